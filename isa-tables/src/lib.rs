@@ -8,3 +8,6 @@ mod target;
 
 pub use error::{DecodeError, DecodeErrorKind};
 pub use target::Target;
+
+mod inst;
+pub use inst::{decode, Inst};

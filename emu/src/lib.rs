@@ -1,0 +1,1 @@
+//! gcnemu: run, disassemble and lint gfx9 code objects.
