@@ -18,13 +18,20 @@ LLVM_MC = "llvm-mc-15"
 TARGETS = ["gfx900", "gfx906", "gfx908"]
 
 
+SENTINEL = ["0x00 0x00 0x80 0xbf", "0x01 0x00 0x80 0xbf", "0x02 0x00 0x80 0xbf"]  # s_nop 0, 1, 2
+
+
 def disassemble(encodings, cpu):
-    """One text (or None when LLVM rejects it) per encoding; each is followed by an s_nop sentinel."""
+    """One text (or None when LLVM rejects it) per encoding.
+
+    Each encoding is followed by s_nop 0, s_nop 1, s_nop 2. An instruction that wants a literal it
+    was not given swallows the s_nop 0; s_nop 2 can never be swallowed, so it delimits the groups.
+    """
     lines = []
     for words in encodings:
         data = b"".join(w.to_bytes(4, "little") for w in words)
         lines.append(" ".join("0x%02x" % b for b in data))
-        lines.append("0x00 0x00 0x80 0xbf")
+        lines.extend(SENTINEL)
     run = subprocess.run(
         [LLVM_MC, "-disassemble", "-triple=amdgcn-amd-amdhsa", "-mcpu=" + cpu, "-show-encoding"],
         input="\n".join(lines) + "\n", capture_output=True, text=True, check=False)
@@ -37,19 +44,17 @@ def disassemble(encodings, cpu):
         line = line.strip()
         if not line or line.startswith(".text"):
             continue
-        if line.startswith("s_nop 0 ") and line.endswith("[0x00,0x00,0x80,0xbf]"):
+        text = line.split(";")[0].strip()
+        if text == "s_nop 2":
             groups.append(current)
             current = []
         else:
-            current.append(line)
+            current.append(text)
     texts = []
-    for i, words in enumerate(encodings):
-        if (2 * i + 1) in rejected or i >= len(groups) or len(groups[i]) != 1:
-            texts.append(None)
-            continue
-        text, enc = groups[i][0].split("; encoding:")
-        nbytes = enc.count(",") + 1
-        texts.append(text.strip() if nbytes == 4 * len(words) else None)
+    for i in range(len(encodings)):
+        group = groups[i] if i < len(groups) else []
+        ok = (4 * i + 1) not in rejected and len(group) == 3 and group[1:] == ["s_nop 0", "s_nop 1"]
+        texts.append(group[0] if ok else None)
     return texts
 
 
@@ -256,6 +261,59 @@ def exp(op, v):
 EXP_F = {"vsrc0": ("v", 20), "vsrc1": ("v", 40), "vsrc2": ("v", 60), "vsrc3": ("v", 80)}
 
 
+def classify(inline_248, inline_242, literal):
+    """An operand's immediate class from how LLVM prints 1/(2*pi), 1.0 and the literal 0x12345678."""
+    if inline_248 is None:
+        return "-"
+    if inline_248 == "0.15915494309189532":
+        if literal is None:
+            return "d"
+        return "d" if literal == "0x12345678" else "q"  # f64 literals are the high half
+    if inline_248 == "0x3118" or inline_242 == "0x3c00":
+        return "s"  # 16-bit integer
+    if literal is not None and literal == "0x5678":
+        return "h"  # 16-bit float: literal truncated
+    return "w"
+
+
+def probe_classes(fmt, op, cpu, slots):
+    """Immediate class per template slot for VALU and SALU sources (see classify)."""
+    def nth_operand(text, i):
+        if text is None:
+            return None
+        ops = split_operands(text.partition(" ")[2])
+        return ops[i].partition(" ")[0] if i < len(ops) else None
+
+    classes = []
+    for i, slot in enumerate(slots):
+        field = slot.split(":")[0]
+        encs = None
+        if fmt in ("VOP3", "VOP3P") and field in ("src0", "src1", "src2"):
+            shift = {"src0": 0, "src1": 9, "src2": 18}[field]
+            base = (vop3 if fmt == "VOP3" else vop3p)
+            nsrc = sum(1 for s in slots if s.split(":")[0] in ("src0", "src1", "src2"))
+            w = base(op, (False, nsrc) if fmt == "VOP3" else nsrc)
+            if slots[0].startswith("sdst") or any(s.startswith("sdst:") for s in slots):
+                w = vop3(op, (True, nsrc))
+            mask = ~(0x1FF << shift) & 0xFFFFFFFF
+            encs = [[w[0], (w[1] & mask) | (c << shift)] for c in (248, 242)] + [None]
+        elif fmt in ("VOP1", "VOP2", "VOPC") and field == "src0":
+            w = {"VOP1": vop1, "VOP2": vop2, "VOPC": vopc}[fmt](op, False)[:1]
+            encs = [[(w[0] & ~0x1FF) | 248], [(w[0] & ~0x1FF) | 242], [(w[0] & ~0x1FF) | 255, 0x12345678]]
+        elif fmt in ("SOP1", "SOP2", "SOPC") and field in ("ssrc0", "ssrc1"):
+            w = {"SOP1": sop1, "SOP2": sop2, "SOPC": sopc}[fmt](op, None)[0]
+            shift = 0 if field == "ssrc0" else 8
+            w &= ~(0xFF << shift)
+            encs = [[w | (248 << shift)], [w | (242 << shift)], [w | (255 << shift), 0x12345678]]
+        if encs is None:
+            classes.append("-")
+            continue
+        real = [e for e in encs if e is not None]
+        texts = disassemble(real, cpu) + [None] * (3 - len(real))
+        classes.append(classify(*(nth_operand(t, i) for t in texts)))
+    return "".join(classes)
+
+
 def main():
     specs = [
         ("SOP2", 0x60, sop2, SOP, (None,)),  # 0x60.. is the SOPK/SOP1/SOPC/SOPP space
@@ -279,7 +337,7 @@ def main():
         ("VINTRP", 4, vintrp, {"vdst": ("v", 10), "vsrc": ("v", 20)}, (None,)),
         ("EXP", 1, exp, EXP_F, (None,)),
     ]
-    print("# format\topcode\tmnemonic\ttargets\toperands")
+    print("# format\topcode\tmnemonic\ttargets\toperands\timmediate classes (w 32-bit, h f16, s i16, d f64, q i64, - none)")
     for fmt, n, build, fields, variants in specs:
         per_cpu = sweep(fmt, n, build, fields, variants)
         for op in range(n):
@@ -289,7 +347,8 @@ def main():
                 if t:
                     groups.setdefault((t[0], " ".join(t[1])), []).append(cpu)
             for (mnem, ops), cpus in groups.items():
-                print("%s\t0x%03x\t%s\t%s\t%s" % (fmt, op, mnem, ",".join(cpus), ops))
+                classes = probe_classes(fmt, op, cpus[0], ops.split(" ")) if ops else ""
+                print("%s\t0x%03x\t%s\t%s\t%s\t%s" % (fmt, op, mnem, ",".join(cpus), ops, classes))
 
 if __name__ == "__main__":
     main()
