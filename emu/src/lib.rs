@@ -1,1 +1,4 @@
 //! gcnemu: run, disassemble and lint gfx9 code objects.
+
+pub mod cli;
+pub mod disasm;

@@ -1,0 +1,62 @@
+//! The `gcnemu` command line. Exit status: 0 success, 2 a usage or input error.
+
+mod disasm;
+
+use clap::{Parser, Subcommand};
+use std::io::Write;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "gcnemu", version, about = "Disassemble, lint and run AMD GCN Vega (gfx9) code objects")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the instructions of an AMDGPU ELF file in llvm-objdump's `-d` layout.
+    Disasm(disasm::DisasmArgs),
+}
+
+/// A failure the user can act on; printed as `gcnemu: <message>` with exit status 2.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Load(#[from] gcn_loader::LoadError),
+    #[error("{0}")]
+    Input(String),
+    #[error("cannot write output: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Disasm(args) => disasm::run(args),
+    };
+    match result.and_then(write_stdout) {
+        Ok(()) => ExitCode::SUCCESS,
+        // A closed pipe (`gcnemu disasm x.co | head`) is the reader's choice, not an error.
+        Err(CliError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("gcnemu: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn write_stdout(text: String) -> Result<(), CliError> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    stdout.flush()?;
+    Ok(())
+}
+
+/// Parses a `--target` value such as `gfx906`.
+pub fn parse_target(name: &str) -> Result<gcn_isa::Target, String> {
+    gcn_isa::Target::from_name(name).ok_or_else(|| {
+        let known: Vec<String> = gcn_isa::Target::ALL.iter().map(|t| t.to_string()).collect();
+        format!("unknown target `{name}` (known: {})", known.join(", "))
+    })
+}

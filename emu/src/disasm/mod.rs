@@ -1,0 +1,190 @@
+//! `gcnemu disasm`: an AMDGPU ELF file in llvm-objdump-15's `-d` layout.
+//!
+//! The walk follows `disassembleObject` in llvm-objdump: each executable section is cut at its
+//! symbols (the last of several symbols at one address names the block); data symbols are
+//! dumped as bytes; runs of 8+ zero bytes fold into `...`; words that do not decode print as
+//! `.long`; branch targets are annotated with the nearest preceding symbol.
+
+mod line;
+mod symbols;
+
+use gcn_isa::Target;
+use gcn_loader::{ElfObject, Section};
+use std::collections::HashSet;
+use symbols::{SymbolInfo, SymbolTables};
+
+const STT_OBJECT: u8 = 1;
+const STT_COMMON: u8 = 5;
+const STT_AMDGPU_HSA_KERNEL: u8 = 10;
+/// A code object v2 kernel starts with its 256-byte `amd_kernel_code_t`.
+const AMD_KERNEL_CODE_T_SIZE: u64 = 256;
+
+/// What to disassemble.
+pub struct Options<'a> {
+    pub target: Target,
+    /// Only the block of the symbol with this name (llvm-objdump's `--disassemble-symbols`).
+    pub symbol: Option<&'a str>,
+}
+
+/// The listing of `obj`; `Err` names a requested symbol that no code section holds.
+pub fn disassemble(obj: &ElfObject, options: &Options) -> Result<String, String> {
+    let mut out = format!("\n{}:\tfile format elf64-amdgpu\n", obj.file);
+    let mut tables = SymbolTables::new(obj);
+    let mut found = HashSet::new();
+    for section in obj.code_sections().filter(|s| s.size > 0) {
+        let symbols = tables
+            .code_section_symbols(section.index, section.address, &section.name)
+            .to_vec();
+        let mut walk = SectionWalk { section, tables: &tables, options, out: &mut out };
+        walk.blocks(&symbols, &mut found);
+    }
+    match options.symbol {
+        Some(name) if !found.contains(name) => Err(format!("no symbol named {name} in a code section")),
+        _ => Ok(out),
+    }
+}
+
+struct SectionWalk<'a, 'o> {
+    section: &'a Section<'a>,
+    tables: &'a SymbolTables,
+    options: &'a Options<'a>,
+    out: &'o mut String,
+}
+
+impl SectionWalk<'_, '_> {
+    fn blocks(&mut self, symbols: &[SymbolInfo], found: &mut HashSet<String>) {
+        let section_end = self.section.address.saturating_add(self.section.size);
+        let mut printed_header = false;
+        for (i, symbol) in symbols.iter().enumerate() {
+            if self.options.symbol.is_some_and(|name| name != symbol.name) {
+                continue;
+            }
+            let start = symbol.address;
+            if start < self.section.address {
+                continue;
+            }
+            found.insert(symbol.name.clone());
+            let end = symbols.get(i + 1).map_or(section_end, |next| next.address.min(section_end));
+            if start >= end {
+                continue;
+            }
+            if !printed_header {
+                printed_header = true;
+                self.out.push_str(&format!("\nDisassembly of section {}:\n", self.section.name));
+            }
+            self.out.push_str(&format!("\n{start:016x} <{}>:\n", symbol.name));
+            let base = self.section.address;
+            self.block(symbol, start - base, end - base);
+        }
+    }
+
+    /// One symbol's bytes, `start..end` as section offsets.
+    fn block(&mut self, symbol: &SymbolInfo, mut start: u64, end: u64) {
+        let bytes = self.section.data;
+        if symbol.st_type == STT_AMDGPU_HSA_KERNEL {
+            self.kernel_code_header(&symbol.name);
+            start += AMD_KERNEL_CODE_T_SIZE;
+        }
+        if matches!(symbol.st_type, STT_OBJECT | STT_COMMON) {
+            let data = slice(bytes, start, end);
+            line::data(self.out, self.section.address + start, data);
+            return;
+        }
+        let mut index = start;
+        while index < end {
+            let zeros = line::skippable_zero_bytes(slice(bytes, index, end));
+            if zeros > 0 {
+                self.out.push_str("\t\t...\n");
+                index += zeros as u64;
+                continue;
+            }
+            // Like llvm-objdump, decode from the rest of the section, not just this block.
+            let rest = slice(bytes, index, bytes.len() as u64);
+            if rest.is_empty() {
+                break;
+            }
+            index += self.instruction(rest, self.section.address + index) as u64;
+        }
+    }
+
+    /// Prints the instruction at the start of `rest` and returns its size in bytes.
+    fn instruction(&mut self, rest: &[u8], address: u64) -> usize {
+        match gcn_isa::decode(rest, self.options.target) {
+            Ok(inst) => {
+                let size = inst.len().clamp(1, rest.len());
+                let mut text = inst.to_string();
+                let mut annotation = None;
+                if let Some(target) = inst.branch_target(address) {
+                    if let Some(name) = self.tables.symbolized_branch(self.section.index, target) {
+                        text = replace_last_operand(&text, name);
+                    } else if annotates_branch_target(&text) {
+                        annotation = self.tables.target_annotation(self.section.index, target);
+                    }
+                }
+                line::instruction(self.out, &text, address, &rest[..size]);
+                self.out.push_str(annotation.as_deref().unwrap_or(""));
+                self.out.push('\n');
+                size
+            }
+            Err(_) => {
+                let size = rest.len().min(4);
+                line::undecodable(self.out, address, &rest[..size]);
+                self.out.push('\n');
+                size
+            }
+        }
+    }
+
+    /// llvm-objdump's report for a code object v2 kernel header, which it does not decode. It
+    /// prints the first 256 bytes of the section (not of the symbol), as LLVM 15 does.
+    fn kernel_code_header(&mut self, name: &str) {
+        self.out.push_str(&format!("// Error in decoding {name} : Decoding failed region as bytes.\n"));
+        for b in self.section.data.iter().take(AMD_KERNEL_CODE_T_SIZE as usize) {
+            self.out.push_str(&format!("\t.byte\t {b:#X}\n"));
+        }
+    }
+}
+
+fn slice(bytes: &[u8], start: u64, end: u64) -> &[u8] {
+    let end = (end.min(bytes.len() as u64)) as usize;
+    let start = (start as usize).min(end);
+    &bytes[start..end]
+}
+
+/// llvm-objdump annotates a target only when the instruction's first operand is the PC-relative
+/// one: `s_branch` and the `s_cbranch_<cond>` family, not `s_call_b64` or the fork/join ops.
+fn annotates_branch_target(text: &str) -> bool {
+    let mnemonic = text.split_whitespace().next().unwrap_or("");
+    mnemonic == "s_branch"
+        || (mnemonic.starts_with("s_cbranch_")
+            && !mnemonic.ends_with("_fork")
+            && mnemonic != "s_cbranch_join")
+}
+
+/// `s_branch 65535` with the operand replaced by a symbol name: `s_branch lbl`.
+fn replace_last_operand(text: &str, name: &str) -> String {
+    match text.rfind(' ') {
+        Some(i) => format!("{}{name}", &text[..=i]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_sopp_branches_get_target_annotations() {
+        assert!(annotates_branch_target("s_branch 3"));
+        assert!(annotates_branch_target("s_cbranch_execz 65524"));
+        assert!(!annotates_branch_target("s_call_b64 s[0:1], 2"));
+        assert!(!annotates_branch_target("s_cbranch_i_fork s[0:1], 3"));
+        assert!(!annotates_branch_target("s_cbranch_join s0"));
+    }
+
+    #[test]
+    fn symbolized_operand_replaces_the_immediate() {
+        assert_eq!(replace_last_operand("s_branch 65534", "lbl2"), "s_branch lbl2");
+        assert_eq!(replace_last_operand("s_call_b64 s[0:1], 2", "f"), "s_call_b64 s[0:1], f");
+    }
+}
