@@ -109,7 +109,7 @@ def template(text, fields):
                     name = "%s:%d" % (fname, r[2])
                     break
         if name is None:
-            name = "=" + op if op in FIXED else "?" + op
+            name = "=" + op if op in FIXED else "?" + op.replace(" ", "")
         out.append(name)
     return mnemonic, out
 
@@ -317,7 +317,7 @@ def probe_classes(fmt, op, cpu, slots):
 def main():
     specs = [
         ("SOP2", 0x60, sop2, SOP, (None,)),  # 0x60.. is the SOPK/SOP1/SOPC/SOPP space
-        ("SOPK", 32, sopk, SOP, (False, True)),
+        ("SOPK", 0x1D, sopk, SOP, (False, True)),  # 0x1d.. is the SOP1/SOPC/SOPP space
         ("SOP1", 256, sop1, SOP, (None,)),
         ("SOPC", 128, sopc, SOP, (None,)),
         ("SOPP", 128, sopp, SOP, (None,)),

@@ -1,36 +1,164 @@
-//! The decoded instruction (placeholder API while the table-driven engine is written).
+//! The decoded instruction: a row of the opcode table plus its canonical encoding words.
+//!
+//! Keeping the words (rather than a struct per format) makes `encode` exact by construction and
+//! lets every accessor read the ISA's own bit fields; `fields.rs` says where each one lives.
 
-use crate::{DecodeError, DecodeErrorKind, Target};
-use std::fmt;
+use crate::fields::{self, Enc};
+use crate::operand;
+use crate::table::{op_info, Field, Format, OpId, OpInfo, Slot};
 
 /// One decoded instruction.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Inst {
-    len: u8,
+    pub(crate) op: OpId,
+    pub(crate) enc: Enc,
+    /// The (canonical) encoding: word 1 is the second dword of 64-bit formats, or the SDWA/DPP word.
+    pub(crate) words: [u32; 2],
+    pub(crate) literal: Option<u32>,
+    /// Bytes this instruction occupied in the input (a literal LLVM folds to an inline constant
+    /// still occupied its dword).
+    pub(crate) len: u8,
 }
 
 impl Inst {
-    /// Encoded size in bytes (4, 8 or 12 with a literal).
+    pub fn op(&self) -> OpId {
+        self.op
+    }
+
+    pub fn info(&self) -> &'static OpInfo {
+        op_info(self.op)
+    }
+
+    pub fn format(&self) -> Format {
+        self.info().format
+    }
+
+    pub fn enc(&self) -> Enc {
+        self.enc
+    }
+
+    /// The mnemonic as LLVM prints it (`v_add_f32_e32`, `v_add_f32_sdwa`...).
+    pub fn mnemonic(&self) -> std::borrow::Cow<'static, str> {
+        let info = self.info();
+        match self.enc {
+            Enc::Native => info.name.into(),
+            Enc::Sdwa => format!("{}_sdwa", info.base_name()).into(),
+            Enc::Dpp => format!("{}_dpp", info.base_name()).into(),
+        }
+    }
+
+    /// Bytes consumed from the input.
     pub fn len(&self) -> usize {
         self.len as usize
     }
 
-    /// For a branch at byte address `pc`, the address it jumps to.
-    pub fn branch_target(&self, _pc: u64) -> Option<u64> {
-        None
+    pub fn is_empty(&self) -> bool {
+        false
     }
-}
 
-/// Decodes the instruction at the start of `bytes` for `target`.
-pub fn decode(bytes: &[u8], _target: Target) -> Result<Inst, DecodeError> {
-    Err(DecodeError {
-        offset: 0,
-        kind: DecodeErrorKind::Truncated { needed: 4, available: bytes.len() },
-    })
-}
+    pub fn words(&self) -> [u32; 2] {
+        self.words
+    }
 
-impl fmt::Display for Inst {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "<{} bytes>", self.len)
+    pub fn literal(&self) -> Option<u32> {
+        self.literal
+    }
+
+    /// Number of encoding dwords before the literal.
+    pub(crate) fn base_dwords(&self) -> usize {
+        if self.enc != Enc::Native {
+            return 2;
+        }
+        match self.format() {
+            Format::Sop2
+            | Format::Sopk
+            | Format::Sop1
+            | Format::Sopc
+            | Format::Sopp
+            | Format::Vop2
+            | Format::Vop1
+            | Format::Vopc
+            | Format::Vintrp => 1,
+            _ => 2,
+        }
+    }
+
+    /// The canonical encoding, as little-endian dwords.
+    pub fn encode_words(&self) -> Vec<u32> {
+        let mut out = self.words[..self.base_dwords()].to_vec();
+        out.extend(self.literal);
+        out
+    }
+
+    /// The canonical encoding as bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        self.encode_words().iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// The operand code held by `field`, if this encoding has it.
+    pub fn code(&self, field: Field) -> Option<u16> {
+        if self.enc == Enc::Sdwa && field == Field::Src0 {
+            // SDWA: src0 is an SGPR when the S0 bit (word 1, bit 23) is set.
+            let raw = (self.words[1] & 0xff) as u16;
+            return Some(if self.words[1] & (1 << 23) != 0 { raw } else { 256 + raw });
+        }
+        fields::locate(self.format(), self.enc, field).map(|l| fields::get(&self.words, l))
+    }
+
+    /// The raw bits `[lo, lo+bits)` of word `word`.
+    pub fn bits(&self, word: usize, lo: u32, bits: u32) -> u32 {
+        (self.words[word] >> lo) & ((1u32 << bits) - 1)
+    }
+
+    pub(crate) fn bit(&self, word: usize, b: u32) -> bool {
+        self.words[word] & (1 << b) != 0
+    }
+
+    /// The simm16 of SOPK/SOPP.
+    pub fn simm16(&self) -> u16 {
+        self.words[0] as u16
+    }
+
+    /// For a branch at byte address `pc`: the address it jumps to (`pc + 4 + simm16 * 4`).
+    pub fn branch_target(&self, pc: u64) -> Option<u64> {
+        let is_label = self
+            .info()
+            .operands
+            .iter()
+            .any(|s| matches!(s, Slot::Imm(crate::table::ImmKind::Label)));
+        if !is_label {
+            return None;
+        }
+        let off = self.simm16() as i16 as i64;
+        Some((pc as i64 + 4 + off * 4) as u64)
+    }
+
+    /// Register operands as (field, code, dwords), in printed order.
+    pub fn register_operands(&self) -> impl Iterator<Item = (Field, u16, u8)> + '_ {
+        self.info().operands.iter().filter_map(move |s| match *s {
+            Slot::Reg { field, dwords, .. } => {
+                let code = self.code(field)?;
+                (!operand::is_inline_constant(code) && code != operand::LITERAL)
+                    .then_some((field, code, self.operand_dwords(field, dwords)))
+            }
+            _ => None,
+        })
+    }
+
+    /// The width of a register operand, which for images depends on dmask/d16/tfe.
+    pub fn operand_dwords(&self, field: Field, table_dwords: u8) -> u8 {
+        if self.format() == Format::Mimg && field == Field::Vdata {
+            let dmask = self.bits(0, 8, 4);
+            let mut n = dmask.count_ones().max(1);
+            if self.bit(1, 31) {
+                n = n.div_ceil(2); // d16 packs two components per dword
+            }
+            if self.bit(0, 16) {
+                n += 1; // tfe returns a status dword
+            }
+            let _ = table_dwords;
+            return n as u8;
+        }
+        table_dwords
     }
 }

@@ -1,13 +1,23 @@
 //! The gfx9 ("Vega") instruction set as data, and everything derived from it:
-//! [`decode`], [`encode`], LLVM-syntax [`std::fmt::Display`] and the text [`assemble`]r.
+//! [`decode`], [`Inst::encode`], LLVM-syntax [`std::fmt::Display`] and (soon) the text assembler.
 //!
 //! The opcode table lives in `data/gfx9-ops.tsv`; `build.rs` turns it into Rust arrays.
 
+mod canon;
+mod canon_format;
+mod decode;
+mod display;
 mod error;
+pub mod fields;
+mod inst;
+pub mod operand;
+mod syntax;
+pub mod table;
 mod target;
 
+pub use decode::{classify, decode};
 pub use error::{DecodeError, DecodeErrorKind};
+pub use fields::Enc;
+pub use inst::Inst;
+pub use table::{all_ops, lookup, op_info, Field, Format, ImmClass, ImmKind, OpId, OpInfo, Slot};
 pub use target::Target;
-
-mod inst;
-pub use inst::{decode, Inst};

@@ -1,0 +1,182 @@
+//! Compiles `data/gfx9-ops.tsv` (the opcode table) into Rust arrays: `OPS` and the per-format index.
+//!
+//! Each row is `format opcode mnemonic targets operands classes`; see data/gen_ops.py for how the
+//! table was bootstrapped from LLVM. Operand tokens are `field:dwords`, `=token` (printed as is) or
+//! `?sample` (a format-specific immediate; its kind is inferred here from the sample text).
+
+use std::env;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+
+const FORMATS: &[&str] = &[
+    "SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "SMEM", "VOP2", "VOP1", "VOPC", "VOP3", "VOP3P",
+    "VINTRP", "DS", "MUBUF", "MTBUF", "MIMG", "FLAT", "GLOBAL", "SCRATCH", "EXP",
+];
+
+fn format_variant(f: &str) -> String {
+    let mut s = String::new();
+    for (i, c) in f.chars().enumerate() {
+        if i == 0 {
+            s.push(c);
+        } else {
+            s.push(c.to_ascii_lowercase());
+        }
+    }
+    s
+}
+
+fn field_variant(name: &str) -> &'static str {
+    match name {
+        "sdst" => "Sdst",
+        "ssrc0" => "Ssrc0",
+        "ssrc1" => "Ssrc1",
+        "sdata" => "Sdata",
+        "sbase" => "Sbase",
+        "vdst" => "Vdst",
+        "vdst_s" | "sdst10" => "VdstSgpr",
+        "vdst_a" => "VdstAgpr",
+        "src0" => "Src0",
+        "src0_a" => "Src0Agpr",
+        "vsrc1" => "Vsrc1",
+        "src1" => "Src1",
+        "src1_a" => "Src1Agpr",
+        "src2" => "Src2",
+        "src2_a" => "Src2Agpr",
+        "addr" => "Addr",
+        "data0" => "Data0",
+        "data1" => "Data1",
+        "vdata" => "Vdata",
+        "vaddr" => "Vaddr",
+        "srsrc" => "Srsrc",
+        "ssamp" => "Ssamp",
+        "soffset" => "Soffset",
+        "saddr" => "Saddr",
+        "vsrc" => "Vsrc",
+        "vsrc0" => "Vsrc0",
+        "vsrc1_exp" => "Vsrc1",
+        "vsrc2" => "Vsrc2",
+        "vsrc3" => "Vsrc3",
+        other => panic!("gfx9-ops.tsv: unknown operand field `{other}`"),
+    }
+}
+
+/// The kind of a `?sample` immediate, from its format, mnemonic and sample text.
+fn immediate_kind(format: &str, mnemonic: &str, sample: &str) -> &'static str {
+    if sample.starts_with("hwreg(") {
+        return "Hwreg";
+    }
+    if sample.starts_with("sendmsg(") {
+        return "Sendmsg";
+    }
+    if sample.starts_with("vmcnt(") {
+        return "Waitcnt";
+    }
+    if sample.starts_with("gpr_idx(") {
+        return "GprIdxMode";
+    }
+    if ["pos", "mrt", "param", "null"].iter().any(|p| sample.starts_with(p)) {
+        return "ExpTgt";
+    }
+    if sample.starts_with("attr") {
+        return "InterpAttr";
+    }
+    if sample.starts_with('p') || sample.starts_with("invalid_param") {
+        return "InterpParam";
+    }
+    match format {
+        "SOPK" if mnemonic == "s_setreg_imm32_b32" => "Literal",
+        "SOPK" if mnemonic == "s_cbranch_i_fork" || mnemonic == "s_call_b64" => "Label",
+        "SOPK" => "Simm16",
+        "SOPP" if mnemonic.starts_with("s_branch") || mnemonic.starts_with("s_cbranch") => "Label",
+        "SOPP" => "Uimm16",
+        "SOPC" => "GprIdxOn",
+        "SMEM" if sample.starts_with("0x") => "SmemOffset",
+        "SMEM" => "SmemSdataImm",
+        "VOP2" => "Literal",
+        _ => panic!("gfx9-ops.tsv: no immediate kind for `{sample}` in {format} {mnemonic}"),
+    }
+}
+
+fn main() {
+    let manifest = env::var("CARGO_MANIFEST_DIR").unwrap();
+    let path = Path::new(&manifest).join("data/gfx9-ops.tsv");
+    println!("cargo:rerun-if-changed=data/gfx9-ops.tsv");
+    let text = fs::read_to_string(&path).expect("read data/gfx9-ops.tsv");
+
+    let mut rows: Vec<(usize, u32, String, u8, String)> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        assert!(cols.len() >= 5, "gfx9-ops.tsv:{}: expected 6 columns", n + 1);
+        let format = FORMATS
+            .iter()
+            .position(|f| *f == cols[0])
+            .unwrap_or_else(|| panic!("gfx9-ops.tsv:{}: unknown format {}", n + 1, cols[0]));
+        let opcode = u32::from_str_radix(cols[1].trim_start_matches("0x"), 16).unwrap();
+        let mut targets = 0u8;
+        for t in cols[3].split(',') {
+            targets |= match t {
+                "gfx900" => 1,
+                "gfx906" => 2,
+                "gfx908" => 4,
+                other => panic!("gfx9-ops.tsv:{}: unknown target {other}", n + 1),
+            };
+        }
+        let classes: Vec<char> = cols.get(5).map(|c| c.chars().collect()).unwrap_or_default();
+        let mut slots = String::new();
+        for (i, tok) in cols[4].split(' ').filter(|t| !t.is_empty()).enumerate() {
+            let class = match classes.get(i).copied().unwrap_or('-') {
+                'w' => "B32",
+                'h' => "F16",
+                's' => "I16",
+                'd' => "F64",
+                'q' => "I64",
+                _ => "None",
+            };
+            let kind = if let Some(fixed) = tok.strip_prefix('=') {
+                format!("Slot::Fixed(\"{fixed}\")")
+            } else if let Some(sample) = tok.strip_prefix('?') {
+                format!("Slot::Imm(ImmKind::{})", immediate_kind(cols[0], cols[2], sample))
+            } else {
+                let (field, dwords) = tok.split_once(':').expect("field:dwords");
+                let field = if cols[0] == "EXP" && field == "vsrc1" { "vsrc1_exp" } else { field };
+                format!(
+                    "Slot::Reg {{ field: Field::{}, dwords: {}, class: ImmClass::{} }}",
+                    field_variant(field),
+                    dwords,
+                    class
+                )
+            };
+            write!(slots, "{kind}, ").unwrap();
+        }
+        let _ = &mut slots;
+        rows.push((format, opcode, cols[2].to_string(), targets, slots));
+    }
+    rows.sort_by_key(|r| (r.0, r.1));
+
+    let mut out = String::new();
+    out.push_str("// @generated by build.rs from data/gfx9-ops.tsv. Do not edit.\n");
+    writeln!(out, "pub(crate) static OPS: [OpInfo; {}] = [", rows.len()).unwrap();
+    for (format, opcode, name, targets, slots) in &rows {
+        writeln!(
+            out,
+            "    OpInfo {{ name: \"{name}\", format: Format::{}, opcode: {opcode:#x}, targets: {targets}, operands: &[{slots}] }},",
+            format_variant(FORMATS[*format])
+        )
+        .unwrap();
+    }
+    out.push_str("];\n");
+    // FORMAT_START[f]..FORMAT_START[f+1] is the range of OPS rows of format f, sorted by opcode.
+    let mut starts = vec![0usize; FORMATS.len() + 1];
+    for f in 0..FORMATS.len() {
+        starts[f] = rows.iter().position(|r| r.0 >= f).unwrap_or(rows.len());
+    }
+    starts[FORMATS.len()] = rows.len();
+    writeln!(out, "pub(crate) static FORMAT_START: [u16; {}] = {:?};", starts.len(), starts).unwrap();
+
+    let dest = Path::new(&env::var("OUT_DIR").unwrap()).join("ops.rs");
+    fs::write(dest, out).unwrap();
+}

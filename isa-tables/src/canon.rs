@@ -1,0 +1,136 @@
+//! Validation and canonicalisation of decoded words, so that `encode(decode(x))` is the encoding
+//! LLVM itself would emit for the text it prints: bits no field uses are cleared, SGPR tuples are
+//! aligned, a literal equal to an inline constant becomes that constant, and an operand value the
+//! instruction cannot take is an error.
+
+use crate::decode::effective_class;
+use crate::fields::{self, Enc};
+use crate::inst::Inst;
+use crate::operand::{self, LITERAL};
+use crate::table::{Field, Format, ImmKind, Slot};
+
+type Invalid = (&'static str, u32);
+
+/// Bits of each word that belong to fixed format bits, opcodes and modifiers (register fields
+/// named by the instruction's template are added to these).
+fn modifier_masks(inst: &Inst) -> [u32; 2] {
+    let w0 = inst.words[0];
+    match inst.format() {
+        Format::Sop2 | Format::Sop1 | Format::Sopc => [0xff80_0000 | (w0 & 0x007f_0000 & fmt_sop_extra(inst)), 0],
+        Format::Sopk | Format::Sopp => [0xffff_ffff, 0],
+        Format::Smem => {
+            let imm = w0 & (1 << 17) != 0;
+            let soe = w0 & (1 << 14) != 0;
+            let mut w1 = if imm { 0x001f_ffff } else if soe { 0 } else { 0x7f };
+            if soe {
+                w1 |= 0xfe00_0000;
+            }
+            [0xfffc_0000 | (1 << 17) | (1 << 16) | (1 << 15) | (1 << 14), w1]
+        }
+        Format::Vop2 | Format::Vop1 | Format::Vopc => match inst.enc {
+            Enc::Native => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0],
+            Enc::Sdwa => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0xffff_ffff & !(1 << 22)],
+            Enc::Dpp => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0xfff8_ffff | (1 << 19)],
+        },
+        Format::Vop3 => [0xffff_8000 | 0x7f00, 0xf800_0000],
+        Format::Vop3p => [0xffff_ff00, 0xf800_0000],
+        Format::Vintrp => [0xfc03_ff00, 0],
+        Format::Ds => [0xfffe_ffff | (1 << 16), 0],
+        Format::Mubuf => [0xfc00_0000 | (0x7f << 18) | 0x3_7fff, 1 << 23],
+        Format::Mtbuf => [0xffff_ffff, (1 << 22) | (1 << 23)],
+        Format::Mimg => [0xfc00_0000 | (0x7f << 18) | (1 << 25) | 0x3_ff00, 1 << 31],
+        Format::Flat | Format::Global | Format::Scratch => [0xfc00_0000 | (0x7f << 18) | 0x3_ffff, 0],
+        Format::Exp => [0xfc00_1fff, 0],
+    }
+}
+
+fn fmt_sop_extra(_inst: &Inst) -> u32 {
+    0
+}
+
+fn opcode_bits(format: Format) -> u32 {
+    match format {
+        Format::Vop2 => 0,
+        Format::Vop1 => 0xff << 9,
+        _ => 0xff << 17,
+    }
+}
+
+fn field_mask(inst: &Inst, field: Field) -> [u32; 2] {
+    let mut m = [0u32; 2];
+    if let Some(l) = fields::locate(inst.format(), inst.enc, field) {
+        m[l.word as usize] |= ((1u32 << l.bits) - 1) << l.lo;
+    }
+    m
+}
+
+pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
+    let info = inst.info();
+    let format = info.format;
+    let mut keep = modifier_masks(inst);
+    let mut uses_literal = false;
+    let mut literal_class = None;
+
+    for slot in info.operands {
+        let Slot::Reg { field, dwords, class } = *slot else {
+            if let Slot::Imm(ImmKind::Literal) = slot {
+                uses_literal = true;
+            }
+            continue;
+        };
+        let m = field_mask(inst, field);
+        keep[0] |= m[0];
+        keep[1] |= m[1];
+        let Some(loc) = fields::locate(format, inst.enc, field) else { continue };
+        let code = inst.code(field).unwrap_or(0);
+        let dwords = inst.operand_dwords(field, dwords);
+        let is_source = loc.kind == fields::Kind::Code
+            && loc.bits >= 8
+            && !matches!(field, Field::VdstSgpr | Field::Sdst);
+        if is_source && operand::is_inline_constant(code) {
+            continue;
+        }
+        if is_source && code == LITERAL {
+            if inst.literal.is_some() {
+                uses_literal = true;
+                literal_class = Some(effective_class(class, dwords));
+                continue;
+            }
+            return Err(("literal", code as u32));
+        }
+        if field == Field::Saddr && code == 0x7f {
+            continue; // "off"
+        }
+        if !operand::register_valid(code, dwords) {
+            return Err(("register", code as u32));
+        }
+        let aligned = operand::align_scalar(code, dwords);
+        if aligned != code && inst.enc != Enc::Sdwa {
+            fields::set(&mut inst.words, loc, aligned);
+        }
+    }
+    crate::canon_format::adjust(inst, &mut keep)?;
+    inst.words[0] &= keep[0];
+    inst.words[1] &= keep[1];
+
+    // A literal LLVM would print as an inline constant is re-encoded as that constant.
+    if let (Some(lit), Some(class)) = (inst.literal, literal_class) {
+        if !info.operands.iter().any(|s| matches!(s, Slot::Imm(ImmKind::Literal))) {
+            if let Some(code) = operand::literal_as_inline(lit, class) {
+                for slot in info.operands {
+                    if let Slot::Reg { field, .. } = *slot {
+                        if inst.code(field) == Some(LITERAL) {
+                            let loc = fields::locate(format, inst.enc, field).unwrap();
+                            fields::set(&mut inst.words, loc, code);
+                        }
+                    }
+                }
+                inst.literal = None;
+            }
+        }
+    }
+    if !uses_literal {
+        inst.literal = None;
+    }
+    Ok(())
+}

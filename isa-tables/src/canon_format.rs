@@ -1,0 +1,31 @@
+//! Format-specific canonicalisation rules (which fields LLVM ignores or rejects).
+
+use crate::fields::Enc;
+use crate::inst::Inst;
+use crate::table::{Field, Format};
+
+pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str, u32)> {
+    match inst.format() {
+        Format::Vop3 | Format::Vop3p => {
+            // Sources the op does not have must be zero (LLVM's decoder tables fix them).
+            let has = |f: Field| {
+                inst.info().operands.iter().any(|s| matches!(s, crate::table::Slot::Reg { field, .. } if *field == f
+                    || matches!((f, *field), (Field::Src0, Field::Src0Agpr) | (Field::Src1, Field::Src1Agpr | Field::Vsrc1) | (Field::Src2, Field::Src2Agpr))))
+            };
+            for (f, lo) in [(Field::Src0, 0), (Field::Src1, 9), (Field::Src2, 18)] {
+                if !has(f) && (inst.words[1] >> lo) & 0x1ff != 0 {
+                    return Err(("unused source", (inst.words[1] >> lo) & 0x1ff));
+                }
+            }
+        }
+        Format::Mubuf | Format::Mtbuf => {
+            // vaddr is "off" unless offen or idxen uses it.
+            if inst.words[0] & (3 << 12) == 0 {
+                keep[1] &= !0xff;
+            }
+        }
+        _ => {}
+    }
+    let _ = Enc::Native;
+    Ok(())
+}

@@ -1,0 +1,113 @@
+//! `decode`: bytes to a canonical [`Inst`], rejecting what LLVM rejects.
+
+use crate::fields::{self, Enc, Kind};
+use crate::inst::Inst;
+use crate::operand::{self, LITERAL};
+use crate::table::{lookup, op_info, Field, Format, ImmClass, ImmKind, Slot};
+use crate::{DecodeError, DecodeErrorKind, Target};
+
+fn word(bytes: &[u8], i: usize) -> Option<u32> {
+    bytes.get(4 * i..4 * i + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// The format of a first word and the value of its opcode field.
+pub fn classify(w: u32) -> Option<(Format, u32)> {
+    let top9 = w >> 23;
+    Some(match top9 {
+        0x17F => (Format::Sopp, (w >> 16) & 0x7f),
+        0x17E => (Format::Sopc, (w >> 16) & 0x7f),
+        0x17D => (Format::Sop1, (w >> 8) & 0xff),
+        _ if w >> 28 == 0xB => (Format::Sopk, (w >> 23) & 0x1f),
+        _ if w >> 30 == 2 => (Format::Sop2, (w >> 23) & 0x7f),
+        _ if w >> 31 == 0 => (Format::Vop2, (w >> 25) & 0x3f),
+        _ if w >> 25 == 0x3F => (Format::Vop1, (w >> 9) & 0xff),
+        _ if w >> 25 == 0x3E => (Format::Vopc, (w >> 17) & 0xff),
+        _ => match w >> 26 {
+            0x30 => (Format::Smem, (w >> 18) & 0xff),
+            0x31 => (Format::Exp, 0),
+            0x34 if top9 == 0x1A7 => (Format::Vop3p, (w >> 16) & 0x7f),
+            0x34 => (Format::Vop3, (w >> 16) & 0x3ff),
+            0x35 => (Format::Vintrp, (w >> 16) & 0x3),
+            0x36 => (Format::Ds, (w >> 17) & 0xff),
+            0x37 => match (w >> 14) & 3 {
+                0 => (Format::Flat, (w >> 18) & 0x7f),
+                1 => (Format::Scratch, (w >> 18) & 0x7f),
+                2 => (Format::Global, (w >> 18) & 0x7f),
+                _ => return None,
+            },
+            0x38 => (Format::Mubuf, (w >> 18) & 0x7f),
+            0x3A => (Format::Mtbuf, (w >> 15) & 0xf),
+            0x3C => (Format::Mimg, (w >> 18) & 0x7f),
+            _ => return None,
+        },
+    })
+}
+
+fn err(offset: usize, kind: DecodeErrorKind) -> DecodeError {
+    DecodeError { offset, kind }
+}
+
+/// Decodes the instruction at the start of `bytes` for `target`.
+pub fn decode(bytes: &[u8], target: Target) -> Result<Inst, DecodeError> {
+    let truncated = |needed: usize| {
+        err(0, DecodeErrorKind::Truncated { needed, available: bytes.len() })
+    };
+    let w0 = word(bytes, 0).ok_or_else(|| truncated(4))?;
+    let (format, opcode) =
+        classify(w0).ok_or(err(0, DecodeErrorKind::UnknownEncoding { word: w0 }))?;
+    let op = lookup(format, opcode, target).ok_or(err(
+        0,
+        DecodeErrorKind::InvalidOpcode { format: format.name(), opcode },
+    ))?;
+    let info = op_info(op);
+
+    let mut enc = Enc::Native;
+    if matches!(format, Format::Vop1 | Format::Vop2 | Format::Vopc) {
+        match (w0 & 0x1ff) as u16 {
+            operand::SDWA => enc = Enc::Sdwa,
+            operand::DPP => enc = Enc::Dpp,
+            _ => {}
+        }
+    }
+    let mut inst = Inst { op, enc, words: [w0, 0], literal: None, len: 4 };
+    let n = inst.base_dwords();
+    if n == 2 {
+        inst.words[1] = word(bytes, 1).ok_or_else(|| truncated(8))?;
+        inst.len = 8;
+    }
+    if needs_literal(&inst) {
+        let lit = word(bytes, n).ok_or_else(|| truncated(4 * n + 4))?;
+        inst.literal = Some(lit);
+        inst.len += 4;
+    }
+    crate::canon::canonicalize(&mut inst)
+        .map_err(|(what, value)| err(0, DecodeErrorKind::InvalidOperand { what, value }))?;
+    Ok(inst)
+}
+
+/// Does this encoding carry a 32-bit literal after its words?
+fn needs_literal(inst: &Inst) -> bool {
+    if inst.enc != Enc::Native {
+        return false;
+    }
+    let format = inst.format();
+    inst.info().operands.iter().any(|s| match *s {
+        Slot::Imm(ImmKind::Literal) => true,
+        Slot::Reg { field, .. } => {
+            let Some(l) = fields::locate(format, inst.enc, field) else { return false };
+            // Only 8- and 9-bit source fields can name the literal.
+            l.kind == Kind::Code && l.bits >= 8 && fields::get(&inst.words, l) == LITERAL
+                && !matches!(field, Field::VdstSgpr | Field::Sdst)
+        }
+        _ => false,
+    })
+}
+
+/// Class used when the table says `None` for a source (operands that were never probed).
+pub(crate) fn effective_class(class: ImmClass, dwords: u8) -> ImmClass {
+    match (class, dwords) {
+        (ImmClass::None, 2) => ImmClass::F64,
+        (ImmClass::None, _) => ImmClass::B32,
+        (c, _) => c,
+    }
+}

@@ -1,0 +1,137 @@
+//! LLVM-syntax text for an [`Inst`]: the mnemonic, the operands in the table's order, then the
+//! format's modifiers, exactly as `llvm-objdump-15 -d` prints them.
+
+use crate::decode::effective_class;
+use crate::fields::Enc;
+use crate::inst::Inst;
+use crate::operand::{self, write_operand, write_register};
+use crate::syntax;
+use crate::table::{Field, Format, ImmClass, ImmKind, Slot};
+use std::fmt::{self, Write};
+
+impl fmt::Display for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_text(f)
+    }
+}
+
+/// Source index (0, 1, 2) of a VALU source field, for modifier bits.
+fn source_index(field: Field) -> Option<usize> {
+    match field {
+        Field::Src0 | Field::Src0Agpr => Some(0),
+        Field::Src1 | Field::Src1Agpr | Field::Vsrc1 => Some(1),
+        Field::Src2 | Field::Src2Agpr => Some(2),
+        _ => None,
+    }
+}
+
+impl Inst {
+    /// (neg, abs, sext) input modifiers of VALU source `i`.
+    pub fn source_modifiers(&self, i: usize) -> (bool, bool, bool) {
+        match (self.format(), self.enc) {
+            (Format::Vop3, _) => (self.bit(1, 29 + i as u32), self.bit(0, 8 + i as u32), false),
+            (Format::Vop3p, _) => (false, false, false),
+            (_, Enc::Sdwa) if i < 2 => {
+                let base = 20 + 8 * i as u32;
+                (self.bit(1, base), self.bit(1, base + 1), self.bit(1, base - 1))
+            }
+            (_, Enc::Dpp) if i < 2 => {
+                let base = 20 + 2 * i as u32;
+                (self.bit(1, base), self.bit(1, base + 1), false)
+            }
+            _ => (false, false, false),
+        }
+    }
+
+    fn write_text(&self, f: &mut impl Write) -> fmt::Result {
+        let info = self.info();
+        f.write_str(&self.mnemonic())?;
+        let mut first = true;
+        for slot in info.operands {
+            if self.omits(slot) {
+                continue;
+            }
+            f.write_str(if first { " " } else { ", " })?;
+            first = false;
+            match *slot {
+                Slot::Reg { field, dwords, class } => self.write_reg_slot(f, field, dwords, class)?,
+                Slot::Fixed(text) => self.write_fixed(f, text)?,
+                Slot::Imm(kind) => self.write_imm(f, kind)?,
+            }
+        }
+        syntax::write_modifiers(self, f)
+    }
+
+    /// Operands LLVM leaves out in some encodings.
+    fn omits(&self, slot: &Slot) -> bool {
+        match (self.format(), slot) {
+            // buffer loads to LDS have no data register
+            (Format::Mubuf, Slot::Reg { field: Field::Vdata, .. }) => self.bit(0, 16),
+            _ => false,
+        }
+    }
+
+    fn write_fixed(&self, f: &mut impl Write, text: &str) -> fmt::Result {
+        if text == "vcc" && self.format() == Format::Vopc && self.enc == Enc::Sdwa && self.bit(1, 15) {
+            // gfx9 SDWA compares may write any SGPR pair (SD bit).
+            let code = ((self.words[1] >> 8) & 0x7f) as u16;
+            return write_register(f, code, 2, "v");
+        }
+        f.write_str(text)
+    }
+
+    fn write_reg_slot(&self, f: &mut impl Write, field: Field, dwords: u8, class: ImmClass) -> fmt::Result {
+        let code = self.code(field).unwrap_or(0);
+        let dwords = self.operand_dwords(field, dwords);
+        let class = effective_class(class, dwords);
+        let (neg, abs, sext) = source_index(field).map(|i| self.source_modifiers(i)).unwrap_or_default();
+        let is_imm = operand::is_inline_constant(code) || code == operand::LITERAL;
+        let agpr = matches!(field, Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr);
+        if neg {
+            f.write_str(if is_imm && !abs { "neg(" } else { "-" })?;
+        }
+        if abs {
+            f.write_str("|")?;
+        }
+        if sext {
+            f.write_str("sext(")?;
+        }
+        if field == Field::Saddr && code == 0x7f {
+            f.write_str("off")?;
+        } else if agpr && code >= operand::VGPR0 {
+            write_register(f, code, dwords, "a")?;
+        } else {
+            write_operand(f, code, dwords, class, self.literal.unwrap_or(0))?;
+        }
+        if sext {
+            f.write_str(")")?;
+        }
+        if abs {
+            f.write_str("|")?;
+        }
+        if neg && is_imm && !abs {
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+
+    fn write_imm(&self, f: &mut impl Write, kind: ImmKind) -> fmt::Result {
+        let imm = self.simm16();
+        match kind {
+            ImmKind::Simm16 => write!(f, "{:#x}", imm),
+            ImmKind::Uimm16 => syntax::write_u16(f, imm),
+            ImmKind::Label => write!(f, "{}", imm),
+            ImmKind::Hwreg => syntax::write_hwreg(f, imm),
+            ImmKind::Sendmsg => syntax::write_sendmsg(f, imm),
+            ImmKind::Waitcnt => syntax::write_waitcnt(f, imm),
+            ImmKind::GprIdxMode => syntax::write_gpr_idx(f, imm as u32),
+            ImmKind::GprIdxOn => syntax::write_gpr_idx(f, self.bits(0, 8, 8)),
+            ImmKind::SmemOffset => syntax::write_smem_offset(self, f),
+            ImmKind::SmemSdataImm => write!(f, "{:#x}", self.bits(0, 6, 7)),
+            ImmKind::Literal => write!(f, "{:#x}", self.literal.unwrap_or(0)),
+            ImmKind::InterpAttr => syntax::write_interp_attr(self, f),
+            ImmKind::InterpParam => syntax::write_interp_param(self, f),
+            ImmKind::ExpTgt => syntax::write_exp_target(f, self.bits(0, 4, 6)),
+        }
+    }
+}

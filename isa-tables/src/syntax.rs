@@ -1,0 +1,450 @@
+//! The printed forms of special immediates and of each format's trailing modifiers.
+
+use crate::fields::Enc;
+use crate::inst::Inst;
+use crate::operand::write_register;
+use crate::table::{Format, Slot};
+use std::fmt::{self, Write};
+
+/// An unsigned 16-bit immediate: decimal in the inline-integer range, else hex (LLVM's printU16Imm).
+pub fn write_u16(f: &mut impl Write, v: u16) -> fmt::Result {
+    if v <= 64 {
+        write!(f, "{v}")
+    } else {
+        write!(f, "{v:#x}")
+    }
+}
+
+const HWREG_NAMES: [(u16, &str); 12] = [
+    (1, "HW_REG_MODE"),
+    (2, "HW_REG_STATUS"),
+    (3, "HW_REG_TRAPSTS"),
+    (4, "HW_REG_HW_ID"),
+    (5, "HW_REG_GPR_ALLOC"),
+    (6, "HW_REG_LDS_ALLOC"),
+    (7, "HW_REG_IB_STS"),
+    (15, "HW_REG_SH_MEM_BASES"),
+    (16, "HW_REG_TBA_LO"),
+    (17, "HW_REG_TBA_HI"),
+    (18, "HW_REG_TMA_LO"),
+    (19, "HW_REG_TMA_HI"),
+];
+
+pub fn hwreg_name(id: u16) -> Option<&'static str> {
+    HWREG_NAMES.iter().find(|(i, _)| *i == id).map(|(_, n)| *n)
+}
+
+pub fn hwreg_id(name: &str) -> Option<u16> {
+    HWREG_NAMES.iter().find(|(_, n)| *n == name).map(|(i, _)| *i)
+}
+
+/// `hwreg(ID[, OFFSET, SIZE])`: id bits [5:0], offset [10:6], size-1 [15:11].
+pub fn write_hwreg(f: &mut impl Write, imm: u16) -> fmt::Result {
+    let id = imm & 0x3f;
+    let offset = (imm >> 6) & 0x1f;
+    let size = ((imm >> 11) & 0x1f) + 1;
+    f.write_str("hwreg(")?;
+    match hwreg_name(id) {
+        Some(n) => f.write_str(n)?,
+        None => write!(f, "{id}")?,
+    }
+    if offset != 0 || size != 32 {
+        write!(f, ", {offset}, {size}")?;
+    }
+    f.write_str(")")
+}
+
+pub const MSG_NAMES: [(u16, &str); 11] = [
+    (1, "MSG_INTERRUPT"),
+    (2, "MSG_GS"),
+    (3, "MSG_GS_DONE"),
+    (4, "MSG_SAVEWAVE"),
+    (5, "MSG_STALL_WAVE_GEN"),
+    (6, "MSG_HALT_WAVES"),
+    (7, "MSG_ORDERED_PS_DONE"),
+    (8, "MSG_EARLY_PRIM_DEALLOC"),
+    (9, "MSG_GS_ALLOC_REQ"),
+    (10, "MSG_GET_DOORBELL"),
+    (15, "MSG_SYSMSG"),
+];
+pub const GS_OPS: [&str; 4] = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
+pub const SYSMSG_OPS: [(u16, &str); 4] = [
+    (1, "SYSMSG_OP_ECC_ERR_INTERRUPT"),
+    (2, "SYSMSG_OP_REG_RD"),
+    (3, "SYSMSG_OP_HOST_TRAP_ACK"),
+    (4, "SYSMSG_OP_TTRACE_PC"),
+];
+
+/// `sendmsg(...)`: message [3:0], operation [6:4], stream [9:8].
+pub fn write_sendmsg(f: &mut impl Write, imm: u16) -> fmt::Result {
+    let msg = imm & 0xf;
+    let op = (imm >> 4) & 0x7;
+    let stream = (imm >> 8) & 0x3;
+    if imm & !0x37f != 0 {
+        return write!(f, "{imm}");
+    }
+    let name = MSG_NAMES.iter().find(|(i, _)| *i == msg).map(|(_, n)| *n);
+    match (msg, name) {
+        (2 | 3, Some(n)) => {
+            let op_ok = op <= 3 && (op != 0 || msg == 3);
+            if op_ok && (op != 0 || stream == 0) {
+                return if op == 0 {
+                    write!(f, "sendmsg({n}, {})", GS_OPS[0])
+                } else {
+                    write!(f, "sendmsg({n}, {}, {stream})", GS_OPS[op as usize])
+                };
+            }
+        }
+        (15, Some(n)) => {
+            if let Some((_, o)) = SYSMSG_OPS.iter().find(|(i, _)| *i == op) {
+                if stream == 0 {
+                    return write!(f, "sendmsg({n}, {o})");
+                }
+            }
+        }
+        (_, Some(n)) if op == 0 && stream == 0 => return write!(f, "sendmsg({n})"),
+        _ => {}
+    }
+    write!(f, "sendmsg({msg}, {op}, {stream})")
+}
+
+/// `vmcnt(N) expcnt(N) lgkmcnt(N)`, leaving out counters at their maximum (no wait).
+pub fn write_waitcnt(f: &mut impl Write, imm: u16) -> fmt::Result {
+    let vm = (imm & 0xf) | ((imm >> 14) << 4);
+    let exp = (imm >> 4) & 0x7;
+    let lgkm = (imm >> 8) & 0xf;
+    let all = vm == 63 && exp == 7 && lgkm == 15;
+    let mut sep = "";
+    if vm != 63 || all {
+        write!(f, "vmcnt({vm})")?;
+        sep = " ";
+    }
+    if exp != 7 || all {
+        write!(f, "{sep}expcnt({exp})")?;
+        sep = " ";
+    }
+    if lgkm != 15 || all {
+        write!(f, "{sep}lgkmcnt({lgkm})")?;
+    }
+    Ok(())
+}
+
+pub const GPR_IDX_NAMES: [&str; 4] = ["SRC0", "SRC1", "SRC2", "DST"];
+
+/// `gpr_idx(SRC0,DST)` for the four enable bits, or hex if other bits are set.
+pub fn write_gpr_idx(f: &mut impl Write, v: u32) -> fmt::Result {
+    if v > 0xf {
+        return write!(f, "{v:#x}");
+    }
+    f.write_str("gpr_idx(")?;
+    let mut first = true;
+    for (i, n) in GPR_IDX_NAMES.iter().enumerate() {
+        if v & (1 << i) != 0 {
+            if !first {
+                f.write_str(",")?;
+            }
+            f.write_str(n)?;
+            first = false;
+        }
+    }
+    f.write_str(")")
+}
+
+/// SMEM offset: an immediate (signed 21-bit for loads), an SGPR, or both (soe).
+pub fn write_smem_offset(inst: &Inst, f: &mut impl Write) -> fmt::Result {
+    let imm = inst.bit(0, 17);
+    let soe = inst.bit(0, 14);
+    if imm {
+        let raw = inst.bits(1, 0, 21);
+        let is_store = inst.info().name.contains("store");
+        if !is_store && raw & (1 << 20) != 0 {
+            write!(f, "-{:#x}", (1u32 << 21) - raw)?;
+        } else {
+            write!(f, "{raw:#x}")?;
+        }
+        if soe {
+            f.write_str(" offset:")?; // not reached by LLVM's gfx9 printer; kept for completeness
+        }
+        Ok(())
+    } else if soe {
+        write_register(f, inst.bits(1, 25, 7) as u16, 1, "v")
+    } else {
+        write_register(f, inst.bits(1, 0, 7) as u16, 1, "v")
+    }
+}
+
+pub fn write_interp_attr(inst: &Inst, f: &mut impl Write) -> fmt::Result {
+    let (attr, chan) = if inst.format() == Format::Vintrp {
+        (inst.bits(0, 10, 6), inst.bits(0, 8, 2))
+    } else {
+        (inst.bits(1, 0, 6), inst.bits(1, 6, 2))
+    };
+    write!(f, "attr{attr}.{}", ["x", "y", "z", "w"][chan as usize])
+}
+
+pub fn write_interp_param(inst: &Inst, f: &mut impl Write) -> fmt::Result {
+    let p = inst.bits(0, 0, 8);
+    match p {
+        0 => f.write_str("p10"),
+        1 => f.write_str("p20"),
+        2 => f.write_str("p0"),
+        _ => write!(f, "invalid_param_{p}"),
+    }
+}
+
+pub fn write_exp_target(f: &mut impl Write, tgt: u32) -> fmt::Result {
+    match tgt {
+        0..=7 => write!(f, "mrt{tgt}"),
+        8 => f.write_str("mrtz"),
+        9 => f.write_str("null"),
+        12..=15 => write!(f, "pos{}", tgt - 12),
+        32..=63 => write!(f, "param{}", tgt - 32),
+        _ => write!(f, "invalid_target_{tgt}"),
+    }
+}
+
+const SDWA_SEL: [&str; 8] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "SEL_7"];
+const DST_UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_3"];
+
+fn flag(f: &mut impl Write, on: bool, name: &str) -> fmt::Result {
+    if on {
+        write!(f, " {name}")
+    } else {
+        Ok(())
+    }
+}
+
+fn write_clamp_omod(f: &mut impl Write, clamp: bool, omod: u32) -> fmt::Result {
+    flag(f, clamp, "clamp")?;
+    match omod {
+        1 => f.write_str(" mul:2"),
+        2 => f.write_str(" mul:4"),
+        3 => f.write_str(" div:2"),
+        _ => Ok(()),
+    }
+}
+
+fn nsrc(inst: &Inst) -> usize {
+    inst.info()
+        .operands
+        .iter()
+        .filter(|s| matches!(s, Slot::Reg { field, .. } if matches!(field,
+            crate::table::Field::Src0 | crate::table::Field::Src1 | crate::table::Field::Src2 |
+            crate::table::Field::Vsrc1 | crate::table::Field::Src0Agpr | crate::table::Field::Src1Agpr |
+            crate::table::Field::Src2Agpr)))
+        .count()
+}
+
+fn write_bits_list(f: &mut impl Write, name: &str, v: u32, n: usize) -> fmt::Result {
+    write!(f, " {name}:[")?;
+    for i in 0..n {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        write!(f, "{}", (v >> i) & 1)?;
+    }
+    f.write_str("]")
+}
+
+pub fn write_dpp_ctrl(f: &mut impl Write, c: u32) -> fmt::Result {
+    match c {
+        0x000..=0x0ff => write!(f, " quad_perm:[{},{},{},{}]", c & 3, (c >> 2) & 3, (c >> 4) & 3, (c >> 6) & 3),
+        0x101..=0x10f => write!(f, " row_shl:{}", c - 0x100),
+        0x111..=0x11f => write!(f, " row_shr:{}", c - 0x110),
+        0x121..=0x12f => write!(f, " row_ror:{}", c - 0x120),
+        0x130 => f.write_str(" wave_shl:1"),
+        0x134 => f.write_str(" wave_rol:1"),
+        0x138 => f.write_str(" wave_shr:1"),
+        0x13c => f.write_str(" wave_ror:1"),
+        0x140 => f.write_str(" row_mirror"),
+        0x141 => f.write_str(" row_half_mirror"),
+        0x142 => f.write_str(" row_bcast:15"),
+        0x143 => f.write_str(" row_bcast:31"),
+        _ => write!(f, " /* invalid dpp_ctrl {c:#x} */"),
+    }
+}
+
+/// Is `c` a dpp_ctrl value the hardware defines?
+pub fn dpp_ctrl_valid(c: u32) -> bool {
+    matches!(c, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x130 | 0x134 | 0x138 | 0x13c | 0x140..=0x143)
+}
+
+const DFMT: [&str; 16] = [
+    "BUF_DATA_FORMAT_INVALID", "BUF_DATA_FORMAT_8", "BUF_DATA_FORMAT_16", "BUF_DATA_FORMAT_8_8",
+    "BUF_DATA_FORMAT_32", "BUF_DATA_FORMAT_16_16", "BUF_DATA_FORMAT_10_11_11", "BUF_DATA_FORMAT_11_11_10",
+    "BUF_DATA_FORMAT_10_10_10_2", "BUF_DATA_FORMAT_2_10_10_10", "BUF_DATA_FORMAT_8_8_8_8",
+    "BUF_DATA_FORMAT_32_32", "BUF_DATA_FORMAT_16_16_16_16", "BUF_DATA_FORMAT_32_32_32",
+    "BUF_DATA_FORMAT_32_32_32_32", "BUF_DATA_FORMAT_RESERVED_15",
+];
+const NFMT: [&str; 8] = [
+    "BUF_NUM_FORMAT_UNORM", "BUF_NUM_FORMAT_SNORM", "BUF_NUM_FORMAT_USCALED", "BUF_NUM_FORMAT_SSCALED",
+    "BUF_NUM_FORMAT_UINT", "BUF_NUM_FORMAT_SINT", "BUF_NUM_FORMAT_RESERVED_6", "BUF_NUM_FORMAT_FLOAT",
+];
+
+/// The trailing modifiers of each format.
+pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
+    let w0 = inst.words[0];
+    let b0 = |b: u32| w0 & (1 << b) != 0;
+    match inst.format() {
+        Format::Smem => {
+            flag(f, b0(16), "glc")?;
+            flag(f, b0(15), "nv")
+        }
+        Format::Vop1 | Format::Vop2 | Format::Vopc => match inst.enc {
+            Enc::Native => Ok(()),
+            Enc::Sdwa => {
+                let w1 = inst.words[1];
+                let is_vopc = inst.format() == Format::Vopc;
+                if !is_vopc {
+                    write_clamp_omod(f, w1 & (1 << 13) != 0, (w1 >> 14) & 3)?;
+                    write!(f, " dst_sel:{}", SDWA_SEL[((w1 >> 8) & 7) as usize])?;
+                    write!(f, " dst_unused:{}", DST_UNUSED[((w1 >> 11) & 3) as usize])?;
+                } else {
+                    flag(f, w1 & (1 << 13) != 0 && false, "clamp")?;
+                }
+                write!(f, " src0_sel:{}", SDWA_SEL[((w1 >> 16) & 7) as usize])?;
+                if inst.format() != Format::Vop1 {
+                    write!(f, " src1_sel:{}", SDWA_SEL[((w1 >> 24) & 7) as usize])?;
+                }
+                Ok(())
+            }
+            Enc::Dpp => {
+                let w1 = inst.words[1];
+                write_dpp_ctrl(f, (w1 >> 8) & 0x1ff)?;
+                write!(f, " row_mask:{:#x} bank_mask:{:#x}", w1 >> 28, (w1 >> 24) & 0xf)?;
+                flag(f, w1 & (1 << 19) != 0, "bound_ctrl:0")
+            }
+        },
+        Format::Vop3 => {
+            let op_sel = (w0 >> 11) & 0xf;
+            if op_sel != 0 && !is_vop3b(inst) {
+                write_bits_list(f, "op_sel", op_sel, nsrc(inst) + 1)?;
+            }
+            let clamp = if is_vop3b(inst) { b0(15) } else { b0(15) };
+            write_clamp_omod(f, clamp, (inst.words[1] >> 27) & 3)
+        }
+        Format::Vop3p => {
+            let n = nsrc(inst);
+            let op_sel = (w0 >> 11) & 7;
+            let op_sel_hi = ((inst.words[1] >> 27) & 3) | (((w0 >> 14) & 1) << 2);
+            let neg_lo = inst.words[1] >> 29;
+            let neg_hi = (w0 >> 8) & 7;
+            let full = (1u32 << n) - 1;
+            if op_sel & full != 0 {
+                write_bits_list(f, "op_sel", op_sel, n)?;
+            }
+            if op_sel_hi & full != full {
+                write_bits_list(f, "op_sel_hi", op_sel_hi, n)?;
+            }
+            if neg_lo & full != 0 {
+                write_bits_list(f, "neg_lo", neg_lo, n)?;
+            }
+            if neg_hi & full != 0 {
+                write_bits_list(f, "neg_hi", neg_hi, n)?;
+            }
+            flag(f, b0(15), "clamp")
+        }
+        Format::Ds => {
+            let (o0, o1) = (w0 & 0xff, (w0 >> 8) & 0xff);
+            let two = inst.info().name.contains('2') && (inst.info().name.contains("read2") || inst.info().name.contains("write2") || inst.info().name.contains("wrxchg2"));
+            if two {
+                if o0 != 0 {
+                    write!(f, " offset0:{o0}")?;
+                }
+                if o1 != 0 {
+                    write!(f, " offset1:{o1}")?;
+                }
+            } else if inst.info().name == "ds_swizzle_b32" {
+                write_swizzle(f, w0 & 0xffff)?;
+            } else if w0 & 0xffff != 0 {
+                write!(f, " offset:{}", w0 & 0xffff)?;
+            }
+            flag(f, b0(16), "gds")
+        }
+        Format::Mubuf | Format::Mtbuf => {
+            if inst.format() == Format::Mtbuf {
+                let dfmt = (w0 >> 19) & 0xf;
+                let nfmt = (w0 >> 23) & 0x7;
+                if dfmt != 1 || nfmt != 0 {
+                    write!(f, " format:[{}", DFMT[dfmt as usize])?;
+                    if nfmt != 0 {
+                        write!(f, ",{}", NFMT[nfmt as usize])?;
+                    }
+                    f.write_str("]")?;
+                }
+            }
+            flag(f, b0(13), "idxen")?;
+            flag(f, b0(12), "offen")?;
+            if w0 & 0xfff != 0 {
+                write!(f, " offset:{}", w0 & 0xfff)?;
+            }
+            flag(f, b0(14), "glc")?;
+            let slc = if inst.format() == Format::Mtbuf { inst.words[1] & (1 << 22) != 0 } else { b0(17) };
+            flag(f, slc, "slc")?;
+            if inst.format() == Format::Mubuf {
+                flag(f, b0(16), "lds")?;
+            }
+            flag(f, inst.words[1] & (1 << 23) != 0, "tfe")
+        }
+        Format::Mimg => {
+            write!(f, " dmask:{:#x}", (w0 >> 8) & 0xf)?;
+            flag(f, b0(12), "unorm")?;
+            flag(f, b0(13), "glc")?;
+            flag(f, b0(25), "slc")?;
+            flag(f, b0(15), "a16")?;
+            flag(f, b0(16), "tfe")?;
+            flag(f, b0(17), "lwe")?;
+            flag(f, b0(14), "da")?;
+            flag(f, inst.words[1] & (1 << 31) != 0, "d16")
+        }
+        Format::Flat | Format::Global | Format::Scratch => {
+            let raw = w0 & 0x1fff;
+            let off = if inst.format() == Format::Flat { (raw & 0xfff) as i32 } else { ((raw << 19) as i32) >> 19 };
+            if off != 0 {
+                write!(f, " offset:{off}")?;
+            }
+            flag(f, b0(16), "glc")?;
+            flag(f, b0(17), "slc")?;
+            flag(f, b0(13), "lds")
+        }
+        Format::Exp => {
+            flag(f, b0(11), "done")?;
+            flag(f, b0(10), "compr")?;
+            flag(f, b0(12), "vm")
+        }
+        _ => Ok(()),
+    }
+}
+
+pub fn is_vop3b(inst: &Inst) -> bool {
+    inst.info().operands.iter().any(|s| matches!(s, Slot::Reg { field: crate::table::Field::Sdst, .. }))
+}
+
+/// ds_swizzle_b32's offset, in LLVM's `swizzle(...)` notation where it has one.
+pub fn write_swizzle(f: &mut impl Write, off: u32) -> fmt::Result {
+    if off == 0 {
+        return Ok(());
+    }
+    if off & 0x8000 != 0 {
+        // QDMode: four 2-bit lane selects.
+        let l = |i: u32| (off >> (2 * i)) & 3;
+        return write!(f, " offset:swizzle(QUAD_PERM,{},{},{},{})", l(0), l(1), l(2), l(3));
+    }
+    let and_mask = off & 0x1f;
+    let or_mask = (off >> 5) & 0x1f;
+    let xor_mask = (off >> 10) & 0x1f;
+    write!(f, " offset:swizzle(BITMASK_PERM,\"")?;
+    for i in (0..5).rev() {
+        let a = (and_mask >> i) & 1;
+        let o = (or_mask >> i) & 1;
+        let x = (xor_mask >> i) & 1;
+        let c = match (a, o, x) {
+            (0, 0, _) => '0',
+            (0, 1, _) => '1',
+            (1, _, 0) => 'p',
+            _ => 'i',
+        };
+        f.write_char(c)?;
+    }
+    f.write_str("\")")
+}

@@ -1,0 +1,204 @@
+//! The opcode table: one row per (format, opcode, targets), compiled from `data/gfx9-ops.tsv`.
+
+use crate::Target;
+
+/// A gfx9 encoding format (the first word's fixed bits select it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    Sop2,
+    Sopk,
+    Sop1,
+    Sopc,
+    Sopp,
+    Smem,
+    Vop2,
+    Vop1,
+    Vopc,
+    Vop3,
+    Vop3p,
+    Vintrp,
+    Ds,
+    Mubuf,
+    Mtbuf,
+    Mimg,
+    Flat,
+    Global,
+    Scratch,
+    Exp,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Sop2 => "SOP2",
+            Format::Sopk => "SOPK",
+            Format::Sop1 => "SOP1",
+            Format::Sopc => "SOPC",
+            Format::Sopp => "SOPP",
+            Format::Smem => "SMEM",
+            Format::Vop2 => "VOP2",
+            Format::Vop1 => "VOP1",
+            Format::Vopc => "VOPC",
+            Format::Vop3 => "VOP3",
+            Format::Vop3p => "VOP3P",
+            Format::Vintrp => "VINTRP",
+            Format::Ds => "DS",
+            Format::Mubuf => "MUBUF",
+            Format::Mtbuf => "MTBUF",
+            Format::Mimg => "MIMG",
+            Format::Flat => "FLAT",
+            Format::Global => "GLOBAL",
+            Format::Scratch => "SCRATCH",
+            Format::Exp => "EXP",
+        }
+    }
+
+    /// FLAT, GLOBAL and SCRATCH share one encoding, told apart by the `seg` field.
+    pub fn is_flat_family(self) -> bool {
+        matches!(self, Format::Flat | Format::Global | Format::Scratch)
+    }
+}
+
+/// An encoding field that holds a register operand (see `fields.rs` for where each one lives).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    Sdst,
+    Ssrc0,
+    Ssrc1,
+    Sdata,
+    Sbase,
+    Vdst,
+    /// VOPC-as-VOP3 and v_readlane write an SGPR through the vdst field.
+    VdstSgpr,
+    VdstAgpr,
+    Src0,
+    Src0Agpr,
+    Vsrc1,
+    Src1,
+    Src1Agpr,
+    Src2,
+    Src2Agpr,
+    Addr,
+    Data0,
+    Data1,
+    Vdata,
+    Vaddr,
+    Srsrc,
+    Ssamp,
+    Soffset,
+    Saddr,
+    Vsrc,
+    Vsrc0,
+    Vsrc1Exp,
+    Vsrc2,
+    Vsrc3,
+}
+
+/// How an operand prints inline constants and literals (LLVM's operand types collapse to these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImmClass {
+    /// Register only, or a width whose constants print like 32-bit ones.
+    None,
+    /// 32-bit int or float: float inline constants print as floats, literals as 32-bit hex.
+    B32,
+    /// f16: literals keep their low 16 bits.
+    F16,
+    /// i16: float inline constants print as their f16 bit patterns.
+    I16,
+    /// f64: a 32-bit literal is the high half of the value.
+    F64,
+    /// i64: a 32-bit literal is sign-extended.
+    I64,
+}
+
+/// A format-specific immediate operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImmKind {
+    Simm16,
+    Uimm16,
+    Label,
+    Hwreg,
+    Sendmsg,
+    Waitcnt,
+    GprIdxMode,
+    GprIdxOn,
+    SmemOffset,
+    SmemSdataImm,
+    Literal,
+    InterpAttr,
+    InterpParam,
+    ExpTgt,
+}
+
+/// One printed operand of an instruction, in LLVM's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Reg { field: Field, dwords: u8, class: ImmClass },
+    Imm(ImmKind),
+    /// A register LLVM prints but the encoding implies (`vcc` of VOP2 carry ops, `off`).
+    Fixed(&'static str),
+}
+
+/// One row of the opcode table.
+#[derive(Debug)]
+pub struct OpInfo {
+    /// The mnemonic as LLVM prints it for this encoding (`v_add_f32_e32`, `v_add_f32_e64`).
+    pub name: &'static str,
+    pub format: Format,
+    pub opcode: u32,
+    /// Bit 0 gfx900 (and the other gfx90x APUs), bit 1 gfx906, bit 2 gfx908.
+    pub targets: u8,
+    pub operands: &'static [Slot],
+}
+
+impl OpInfo {
+    /// The mnemonic without LLVM's encoding suffix (`_e32`, `_e64`).
+    pub fn base_name(&self) -> &'static str {
+        self.name.strip_suffix("_e32").or_else(|| self.name.strip_suffix("_e64")).unwrap_or(self.name)
+    }
+}
+
+include!(concat!(env!("OUT_DIR"), "/ops.rs"));
+
+/// Index of a row in the opcode table.
+pub type OpId = u16;
+
+pub fn op_info(id: OpId) -> &'static OpInfo {
+    &OPS[id as usize]
+}
+
+/// All rows, for tests and manifests.
+pub fn all_ops() -> &'static [OpInfo] {
+    &OPS
+}
+
+pub(crate) fn target_bit(target: Target) -> u8 {
+    match target {
+        Target::Gfx906 => 2,
+        Target::Gfx908 => 4,
+        _ => 1,
+    }
+}
+
+/// Finds the row for `opcode` of `format` on `target`.
+pub fn lookup(format: Format, opcode: u32, target: Target) -> Option<OpId> {
+    let f = format as usize;
+    let (lo, hi) = (FORMAT_START[f] as usize, FORMAT_START[f + 1] as usize);
+    let rows = &OPS[lo..hi];
+    let first = rows.partition_point(|r| r.opcode < opcode);
+    let bit = target_bit(target);
+    rows[first..]
+        .iter()
+        .take_while(|r| r.opcode == opcode)
+        .position(|r| r.targets & bit != 0)
+        .map(|i| (lo + first + i) as OpId)
+}
+
+/// Finds a row by printed mnemonic (for the assembler).
+pub fn lookup_name(name: &str, target: Target) -> impl Iterator<Item = OpId> + '_ {
+    let bit = target_bit(target);
+    OPS.iter()
+        .enumerate()
+        .filter(move |(_, r)| r.name == name && r.targets & bit != 0)
+        .map(|(i, _)| i as OpId)
+}
