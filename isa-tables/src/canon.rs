@@ -16,7 +16,9 @@ type Invalid = (&'static str, u32);
 fn modifier_masks(inst: &Inst) -> [u32; 2] {
     let w0 = inst.words[0];
     match inst.format() {
-        Format::Sop2 | Format::Sop1 | Format::Sopc => [0xff80_0000 | (w0 & 0x007f_0000 & fmt_sop_extra(inst)), 0],
+        Format::Sop2 => [0xff80_0000, 0],
+        Format::Sop1 => [0xff80_ff00, 0],
+        Format::Sopc => [0xffff_0000, 0],
         Format::Sopk | Format::Sopp => [0xffff_ffff, 0],
         Format::Smem => {
             let imm = w0 & (1 << 17) != 0;
@@ -30,22 +32,18 @@ fn modifier_masks(inst: &Inst) -> [u32; 2] {
         Format::Vop2 | Format::Vop1 | Format::Vopc => match inst.enc {
             Enc::Native => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0],
             Enc::Sdwa => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0xffff_ffff & !(1 << 22)],
-            Enc::Dpp => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0xfff8_ffff | (1 << 19)],
+            Enc::Dpp => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0xfff9_ffff],
         },
         Format::Vop3 => [0xffff_8000 | 0x7f00, 0xf800_0000],
         Format::Vop3p => [0xffff_ff00, 0xf800_0000],
         Format::Vintrp => [0xfc03_ff00, 0],
-        Format::Ds => [0xfffe_ffff | (1 << 16), 0],
-        Format::Mubuf => [0xfc00_0000 | (0x7f << 18) | 0x3_7fff, 1 << 23],
+        Format::Ds => [0xfdff_ffff, 0],
+        Format::Mubuf => [0xfc00_0000 | (0x7f << 18) | 0x3_ffff, 1 << 23],
         Format::Mtbuf => [0xffff_ffff, (1 << 22) | (1 << 23)],
         Format::Mimg => [0xfc00_0000 | (0x7f << 18) | (1 << 25) | 0x3_ff00, 1 << 31],
         Format::Flat | Format::Global | Format::Scratch => [0xfc00_0000 | (0x7f << 18) | 0x3_ffff, 0],
         Format::Exp => [0xfc00_1fff, 0],
     }
-}
-
-fn fmt_sop_extra(_inst: &Inst) -> u32 {
-    0
 }
 
 fn opcode_bits(format: Format) -> u32 {
@@ -101,10 +99,10 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
         if field == Field::Saddr && code == 0x7f {
             continue; // "off"
         }
-        if !operand::register_valid(code, dwords) {
+        let aligned = operand::align_scalar(code, dwords);
+        if !operand::register_valid(aligned, dwords) {
             return Err(("register", code as u32));
         }
-        let aligned = operand::align_scalar(code, dwords);
         if aligned != code && inst.enc != Enc::Sdwa {
             fields::set(&mut inst.words, loc, aligned);
         }

@@ -24,6 +24,7 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 keep[1] &= !0xff;
             }
         }
+        Format::Scratch if inst.bits(1, 16, 7) == 0x7f => keep[1] |= 0xff, // vaddr in use
         _ => {}
     }
     let _ = Enc::Native;

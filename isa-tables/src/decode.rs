@@ -19,9 +19,9 @@ pub fn classify(w: u32) -> Option<(Format, u32)> {
         0x17D => (Format::Sop1, (w >> 8) & 0xff),
         _ if w >> 28 == 0xB => (Format::Sopk, (w >> 23) & 0x1f),
         _ if w >> 30 == 2 => (Format::Sop2, (w >> 23) & 0x7f),
-        _ if w >> 31 == 0 => (Format::Vop2, (w >> 25) & 0x3f),
         _ if w >> 25 == 0x3F => (Format::Vop1, (w >> 9) & 0xff),
         _ if w >> 25 == 0x3E => (Format::Vopc, (w >> 17) & 0xff),
+        _ if w >> 31 == 0 => (Format::Vop2, (w >> 25) & 0x3f),
         _ => match w >> 26 {
             0x30 => (Format::Smem, (w >> 18) & 0xff),
             0x31 => (Format::Exp, 0),

@@ -28,6 +28,9 @@ fn source_index(field: Field) -> Option<usize> {
 impl Inst {
     /// (neg, abs, sext) input modifiers of VALU source `i`.
     pub fn source_modifiers(&self, i: usize) -> (bool, bool, bool) {
+        if self.info().flags & crate::table::INPUT_MODS == 0 {
+            return (false, false, false);
+        }
         match (self.format(), self.enc) {
             (Format::Vop3, _) => (self.bit(1, 29 + i as u32), self.bit(0, 8 + i as u32), false),
             (Format::Vop3p, _) => (false, false, false),
@@ -72,10 +75,14 @@ impl Inst {
     }
 
     fn write_fixed(&self, f: &mut impl Write, text: &str) -> fmt::Result {
+        if text == "off" && self.format() == Format::Scratch && self.bits(1, 16, 7) == 0x7f {
+            // scratch: the address is a VGPR unless an SGPR supplies it
+            return write_register(f, self.code(Field::Vaddr).unwrap_or(256), 1, "v");
+        }
         if text == "vcc" && self.format() == Format::Vopc && self.enc == Enc::Sdwa && self.bit(1, 15) {
             // gfx9 SDWA compares may write any SGPR pair (SD bit).
             let code = ((self.words[1] >> 8) & 0x7f) as u16;
-            return write_register(f, code, 2, "v");
+            return write_register(f, operand::align_scalar(code, 2), 2, "v");
         }
         f.write_str(text)
     }
@@ -96,7 +103,10 @@ impl Inst {
         if sext {
             f.write_str("sext(")?;
         }
-        if field == Field::Saddr && code == 0x7f {
+        let buffer_without_vaddr = field == Field::Vaddr
+            && matches!(self.format(), Format::Mubuf | Format::Mtbuf)
+            && self.bits(0, 12, 2) == 0;
+        if (field == Field::Saddr && code == 0x7f) || buffer_without_vaddr {
             f.write_str("off")?;
         } else if agpr && code >= operand::VGPR0 {
             write_register(f, code, dwords, "a")?;

@@ -97,6 +97,11 @@ impl Inst {
 
     /// The operand code held by `field`, if this encoding has it.
     pub fn code(&self, field: Field) -> Option<u16> {
+        if self.enc == Enc::Sdwa && field == Field::Vsrc1 {
+            // SDWA: vsrc1 is an SGPR when the S1 bit (word 1, bit 31) is set.
+            let raw = ((self.words[0] >> 9) & 0xff) as u16;
+            return Some(if self.words[1] & (1 << 31) != 0 { raw } else { 256 + raw });
+        }
         if self.enc == Enc::Sdwa && field == Field::Src0 {
             // SDWA: src0 is an SGPR when the S0 bit (word 1, bit 23) is set.
             let raw = (self.words[1] & 0xff) as u16;
@@ -147,6 +152,15 @@ impl Inst {
 
     /// The width of a register operand, which for images depends on dmask/d16/tfe.
     pub fn operand_dwords(&self, field: Field, table_dwords: u8) -> u8 {
+        match (self.format(), field) {
+            // global: a 64-bit address unless an SGPR base supplies it
+            (Format::Global, Field::Vaddr) => return if self.bits(1, 16, 7) == 0x7f { 2 } else { 1 },
+            // buffers: index and offset together take two VGPRs
+            (Format::Mubuf | Format::Mtbuf, Field::Vaddr) => {
+                return if self.bits(0, 12, 2) == 3 { 2 } else { 1 }
+            }
+            _ => {}
+        }
         if self.format() == Format::Mimg && field == Field::Vdata {
             let dmask = self.bits(0, 8, 4);
             let mut n = dmask.count_ones().max(1);

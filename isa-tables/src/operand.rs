@@ -39,6 +39,7 @@ const F32_INLINE: [u32; 8] = [
     0xc080_0000,
 ];
 const F16_INLINE: [u16; 8] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400];
+#[allow(dead_code)]
 const F64_INLINE: [u64; 8] = [
     0x3fe0_0000_0000_0000,
     0xbfe0_0000_0000_0000,
@@ -95,14 +96,8 @@ pub fn literal_as_inline(lit: u32, class: ImmClass) -> Option<u16> {
             }
             None
         }
-        ImmClass::F64 => {
-            let v = (lit as u64) << 32;
-            if v == 0 {
-                return Some(INLINE_ZERO);
-            }
-            F64_INLINE.iter().position(|&p| p == v).map(|i| 240 + i as u16)
-        }
-        ImmClass::I64 => int_code(lit as i64),
+        // LLVM's decoder zero-extends a 64-bit operand's literal, so only small integers fold.
+        ImmClass::F64 | ImmClass::I64 => int_code(lit as i64),
         ImmClass::B32 | ImmClass::None => {
             if let Some(c) = int_code(lit as i32 as i64) {
                 return Some(c);

@@ -154,22 +154,24 @@ pub fn write_gpr_idx(f: &mut impl Write, v: u32) -> fmt::Result {
 pub fn write_smem_offset(inst: &Inst, f: &mut impl Write) -> fmt::Result {
     let imm = inst.bit(0, 17);
     let soe = inst.bit(0, 14);
+    if soe {
+        // an SGPR offset, plus the immediate as an `offset:` modifier (written with the modifiers)
+        return write_register(f, inst.bits(1, 25, 7) as u16, 1, "v");
+    }
     if imm {
-        let raw = inst.bits(1, 0, 21);
-        let is_store = inst.info().name.contains("store");
-        if !is_store && raw & (1 << 20) != 0 {
-            write!(f, "-{:#x}", (1u32 << 21) - raw)?;
-        } else {
-            write!(f, "{raw:#x}")?;
-        }
-        if soe {
-            f.write_str(" offset:")?; // not reached by LLVM's gfx9 printer; kept for completeness
-        }
-        Ok(())
-    } else if soe {
-        write_register(f, inst.bits(1, 25, 7) as u16, 1, "v")
+        write_smem_imm(inst, f)
     } else {
         write_register(f, inst.bits(1, 0, 7) as u16, 1, "v")
+    }
+}
+
+fn write_smem_imm(inst: &Inst, f: &mut impl Write) -> fmt::Result {
+    let raw = inst.bits(1, 0, 21);
+    let is_store = inst.info().name.contains("store");
+    if !is_store && raw & (1 << 20) != 0 {
+        write!(f, "-{:#x}", (1u32 << 21) - raw)
+    } else {
+        write!(f, "{raw:#x}")
     }
 }
 
@@ -204,7 +206,8 @@ pub fn write_exp_target(f: &mut impl Write, tgt: u32) -> fmt::Result {
 }
 
 const SDWA_SEL: [&str; 8] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "SEL_7"];
-const DST_UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_3"];
+// LLVM prints the reserved value 3 as UNUSED_PAD.
+const DST_UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD"];
 
 fn flag(f: &mut impl Write, on: bool, name: &str) -> fmt::Result {
     if on {
@@ -260,7 +263,7 @@ pub fn write_dpp_ctrl(f: &mut impl Write, c: u32) -> fmt::Result {
         0x141 => f.write_str(" row_half_mirror"),
         0x142 => f.write_str(" row_bcast:15"),
         0x143 => f.write_str(" row_bcast:31"),
-        _ => write!(f, " /* invalid dpp_ctrl {c:#x} */"),
+        _ => f.write_str(" /* Invalid dpp_ctrl value */"),
     }
 }
 
@@ -287,6 +290,10 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
     let b0 = |b: u32| w0 & (1 << b) != 0;
     match inst.format() {
         Format::Smem => {
+            if b0(14) && b0(17) {
+                f.write_str(" offset:")?;
+                write_smem_imm(inst, f)?;
+            }
             flag(f, b0(16), "glc")?;
             flag(f, b0(15), "nv")
         }
@@ -312,12 +319,12 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
                 let w1 = inst.words[1];
                 write_dpp_ctrl(f, (w1 >> 8) & 0x1ff)?;
                 write!(f, " row_mask:{:#x} bank_mask:{:#x}", w1 >> 28, (w1 >> 24) & 0xf)?;
-                flag(f, w1 & (1 << 19) != 0, "bound_ctrl:0")
+                flag(f, w1 & (1 << 19) != 0, "bound_ctrl:1")
             }
         },
         Format::Vop3 => {
             let op_sel = (w0 >> 11) & 0xf;
-            if op_sel != 0 && !is_vop3b(inst) {
+            if op_sel != 0 && inst.info().flags & crate::table::OP_SEL != 0 {
                 write_bits_list(f, "op_sel", op_sel, nsrc(inst) + 1)?;
             }
             let clamp = if is_vop3b(inst) { b0(15) } else { b0(15) };
@@ -333,7 +340,8 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             if op_sel & full != 0 {
                 write_bits_list(f, "op_sel", op_sel, n)?;
             }
-            if op_sel_hi & full != full {
+            let mix = inst.info().name.contains("_mix");
+            if (!mix && op_sel_hi & full != full) || (mix && op_sel_hi & full != 0) {
                 write_bits_list(f, "op_sel_hi", op_sel_hi, n)?;
             }
             if neg_lo & full != 0 {
@@ -387,7 +395,9 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             flag(f, inst.words[1] & (1 << 23) != 0, "tfe")
         }
         Format::Mimg => {
-            write!(f, " dmask:{:#x}", (w0 >> 8) & 0xf)?;
+            if (w0 >> 8) & 0xf != 0 {
+                write!(f, " dmask:{:#x}", (w0 >> 8) & 0xf)?;
+            }
             flag(f, b0(12), "unorm")?;
             flag(f, b0(13), "glc")?;
             flag(f, b0(25), "slc")?;
@@ -399,7 +409,7 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
         }
         Format::Flat | Format::Global | Format::Scratch => {
             let raw = w0 & 0x1fff;
-            let off = if inst.format() == Format::Flat { (raw & 0xfff) as i32 } else { ((raw << 19) as i32) >> 19 };
+            let off = if inst.format() == Format::Flat { raw as i32 } else { ((raw << 19) as i32) >> 19 };
             if off != 0 {
                 write!(f, " offset:{off}")?;
             }

@@ -148,8 +148,15 @@ pub struct OpInfo {
     pub opcode: u32,
     /// Bit 0 gfx900 (and the other gfx90x APUs), bit 1 gfx906, bit 2 gfx908.
     pub targets: u8,
+    /// `OP_SEL` and `INPUT_MODS` bits.
+    pub flags: u8,
     pub operands: &'static [Slot],
 }
+
+/// VOP3: LLVM prints the op_sel field.
+pub const OP_SEL: u8 = 1;
+/// VALU: the sources take neg/abs input modifiers.
+pub const INPUT_MODS: u8 = 2;
 
 impl OpInfo {
     /// The mnemonic without LLVM's encoding suffix (`_e32`, `_e64`).

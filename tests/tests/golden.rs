@@ -28,7 +28,7 @@ fn check_target(target: Target) -> Vec<String> {
                     if text != v.text {
                         Some(format!("text `{text}`"))
                     } else if inst.encode() != to_bytes(&v.canonical) {
-                        Some(format!("encodes to {:08x?}", inst.encode_words()))
+                        Some(format!("encodes to {:08x?} not {:08x?}", inst.encode_words(), v.canonical))
                     } else if inst.len() != bytes.len() {
                         Some(format!("length {} != {}", inst.len(), bytes.len()))
                     } else {
