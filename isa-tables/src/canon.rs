@@ -31,10 +31,20 @@ fn modifier_masks(inst: &Inst) -> [u32; 2] {
         }
         Format::Vop2 | Format::Vop1 | Format::Vopc => match inst.enc {
             Enc::Native => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0],
-            Enc::Sdwa => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0xffff_ffff & !(1 << 22)],
+            Enc::Sdwa if inst.format() == Format::Vopc => {
+                [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0xffbf_dfff]
+            }
+            Enc::Sdwa => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0xffbf_ffff],
             Enc::Dpp => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0xfff9_ffff],
         },
-        Format::Vop3 => [0xffff_8000 | 0x7f00, 0xf800_0000],
+        Format::Vop3 => {
+            let flags = inst.info().flags;
+            let vop3b = crate::syntax::is_vop3b(inst);
+            let op_sel = if flags & crate::table::OP_SEL != 0 && !vop3b { 0x7800 } else { 0 };
+            let abs = if flags & crate::table::INPUT_MODS != 0 && !vop3b { 0x700 } else { 0 };
+            let neg = if flags & crate::table::INPUT_MODS != 0 { 0xe000_0000 } else { 0 };
+            [0xffff_8000 | op_sel | abs, 0x1800_0000 | neg]
+        }
         Format::Vop3p => [0xffff_ff00, 0xf800_0000],
         Format::Vintrp => [0xfc03_ff00, 0],
         Format::Ds => [0xfdff_ffff, 0],
@@ -82,8 +92,9 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
         let Some(loc) = fields::locate(format, inst.enc, field) else { continue };
         let code = inst.code(field).unwrap_or(0);
         let dwords = inst.operand_dwords(field, dwords);
-        let is_source = loc.kind == fields::Kind::Code
-            && loc.bits >= 8
+        let sdwa_sgpr = inst.enc == Enc::Sdwa && code < 256;
+        let is_source = (loc.kind == fields::Kind::Code || sdwa_sgpr)
+            && (loc.bits >= 8 || sdwa_sgpr)
             && !matches!(field, Field::VdstSgpr | Field::Sdst);
         if is_source && operand::is_inline_constant(code) {
             continue;

@@ -28,15 +28,21 @@ fn source_index(field: Field) -> Option<usize> {
 impl Inst {
     /// (neg, abs, sext) input modifiers of VALU source `i`.
     pub fn source_modifiers(&self, i: usize) -> (bool, bool, bool) {
-        if self.info().flags & crate::table::INPUT_MODS == 0 {
+        let float_mods = self.info().flags & crate::table::INPUT_MODS != 0;
+        if !float_mods && self.enc != Enc::Sdwa {
             return (false, false, false);
         }
         match (self.format(), self.enc) {
             (Format::Vop3, _) => (self.bit(1, 29 + i as u32), self.bit(0, 8 + i as u32), false),
             (Format::Vop3p, _) => (false, false, false),
+            // SDWA: float ops take neg/abs, integer ops sign extension, in the same bits.
             (_, Enc::Sdwa) if i < 2 => {
                 let base = 20 + 8 * i as u32;
-                (self.bit(1, base), self.bit(1, base + 1), self.bit(1, base - 1))
+                if float_mods {
+                    (self.bit(1, base), self.bit(1, base + 1), false)
+                } else {
+                    (false, false, self.bit(1, base - 1))
+                }
             }
             (_, Enc::Dpp) if i < 2 => {
                 let base = 20 + 2 * i as u32;
