@@ -681,6 +681,9 @@ def gen_vop3(fmt, op, e, i):
 
 def gen_vop3p(fmt, op, e, i):
     b = e["base"]
+    if e["mn"].startswith(("v_mfma", "v_accvgpr", "v_mad_mix", "v_fma_mix")):
+        # op_sel_hi bits are acc/abid (MAI) or default to 0 (mix): use a zero base
+        b = with_(b, op_sel_hi=0, op_sel_hi2=0)
     out = [b]
     srcs = [f for f in ("src0", "src1", "src2") if b.get(f)]
     for regs in ((1, 257, 259, 261), (255, 511, 510, 509), (0, 256, 256, 256), (3, 1, 3, 5),
@@ -705,6 +708,10 @@ def gen_vop3p(fmt, op, e, i):
     out.append(with_(b, op_sel=7, neg_lo=7, neg_hi=7))
     out.append(with_(b, clamp=1))
     out.append(with_(b, op_sel=5, op_sel_hi=1, neg_hi=2, clamp=1))
+    if e["mn"].startswith(("v_mfma", "v_accvgpr")):
+        for k in range(8):
+            out.append(with_(b, neg_hi=k, op_sel=k, neg_lo=7 - k))
+        out.append(with_(b, op_sel_hi=3, op_sel_hi2=1, clamp=1))
     return out
 
 
@@ -897,6 +904,45 @@ def variants(target, info):
 
 
 # --------------------------------------------------------------------------------------------
+# Re-assembly check: does llvm-mc assemble its own text back to the canonical words?
+# --------------------------------------------------------------------------------------------
+
+def reassemble(target, texts):
+    """Returns, per text, ('ok', words) or ('error', message)."""
+    out = []
+    for c in range(0, len(texts), CHUNK):
+        chunk = texts[c:c + CHUNK]
+        with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as f:
+            path = f.name
+            f.write("".join(t + "\n" for t in chunk))
+        try:
+            p = subprocess.run([LLVM_MC, "-triple=amdgcn-amd-amdhsa", "-mcpu=" + target, "-show-encoding",
+                                path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        finally:
+            os.unlink(path)
+        errs = {}
+        for line in p.stderr.splitlines():
+            m = DIAG_RE.match(line)
+            if m and m.group(3) == "error":
+                errs.setdefault(int(m.group(1)), m.group(4))
+        encs = []
+        for line in p.stdout.splitlines():
+            m = ENC_RE.search(line)
+            if m:
+                encs.append(parse_enc(m.group(1)))
+        k = 0
+        for i in range(len(chunk)):
+            if i + 1 in errs:
+                out.append(("error", errs[i + 1]))
+            else:
+                out.append(("ok", encs[k]))
+                k += 1
+        if k != len(encs):
+            raise RuntimeError("assembler output mismatch")
+    return out
+
+
+# --------------------------------------------------------------------------------------------
 # main
 # --------------------------------------------------------------------------------------------
 
@@ -954,6 +1000,22 @@ def gen_target(target, log):
             inv_lines.append(h)
     outdir = os.path.join(HERE, target)
     os.makedirs(outdir, exist_ok=True)
+    # re-assembly check
+    allv = [l.split("\t") for f in FORMATS for l in per_fmt[f.name]]
+    ra = reassemble(target, [v[1] for v in allv])
+    rlines = []
+    nerr = nmis = 0
+    for v, r in zip(allv, ra):
+        want = v[2] if len(v) > 2 else v[0]
+        if r[0] == "error":
+            nerr += 1
+            rlines.append("%s\t%s\terror: %s" % (v[0], v[1], r[1]))
+        elif hexwords(r[1]) != want:
+            nmis += 1
+            rlines.append("%s\t%s\treassembles to %s" % (v[0], v[1], hexwords(r[1])))
+    with open(os.path.join(outdir, "reasm_mismatch.txt"), "w") as fh:
+        fh.write("".join(l + "\n" for l in rlines))
+    log("  re-assembly: %d texts rejected, %d assemble to other words" % (nerr, nmis))
     total = 0
     stats = []
     for f in FORMATS:
@@ -969,7 +1031,7 @@ def gen_target(target, log):
     with open(os.path.join(outdir, "invalid.txt"), "w") as fh:
         fh.write("".join(l + "\n" for l in inv_lines))
     with open(os.path.join(outdir, "opcodes.tsv"), "w") as fh:
-        fh.write("format\topcode\tmnemonic\n")
+        fh.write("# format\topcode\tmnemonic\n")
         for f in FORMATS:
             if f.opmax is None:
                 fh.write("EXP\t0\texp\n")
@@ -978,7 +1040,8 @@ def gen_target(target, log):
                 fh.write("%s\t0x%03x\t%s\n" % (f.name, op, e["mn"]))
     with open(os.path.join(outdir, "stats.txt"), "w") as fh:
         fh.write("".join(s + "\n" for s in stats))
-        fh.write("TOTAL\t%d vectors\ninvalid\t%d\n" % (total, len(inv_lines)))
+        fh.write("TOTAL\t%d vectors\ninvalid\t%d\ncrash\t%d\nreasm_rejected\t%d\nreasm_other_words\t%d\n"
+                 % (total, len(inv_lines), len(crashes), nerr, nmis))
     log("  wrote %d vectors, %d invalid, %d multi-instruction candidates dropped" % (total, len(inv_lines), multi))
 
 
