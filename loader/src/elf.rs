@@ -105,11 +105,16 @@ pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, LoadError> {
     if size > MAX_FILE_SIZE {
         return Err(LoadError::new(
             &file_name,
-            LoadErrorKind::TooLarge { size, limit: MAX_FILE_SIZE },
+            LoadErrorKind::TooLarge {
+                size,
+                limit: MAX_FILE_SIZE,
+            },
         ));
     }
     let mut bytes = Vec::with_capacity(size as usize);
-    file.take(MAX_FILE_SIZE).read_to_end(&mut bytes).map_err(io_err)?;
+    file.take(MAX_FILE_SIZE)
+        .read_to_end(&mut bytes)
+        .map_err(io_err)?;
     Ok(bytes)
 }
 
@@ -205,7 +210,11 @@ fn collect_sections<'data>(
         let header = section.elf_section_header();
         let executable = header.sh_flags(LE) & u64::from(elf::SHF_EXECINSTR) != 0;
         let has_bytes = header.sh_type(LE) != elf::SHT_NOBITS;
-        let data = if executable && has_bytes { section.data()? } else { &[] };
+        let data = if executable && has_bytes {
+            section.data()?
+        } else {
+            &[]
+        };
         out.push(Section {
             index: section.index().0,
             name: String::from_utf8_lossy(section.name_bytes()?).into_owned(),
@@ -226,7 +235,9 @@ fn collect_symbols<'data, 'file>(
         let raw = symbol.elf_symbol();
         let st_type = raw.st_type();
         // Names that do not resolve are skipped, as llvm-objdump skips them with a warning.
-        let Ok(name) = symbol.name_bytes() else { continue };
+        let Ok(name) = symbol.name_bytes() else {
+            continue;
+        };
         if name.is_empty() || st_type == elf::STT_SECTION {
             continue;
         }

@@ -33,7 +33,10 @@ pub struct LoadError {
 
 impl LoadError {
     pub fn new(file: impl Into<String>, kind: impl Into<LoadErrorKind>) -> LoadError {
-        LoadError { file: file.into(), kind: kind.into() }
+        LoadError {
+            file: file.into(),
+            kind: kind.into(),
+        }
     }
 }
 

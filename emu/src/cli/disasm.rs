@@ -25,6 +25,9 @@ pub fn run(args: &DisasmArgs) -> Result<String, CliError> {
         Some(target) => target,
         None => obj.target()?,
     };
-    let options = crate::disasm::Options { target, symbol: args.kernel.as_deref() };
+    let options = crate::disasm::Options {
+        target,
+        symbol: args.kernel.as_deref(),
+    };
     crate::disasm::disassemble(&obj, &options).map_err(|e| CliError::Input(format!("{name}: {e}")))
 }

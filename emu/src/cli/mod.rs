@@ -7,7 +7,11 @@ use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "gcnemu", version, about = "Disassemble, lint and run AMD GCN Vega (gfx9) code objects")]
+#[command(
+    name = "gcnemu",
+    version,
+    about = "Disassemble, lint and run AMD GCN Vega (gfx9) code objects"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

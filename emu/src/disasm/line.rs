@@ -61,7 +61,11 @@ pub fn data(out: &mut String, address: u64, bytes: &[u8]) {
         }
         pad_to(out, out.len(), 3 * (8 - chunk.len()) + 9);
         for &b in chunk {
-            out.push(if (0x20..0x7f).contains(&b) { b as char } else { '.' });
+            out.push(if (0x20..0x7f).contains(&b) {
+                b as char
+            } else {
+                '.'
+            });
         }
         out.push('\n');
     }
@@ -85,7 +89,12 @@ mod tests {
     #[test]
     fn instruction_text_is_padded_to_column_60() {
         let mut s = String::new();
-        instruction(&mut s, "s_load_dword s9, s[4:5], 0x4", 0x1700, &[0x42, 2, 2, 0xc0, 4, 0, 0, 0]);
+        instruction(
+            &mut s,
+            "s_load_dword s9, s[4:5], 0x4",
+            0x1700,
+            &[0x42, 2, 2, 0xc0, 4, 0, 0, 0],
+        );
         assert_eq!(
             s,
             "\ts_load_dword s9, s[4:5], 0x4                               // 000000001700: C0020242 00000004"
@@ -95,19 +104,32 @@ mod tests {
     #[test]
     fn long_text_runs_into_the_comment() {
         let mut s = String::new();
-        let text = "v_mov_b32_sdwa v1, v2 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_2";
+        let text =
+            "v_mov_b32_sdwa v1, v2 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_2";
         instruction(&mut s, text, 0x10, &[2, 0x15, 2, 0, 0xf9, 2, 2, 0x7e]);
-        assert!(s.ends_with("BYTE_2// 000000000010: 00021502 7E0202F9"), "{s}");
+        assert!(
+            s.ends_with("BYTE_2// 000000000010: 00021502 7E0202F9"),
+            "{s}"
+        );
     }
 
     #[test]
     fn undecodable_words_and_tails() {
         let mut s = String::new();
         undecodable(&mut s, 0xc, &[0, 0x40, 0xd9, 0xd3, 0xff]);
-        assert_eq!(s, format!("\t.long 0xd3d94000{}// 00000000000C: D3D94000", " ".repeat(43)));
+        assert_eq!(
+            s,
+            format!(
+                "\t.long 0xd3d94000{}// 00000000000C: D3D94000",
+                " ".repeat(43)
+            )
+        );
         s.clear();
         undecodable(&mut s, 0x30, &[1, 2]);
-        assert_eq!(s, format!("\t.byte 0x01, 0x02{}// 000000000030: 01 02", " ".repeat(43)));
+        assert_eq!(
+            s,
+            format!("\t.byte 0x01, 0x02{}// 000000000030: 01 02", " ".repeat(43))
+        );
     }
 
     #[test]

@@ -35,11 +35,18 @@ pub fn disassemble(obj: &ElfObject, options: &Options) -> Result<String, String>
         let symbols = tables
             .code_section_symbols(section.index, section.address, &section.name)
             .to_vec();
-        let mut walk = SectionWalk { section, tables: &tables, options, out: &mut out };
+        let mut walk = SectionWalk {
+            section,
+            tables: &tables,
+            options,
+            out: &mut out,
+        };
         walk.blocks(&symbols, &mut found);
     }
     match options.symbol {
-        Some(name) if !found.contains(name) => Err(format!("no symbol named {name} in a code section")),
+        Some(name) if !found.contains(name) => {
+            Err(format!("no symbol named {name} in a code section"))
+        }
         _ => Ok(out),
     }
 }
@@ -64,15 +71,21 @@ impl SectionWalk<'_, '_> {
                 continue;
             }
             found.insert(symbol.name.clone());
-            let end = symbols.get(i + 1).map_or(section_end, |next| next.address.min(section_end));
+            let end = symbols
+                .get(i + 1)
+                .map_or(section_end, |next| next.address.min(section_end));
             if start >= end {
                 continue;
             }
             if !printed_header {
                 printed_header = true;
-                self.out.push_str(&format!("\nDisassembly of section {}:\n", self.section.name));
+                self.out.push_str(&format!(
+                    "\nDisassembly of section {}:\n",
+                    self.section.name
+                ));
             }
-            self.out.push_str(&format!("\n{start:016x} <{}>:\n", symbol.name));
+            self.out
+                .push_str(&format!("\n{start:016x} <{}>:\n", symbol.name));
             let base = self.section.address;
             self.block(symbol, start - base, end - base);
         }
@@ -138,8 +151,15 @@ impl SectionWalk<'_, '_> {
     /// llvm-objdump's report for a code object v2 kernel header, which it does not decode. It
     /// prints the first 256 bytes of the section (not of the symbol), as LLVM 15 does.
     fn kernel_code_header(&mut self, name: &str) {
-        self.out.push_str(&format!("// Error in decoding {name} : Decoding failed region as bytes.\n"));
-        for b in self.section.data.iter().take(AMD_KERNEL_CODE_T_SIZE as usize) {
+        self.out.push_str(&format!(
+            "// Error in decoding {name} : Decoding failed region as bytes.\n"
+        ));
+        for b in self
+            .section
+            .data
+            .iter()
+            .take(AMD_KERNEL_CODE_T_SIZE as usize)
+        {
             self.out.push_str(&format!("\t.byte\t {b:#X}\n"));
         }
     }
@@ -184,7 +204,13 @@ mod tests {
 
     #[test]
     fn symbolized_operand_replaces_the_immediate() {
-        assert_eq!(replace_last_operand("s_branch 65534", "lbl2"), "s_branch lbl2");
-        assert_eq!(replace_last_operand("s_call_b64 s[0:1], 2", "f"), "s_call_b64 s[0:1], f");
+        assert_eq!(
+            replace_last_operand("s_branch 65534", "lbl2"),
+            "s_branch lbl2"
+        );
+        assert_eq!(
+            replace_last_operand("s_call_b64 s[0:1], 2", "f"),
+            "s_call_b64 s[0:1], f"
+        );
     }
 }

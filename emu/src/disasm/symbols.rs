@@ -36,10 +36,18 @@ impl SymbolTables {
         let by_section = obj
             .sections
             .iter()
-            .map(|sec| (sec.index, obj.section_symbols(sec.index).iter().map(info).collect()))
+            .map(|sec| {
+                (
+                    sec.index,
+                    obj.section_symbols(sec.index).iter().map(info).collect(),
+                )
+            })
             .collect();
-        let mut section_addresses: Vec<_> =
-            obj.sections.iter().map(|s| (s.address, s.size, s.index)).collect();
+        let mut section_addresses: Vec<_> = obj
+            .sections
+            .iter()
+            .map(|s| (s.address, s.size, s.index))
+            .collect();
         section_addresses.sort_by_key(|&(address, size, _)| (address, size));
         SymbolTables {
             by_section,
@@ -52,10 +60,19 @@ impl SymbolTables {
     /// The symbols of a code section as the disassembly walks them. llvm-objdump adds a dummy
     /// symbol named after the section when the first symbol's value is not 0 (it compares with
     /// 0, not with the section address); the dummy stays visible to later target look-ups.
-    pub fn code_section_symbols(&mut self, index: usize, address: u64, name: &str) -> &[SymbolInfo] {
+    pub fn code_section_symbols(
+        &mut self,
+        index: usize,
+        address: u64,
+        name: &str,
+    ) -> &[SymbolInfo] {
         let symbols = self.by_section.entry(index).or_default();
         if symbols.first().is_none_or(|s| s.address != 0) {
-            let dummy = SymbolInfo { address, name: name.to_string(), st_type: STT_FUNC };
+            let dummy = SymbolInfo {
+                address,
+                name: name.to_string(),
+                st_type: STT_FUNC,
+            };
             symbols.insert(0, dummy);
         }
         symbols
@@ -80,7 +97,9 @@ impl SymbolTables {
         } else {
             // Every section at the address of the last section starting at or before target
             // (llvm-objdump's loop keeps collecting while the address is 0, hence `first == 0`).
-            let end = self.section_addresses.partition_point(|&(a, _, _)| a <= target);
+            let end = self
+                .section_addresses
+                .partition_point(|&(a, _, _)| a <= target);
             let mut first = None;
             for &(address, _, sec) in self.section_addresses[..end].iter().rev() {
                 let first_address = *first.get_or_insert(address);
