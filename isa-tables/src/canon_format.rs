@@ -25,6 +25,9 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
             }
         }
         Format::Scratch if inst.bits(1, 16, 7) == 0x7f => keep[1] |= 0xff, // vaddr in use
+        Format::Flat | Format::Global | Format::Scratch if inst.returned_dwords().is_some() => {
+            keep[1] |= 0xff << 24 // vdst of a returning atomic
+        }
         _ => {}
     }
     let _ = Enc::Native;

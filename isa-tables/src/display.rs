@@ -33,7 +33,11 @@ impl Inst {
             return (false, false, false);
         }
         match (self.format(), self.enc) {
-            (Format::Vop3, _) => (self.bit(1, 29 + i as u32), self.bit(0, 8 + i as u32), false),
+            // VOP3B keeps sdst where VOP3A has abs.
+            (Format::Vop3, _) => {
+                let abs = !crate::syntax::is_vop3b(self) && self.bit(0, 8 + i as u32);
+                (self.bit(1, 29 + i as u32), abs, false)
+            }
             (Format::Vop3p, _) => (false, false, false),
             // SDWA: float ops take neg/abs, integer ops sign extension, in the same bits.
             (_, Enc::Sdwa) if i < 2 => {
@@ -56,6 +60,12 @@ impl Inst {
         let info = self.info();
         f.write_str(&self.mnemonic())?;
         let mut first = true;
+        if let Some(dwords) = self.returned_dwords() {
+            // flat/global atomics with glc return the old value: vdst comes first
+            f.write_str(" ")?;
+            write_register(f, self.code(Field::Vdst).unwrap_or(256), dwords, "v")?;
+            first = false;
+        }
         for slot in info.operands {
             if self.omits(slot) {
                 continue;
@@ -71,8 +81,25 @@ impl Inst {
         syntax::write_modifiers(self, f)
     }
 
+    /// For a returning (glc) flat-family atomic, the width of the value it returns.
+    pub fn returned_dwords(&self) -> Option<u8> {
+        let info = self.info();
+        if !info.format.is_flat_family() || !info.name.contains("_atomic_") || !self.bit(0, 16) {
+            return None;
+        }
+        let data = info.operands.iter().find_map(|s| match s {
+            Slot::Reg { field: Field::Vdata, dwords, .. } => Some(*dwords),
+            _ => None,
+        })?;
+        Some(if info.name.contains("cmpswap") { data / 2 } else { data })
+    }
+
     /// Operands LLVM leaves out in some encodings.
     fn omits(&self, slot: &Slot) -> bool {
+        if let (Format::Sopp, Slot::Imm(ImmKind::Uimm16)) = (self.format(), slot) {
+            // s_endpgm's immediate is printed only when set
+            return self.info().name == "s_endpgm" && self.simm16() == 0;
+        }
         match (self.format(), slot) {
             // buffer loads to LDS have no data register
             (Format::Mubuf, Slot::Reg { field: Field::Vdata, .. }) => self.bit(0, 16),
@@ -135,6 +162,7 @@ impl Inst {
         let imm = self.simm16();
         match kind {
             ImmKind::Simm16 => write!(f, "{:#x}", imm),
+            ImmKind::Uimm16 if self.info().name == "s_endpgm" => write!(f, "{imm}"),
             ImmKind::Uimm16 => syntax::write_u16(f, imm),
             ImmKind::Label => write!(f, "{}", imm),
             ImmKind::Hwreg => syntax::write_hwreg(f, imm),
