@@ -57,7 +57,6 @@ fn headers_and_symbol_lines_match_objdump() {
 }
 
 #[test]
-#[ignore = "needs the real gcn-isa decoder (issue 2); the placeholder decodes nothing"]
 fn every_line_matches_objdump() {
     for name in code_objects() {
         let (ours, expected) = disasm(&name);
