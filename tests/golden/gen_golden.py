@@ -566,7 +566,9 @@ def gen_vop12c(fmt, op, e, i, target):
     sdwa_base.update(sd)
 
     def sdwa(src=6, dst_sel=6, dst_unused=2 if name != "VOPC" else 0, clamp=0, omod=0, s0sel=6, s0sext=0,
-             s0neg=0, s0abs=0, s0s=0, s1sel=6, s1sext=0, s1neg=0, s1abs=0, s1s=0, sdst=None, vsrc1=None):
+             s0neg=0, s0abs=0, s0s=0, s1sel=None, s1sext=0, s1neg=0, s1abs=0, s1s=0, sdst=None, vsrc1=None):
+        if s1sel is None:
+            s1sel = 0 if name == "VOP1" else 6
         if name == "VOPC":
             lo = 0 if sdst is None else (0x80 | sdst) << 8
         else:
@@ -599,6 +601,8 @@ def gen_vop12c(fmt, op, e, i, target):
     out.append(sdwa(src=rot([0, 1, 101, 106, 126, 124, 108], i, 1)[0], s0s=1))
     out.append(sdwa(src=rot([0x80, 0xC1, 0xF0, 0xF2, 0xF8, 0x81, 0xEB, 0xFD], i, 1)[0], s0s=1))
     out.append(sdwa(src=255))
+    if name == "VOP1" and i % 10 == 0:
+        out.append(sdwa(s1sel=6))  # src1 bits set on a VOP1: llvm-mc 15 rejects
     if i % 25 == 0:
         out.append(sdwa(s0sel=7))
     if binary:
