@@ -75,7 +75,10 @@ fn immediate_kind(format: &str, mnemonic: &str, sample: &str) -> &'static str {
     if sample.starts_with("gpr_idx(") {
         return "GprIdxMode";
     }
-    if ["pos", "mrt", "param", "null"].iter().any(|p| sample.starts_with(p)) {
+    if ["pos", "mrt", "param", "null"]
+        .iter()
+        .any(|p| sample.starts_with(p))
+    {
         return "ExpTgt";
     }
     if sample.starts_with("attr") {
@@ -110,7 +113,11 @@ fn main() {
             continue;
         }
         let cols: Vec<&str> = line.split('\t').collect();
-        assert!(cols.len() >= 5, "gfx9-ops.tsv:{}: expected 6 columns", n + 1);
+        assert!(
+            cols.len() >= 5,
+            "gfx9-ops.tsv:{}: expected 6 columns",
+            n + 1
+        );
         let format = FORMATS
             .iter()
             .position(|f| *f == cols[0])
@@ -141,10 +148,17 @@ fn main() {
             let kind = if let Some(fixed) = tok.strip_prefix('=') {
                 format!("Slot::Fixed(\"{fixed}\")")
             } else if let Some(sample) = tok.strip_prefix('?') {
-                format!("Slot::Imm(ImmKind::{})", immediate_kind(cols[0], cols[2], sample))
+                format!(
+                    "Slot::Imm(ImmKind::{})",
+                    immediate_kind(cols[0], cols[2], sample)
+                )
             } else {
                 let (field, dwords) = tok.split_once(':').expect("field:dwords");
-                let field = if cols[0] == "EXP" && field == "vsrc1" { "vsrc1_exp" } else { field };
+                let field = if cols[0] == "EXP" && field == "vsrc1" {
+                    "vsrc1_exp"
+                } else {
+                    field
+                };
                 format!(
                     "Slot::Reg {{ field: Field::{}, dwords: {}, class: ImmClass::{} }}",
                     field_variant(field),
@@ -155,7 +169,12 @@ fn main() {
             write!(slots, "{kind}, ").unwrap();
         }
         let mut flags = 0u8;
-        for f in cols.get(6).unwrap_or(&"").split(',').filter(|f| !f.is_empty()) {
+        for f in cols
+            .get(6)
+            .unwrap_or(&"")
+            .split(',')
+            .filter(|f| !f.is_empty())
+        {
             flags |= match f {
                 "opsel" => 1,
                 "mods" => 2,
@@ -184,7 +203,13 @@ fn main() {
         starts[f] = rows.iter().position(|r| r.0 >= f).unwrap_or(rows.len());
     }
     starts[FORMATS.len()] = rows.len();
-    writeln!(out, "pub(crate) static FORMAT_START: [u16; {}] = {:?};", starts.len(), starts).unwrap();
+    writeln!(
+        out,
+        "pub(crate) static FORMAT_START: [u16; {}] = {:?};",
+        starts.len(),
+        starts
+    )
+    .unwrap();
 
     let dest = Path::new(&env::var("OUT_DIR").unwrap()).join("ops.rs");
     fs::write(dest, out).unwrap();

@@ -23,26 +23,54 @@ fn modifier_masks(inst: &Inst) -> [u32; 2] {
         Format::Smem => {
             let imm = w0 & (1 << 17) != 0;
             let soe = w0 & (1 << 14) != 0;
-            let mut w1 = if imm { 0x001f_ffff } else if soe { 0 } else { 0x7f };
+            let mut w1 = if imm {
+                0x001f_ffff
+            } else if soe {
+                0
+            } else {
+                0x7f
+            };
             if soe {
                 w1 |= 0xfe00_0000;
             }
-            [0xfffc_0000 | (1 << 17) | (1 << 16) | (1 << 15) | (1 << 14), w1]
+            [
+                0xfffc_0000 | (1 << 17) | (1 << 16) | (1 << 15) | (1 << 14),
+                w1,
+            ]
         }
         Format::Vop2 | Format::Vop1 | Format::Vopc => match inst.enc {
             Enc::Native => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0],
-            Enc::Sdwa if inst.format() == Format::Vopc => {
-                [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0xffbf_dfff]
-            }
-            Enc::Sdwa => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0xffbf_ffff],
-            Enc::Dpp => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0xfff9_ffff],
+            Enc::Sdwa if inst.format() == Format::Vopc => [
+                0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff,
+                0xffbf_dfff,
+            ],
+            Enc::Sdwa => [
+                0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff,
+                0xffbf_ffff,
+            ],
+            Enc::Dpp => [
+                0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff,
+                0xfff9_ffff,
+            ],
         },
         Format::Vop3 => {
             let flags = inst.info().flags;
             let vop3b = crate::syntax::is_vop3b(inst);
-            let op_sel = if flags & crate::table::OP_SEL != 0 && !vop3b { 0x7800 } else { 0 };
-            let abs = if flags & crate::table::INPUT_MODS != 0 && !vop3b { 0x700 } else { 0 };
-            let neg = if flags & crate::table::INPUT_MODS != 0 { 0xe000_0000 } else { 0 };
+            let op_sel = if flags & crate::table::OP_SEL != 0 && !vop3b {
+                0x7800
+            } else {
+                0
+            };
+            let abs = if flags & crate::table::INPUT_MODS != 0 && !vop3b {
+                0x700
+            } else {
+                0
+            };
+            let neg = if flags & crate::table::INPUT_MODS != 0 {
+                0xe000_0000
+            } else {
+                0
+            };
             [0xffff_8000 | op_sel | abs, 0x1800_0000 | neg]
         }
         Format::Vop3p => [0xffff_ff00, 0xf800_0000],
@@ -51,7 +79,9 @@ fn modifier_masks(inst: &Inst) -> [u32; 2] {
         Format::Mubuf => [0xfc00_0000 | (0x7f << 18) | 0x3_ffff, 1 << 23],
         Format::Mtbuf => [0xffff_ffff, (1 << 22) | (1 << 23)],
         Format::Mimg => [0xfc00_0000 | (0x7f << 18) | (1 << 25) | 0x3_ff00, 1 << 31],
-        Format::Flat | Format::Global | Format::Scratch => [0xfc00_0000 | (0x7f << 18) | 0x3_ffff, 0],
+        Format::Flat | Format::Global | Format::Scratch => {
+            [0xfc00_0000 | (0x7f << 18) | 0x3_ffff, 0]
+        }
         Format::Exp => [0xfc00_1fff, 0],
     }
 }
@@ -80,7 +110,12 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
     let mut literal_class = None;
 
     for slot in info.operands {
-        let Slot::Reg { field, dwords, class } = *slot else {
+        let Slot::Reg {
+            field,
+            dwords,
+            class,
+        } = *slot
+        else {
             if let Slot::Imm(ImmKind::Literal) = slot {
                 uses_literal = true;
             }
@@ -89,7 +124,9 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
         let m = field_mask(inst, field);
         keep[0] |= m[0];
         keep[1] |= m[1];
-        let Some(loc) = fields::locate(format, inst.enc, field) else { continue };
+        let Some(loc) = fields::locate(format, inst.enc, field) else {
+            continue;
+        };
         let code = inst.code(field).unwrap_or(0);
         let dwords = inst.operand_dwords(field, dwords);
         let sdwa_sgpr = inst.enc == Enc::Sdwa && code < 256;
@@ -124,7 +161,11 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
 
     // A literal LLVM would print as an inline constant is re-encoded as that constant.
     if let (Some(lit), Some(class)) = (inst.literal, literal_class) {
-        if !info.operands.iter().any(|s| matches!(s, Slot::Imm(ImmKind::Literal))) {
+        if !info
+            .operands
+            .iter()
+            .any(|s| matches!(s, Slot::Imm(ImmKind::Literal)))
+        {
             if let Some(code) = operand::literal_as_inline(lit, class) {
                 for slot in info.operands {
                     if let Slot::Reg { field, .. } = *slot {

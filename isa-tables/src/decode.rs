@@ -7,7 +7,9 @@ use crate::table::{lookup, op_info, Field, Format, ImmClass, ImmKind, Slot};
 use crate::{DecodeError, DecodeErrorKind, Target};
 
 fn word(bytes: &[u8], i: usize) -> Option<u32> {
-    bytes.get(4 * i..4 * i + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    bytes
+        .get(4 * i..4 * i + 4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
 /// The format of a first word and the value of its opcode field.
@@ -50,14 +52,23 @@ fn err(offset: usize, kind: DecodeErrorKind) -> DecodeError {
 /// Decodes the instruction at the start of `bytes` for `target`.
 pub fn decode(bytes: &[u8], target: Target) -> Result<Inst, DecodeError> {
     let truncated = |needed: usize| {
-        err(0, DecodeErrorKind::Truncated { needed, available: bytes.len() })
+        err(
+            0,
+            DecodeErrorKind::Truncated {
+                needed,
+                available: bytes.len(),
+            },
+        )
     };
     let w0 = word(bytes, 0).ok_or_else(|| truncated(4))?;
     let (format, opcode) =
         classify(w0).ok_or(err(0, DecodeErrorKind::UnknownEncoding { word: w0 }))?;
     let op = lookup(format, opcode, target).ok_or(err(
         0,
-        DecodeErrorKind::InvalidOpcode { format: format.name(), opcode },
+        DecodeErrorKind::InvalidOpcode {
+            format: format.name(),
+            opcode,
+        },
     ))?;
     let info = op_info(op);
 
@@ -69,7 +80,13 @@ pub fn decode(bytes: &[u8], target: Target) -> Result<Inst, DecodeError> {
             _ => {}
         }
     }
-    let mut inst = Inst { op, enc, words: [w0, 0], literal: None, len: 4 };
+    let mut inst = Inst {
+        op,
+        enc,
+        words: [w0, 0],
+        literal: None,
+        len: 4,
+    };
     let n = inst.base_dwords();
     if n == 2 {
         inst.words[1] = word(bytes, 1).ok_or_else(|| truncated(8))?;
@@ -94,9 +111,13 @@ fn needs_literal(inst: &Inst) -> bool {
     inst.info().operands.iter().any(|s| match *s {
         Slot::Imm(ImmKind::Literal) => true,
         Slot::Reg { field, .. } => {
-            let Some(l) = fields::locate(format, inst.enc, field) else { return false };
+            let Some(l) = fields::locate(format, inst.enc, field) else {
+                return false;
+            };
             // Only 8- and 9-bit source fields can name the literal.
-            l.kind == Kind::Code && l.bits >= 8 && fields::get(&inst.words, l) == LITERAL
+            l.kind == Kind::Code
+                && l.bits >= 8
+                && fields::get(&inst.words, l) == LITERAL
                 && !matches!(field, Field::VdstSgpr | Field::Sdst)
         }
         _ => false,

@@ -73,7 +73,11 @@ impl Inst {
             f.write_str(if first { " " } else { ", " })?;
             first = false;
             match *slot {
-                Slot::Reg { field, dwords, class } => self.write_reg_slot(f, field, dwords, class)?,
+                Slot::Reg {
+                    field,
+                    dwords,
+                    class,
+                } => self.write_reg_slot(f, field, dwords, class)?,
                 Slot::Fixed(text) => self.write_fixed(f, text)?,
                 Slot::Imm(kind) => self.write_imm(f, kind)?,
             }
@@ -88,10 +92,18 @@ impl Inst {
             return None;
         }
         let data = info.operands.iter().find_map(|s| match s {
-            Slot::Reg { field: Field::Vdata, dwords, .. } => Some(*dwords),
+            Slot::Reg {
+                field: Field::Vdata,
+                dwords,
+                ..
+            } => Some(*dwords),
             _ => None,
         })?;
-        Some(if info.name.contains("cmpswap") { data / 2 } else { data })
+        Some(if info.name.contains("cmpswap") {
+            data / 2
+        } else {
+            data
+        })
     }
 
     /// Operands LLVM leaves out in some encodings.
@@ -102,7 +114,13 @@ impl Inst {
         }
         match (self.format(), slot) {
             // buffer loads to LDS have no data register
-            (Format::Mubuf, Slot::Reg { field: Field::Vdata, .. }) => self.bit(0, 16),
+            (
+                Format::Mubuf,
+                Slot::Reg {
+                    field: Field::Vdata,
+                    ..
+                },
+            ) => self.bit(0, 16),
             _ => false,
         }
     }
@@ -112,7 +130,11 @@ impl Inst {
             // scratch: the address is a VGPR unless an SGPR supplies it
             return write_register(f, self.code(Field::Vaddr).unwrap_or(256), 1, "v");
         }
-        if text == "vcc" && self.format() == Format::Vopc && self.enc == Enc::Sdwa && self.bit(1, 15) {
+        if text == "vcc"
+            && self.format() == Format::Vopc
+            && self.enc == Enc::Sdwa
+            && self.bit(1, 15)
+        {
             // gfx9 SDWA compares may write any SGPR pair (SD bit).
             let code = ((self.words[1] >> 8) & 0x7f) as u16;
             return write_register(f, operand::align_scalar(code, 2), 2, "v");
@@ -120,13 +142,24 @@ impl Inst {
         f.write_str(text)
     }
 
-    fn write_reg_slot(&self, f: &mut impl Write, field: Field, dwords: u8, class: ImmClass) -> fmt::Result {
+    fn write_reg_slot(
+        &self,
+        f: &mut impl Write,
+        field: Field,
+        dwords: u8,
+        class: ImmClass,
+    ) -> fmt::Result {
         let code = self.code(field).unwrap_or(0);
         let dwords = self.operand_dwords(field, dwords);
         let class = effective_class(class, dwords);
-        let (neg, abs, sext) = source_index(field).map(|i| self.source_modifiers(i)).unwrap_or_default();
+        let (neg, abs, sext) = source_index(field)
+            .map(|i| self.source_modifiers(i))
+            .unwrap_or_default();
         let is_imm = operand::is_inline_constant(code) || code == operand::LITERAL;
-        let agpr = matches!(field, Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr);
+        let agpr = matches!(
+            field,
+            Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr
+        );
         if neg {
             f.write_str(if is_imm && !abs { "neg(" } else { "-" })?;
         }

@@ -25,7 +25,12 @@ pub struct Loc {
 }
 
 const fn loc(word: u8, lo: u8, bits: u8, kind: Kind) -> Option<Loc> {
-    Some(Loc { word, lo, bits, kind })
+    Some(Loc {
+        word,
+        lo,
+        bits,
+        kind,
+    })
 }
 
 /// VOP1/VOP2/VOPC can be encoded natively, or with an SDWA or DPP control word.

@@ -92,7 +92,10 @@ impl Inst {
 
     /// The canonical encoding as bytes.
     pub fn encode(&self) -> Vec<u8> {
-        self.encode_words().iter().flat_map(|w| w.to_le_bytes()).collect()
+        self.encode_words()
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect()
     }
 
     /// The operand code held by `field`, if this encoding has it.
@@ -100,12 +103,20 @@ impl Inst {
         if self.enc == Enc::Sdwa && field == Field::Vsrc1 {
             // SDWA: vsrc1 is an SGPR when the S1 bit (word 1, bit 31) is set.
             let raw = ((self.words[0] >> 9) & 0xff) as u16;
-            return Some(if self.words[1] & (1 << 31) != 0 { raw } else { 256 + raw });
+            return Some(if self.words[1] & (1 << 31) != 0 {
+                raw
+            } else {
+                256 + raw
+            });
         }
         if self.enc == Enc::Sdwa && field == Field::Src0 {
             // SDWA: src0 is an SGPR when the S0 bit (word 1, bit 23) is set.
             let raw = (self.words[1] & 0xff) as u16;
-            return Some(if self.words[1] & (1 << 23) != 0 { raw } else { 256 + raw });
+            return Some(if self.words[1] & (1 << 23) != 0 {
+                raw
+            } else {
+                256 + raw
+            });
         }
         fields::locate(self.format(), self.enc, field).map(|l| fields::get(&self.words, l))
     }
@@ -143,8 +154,11 @@ impl Inst {
         self.info().operands.iter().filter_map(move |s| match *s {
             Slot::Reg { field, dwords, .. } => {
                 let code = self.code(field)?;
-                (!operand::is_inline_constant(code) && code != operand::LITERAL)
-                    .then_some((field, code, self.operand_dwords(field, dwords)))
+                (!operand::is_inline_constant(code) && code != operand::LITERAL).then_some((
+                    field,
+                    code,
+                    self.operand_dwords(field, dwords),
+                ))
             }
             _ => None,
         })
@@ -154,7 +168,9 @@ impl Inst {
     pub fn operand_dwords(&self, field: Field, table_dwords: u8) -> u8 {
         match (self.format(), field) {
             // global: a 64-bit address unless an SGPR base supplies it
-            (Format::Global, Field::Vaddr) => return if self.bits(1, 16, 7) == 0x7f { 2 } else { 1 },
+            (Format::Global, Field::Vaddr) => {
+                return if self.bits(1, 16, 7) == 0x7f { 2 } else { 1 }
+            }
             // buffers: index and offset together take two VGPRs
             (Format::Mubuf | Format::Mtbuf, Field::Vaddr) => {
                 return if self.bits(0, 12, 2) == 3 { 2 } else { 1 }

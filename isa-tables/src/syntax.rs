@@ -35,7 +35,10 @@ pub fn hwreg_name(id: u16) -> Option<&'static str> {
 }
 
 pub fn hwreg_id(name: &str) -> Option<u16> {
-    HWREG_NAMES.iter().find(|(_, n)| *n == name).map(|(i, _)| *i)
+    HWREG_NAMES
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(i, _)| *i)
 }
 
 /// `hwreg(ID[, OFFSET, SIZE])`: id bits [5:0], offset [10:6], size-1 [15:11].
@@ -205,7 +208,9 @@ pub fn write_exp_target(f: &mut impl Write, tgt: u32) -> fmt::Result {
     }
 }
 
-const SDWA_SEL: [&str; 8] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "SEL_7"];
+const SDWA_SEL: [&str; 8] = [
+    "BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "SEL_7",
+];
 // LLVM prints the reserved value 3 as UNUSED_PAD.
 const DST_UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD"];
 
@@ -251,7 +256,14 @@ fn write_bits_list(f: &mut impl Write, name: &str, v: u32, n: usize) -> fmt::Res
 
 pub fn write_dpp_ctrl(f: &mut impl Write, c: u32) -> fmt::Result {
     match c {
-        0x000..=0x0ff => write!(f, " quad_perm:[{},{},{},{}]", c & 3, (c >> 2) & 3, (c >> 4) & 3, (c >> 6) & 3),
+        0x000..=0x0ff => write!(
+            f,
+            " quad_perm:[{},{},{},{}]",
+            c & 3,
+            (c >> 2) & 3,
+            (c >> 4) & 3,
+            (c >> 6) & 3
+        ),
         0x101..=0x10f => write!(f, " row_shl:{}", c - 0x100),
         0x111..=0x11f => write!(f, " row_shr:{}", c - 0x110),
         0x121..=0x12f => write!(f, " row_ror:{}", c - 0x120),
@@ -273,15 +285,32 @@ pub fn dpp_ctrl_valid(c: u32) -> bool {
 }
 
 const DFMT: [&str; 16] = [
-    "BUF_DATA_FORMAT_INVALID", "BUF_DATA_FORMAT_8", "BUF_DATA_FORMAT_16", "BUF_DATA_FORMAT_8_8",
-    "BUF_DATA_FORMAT_32", "BUF_DATA_FORMAT_16_16", "BUF_DATA_FORMAT_10_11_11", "BUF_DATA_FORMAT_11_11_10",
-    "BUF_DATA_FORMAT_10_10_10_2", "BUF_DATA_FORMAT_2_10_10_10", "BUF_DATA_FORMAT_8_8_8_8",
-    "BUF_DATA_FORMAT_32_32", "BUF_DATA_FORMAT_16_16_16_16", "BUF_DATA_FORMAT_32_32_32",
-    "BUF_DATA_FORMAT_32_32_32_32", "BUF_DATA_FORMAT_RESERVED_15",
+    "BUF_DATA_FORMAT_INVALID",
+    "BUF_DATA_FORMAT_8",
+    "BUF_DATA_FORMAT_16",
+    "BUF_DATA_FORMAT_8_8",
+    "BUF_DATA_FORMAT_32",
+    "BUF_DATA_FORMAT_16_16",
+    "BUF_DATA_FORMAT_10_11_11",
+    "BUF_DATA_FORMAT_11_11_10",
+    "BUF_DATA_FORMAT_10_10_10_2",
+    "BUF_DATA_FORMAT_2_10_10_10",
+    "BUF_DATA_FORMAT_8_8_8_8",
+    "BUF_DATA_FORMAT_32_32",
+    "BUF_DATA_FORMAT_16_16_16_16",
+    "BUF_DATA_FORMAT_32_32_32",
+    "BUF_DATA_FORMAT_32_32_32_32",
+    "BUF_DATA_FORMAT_RESERVED_15",
 ];
 const NFMT: [&str; 8] = [
-    "BUF_NUM_FORMAT_UNORM", "BUF_NUM_FORMAT_SNORM", "BUF_NUM_FORMAT_USCALED", "BUF_NUM_FORMAT_SSCALED",
-    "BUF_NUM_FORMAT_UINT", "BUF_NUM_FORMAT_SINT", "BUF_NUM_FORMAT_RESERVED_6", "BUF_NUM_FORMAT_FLOAT",
+    "BUF_NUM_FORMAT_UNORM",
+    "BUF_NUM_FORMAT_SNORM",
+    "BUF_NUM_FORMAT_USCALED",
+    "BUF_NUM_FORMAT_SSCALED",
+    "BUF_NUM_FORMAT_UINT",
+    "BUF_NUM_FORMAT_SINT",
+    "BUF_NUM_FORMAT_RESERVED_6",
+    "BUF_NUM_FORMAT_FLOAT",
 ];
 
 /// The trailing modifiers of each format.
@@ -318,7 +347,12 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             Enc::Dpp => {
                 let w1 = inst.words[1];
                 write_dpp_ctrl(f, (w1 >> 8) & 0x1ff)?;
-                write!(f, " row_mask:{:#x} bank_mask:{:#x}", w1 >> 28, (w1 >> 24) & 0xf)?;
+                write!(
+                    f,
+                    " row_mask:{:#x} bank_mask:{:#x}",
+                    w1 >> 28,
+                    (w1 >> 24) & 0xf
+                )?;
                 flag(f, w1 & (1 << 19) != 0, "bound_ctrl:1")
             }
         },
@@ -354,7 +388,10 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
         }
         Format::Ds => {
             let (o0, o1) = (w0 & 0xff, (w0 >> 8) & 0xff);
-            let two = inst.info().name.contains('2') && (inst.info().name.contains("read2") || inst.info().name.contains("write2") || inst.info().name.contains("wrxchg2"));
+            let two = inst.info().name.contains('2')
+                && (inst.info().name.contains("read2")
+                    || inst.info().name.contains("write2")
+                    || inst.info().name.contains("wrxchg2"));
             if two {
                 if o0 != 0 {
                     write!(f, " offset0:{o0}")?;
@@ -387,7 +424,11 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
                 write!(f, " offset:{}", w0 & 0xfff)?;
             }
             flag(f, b0(14), "glc")?;
-            let slc = if inst.format() == Format::Mtbuf { inst.words[1] & (1 << 22) != 0 } else { b0(17) };
+            let slc = if inst.format() == Format::Mtbuf {
+                inst.words[1] & (1 << 22) != 0
+            } else {
+                b0(17)
+            };
             flag(f, slc, "slc")?;
             if inst.format() == Format::Mubuf {
                 flag(f, b0(16), "lds")?;
@@ -409,7 +450,11 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
         }
         Format::Flat | Format::Global | Format::Scratch => {
             let raw = w0 & 0x1fff;
-            let off = if inst.format() == Format::Flat { raw as i32 } else { ((raw << 19) as i32) >> 19 };
+            let off = if inst.format() == Format::Flat {
+                raw as i32
+            } else {
+                ((raw << 19) as i32) >> 19
+            };
             if off != 0 {
                 write!(f, " offset:{off}")?;
             }
@@ -427,7 +472,15 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
 }
 
 pub fn is_vop3b(inst: &Inst) -> bool {
-    inst.info().operands.iter().any(|s| matches!(s, Slot::Reg { field: crate::table::Field::Sdst, .. }))
+    inst.info().operands.iter().any(|s| {
+        matches!(
+            s,
+            Slot::Reg {
+                field: crate::table::Field::Sdst,
+                ..
+            }
+        )
+    })
 }
 
 /// ds_swizzle_b32's offset, in LLVM's `swizzle(...)` notation where it has one.
@@ -438,7 +491,14 @@ pub fn write_swizzle(f: &mut impl Write, off: u32) -> fmt::Result {
     if off & 0x8000 != 0 {
         // QDMode: four 2-bit lane selects.
         let l = |i: u32| (off >> (2 * i)) & 3;
-        return write!(f, " offset:swizzle(QUAD_PERM,{},{},{},{})", l(0), l(1), l(2), l(3));
+        return write!(
+            f,
+            " offset:swizzle(QUAD_PERM,{},{},{},{})",
+            l(0),
+            l(1),
+            l(2),
+            l(3)
+        );
     }
     let and_mask = off & 0x1f;
     let or_mask = (off >> 5) & 0x1f;

@@ -133,7 +133,11 @@ pub enum ImmKind {
 /// One printed operand of an instruction, in LLVM's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Slot {
-    Reg { field: Field, dwords: u8, class: ImmClass },
+    Reg {
+        field: Field,
+        dwords: u8,
+        class: ImmClass,
+    },
     Imm(ImmKind),
     /// A register LLVM prints but the encoding implies (`vcc` of VOP2 carry ops, `off`).
     Fixed(&'static str),
@@ -161,7 +165,10 @@ pub const INPUT_MODS: u8 = 2;
 impl OpInfo {
     /// The mnemonic without LLVM's encoding suffix (`_e32`, `_e64`).
     pub fn base_name(&self) -> &'static str {
-        self.name.strip_suffix("_e32").or_else(|| self.name.strip_suffix("_e64")).unwrap_or(self.name)
+        self.name
+            .strip_suffix("_e32")
+            .or_else(|| self.name.strip_suffix("_e64"))
+            .unwrap_or(self.name)
     }
 }
 

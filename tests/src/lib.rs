@@ -16,7 +16,9 @@ pub fn golden_dir() -> PathBuf {
 }
 
 fn parse_words(s: &str) -> Vec<u32> {
-    s.split_whitespace().map(|w| u32::from_str_radix(w, 16).expect("hex word")).collect()
+    s.split_whitespace()
+        .map(|w| u32::from_str_radix(w, 16).expect("hex word"))
+        .collect()
 }
 
 /// Reads `golden/<target>/<format>.txt`.
@@ -28,8 +30,16 @@ pub fn read_vectors(path: &Path) -> Vec<Vector> {
         .map(|(i, l)| {
             let cols: Vec<&str> = l.split('\t').collect();
             let words = parse_words(cols[0]);
-            let canonical = cols.get(2).map(|c| parse_words(c)).unwrap_or_else(|| words.clone());
-            Vector { words, text: cols.get(1).unwrap_or(&"").to_string(), canonical, line: i + 1 }
+            let canonical = cols
+                .get(2)
+                .map(|c| parse_words(c))
+                .unwrap_or_else(|| words.clone());
+            Vector {
+                words,
+                text: cols.get(1).unwrap_or(&"").to_string(),
+                canonical,
+                line: i + 1,
+            }
         })
         .collect()
 }

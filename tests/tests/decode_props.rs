@@ -23,22 +23,45 @@ fn random_words_keep_the_decoder_invariants() {
         // Bias the first word toward the encodings' fixed prefixes so every format is reached.
         let mut w0 = rng.next();
         if i % 2 == 0 {
-            let prefixes = [0x8000_0000, 0xb000_0000, 0xbe80_0000, 0xbf00_0000, 0xbf80_0000, 0xc000_0000,
-                0xc400_0000, 0xd000_0000, 0xd380_0000, 0xd400_0000, 0xd800_0000, 0xdc00_0000,
-                0xe000_0000, 0xe800_0000, 0xf000_0000, 0x7c00_0000, 0x7e00_0000];
+            let prefixes = [
+                0x8000_0000,
+                0xb000_0000,
+                0xbe80_0000,
+                0xbf00_0000,
+                0xbf80_0000,
+                0xc000_0000,
+                0xc400_0000,
+                0xd000_0000,
+                0xd380_0000,
+                0xd400_0000,
+                0xd800_0000,
+                0xdc00_0000,
+                0xe000_0000,
+                0xe800_0000,
+                0xf000_0000,
+                0x7c00_0000,
+                0x7e00_0000,
+            ];
             let p = prefixes[(rng.next() as usize) % prefixes.len()];
-            let keep = if p >= 0xc000_0000 && p != 0xbf80_0000 { 0x03ff_ffff } else { 0x007f_ffff };
+            let keep = if p >= 0xc000_0000 && p != 0xbf80_0000 {
+                0x03ff_ffff
+            } else {
+                0x007f_ffff
+            };
             w0 = p | (w0 & keep);
         }
         let words = [w0, rng.next(), rng.next()];
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         for target in [Target::Gfx900, Target::Gfx906, Target::Gfx908] {
-            let Ok(inst) = decode(&bytes, target) else { continue };
+            let Ok(inst) = decode(&bytes, target) else {
+                continue;
+            };
             decoded += 1;
             let text = inst.to_string();
             let canonical = inst.encode();
-            let again = decode(&canonical, target)
-                .unwrap_or_else(|e| panic!("{words:08x?} `{text}`: canonical {canonical:02x?} fails: {e}"));
+            let again = decode(&canonical, target).unwrap_or_else(|e| {
+                panic!("{words:08x?} `{text}`: canonical {canonical:02x?} fails: {e}")
+            });
             assert_eq!(again.encode(), canonical, "{words:08x?} `{text}`");
             assert_eq!(again.to_string(), text, "{words:08x?}");
             // Every proper prefix is truncated input, never a panic or a wrong instruction.
@@ -50,5 +73,8 @@ fn random_words_keep_the_decoder_invariants() {
             }
         }
     }
-    assert!(decoded > 50_000, "only {decoded} of the sampled words decode");
+    assert!(
+        decoded > 50_000,
+        "only {decoded} of the sampled words decode"
+    );
 }

@@ -10,11 +10,16 @@ fn check_target(target: Target) -> Vec<String> {
     let dir = golden_dir().join(target.name());
     let mut failures = Vec::new();
     let mut summary = BTreeMap::new();
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
     for path in files {
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
-        if path.extension().map(|e| e != "txt").unwrap_or(true) || name.chars().any(|c| c.is_ascii_lowercase()) {
+        if path.extension().map(|e| e != "txt").unwrap_or(true)
+            || name.chars().any(|c| c.is_ascii_lowercase())
+        {
             continue;
         }
         let (mut ok, mut total) = (0, 0);
@@ -28,7 +33,11 @@ fn check_target(target: Target) -> Vec<String> {
                     if text != v.text {
                         Some(format!("text `{text}`"))
                     } else if inst.encode() != to_bytes(&v.canonical) {
-                        Some(format!("encodes to {:08x?} not {:08x?}", inst.encode_words(), v.canonical))
+                        Some(format!(
+                            "encodes to {:08x?} not {:08x?}",
+                            inst.encode_words(),
+                            v.canonical
+                        ))
                     } else if inst.len() != bytes.len() {
                         Some(format!("length {} != {}", inst.len(), bytes.len()))
                     } else {
@@ -38,7 +47,10 @@ fn check_target(target: Target) -> Vec<String> {
             };
             match problem {
                 None => ok += 1,
-                Some(p) => failures.push(format!("{target} {name}:{} {:08x?} `{}`: {p}", v.line, v.words, v.text)),
+                Some(p) => failures.push(format!(
+                    "{target} {name}:{} {:08x?} `{}`: {p}",
+                    v.line, v.words, v.text
+                )),
             }
         }
         summary.insert(name, (ok, total));
@@ -55,7 +67,10 @@ fn check_invalid(target: Target) -> Vec<String> {
     for v in read_vectors(&path) {
         if let Ok(inst) = decode(&to_bytes(&v.words), target) {
             if inst.len() == 4 * v.words.len() {
-                failures.push(format!("{target} invalid:{} {:08x?} decoded as `{inst}`", v.line, v.words));
+                failures.push(format!(
+                    "{target} invalid:{} {:08x?} decoded as `{inst}`",
+                    v.line, v.words
+                ));
             }
         }
     }
@@ -89,10 +104,20 @@ fn golden_vectors_match_llvm() {
         std::fs::write(path, failures.join("\n")).unwrap();
     }
     let known = known_failures();
-    let new: Vec<&String> = failures.iter().filter(|f| !known.contains(&failure_key(f))).collect();
+    let new: Vec<&String> = failures
+        .iter()
+        .filter(|f| !known.contains(&failure_key(f)))
+        .collect();
     for f in new.iter().take(40) {
         eprintln!("{f}");
     }
-    eprintln!("{} vectors in known-failures.txt still disagree", failures.len() - new.len());
-    assert!(new.is_empty(), "{} golden vectors disagree with LLVM (not in known-failures.txt)", new.len());
+    eprintln!(
+        "{} vectors in known-failures.txt still disagree",
+        failures.len() - new.len()
+    );
+    assert!(
+        new.is_empty(),
+        "{} golden vectors disagree with LLVM (not in known-failures.txt)",
+        new.len()
+    );
 }
