@@ -3,7 +3,7 @@
 use crate::fields::{self, Enc, Kind};
 use crate::inst::Inst;
 use crate::operand::{self, LITERAL};
-use crate::table::{lookup, op_info, Field, Format, ImmClass, ImmKind, Slot};
+use crate::table::{lookup, Field, Format, ImmClass, ImmKind, Slot};
 use crate::{DecodeError, DecodeErrorKind, Target};
 
 fn word(bytes: &[u8], i: usize) -> Option<u32> {
@@ -70,8 +70,6 @@ pub fn decode(bytes: &[u8], target: Target) -> Result<Inst, DecodeError> {
             opcode,
         },
     ))?;
-    let info = op_info(op);
-
     let mut enc = Enc::Native;
     if matches!(format, Format::Vop1 | Format::Vop2 | Format::Vopc) {
         match (w0 & 0x1ff) as u16 {

@@ -34,13 +34,6 @@ pub fn hwreg_name(id: u16) -> Option<&'static str> {
     HWREG_NAMES.iter().find(|(i, _)| *i == id).map(|(_, n)| *n)
 }
 
-pub fn hwreg_id(name: &str) -> Option<u16> {
-    HWREG_NAMES
-        .iter()
-        .find(|(_, n)| *n == name)
-        .map(|(i, _)| *i)
-}
-
 /// `hwreg(ID[, OFFSET, SIZE])`: id bits [5:0], offset [10:6], size-1 [15:11].
 pub fn write_hwreg(f: &mut impl Write, imm: u16) -> fmt::Result {
     let id = imm & 0x3f;
@@ -277,11 +270,6 @@ pub fn write_dpp_ctrl(f: &mut impl Write, c: u32) -> fmt::Result {
         0x143 => f.write_str(" row_bcast:31"),
         _ => f.write_str(" /* Invalid dpp_ctrl value */"),
     }
-}
-
-/// Is `c` a dpp_ctrl value the hardware defines?
-pub fn dpp_ctrl_valid(c: u32) -> bool {
-    matches!(c, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x130 | 0x134 | 0x138 | 0x13c | 0x140..=0x143)
 }
 
 const DFMT: [&str; 16] = [
