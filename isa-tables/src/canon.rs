@@ -40,10 +40,18 @@ fn modifier_masks(inst: &Inst) -> [u32; 2] {
         }
         Format::Vop2 | Format::Vop1 | Format::Vopc => match inst.enc {
             Enc::Native => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0],
-            Enc::Sdwa if inst.format() == Format::Vopc => [
-                0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff,
-                0xffbf_dfff,
-            ],
+            // VOPC SDWA: [14:8] is the SGPR-pair destination when SD (bit 15) is set, else unused.
+            Enc::Sdwa if inst.format() == Format::Vopc => {
+                let sdst = if inst.words[1] & (1 << 15) != 0 {
+                    0x7f00
+                } else {
+                    0
+                };
+                [
+                    0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff,
+                    0xffbf_80ff | sdst,
+                ]
+            }
             Enc::Sdwa => [
                 0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff,
                 0xffbf_ffff,
