@@ -1,6 +1,5 @@
 //! Format-specific canonicalisation rules (which fields LLVM ignores or rejects).
 
-use crate::fields::Enc;
 use crate::inst::Inst;
 use crate::table::{Field, Format};
 
@@ -30,6 +29,5 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
         }
         _ => {}
     }
-    let _ = Enc::Native;
     Ok(())
 }

@@ -323,8 +323,6 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
                     write_clamp_omod(f, w1 & (1 << 13) != 0, (w1 >> 14) & 3)?;
                     write!(f, " dst_sel:{}", SDWA_SEL[((w1 >> 8) & 7) as usize])?;
                     write!(f, " dst_unused:{}", DST_UNUSED[((w1 >> 11) & 3) as usize])?;
-                } else {
-                    flag(f, w1 & (1 << 13) != 0 && false, "clamp")?;
                 }
                 write!(f, " src0_sel:{}", SDWA_SEL[((w1 >> 16) & 7) as usize])?;
                 if inst.format() != Format::Vop1 {
@@ -349,8 +347,7 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             if op_sel != 0 && inst.info().flags & crate::table::OP_SEL != 0 {
                 write_bits_list(f, "op_sel", op_sel, nsrc(inst) + 1)?;
             }
-            let clamp = if is_vop3b(inst) { b0(15) } else { b0(15) };
-            write_clamp_omod(f, clamp, (inst.words[1] >> 27) & 3)
+            write_clamp_omod(f, b0(15), (inst.words[1] >> 27) & 3)
         }
         Format::Vop3p => {
             let n = nsrc(inst);
