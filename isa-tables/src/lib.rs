@@ -5,6 +5,7 @@
 
 mod canon;
 mod canon_format;
+pub mod class;
 mod decode;
 mod display;
 mod error;
@@ -15,6 +16,7 @@ mod syntax;
 pub mod table;
 mod target;
 
+pub use class::{Category, Counters, MemKind, OpClass, Regs};
 pub use decode::{classify, decode};
 pub use error::{DecodeError, DecodeErrorKind};
 pub use fields::Enc;
