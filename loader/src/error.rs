@@ -12,21 +12,44 @@ pub enum LoadErrorKind {
     TooLarge { size: u64, limit: u64 },
     #[error("not an ELF file")]
     NotElf,
+    #[error(
+        "neither an ELF file nor a clang offload bundle (starts with {magic:02x?}); \
+         expected a code object, an offload bundle or a host binary with .hip_fatbin"
+    )]
+    UnknownFormat { magic: Vec<u8> },
     #[error("not a 64-bit little-endian ELF file (AMDGPU code objects are ELF64 LE)")]
     WrongClass,
     #[error("ELF machine is {machine}, not EM_AMDGPU (224)")]
     NotAmdgpu { machine: u16 },
+    #[error("host ELF file (machine {machine}) with no .hip_fatbin section: no GPU code in it")]
+    NoFatbin { machine: u16 },
     #[error("malformed ELF: {0}")]
     Malformed(String),
     #[error("e_flags name no processor (EF_AMDGPU_MACH is 0); pass --target gfxN")]
     NoTarget,
     #[error("processor {name} (EF_AMDGPU_MACH {mach:#x}) is not a supported gfx9 target")]
     UnsupportedTarget { mach: u32, name: &'static str },
+    #[error(
+        "OS/ABI {os_abi} with ABI version {abi_version} is not an HSA code object v2-v5 \
+         (ELFOSABI_AMDGPU_HSA is 64, versions 0-3)"
+    )]
+    UnsupportedAbi { os_abi: u8, abi_version: u8 },
+    #[error("metadata note: {0}")]
+    Metadata(String),
+    #[error("kernel {kernel}: {problem}")]
+    Kernel { kernel: String, problem: String },
+    #[error("offload bundle at offset {offset:#x}: {problem}")]
+    Bundle { offset: u64, problem: String },
+    #[error("compressed offload bundle at offset {offset:#x}: {problem}")]
+    Compressed { offset: u64, problem: String },
+    #[error("no AMDGPU code object in it{0}")]
+    NoCodeObjects(String),
 }
 
 /// A failure to load `file`.
 #[derive(Debug)]
 pub struct LoadError {
+    /// The input file, and for code inside a fat binary, which bundle entry.
     pub file: String,
     pub kind: LoadErrorKind,
 }

@@ -1,14 +1,156 @@
-//! AMDGPU ELF code objects: sections and symbols for the disassembler (issue 2); the full loader
-//! (metadata, kernel descriptors, offload bundles) follows.
+//! AMDGPU code objects: ELF files (code object v2–v5, or relocatable objects from `llvm-mc`),
+//! their kernel descriptors and metadata, and the fat binaries that carry them (clang offload
+//! bundles, plain or compressed, and host ELF files with a `.hip_fatbin` section).
 //!
-//! [`ElfObject::parse`] accepts a code object (`.co`/`.hsaco`, ET_DYN) or a relocatable object
-//! (ET_REL, e.g. from `llvm-mc -filetype=obj`). It borrows the file's bytes and never panics on
-//! malformed input: every problem is a [`LoadError`] naming the file.
+//! [`load`] takes any of these and returns every AMDGPU code object in it as a [`CodeObject`]
+//! with its [`TargetId`], version and [`Kernel`]s. [`ElfObject::parse`] gives the sections and
+//! symbols of one ELF for the disassembler. Nothing here panics on malformed input or allocates
+//! more than the input's size (or a decompressed bundle's checked size): every problem is a
+//! [`LoadError`] naming the file, and for fat binaries the bundle entry.
 
+mod bundle;
+mod code_object;
+mod compressed;
+mod descriptor;
 mod elf;
 mod error;
 mod mach;
+mod meta;
+mod meta_msgpack;
+mod meta_yaml;
+mod target;
 
+pub use code_object::{CodeObject, Kernel};
+pub use descriptor::{
+    KernelCodeProperties, KernelDescriptor, PgmRsrc1, PgmRsrc2, PgmRsrc3, AMD_KERNEL_CODE_T_SIZE,
+    KERNEL_DESCRIPTOR_SIZE,
+};
 pub use elf::{read_file, ElfObject, Section, Symbol, SymbolKind, MAX_FILE_SIZE};
 pub use error::{LoadError, LoadErrorKind};
 pub use mach::{mach_name, EF_AMDGPU_MACH};
+pub use meta::{CodeObjectMeta, KernelArg, KernelMeta, ValueKind};
+pub use target::{code_object_version, target_from_e_flags, TargetId};
+
+use object::read::elf::{ElfFile, ElfFile32, ElfFile64, FileHeader};
+use object::{Endianness, Object, ObjectSection};
+
+/// The section of a HIP host binary that holds its offload bundles.
+pub const HIP_FATBIN_SECTION: &str = ".hip_fatbin";
+
+/// Every AMDGPU code object in `bytes` (the contents of the file called `file_name`):
+/// one for a code object or relocatable object; one per AMDGPU entry of an offload bundle
+/// (plain or `CCOB`-compressed) or of the bundles in a host ELF's `.hip_fatbin`, each labelled
+/// with its bundle entry id, in file order. Entries for other targets (the host, nvptx) are
+/// skipped; a fat binary without any AMDGPU entry is an error.
+pub fn load(file_name: &str, bytes: &[u8]) -> Result<Vec<CodeObject>, LoadError> {
+    let fail = |kind| LoadError::new(file_name, kind);
+    if bytes.len() as u64 > MAX_FILE_SIZE {
+        return Err(fail(LoadErrorKind::TooLarge {
+            size: bytes.len() as u64,
+            limit: MAX_FILE_SIZE,
+        }));
+    }
+    let entries = if bytes.starts_with(&object::elf::ELFMAG) {
+        match elf_machine(bytes) {
+            Some(object::elf::EM_AMDGPU) | None => {
+                return CodeObject::parse(file_name, None, bytes.to_vec()).map(|c| vec![c]);
+            }
+            Some(machine) => {
+                let (offset, fatbin) = hip_fatbin(bytes)
+                    .map_err(fail)?
+                    .ok_or_else(|| fail(LoadErrorKind::NoFatbin { machine }))?;
+                bundle::read_all(fatbin, offset).map_err(fail)?
+            }
+        }
+    } else if bytes.starts_with(bundle::BUNDLE_MAGIC) || bytes.starts_with(compressed::MAGIC) {
+        bundle::read_all(bytes, 0).map_err(fail)?
+    } else {
+        return Err(fail(LoadErrorKind::UnknownFormat {
+            magic: bytes.iter().take(8).copied().collect(),
+        }));
+    };
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for entry in entries {
+        if !entry.is_amdgcn() || entry.bytes.is_empty() {
+            skipped.push(entry.id);
+            continue;
+        }
+        let name = format!("{file_name}:{}", entry.id);
+        let id_mach = entry.target_id().and_then(TargetId::parse).map(|t| t.mach);
+        let code_object = CodeObject::parse(&name, Some(&entry.id), entry.bytes)?;
+        // The id is what runtimes select by; an ELF for another processor is a broken bundle.
+        if id_mach
+            .as_ref()
+            .is_some_and(|m| *m != code_object.target.mach)
+        {
+            return Err(LoadError::new(
+                name,
+                LoadErrorKind::Bundle {
+                    offset: entry.offset,
+                    problem: format!(
+                        "entry id names {} but the ELF header says {}",
+                        id_mach.unwrap_or_default(),
+                        code_object.target.mach
+                    ),
+                },
+            ));
+        }
+        out.push(code_object);
+    }
+    if out.is_empty() {
+        let detail = if skipped.is_empty() {
+            String::new()
+        } else {
+            format!(" (bundle entries: {})", skipped.join(", "))
+        };
+        return Err(fail(LoadErrorKind::NoCodeObjects(detail)));
+    }
+    Ok(out)
+}
+
+/// Reads `path` and [`load`]s it, naming it as given.
+pub fn load_file(path: &std::path::Path) -> Result<Vec<CodeObject>, LoadError> {
+    let bytes = read_file(path)?;
+    load(&path.display().to_string(), &bytes)
+}
+
+/// The code objects whose target runs on `device` (e.g. `gfx900`, `gfx906:sramecc+`).
+pub fn select<'a>(objects: &'a [CodeObject], device: &TargetId) -> Vec<&'a CodeObject> {
+    objects
+        .iter()
+        .filter(|c| c.target.runs_on(device))
+        .collect()
+}
+
+/// e_machine of an ELF file of either class and byte order; `None` if the header is too short
+/// (the AMDGPU parser then reports what is wrong).
+fn elf_machine(bytes: &[u8]) -> Option<u16> {
+    let raw = bytes.get(18..20)?;
+    match bytes.get(5) {
+        Some(&object::elf::ELFDATA2MSB) => Some(u16::from_be_bytes([raw[0], raw[1]])),
+        _ => Some(u16::from_le_bytes([raw[0], raw[1]])),
+    }
+}
+
+/// The `.hip_fatbin` section's file offset and bytes, if the host ELF has one.
+fn hip_fatbin(bytes: &[u8]) -> Result<Option<(u64, &[u8])>, LoadErrorKind> {
+    let malformed = |e: object::Error| LoadErrorKind::Malformed(format!("host ELF: {e}"));
+    match bytes.get(4) {
+        Some(&object::elf::ELFCLASS32) => {
+            fatbin_section(&ElfFile32::<Endianness>::parse(bytes).map_err(malformed)?)
+        }
+        _ => fatbin_section(&ElfFile64::<Endianness>::parse(bytes).map_err(malformed)?),
+    }
+    .map_err(malformed)
+}
+
+fn fatbin_section<'data, F: FileHeader<Endian = Endianness>>(
+    file: &ElfFile<'data, F>,
+) -> Result<Option<(u64, &'data [u8])>, object::Error> {
+    let Some(section) = file.section_by_name(HIP_FATBIN_SECTION) else {
+        return Ok(None);
+    };
+    let offset = section.file_range().map_or(0, |(offset, _)| offset);
+    Ok(Some((offset, section.data()?)))
+}

@@ -1,0 +1,205 @@
+//! Target ids (`gfx900:xnack-`) and what the ELF header says about them: the code object version
+//! from OS/ABI + ABI version, the processor and xnack/sramecc settings from e_flags
+//! (AMDGPUUsage, "ELF Header" and "Target ID").
+
+use crate::mach::{mach_name, EF_AMDGPU_MACH};
+use serde::Serialize;
+use std::fmt;
+
+/// `ELFOSABI_AMDGPU_HSA`: the OS/ABI byte of HSA code objects.
+pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
+
+// e_flags feature bits. Code object v2 used bit 0 for xnack; v3 used one bit per feature;
+// v4 and later use two-bit fields that can also say "any" and "unsupported".
+const EF_AMDGPU_XNACK_V2: u32 = 0x01;
+const EF_AMDGPU_XNACK_V3: u32 = 0x100;
+const EF_AMDGPU_SRAMECC_V3: u32 = 0x200;
+const EF_AMDGPU_FEATURE_XNACK_V4: u32 = 0x300;
+const EF_AMDGPU_FEATURE_SRAMECC_V4: u32 = 0xc00;
+
+/// A processor and its feature settings, as in a target id `gfx906:sramecc+:xnack-`.
+///
+/// `None` for a feature means "any" (the code runs either way) or "not applicable"; code object
+/// v2 and v3 cannot say "off" in e_flags, so a clear bit there reads as `None`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct TargetId {
+    /// The processor name, e.g. `gfx900`.
+    pub mach: String,
+    /// `xnack+` is `Some(true)`, `xnack-` is `Some(false)`.
+    pub xnack: Option<bool>,
+    /// `sramecc+` is `Some(true)`, `sramecc-` is `Some(false)`.
+    pub sramecc: Option<bool>,
+}
+
+impl TargetId {
+    /// A processor with no feature settings.
+    pub fn new(mach: impl Into<String>) -> TargetId {
+        TargetId {
+            mach: mach.into(),
+            xnack: None,
+            sramecc: None,
+        }
+    }
+
+    /// Parses `gfx906`, `gfx906:sramecc+:xnack-`, and the v2 spelling `gfx900+xnack`.
+    /// Unknown features are ignored; `None` if there is no `gfx` processor name.
+    pub fn parse(text: &str) -> Option<TargetId> {
+        let mut parts = text.split(':');
+        let head = parts.next()?;
+        let (mach, v2_features) = match head.find('+') {
+            Some(i) => (&head[..i], &head[i..]),
+            None => (head, ""),
+        };
+        if !mach.starts_with("gfx") || mach.len() < 4 {
+            return None;
+        }
+        let mut id = TargetId::new(mach);
+        for feature in v2_features.split('+').filter(|f| !f.is_empty()) {
+            id.set_feature(feature, true);
+        }
+        for part in parts {
+            let (name, on) = match part.strip_suffix('+') {
+                Some(name) => (name, true),
+                None => match part.strip_suffix('-') {
+                    Some(name) => (name, false),
+                    None => continue,
+                },
+            };
+            id.set_feature(name, on);
+        }
+        Some(id)
+    }
+
+    fn set_feature(&mut self, name: &str, on: bool) {
+        match name {
+            "xnack" => self.xnack = Some(on),
+            "sramecc" => self.sramecc = Some(on),
+            _ => {}
+        }
+    }
+
+    /// Whether code built for `self` may run on a device configured as `device`: same processor,
+    /// and each feature either unspecified on one side or equal.
+    pub fn runs_on(&self, device: &TargetId) -> bool {
+        let compatible = |a: Option<bool>, b: Option<bool>| a.is_none() || b.is_none() || a == b;
+        self.mach == device.mach
+            && compatible(self.xnack, device.xnack)
+            && compatible(self.sramecc, device.sramecc)
+    }
+
+    /// The `gcn_isa` target for this processor, if the decoder supports it.
+    pub fn isa_target(&self) -> Option<gcn_isa::Target> {
+        gcn_isa::Target::from_name(&self.mach)
+    }
+}
+
+impl fmt::Display for TargetId {
+    /// The canonical target id: features in alphabetical order (`sramecc` before `xnack`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.mach)?;
+        let sign = |on: bool| if on { '+' } else { '-' };
+        if let Some(on) = self.sramecc {
+            write!(f, ":sramecc{}", sign(on))?;
+        }
+        if let Some(on) = self.xnack {
+            write!(f, ":xnack{}", sign(on))?;
+        }
+        Ok(())
+    }
+}
+
+/// The code object version (2..=5) from e_ident's OS/ABI and ABI version bytes, or `None` when
+/// they name no HSA code object version this loader knows.
+pub fn code_object_version(os_abi: u8, abi_version: u8) -> Option<u8> {
+    if os_abi != ELFOSABI_AMDGPU_HSA {
+        return None;
+    }
+    // ELFABIVERSION_AMDGPU_HSA_V2 = 0, V3 = 1, V4 = 2, V5 = 3.
+    match abi_version {
+        0..=3 => Some(abi_version + 2),
+        _ => None,
+    }
+}
+
+/// The target named by e_flags for a code object of `version`; the processor is `None` when
+/// EF_AMDGPU_MACH is 0 (old v2 objects name it in a note instead) or unknown.
+pub fn target_from_e_flags(e_flags: u32, version: u8) -> (Option<&'static str>, TargetId) {
+    let mach = mach_name(e_flags & EF_AMDGPU_MACH);
+    let mut id = TargetId::new(mach.unwrap_or(""));
+    match version {
+        0..=2 => {
+            if e_flags & EF_AMDGPU_XNACK_V2 != 0 {
+                id.xnack = Some(true);
+            }
+        }
+        3 => {
+            if e_flags & EF_AMDGPU_XNACK_V3 != 0 {
+                id.xnack = Some(true);
+            }
+            if e_flags & EF_AMDGPU_SRAMECC_V3 != 0 {
+                id.sramecc = Some(true);
+            }
+        }
+        _ => {
+            // 0 = unsupported and 1 = any both leave the setting open; 2 = off; 3 = on.
+            let setting = |field: u32| match field {
+                2 => Some(false),
+                3 => Some(true),
+                _ => None,
+            };
+            id.xnack = setting((e_flags & EF_AMDGPU_FEATURE_XNACK_V4) >> 8);
+            id.sramecc = setting((e_flags & EF_AMDGPU_FEATURE_SRAMECC_V4) >> 10);
+        }
+    }
+    (mach, id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_ids_parse_and_print_canonically() {
+        let id = TargetId::parse("gfx906:xnack-:sramecc+").unwrap();
+        assert_eq!(id.mach, "gfx906");
+        assert_eq!((id.xnack, id.sramecc), (Some(false), Some(true)));
+        assert_eq!(id.to_string(), "gfx906:sramecc+:xnack-");
+        assert_eq!(TargetId::parse("gfx900+xnack").unwrap().xnack, Some(true));
+        assert_eq!(TargetId::parse("gfx90c").unwrap().to_string(), "gfx90c");
+        assert_eq!(TargetId::parse("x86_64"), None);
+    }
+
+    #[test]
+    fn compatibility_treats_unspecified_as_any() {
+        let any = TargetId::parse("gfx900").unwrap();
+        let off = TargetId::parse("gfx900:xnack-").unwrap();
+        let on = TargetId::parse("gfx900:xnack+").unwrap();
+        assert!(off.runs_on(&any) && any.runs_on(&on));
+        assert!(!off.runs_on(&on));
+        assert!(!off.runs_on(&TargetId::parse("gfx906").unwrap()));
+    }
+
+    #[test]
+    fn e_flags_settings_per_version() {
+        // gfx906 with v4 fields: sramecc on (0xc00), xnack off (0x200).
+        let (mach, id) = target_from_e_flags(0xe2f, 4);
+        assert_eq!(mach, Some("gfx906"));
+        assert_eq!(id.to_string(), "gfx906:sramecc+:xnack-");
+        // v4 "any" (0x100) leaves xnack open.
+        assert_eq!(target_from_e_flags(0x12c, 4).1.xnack, None);
+        // v3 single bits.
+        assert_eq!(
+            target_from_e_flags(0x32f, 3).1.to_string(),
+            "gfx906:sramecc+:xnack+"
+        );
+        assert_eq!(target_from_e_flags(0x001, 2).1.xnack, Some(true));
+    }
+
+    #[test]
+    fn os_abi_and_version() {
+        assert_eq!(code_object_version(64, 0), Some(2));
+        assert_eq!(code_object_version(64, 3), Some(5));
+        assert_eq!(code_object_version(64, 4), None);
+        assert_eq!(code_object_version(65, 0), None);
+    }
+}
