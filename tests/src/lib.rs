@@ -1,5 +1,7 @@
 //! Shared helpers for the end-to-end and golden-vector tests (see `tests/`).
 
+pub mod kernels;
+
 use std::path::{Path, PathBuf};
 
 /// One golden vector: input words, LLVM's text, and LLVM's canonical re-encoding.
