@@ -12,6 +12,7 @@
 
 use crate::compressed;
 use crate::error::LoadErrorKind;
+use crate::MAX_FILE_SIZE;
 
 pub const BUNDLE_MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
 /// Offset, size and id length, each a u64.
@@ -54,6 +55,7 @@ fn u64_at(data: &[u8], at: u64) -> Option<u64> {
 pub fn read_all(data: &[u8], base: u64) -> Result<Vec<Entry>, LoadErrorKind> {
     let mut entries = Vec::new();
     let mut at = 0usize;
+    let mut decompressed = 0u64;
     while let Some(start) = next_magic(data, at) {
         let rest = &data[start..];
         let offset = base + start as u64;
@@ -66,8 +68,18 @@ pub fn read_all(data: &[u8], base: u64) -> Result<Vec<Entry>, LoadErrorKind> {
                     problem: "decompressed data is not an offload bundle".into(),
                 });
             }
+            decompressed += bundle.len() as u64;
+            if decompressed > MAX_FILE_SIZE {
+                return Err(LoadErrorKind::Compressed {
+                    offset,
+                    problem: format!(
+                        "compressed bundles expand to more than the {MAX_FILE_SIZE}-byte limit"
+                    ),
+                });
+            }
             let (inner, _) = read_one(&bundle, offset)?;
-            entries.extend(inner);
+            // Offsets inside the decompressed data mean nothing in the file; report the bundle's.
+            entries.extend(inner.into_iter().map(|e| Entry { offset, ..e }));
             size
         } else {
             let (found, size) = read_one(rest, offset)?;
@@ -88,7 +100,7 @@ fn next_magic(data: &[u8], from: usize) -> Option<usize> {
     tail.windows(BUNDLE_MAGIC.len().min(tail.len()).max(1))
         .enumerate()
         .position(|(i, w)| {
-            w.starts_with(BUNDLE_MAGIC) || ((from + i) % 8 == 0 && w.starts_with(compressed::MAGIC))
+            w.starts_with(BUNDLE_MAGIC) || ((from + i) & 7 == 0 && w.starts_with(compressed::MAGIC))
         })
         .map(|i| from + i)
 }

@@ -49,11 +49,14 @@ pub struct Kernel {
 /// An AMDGPU code object, owning its ELF bytes.
 #[derive(Clone, Debug, Serialize)]
 pub struct CodeObject {
-    /// The name errors and listings use: the input file, plus the bundle entry for code from a
-    /// fat binary (`lib.so:hipv4-amdgcn-amd-amdhsa--gfx900`).
+    /// The name errors and listings use: the input file, plus for code from a fat binary the
+    /// bundle entry id and its offset in the file (`lib.so:hipv4-amdgcn-amd-amdhsa--gfx900@0x3000`).
     pub file: String,
     /// The offload bundle entry id this came from; `None` for a plain ELF file.
     pub label: Option<String>,
+    /// Where the bundle entry starts in the input file (for a compressed bundle: where the
+    /// compressed bundle starts); `None` for a plain ELF file.
+    pub bundle_offset: Option<u64>,
     pub target: TargetId,
     /// Code object version, 2..=5.
     pub version: u8,
@@ -127,6 +130,7 @@ impl CodeObject {
         Ok(CodeObject {
             file: file.to_string(),
             label: label.map(str::to_string),
+            bundle_offset: None,
             target,
             version,
             relocatable,

@@ -76,9 +76,11 @@ pub fn load(file_name: &str, bytes: &[u8]) -> Result<Vec<CodeObject>, LoadError>
             skipped.push(entry.id);
             continue;
         }
-        let name = format!("{file_name}:{}", entry.id);
+        // Two bundles in one .hip_fatbin have entries with the same id; the offset tells them apart.
+        let name = format!("{file_name}:{}@{:#x}", entry.id, entry.offset);
         let id_mach = entry.target_id().and_then(TargetId::parse).map(|t| t.mach);
-        let code_object = CodeObject::parse(&name, Some(&entry.id), entry.bytes)?;
+        let mut code_object = CodeObject::parse(&name, Some(&entry.id), entry.bytes)?;
+        code_object.bundle_offset = Some(entry.offset);
         // The id is what runtimes select by; an ELF for another processor is a broken bundle.
         if id_mach
             .as_ref()

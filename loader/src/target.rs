@@ -19,8 +19,8 @@ const EF_AMDGPU_FEATURE_SRAMECC_V4: u32 = 0xc00;
 
 /// A processor and its feature settings, as in a target id `gfx906:sramecc+:xnack-`.
 ///
-/// `None` for a feature means "any" (the code runs either way) or "not applicable"; code object
-/// v2 and v3 cannot say "off" in e_flags, so a clear bit there reads as `None`.
+/// `None` for a feature means "any" (the code runs either way) or "not applicable". Code object
+/// v2 only records xnack on; v3 cannot tell "on" from "any" (see [`target_from_e_flags`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct TargetId {
     /// The processor name, e.g. `gfx900`.
@@ -133,12 +133,13 @@ pub fn target_from_e_flags(e_flags: u32, version: u8) -> (Option<&'static str>, 
             }
         }
         3 => {
-            if e_flags & EF_AMDGPU_XNACK_V3 != 0 {
-                id.xnack = Some(true);
-            }
-            if e_flags & EF_AMDGPU_SRAMECC_V3 != 0 {
-                id.sramecc = Some(true);
-            }
+            // LLVM sets a v3 bit when the feature is on *or* "any", so a set bit leaves the
+            // setting open; a clear bit means off, where the processor has the feature at all.
+            let setting =
+                |bit: u32, supported: bool| (e_flags & bit == 0 && supported).then_some(false);
+            let name = mach.unwrap_or("");
+            id.xnack = setting(EF_AMDGPU_XNACK_V3, supports_xnack(name));
+            id.sramecc = setting(EF_AMDGPU_SRAMECC_V3, supports_sramecc(name));
         }
         _ => {
             // 0 = unsupported and 1 = any both leave the setting open; 2 = off; 3 = on.
@@ -152,6 +153,33 @@ pub fn target_from_e_flags(e_flags: u32, version: u8) -> (Option<&'static str>, 
         }
     }
     (mach, id)
+}
+
+/// Processors with an xnack setting (AMDGPUUsage's processor table, gfx8 to gfx10.1).
+fn supports_xnack(mach: &str) -> bool {
+    matches!(
+        mach,
+        "gfx801"
+            | "gfx810"
+            | "gfx900"
+            | "gfx902"
+            | "gfx904"
+            | "gfx906"
+            | "gfx908"
+            | "gfx909"
+            | "gfx90a"
+            | "gfx90c"
+            | "gfx940"
+            | "gfx1010"
+            | "gfx1011"
+            | "gfx1012"
+            | "gfx1013"
+    )
+}
+
+/// Processors with an sramecc setting.
+fn supports_sramecc(mach: &str) -> bool {
+    matches!(mach, "gfx906" | "gfx908" | "gfx90a" | "gfx940")
 }
 
 #[cfg(test)]
@@ -187,11 +215,13 @@ mod tests {
         assert_eq!(id.to_string(), "gfx906:sramecc+:xnack-");
         // v4 "any" (0x100) leaves xnack open.
         assert_eq!(target_from_e_flags(0x12c, 4).1.xnack, None);
-        // v3 single bits.
+        // v3 single bits: set is "on or any", clear is off where the feature exists.
+        assert_eq!(target_from_e_flags(0x32f, 3).1.to_string(), "gfx906");
         assert_eq!(
-            target_from_e_flags(0x32f, 3).1.to_string(),
-            "gfx906:sramecc+:xnack+"
+            target_from_e_flags(0x02f, 3).1.to_string(),
+            "gfx906:sramecc-:xnack-"
         );
+        assert_eq!(target_from_e_flags(0x02c, 3).1.to_string(), "gfx900:xnack-");
         assert_eq!(target_from_e_flags(0x001, 2).1.xnack, Some(true));
     }
 
