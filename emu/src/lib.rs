@@ -2,3 +2,4 @@
 
 pub mod cli;
 pub mod disasm;
+pub mod hazard;

@@ -1,6 +1,7 @@
 //! The `gcnemu` command line. Exit status: 0 success, 2 a usage or input error.
 
 mod disasm;
+mod lint;
 
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -21,6 +22,8 @@ pub struct Cli {
 pub enum Command {
     /// Print the instructions of an AMDGPU ELF file in llvm-objdump's `-d` layout.
     Disasm(disasm::DisasmArgs),
+    /// Check code for the hazards gfx9 leaves to software (wait states, s_waitcnt); exit 1 on findings.
+    Lint(lint::LintArgs),
 }
 
 /// A failure the user can act on; printed as `gcnemu: <message>` with exit status 2.
@@ -38,6 +41,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Disasm(args) => disasm::run(args),
+        Command::Lint(args) => return lint::main(args),
     };
     match result.and_then(write_stdout) {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,201 @@
+//! `gcnemu lint FILE... [--target gfxN] [--format text|json|sarif] [--context N]
+//! [--allow RULE]... [--deny RULE]... [--xnack on|off] [--rules]`.
+//!
+//! Exit status: 0 no findings, 1 findings, 2 a usage or input error.
+
+use super::parse_target;
+use crate::hazard::lint::{self, Options};
+use crate::hazard::output::{self, Linted};
+use crate::hazard::rules::{Check, RULES};
+use gcn_loader::ElfObject;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Sarif,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct LintArgs {
+    /// Code objects (.co/.hsaco) or relocatable AMDGPU ELF objects (.o).
+    #[arg(required_unless_present = "rules")]
+    pub files: Vec<PathBuf>,
+    /// The processor (default: the one named in each ELF header's e_flags).
+    #[arg(long, value_parser = parse_target)]
+    pub target: Option<gcn_isa::Target>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Lines of disassembly to show before each finding's instruction.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub context: usize,
+    /// Do not report RULE (a rule id, `nop`, `waitcnt` or `all`); repeatable.
+    #[arg(long, value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// Report RULE even if allowed (applied after --allow); repeatable.
+    #[arg(long, value_name = "RULE")]
+    pub deny: Vec<String>,
+    /// XNACK replay on or off (default: from e_flags; "any" counts as on, as in LLVM).
+    #[arg(long, value_enum)]
+    pub xnack: Option<OnOff>,
+    /// List the rules and exit.
+    #[arg(long)]
+    pub rules: bool,
+}
+
+/// Runs the subcommand, printing its own output; returns the exit status.
+pub fn main(args: &LintArgs) -> ExitCode {
+    match run(args) {
+        Ok((text, findings)) => {
+            let mut stdout = std::io::stdout().lock();
+            match stdout
+                .write_all(text.as_bytes())
+                .and_then(|_| stdout.flush())
+            {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                Err(e) => {
+                    eprintln!("gcnemu: cannot write output: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+            if findings > 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(message) => {
+            eprintln!("gcnemu: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The report text and the number of findings.
+fn run(args: &LintArgs) -> Result<(String, usize), String> {
+    if args.rules {
+        return Ok((rules_table(), 0));
+    }
+    let enabled = enabled_rules(&args.allow, &args.deny)?;
+    let mut inputs = Vec::new();
+    for path in &args.files {
+        let name = path.display().to_string();
+        let bytes = gcn_loader::read_file(path).map_err(|e| e.to_string())?;
+        let obj = ElfObject::parse(&name, &bytes).map_err(|e| e.to_string())?;
+        let target = match args.target {
+            Some(t) => t,
+            None => obj.target().map_err(|e| e.to_string())?,
+        };
+        let xnack = match args.xnack {
+            Some(v) => v == OnOff::On,
+            None => xnack_from_flags(obj.e_flags),
+        };
+        let options = Options {
+            target,
+            xnack,
+            enabled: enabled.clone(),
+            context: args.context,
+        };
+        let report = lint::lint_object(&obj, &options);
+        inputs.push(Linted {
+            label: name.clone(),
+            uri: name,
+            report,
+        });
+    }
+    let findings = inputs.iter().map(|i| i.report.findings.len()).sum();
+    let text = match args.format {
+        Format::Text => output::text(&inputs),
+        Format::Json => output::json(&inputs),
+        Format::Sarif => output::sarif(&inputs),
+    };
+    Ok((text, findings))
+}
+
+/// e_flags bit 8 is set for XNACK "on" (code object v3) and for "any" and "on" (v4+); LLVM
+/// applies the XNACK rules in both cases.
+fn xnack_from_flags(e_flags: u32) -> bool {
+    e_flags & 0x100 != 0
+}
+
+/// The rule ids to evaluate after `--allow` and `--deny`.
+pub fn enabled_rules(allow: &[String], deny: &[String]) -> Result<Vec<&'static str>, String> {
+    let checkable = |r: &&crate::hazard::Rule| !matches!(r.check, Check::NotCheckable(_));
+    let mut enabled: Vec<&'static str> = RULES.iter().filter(checkable).map(|r| r.id).collect();
+    for name in allow {
+        let ids = select(name)?;
+        enabled.retain(|id| !ids.contains(id));
+    }
+    for name in deny {
+        for id in select(name)? {
+            if !enabled.contains(&id) {
+                enabled.push(id);
+            }
+        }
+    }
+    Ok(enabled)
+}
+
+fn select(name: &str) -> Result<Vec<&'static str>, String> {
+    let pick = |f: &dyn Fn(&crate::hazard::Rule) -> bool| {
+        RULES
+            .iter()
+            .filter(|r| !matches!(r.check, Check::NotCheckable(_)) && f(r))
+            .map(|r| r.id)
+            .collect()
+    };
+    Ok(match name {
+        "all" => pick(&|_| true),
+        "nop" => pick(&|r| r.is_nop_rule()),
+        "waitcnt" => pick(&|r| matches!(r.check, Check::Waitcnt(_))),
+        id => match RULES.iter().find(|r| r.id == id) {
+            Some(r) if matches!(r.check, Check::NotCheckable(_)) => {
+                return Err(format!("rule `{id}` cannot be checked on a binary"))
+            }
+            Some(r) => vec![r.id],
+            None => {
+                let known: Vec<&str> = RULES.iter().map(|r| r.id).collect();
+                return Err(format!(
+                    "unknown rule `{id}` (known: all, nop, waitcnt, {})",
+                    known.join(", ")
+                ));
+            }
+        },
+    })
+}
+
+/// `--rules`: one block per rule.
+fn rules_table() -> String {
+    let mut out = String::new();
+    for r in RULES {
+        let gate = match r.gate {
+            crate::hazard::rules::Gate::Gfx9 => "gfx9",
+            crate::hazard::rules::Gate::Xnack => "gfx9, XNACK enabled",
+        };
+        out.push_str(&format!(
+            "{}\n  {}\n  first:    {}\n  second:   {}\n  requires: {}\n  applies:  {}\n  source:   {}\n",
+            r.id,
+            r.summary,
+            r.first,
+            r.second,
+            r.requirement(),
+            gate,
+            r.reference
+        ));
+        if let Check::NotCheckable(why) = r.check {
+            out.push_str(&format!("  not checked: {why}\n"));
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,235 @@
+//! Evaluating one rule at one consumer over a history of earlier instructions.
+//!
+//! The history is abstract ([`History`]): the static lint walks the control-flow graph backwards
+//! along every path, the run-time tracker walks the wave's issued instructions. Both hand each
+//! earlier instruction to the same visitor, newest first, with the wait states provided by the
+//! instructions in between, so a rule means the same thing in both.
+
+use super::model::{InstModel, M0Reader, HW_REG_MODE, HW_REG_TRAPSTS, MODE_VSKIP_BIT};
+use super::regs::{self, RegSet};
+use super::rules::{Check, ClauseKind, Consumer, Producer, Rule};
+use gcn_isa::operand::{EXECZ, VCCZ};
+
+/// What the visitor tells the walk after looking at one instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Keep walking past this instruction.
+    Continue,
+    /// This path is settled; do not walk past this instruction.
+    Stop,
+}
+
+/// A sequence (or graph) of instructions before a consumer.
+pub trait History {
+    /// A position in the history (an instruction index, or a slot of a ring buffer).
+    type Pos: Copy;
+
+    /// Calls `visit(pos, model, wait_states_between)` for each earlier instruction, newest first,
+    /// along every path, never walking past `Step::Stop`. `wait_states_between` sums the wait
+    /// states of the instructions strictly between `pos` and the consumer (minimum over paths).
+    fn walk_back(&self, visit: &mut dyn FnMut(Self::Pos, &InstModel, u32) -> Step);
+}
+
+/// A rule violated at a consumer: the producer, and the wait states actually provided.
+#[derive(Clone, Copy, Debug)]
+pub struct Hit<P> {
+    pub producer: P,
+    pub provided: u32,
+    pub required: u32,
+}
+
+/// The registers (or hwreg id) a consumer makes a producer look for.
+#[derive(Clone, Copy, Debug)]
+struct Watch {
+    regs: RegSet,
+    hwreg: Option<u8>,
+}
+
+/// The watch a consumer sets up, or `None` if `m` is not a consumer of this kind.
+fn watch(consumer: Consumer, m: &InstModel) -> Option<Watch> {
+    let regs_only = |regs: RegSet| (!regs.is_empty()).then_some(Watch { regs, hwreg: None });
+    let none = Watch {
+        regs: RegSet::EMPTY,
+        hwreg: None,
+    };
+    match consumer {
+        Consumer::Getreg if m.is_getreg() => m.hwreg.map(|h| Watch {
+            regs: RegSet::EMPTY,
+            hwreg: Some(h.id),
+        }),
+        Consumer::Setreg if m.is_setreg() => m.hwreg.map(|h| Watch {
+            regs: RegSet::EMPTY,
+            hwreg: Some(h.id),
+        }),
+        Consumer::GetregMode if m.is_getreg() && m.hwreg.is_some_and(|h| h.id == HW_REG_MODE) => {
+            Some(none)
+        }
+        Consumer::VectorOp if m.is_vector() => Some(none),
+        Consumer::ValuReadsVcczExecz if m.is_valu() => {
+            let mut w = RegSet::EMPTY;
+            if m.reads.contains(VCCZ) {
+                w = w.union(regs::VCC);
+            }
+            if m.reads.contains(EXECZ) {
+                w = w.union(regs::EXEC);
+            }
+            regs_only(w)
+        }
+        Consumer::LaneSelect => regs_only(m.lane_select),
+        Consumer::DivFmas if m.name.starts_with("v_div_fmas") => regs_only(regs::VCC),
+        Consumer::ValuWritesVgpr if m.is_valu() => regs_only(m.writes.vgprs()),
+        Consumer::VmemReadsSgpr if m.is_vmem_or_flat() => regs_only(m.reads.scalar()),
+        Consumer::M0GdsSendmsg if m.m0_reader == Some(M0Reader::GdsSendmsg) => {
+            regs_only(regs::M0_SET)
+        }
+        Consumer::M0Lds if m.m0_reader == Some(M0Reader::Lds) => regs_only(regs::M0_SET),
+        Consumer::M0SMovrel if m.m0_reader == Some(M0Reader::SMovrel) => regs_only(regs::M0_SET),
+        Consumer::DppReadsVgpr if m.is_dpp() => regs_only(m.reads.vgprs()),
+        Consumer::Dpp if m.is_dpp() => regs_only(regs::EXEC),
+        Consumer::Rfe if matches!(m.name, "s_rfe_b64" | "s_rfe_restore_b64") => Some(none),
+        _ => None,
+    }
+}
+
+/// Whether `m` is a producer for `watch`.
+fn produces(producer: Producer, watch: &Watch, m: &InstModel) -> bool {
+    let hwreg = |id: u8| m.is_setreg() && m.hwreg.is_some_and(|h| h.id == id);
+    match producer {
+        Producer::ValuWrites => m.is_valu() && m.writes.overlaps(watch.regs),
+        Producer::SaluWrites => m.is_salu() && m.writes.overlaps(watch.regs),
+        Producer::SetregSameHwreg => watch.hwreg.is_some_and(hwreg),
+        Producer::SetregTrapsts => hwreg(HW_REG_TRAPSTS),
+        Producer::SetregModeVskip => {
+            hwreg(HW_REG_MODE) && m.hwreg.is_some_and(|h| h.covers_bit(MODE_VSKIP_BIT))
+        }
+        Producer::SetVskip => m.name == "s_setvskip",
+        Producer::WideStoreData => m.wide_store_data.overlaps(watch.regs),
+    }
+}
+
+/// Whether `m` could be the consumer of `rule` (cheap pre-filter before any walk).
+pub fn is_consumer(rule: &Rule, m: &InstModel) -> bool {
+    match rule.check {
+        Check::WaitStates { consumer, .. } => watch(consumer, m).is_some(),
+        Check::SoftClause(kind) => is_clause_member(kind, m),
+        Check::StaleVccz => m.reads.contains(VCCZ) && !m.is_valu(),
+        Check::Waitcnt(_) | Check::NotCheckable(_) => false,
+    }
+}
+
+/// Evaluates a NOP rule (wait states, soft clause, stale VCCZ) at consumer `m`.
+pub fn check<H: History>(rule: &Rule, m: &InstModel, history: &H) -> Option<Hit<H::Pos>> {
+    match rule.check {
+        Check::WaitStates {
+            producer,
+            consumer,
+            wait_states,
+        } => {
+            let w = watch(consumer, m)?;
+            let required = wait_states as u32;
+            let mut best: Option<Hit<H::Pos>> = None;
+            history.walk_back(&mut |pos, prev, between| {
+                if between >= required || best.is_some_and(|b| b.provided <= between) {
+                    return Step::Stop;
+                }
+                if produces(producer, &w, prev) {
+                    best = Some(Hit {
+                        producer: pos,
+                        provided: between,
+                        required,
+                    });
+                    return Step::Stop;
+                }
+                Step::Continue
+            });
+            best
+        }
+        Check::SoftClause(kind) => soft_clause(kind, m, history),
+        Check::StaleVccz => stale_vccz(m, history),
+        Check::Waitcnt(_) | Check::NotCheckable(_) => None,
+    }
+}
+
+fn is_clause_member(kind: ClauseKind, m: &InstModel) -> bool {
+    match kind {
+        ClauseKind::Smem => m.is_smem(),
+        ClauseKind::Vmem => m.is_vmem_or_flat(),
+    }
+}
+
+/// LLVM's rule: the earlier members of the clause (the run of same-kind memory instructions just
+/// before `m`) must define something; then `m` breaks it if `m` is a store, or if the defs of
+/// the clause with `m` overlap its uses. The run is the union over all paths.
+fn soft_clause<H: History>(kind: ClauseKind, m: &InstModel, history: &H) -> Option<Hit<H::Pos>> {
+    if !is_clause_member(kind, m) {
+        return None;
+    }
+    let mut defs = RegSet::EMPTY;
+    let mut uses = RegSet::EMPTY;
+    let mut members: Vec<(H::Pos, RegSet, RegSet)> = Vec::new();
+    history.walk_back(&mut |pos, prev, _| {
+        if !is_clause_member(kind, prev) || members.len() >= MAX_CLAUSE {
+            return Step::Stop;
+        }
+        defs = defs.union(prev.writes);
+        uses = uses.union(prev.reads);
+        members.push((pos, prev.writes, prev.reads));
+        Step::Continue
+    });
+    if defs.is_empty() {
+        return None;
+    }
+    let hit = |pos| Hit {
+        producer: pos,
+        provided: 0,
+        required: 1,
+    };
+    if m.may_store() {
+        // The nearest member that defines something is the one the store must not join.
+        return members
+            .iter()
+            .find(|(_, d, _)| !d.is_empty())
+            .map(|(p, _, _)| hit(*p));
+    }
+    let all_defs = defs.union(m.writes);
+    let all_uses = uses.union(m.reads);
+    if !all_defs.overlaps(all_uses) {
+        return None;
+    }
+    // Blame the nearest member whose defs clash with the clause's uses, or whose uses clash with
+    // `m`'s defs.
+    members
+        .iter()
+        .find(|(_, d, u)| d.overlaps(all_uses) || u.overlaps(m.writes) || d.overlaps(m.reads))
+        .or(members.first())
+        .map(|(p, _, _)| hit(*p))
+}
+
+/// Soft clauses longer than this are not followed further back (the hardware's own clause
+/// limit is far below it).
+const MAX_CLAUSE: usize = 64;
+
+fn stale_vccz<H: History>(m: &InstModel, history: &H) -> Option<Hit<H::Pos>> {
+    if m.is_valu() || !m.reads.contains(VCCZ) {
+        return None;
+    }
+    let mut found = None;
+    history.walk_back(&mut |pos, prev, between| {
+        if found.is_some() {
+            return Step::Stop;
+        }
+        let vcc = prev.writes.intersect(regs::VCC);
+        if vcc.is_empty() {
+            return Step::Continue;
+        }
+        if vcc != regs::VCC {
+            found = Some(Hit {
+                producer: pos,
+                provided: between,
+                required: u32::MAX,
+            });
+        }
+        Step::Stop
+    });
+    found
+}

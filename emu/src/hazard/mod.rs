@@ -1,0 +1,22 @@
+//! Hazards the gfx9 hardware leaves to software (Vega ISA §4.4, §4.5) and the checks for them.
+//!
+//! - `rules`: the rule table, as data (`gcnemu lint --rules`).
+//! - `model`, `regs`: what each instruction reads and writes.
+//! - `check`: one rule at one consumer over an abstract history (shared by static and run time).
+//! - `cfg`, `lint`, `waitcnt`: the static lint of whole functions, over every path.
+//! - `tracker`: the run-time checker fed with a wave's issued instructions.
+//! - `output`: text, JSON and SARIF 2.1.0 reports.
+
+pub mod cfg;
+pub mod check;
+pub mod lint;
+pub mod model;
+pub mod output;
+pub mod regs;
+pub mod rules;
+pub mod tracker;
+pub mod waitcnt;
+
+pub use lint::{lint_object, Finding, Options, Report};
+pub use rules::{Rule, RULES};
+pub use tracker::{HazardTracker, RuntimeFinding};

@@ -1,0 +1,367 @@
+//! The register-use model of one instruction: which registers it reads and writes (explicit
+//! operands from the opcode table plus the implicit SCC/VCC/EXEC/M0 of `gcn_isa::class`), its
+//! issue category, and the few encoding facts the hazard rules look at.
+//!
+//! Built once per instruction; the static lint and the run-time tracker share it.
+
+use super::regs::{self, RegSet};
+use gcn_isa::operand::{self, EXECZ, M0, SCC, VCCZ};
+use gcn_isa::{Category, Enc, Field, Format, Inst, MemKind, OpClass, Regs};
+
+/// Hardware register ids of `s_getreg`/`s_setreg` (`hwreg(...)`), Vega ISA §12.
+pub const HW_REG_MODE: u8 = 1;
+pub const HW_REG_TRAPSTS: u8 = 3;
+/// MODE bit 28 is VSKIP.
+pub const MODE_VSKIP_BIT: u8 = 28;
+
+/// The `hwreg(id, offset, size)` field of an `s_getreg`/`s_setreg`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hwreg {
+    pub id: u8,
+    pub offset: u8,
+    pub size: u8,
+}
+
+impl Hwreg {
+    fn decode(simm16: u16) -> Hwreg {
+        Hwreg {
+            id: (simm16 & 0x3f) as u8,
+            offset: ((simm16 >> 6) & 0x1f) as u8,
+            size: ((simm16 >> 11) & 0x1f) as u8 + 1,
+        }
+    }
+
+    pub fn covers_bit(self, bit: u8) -> bool {
+        (self.offset..self.offset.saturating_add(self.size)).contains(&bit)
+    }
+}
+
+/// Which M0-reading instruction group an instruction belongs to (Vega ISA §4.5 table 8 has three
+/// rows for "SALU writes M0"; LLVM gates them separately).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum M0Reader {
+    /// GDS, s_sendmsg(halt), s_ttracedata.
+    GdsSendmsg,
+    /// LDS add-TID, LDS DMA (buffer/global/scratch with lds=1), VINTRP, LDS_DIRECT.
+    Lds,
+    /// s_movrels/s_movreld.
+    SMovrel,
+}
+
+/// What one instruction does to registers, as the hazard rules see it.
+#[derive(Clone, Debug)]
+pub struct InstModel {
+    pub inst: Inst,
+    pub class: OpClass,
+    pub reads: RegSet,
+    pub writes: RegSet,
+    /// Wait states this instruction provides to the ones after it: `s_nop N` gives N+1, any other
+    /// instruction 1 (§4.5).
+    pub wait_states: u8,
+    /// Data VGPRs of a store wider than 64 bits that the hardware reads after issue (table 8 row 8).
+    pub wide_store_data: RegSet,
+    /// The SGPR lane select (src1) of v_readlane/v_writelane.
+    pub lane_select: RegSet,
+    pub hwreg: Option<Hwreg>,
+    pub m0_reader: Option<M0Reader>,
+    pub name: &'static str,
+}
+
+impl InstModel {
+    pub fn new(inst: Inst) -> InstModel {
+        let class = inst.class();
+        let name = inst.info().base_name();
+        let mut m = InstModel {
+            inst,
+            class,
+            reads: implicit(class.reads),
+            writes: implicit(class.writes),
+            wait_states: 1,
+            wide_store_data: RegSet::EMPTY,
+            lane_select: RegSet::EMPTY,
+            hwreg: None,
+            m0_reader: None,
+            name,
+        };
+        m.explicit_operands();
+        m.special_reads();
+        m.facts();
+        m
+    }
+
+    pub fn is_valu(&self) -> bool {
+        self.class.category == Category::Valu
+    }
+
+    pub fn is_salu(&self) -> bool {
+        self.class.category == Category::Salu
+    }
+
+    /// MUBUF/MTBUF/MIMG/GLOBAL/SCRATCH and FLAT (LLVM's `isVMEM || isFLAT`).
+    pub fn is_vmem_or_flat(&self) -> bool {
+        matches!(self.class.category, Category::Vmem | Category::Flat)
+    }
+
+    pub fn is_smem(&self) -> bool {
+        self.class.category == Category::Smem
+    }
+
+    pub fn is_dpp(&self) -> bool {
+        self.inst.enc() == Enc::Dpp
+    }
+
+    pub fn is_setreg(&self) -> bool {
+        matches!(self.name, "s_setreg_b32" | "s_setreg_imm32_b32")
+    }
+
+    pub fn is_getreg(&self) -> bool {
+        self.name == "s_getreg_b32"
+    }
+
+    /// A vector instruction in the sense of "S_SETREG MODE.vskip → any vector op".
+    pub fn is_vector(&self) -> bool {
+        matches!(
+            self.class.category,
+            Category::Valu | Category::Vmem | Category::Flat | Category::Ds | Category::Export
+        )
+    }
+
+    pub fn may_store(&self) -> bool {
+        matches!(
+            self.class.mem,
+            Some(MemKind::Store | MemKind::Atomic | MemKind::AtomicReturn)
+        )
+    }
+
+    fn explicit_operands(&mut self) {
+        let inst = self.inst;
+        let format = inst.format();
+        for (field, code, dwords) in inst.register_operands() {
+            let dir = self.direction(field);
+            if skipped(&inst, field, code) {
+                continue;
+            }
+            let set = RegSet::range(code, dwords);
+            if dir.read {
+                self.reads = self.reads.union(set);
+            }
+            if dir.write {
+                let written = match (self.class.mem, field) {
+                    // cmpswap returns only the old value, the first half of its data.
+                    (Some(MemKind::AtomicReturn), Field::Vdata)
+                        if self.name.contains("cmpswap") =>
+                    {
+                        RegSet::range(code, dwords.div_ceil(2))
+                    }
+                    _ => set,
+                };
+                self.writes = self.writes.union(written);
+            }
+        }
+        // Scratch with no SGPR address takes its address from a VGPR that LLVM prints as `off`'s
+        // replacement, not as an operand slot.
+        if format == Format::Scratch && inst.bits(1, 16, 7) == 0x7f {
+            if let Some(v) = inst.code(Field::Vaddr) {
+                self.reads.insert(v, 1);
+            }
+        }
+        // gfx9 SDWA compares with SD set write an SGPR pair instead of VCC.
+        if format == Format::Vopc && inst.enc() == Enc::Sdwa && inst.bits(1, 15, 1) != 0 {
+            let code = operand::align_scalar(inst.bits(1, 8, 7) as u16, 2);
+            self.writes.insert(code, 2);
+        }
+    }
+
+    /// Whether an explicit operand in `field` is read, written or both.
+    fn direction(&self, field: Field) -> Dir {
+        let name = self.name;
+        let format = self.inst.format();
+        match field {
+            Field::Sdst => match format {
+                Format::Sopk
+                    if name.starts_with("s_cmpk_")
+                        || name == "s_setreg_b32"
+                        || name == "s_cbranch_i_fork" =>
+                {
+                    Dir::READ
+                }
+                Format::Sopk if matches!(name, "s_addk_i32" | "s_mulk_i32" | "s_cmovk_i32") => {
+                    Dir::READ_WRITE
+                }
+                Format::Sop1 if name.starts_with("s_cmov_") || name.starts_with("s_bitset") => {
+                    Dir::READ_WRITE
+                }
+                // v_interp_*_e64 carries a VGPR source in this slot.
+                Format::Vop3 if name.starts_with("v_interp") => Dir::READ,
+                _ => Dir::WRITE,
+            },
+            Field::Vdst => {
+                let accumulates = name.starts_with("v_mac_")
+                    || name.starts_with("v_fmac_")
+                    || name.starts_with("v_pk_fmac_")
+                    || name == "v_writelane_b32";
+                if accumulates {
+                    Dir::READ_WRITE
+                } else {
+                    Dir::WRITE
+                }
+            }
+            Field::VdstSgpr | Field::VdstAgpr => Dir::WRITE,
+            Field::Sdata => match self.class.mem {
+                Some(MemKind::Store | MemKind::Atomic) => Dir::READ,
+                Some(MemKind::AtomicReturn) => Dir::READ_WRITE,
+                _ => Dir::WRITE,
+            },
+            Field::Vdata if !format.is_flat_family() => match self.class.mem {
+                Some(MemKind::Store | MemKind::Atomic) => Dir::READ,
+                Some(MemKind::AtomicReturn) => Dir::READ_WRITE,
+                Some(MemKind::Load) => Dir::WRITE,
+                _ => Dir::READ,
+            },
+            _ => Dir::READ,
+        }
+    }
+
+    fn special_reads(&mut self) {
+        match self.name {
+            "s_cbranch_vccz" | "s_cbranch_vccnz" => self.reads.insert(VCCZ, 1),
+            "s_cbranch_execz" | "s_cbranch_execnz" => self.reads.insert(EXECZ, 1),
+            "s_cbranch_scc0" | "s_cbranch_scc1" => self.reads.insert(SCC, 1),
+            _ => {}
+        }
+    }
+
+    fn facts(&mut self) {
+        let inst = self.inst;
+        if inst.format() == Format::Sopp && self.name == "s_nop" {
+            self.wait_states = (inst.simm16() & 7) as u8 + 1;
+        }
+        if matches!(
+            self.name,
+            "s_setreg_b32" | "s_setreg_imm32_b32" | "s_getreg_b32"
+        ) {
+            self.hwreg = Some(Hwreg::decode(inst.simm16()));
+        }
+        if matches!(self.name, "v_readlane_b32" | "v_writelane_b32") {
+            if let Some(code) = inst.code(Field::Src1) {
+                if code < 128 {
+                    self.lane_select = RegSet::one(code);
+                }
+            }
+        }
+        self.wide_store_data = self.wide_store();
+        self.m0_reader = self.m0_group();
+    }
+
+    /// Table 8 row 8: stores (and cmpswap_x2 atomics) whose data is wider than 64 bits.
+    fn wide_store(&self) -> RegSet {
+        if !self.may_store() {
+            return RegSet::EMPTY;
+        }
+        let inst = self.inst;
+        let Some(data) = inst
+            .register_operands()
+            .find(|(field, _, _)| *field == Field::Vdata)
+        else {
+            return RegSet::EMPTY;
+        };
+        let (_, code, dwords) = data;
+        if dwords <= 2 {
+            return RegSet::EMPTY;
+        }
+        let applies = match inst.format() {
+            // Not when soffset is an SGPR (ISA remark; LLVM checks "soffset is not a register").
+            Format::Mubuf | Format::Mtbuf => inst.code(Field::Soffset).is_some_and(|c| c >= 128),
+            // Only with a 128-bit T# (r128); all 256-bit-T# forms are exempt.
+            Format::Mimg => inst.bits(0, 15, 1) != 0,
+            Format::Flat | Format::Global | Format::Scratch => true,
+            _ => false,
+        };
+        if applies {
+            RegSet::range(code, dwords)
+        } else {
+            RegSet::EMPTY
+        }
+    }
+
+    fn m0_group(&self) -> Option<M0Reader> {
+        let inst = self.inst;
+        let name = self.name;
+        if matches!(name, "s_sendmsg" | "s_sendmsghalt" | "s_ttracedata") {
+            return Some(M0Reader::GdsSendmsg);
+        }
+        if inst.format() == Format::Ds
+            && inst.bits(0, 16, 1) != 0
+            && !matches!(name, "ds_nop" | "ds_permute_b32" | "ds_bpermute_b32")
+        {
+            return Some(M0Reader::GdsSendmsg);
+        }
+        if name.starts_with("s_movrels_") || name.starts_with("s_movreld_") {
+            return Some(M0Reader::SMovrel);
+        }
+        let lds_dma = match inst.format() {
+            Format::Mubuf => inst.bits(0, 16, 1) != 0,
+            Format::Global | Format::Scratch => inst.bits(0, 13, 1) != 0,
+            _ => false,
+        };
+        if lds_dma
+            || name.contains("addtid")
+            || inst.format() == Format::Vintrp
+            || self.reads.contains(operand::LDS_DIRECT)
+        {
+            return Some(M0Reader::Lds);
+        }
+        None
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Dir {
+    read: bool,
+    write: bool,
+}
+
+impl Dir {
+    const READ: Dir = Dir {
+        read: true,
+        write: false,
+    };
+    const WRITE: Dir = Dir {
+        read: false,
+        write: true,
+    };
+    const READ_WRITE: Dir = Dir {
+        read: true,
+        write: true,
+    };
+}
+
+/// Operand slots that hold no register in this encoding.
+fn skipped(inst: &Inst, field: Field, code: u16) -> bool {
+    match (inst.format(), field) {
+        // `off`: no SGPR address.
+        (Format::Global | Format::Scratch, Field::Saddr) => code == 0x7f,
+        // Buffer ops with neither offen nor idxen have no VGPR address.
+        (Format::Mubuf | Format::Mtbuf, Field::Vaddr) => inst.bits(0, 12, 2) == 0,
+        // Buffer loads to LDS write no VGPR.
+        (Format::Mubuf, Field::Vdata) => inst.bits(0, 16, 1) != 0,
+        _ => false,
+    }
+}
+
+fn implicit(r: Regs) -> RegSet {
+    let mut set = RegSet::EMPTY;
+    if r.contains(Regs::SCC) {
+        set.insert(SCC, 1);
+    }
+    if r.contains(Regs::VCC) {
+        set = set.union(regs::VCC);
+    }
+    if r.contains(Regs::EXEC) {
+        set = set.union(regs::EXEC);
+    }
+    if r.contains(Regs::M0) {
+        set.insert(M0, 1);
+    }
+    set
+}

@@ -1,0 +1,115 @@
+//! The run-time side: a wave's issued instructions, fed one at a time, checked against the same
+//! rules as the static lint but along the path actually taken.
+//!
+//! The emulator calls [`HazardTracker::issue`] for every instruction a wave issues (in order) and
+//! gets back the rules it violates. The tracker keeps the last few issued instructions, enough
+//! for the longest wait-state rule and a soft clause, plus the last write of VCC for the stale
+//! VCCZ rule, whose producer may lie any distance back.
+
+use super::check::{self, History, Step};
+use super::model::InstModel;
+use super::regs;
+use super::rules::{Gate, Rule, RULES};
+use gcn_isa::Inst;
+use std::collections::VecDeque;
+
+/// How many issued instructions are kept: the soft-clause walk stops at 64 members.
+const KEEP: usize = 72;
+
+/// One violation seen at run time.
+#[derive(Clone, Debug)]
+pub struct RuntimeFinding {
+    pub rule: &'static Rule,
+    /// The producer's program counter, as passed to `issue`.
+    pub producer_pc: u64,
+    pub provided: u32,
+    pub required: u32,
+}
+
+struct Issued {
+    pc: u64,
+    model: InstModel,
+}
+
+/// Per-wave hazard state.
+pub struct HazardTracker {
+    recent: VecDeque<Issued>,
+    /// The most recent instruction that wrote any part of VCC, once it has left `recent`, with
+    /// the wait states of the instructions evicted after it.
+    last_vcc_write: Option<(Issued, u32)>,
+    rules: Vec<&'static Rule>,
+}
+
+impl HazardTracker {
+    /// A tracker evaluating every NOP rule that applies (soft clauses only with `xnack`).
+    pub fn new(xnack: bool) -> HazardTracker {
+        HazardTracker {
+            recent: VecDeque::with_capacity(KEEP + 1),
+            last_vcc_write: None,
+            rules: RULES
+                .iter()
+                .filter(|r| r.is_nop_rule() && (r.gate != Gate::Xnack || xnack))
+                .collect(),
+        }
+    }
+
+    /// Records that the wave issued `inst` at `pc` and returns the rules it violates against
+    /// the instructions issued before it.
+    pub fn issue(&mut self, pc: u64, inst: Inst) -> Vec<RuntimeFinding> {
+        let model = InstModel::new(inst);
+        let mut out = Vec::new();
+        for rule in &self.rules {
+            if !check::is_consumer(rule, &model) {
+                continue;
+            }
+            if let Some(hit) = check::check(rule, &model, &Recent(self)) {
+                out.push(RuntimeFinding {
+                    rule,
+                    producer_pc: hit.producer,
+                    provided: hit.provided,
+                    required: hit.required,
+                });
+            }
+        }
+        self.push(Issued { pc, model });
+        out
+    }
+
+    /// Forgets the history (a new wave, or after a context switch the caller models as safe).
+    pub fn reset(&mut self) {
+        self.recent.clear();
+        self.last_vcc_write = None;
+    }
+
+    fn push(&mut self, issued: Issued) {
+        self.recent.push_front(issued);
+        if self.recent.len() > KEEP {
+            let old = self.recent.pop_back().expect("longer than KEEP");
+            if old.model.writes.overlaps(regs::VCC) {
+                self.last_vcc_write = Some((old, 0));
+            } else if let Some((_, since)) = &mut self.last_vcc_write {
+                *since = since.saturating_add(old.model.wait_states as u32);
+            }
+        }
+    }
+}
+
+/// The tracker's history, newest first.
+struct Recent<'t>(&'t HazardTracker);
+
+impl History for Recent<'_> {
+    type Pos = u64;
+
+    fn walk_back(&self, visit: &mut dyn FnMut(u64, &InstModel, u32) -> Step) {
+        let mut between = 0u32;
+        for issued in &self.0.recent {
+            if visit(issued.pc, &issued.model, between) == Step::Stop {
+                return;
+            }
+            between = between.saturating_add(issued.model.wait_states as u32);
+        }
+        if let Some((issued, since)) = &self.0.last_vcc_write {
+            visit(issued.pc, &issued.model, between.saturating_add(*since));
+        }
+    }
+}
