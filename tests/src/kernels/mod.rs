@@ -12,6 +12,7 @@
 
 mod atomics;
 mod basic;
+pub mod cli;
 mod float;
 mod intmath;
 mod lds;
