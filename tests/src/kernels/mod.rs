@@ -300,6 +300,42 @@ mod tests {
         assert!(msg.contains("[1] got 0x00000003 want 0x00000002"), "{msg}");
     }
 
+    /// The cases' argument lists agree with the kernels' metadata: count, order, sizes and
+    /// buffer/by-value kinds; and each file is the target and code object version its name says.
+    #[test]
+    fn cases_match_the_metadata() {
+        use gcn_loader::ValueKind;
+        for case in all() {
+            for t in TARGETS {
+                for v in VERSIONS {
+                    let path = fixture_path(case.fixture, t, v);
+                    let objects = gcn_loader::load_file(&path).unwrap();
+                    let co = &objects[0];
+                    let what = format!("{} in {}", case.kernel, path.display());
+                    assert_eq!(co.target.mach, t, "{what}");
+                    assert_eq!(u32::from(co.version), v, "{what}");
+                    let kernel = co.kernel(case.kernel).unwrap_or_else(|| panic!("{what}"));
+                    let meta = kernel.meta.as_ref().unwrap();
+                    let args: Vec<_> = meta.explicit_args().collect();
+                    assert_eq!(args.len(), case.args.len(), "{what}");
+                    for (i, (m, a)) in args.iter().zip(&case.args).enumerate() {
+                        let (kind, size) = match a {
+                            Arg::Buffer(_) => (ValueKind::GlobalBuffer, 8),
+                            Arg::I8(_) => (ValueKind::ByValue, 1),
+                            Arg::I32(_) | Arg::U32(_) | Arg::F32(_) => (ValueKind::ByValue, 4),
+                            Arg::U64(_) | Arg::F64(_) => (ValueKind::ByValue, 8),
+                            Arg::Bytes(b) => (ValueKind::ByValue, b.len() as u64),
+                        };
+                        assert_eq!((&m.value_kind, m.size), (&kind, size), "{what}: arg {i}");
+                        if let Arg::Buffer(b) = a {
+                            assert_eq!(m.name.as_deref(), Some(b.name), "{what}: arg {i}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn every_case_has_its_fixtures() {
         for case in all() {
