@@ -54,7 +54,7 @@ fn field_variant(name: &str) -> &'static str {
         "saddr" => "Saddr",
         "vsrc" => "Vsrc",
         "vsrc0" => "Vsrc0",
-        "vsrc1_exp" => "Vsrc1",
+        "vsrc1_exp" => "Vsrc1Exp",
         "vsrc2" => "Vsrc2",
         "vsrc3" => "Vsrc3",
         other => panic!("gfx9-ops.tsv: unknown operand field `{other}`"),

@@ -84,6 +84,8 @@ fn modifier_masks(inst: &Inst) -> [u32; 2] {
         Format::Vop3p => [0xffff_ff00, 0xf800_0000],
         Format::Vintrp => [0xfc03_ff00, 0],
         Format::Ds => [0xfdff_ffff, 0],
+        // Cache invalidations (buffer_wbinvl1*) take no operands and LLVM prints no modifiers.
+        Format::Mubuf if inst.info().operands.is_empty() => [0xfc00_0000 | (0x7f << 18), 0],
         Format::Mubuf => [0xfc00_0000 | (0x7f << 18) | 0x3_ffff, 1 << 23],
         Format::Mtbuf => [0xffff_ffff, (1 << 22) | (1 << 23)],
         Format::Mimg => [0xfc00_0000 | (0x7f << 18) | (1 << 25) | 0x3_ff00, 1 << 31],

@@ -77,6 +77,20 @@ pub fn decode(bytes: &[u8], target: Target) -> Result<Inst, DecodeError> {
             operand::DPP => enc = Enc::Dpp,
             _ => {}
         }
+        // v_madmk/v_madak carry a literal, which the SDWA and DPP forms have no room for.
+        let has_literal_slot = crate::table::op_info(op)
+            .operands
+            .iter()
+            .any(|s| matches!(s, Slot::Imm(ImmKind::Literal)));
+        if enc != Enc::Native && has_literal_slot {
+            return Err(err(
+                0,
+                DecodeErrorKind::InvalidOperand {
+                    what: "SDWA/DPP form of a literal-taking op",
+                    value: w0 & 0x1ff,
+                },
+            ));
+        }
     }
     let mut inst = Inst {
         op,

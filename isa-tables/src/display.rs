@@ -57,6 +57,9 @@ impl Inst {
     }
 
     fn write_text(&self, f: &mut impl Write) -> fmt::Result {
+        if self.format() == Format::Exp {
+            return self.write_exp(f);
+        }
         let info = self.info();
         f.write_str(&self.mnemonic())?;
         let mut first = true;
@@ -81,6 +84,24 @@ impl Inst {
                 Slot::Fixed(text) => self.write_fixed(f, text)?,
                 Slot::Imm(kind) => self.write_imm(f, kind)?,
             }
+        }
+        syntax::write_modifiers(self, f)
+    }
+
+    /// `exp TARGET a, b, c, d`: a disabled lane prints `off`; with `compr` lanes 0-1 show vsrc0
+    /// and lanes 2-3 vsrc1 (each holds two packed 16-bit values).
+    fn write_exp(&self, f: &mut impl Write) -> fmt::Result {
+        f.write_str("exp ")?;
+        syntax::write_exp_target(f, self.bits(0, 4, 6))?;
+        let (en, compr) = (self.bits(0, 0, 4), self.bit(0, 10));
+        for lane in 0..4 {
+            f.write_str(if lane == 0 { " " } else { ", " })?;
+            if en & (1 << lane) == 0 {
+                f.write_str("off")?;
+                continue;
+            }
+            let src = if compr { lane / 2 } else { lane };
+            write_register(f, operand::VGPR0 + self.bits(1, 8 * src, 8) as u16, 1, "v")?;
         }
         syntax::write_modifiers(self, f)
     }

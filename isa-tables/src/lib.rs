@@ -1,8 +1,9 @@
 //! The gfx9 ("Vega") instruction set as data, and everything derived from it:
-//! [`decode`], [`Inst::encode`], LLVM-syntax [`std::fmt::Display`] and (soon) the text assembler.
+//! [`decode`], [`Inst::encode`], LLVM-syntax [`std::fmt::Display`] and the text assembler ([`assemble`], [`assemble_inst`]).
 //!
 //! The opcode table lives in `data/gfx9-ops.tsv`; `build.rs` turns it into Rust arrays.
 
+pub mod asm;
 mod canon;
 mod canon_format;
 pub mod class;
@@ -16,6 +17,7 @@ mod syntax;
 pub mod table;
 mod target;
 
+pub use asm::{assemble, assemble_inst, AsmError, Assembly};
 pub use class::{Category, Counters, MemKind, OpClass, Regs};
 pub use decode::{classify, decode};
 pub use error::{DecodeError, DecodeErrorKind};

@@ -272,7 +272,7 @@ pub fn write_dpp_ctrl(f: &mut impl Write, c: u32) -> fmt::Result {
     }
 }
 
-const DFMT: [&str; 16] = [
+pub(crate) const DFMT: [&str; 16] = [
     "BUF_DATA_FORMAT_INVALID",
     "BUF_DATA_FORMAT_8",
     "BUF_DATA_FORMAT_16",
@@ -290,7 +290,7 @@ const DFMT: [&str; 16] = [
     "BUF_DATA_FORMAT_32_32_32_32",
     "BUF_DATA_FORMAT_RESERVED_15",
 ];
-const NFMT: [&str; 8] = [
+pub(crate) const NFMT: [&str; 8] = [
     "BUF_NUM_FORMAT_UNORM",
     "BUF_NUM_FORMAT_SNORM",
     "BUF_NUM_FORMAT_USCALED",
@@ -457,7 +457,12 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
 }
 
 pub fn is_vop3b(inst: &Inst) -> bool {
-    inst.info().operands.iter().any(|s| {
+    is_vop3b_info(inst.info())
+}
+
+/// VOP3B rows carry an SGPR destination (`sdst`) where VOP3A has the abs bits.
+pub fn is_vop3b_info(info: &crate::table::OpInfo) -> bool {
+    info.operands.iter().any(|s| {
         matches!(
             s,
             Slot::Reg {

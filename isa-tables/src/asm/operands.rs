@@ -1,0 +1,456 @@
+//! Building one candidate encoding: operands into their fields, modifiers into their bits, and
+//! the bytes through the decoder.
+
+use super::encoding::base_words;
+use super::lex::Parts;
+use super::value::{parse_int, parse_operand, parse_register, Operand, Prefer};
+use super::{modifiers, special, Labels};
+use crate::decode::effective_class;
+use crate::fields::{self, Enc};
+use crate::operand::LITERAL;
+use crate::table::{op_info, Field, Format, ImmKind, OpId, OpInfo, Slot};
+use crate::{decode, Inst, Target};
+
+struct Builder<'a> {
+    info: &'static OpInfo,
+    enc: Enc,
+    w: [u32; 2],
+    literal: Option<u32>,
+    prefer: Prefer,
+    modifiers: &'a [&'a str],
+    pc: u32,
+    labels: Option<Labels<'a>>,
+}
+
+/// Which source (0, 1, 2) a field is, for input modifiers.
+fn source_index(field: Field) -> Option<u32> {
+    match field {
+        Field::Src0 | Field::Src0Agpr => Some(0),
+        Field::Src1 | Field::Src1Agpr | Field::Vsrc1 => Some(1),
+        Field::Src2 | Field::Src2Agpr => Some(2),
+        _ => None,
+    }
+}
+
+/// Fields whose register width follows other bits (dmask, saddr, idxen/offen).
+fn variable_width(format: Format, field: Field) -> bool {
+    format == Format::Mimg
+        || (field == Field::Vaddr
+            && matches!(format, Format::Global | Format::Mubuf | Format::Mtbuf))
+}
+
+impl Builder<'_> {
+    fn format(&self) -> Format {
+        self.info.format
+    }
+
+    fn has_modifier(&self, name: &str) -> bool {
+        self.modifiers
+            .iter()
+            .any(|m| *m == name || m.split_once(':').map(|(n, _)| n) == Some(name))
+    }
+
+    fn set_bits(&mut self, word: usize, lo: u32, bits: u32, v: u32) {
+        let mask = ((1u64 << bits) - 1) as u32;
+        self.w[word] = (self.w[word] & !(mask << lo)) | ((v & mask) << lo);
+    }
+
+    fn set_literal(&mut self, v: u32) -> Result<(), String> {
+        match self.literal {
+            Some(old) if old != v => Err("only one literal constant per instruction".into()),
+            _ => {
+                self.literal = Some(v);
+                Ok(())
+            }
+        }
+    }
+
+    /// Stores a register or constant operand into `field`.
+    fn put(&mut self, field: Field, op: &Operand, text: &str) -> Result<(), String> {
+        let code = op.code;
+        let fits = |c: u16| c <= 0xff || (256..512).contains(&c);
+        match (self.enc, field) {
+            (Enc::Sdwa, Field::Src0) if fits(code) => {
+                self.set_bits(1, 0, 8, code as u32 & 0xff);
+                self.set_bits(1, 23, 1, (code < 256) as u32);
+            }
+            (Enc::Sdwa, Field::Vsrc1) if fits(code) => {
+                self.set_bits(0, 9, 8, code as u32 & 0xff);
+                self.set_bits(1, 31, 1, (code < 256) as u32);
+            }
+            _ => {
+                let loc = fields::locate(self.format(), self.enc, field)
+                    .ok_or_else(|| format!("`{text}`: no field for it in this encoding"))?;
+                if !fields::set(&mut self.w, loc, code) {
+                    return Err(format!("`{text}` cannot be encoded in this operand"));
+                }
+            }
+        }
+        if code == LITERAL {
+            self.set_literal(op.literal.unwrap_or(0))?;
+        }
+        self.put_modifiers(field, op, text)
+    }
+
+    fn put_modifiers(&mut self, field: Field, op: &Operand, text: &str) -> Result<(), String> {
+        if !(op.neg || op.abs || op.sext) {
+            return Ok(());
+        }
+        let i =
+            source_index(field).ok_or_else(|| format!("`{text}`: modifiers on a non-source"))?;
+        let vop3b = crate::syntax::is_vop3b_info(self.info);
+        match (self.format(), self.enc) {
+            (Format::Vop3, _) if !op.sext && !(vop3b && op.abs) => {
+                self.set_bits(1, 29 + i, 1, op.neg as u32);
+                if !vop3b {
+                    self.set_bits(0, 8 + i, 1, op.abs as u32);
+                }
+            }
+            (_, Enc::Sdwa) if i < 2 => {
+                let base = 20 + 8 * i;
+                self.set_bits(1, base, 1, op.neg as u32);
+                self.set_bits(1, base + 1, 1, op.abs as u32);
+                self.set_bits(1, base - 1, 1, op.sext as u32);
+            }
+            (_, Enc::Dpp) if i < 2 && !op.sext => {
+                self.set_bits(1, 20 + 2 * i, 1, op.neg as u32);
+                self.set_bits(1, 21 + 2 * i, 1, op.abs as u32);
+            }
+            _ => {
+                return Err(format!(
+                    "`{text}`: input modifiers need the _e64, _sdwa or _dpp form"
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    fn reg_slot(
+        &mut self,
+        field: Field,
+        dwords: u8,
+        class: crate::ImmClass,
+        text: &str,
+    ) -> Result<(), String> {
+        let format = self.format();
+        if text == "off" {
+            return match (format, field) {
+                (Format::Flat | Format::Global | Format::Scratch, Field::Saddr) => {
+                    self.set_bits(1, 16, 7, 0x7f);
+                    Ok(())
+                }
+                // Buffers without idxen/offen print `off` for vaddr.
+                (Format::Mubuf | Format::Mtbuf, Field::Vaddr) => Ok(()),
+                // Exports: a disabled lane.
+                (Format::Exp, _) => Ok(()),
+                _ => Err("`off` is not allowed here".into()),
+            };
+        }
+        let op = parse_operand(text, effective_class(class, dwords), self.prefer)
+            .ok_or_else(|| format!("`{text}`: not a register or constant"))?;
+        // Aperture and status sources (src_shared_base, src_scc...) read as 32 or 64 bits.
+        let is_reg = !op.is_constant() && !(235..=254).contains(&op.code);
+        if is_reg && op.dwords != dwords.max(1) && !variable_width(format, field) {
+            return Err(format!(
+                "`{text}`: expected a {}-bit register",
+                32 * dwords.max(1) as u32
+            ));
+        }
+        if format == Format::Exp {
+            return self.exp_lane(field, &op, text);
+        }
+        self.put(field, &op, text)
+    }
+
+    /// An export lane: enables it and stores its VGPR (with `compr`, lanes 0-1 share vsrc0 and
+    /// lanes 2-3 vsrc1).
+    fn exp_lane(&mut self, field: Field, op: &Operand, text: &str) -> Result<(), String> {
+        const LANES: [Field; 4] = [Field::Vsrc0, Field::Vsrc1Exp, Field::Vsrc2, Field::Vsrc3];
+        let lane = LANES
+            .iter()
+            .position(|f| *f == field)
+            .ok_or("bad export operand")?;
+        if op.code < 256 || op.is_constant() {
+            return Err(format!("`{text}`: exports take VGPRs"));
+        }
+        if self.has_modifier("compr") {
+            // LLVM enables compressed lanes in pairs, one pair per packed register, and reads
+            // the register from the pair's first operand (the second repeats it).
+            if lane % 2 == 1 {
+                return Ok(());
+            }
+            self.set_bits(0, lane as u32, 2, 0b11);
+            return self.put(LANES[lane / 2], op, text);
+        }
+        self.set_bits(0, lane as u32, 1, 1);
+        self.put(field, op, text)
+    }
+
+    fn fixed_slot(&mut self, fixed: &str, text: &str) -> Result<(), String> {
+        if text == fixed {
+            return Ok(());
+        }
+        match (fixed, self.format(), self.enc) {
+            // gfx9 SDWA compares may write any SGPR pair (the SD bit).
+            ("vcc", Format::Vopc, Enc::Sdwa) => {
+                let r = parse_register(text).filter(|r| r.code < 128 && r.dwords == 2);
+                let r = r.ok_or_else(|| format!("`{text}`: expected an SGPR pair"))?;
+                self.set_bits(1, 8, 7, r.code as u32);
+                self.set_bits(1, 15, 1, 1);
+                Ok(())
+            }
+            // scratch: a VGPR address when there is no SGPR base.
+            ("off", Format::Scratch, _) => {
+                let r = parse_register(text).filter(|r| r.code >= 256 && r.dwords == 1);
+                let r = r.ok_or_else(|| format!("`{text}`: expected `off` or a VGPR"))?;
+                self.put(Field::Vaddr, &r, text)
+            }
+            _ => Err(format!("expected `{fixed}`, found `{text}`")),
+        }
+    }
+
+    fn label(&self, text: &str) -> Result<u16, String> {
+        if let Some(v) = parse_int(text) {
+            return i16::try_from(v)
+                .map(|v| v as u16)
+                .or_else(|_| u16::try_from(v))
+                .map_err(|_| format!("`{text}`: branch offset out of range"));
+        }
+        let target = self
+            .labels
+            .and_then(|l| l(text))
+            .ok_or_else(|| format!("unknown label `{text}`"))?;
+        let delta = (target as i64 - (self.pc as i64 + 4)) / 4;
+        i16::try_from(delta)
+            .map(|d| d as u16)
+            .map_err(|_| format!("label `{text}` is too far for a 16-bit branch"))
+    }
+
+    fn imm_slot(&mut self, kind: ImmKind, text: &str) -> Result<(), String> {
+        let bad = || format!("`{text}`: bad {kind:?} operand");
+        let simm = |t: &str| {
+            parse_int(t).and_then(|v| {
+                i16::try_from(v)
+                    .map(|v| v as u16)
+                    .ok()
+                    .or_else(|| u16::try_from(v).ok())
+            })
+        };
+        match kind {
+            ImmKind::Simm16 | ImmKind::Uimm16 => {
+                let v = match simm(text) {
+                    Some(v) => v,
+                    None if self.labels.is_some() => self.label(text)?,
+                    None => return Err(bad()),
+                };
+                self.set_bits(0, 0, 16, v as u32);
+            }
+            ImmKind::Label => {
+                let v = self.label(text)?;
+                self.set_bits(0, 0, 16, v as u32);
+            }
+            ImmKind::Hwreg => self.set_bits(0, 0, 16, special::hwreg(text).ok_or_else(bad)? as u32),
+            ImmKind::Sendmsg => {
+                self.set_bits(0, 0, 16, special::sendmsg(text).ok_or_else(bad)? as u32)
+            }
+            ImmKind::Waitcnt => {
+                self.set_bits(0, 0, 16, special::waitcnt(text).ok_or_else(bad)? as u32)
+            }
+            ImmKind::GprIdxMode => {
+                self.set_bits(0, 0, 16, special::gpr_idx(text).ok_or_else(bad)? as u32)
+            }
+            ImmKind::GprIdxOn => {
+                let v = special::gpr_idx(text)
+                    .filter(|v| *v <= 0xff)
+                    .ok_or_else(bad)?;
+                self.set_bits(0, 8, 8, v as u32);
+            }
+            ImmKind::SmemOffset => self.smem_offset(text)?,
+            ImmKind::SmemSdataImm => {
+                let v = parse_int(text)
+                    .filter(|v| (0..0x80).contains(v))
+                    .ok_or_else(bad)?;
+                self.set_bits(0, 6, 7, v as u32);
+            }
+            ImmKind::Literal => {
+                let v = match parse_int(text) {
+                    Some(v) if (-(1i64 << 31)..=0xffff_ffff).contains(&v) => v as u32,
+                    Some(_) => return Err(bad()),
+                    None => text.parse::<f32>().map_err(|_| bad())?.to_bits(),
+                };
+                self.set_literal(v)?;
+            }
+            ImmKind::InterpAttr => {
+                let (attr, chan) = special::interp_attr(text).ok_or_else(bad)?;
+                if self.format() == Format::Vintrp {
+                    self.set_bits(0, 10, 6, attr);
+                    self.set_bits(0, 8, 2, chan);
+                } else {
+                    self.set_bits(1, 0, 6, attr);
+                    self.set_bits(1, 6, 2, chan);
+                }
+            }
+            ImmKind::InterpParam => {
+                self.set_bits(0, 0, 8, special::interp_param(text).ok_or_else(bad)?)
+            }
+            ImmKind::ExpTgt => self.set_bits(0, 4, 6, special::exp_target(text).ok_or_else(bad)?),
+        }
+        Ok(())
+    }
+
+    /// SMEM offset: an immediate, an SGPR, or an SGPR plus an `offset:` modifier (soe).
+    fn smem_offset(&mut self, text: &str) -> Result<(), String> {
+        if let Some(r) = parse_register(text).filter(|r| r.code < 128 && r.dwords == 1) {
+            if self.has_modifier("offset") {
+                self.set_bits(0, 14, 1, 1);
+                self.set_bits(1, 25, 7, r.code as u32);
+            } else {
+                self.set_bits(1, 0, 7, r.code as u32);
+            }
+            return Ok(());
+        }
+        let v = parse_int(text).ok_or_else(|| format!("`{text}`: bad SMEM offset"))?;
+        if !(-(1 << 20)..(1 << 21)).contains(&v) {
+            return Err(format!("`{text}`: SMEM offset out of range"));
+        }
+        self.set_bits(0, 17, 1, 1);
+        self.set_bits(1, 0, 21, v as u32);
+        Ok(())
+    }
+}
+
+/// The operands the text gives for a row, after the format's special cases.
+fn operand_texts<'p>(info: &OpInfo, parts: &'p Parts<'p>) -> Vec<&'p str> {
+    if info
+        .operands
+        .iter()
+        .any(|s| matches!(s, Slot::Imm(ImmKind::Waitcnt)))
+    {
+        // `vmcnt(0) lgkmcnt(0)` is one operand with spaces.
+        return if parts.rest.is_empty() {
+            vec![]
+        } else {
+            vec![parts.rest]
+        };
+    }
+    if info.operands.is_empty() {
+        return vec![];
+    }
+    let mut ops: Vec<&str> = parts.operands.clone();
+    if info.format == Format::Exp && !ops.is_empty() {
+        // `exp mrt0 v1, v2, v3, v4`: the target is separated by a space.
+        if let Some((tgt, first)) = ops[0].split_once(char::is_whitespace) {
+            ops.splice(0..1, [tgt, first.trim()]);
+        }
+    }
+    ops
+}
+
+/// Builds the instruction for row `op` in encoding `enc` from the split text.
+pub fn build(
+    op: OpId,
+    enc: Enc,
+    parts: &Parts,
+    prefer: Prefer,
+    target: Target,
+    pc: u32,
+    labels: Option<Labels>,
+) -> Result<Inst, String> {
+    let info = op_info(op);
+    let mut b = Builder {
+        info,
+        enc,
+        w: base_words(info, enc),
+        literal: None,
+        prefer,
+        modifiers: &parts.modifiers,
+        pc,
+        labels,
+    };
+    let texts = operand_texts(info, parts);
+    let mut texts = texts.iter().copied();
+    let slots: Vec<&Slot> = info
+        .operands
+        .iter()
+        .filter(|s| {
+            // buffer loads into LDS have no data register
+            !(info.format == Format::Mubuf
+                && b.has_modifier("lds")
+                && matches!(
+                    s,
+                    Slot::Reg {
+                        field: Field::Vdata,
+                        ..
+                    }
+                ))
+        })
+        .collect();
+    // glc flat-family atomics name the returned register first.
+    let returns = info.format.is_flat_family()
+        && info.name.contains("_atomic_")
+        && parts.operands.len() == slots.len() + 1;
+    if returns {
+        let t = texts.next().unwrap_or_default();
+        let r = parse_register(t)
+            .filter(|r| r.code >= 256)
+            .ok_or_else(|| format!("`{t}`: expected a VGPR"))?;
+        b.put(Field::Vdst, &r, t)?;
+    }
+    for slot in slots {
+        let Some(text) = texts.next() else {
+            if let Slot::Imm(_) = slot {
+                continue; // a trailing immediate may be left out (s_endpgm)
+            }
+            return Err("too few operands".into());
+        };
+        match *slot {
+            Slot::Reg {
+                field,
+                dwords,
+                class,
+            } => b.reg_slot(field, dwords, class, text)?,
+            Slot::Fixed(fixed) => b.fixed_slot(fixed, text)?,
+            Slot::Imm(kind) => b.imm_slot(kind, text)?,
+        }
+    }
+    if let Some(extra) = texts.next() {
+        return Err(format!("too many operands (from `{extra}`)"));
+    }
+    let mut mods: Vec<&str> = parts.modifiers.clone();
+    if info.operands.is_empty() {
+        mods = parts
+            .operands
+            .iter()
+            .chain(&parts.modifiers)
+            .copied()
+            .collect();
+    }
+    if !info
+        .operands
+        .iter()
+        .any(|s| matches!(s, Slot::Imm(ImmKind::Waitcnt)))
+    {
+        for m in &mods {
+            modifiers::apply(info.format, enc, info.name, &mut b.w, m)?;
+        }
+    }
+    let one_word = matches!(
+        info.format,
+        Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc | Format::Sopp | Format::Vintrp
+    ) || (matches!(info.format, Format::Vop1 | Format::Vop2 | Format::Vopc)
+        && enc == Enc::Native);
+    let mut words = vec![b.w[0]];
+    if !one_word {
+        words.push(b.w[1]);
+    }
+    words.extend(b.literal);
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let inst = decode(&bytes, target)
+        .map_err(|e| format!("encodes to invalid words {words:08x?}: {e}"))?;
+    if inst.op() != op || inst.len() != bytes.len() {
+        return Err(format!(
+            "encodes to {words:08x?}, which decodes as `{inst}`"
+        ));
+    }
+    Ok(inst)
+}
