@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Golden vectors for the few instructions the opcode sweep cannot reach (see extra.s).
+
+Usage: python3 tests/golden/gen_extra.py [--llvm-mc llvm-mc-15]
+Writes <target>/EXTRA.txt as "<words>\t<llvm text>", the same format as the sweep's files.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TARGETS = ["gfx900", "gfx906", "gfx908"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--llvm-mc", default="llvm-mc-15")
+    args = ap.parse_args()
+    src = os.path.join(HERE, "extra.s")
+    for target in TARGETS:
+        out = subprocess.run(
+            [args.llvm_mc, "-arch=amdgcn", f"-mcpu={target}", "-show-encoding", src],
+            check=True, capture_output=True, text=True).stdout
+        lines = []
+        for line in out.splitlines():
+            m = re.match(r"\s*(.*?)\s*; encoding: \[(.*)\]", line)
+            if not m:
+                continue
+            text, enc = m.group(1), [int(b, 16) for b in m.group(2).split(",")]
+            words = [int.from_bytes(bytes(enc[i:i + 4]), "little") for i in range(0, len(enc), 4)]
+            lines.append(" ".join("%08x" % w for w in words) + "\t" + text)
+        with open(os.path.join(HERE, target, "EXTRA.txt"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        print(target, len(lines), "vectors")
+
+
+if __name__ == "__main__":
+    main()
