@@ -35,12 +35,12 @@ impl Entry {
             .split_once('-')
             .is_some_and(|(_, triple)| triple.starts_with("amdgcn-"))
     }
+}
 
-    /// The target id part of the entry id: `gfx900:xnack-` from
-    /// `hipv4-amdgcn-amd-amdhsa--gfx900:xnack-` (or from the older `hip-amdgcn-amd-amdhsa-gfx900`).
-    pub fn target_id(&self) -> Option<&str> {
-        self.id.find("-gfx").map(|i| &self.id[i + 1..])
-    }
+/// The target id part of a bundle entry id: `gfx900:xnack-` from
+/// `hipv4-amdgcn-amd-amdhsa--gfx900:xnack-` (or from the older `hip-amdgcn-amd-amdhsa-gfx900`).
+pub fn target_id(id: &str) -> Option<&str> {
+    id.find("-gfx").map(|i| &id[i + 1..])
 }
 
 fn u64_at(data: &[u8], at: u64) -> Option<u64> {
@@ -222,9 +222,9 @@ pub(crate) mod tests {
         let entries = read_all(&data, 0).unwrap();
         assert_eq!(entries.len(), 3);
         assert!(!entries[0].is_amdgcn());
-        assert_eq!(entries[1].target_id(), Some("gfx900:xnack-"));
+        assert_eq!(target_id(&entries[1].id), Some("gfx900:xnack-"));
         assert_eq!(entries[1].bytes, b"AAAA");
-        assert_eq!(entries[2].target_id(), Some("gfx906"));
+        assert_eq!(target_id(&entries[2].id), Some("gfx906"));
         assert_eq!(entries[2].bytes, b"BBBBBB");
     }
 

@@ -49,6 +49,7 @@ pub struct PgmRsrc1 {
     /// [19:18] MODE.FP_DENORM for f16 and f64.
     pub float_denorm_mode_16_64: u8,
     /// [20] start waves in privileged mode.
+    #[serde(rename = "priv")]
     pub priv_: bool,
     /// [21] MODE.DX10_CLAMP.
     pub enable_dx10_clamp: bool,

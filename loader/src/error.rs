@@ -13,8 +13,8 @@ pub enum LoadErrorKind {
     #[error("not an ELF file")]
     NotElf,
     #[error(
-        "neither an ELF file nor a clang offload bundle (starts with {magic:02x?}); \
-         expected a code object, an offload bundle or a host binary with .hip_fatbin"
+        "not an ELF file, nor a clang offload bundle (starts with {magic:02x?}); expected a \
+         code object, an offload bundle or a host binary with a .hip_fatbin section"
     )]
     UnknownFormat { magic: Vec<u8> },
     #[error("not a 64-bit little-endian ELF file (AMDGPU code objects are ELF64 LE)")]

@@ -33,16 +33,30 @@ pub use target::{code_object_version, target_from_e_flags, TargetId};
 
 use object::read::elf::{ElfFile, ElfFile32, ElfFile64, FileHeader};
 use object::{Endianness, Object, ObjectSection};
+use std::borrow::Cow;
 
 /// The section of a HIP host binary that holds its offload bundles.
 pub const HIP_FATBIN_SECTION: &str = ".hip_fatbin";
 
-/// Every AMDGPU code object in `bytes` (the contents of the file called `file_name`):
-/// one for a code object or relocatable object; one per AMDGPU entry of an offload bundle
-/// (plain or `CCOB`-compressed) or of the bundles in a host ELF's `.hip_fatbin`, each labelled
-/// with its bundle entry id, in file order. Entries for other targets (the host, nvptx) are
-/// skipped; a fat binary without any AMDGPU entry is an error.
-pub fn load(file_name: &str, bytes: &[u8]) -> Result<Vec<CodeObject>, LoadError> {
+/// One AMDGPU ELF file found in an input, not yet parsed beyond its container.
+#[derive(Debug)]
+pub struct ElfImage<'a> {
+    /// The name for errors and listings: the input file, plus for a bundle entry its id and
+    /// offset (`lib.so:hipv4-amdgcn-amd-amdhsa--gfx900@0x3000`).
+    pub file: String,
+    /// The bundle entry id; `None` for a plain ELF file.
+    pub label: Option<String>,
+    /// Where the entry (or the compressed bundle holding it) starts in the input.
+    pub bundle_offset: Option<u64>,
+    pub bytes: Cow<'a, [u8]>,
+}
+
+/// The AMDGPU ELF files in `bytes` (the contents of the file called `file_name`), without
+/// parsing them: the input itself if it is an AMDGPU ELF; the AMDGPU entries of an offload
+/// bundle (plain or `CCOB`-compressed), or of the bundles in a host ELF's `.hip_fatbin`, in
+/// file order. Entries for other targets (the host, nvptx) and empty ones are skipped; a fat
+/// binary without any AMDGPU entry is an error.
+pub fn extract<'a>(file_name: &str, bytes: &'a [u8]) -> Result<Vec<ElfImage<'a>>, LoadError> {
     let fail = |kind| LoadError::new(file_name, kind);
     if bytes.len() as u64 > MAX_FILE_SIZE {
         return Err(fail(LoadErrorKind::TooLarge {
@@ -53,7 +67,12 @@ pub fn load(file_name: &str, bytes: &[u8]) -> Result<Vec<CodeObject>, LoadError>
     let entries = if bytes.starts_with(&object::elf::ELFMAG) {
         match elf_machine(bytes) {
             Some(object::elf::EM_AMDGPU) | None => {
-                return CodeObject::parse(file_name, None, bytes.to_vec()).map(|c| vec![c]);
+                return Ok(vec![ElfImage {
+                    file: file_name.to_string(),
+                    label: None,
+                    bundle_offset: None,
+                    bytes: Cow::Borrowed(bytes),
+                }]);
             }
             Some(machine) => {
                 let (offset, fatbin) = hip_fatbin(bytes)
@@ -76,29 +95,14 @@ pub fn load(file_name: &str, bytes: &[u8]) -> Result<Vec<CodeObject>, LoadError>
             skipped.push(entry.id);
             continue;
         }
-        // Two bundles in one .hip_fatbin have entries with the same id; the offset tells them apart.
-        let name = format!("{file_name}:{}@{:#x}", entry.id, entry.offset);
-        let id_mach = entry.target_id().and_then(TargetId::parse).map(|t| t.mach);
-        let mut code_object = CodeObject::parse(&name, Some(&entry.id), entry.bytes)?;
-        code_object.bundle_offset = Some(entry.offset);
-        // The id is what runtimes select by; an ELF for another processor is a broken bundle.
-        if id_mach
-            .as_ref()
-            .is_some_and(|m| *m != code_object.target.mach)
-        {
-            return Err(LoadError::new(
-                name,
-                LoadErrorKind::Bundle {
-                    offset: entry.offset,
-                    problem: format!(
-                        "entry id names {} but the ELF header says {}",
-                        id_mach.unwrap_or_default(),
-                        code_object.target.mach
-                    ),
-                },
-            ));
-        }
-        out.push(code_object);
+        out.push(ElfImage {
+            // Two bundles in one .hip_fatbin have entries with the same id; the offset tells
+            // them apart.
+            file: format!("{file_name}:{}@{:#x}", entry.id, entry.offset),
+            label: Some(entry.id),
+            bundle_offset: Some(entry.offset),
+            bytes: Cow::Owned(entry.bytes),
+        });
     }
     if out.is_empty() {
         let detail = if skipped.is_empty() {
@@ -109,6 +113,43 @@ pub fn load(file_name: &str, bytes: &[u8]) -> Result<Vec<CodeObject>, LoadError>
         return Err(fail(LoadErrorKind::NoCodeObjects(detail)));
     }
     Ok(out)
+}
+
+/// Every AMDGPU code object in `bytes` (the contents of the file called `file_name`), parsed:
+/// one for a code object or relocatable object, one per AMDGPU bundle entry of a fat binary,
+/// labelled with its entry id (see [`extract`]).
+pub fn load(file_name: &str, bytes: &[u8]) -> Result<Vec<CodeObject>, LoadError> {
+    extract(file_name, bytes)?
+        .into_iter()
+        .map(|image| {
+            let id_mach = image
+                .label
+                .as_deref()
+                .and_then(bundle::target_id)
+                .and_then(TargetId::parse)
+                .map(|t| t.mach);
+            let mut code_object = CodeObject::parse(
+                &image.file,
+                image.label.as_deref(),
+                image.bytes.into_owned(),
+            )?;
+            code_object.bundle_offset = image.bundle_offset;
+            // Runtimes select by entry id; an ELF for another processor is a broken bundle.
+            match id_mach {
+                Some(mach) if mach != code_object.target.mach => Err(LoadError::new(
+                    image.file,
+                    LoadErrorKind::Bundle {
+                        offset: image.bundle_offset.unwrap_or(0),
+                        problem: format!(
+                            "entry id names {mach} but the ELF header says {}",
+                            code_object.target.mach
+                        ),
+                    },
+                )),
+                _ => Ok(code_object),
+            }
+        })
+        .collect()
 }
 
 /// Reads `path` and [`load`]s it, naming it as given.

@@ -1,14 +1,15 @@
 //! `gcnemu disasm FILE [--target gfxN] [--kernel NAME]`.
 
 use super::{parse_target, CliError};
-use gcn_loader::ElfObject;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct DisasmArgs {
-    /// A code object (.co/.hsaco) or relocatable AMDGPU ELF object (.o).
+    /// A code object (.co/.hsaco), relocatable AMDGPU ELF object (.o), clang offload bundle,
+    /// or host executable/library with a .hip_fatbin section.
     pub file: PathBuf,
-    /// The processor to decode for (default: the one named in the ELF header's e_flags).
+    /// The processor to decode for (default: the one named in the ELF header's e_flags); in a
+    /// fat binary, only the code objects for this processor.
     #[arg(long, value_parser = parse_target)]
     pub target: Option<gcn_isa::Target>,
     /// Only the function or kernel with this symbol name.
@@ -20,14 +21,11 @@ pub struct DisasmArgs {
 pub fn run(args: &DisasmArgs) -> Result<String, CliError> {
     let bytes = gcn_loader::read_file(&args.file)?;
     let name = args.file.display().to_string();
-    let obj = ElfObject::parse(&name, &bytes)?;
-    let target = match args.target {
-        Some(target) => target,
-        None => obj.target()?,
-    };
-    let options = crate::disasm::Options {
-        target,
-        symbol: args.kernel.as_deref(),
-    };
-    crate::disasm::disassemble(&obj, &options).map_err(|e| CliError::Input(format!("{name}: {e}")))
+    let listing =
+        crate::disasm::disassemble_file(&name, &bytes, args.target, args.kernel.as_deref())
+            .map_err(CliError::Input)?;
+    for skipped in &listing.skipped {
+        eprintln!("gcnemu: skipped {skipped}");
+    }
+    Ok(listing.text)
 }

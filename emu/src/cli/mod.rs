@@ -1,6 +1,7 @@
 //! The `gcnemu` command line. Exit status: 0 success, 2 a usage or input error.
 
 mod disasm;
+mod info;
 mod lint;
 
 use clap::{Parser, Subcommand};
@@ -22,6 +23,9 @@ pub struct Cli {
 pub enum Command {
     /// Print the instructions of an AMDGPU ELF file in llvm-objdump's `-d` layout.
     Disasm(disasm::DisasmArgs),
+    /// Show the code objects in a file: targets, versions, and per kernel its arguments,
+    /// segment sizes, registers, workgroup limits and descriptor enables.
+    Info(info::InfoArgs),
     /// Check code for the hazards gfx9 leaves to software (wait states, s_waitcnt); exit 1 on findings.
     Lint(lint::LintArgs),
 }
@@ -41,6 +45,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Disasm(args) => disasm::run(args),
+        Command::Info(args) => info::run(args),
         Command::Lint(args) => return lint::main(args),
     };
     match result.and_then(write_stdout) {

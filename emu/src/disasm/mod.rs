@@ -9,7 +9,7 @@ mod line;
 mod symbols;
 
 use gcn_isa::Target;
-use gcn_loader::{ElfObject, Section};
+use gcn_loader::{mach_name, ElfObject, Section};
 use std::collections::HashSet;
 use symbols::{SymbolInfo, SymbolTables};
 
@@ -24,6 +24,91 @@ pub struct Options<'a> {
     pub target: Target,
     /// Only the block of the symbol with this name (llvm-objdump's `--disassemble-symbols`).
     pub symbol: Option<&'a str>,
+}
+
+/// The listing of every code object in a file's `bytes`: a code object or relocatable object
+/// (exactly llvm-objdump's listing), or each AMDGPU entry of an offload bundle or of a host
+/// binary's `.hip_fatbin`, one after the other, each under its own `<file>:<entry id>@<offset>:`
+/// header. `target` overrides the ELF's processor for a plain ELF and picks the entries for that
+/// processor in a fat binary; without it, entries for processors the decoder does not know are
+/// left out (`Listing::skipped`). `symbol` limits the listing to one function or kernel. `Err`
+/// is a message naming the file.
+pub fn disassemble_file(
+    file: &str,
+    bytes: &[u8],
+    target: Option<Target>,
+    symbol: Option<&str>,
+) -> Result<Listing, String> {
+    let images = gcn_loader::extract(file, bytes).map_err(|e| e.to_string())?;
+    if let [image] = &images[..] {
+        if image.label.is_none() {
+            let obj = ElfObject::parse(&image.file, &image.bytes).map_err(|e| e.to_string())?;
+            let target = match target {
+                Some(target) => target,
+                None => obj.target().map_err(|e| e.to_string())?,
+            };
+            let text = disassemble(&obj, &Options { target, symbol })
+                .map_err(|e| format!("{file}: {e}"))?;
+            return Ok(Listing {
+                text,
+                skipped: Vec::new(),
+            });
+        }
+    }
+    let mut listing = Listing {
+        text: String::new(),
+        skipped: Vec::new(),
+    };
+    let mut processors = Vec::new();
+    let mut listed = 0;
+    for image in &images {
+        let obj = ElfObject::parse(&image.file, &image.bytes).map_err(|e| e.to_string())?;
+        let own = mach_name(obj.mach()).unwrap_or("unknown");
+        if !processors.contains(&own) {
+            processors.push(own);
+        }
+        let decode_for = match target {
+            Some(wanted) if wanted.name() != own => continue,
+            Some(wanted) => wanted,
+            None => match obj.target() {
+                Ok(t) => t,
+                Err(e) => {
+                    listing.skipped.push(e.to_string());
+                    continue;
+                }
+            },
+        };
+        // With one symbol asked for, code objects without it are passed over.
+        if let Ok(text) = disassemble(
+            &obj,
+            &Options {
+                target: decode_for,
+                symbol,
+            },
+        ) {
+            listing.text.push_str(&text);
+            listed += 1;
+        }
+    }
+    if listed == 0 {
+        let mut why = match (target, symbol) {
+            (Some(t), _) if !processors.contains(&t.name()) => format!("no code object for {t}"),
+            (_, Some(name)) => {
+                format!("no code object has a symbol named {name} in a code section")
+            }
+            _ => "no code object for a supported processor".to_string(),
+        };
+        why.push_str(&format!(" (it has: {})", processors.join(", ")));
+        return Err(format!("{file}: {why}"));
+    }
+    Ok(listing)
+}
+
+/// What [`disassemble_file`] printed and left out.
+pub struct Listing {
+    pub text: String,
+    /// One line per code object left out because the decoder does not support its processor.
+    pub skipped: Vec<String>,
 }
 
 /// The listing of `obj`; `Err` names a requested symbol that no code section holds.
