@@ -13,6 +13,7 @@
 use crate::compressed;
 use crate::error::LoadErrorKind;
 use crate::MAX_FILE_SIZE;
+use std::borrow::Cow;
 
 pub const BUNDLE_MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
 /// Offset, size and id length, each a u64.
@@ -20,15 +21,16 @@ const ENTRY_HEADER: u64 = 24;
 
 /// One entry of a bundle.
 #[derive(Debug)]
-pub struct Entry {
+pub struct Entry<'a> {
     /// The bundle entry id: `<kind>-<triple>-<target id>`.
     pub id: String,
     /// Where the entry starts in the input the bundle was found in (for messages).
     pub offset: u64,
-    pub bytes: Vec<u8>,
+    /// Borrowed from the input, or owned when it came out of a compressed bundle.
+    pub bytes: Cow<'a, [u8]>,
 }
 
-impl Entry {
+impl Entry<'_> {
     /// The entry is device code for AMDGPU (`...-amdgcn-amd-amdhsa...`).
     pub fn is_amdgcn(&self) -> bool {
         self.id
@@ -52,7 +54,7 @@ fn u64_at(data: &[u8], at: u64) -> Option<u64> {
 /// All entries of the bundles found in `data`, which starts with a bundle magic (plain or
 /// compressed). `base` is `data`'s offset in the input, for messages. Bundles are read one
 /// after the other; the gap after each (alignment padding) is skipped to the next magic.
-pub fn read_all(data: &[u8], base: u64) -> Result<Vec<Entry>, LoadErrorKind> {
+pub fn read_all(data: &[u8], base: u64) -> Result<Vec<Entry<'_>>, LoadErrorKind> {
     let mut entries = Vec::new();
     let mut at = 0usize;
     let mut decompressed = 0u64;
@@ -79,7 +81,11 @@ pub fn read_all(data: &[u8], base: u64) -> Result<Vec<Entry>, LoadErrorKind> {
             }
             let (inner, _) = read_one(&bundle, offset)?;
             // Offsets inside the decompressed data mean nothing in the file; report the bundle's.
-            entries.extend(inner.into_iter().map(|e| Entry { offset, ..e }));
+            entries.extend(inner.into_iter().map(|e| Entry {
+                offset,
+                bytes: Cow::Owned(e.bytes.into_owned()),
+                id: e.id,
+            }));
             size
         } else {
             let (found, size) = read_one(rest, offset)?;
@@ -107,7 +113,7 @@ fn next_magic(data: &[u8], from: usize) -> Option<usize> {
 
 /// Reads the bundle at the start of `data`; returns its entries and its size (the end of its
 /// last entry, or of its header if later).
-fn read_one(data: &[u8], base: u64) -> Result<(Vec<Entry>, usize), LoadErrorKind> {
+fn read_one(data: &[u8], base: u64) -> Result<(Vec<Entry<'_>>, usize), LoadErrorKind> {
     let fail = |problem: String| LoadErrorKind::Bundle {
         offset: base,
         problem,
@@ -159,7 +165,7 @@ fn read_one(data: &[u8], base: u64) -> Result<(Vec<Entry>, usize), LoadErrorKind
         .map(|(offset, size, id)| Entry {
             id,
             offset: base + offset,
-            bytes: data[offset as usize..(offset + size) as usize].to_vec(),
+            bytes: Cow::Borrowed(&data[offset as usize..(offset + size) as usize]),
         })
         .collect();
     Ok((entries, size as usize))
@@ -223,9 +229,9 @@ pub(crate) mod tests {
         assert_eq!(entries.len(), 3);
         assert!(!entries[0].is_amdgcn());
         assert_eq!(target_id(&entries[1].id), Some("gfx900:xnack-"));
-        assert_eq!(entries[1].bytes, b"AAAA");
+        assert_eq!(&entries[1].bytes[..], b"AAAA");
         assert_eq!(target_id(&entries[2].id), Some("gfx906"));
-        assert_eq!(entries[2].bytes, b"BBBBBB");
+        assert_eq!(&entries[2].bytes[..], b"BBBBBB");
     }
 
     #[test]
@@ -236,7 +242,7 @@ pub(crate) mod tests {
         data.extend(&second);
         let entries = read_all(&data, 0x1000).unwrap();
         assert_eq!(entries.len(), 2);
-        assert_eq!(entries[1].bytes, b"two");
+        assert_eq!(&entries[1].bytes[..], b"two");
         assert!(entries[1].offset > 0x1000 + 4096);
     }
 

@@ -8,8 +8,10 @@ use object::elf::{self, FileHeader64};
 use object::read::elf::{ElfFile64, FileHeader, SectionHeader, Sym};
 use object::{LittleEndian as LE, Object, ObjectSection, ObjectSymbol};
 
-/// Input files larger than this are refused rather than read into memory.
-pub const MAX_FILE_SIZE: u64 = 1 << 30;
+/// Input files larger than this are refused rather than read into memory (ROCm host libraries
+/// with device code for many targets run past 1 GiB: librocsparse.so.0.1 of ROCm 5.3 is 1.3 GB).
+/// Compressed bundles in one input may not expand to more than this either.
+pub const MAX_FILE_SIZE: u64 = 4 << 30;
 
 /// `STT_AMDGPU_HSA_KERNEL`: code object v2 kernels (their code starts with a 256-byte header).
 const STT_AMDGPU_HSA_KERNEL: u8 = 10;

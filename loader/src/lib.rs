@@ -101,7 +101,7 @@ pub fn extract<'a>(file_name: &str, bytes: &'a [u8]) -> Result<Vec<ElfImage<'a>>
             file: format!("{file_name}:{}@{:#x}", entry.id, entry.offset),
             label: Some(entry.id),
             bundle_offset: Some(entry.offset),
-            bytes: Cow::Owned(entry.bytes),
+            bytes: entry.bytes,
         });
     }
     if out.is_empty() {
