@@ -1,5 +1,43 @@
 //! gcnemu: run, disassemble and lint gfx9 code objects.
+//!
+//! # Running kernels from Rust
+//!
+//! ```no_run
+//! use gcnemu::{Arg, Device, DeviceConfig, Dims, LaunchOptions};
+//! let bytes = std::fs::read("saxpy.gfx900.co").unwrap();
+//! let mut dev = Device::new(DeviceConfig::default()); // gfx900; set `target` for gfx906
+//! let module = dev.load("saxpy.gfx900.co", &bytes)?;  // code object, bundle or host binary
+//! let n = 1024u32;
+//! let x = dev.alloc(4 * n as u64)?;
+//! let y = dev.alloc(4 * n as u64)?;
+//! dev.write(x, &vec![0u8; 4 * n as usize])?;
+//! let dims = Dims { grid: [n / 256, 1, 1], block: [256, 1, 1] };
+//! let args = [Arg::F32(2.0), Arg::Ptr(x), Arg::Ptr(y), Arg::I32(n as i32)];
+//! let stats = dev.launch(&module, "saxpy", dims, &args, &LaunchOptions::default())?;
+//! let out = dev.read(y, 4 * n as usize)?;
+//! println!("{} wave-instructions", stats.wave_instructions);
+//! # Ok::<(), gcnemu::Error>(())
+//! ```
+//!
+//! [`Device::load`] picks the code object for the device's target, places its sections in
+//! device memory and decodes `.text` once ([`program::Program`]). [`Device::launch`] builds the
+//! HSA dispatch (packet, kernarg segment with hidden arguments, scratch, initial registers; see
+//! [`dispatch`]) and runs the workgroups in order ([`run`]). A kernel's own failure — a memory
+//! fault, a trap, an instruction without semantics, an exhausted budget — is
+//! [`Error::Guest`] with the kernel, workgroup, wave, PC and instruction.
 
 pub mod cli;
+pub mod device;
 pub mod disasm;
+pub mod dispatch;
+pub mod exec;
 pub mod hazard;
+pub mod lds;
+pub mod memory;
+pub mod program;
+pub mod run;
+pub mod wave;
+
+pub use device::{
+    Arg, Device, DeviceConfig, Dims, Error, GuestError, GuestFault, LaunchOptions, Module, Stats,
+};

@@ -1,0 +1,638 @@
+//! The embedding API: a [`Device`] with its memory, code objects loaded as [`Module`]s, and
+//! kernel launches with typed [`Arg`]s. See the crate documentation for an example.
+
+use crate::dispatch::{self, Launch, DYNAMIC_STACK_BYTES};
+use crate::exec::{DispatchEnv, Fault};
+use crate::lds::{Lds, LDS_MAX};
+use crate::memory::{AllocKind, MemError, Memory, DEFAULT_MEMORY_LIMIT};
+use crate::program::Program;
+use crate::run::{self, Counts, Stop};
+use crate::wave::Wave;
+use gcn_isa::Target;
+use gcn_loader::{CodeObject, Kernel, KernelArg, LoadError, ValueKind};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What kind of GPU the device is.
+#[derive(Clone, Debug)]
+pub struct DeviceConfig {
+    /// The processor; `load` picks the code object built for it.
+    pub target: Target,
+    /// Cap on device memory (host memory backs it).
+    pub memory_limit: u64,
+}
+
+impl Default for DeviceConfig {
+    fn default() -> Self {
+        DeviceConfig {
+            target: Target::Gfx900,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
+        }
+    }
+}
+
+/// A kernel argument by value or pointer, in the order of the kernel's explicit arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// A device address (from [`Device::alloc`]).
+    Ptr(u64),
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+    /// Raw bytes (structs by value); the length must equal the argument's size.
+    Bytes(Vec<u8>),
+}
+
+/// Grid size in workgroups (HIP's gridDim) and workgroup size in work-items (blockDim).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dims {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+}
+
+/// Called after each workgroup with (workgroups done, workgroups in total).
+pub type Progress = Arc<dyn Fn(u64, u64) + Send + Sync>;
+
+/// Options of one launch.
+#[derive(Clone)]
+pub struct LaunchOptions {
+    /// Dynamic LDS bytes per workgroup, on top of the kernel's static LDS.
+    pub dynamic_lds: u32,
+    /// Wave-instruction budget; running out is a guest error. `None`: unlimited.
+    pub max_instructions: Option<u64>,
+    pub progress: Option<Progress>,
+}
+
+impl Default for LaunchOptions {
+    fn default() -> Self {
+        LaunchOptions {
+            dynamic_lds: 0,
+            max_instructions: Some(DEFAULT_MAX_INSTRUCTIONS),
+            progress: None,
+        }
+    }
+}
+
+/// Default wave-instruction budget of a launch: minutes of emulation, so a runaway kernel ends.
+pub const DEFAULT_MAX_INSTRUCTIONS: u64 = 20_000_000_000;
+
+/// What a launch did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stats {
+    pub kernel: String,
+    pub workgroups: u64,
+    pub waves: u64,
+    pub wave_instructions: u64,
+    /// (category name, wave-instructions), in a fixed order.
+    pub by_category: Vec<(&'static str, u64)>,
+    pub elapsed: Duration,
+}
+
+impl Stats {
+    /// Wave-instructions per second of host time.
+    pub fn rate(&self) -> f64 {
+        self.wave_instructions as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// A guest error: where it happened and what went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GuestError {
+    pub kernel: String,
+    pub workgroup: [u32; 3],
+    pub wave: u32,
+    /// Device address of the instruction.
+    pub pc: u64,
+    /// Offset of the instruction from the kernel's entry.
+    pub kernel_offset: i64,
+    /// The instruction as llvm-objdump prints it.
+    pub instruction: String,
+    pub fault: GuestFault,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GuestFault {
+    Fault(Fault),
+    BudgetExhausted(u64),
+    Deadlock(Vec<u32>),
+}
+
+impl std::fmt::Display for GuestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [x, y, z] = self.workgroup;
+        let sign = if self.kernel_offset < 0 { "-" } else { "+" };
+        let where_ = format!(
+            "kernel `{}`, workgroup ({x}, {y}, {z}), wave {}, pc {:#x} ({}{sign}{:#x})",
+            self.kernel,
+            self.wave,
+            self.pc,
+            self.kernel,
+            self.kernel_offset.unsigned_abs()
+        );
+        match &self.fault {
+            GuestFault::Fault(e) => write!(f, "{where_}: `{}`: {e}", self.instruction),
+            GuestFault::BudgetExhausted(n) => write!(
+                f,
+                "{where_}: `{}`: instruction budget of {n} wave-instructions exhausted",
+                self.instruction
+            ),
+            GuestFault::Deadlock(waves) => write!(
+                f,
+                "kernel `{}`, workgroup ({x}, {y}, {z}): deadlock: waves {waves:?} wait at s_barrier and no wave can run",
+                self.kernel
+            ),
+        }
+    }
+}
+
+/// Errors of the API. [`Error::is_guest`] tells a kernel's own failure from a usage error.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("{file}: no code object for {target} (found: {found})")]
+    NoCodeObject {
+        file: String,
+        target: String,
+        found: String,
+    },
+    #[error("{file}: {problem}")]
+    Module { file: String, problem: String },
+    #[error("no kernel `{name}` in {file} (kernels: {available})")]
+    NoKernel {
+        name: String,
+        file: String,
+        available: String,
+    },
+    #[error("{0}")]
+    Arguments(String),
+    #[error("{0}")]
+    Launch(String),
+    #[error(transparent)]
+    Memory(#[from] MemError),
+    #[error("{0}")]
+    Guest(Box<GuestError>),
+}
+
+impl Error {
+    /// Did the kernel itself fail (fault, trap, budget, deadlock)?
+    pub fn is_guest(&self) -> bool {
+        matches!(self, Error::Guest(_))
+    }
+}
+
+/// A code object placed in device memory, decoded and ready to launch.
+pub struct Module {
+    pub object: CodeObject,
+    /// Device address the ELF's virtual address 0 maps to.
+    pub load_base: u64,
+    pub program: Program,
+}
+
+impl Module {
+    pub fn kernel(&self, name: &str) -> Option<&Kernel> {
+        self.object
+            .kernels
+            .iter()
+            .find(|k| k.name == name || k.meta.as_ref().is_some_and(|m| m.name == name))
+    }
+
+    /// Names of opcodes in this module's code that have no semantics yet.
+    pub fn unimplemented_ops(&self) -> &[&'static str] {
+        &self.program.gaps
+    }
+}
+
+/// An emulated GPU.
+pub struct Device {
+    config: DeviceConfig,
+    mem: Memory,
+    dispatches: u64,
+}
+
+impl Device {
+    pub fn new(config: DeviceConfig) -> Device {
+        Device {
+            mem: Memory::new(config.memory_limit),
+            config,
+            dispatches: 0,
+        }
+    }
+
+    pub fn target(&self) -> Target {
+        self.config.target
+    }
+
+    /// Loads the code object for this device's target from `bytes` (a code object, offload
+    /// bundle or host binary with `.hip_fatbin`), copies its sections into device memory and
+    /// decodes its code.
+    pub fn load(&mut self, file_name: &str, bytes: &[u8]) -> Result<Module, Error> {
+        let objects = gcn_loader::load(file_name, bytes)?;
+        let target = self.config.target;
+        let found: Vec<String> = objects.iter().map(|o| o.target.mach.clone()).collect();
+        let object = objects
+            .into_iter()
+            .find(|o| o.isa_target() == Some(target))
+            .ok_or_else(|| Error::NoCodeObject {
+                file: file_name.to_string(),
+                target: target.to_string(),
+                found: found.join(", "),
+            })?;
+        let problem = |p: String| Error::Module {
+            file: object.file.clone(),
+            problem: p,
+        };
+        if object.relocatable {
+            return Err(problem(
+                "a relocatable object cannot run; link it first (ld.lld -shared)".into(),
+            ));
+        }
+        let elf = object.elf()?;
+        let end = elf
+            .sections
+            .iter()
+            .filter(|s| s.address != 0 || s.executable)
+            .map(|s| s.address.saturating_add(s.size))
+            .max()
+            .unwrap_or(0);
+        if end > 1 << 32 {
+            return Err(problem(format!("sections span {end:#x} bytes")));
+        }
+        let load_base = self.mem.alloc(end.max(4), AllocKind::Buffer)?;
+        let mut text: Option<(u64, Vec<u8>)> = None;
+        for s in &elf.sections {
+            if s.address == 0 && !s.executable {
+                continue;
+            }
+            if !s.data.is_empty() && s.data.len() as u64 == s.size {
+                self.mem.write(load_base + s.address, s.data)?;
+            }
+            if s.executable && s.name == ".text" {
+                text = Some((s.address, s.data.to_vec()));
+            }
+        }
+        let (text_addr, code) = text.ok_or_else(|| problem("no .text section".into()))?;
+        drop(elf);
+        let program = Program::decode(&code, load_base + text_addr, target);
+        Ok(Module {
+            object,
+            load_base,
+            program,
+        })
+    }
+
+    /// Allocates `len` zeroed bytes of device memory; returns the device address.
+    pub fn alloc(&mut self, len: u64) -> Result<u64, Error> {
+        Ok(self.mem.alloc(len, AllocKind::Buffer)?)
+    }
+
+    pub fn free(&mut self, addr: u64) -> Result<(), Error> {
+        Ok(self.mem.free(addr)?)
+    }
+
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Error> {
+        Ok(self.mem.write(addr, data)?)
+    }
+
+    pub fn read(&self, addr: u64, len: usize) -> Result<Vec<u8>, Error> {
+        Ok(self.mem.bytes(addr, len)?.to_vec())
+    }
+
+    pub fn memory(&self) -> &Memory {
+        &self.mem
+    }
+
+    /// Runs `kernel` over the grid and returns statistics; the kernel's buffers hold its results.
+    pub fn launch(
+        &mut self,
+        module: &Module,
+        kernel: &str,
+        dims: Dims,
+        args: &[Arg],
+        opts: &LaunchOptions,
+    ) -> Result<Stats, Error> {
+        let start = Instant::now();
+        let k = module.kernel(kernel).ok_or_else(|| Error::NoKernel {
+            name: kernel.to_string(),
+            file: module.object.file.clone(),
+            available: module
+                .object
+                .kernels
+                .iter()
+                .map(|k| k.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })?;
+        check_dims(&dims)?;
+        let desc = &k.descriptor;
+        if desc.kernel_code_properties.enable_wavefront_size32 {
+            return Err(Error::Launch("wave32 kernels are not gfx9 code".into()));
+        }
+        let mode = dispatch::initial_mode(desc);
+        if mode & crate::wave::mode::ROUND_MASK != 0 {
+            return Err(Error::Launch(format!(
+                "kernel `{kernel}` asks for rounding mode {:#x}; only round-to-nearest-even is emulated",
+                mode & 0xf
+            )));
+        }
+        let lds_size = desc.group_segment_fixed_size as u64 + opts.dynamic_lds as u64;
+        if lds_size > LDS_MAX as u64 {
+            return Err(Error::Launch(format!(
+                "kernel `{kernel}` needs {lds_size} bytes of LDS ({} static + {} dynamic); a workgroup may have {LDS_MAX}",
+                desc.group_segment_fixed_size, opts.dynamic_lds
+            )));
+        }
+        let entry = module.load_base + k.entry;
+        let entry_index = module
+            .program
+            .index_of_pc(entry)
+            .ok_or_else(|| Error::Module {
+                file: module.object.file.clone(),
+                problem: format!("kernel `{kernel}` entry {:#x} is not in .text", k.entry),
+            })?;
+
+        // Kernarg segment, explicit arguments first.
+        let meta_args: &[KernelArg] = k.meta.as_ref().map_or(&[], |m| &m.args);
+        let explicit: Vec<&KernelArg> = meta_args
+            .iter()
+            .filter(|a| !a.value_kind.is_hidden())
+            .collect();
+        let kernarg_size = meta_args
+            .iter()
+            .map(|a| a.offset + a.size)
+            .chain([desc.kernarg_size as u64])
+            .chain(k.meta.as_ref().map(|m| m.kernarg_segment_size))
+            .max()
+            .unwrap_or(0);
+        let mut seg = vec![0u8; kernarg_size as usize];
+        if k.meta.is_none() && !args.is_empty() {
+            return Err(Error::Arguments(format!(
+                "kernel `{kernel}` has no metadata describing its arguments; cannot place {} argument(s)",
+                args.len()
+            )));
+        }
+        if args.len() != explicit.len() {
+            return Err(Error::Arguments(format!(
+                "kernel `{kernel}` takes {} argument(s), {} given\n{}",
+                explicit.len(),
+                args.len(),
+                describe_args(&explicit)
+            )));
+        }
+        for (i, (a, spec)) in args.iter().zip(&explicit).enumerate() {
+            let bytes = arg_bytes(a, spec).map_err(|why| {
+                Error::Arguments(format!(
+                    "argument {i} ({}): {why}\n{}",
+                    spec.name.as_deref().unwrap_or("unnamed"),
+                    describe_args(&explicit)
+                ))
+            })?;
+            let off = spec.offset as usize;
+            seg[off..off + bytes.len()].copy_from_slice(&bytes);
+        }
+
+        // Private segment and its scratch backing for one workgroup's waves.
+        let mut private_size = desc.private_segment_fixed_size;
+        if desc.kernel_code_properties.uses_dynamic_stack {
+            private_size += DYNAMIC_STACK_BYTES;
+        }
+        let private_size = private_size.next_multiple_of(4);
+        let scratch_per_wave = (private_size as u64 * 64).next_multiple_of(1024);
+        let mut launch = Launch {
+            grid: dims.grid,
+            block: dims.block,
+            dispatch_id: self.dispatches,
+            packet: 0,
+            queue: 0,
+            kernarg: 0,
+            scratch_base: 0,
+            private_size,
+            scratch_per_wave,
+            lds_size: lds_size as u32,
+        };
+        let waves_per_group = launch.waves_per_group();
+        let mut temp = Vec::new();
+        let result = (|| {
+            let mut alloc = |mem: &mut Memory, len: u64, kind| -> Result<u64, Error> {
+                let a = mem.alloc(len, kind)?;
+                temp.push(a);
+                Ok(a)
+            };
+            // Scalar loads fetch whole dwordx2/x4/x8 groups and may read past the last argument,
+            // as on hardware, where the kernarg buffer is padded: pad by one 64-byte line.
+            let padded = kernarg_size.next_multiple_of(64) + 64;
+            launch.kernarg = alloc(&mut self.mem, padded, AllocKind::Kernarg)?;
+            launch.packet = alloc(&mut self.mem, 64, AllocKind::DispatchPacket)?;
+            launch.queue = alloc(&mut self.mem, 256, AllocKind::Queue)?;
+            if scratch_per_wave > 0 {
+                launch.scratch_base = alloc(
+                    &mut self.mem,
+                    scratch_per_wave * waves_per_group as u64,
+                    AllocKind::Scratch,
+                )?;
+            }
+            dispatch::write_hidden_args(&mut seg, meta_args, &launch, opts.dynamic_lds);
+            self.mem.write(launch.kernarg, &seg)?;
+            let packet =
+                dispatch::dispatch_packet(&launch, module.load_base + k.descriptor_address);
+            self.mem.write(launch.packet, &packet)?;
+            self.execute(module, k, kernel, entry_index, &launch, opts)
+        })();
+        for a in temp {
+            let _ = self.mem.free(a);
+        }
+        self.dispatches += 1;
+        let counts = result?;
+        let total = dims.grid.iter().map(|&g| g as u64).product::<u64>();
+        Ok(Stats {
+            kernel: kernel.to_string(),
+            workgroups: total,
+            waves: total * waves_per_group as u64,
+            wave_instructions: counts.wave_instructions,
+            by_category: run::CATEGORIES
+                .iter()
+                .zip(counts.by_category)
+                .map(|(c, n)| (run::category_name(*c), n))
+                .collect(),
+            elapsed: start.elapsed(),
+        })
+    }
+
+    /// Runs every workgroup in order (x fastest), deterministically.
+    fn execute(
+        &mut self,
+        module: &Module,
+        k: &Kernel,
+        kernel: &str,
+        entry_index: u32,
+        launch: &Launch,
+        opts: &LaunchOptions,
+    ) -> Result<Counts, Error> {
+        let env = DispatchEnv {
+            private_size: launch.private_size,
+        };
+        let limit = opts.max_instructions.unwrap_or(u64::MAX);
+        let mut budget = limit;
+        let mut counts = Counts::default();
+        let mut lds = Lds::new(launch.lds_size);
+        let n = launch.waves_per_group();
+        let mut waves: Vec<Wave> = (0..n).map(Wave::new).collect();
+        let total = launch.grid.iter().map(|&g| g as u64).product::<u64>();
+        let mut done = 0u64;
+        for z in 0..launch.grid[2] {
+            for y in 0..launch.grid[1] {
+                for x in 0..launch.grid[0] {
+                    let group = [x, y, z];
+                    for (i, w) in waves.iter_mut().enumerate() {
+                        *w = Wave::new(i as u32);
+                        dispatch::init_wave(w, &k.descriptor, launch, group, i as u32);
+                        w.pc = entry_index;
+                    }
+                    lds.reset();
+                    let r = run::run_workgroup(
+                        &mut waves,
+                        &module.program,
+                        &mut self.mem,
+                        &mut lds,
+                        &env,
+                        &mut budget,
+                        &mut counts,
+                    );
+                    if let Err(stop) = r {
+                        return Err(guest_error(module, k, kernel, group, stop, limit));
+                    }
+                    done += 1;
+                    if let Some(p) = &opts.progress {
+                        p(done, total);
+                    }
+                }
+            }
+        }
+        Ok(counts)
+    }
+}
+
+fn check_dims(d: &Dims) -> Result<(), Error> {
+    if d.grid.contains(&0) || d.block.contains(&0) {
+        return Err(Error::Launch(format!(
+            "grid {:?} and block {:?} must be at least 1 in every dimension",
+            d.grid, d.block
+        )));
+    }
+    let items: u64 = d.block.iter().map(|&b| b as u64).product();
+    if items > 1024 {
+        return Err(Error::Launch(format!(
+            "a workgroup of {items} work-items is larger than gfx9's 1024"
+        )));
+    }
+    for i in 0..3 {
+        if d.grid[i] as u64 * d.block[i] as u64 > u32::MAX as u64 {
+            return Err(Error::Launch(format!(
+                "grid dimension {i}: {} x {} work-items exceeds 2^32",
+                d.grid[i], d.block[i]
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn guest_error(
+    module: &Module,
+    k: &Kernel,
+    kernel: &str,
+    group: [u32; 3],
+    stop: Stop,
+    limit: u64,
+) -> Error {
+    let (wave, index, fault) = match stop {
+        Stop::Fault { wave, index, fault } => (wave, index, GuestFault::Fault(fault)),
+        Stop::Budget { wave, index } => (wave, index, GuestFault::BudgetExhausted(limit)),
+        Stop::Deadlock { waiting } => (0, u32::MAX, GuestFault::Deadlock(waiting)),
+    };
+    let (pc, instruction) = match module.program.insts.get(index as usize) {
+        Some(d) if module.program.bad_word(index).is_none() => (d.pc, d.inst.to_string()),
+        Some(d) => (d.pc, "<undecodable>".to_string()),
+        None => (
+            module
+                .program
+                .insts
+                .last()
+                .map_or(0, |d| d.pc + d.inst.len() as u64),
+            "<end of code>".to_string(),
+        ),
+    };
+    let entry = module.load_base + k.entry;
+    Error::Guest(Box::new(GuestError {
+        kernel: kernel.to_string(),
+        workgroup: group,
+        wave,
+        pc,
+        kernel_offset: pc as i64 - entry as i64,
+        instruction,
+        fault,
+    }))
+}
+
+/// The kernel's explicit arguments, one per line, for error messages.
+pub fn describe_args(args: &[&KernelArg]) -> String {
+    let mut s = String::from("expected arguments:");
+    for (i, a) in args.iter().enumerate() {
+        let kind = match a.value_kind {
+            ValueKind::GlobalBuffer => "pointer".to_string(),
+            ValueKind::ByValue => "by value".to_string(),
+            ref other => other.name().to_string(),
+        };
+        s += &format!(
+            "\n  {i}: {} {}: {} bytes, {kind}",
+            a.type_name.as_deref().unwrap_or("?"),
+            a.name.as_deref().unwrap_or("unnamed"),
+            a.size
+        );
+    }
+    if args.is_empty() {
+        s += " none";
+    }
+    s
+}
+
+/// The bytes of an argument for a kernarg slot of `spec.size` bytes.
+fn arg_bytes(a: &Arg, spec: &KernelArg) -> Result<Vec<u8>, String> {
+    let size = spec.size as usize;
+    let int = |v: i128| -> Result<Vec<u8>, String> {
+        let bits = 8 * size as u32;
+        if size == 0 || size > 8 {
+            return Err(format!("an integer does not fit a {size}-byte argument"));
+        }
+        let (min, max) = (-(1i128 << (bits - 1)), (1i128 << bits) - 1);
+        if v < min || v > max {
+            return Err(format!("{v} does not fit in {size} bytes"));
+        }
+        Ok((v as u64).to_le_bytes()[..size].to_vec())
+    };
+    match a {
+        Arg::Ptr(p) if size == 8 => Ok(p.to_le_bytes().to_vec()),
+        Arg::Ptr(_) => Err(format!(
+            "a pointer needs an 8-byte argument, this one has {size} bytes"
+        )),
+        Arg::I32(v) => int(*v as i128),
+        Arg::U32(v) => int(*v as i128),
+        Arg::I64(v) => int(*v as i128),
+        Arg::U64(v) => int(*v as i128),
+        Arg::F32(v) if size == 4 => Ok(v.to_le_bytes().to_vec()),
+        Arg::F64(v) if size == 8 => Ok(v.to_le_bytes().to_vec()),
+        Arg::F32(_) => Err(format!(
+            "an f32 needs a 4-byte argument, this one has {size} bytes"
+        )),
+        Arg::F64(_) => Err(format!(
+            "an f64 needs an 8-byte argument, this one has {size} bytes"
+        )),
+        Arg::Bytes(b) if b.len() == size => Ok(b.clone()),
+        Arg::Bytes(b) => Err(format!(
+            "{} bytes given for a {size}-byte argument",
+            b.len()
+        )),
+    }
+}

@@ -1,0 +1,218 @@
+//! The HSA dispatch ABI (AMDGPUUsage, "Initial Kernel Execution State"): the
+//! `hsa_kernel_dispatch_packet_t`, the kernarg segment with explicit and hidden arguments, the
+//! private segment (scratch) layout, and the initial SGPRs, VGPRs, EXEC and MODE of each wave.
+
+use crate::memory::{PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
+use crate::wave::{Wave, WAVE_SIZE};
+use gcn_loader::{KernelArg, KernelDescriptor, ValueKind};
+
+/// Extra private bytes per work-item for kernels that declare a dynamic stack (the HIP runtime's
+/// default stack size is 1 KiB; we are more generous since it costs only host memory).
+pub const DYNAMIC_STACK_BYTES: u32 = 16 * 1024;
+
+/// Word 3 of the private segment buffer V# as ROCm builds it for gfx9: DST_SEL_XYZW,
+/// NUM_FORMAT_FLOAT, DATA_FORMAT_32, ELEMENT_SIZE 4 bytes, INDEX_STRIDE 64, ADD_TID_ENABLE.
+pub const PRIVATE_VSHARP_WORD3: u32 = 0x00ea_7fac;
+
+/// Everything a dispatch fixes for all its waves.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// Workgroups per dimension.
+    pub grid: [u32; 3],
+    /// Work-items per workgroup per dimension.
+    pub block: [u32; 3],
+    pub dispatch_id: u64,
+    pub packet: u64,
+    pub queue: u64,
+    pub kernarg: u64,
+    /// Base of the scratch backing memory of one workgroup's waves (0 if none).
+    pub scratch_base: u64,
+    /// Bytes of private segment per work-item.
+    pub private_size: u32,
+    /// Bytes of scratch per wave (the private segment of 64 lanes, swizzled).
+    pub scratch_per_wave: u64,
+    pub lds_size: u32,
+}
+
+impl Launch {
+    pub fn group_items(&self) -> u32 {
+        self.block[0] * self.block[1] * self.block[2]
+    }
+
+    pub fn waves_per_group(&self) -> u32 {
+        self.group_items().div_ceil(WAVE_SIZE as u32)
+    }
+
+    /// Dimensions as HIP reports them to hidden_grid_dims and the packet's setup field.
+    pub fn dims(&self) -> u16 {
+        if self.grid[2] > 1 || self.block[2] > 1 {
+            3
+        } else if self.grid[1] > 1 || self.block[1] > 1 {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+fn put(buf: &mut [u8], off: usize, bytes: &[u8]) {
+    if let Some(dst) = buf.get_mut(off..off + bytes.len()) {
+        dst.copy_from_slice(bytes);
+    }
+}
+
+/// The 64-byte `hsa_kernel_dispatch_packet_t`.
+pub fn dispatch_packet(l: &Launch, kernel_object: u64) -> [u8; 64] {
+    let mut p = [0u8; 64];
+    // HSA_PACKET_TYPE_KERNEL_DISPATCH, barrier bit, system-scope acquire and release fences.
+    let header: u16 = 2 | 1 << 8 | 2 << 9 | 2 << 11;
+    put(&mut p, 0, &header.to_le_bytes());
+    put(&mut p, 2, &l.dims().to_le_bytes());
+    for i in 0..3 {
+        put(&mut p, 4 + 2 * i, &(l.block[i] as u16).to_le_bytes());
+        let items = l.grid[i].saturating_mul(l.block[i]);
+        put(&mut p, 12 + 4 * i, &items.to_le_bytes());
+    }
+    put(&mut p, 24, &l.private_size.to_le_bytes());
+    put(&mut p, 28, &l.lds_size.to_le_bytes());
+    put(&mut p, 32, &kernel_object.to_le_bytes());
+    put(&mut p, 40, &l.kernarg.to_le_bytes());
+    // completion_signal @56 stays 0: there is no host to signal.
+    p
+}
+
+/// Fills the hidden arguments of `args` (explicit ones are written by the caller).
+pub fn write_hidden_args(seg: &mut [u8], args: &[KernelArg], l: &Launch, dynamic_lds: u32) {
+    for a in args {
+        let off = a.offset as usize;
+        let size = (a.size as usize).min(8);
+        let value: u64 = match a.value_kind {
+            ValueKind::HiddenBlockCountX => l.grid[0] as u64,
+            ValueKind::HiddenBlockCountY => l.grid[1] as u64,
+            ValueKind::HiddenBlockCountZ => l.grid[2] as u64,
+            ValueKind::HiddenGroupSizeX => l.block[0] as u64,
+            ValueKind::HiddenGroupSizeY => l.block[1] as u64,
+            ValueKind::HiddenGroupSizeZ => l.block[2] as u64,
+            // The grid is whole workgroups, so no partial group remains in any dimension.
+            ValueKind::HiddenRemainderX
+            | ValueKind::HiddenRemainderY
+            | ValueKind::HiddenRemainderZ => 0,
+            ValueKind::HiddenGridDims => l.dims() as u64,
+            ValueKind::HiddenDynamicLdsSize => dynamic_lds as u64,
+            ValueKind::HiddenPrivateBase => PRIVATE_APERTURE_BASE >> 32,
+            ValueKind::HiddenSharedBase => SHARED_APERTURE_BASE >> 32,
+            ValueKind::HiddenQueuePtr => l.queue,
+            // Global offsets are zero (no offset grid); printf, hostcall, device-side enqueue,
+            // completion actions, cooperative groups and the heap are services this emulator does
+            // not provide, so their pointers are null and a kernel that uses them faults on the
+            // null access instead of corrupting memory.
+            _ => continue,
+        };
+        put(seg, off, &value.to_le_bytes()[..size]);
+    }
+}
+
+/// MODE from compute_pgm_rsrc1: FP_ROUND [3:0], FP_DENORM [7:4], DX10_CLAMP [8], IEEE [9].
+pub fn initial_mode(desc: &KernelDescriptor) -> u32 {
+    let r = &desc.rsrc1;
+    (r.float_round_mode_32 as u32 & 3)
+        | (r.float_round_mode_16_64 as u32 & 3) << 2
+        | (r.float_denorm_mode_32 as u32 & 3) << 4
+        | (r.float_denorm_mode_16_64 as u32 & 3) << 6
+        | (r.enable_dx10_clamp as u32) << 8
+        | (r.enable_ieee_mode as u32) << 9
+}
+
+/// Sets up wave `index` of workgroup `group`: user SGPRs in the order of the descriptor's enables,
+/// then the system SGPRs of rsrc2, work-item ids in v0–v2, EXEC for the work-items it covers, and
+/// MODE.
+pub fn init_wave(w: &mut Wave, desc: &KernelDescriptor, l: &Launch, group: [u32; 3], index: u32) {
+    let p = &desc.kernel_code_properties;
+    // At most 15 user SGPRs (4+2+2+2+2+2+1) and 5 system SGPRs.
+    let mut user = [0u32; 16];
+    let mut n = 0usize;
+    let mut push = |_: &mut Wave, v: u32| {
+        user[n] = v;
+        n += 1;
+    };
+    let wave_offset = index as u64 * l.scratch_per_wave;
+    if p.enable_sgpr_private_segment_buffer {
+        push(w, l.scratch_base as u32);
+        // Base [47:32], stride 0, swizzle_enable [31].
+        push(w, ((l.scratch_base >> 32) as u32 & 0xffff) | 1 << 31);
+        push(w, u32::MAX);
+        push(w, PRIVATE_VSHARP_WORD3);
+    }
+    if p.enable_sgpr_dispatch_ptr {
+        push(w, l.packet as u32);
+        push(w, (l.packet >> 32) as u32);
+    }
+    if p.enable_sgpr_queue_ptr {
+        push(w, l.queue as u32);
+        push(w, (l.queue >> 32) as u32);
+    }
+    if p.enable_sgpr_kernarg_segment_ptr {
+        push(w, l.kernarg as u32);
+        push(w, (l.kernarg >> 32) as u32);
+    }
+    if p.enable_sgpr_dispatch_id {
+        push(w, l.dispatch_id as u32);
+        push(w, (l.dispatch_id >> 32) as u32);
+    }
+    if p.enable_sgpr_flat_scratch_init {
+        // gfx9: the scratch backing base; the prologue adds the wave offset into FLAT_SCRATCH.
+        push(w, l.scratch_base as u32);
+        push(w, (l.scratch_base >> 32) as u32);
+    }
+    if p.enable_sgpr_private_segment_size {
+        push(w, l.private_size);
+    }
+    w.sgpr[..n].copy_from_slice(&user[..n]);
+    // System SGPRs follow the user SGPR count the descriptor declares.
+    let mut s = (desc.rsrc2.user_sgpr_count as usize).max(n);
+    let r2 = &desc.rsrc2;
+    for (on, v) in [
+        (r2.enable_sgpr_workgroup_id_x, group[0]),
+        (r2.enable_sgpr_workgroup_id_y, group[1]),
+        (r2.enable_sgpr_workgroup_id_z, group[2]),
+        // Workgroup info: waves in the workgroup in [5:0].
+        (r2.enable_sgpr_workgroup_info, l.waves_per_group() & 0x3f),
+        (r2.enable_private_segment, wave_offset as u32),
+    ] {
+        if on && s < 102 {
+            w.sgpr[s] = v;
+            s += 1;
+        }
+    }
+    // FLAT_SCRATCH as the prologue would set it, for code that uses it without initialising.
+    w.set_pair(
+        gcn_isa::operand::FLAT_SCRATCH_LO,
+        l.scratch_base + wave_offset,
+    );
+
+    let items = l.group_items();
+    let first = index * WAVE_SIZE as u32;
+    let lanes = items.saturating_sub(first).min(WAVE_SIZE as u32);
+    w.lanes = lanes;
+    w.set_exec(if lanes == 64 {
+        u64::MAX
+    } else {
+        (1u64 << lanes) - 1
+    });
+    let ids = r2.enable_vgpr_workitem_id;
+    let (bx, by) = (l.block[0], l.block[1]);
+    for lane in 0..WAVE_SIZE {
+        let f = first + lane as u32;
+        if f >= items {
+            break;
+        }
+        w.vgpr[0][lane] = f % bx;
+        if ids >= 1 {
+            w.vgpr[1][lane] = (f / bx) % by;
+        }
+        if ids >= 2 {
+            w.vgpr[2][lane] = f / (bx * by);
+        }
+    }
+    w.mode = initial_mode(desc);
+}

@@ -1,0 +1,334 @@
+//! DS (LDS) instructions: reads and writes (incl. read2/write2 and st64 forms), atomics with and
+//! without return, and the cross-lane ds_permute/ds_bpermute/ds_swizzle, which use the LDS
+//! crossbar but not LDS memory. Lanes are processed in order, so atomics are deterministic.
+
+use super::access::{self, Addr, AtomicOp};
+use super::valu::Res;
+use super::{Cx, ExecFn, Fault, Flow};
+use crate::program::Decoded;
+use crate::wave::WAVE_SIZE;
+
+fn offset0(d: &Decoded) -> u32 {
+    d.inst.bits(0, 0, 8)
+}
+fn offset1(d: &Decoded) -> u32 {
+    d.inst.bits(0, 8, 8)
+}
+/// The 16-bit offset of single-address ops.
+fn offset16(d: &Decoded) -> u32 {
+    d.inst.bits(0, 0, 16)
+}
+fn vaddr(d: &Decoded) -> usize {
+    (d.regs[0] - 256) as usize
+}
+fn data0(d: &Decoded) -> usize {
+    d.regs[1].saturating_sub(256) as usize
+}
+fn data1(d: &Decoded) -> usize {
+    d.regs[2].saturating_sub(256) as usize
+}
+
+fn gds_check(d: &Decoded) -> Result<(), Fault> {
+    if d.inst.bits(0, 16, 1) != 0 {
+        return Err(Fault::Unsupported("GDS"));
+    }
+    Ok(())
+}
+
+/// Lane `l`'s dwords of the VGPRs starting at `reg`.
+fn gather(cx: &Cx, reg: usize, l: usize, n: usize) -> [u32; 4] {
+    let mut v = [0u32; 4];
+    for (i, x) in v.iter_mut().enumerate().take(n) {
+        *x = cx.wave.vgpr[(reg + i) % 256][l];
+    }
+    v
+}
+
+/// DS_READ_{B32,B64,B96,B128} and the narrow forms: `bytes` per lane, `signed` extension of
+/// bytes/shorts into the dword.
+fn read(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
+    gds_check(d)?;
+    let exec = cx.wave.exec();
+    let base = vaddr(d);
+    let mut out = [[0u32; WAVE_SIZE]; 4];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let a = cx.wave.vgpr[base][l].wrapping_add(offset16(d));
+        let mut buf = [0u8; 16];
+        access::load(cx, l, Addr::Lds(a), &mut buf[..bytes])?;
+        spread(&buf, bytes, signed, &mut out, l);
+    }
+    for (i, row) in out.iter().enumerate().take(bytes.div_ceil(4)) {
+        cx.wave.write_row(d.vdst as usize + i, row, exec);
+    }
+    Ok(Flow::Continue)
+}
+
+/// Puts a lane's loaded bytes into result dwords, extending narrow loads.
+pub fn spread(
+    buf: &[u8; 16],
+    bytes: usize,
+    signed: bool,
+    out: &mut [[u32; WAVE_SIZE]; 4],
+    l: usize,
+) {
+    match bytes {
+        1 => {
+            out[0][l] = if signed {
+                buf[0] as i8 as i32 as u32
+            } else {
+                buf[0] as u32
+            }
+        }
+        2 => {
+            let h = u16::from_le_bytes([buf[0], buf[1]]);
+            out[0][l] = if signed {
+                h as i16 as i32 as u32
+            } else {
+                h as u32
+            };
+        }
+        _ => {
+            for (i, w) in buf[..bytes].chunks_exact(4).enumerate() {
+                out[i][l] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            }
+        }
+    }
+}
+
+/// DS_WRITE_*: `bytes` per lane from DATA0.
+fn write(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
+    gds_check(d)?;
+    let exec = cx.wave.exec();
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let a = cx.wave.vgpr[vaddr(d)][l].wrapping_add(offset16(d));
+        let v = gather(cx, data0(d), l, bytes.div_ceil(4));
+        let mut buf = [0u8; 16];
+        for (i, w) in v.iter().enumerate() {
+            buf[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        access::store(cx, l, Addr::Lds(a), &buf[..bytes])?;
+    }
+    Ok(Flow::Continue)
+}
+
+/// DS_READ2_B32/B64 (and st64): two elements at ADDR + offset0 * stride and ADDR + offset1 * stride.
+fn read2(cx: &mut Cx, d: &Decoded, elem: usize, stride: u32) -> Res {
+    gds_check(d)?;
+    let exec = cx.wave.exec();
+    let words = elem / 4;
+    let mut out = [[0u32; WAVE_SIZE]; 4];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let base = cx.wave.vgpr[vaddr(d)][l];
+        for (k, off) in [offset0(d), offset1(d)].into_iter().enumerate() {
+            let a = base.wrapping_add(off * stride);
+            let mut buf = [0u8; 8];
+            access::load(cx, l, Addr::Lds(a), &mut buf[..elem])?;
+            for (i, w) in buf[..elem].chunks_exact(4).enumerate() {
+                out[k * words + i][l] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            }
+        }
+    }
+    for (i, row) in out.iter().enumerate().take(2 * words) {
+        cx.wave.write_row(d.vdst as usize + i, row, exec);
+    }
+    Ok(Flow::Continue)
+}
+
+/// DS_WRITE2_B32/B64 (and st64): DATA0 at offset0 * stride, DATA1 at offset1 * stride.
+fn write2(cx: &mut Cx, d: &Decoded, elem: usize, stride: u32) -> Res {
+    gds_check(d)?;
+    let exec = cx.wave.exec();
+    let words = elem / 4;
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let base = cx.wave.vgpr[vaddr(d)][l];
+        for (off, reg) in [(offset0(d), data0(d)), (offset1(d), data1(d))] {
+            let v = gather(cx, reg, l, words);
+            let mut buf = [0u8; 8];
+            for (i, w) in v.iter().take(words).enumerate() {
+                buf[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+            }
+            access::store(
+                cx,
+                l,
+                Addr::Lds(base.wrapping_add(off * stride)),
+                &buf[..elem],
+            )?;
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// DS atomics: MEM[ADDR] = op(MEM[ADDR], DATA0[, DATA1]); `rtn` returns the old value.
+fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize, rtn: bool) -> Res {
+    gds_check(d)?;
+    let exec = cx.wave.exec();
+    let words = bytes / 4;
+    let mut out = [[0u32; WAVE_SIZE]; 2];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let a = cx.wave.vgpr[vaddr(d)][l].wrapping_add(offset16(d));
+        let v0 = gather(cx, data0(d), l, words);
+        let v1 = gather(cx, data1(d), l, words);
+        let join = |v: [u32; 4]| v[0] as u64 | if words == 2 { (v[1] as u64) << 32 } else { 0 };
+        // ds_cmpst: DATA0 is the comparand, DATA1 the new value.
+        let (data, data2) = if op == AtomicOp::CmpSwap {
+            (join(v1), join(v0))
+        } else {
+            (join(v0), join(v1))
+        };
+        let old = access::atomic(cx, l, Addr::Lds(a), op, data, data2, bytes)?;
+        out[0][l] = old as u32;
+        out[1][l] = (old >> 32) as u32;
+    }
+    if rtn {
+        for (i, row) in out.iter().enumerate().take(words) {
+            cx.wave.write_row(d.vdst as usize + i, row, exec);
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// DS_BPERMUTE_B32: D[l] = DATA0[(ADDR[l] + offset) / 4 mod 64]; inactive source lanes give 0.
+fn ds_bpermute_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let exec = cx.wave.exec();
+    let addr = cx.wave.vgpr[vaddr(d)];
+    let src = cx.wave.vgpr[data0(d)];
+    let mut out = [0u32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        let s = (addr[l].wrapping_add(offset16(d)) >> 2) as usize & 63;
+        out[l] = if exec >> s & 1 != 0 { src[s] } else { 0 };
+    }
+    cx.wave.write_row(d.vdst as usize, &out, exec);
+    Ok(Flow::Continue)
+}
+
+/// DS_PERMUTE_B32: D[(ADDR[l] + offset) / 4 mod 64] = DATA0[l] for active l; the highest lane
+/// wins; lanes nobody writes get 0.
+fn ds_permute_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let exec = cx.wave.exec();
+    let addr = cx.wave.vgpr[vaddr(d)];
+    let src = cx.wave.vgpr[data0(d)];
+    let mut out = [0u32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 != 0 {
+            let t = (addr[l].wrapping_add(offset16(d)) >> 2) as usize & 63;
+            out[t] = src[l];
+        }
+    }
+    cx.wave.write_row(d.vdst as usize, &out, exec);
+    Ok(Flow::Continue)
+}
+
+/// DS_SWIZZLE_B32: offset[15] = 1: quad permute by offset[7:0]; else within each group of 32,
+/// lane j = ((l & and_mask) | or_mask) ^ xor_mask with the masks in offset[4:0], [9:5], [14:10].
+fn ds_swizzle_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let exec = cx.wave.exec();
+    let off = offset16(d);
+    let src = cx.wave.vgpr[data0(d)];
+    let mut out = [0u32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        let s = if off & 0x8000 != 0 {
+            (l & !3) + ((off as usize >> (2 * (l & 3))) & 3)
+        } else {
+            let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
+            (l & !31) + ((((l as u32 & 31) & and) | or) ^ xor) as usize
+        };
+        out[l] = if exec >> s & 1 != 0 { src[s] } else { 0 };
+    }
+    cx.wave.write_row(d.vdst as usize, &out, exec);
+    Ok(Flow::Continue)
+}
+
+fn ds_nop(_: &mut Cx, _: &Decoded) -> Res {
+    Ok(Flow::Continue)
+}
+
+pub fn resolve(name: &str) -> Option<ExecFn> {
+    let f: ExecFn = match name {
+        "ds_read_b32" => |cx, d| read(cx, d, 4, false),
+        "ds_read_b64" => |cx, d| read(cx, d, 8, false),
+        "ds_read_b96" => |cx, d| read(cx, d, 12, false),
+        "ds_read_b128" => |cx, d| read(cx, d, 16, false),
+        "ds_read_u8" => |cx, d| read(cx, d, 1, false),
+        "ds_read_i8" => |cx, d| read(cx, d, 1, true),
+        "ds_read_u16" => |cx, d| read(cx, d, 2, false),
+        "ds_read_i16" => |cx, d| read(cx, d, 2, true),
+        "ds_write_b8" => |cx, d| write(cx, d, 1),
+        "ds_write_b16" => |cx, d| write(cx, d, 2),
+        "ds_write_b32" => |cx, d| write(cx, d, 4),
+        "ds_write_b64" => |cx, d| write(cx, d, 8),
+        "ds_write_b96" => |cx, d| write(cx, d, 12),
+        "ds_write_b128" => |cx, d| write(cx, d, 16),
+        "ds_read2_b32" => |cx, d| read2(cx, d, 4, 4),
+        "ds_read2st64_b32" => |cx, d| read2(cx, d, 4, 256),
+        "ds_read2_b64" => |cx, d| read2(cx, d, 8, 8),
+        "ds_read2st64_b64" => |cx, d| read2(cx, d, 8, 512),
+        "ds_write2_b32" => |cx, d| write2(cx, d, 4, 4),
+        "ds_write2st64_b32" => |cx, d| write2(cx, d, 4, 256),
+        "ds_write2_b64" => |cx, d| write2(cx, d, 8, 8),
+        "ds_write2st64_b64" => |cx, d| write2(cx, d, 8, 512),
+        "ds_bpermute_b32" => ds_bpermute_b32,
+        "ds_permute_b32" => ds_permute_b32,
+        "ds_swizzle_b32" => ds_swizzle_b32,
+        "ds_nop" => ds_nop,
+        _ => return resolve_atomic(name),
+    };
+    Some(f)
+}
+
+/// `ds_<op>[_rtn]_<type>`: 32- and 64-bit integer atomics, float add/min/max, compare-store,
+/// exchange.
+fn resolve_atomic(name: &str) -> Option<ExecFn> {
+    let rest = name.strip_prefix("ds_")?;
+    let (rest, rtn) = match rest.find("_rtn") {
+        Some(i) => (format!("{}{}", &rest[..i], &rest[i + 4..]), true),
+        None => (rest.to_string(), false),
+    };
+    let (op, ty) = rest.rsplit_once('_')?;
+    let bytes = match ty {
+        "u32" | "i32" | "b32" | "f32" => 4,
+        "u64" | "i64" | "b64" => 8,
+        _ => return None,
+    };
+    // min/max carry their signedness in the type suffix.
+    let op_name = match op {
+        "min" | "max" => format!("{op}_{ty}"),
+        "add" if ty == "f32" => "add_f32".to_string(),
+        _ => op.to_string(),
+    };
+    let op = AtomicOp::parse(&op_name)?;
+    // Float ops only exist as f32.
+    if matches!(op, AtomicOp::AddF32 | AtomicOp::MinF32 | AtomicOp::MaxF32) != (ty == "f32") {
+        return None;
+    }
+    let key = (op, bytes, rtn);
+    macro_rules! pick {
+        ($($o:ident),*) => {
+            match key {
+                $((AtomicOp::$o, 4, false) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 4, false),
+                  (AtomicOp::$o, 4, true) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 4, true),
+                  (AtomicOp::$o, 8, false) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 8, false),
+                  (AtomicOp::$o, _, _) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 8, true),)*
+            }
+        };
+    }
+    let f: ExecFn = pick!(
+        Swap, CmpSwap, Add, Sub, Rsub, Smin, Umin, Smax, Umax, And, Or, Xor, Inc, Dec, MskOr,
+        AddF32, MinF32, MaxF32
+    );
+    Some(f)
+}

@@ -1,0 +1,181 @@
+//! FLAT, GLOBAL and SCRATCH loads, stores and atomics (gfx9 encoding: offset [12:0], seg [15:14],
+//! glc 16; vaddr, data, saddr [22:16], vdst). FLAT addresses are routed by aperture to global
+//! memory, the workgroup's LDS or the lane's private segment.
+
+use super::access::{self, Addr, AtomicOp};
+use super::ds::spread;
+use super::valu::Res;
+use super::{Cx, ExecFn, Fault, Flow};
+use crate::memory::{flat_target, FlatTarget};
+use crate::program::Decoded;
+use crate::wave::WAVE_SIZE;
+use gcn_isa::Format;
+
+/// `saddr` = 0x7f means "off".
+const SADDR_OFF: u16 = 0x7f;
+
+/// The address of lane `l`.
+fn address(cx: &Cx, d: &Decoded, l: usize) -> Addr {
+    let vaddr = d.regs[0].saturating_sub(256) as usize;
+    let saddr = d.regs[2];
+    let w = &cx.wave;
+    match d.inst.format() {
+        Format::Global => {
+            // 13-bit signed offset.
+            let off = ((d.inst.bits(0, 0, 13) << 19) as i32 >> 19) as i64 as u64;
+            let base = if saddr != SADDR_OFF {
+                w.pair(saddr & 126).wrapping_add(w.vgpr[vaddr][l] as u64)
+            } else {
+                w.vgpr[vaddr][l] as u64 | (w.vgpr[(vaddr + 1) % 256][l] as u64) << 32
+            };
+            Addr::Global(base.wrapping_add(off))
+        }
+        Format::Scratch => {
+            let off = (d.inst.bits(0, 0, 13) << 19) as i32 >> 19;
+            let base = if saddr != SADDR_OFF {
+                w.sgpr[saddr as usize & 127]
+            } else {
+                w.vgpr[vaddr][l]
+            };
+            Addr::Private(base.wrapping_add(off as u32))
+        }
+        _ => {
+            // FLAT: 12-bit unsigned offset on gfx9.
+            let off = d.inst.bits(0, 0, 12) as u64;
+            let a = (w.vgpr[vaddr][l] as u64 | (w.vgpr[(vaddr + 1) % 256][l] as u64) << 32)
+                .wrapping_add(off);
+            match flat_target(a) {
+                FlatTarget::Global(g) => Addr::Global(g),
+                FlatTarget::Lds(o) => Addr::Lds(o),
+                FlatTarget::Private(o) => Addr::Private(o),
+            }
+        }
+    }
+}
+
+fn lds_bit(d: &Decoded) -> Result<(), Fault> {
+    if d.inst.bits(0, 13, 1) != 0 {
+        return Err(Fault::Unsupported("FLAT/GLOBAL/SCRATCH with lds=1"));
+    }
+    Ok(())
+}
+
+/// Loads of `bytes` per lane into VDST (narrow loads extend into one dword).
+fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
+    lds_bit(d)?;
+    let exec = cx.wave.exec();
+    let mut out = [[0u32; WAVE_SIZE]; 4];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let at = address(cx, d, l);
+        let mut buf = [0u8; 16];
+        access::load(cx, l, at, &mut buf[..bytes])?;
+        spread(&buf, bytes, signed, &mut out, l);
+    }
+    for (i, row) in out.iter().enumerate().take(bytes.div_ceil(4)) {
+        cx.wave.write_row(d.vdst as usize + i, row, exec);
+    }
+    Ok(Flow::Continue)
+}
+
+/// Stores of `bytes` per lane from DATA.
+fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
+    lds_bit(d)?;
+    let exec = cx.wave.exec();
+    let data = d.regs[1].saturating_sub(256) as usize;
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let at = address(cx, d, l);
+        let mut buf = [0u8; 16];
+        for i in 0..bytes.div_ceil(4) {
+            let v = cx.wave.vgpr[(data + i) % 256][l];
+            buf[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        access::store(cx, l, at, &buf[..bytes])?;
+    }
+    Ok(Flow::Continue)
+}
+
+/// Atomics: DATA holds the operand (and, for cmpswap, the comparand after it); with glc the old
+/// value is returned in VDST.
+fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize) -> Res {
+    let exec = cx.wave.exec();
+    let glc = d.inst.bits(0, 16, 1) != 0;
+    let data = d.regs[1].saturating_sub(256) as usize;
+    let words = bytes / 4;
+    let mut out = [[0u32; WAVE_SIZE]; 2];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let at = address(cx, d, l);
+        let word = |i: usize| cx.wave.vgpr[(data + i) % 256][l] as u64;
+        let (v, cmp) = if words == 2 {
+            (word(0) | word(1) << 32, word(2) | word(3) << 32)
+        } else {
+            (word(0), word(1))
+        };
+        let old = access::atomic(cx, l, at, op, v, cmp, bytes)?;
+        out[0][l] = old as u32;
+        out[1][l] = (old >> 32) as u32;
+    }
+    if glc {
+        for (i, row) in out.iter().enumerate().take(words) {
+            cx.wave.write_row(d.vdst as usize + i, row, exec);
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+pub fn resolve(name: &str) -> Option<ExecFn> {
+    let (_, op) = name.split_once('_')?;
+    let f: ExecFn = match op {
+        "load_ubyte" => |cx, d| load(cx, d, 1, false),
+        "load_sbyte" => |cx, d| load(cx, d, 1, true),
+        "load_ushort" => |cx, d| load(cx, d, 2, false),
+        "load_sshort" => |cx, d| load(cx, d, 2, true),
+        "load_dword" => |cx, d| load(cx, d, 4, false),
+        "load_dwordx2" => |cx, d| load(cx, d, 8, false),
+        "load_dwordx3" => |cx, d| load(cx, d, 12, false),
+        "load_dwordx4" => |cx, d| load(cx, d, 16, false),
+        "store_byte" => |cx, d| store(cx, d, 1),
+        "store_short" => |cx, d| store(cx, d, 2),
+        "store_dword" => |cx, d| store(cx, d, 4),
+        "store_dwordx2" => |cx, d| store(cx, d, 8),
+        "store_dwordx3" => |cx, d| store(cx, d, 12),
+        "store_dwordx4" => |cx, d| store(cx, d, 16),
+        _ => return resolve_atomic(op),
+    };
+    Some(f)
+}
+
+/// `atomic_<op>[_x2]`.
+fn resolve_atomic(op: &str) -> Option<ExecFn> {
+    let op = op.strip_prefix("atomic_")?;
+    let (op, wide) = match op.strip_suffix("_x2") {
+        Some(o) => (o, true),
+        None => (op, false),
+    };
+    let parsed = AtomicOp::parse(op)?;
+    if matches!(
+        parsed,
+        AtomicOp::Rsub | AtomicOp::MskOr | AtomicOp::AddF32 | AtomicOp::MinF32 | AtomicOp::MaxF32
+    ) {
+        return None;
+    }
+    macro_rules! pick {
+        ($($o:ident),*) => {
+            match (parsed, wide) {
+                $((AtomicOp::$o, false) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 4),
+                  (AtomicOp::$o, true) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 8),)*
+                _ => return None,
+            }
+        };
+    }
+    let f: ExecFn = pick!(Swap, CmpSwap, Add, Sub, Smin, Umin, Smax, Umax, And, Or, Xor, Inc, Dec);
+    Some(f)
+}

@@ -1,0 +1,361 @@
+//! Floating-point building blocks whose hardware definition differs from a plain Rust operator:
+//! IEEE min/max, fract, frexp, ldexp and the division helpers (div_scale, div_fmas, div_fixup),
+//! written from the ISA pseudo-code.
+
+/// IEEE-754 minNum as the VALU implements it: a NaN operand loses to a number; -0 < +0.
+#[inline]
+pub fn min_f32(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        return if b.is_nan() { quiet32(a) } else { b };
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a == b {
+        // Equal values differ only for zeros: take -0 if either is -0.
+        return f32::from_bits(a.to_bits() | b.to_bits());
+    }
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+#[inline]
+pub fn max_f32(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        return if b.is_nan() { quiet32(a) } else { b };
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a == b {
+        return f32::from_bits(a.to_bits() & b.to_bits());
+    }
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+#[inline]
+pub fn min_f64(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        return if b.is_nan() { quiet64(a) } else { b };
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a == b {
+        return f64::from_bits(a.to_bits() | b.to_bits());
+    }
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+#[inline]
+pub fn max_f64(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        return if b.is_nan() { quiet64(a) } else { b };
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a == b {
+        return f64::from_bits(a.to_bits() & b.to_bits());
+    }
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+#[inline]
+pub fn quiet32(v: f32) -> f32 {
+    f32::from_bits(v.to_bits() | 0x0040_0000)
+}
+
+#[inline]
+pub fn quiet64(v: f64) -> f64 {
+    f64::from_bits(v.to_bits() | 0x0008_0000_0000_0000)
+}
+
+/// Median of three (v_med3_f32): NaN-aware through min/max.
+pub fn med3_f32(a: f32, b: f32, c: f32) -> f32 {
+    max_f32(min_f32(a, b), min_f32(max_f32(a, b), c))
+}
+
+/// V_FRACT: S0 - floor(S0), kept below 1.0 (0x3f7fffff); NaN and ±inf give NaN.
+pub fn fract_f32(x: f32) -> f32 {
+    if !x.is_finite() {
+        return f32::NAN;
+    }
+    (x - x.floor()).min(f32::from_bits(0x3f7f_ffff))
+}
+
+pub fn fract_f64(x: f64) -> f64 {
+    if !x.is_finite() {
+        return f64::NAN;
+    }
+    (x - x.floor()).min(f64::from_bits(0x3fef_ffff_ffff_ffff))
+}
+
+/// x · 2^n, rounded once (scalbn).
+pub fn ldexp_f64(mut x: f64, n: i32) -> f64 {
+    let mut n = n.clamp(-2200, 2200);
+    let p1023 = f64::from_bits(0x7fe0_0000_0000_0000); // 2^1023
+    let m1022 = f64::from_bits(0x0010_0000_0000_0000); // 2^-1022
+    let p53 = f64::from_bits(0x4340_0000_0000_0000); // 2^53
+    if n > 1023 {
+        x *= p1023;
+        n -= 1023;
+        if n > 1023 {
+            x *= p1023;
+            n -= 1023;
+            n = n.min(1023);
+        }
+    } else if n < -1022 {
+        // Scale down in two steps that stay normal, so only the last multiply rounds.
+        x *= m1022 * p53;
+        n += 1022 - 53;
+        if n < -1022 {
+            x *= m1022 * p53;
+            n += 1022 - 53;
+            n = n.max(-1022);
+        }
+    }
+    x * f64::from_bits(((0x3ff + n as i64) as u64) << 52)
+}
+
+/// x · 2^n for f32: exact in f64, then one rounding to f32.
+pub fn ldexp_f32(x: f32, n: i32) -> f32 {
+    ldexp_f64(x as f64, n.clamp(-400, 400)) as f32
+}
+
+/// Exponent as frexp gives it (x = m · 2^e, 0.5 ≤ |m| < 1); 0 for zero, inf and NaN.
+pub fn frexp_exp_f64(x: f64) -> i32 {
+    if x == 0.0 || !x.is_finite() {
+        return 0;
+    }
+    let bits = x.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32;
+    if e == 0 {
+        // Denormal: normalise first.
+        return frexp_exp_f64(x * f64::from_bits(0x4350_0000_0000_0000)) - 54;
+    }
+    e - 1022
+}
+
+pub fn frexp_mant_f64(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    ldexp_f64(x, -frexp_exp_f64(x))
+}
+
+pub fn frexp_exp_f32(x: f32) -> i32 {
+    frexp_exp_f64(x as f64)
+}
+
+pub fn frexp_mant_f32(x: f32) -> f32 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    frexp_mant_f64(x as f64) as f32
+}
+
+/// Biased exponent field.
+fn exp32(x: f32) -> i32 {
+    ((x.to_bits() >> 23) & 0xff) as i32
+}
+
+fn exp64(x: f64) -> i32 {
+    ((x.to_bits() >> 52) & 0x7ff) as i32
+}
+
+/// V_DIV_SCALE_F32: S0 = the value to scale (equal to S1 or S2), S1 = denominator,
+/// S2 = numerator. Returns (D, VCC bit).
+pub fn div_scale_f32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
+    if s2 == 0.0 || s1 == 0.0 {
+        return (f32::NAN, false);
+    }
+    if exp32(s2) - exp32(s1) >= 96 {
+        // N/D near MAX_FLOAT: scale the denominator only.
+        return (if s0 == s1 { ldexp_f32(s0, 64) } else { s0 }, true);
+    }
+    if s1.is_subnormal() {
+        return (ldexp_f32(s0, 64), false);
+    }
+    let inv = 1.0 / s1 as f64;
+    let inv_denorm = inv.abs() < f32::MIN_POSITIVE as f64;
+    let q_denorm = (s2 / s1).is_subnormal();
+    if inv_denorm && q_denorm {
+        return (if s0 == s1 { ldexp_f32(s0, 64) } else { s0 }, true);
+    }
+    if inv_denorm {
+        return (ldexp_f32(s0, -64), false);
+    }
+    if q_denorm {
+        return (if s0 == s2 { ldexp_f32(s0, 64) } else { s0 }, true);
+    }
+    if exp32(s2) <= 23 {
+        // Numerator tiny.
+        return (ldexp_f32(s0, 64), false);
+    }
+    (s0, false)
+}
+
+/// V_DIV_SCALE_F64 (thresholds 768 and 53, scale 2^128).
+pub fn div_scale_f64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
+    if s2 == 0.0 || s1 == 0.0 {
+        return (f64::NAN, false);
+    }
+    if exp64(s2) - exp64(s1) >= 768 {
+        return (if s0 == s1 { ldexp_f64(s0, 128) } else { s0 }, true);
+    }
+    if s1.is_subnormal() {
+        return (ldexp_f64(s0, 128), false);
+    }
+    let inv_denorm = (1.0 / s1).is_subnormal();
+    let q_denorm = (s2 / s1).is_subnormal();
+    if inv_denorm && q_denorm {
+        return (if s0 == s1 { ldexp_f64(s0, 128) } else { s0 }, true);
+    }
+    if inv_denorm {
+        return (ldexp_f64(s0, -128), false);
+    }
+    if q_denorm {
+        return (if s0 == s2 { ldexp_f64(s0, 128) } else { s0 }, true);
+    }
+    if exp64(s2) <= 53 {
+        return (ldexp_f64(s0, 128), false);
+    }
+    (s0, false)
+}
+
+/// V_DIV_FMAS_F32: fma(S0, S1, S2), rescaled when VCC says div_scale scaled an operand: up by 2^64
+/// if the quotient estimate S2 is large (the denominator was scaled), down if small.
+pub fn div_fmas_f32(a: f32, b: f32, c: f32, vcc: bool) -> f32 {
+    let r = a.mul_add(b, c);
+    if !vcc {
+        return r;
+    }
+    ldexp_f32(r, if exp32(c) > 127 { 64 } else { -64 })
+}
+
+pub fn div_fmas_f64(a: f64, b: f64, c: f64, vcc: bool) -> f64 {
+    let r = a.mul_add(b, c);
+    if !vcc {
+        return r;
+    }
+    ldexp_f64(r, if exp64(c) > 1023 { 128 } else { -128 })
+}
+
+/// V_DIV_FIXUP_F32: S0 = quotient, S1 = denominator, S2 = numerator; special cases of division.
+pub fn div_fixup_f32(s0: f32, s1: f32, s2: f32) -> f32 {
+    let neg = (s1.to_bits() ^ s2.to_bits()) & 0x8000_0000 != 0;
+    let signed = |v: f32| if neg { -v } else { v };
+    if s2.is_nan() {
+        quiet32(s2)
+    } else if s1.is_nan() {
+        quiet32(s1)
+    } else if s1 == 0.0 && s2 == 0.0 {
+        f32::from_bits(0xffc0_0000)
+    } else if s1.is_infinite() && s2.is_infinite() {
+        f32::from_bits(0xffc0_0000)
+    } else if s1 == 0.0 || s2.is_infinite() {
+        signed(f32::INFINITY)
+    } else if s1.is_infinite() || s2 == 0.0 {
+        signed(0.0)
+    } else if s0.is_nan() {
+        // The quotient estimate overflowed or underflowed into NaN: the sign-corrected infinity.
+        signed(f32::INFINITY)
+    } else {
+        signed(s0.abs())
+    }
+}
+
+pub fn div_fixup_f64(s0: f64, s1: f64, s2: f64) -> f64 {
+    let neg = (s1.to_bits() ^ s2.to_bits()) >> 63 != 0;
+    let signed = |v: f64| if neg { -v } else { v };
+    if s2.is_nan() {
+        quiet64(s2)
+    } else if s1.is_nan() {
+        quiet64(s1)
+    } else if (s1 == 0.0 && s2 == 0.0) || (s1.is_infinite() && s2.is_infinite()) {
+        f64::from_bits(0xfff8_0000_0000_0000)
+    } else if s1 == 0.0 || s2.is_infinite() {
+        signed(f64::INFINITY)
+    } else if s1.is_infinite() || s2 == 0.0 {
+        signed(0.0)
+    } else if s0.is_nan() {
+        signed(f64::INFINITY)
+    } else {
+        signed(s0.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_max_zero_and_nan() {
+        assert_eq!(min_f32(0.0, -0.0).to_bits(), 0x8000_0000);
+        assert_eq!(max_f32(-0.0, 0.0).to_bits(), 0);
+        assert_eq!(min_f32(f32::NAN, 2.0), 2.0);
+        assert_eq!(max_f64(1.0, f64::NAN), 1.0);
+        assert!(min_f32(f32::NAN, f32::NAN).is_nan());
+        assert_eq!(med3_f32(3.0, 1.0, 2.0), 2.0);
+    }
+
+    #[test]
+    fn ldexp_rounds_once() {
+        assert_eq!(ldexp_f64(1.0, -1074), f64::from_bits(1));
+        assert_eq!(ldexp_f64(1.5, -1074), f64::from_bits(2)); // ties to even
+        assert_eq!(ldexp_f64(1.0, 1024), f64::INFINITY);
+        assert_eq!(
+            ldexp_f64(f64::MIN_POSITIVE, 2000),
+            f64::from_bits(0x7d10_0000_0000_0000)
+        );
+        assert_eq!(ldexp_f32(1.0, -149), f32::from_bits(1));
+        assert_eq!(ldexp_f32(3.0, 2), 12.0);
+    }
+
+    #[test]
+    fn frexp_parts() {
+        assert_eq!(frexp_exp_f64(8.0), 4);
+        assert_eq!(frexp_mant_f64(8.0), 0.5);
+        assert_eq!(frexp_exp_f64(f64::from_bits(1)), -1073);
+        assert_eq!(frexp_mant_f32(-3.0), -0.75);
+        assert_eq!(frexp_exp_f32(f32::INFINITY), 0);
+    }
+
+    #[test]
+    fn fract_edges() {
+        assert_eq!(fract_f32(-0.25), 0.75);
+        assert_eq!(fract_f32(-1e-30), f32::from_bits(0x3f7f_ffff));
+        assert!(fract_f32(f32::INFINITY).is_nan());
+    }
+
+    #[test]
+    fn division_sequence_normal_values() {
+        // The LLVM f64 division expansion reduces to the quotient for ordinary operands.
+        let (n, d) = (10.0f64, 4.0f64);
+        assert_eq!(div_scale_f64(d, d, n), (d, false));
+        assert_eq!(div_fixup_f64(2.5, d, n), 2.5);
+        assert_eq!(div_fixup_f64(2.5, -d, n), -2.5);
+        assert_eq!(div_fixup_f32(0.0, 0.0, 1.0), f32::INFINITY);
+        assert_eq!(div_fixup_f32(0.0, 0.0, -1.0), f32::NEG_INFINITY);
+        assert!(div_fixup_f32(0.0, 0.0, 0.0).is_nan());
+        assert_eq!(div_fmas_f32(2.0, 3.0, 1.0, false), 7.0);
+        // A scaled-up denominator (VCC set, large estimate) is undone by 2^64.
+        assert_eq!(div_fmas_f32(1.0, 0.0, 4.0, true), ldexp_f32(4.0, 64));
+    }
+}

@@ -1,0 +1,173 @@
+//! Instruction semantics, one small function per op, grouped by encoding format.
+//!
+//! [`resolve`] maps a decoded instruction to its [`ExecFn`] once, at load time, by the op's
+//! mnemonic; an op without semantics resolves to `None` and the program records it as a named
+//! gap ([`crate::program::Program::gaps`]); executing it is a guest error naming the instruction.
+//! [`implemented`] lists what exists, for the support manifest of issue 5.
+
+pub mod access;
+pub mod ds;
+pub mod f16;
+pub mod flat;
+pub mod fp;
+pub mod mubuf;
+pub mod smem;
+pub mod sop;
+pub mod valu;
+pub mod vop;
+pub mod vopc;
+
+use crate::lds::Lds;
+use crate::memory::Memory;
+use crate::program::{Decoded, Program};
+use crate::wave::Wave;
+use gcn_isa::{Format, Inst, Target};
+
+/// The semantics of one op: runs the instruction for all lanes of the wave.
+pub type ExecFn = fn(&mut Cx, &Decoded) -> Result<Flow, Fault>;
+
+/// What the wave does after an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on at `wave.pc` (already advanced, or set by a branch).
+    Continue,
+    /// Wait at s_barrier.
+    Barrier,
+    /// s_endpgm.
+    End,
+    /// The instruction cannot complete yet (s_waitcnt); retry it later.
+    Stall,
+}
+
+/// Per-dispatch facts the semantics need.
+#[derive(Clone, Copy, Debug)]
+pub struct DispatchEnv {
+    /// Bytes of private segment per work-item.
+    pub private_size: u32,
+}
+
+/// The state an instruction runs against.
+pub struct Cx<'a> {
+    pub wave: &'a mut Wave,
+    pub mem: &'a mut Memory,
+    pub lds: &'a mut Lds,
+    pub program: &'a Program,
+    pub env: &'a DispatchEnv,
+}
+
+/// What went wrong inside the guest; the dispatcher adds kernel, workgroup, wave and PC.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Fault {
+    #[error("no semantics implemented for this instruction yet")]
+    Unimplemented,
+    #[error("{0} is not supported yet")]
+    Unsupported(&'static str),
+    #[error("the code word does not decode: {0}")]
+    Undecodable(String),
+    #[error("lane {lane}: {what} of {len} bytes at {addr:#x} is outside device memory ({detail})")]
+    Memory {
+        lane: u8,
+        what: &'static str,
+        addr: u64,
+        len: u32,
+        detail: String,
+    },
+    #[error("lane {lane}: LDS {what} of {len} bytes at {addr:#x} is outside the workgroup's {size}-byte LDS")]
+    Lds {
+        lane: u8,
+        what: &'static str,
+        addr: u32,
+        len: u32,
+        size: u32,
+    },
+    #[error("lane {lane}: private (scratch) access of {len} bytes at offset {offset:#x} is outside the {size}-byte private segment")]
+    Private {
+        lane: u8,
+        offset: u32,
+        len: u32,
+        size: u32,
+    },
+    #[error("scalar {what} of {len} bytes at {addr:#x} is outside device memory ({detail})")]
+    ScalarMemory {
+        what: &'static str,
+        addr: u64,
+        len: u32,
+        detail: String,
+    },
+    #[error("jump to {addr:#x}, which is not the start of a decoded instruction")]
+    BadJump { addr: u64 },
+    #[error("execution ran past the end of the code")]
+    PastEnd,
+    #[error("s_trap {0}")]
+    Trap(u16),
+    #[error("{0}")]
+    Guest(String),
+}
+
+/// Placeholder semantics of ops that have none yet.
+pub fn unimplemented(_: &mut Cx, _: &Decoded) -> Result<Flow, Fault> {
+    Err(Fault::Unimplemented)
+}
+
+/// Semantics of a word that did not decode.
+pub fn undecodable(cx: &mut Cx, _: &Decoded) -> Result<Flow, Fault> {
+    let index = cx.wave.pc.wrapping_sub(1);
+    let msg = cx.program.bad_word(index).unwrap_or("invalid encoding");
+    Err(Fault::Undecodable(msg.to_string()))
+}
+
+/// The semantic function of `inst`, or `None` if there is none yet.
+pub fn resolve(inst: &Inst, target: Target) -> Option<ExecFn> {
+    let info = inst.info();
+    let name = info.base_name();
+    match info.format {
+        Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc | Format::Sopp => {
+            sop::resolve(name)
+        }
+        Format::Smem => smem::resolve(name),
+        Format::Vop1 | Format::Vop2 | Format::Vop3 => {
+            vop::resolve(name, target).or_else(|| vopc::resolve(name))
+        }
+        Format::Vopc => vopc::resolve(name),
+        Format::Ds => ds::resolve(name),
+        Format::Flat | Format::Global | Format::Scratch => flat::resolve(name),
+        Format::Mubuf => mubuf::resolve(name),
+        _ => None,
+    }
+}
+
+/// Mnemonics (base names) of every table op for `target` with semantics, sorted.
+pub fn implemented(target: Target) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = gcn_isa::all_ops()
+        .iter()
+        .filter(|op| {
+            let bit = match target {
+                Target::Gfx906 => 2,
+                Target::Gfx908 => 4,
+                _ => 1,
+            };
+            op.targets & bit != 0
+        })
+        .filter(|op| {
+            let name = op.base_name();
+            match op.format {
+                Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc | Format::Sopp => {
+                    sop::resolve(name).is_some()
+                }
+                Format::Smem => smem::resolve(name).is_some(),
+                Format::Vop1 | Format::Vop2 | Format::Vop3 => {
+                    vop::resolve(name, target).is_some() || vopc::resolve(name).is_some()
+                }
+                Format::Vopc => vopc::resolve(name).is_some(),
+                Format::Ds => ds::resolve(name).is_some(),
+                Format::Flat | Format::Global | Format::Scratch => flat::resolve(name).is_some(),
+                Format::Mubuf => mubuf::resolve(name).is_some(),
+                _ => false,
+            }
+        })
+        .map(|op| op.name)
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}

@@ -1,0 +1,200 @@
+//! MUBUF untyped buffer loads, stores and atomics through a V# resource descriptor: base, stride,
+//! num_records, swizzle (element size, index stride) and add_tid; offen/idxen addressing;
+//! range checking as the hardware does it (out-of-range loads read 0, stores are dropped).
+//! This is also how compiled code reaches the private segment (stack and spills).
+
+use super::access::{self, Addr, AtomicOp};
+use super::ds::spread;
+use super::valu::Res;
+use super::{Cx, ExecFn, Fault, Flow};
+use crate::program::Decoded;
+use crate::wave::WAVE_SIZE;
+
+/// The fields of a V# the address calculation uses.
+struct Resource {
+    base: u64,
+    stride: u64,
+    num_records: u64,
+    swizzle: bool,
+    element_size: u64,
+    index_stride: u64,
+    add_tid: bool,
+}
+
+fn resource(cx: &Cx, d: &Decoded) -> Resource {
+    let r = d.regs[2] as usize & 124;
+    let w = &cx.wave.sgpr;
+    Resource {
+        base: w[r] as u64 | ((w[r + 1] & 0xffff) as u64) << 32,
+        stride: ((w[r + 1] >> 16) & 0x3fff) as u64,
+        num_records: w[r + 2] as u64,
+        swizzle: w[r + 1] >> 31 != 0,
+        element_size: 2 << ((w[r + 3] >> 19) & 3),
+        index_stride: 8 << ((w[r + 3] >> 21) & 3),
+        add_tid: w[r + 3] >> 23 & 1 != 0,
+    }
+}
+
+/// The soffset operand: an SGPR or an inline integer.
+fn soffset(cx: &Cx, d: &Decoded) -> u64 {
+    let c = d.regs[3];
+    match c {
+        0..=127 => cx.wave.sgpr[c as usize] as u64,
+        _ => gcn_isa::operand::inline_int(c).unwrap_or(0) as u32 as u64,
+    }
+}
+
+/// Address of lane `l`, or `None` if the access of `bytes` is out of range.
+fn address(cx: &Cx, d: &Decoded, rsrc: &Resource, l: usize, bytes: u64) -> Option<u64> {
+    let offen = d.inst.bits(0, 12, 1) != 0;
+    let idxen = d.inst.bits(0, 13, 1) != 0;
+    let vaddr = d.regs[0].saturating_sub(256) as usize;
+    let v = |i: usize| cx.wave.vgpr[(vaddr + i) % 256][l] as u64;
+    let mut index = if idxen { v(0) } else { 0 };
+    if rsrc.add_tid {
+        index += l as u64;
+    }
+    let offset = if offen { v(idxen as usize) } else { 0 } + d.inst.bits(0, 0, 12) as u64;
+    // Raw buffers check the byte range, structured buffers the index.
+    if rsrc.stride == 0 && !rsrc.swizzle {
+        if offset + bytes > rsrc.num_records {
+            return None;
+        }
+    } else if !rsrc.add_tid && index >= rsrc.num_records {
+        return None;
+    }
+    let rel = if rsrc.swizzle {
+        let (es, is) = (rsrc.element_size, rsrc.index_stride);
+        (index / is * rsrc.stride + offset / es * es) * is + (index % is) * es + offset % es
+    } else {
+        index * rsrc.stride + offset
+    };
+    Some(rsrc.base.wrapping_add(soffset(cx, d)).wrapping_add(rel))
+}
+
+fn lds_bit(d: &Decoded) -> Result<(), Fault> {
+    if d.inst.bits(0, 16, 1) != 0 {
+        return Err(Fault::Unsupported("buffer loads with lds=1"));
+    }
+    Ok(())
+}
+
+fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
+    lds_bit(d)?;
+    let rsrc = resource(cx, d);
+    let exec = cx.wave.exec();
+    let mut out = [[0u32; WAVE_SIZE]; 4];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let mut buf = [0u8; 16];
+        if let Some(a) = address(cx, d, &rsrc, l, bytes as u64) {
+            access::load(cx, l, Addr::Global(a), &mut buf[..bytes])?;
+        }
+        spread(&buf, bytes, signed, &mut out, l);
+    }
+    let vdata = d.regs[1].saturating_sub(256) as usize;
+    for (i, row) in out.iter().enumerate().take(bytes.div_ceil(4)) {
+        cx.wave.write_row(vdata + i, row, exec);
+    }
+    Ok(Flow::Continue)
+}
+
+fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
+    let rsrc = resource(cx, d);
+    let exec = cx.wave.exec();
+    let vdata = d.regs[1].saturating_sub(256) as usize;
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let Some(a) = address(cx, d, &rsrc, l, bytes as u64) else {
+            continue;
+        };
+        let mut buf = [0u8; 16];
+        for i in 0..bytes.div_ceil(4) {
+            let v = cx.wave.vgpr[(vdata + i) % 256][l];
+            buf[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        access::store(cx, l, Addr::Global(a), &buf[..bytes])?;
+    }
+    Ok(Flow::Continue)
+}
+
+/// VDATA holds the operand (then the comparand for cmpswap); glc returns the old value there.
+fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize) -> Res {
+    let rsrc = resource(cx, d);
+    let exec = cx.wave.exec();
+    let glc = d.inst.bits(0, 14, 1) != 0;
+    let vdata = d.regs[1].saturating_sub(256) as usize;
+    let words = bytes / 4;
+    let mut out = [[0u32; WAVE_SIZE]; 2];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let Some(a) = address(cx, d, &rsrc, l, bytes as u64) else {
+            continue;
+        };
+        let word = |i: usize| cx.wave.vgpr[(vdata + i) % 256][l] as u64;
+        let (v, cmp) = if words == 2 {
+            (word(0) | word(1) << 32, word(2) | word(3) << 32)
+        } else {
+            (word(0), word(1))
+        };
+        let old = access::atomic(cx, l, Addr::Global(a), op, v, cmp, bytes)?;
+        out[0][l] = old as u32;
+        out[1][l] = (old >> 32) as u32;
+    }
+    if glc {
+        for (i, row) in out.iter().enumerate().take(words) {
+            cx.wave.write_row(vdata + i, row, exec);
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+fn nothing(_: &mut Cx, _: &Decoded) -> Res {
+    Ok(Flow::Continue)
+}
+
+pub fn resolve(name: &str) -> Option<ExecFn> {
+    let f: ExecFn = match name {
+        "buffer_load_ubyte" => |cx, d| load(cx, d, 1, false),
+        "buffer_load_sbyte" => |cx, d| load(cx, d, 1, true),
+        "buffer_load_ushort" => |cx, d| load(cx, d, 2, false),
+        "buffer_load_sshort" => |cx, d| load(cx, d, 2, true),
+        "buffer_load_dword" => |cx, d| load(cx, d, 4, false),
+        "buffer_load_dwordx2" => |cx, d| load(cx, d, 8, false),
+        "buffer_load_dwordx3" => |cx, d| load(cx, d, 12, false),
+        "buffer_load_dwordx4" => |cx, d| load(cx, d, 16, false),
+        "buffer_store_byte" => |cx, d| store(cx, d, 1),
+        "buffer_store_short" => |cx, d| store(cx, d, 2),
+        "buffer_store_dword" => |cx, d| store(cx, d, 4),
+        "buffer_store_dwordx2" => |cx, d| store(cx, d, 8),
+        "buffer_store_dwordx3" => |cx, d| store(cx, d, 12),
+        "buffer_store_dwordx4" => |cx, d| store(cx, d, 16),
+        // No vector caches are modelled: write-back/invalidate have nothing to do.
+        "buffer_wbinvl1" | "buffer_wbinvl1_vol" => nothing,
+        _ => {
+            let op = name.strip_prefix("buffer_atomic_")?;
+            let (op, wide) = match op.strip_suffix("_x2") {
+                Some(o) => (o, true),
+                None => (op, false),
+            };
+            let parsed = AtomicOp::parse(op)?;
+            macro_rules! pick {
+                ($($o:ident),*) => {
+                    match (parsed, wide) {
+                        $((AtomicOp::$o, false) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 4),
+                          (AtomicOp::$o, true) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 8),)*
+                        _ => return None,
+                    }
+                };
+            }
+            pick!(Swap, CmpSwap, Add, Sub, Smin, Umin, Smax, Umax, And, Or, Xor, Inc, Dec)
+        }
+    };
+    Some(f)
+}

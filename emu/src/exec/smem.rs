@@ -1,0 +1,102 @@
+//! Scalar memory: s_load_dword* and s_buffer_load_dword* (gfx9 SMEM encoding), cache controls and
+//! timers. The data lands in SGPRs when the instruction executes; LGKM_CNT bookkeeping is done by
+//! the dispatcher from the op's class.
+
+use super::valu::Res;
+use super::{Cx, ExecFn, Fault, Flow};
+use crate::program::Decoded;
+
+/// The byte offset: IMM (bit 17) selects the 21-bit offset field, otherwise the field's low bits
+/// name an SGPR; with SOE (bit 14) and IMM, the SGPR in [63:57] is added too.
+fn offset(cx: &Cx, d: &Decoded) -> u64 {
+    let imm = d.inst.bits(0, 17, 1) != 0;
+    let soe = d.inst.bits(0, 14, 1) != 0;
+    let field = d.inst.bits(1, 0, 21);
+    let mut off = if imm {
+        // Sign-extend the 21-bit field.
+        ((field << 11) as i32 >> 11) as i64 as u64
+    } else {
+        cx.wave.sgpr[field as usize & 127] as u64
+    };
+    if imm && soe {
+        off = off.wrapping_add(cx.wave.sgpr[d.inst.bits(1, 25, 7) as usize] as u64);
+    }
+    off
+}
+
+/// S_LOAD_DWORD*: SDATA = MEM[(SBASE + offset) & ~3], `n` dwords.
+fn load(cx: &mut Cx, d: &Decoded, n: usize) -> Res {
+    let base = cx.wave.pair(d.regs[0] & 126);
+    let addr = base.wrapping_add(offset(cx, d)) & !3;
+    let bytes = cx.mem.bytes(addr, 4 * n).map_err(|_| Fault::ScalarMemory {
+        what: "load",
+        addr,
+        len: 4 * n as u32,
+        detail: cx.mem.describe(addr),
+    })?;
+    let dst = d.sdst as usize;
+    for (i, w) in bytes.chunks_exact(4).enumerate() {
+        if dst + i < 128 {
+            cx.wave.sgpr[dst + i] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// S_BUFFER_LOAD_DWORD*: like `load`, with the base and size from the V# in SBASE; dwords past
+/// num_records read as 0.
+fn buffer_load(cx: &mut Cx, d: &Decoded, n: usize) -> Res {
+    let r = d.regs[0] as usize & 124;
+    let base = cx.wave.sgpr[r] as u64 | ((cx.wave.sgpr[r + 1] & 0xffff) as u64) << 32;
+    let num_records = cx.wave.sgpr[r + 2] as u64;
+    let off = offset(cx, d) & !3;
+    let dst = d.sdst as usize;
+    for i in 0..n {
+        let o = off + 4 * i as u64;
+        let v = if o + 4 > num_records {
+            0
+        } else {
+            let addr = base.wrapping_add(o);
+            cx.mem.read_u32(addr).map_err(|_| Fault::ScalarMemory {
+                what: "buffer load",
+                addr,
+                len: 4,
+                detail: cx.mem.describe(addr),
+            })?
+        };
+        if dst + i < 128 {
+            cx.wave.sgpr[dst + i] = v;
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// S_MEMTIME / S_MEMREALTIME: a deterministic clock, the wave-instructions executed so far.
+fn memtime(cx: &mut Cx, d: &Decoded) -> Res {
+    let t = cx.wave.instructions;
+    cx.wave.set_pair(d.sdst & 126, t);
+    Ok(Flow::Continue)
+}
+
+fn nothing(_: &mut Cx, _: &Decoded) -> Res {
+    Ok(Flow::Continue)
+}
+
+pub fn resolve(name: &str) -> Option<ExecFn> {
+    Some(match name {
+        "s_load_dword" => |cx, d| load(cx, d, 1),
+        "s_load_dwordx2" => |cx, d| load(cx, d, 2),
+        "s_load_dwordx4" => |cx, d| load(cx, d, 4),
+        "s_load_dwordx8" => |cx, d| load(cx, d, 8),
+        "s_load_dwordx16" => |cx, d| load(cx, d, 16),
+        "s_buffer_load_dword" => |cx, d| buffer_load(cx, d, 1),
+        "s_buffer_load_dwordx2" => |cx, d| buffer_load(cx, d, 2),
+        "s_buffer_load_dwordx4" => |cx, d| buffer_load(cx, d, 4),
+        "s_buffer_load_dwordx8" => |cx, d| buffer_load(cx, d, 8),
+        "s_buffer_load_dwordx16" => |cx, d| buffer_load(cx, d, 16),
+        "s_memtime" | "s_memrealtime" => memtime,
+        // The emulator has no scalar cache: invalidates and write-backs have nothing to do.
+        "s_dcache_inv" | "s_dcache_wb" | "s_dcache_inv_vol" | "s_dcache_wb_vol" => nothing,
+        _ => return None,
+    })
+}

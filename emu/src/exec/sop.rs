@@ -1,0 +1,508 @@
+//! Scalar ALU (SOP1, SOP2, SOPK, SOPC) and program control (SOPP). Each op is one function with
+//! its ISA pseudo-code; `resolve` maps mnemonics to them.
+
+use super::valu::{scalar32, scalar64, Res};
+use super::{Cx, ExecFn, Fault, Flow};
+use crate::program::Decoded;
+use crate::wave::{mode, WaveState};
+
+#[inline]
+fn s0(cx: &Cx, d: &Decoded) -> u32 {
+    scalar32(cx, d.src[0])
+}
+#[inline]
+fn s1(cx: &Cx, d: &Decoded) -> u32 {
+    scalar32(cx, d.src[1])
+}
+#[inline]
+fn s0_64(cx: &Cx, d: &Decoded) -> u64 {
+    scalar64(cx, d.src[0])
+}
+#[inline]
+fn s1_64(cx: &Cx, d: &Decoded) -> u64 {
+    scalar64(cx, d.src[1])
+}
+#[inline]
+fn set(cx: &mut Cx, d: &Decoded, v: u32) {
+    cx.wave.sgpr[d.sdst as usize & 127] = v;
+}
+#[inline]
+fn set64(cx: &mut Cx, d: &Decoded, v: u64) {
+    cx.wave.set_pair(d.sdst & 126, v);
+}
+#[inline]
+fn ok() -> Res {
+    Ok(Flow::Continue)
+}
+
+/// SOP2/SOP1 ops of the form `D = f(S0, S1); SCC = (D != 0)` and friends.
+macro_rules! sop {
+    ($($name:ident ($cx:ident, $d:ident) $body:block)*) => {
+        $(fn $name($cx: &mut Cx, $d: &Decoded) -> Res { $body ok() })*
+        fn table(name: &str) -> Option<ExecFn> {
+            Some(match name { $(stringify!($name) => $name as ExecFn,)* _ => return None })
+        }
+    };
+}
+
+fn bitop32(cx: &mut Cx, d: &Decoded, v: u32) {
+    set(cx, d, v);
+    cx.wave.scc = v != 0;
+}
+
+fn bitop64(cx: &mut Cx, d: &Decoded, v: u64) {
+    set64(cx, d, v);
+    cx.wave.scc = v != 0;
+}
+
+/// D = EXEC; EXEC = f(S0, EXEC); SCC = (EXEC != 0).
+fn saveexec(cx: &mut Cx, d: &Decoded, f: impl Fn(u64, u64) -> u64) -> Res {
+    let s = s0_64(cx, d);
+    let exec = cx.wave.exec();
+    set64(cx, d, exec);
+    let new = f(s, exec);
+    cx.wave.set_exec(new);
+    cx.wave.scc = new != 0;
+    ok()
+}
+
+/// Bit field parameters of s_bfe: offset S1[4:0] (or [5:0]), width S1[22:16].
+fn bfe(v: u64, s1: u32, bits: u32, signed: bool) -> u64 {
+    let off = s1 & (bits - 1);
+    let width = (s1 >> 16) & 0x7f;
+    if width == 0 {
+        return 0;
+    }
+    let width = width.min(bits);
+    let field = if width >= 64 {
+        v >> off
+    } else {
+        (v >> off) & ((1u64 << width) - 1)
+    };
+    if signed && width < 64 {
+        let sh = 64 - width;
+        (((field << sh) as i64) >> sh) as u64
+    } else {
+        field
+    }
+}
+
+sop! {
+    // ---- SOP2 ----
+    s_add_u32(cx, d) { let (r, c) = s0(cx, d).overflowing_add(s1(cx, d)); set(cx, d, r); cx.wave.scc = c; }
+    s_sub_u32(cx, d) { let (r, c) = s0(cx, d).overflowing_sub(s1(cx, d)); set(cx, d, r); cx.wave.scc = c; }
+    s_add_i32(cx, d) { let (r, o) = (s0(cx, d) as i32).overflowing_add(s1(cx, d) as i32); set(cx, d, r as u32); cx.wave.scc = o; }
+    s_sub_i32(cx, d) { let (r, o) = (s0(cx, d) as i32).overflowing_sub(s1(cx, d) as i32); set(cx, d, r as u32); cx.wave.scc = o; }
+    s_addc_u32(cx, d) {
+        let s = s0(cx, d) as u64 + s1(cx, d) as u64 + cx.wave.scc as u64;
+        set(cx, d, s as u32); cx.wave.scc = s >> 32 != 0;
+    }
+    s_subb_u32(cx, d) {
+        let (a, b) = (s0(cx, d) as u64, s1(cx, d) as u64 + cx.wave.scc as u64);
+        set(cx, d, a.wrapping_sub(b) as u32); cx.wave.scc = b > a;
+    }
+    s_min_i32(cx, d) { let (a, b) = (s0(cx, d) as i32, s1(cx, d) as i32); set(cx, d, a.min(b) as u32); cx.wave.scc = a < b; }
+    s_min_u32(cx, d) { let (a, b) = (s0(cx, d), s1(cx, d)); set(cx, d, a.min(b)); cx.wave.scc = a < b; }
+    s_max_i32(cx, d) { let (a, b) = (s0(cx, d) as i32, s1(cx, d) as i32); set(cx, d, a.max(b) as u32); cx.wave.scc = a > b; }
+    s_max_u32(cx, d) { let (a, b) = (s0(cx, d), s1(cx, d)); set(cx, d, a.max(b)); cx.wave.scc = a > b; }
+    s_cselect_b32(cx, d) { let v = if cx.wave.scc { s0(cx, d) } else { s1(cx, d) }; set(cx, d, v); }
+    s_cselect_b64(cx, d) { let v = if cx.wave.scc { s0_64(cx, d) } else { s1_64(cx, d) }; set64(cx, d, v); }
+    s_and_b32(cx, d) { let v = s0(cx, d) & s1(cx, d); bitop32(cx, d, v); }
+    s_and_b64(cx, d) { let v = s0_64(cx, d) & s1_64(cx, d); bitop64(cx, d, v); }
+    s_or_b32(cx, d) { let v = s0(cx, d) | s1(cx, d); bitop32(cx, d, v); }
+    s_or_b64(cx, d) { let v = s0_64(cx, d) | s1_64(cx, d); bitop64(cx, d, v); }
+    s_xor_b32(cx, d) { let v = s0(cx, d) ^ s1(cx, d); bitop32(cx, d, v); }
+    s_xor_b64(cx, d) { let v = s0_64(cx, d) ^ s1_64(cx, d); bitop64(cx, d, v); }
+    s_andn2_b32(cx, d) { let v = s0(cx, d) & !s1(cx, d); bitop32(cx, d, v); }
+    s_andn2_b64(cx, d) { let v = s0_64(cx, d) & !s1_64(cx, d); bitop64(cx, d, v); }
+    s_orn2_b32(cx, d) { let v = s0(cx, d) | !s1(cx, d); bitop32(cx, d, v); }
+    s_orn2_b64(cx, d) { let v = s0_64(cx, d) | !s1_64(cx, d); bitop64(cx, d, v); }
+    s_nand_b32(cx, d) { let v = !(s0(cx, d) & s1(cx, d)); bitop32(cx, d, v); }
+    s_nand_b64(cx, d) { let v = !(s0_64(cx, d) & s1_64(cx, d)); bitop64(cx, d, v); }
+    s_nor_b32(cx, d) { let v = !(s0(cx, d) | s1(cx, d)); bitop32(cx, d, v); }
+    s_nor_b64(cx, d) { let v = !(s0_64(cx, d) | s1_64(cx, d)); bitop64(cx, d, v); }
+    s_xnor_b32(cx, d) { let v = !(s0(cx, d) ^ s1(cx, d)); bitop32(cx, d, v); }
+    s_xnor_b64(cx, d) { let v = !(s0_64(cx, d) ^ s1_64(cx, d)); bitop64(cx, d, v); }
+    // Shifts take the amount from S1[4:0] (S1[5:0] for 64-bit).
+    s_lshl_b32(cx, d) { let v = s0(cx, d) << (s1(cx, d) & 31); bitop32(cx, d, v); }
+    s_lshl_b64(cx, d) { let v = s0_64(cx, d) << (s1(cx, d) & 63); bitop64(cx, d, v); }
+    s_lshr_b32(cx, d) { let v = s0(cx, d) >> (s1(cx, d) & 31); bitop32(cx, d, v); }
+    s_lshr_b64(cx, d) { let v = s0_64(cx, d) >> (s1(cx, d) & 63); bitop64(cx, d, v); }
+    s_ashr_i32(cx, d) { let v = ((s0(cx, d) as i32) >> (s1(cx, d) & 31)) as u32; bitop32(cx, d, v); }
+    s_ashr_i64(cx, d) { let v = ((s0_64(cx, d) as i64) >> (s1(cx, d) & 63)) as u64; bitop64(cx, d, v); }
+    s_bfm_b32(cx, d) { let v = ((1u64 << (s0(cx, d) & 31)) as u32).wrapping_sub(1) << (s1(cx, d) & 31); set(cx, d, v); }
+    s_bfm_b64(cx, d) { let v = ((1u128 << (s0(cx, d) & 63)) as u64).wrapping_sub(1) << (s1(cx, d) & 63); set64(cx, d, v); }
+    s_mul_i32(cx, d) { let v = s0(cx, d).wrapping_mul(s1(cx, d)); set(cx, d, v); }
+    s_mul_hi_u32(cx, d) { let v = ((s0(cx, d) as u64 * s1(cx, d) as u64) >> 32) as u32; set(cx, d, v); }
+    s_mul_hi_i32(cx, d) { let v = ((s0(cx, d) as i32 as i64 * s1(cx, d) as i32 as i64) >> 32) as u32; set(cx, d, v); }
+    s_bfe_u32(cx, d) { let v = bfe(s0(cx, d) as u64, s1(cx, d), 32, false) as u32; bitop32(cx, d, v); }
+    s_bfe_i32(cx, d) { let v = bfe(s0(cx, d) as u64, s1(cx, d), 32, true) as u32; bitop32(cx, d, v); }
+    s_bfe_u64(cx, d) { let v = bfe(s0_64(cx, d), s1(cx, d), 64, false); bitop64(cx, d, v); }
+    s_bfe_i64(cx, d) { let v = bfe(s0_64(cx, d), s1(cx, d), 64, true); bitop64(cx, d, v); }
+    s_absdiff_i32(cx, d) { let v = (s0(cx, d) as i32).wrapping_sub(s1(cx, d) as i32).unsigned_abs(); bitop32(cx, d, v); }
+    // gfx9: D = (S0 << n) + S1; SCC = unsigned overflow of the whole operation.
+    s_lshl1_add_u32(cx, d) { lshl_add(cx, d, 1); }
+    s_lshl2_add_u32(cx, d) { lshl_add(cx, d, 2); }
+    s_lshl3_add_u32(cx, d) { lshl_add(cx, d, 3); }
+    s_lshl4_add_u32(cx, d) { lshl_add(cx, d, 4); }
+    s_pack_ll_b32_b16(cx, d) { let v = (s0(cx, d) & 0xffff) | s1(cx, d) << 16; set(cx, d, v); }
+    s_pack_lh_b32_b16(cx, d) { let v = (s0(cx, d) & 0xffff) | (s1(cx, d) & 0xffff_0000); set(cx, d, v); }
+    s_pack_hh_b32_b16(cx, d) { let v = (s0(cx, d) >> 16) | (s1(cx, d) & 0xffff_0000); set(cx, d, v); }
+
+    // ---- SOP1 ----
+    s_mov_b32(cx, d) { let v = s0(cx, d); set(cx, d, v); }
+    s_mov_b64(cx, d) { let v = s0_64(cx, d); set64(cx, d, v); }
+    s_cmov_b32(cx, d) { if cx.wave.scc { let v = s0(cx, d); set(cx, d, v); } }
+    s_cmov_b64(cx, d) { if cx.wave.scc { let v = s0_64(cx, d); set64(cx, d, v); } }
+    s_not_b32(cx, d) { let v = !s0(cx, d); bitop32(cx, d, v); }
+    s_not_b64(cx, d) { let v = !s0_64(cx, d); bitop64(cx, d, v); }
+    s_wqm_b32(cx, d) { let v = wqm(s0(cx, d) as u64) as u32; bitop32(cx, d, v); }
+    s_wqm_b64(cx, d) { let v = wqm(s0_64(cx, d)); bitop64(cx, d, v); }
+    s_brev_b32(cx, d) { let v = s0(cx, d).reverse_bits(); set(cx, d, v); }
+    s_brev_b64(cx, d) { let v = s0_64(cx, d).reverse_bits(); set64(cx, d, v); }
+    s_bcnt0_i32_b32(cx, d) { let v = s0(cx, d).count_zeros(); bitop32(cx, d, v); }
+    s_bcnt0_i32_b64(cx, d) { let v = s0_64(cx, d).count_zeros(); bitop32(cx, d, v); }
+    s_bcnt1_i32_b32(cx, d) { let v = s0(cx, d).count_ones(); bitop32(cx, d, v); }
+    s_bcnt1_i32_b64(cx, d) { let v = s0_64(cx, d).count_ones(); bitop32(cx, d, v); }
+    // Position of the first 0/1 from the LSB, or -1.
+    s_ff0_i32_b32(cx, d) { let a = s0(cx, d); set(cx, d, if a == !0 { !0 } else { a.trailing_ones() }); }
+    s_ff0_i32_b64(cx, d) { let a = s0_64(cx, d); set(cx, d, if a == !0 { !0 } else { a.trailing_ones() }); }
+    s_ff1_i32_b32(cx, d) { let a = s0(cx, d); set(cx, d, if a == 0 { !0 } else { a.trailing_zeros() }); }
+    s_ff1_i32_b64(cx, d) { let a = s0_64(cx, d); set(cx, d, if a == 0 { !0 } else { a.trailing_zeros() }); }
+    // Position of the first 1 from the MSB, or -1; the _i32 forms skip leading sign bits.
+    s_flbit_i32_b32(cx, d) { let a = s0(cx, d); set(cx, d, if a == 0 { !0 } else { a.leading_zeros() }); }
+    s_flbit_i32_b64(cx, d) { let a = s0_64(cx, d); set(cx, d, if a == 0 { !0 } else { a.leading_zeros() }); }
+    s_flbit_i32(cx, d) {
+        let a = s0(cx, d) as i32;
+        set(cx, d, if a == 0 || a == -1 { !0 } else { (a ^ (a >> 31)).leading_zeros() });
+    }
+    s_flbit_i32_i64(cx, d) {
+        let a = s0_64(cx, d) as i64;
+        set(cx, d, if a == 0 || a == -1 { !0 } else { (a ^ (a >> 63)).leading_zeros() });
+    }
+    s_sext_i32_i8(cx, d) { let v = s0(cx, d) as i8 as i32 as u32; set(cx, d, v); }
+    s_sext_i32_i16(cx, d) { let v = s0(cx, d) as i16 as i32 as u32; set(cx, d, v); }
+    s_bitset0_b32(cx, d) { let b = s0(cx, d) & 31; let v = cx.wave.sgpr[d.sdst as usize & 127] & !(1 << b); set(cx, d, v); }
+    s_bitset1_b32(cx, d) { let b = s0(cx, d) & 31; let v = cx.wave.sgpr[d.sdst as usize & 127] | (1 << b); set(cx, d, v); }
+    s_bitset0_b64(cx, d) { let b = s0(cx, d) & 63; let v = cx.wave.pair(d.sdst & 126) & !(1 << b); set64(cx, d, v); }
+    s_bitset1_b64(cx, d) { let b = s0(cx, d) & 63; let v = cx.wave.pair(d.sdst & 126) | (1 << b); set64(cx, d, v); }
+    s_abs_i32(cx, d) { let v = (s0(cx, d) as i32).unsigned_abs(); bitop32(cx, d, v); }
+    s_quadmask_b32(cx, d) { let v = quadmask(s0(cx, d) as u64) as u32; bitop32(cx, d, v); }
+    s_quadmask_b64(cx, d) { let v = quadmask(s0_64(cx, d)); bitop64(cx, d, v); }
+    // Return address of s_getpc is the next instruction.
+    s_getpc_b64(cx, d) { set64(cx, d, d.pc + 4); }
+
+    // ---- SOPC: SCC = compare(S0, S1) ----
+    s_cmp_eq_i32(cx, d) { cx.wave.scc = s0(cx, d) == s1(cx, d); }
+    s_cmp_lg_i32(cx, d) { cx.wave.scc = s0(cx, d) != s1(cx, d); }
+    s_cmp_gt_i32(cx, d) { cx.wave.scc = (s0(cx, d) as i32) > s1(cx, d) as i32; }
+    s_cmp_ge_i32(cx, d) { cx.wave.scc = (s0(cx, d) as i32) >= s1(cx, d) as i32; }
+    s_cmp_lt_i32(cx, d) { cx.wave.scc = (s0(cx, d) as i32) < (s1(cx, d) as i32); }
+    s_cmp_le_i32(cx, d) { cx.wave.scc = (s0(cx, d) as i32) <= s1(cx, d) as i32; }
+    s_cmp_eq_u32(cx, d) { cx.wave.scc = s0(cx, d) == s1(cx, d); }
+    s_cmp_lg_u32(cx, d) { cx.wave.scc = s0(cx, d) != s1(cx, d); }
+    s_cmp_gt_u32(cx, d) { cx.wave.scc = s0(cx, d) > s1(cx, d); }
+    s_cmp_ge_u32(cx, d) { cx.wave.scc = s0(cx, d) >= s1(cx, d); }
+    s_cmp_lt_u32(cx, d) { cx.wave.scc = s0(cx, d) < s1(cx, d); }
+    s_cmp_le_u32(cx, d) { cx.wave.scc = s0(cx, d) <= s1(cx, d); }
+    s_cmp_eq_u64(cx, d) { cx.wave.scc = s0_64(cx, d) == s1_64(cx, d); }
+    s_cmp_lg_u64(cx, d) { cx.wave.scc = s0_64(cx, d) != s1_64(cx, d); }
+    s_bitcmp0_b32(cx, d) { cx.wave.scc = s0(cx, d) >> (s1(cx, d) & 31) & 1 == 0; }
+    s_bitcmp1_b32(cx, d) { cx.wave.scc = s0(cx, d) >> (s1(cx, d) & 31) & 1 == 1; }
+    s_bitcmp0_b64(cx, d) { cx.wave.scc = s0_64(cx, d) >> (s1(cx, d) & 63) & 1 == 0; }
+    s_bitcmp1_b64(cx, d) { cx.wave.scc = s0_64(cx, d) >> (s1(cx, d) & 63) & 1 == 1; }
+
+    // ---- SOPK: simm16 is sign-extended for _i32, zero-extended for _u32 ----
+    s_movk_i32(cx, d) { set(cx, d, simm(d)); }
+    s_cmovk_i32(cx, d) { if cx.wave.scc { set(cx, d, simm(d)); } }
+    s_addk_i32(cx, d) {
+        let old = cx.wave.sgpr[d.sdst as usize & 127] as i32;
+        let (r, o) = old.overflowing_add(simm(d) as i32);
+        set(cx, d, r as u32); cx.wave.scc = o;
+    }
+    s_mulk_i32(cx, d) { let v = cx.wave.sgpr[d.sdst as usize & 127].wrapping_mul(simm(d)); set(cx, d, v); }
+    s_cmpk_eq_i32(cx, d) { cx.wave.scc = sk(cx, d) as i32 == simm(d) as i32; }
+    s_cmpk_lg_i32(cx, d) { cx.wave.scc = sk(cx, d) as i32 != simm(d) as i32; }
+    s_cmpk_gt_i32(cx, d) { cx.wave.scc = sk(cx, d) as i32 > simm(d) as i32; }
+    s_cmpk_ge_i32(cx, d) { cx.wave.scc = sk(cx, d) as i32 >= simm(d) as i32; }
+    s_cmpk_lt_i32(cx, d) { cx.wave.scc = (sk(cx, d) as i32) < simm(d) as i32; }
+    s_cmpk_le_i32(cx, d) { cx.wave.scc = sk(cx, d) as i32 <= simm(d) as i32; }
+    s_cmpk_eq_u32(cx, d) { cx.wave.scc = sk(cx, d) == uimm(d); }
+    s_cmpk_lg_u32(cx, d) { cx.wave.scc = sk(cx, d) != uimm(d); }
+    s_cmpk_gt_u32(cx, d) { cx.wave.scc = sk(cx, d) > uimm(d); }
+    s_cmpk_ge_u32(cx, d) { cx.wave.scc = sk(cx, d) >= uimm(d); }
+    s_cmpk_lt_u32(cx, d) { cx.wave.scc = sk(cx, d) < uimm(d); }
+    s_cmpk_le_u32(cx, d) { cx.wave.scc = sk(cx, d) <= uimm(d); }
+
+    // ---- SOPP without control flow ----
+    s_nop(_cx, _d) {}
+    // Scheduling hints and cache controls have no functional effect.
+    s_sleep(_cx, _d) {}
+    s_setprio(_cx, _d) {}
+    s_icache_inv(_cx, _d) {}
+    s_incperflevel(_cx, _d) {}
+    s_decperflevel(_cx, _d) {}
+    s_ttracedata(_cx, _d) {}
+}
+
+fn lshl_add(cx: &mut Cx, d: &Decoded, n: u32) {
+    let wide = ((s0(cx, d) as u64) << n) + s1(cx, d) as u64;
+    set(cx, d, wide as u32);
+    cx.wave.scc = wide >> 32 != 0;
+}
+
+/// The SOPK destination's current value.
+fn sk(cx: &Cx, d: &Decoded) -> u32 {
+    cx.wave.sgpr[d.sdst as usize & 127]
+}
+fn simm(d: &Decoded) -> u32 {
+    d.inst.simm16() as i16 as i32 as u32
+}
+fn uimm(d: &Decoded) -> u32 {
+    d.inst.simm16() as u32
+}
+
+/// Whole quad mode: each 4-bit group becomes all ones if any bit of it is set.
+fn wqm(v: u64) -> u64 {
+    let mut out = 0;
+    for q in 0..16 {
+        if v >> (4 * q) & 0xf != 0 {
+            out |= 0xf << (4 * q);
+        }
+    }
+    out
+}
+
+/// Bit q of the result is set if any bit of group q of four is set.
+fn quadmask(v: u64) -> u64 {
+    let mut out = 0;
+    for q in 0..16 {
+        if v >> (4 * q) & 0xf != 0 {
+            out |= 1 << q;
+        }
+    }
+    out
+}
+
+// ---- control flow ----
+
+fn jump(cx: &mut Cx, d: &Decoded) -> Res {
+    if d.target == u32::MAX {
+        let addr = d.inst.branch_target(d.pc).unwrap_or(0);
+        return Err(Fault::BadJump { addr });
+    }
+    cx.wave.pc = d.target;
+    ok()
+}
+
+fn branch_if(cx: &mut Cx, d: &Decoded, taken: bool) -> Res {
+    if taken {
+        jump(cx, d)
+    } else {
+        ok()
+    }
+}
+
+fn s_branch(cx: &mut Cx, d: &Decoded) -> Res {
+    jump(cx, d)
+}
+fn s_cbranch_scc0(cx: &mut Cx, d: &Decoded) -> Res {
+    branch_if(cx, d, !cx.wave.scc)
+}
+fn s_cbranch_scc1(cx: &mut Cx, d: &Decoded) -> Res {
+    branch_if(cx, d, cx.wave.scc)
+}
+fn s_cbranch_vccz(cx: &mut Cx, d: &Decoded) -> Res {
+    branch_if(cx, d, cx.wave.vcc() == 0)
+}
+fn s_cbranch_vccnz(cx: &mut Cx, d: &Decoded) -> Res {
+    branch_if(cx, d, cx.wave.vcc() != 0)
+}
+fn s_cbranch_execz(cx: &mut Cx, d: &Decoded) -> Res {
+    branch_if(cx, d, cx.wave.exec() == 0)
+}
+fn s_cbranch_execnz(cx: &mut Cx, d: &Decoded) -> Res {
+    branch_if(cx, d, cx.wave.exec() != 0)
+}
+/// Debugger branches: no debugger is attached, so never taken.
+fn s_cbranch_cdbg(_: &mut Cx, _: &Decoded) -> Res {
+    ok()
+}
+
+fn goto_addr(cx: &mut Cx, addr: u64) -> Res {
+    match cx.program.index_of_pc(addr) {
+        Some(i) => {
+            cx.wave.pc = i;
+            ok()
+        }
+        None => Err(Fault::BadJump { addr }),
+    }
+}
+
+/// PC = S0.u64.
+fn s_setpc_b64(cx: &mut Cx, d: &Decoded) -> Res {
+    let addr = s0_64(cx, d);
+    goto_addr(cx, addr)
+}
+
+/// D.u64 = PC + 4; PC = S0.u64.
+fn s_swappc_b64(cx: &mut Cx, d: &Decoded) -> Res {
+    let addr = s0_64(cx, d);
+    set64(cx, d, d.pc + 4);
+    goto_addr(cx, addr)
+}
+
+/// D.u64 = PC + 4; PC = PC + simm16 * 4 + 4.
+fn s_call_b64(cx: &mut Cx, d: &Decoded) -> Res {
+    set64(cx, d, d.pc + 4);
+    let addr = (d.pc as i64 + 4 + d.inst.simm16() as i16 as i64 * 4) as u64;
+    goto_addr(cx, addr)
+}
+
+fn s_endpgm(cx: &mut Cx, _: &Decoded) -> Res {
+    cx.wave.state = WaveState::Ended;
+    Ok(Flow::End)
+}
+
+fn s_barrier(_: &mut Cx, _: &Decoded) -> Res {
+    Ok(Flow::Barrier)
+}
+
+/// Stalls until the counters are at or below the fields of simm16.
+fn s_waitcnt(cx: &mut Cx, d: &Decoded) -> Res {
+    if cx.wave.counters.satisfies(d.inst.simm16()) {
+        ok()
+    } else {
+        Ok(Flow::Stall)
+    }
+}
+
+fn s_trap(_: &mut Cx, d: &Decoded) -> Res {
+    Err(Fault::Trap(d.inst.simm16() & 0xff))
+}
+
+/// No message has a functional effect in compute emulation except ending the wave, which
+/// s_endpgm does; a message is accepted and dropped.
+fn s_sendmsg(_: &mut Cx, _: &Decoded) -> Res {
+    ok()
+}
+
+// ---- hardware registers ----
+
+const HW_MODE: u32 = 1;
+const HW_STATUS: u32 = 2;
+const HW_TRAPSTS: u32 = 3;
+
+/// (id, offset, size) of a hwreg simm16: id [5:0], offset [10:6], size-1 [15:11].
+fn hwreg(simm16: u16) -> (u32, u32, u32) {
+    let s = simm16 as u32;
+    (s & 0x3f, (s >> 6) & 0x1f, ((s >> 11) & 0x1f) + 1)
+}
+
+fn read_hwreg(cx: &Cx, id: u32) -> Result<u32, Fault> {
+    Ok(match id {
+        HW_MODE => cx.wave.mode,
+        // STATUS: SCC [0], EXECZ [9], VCCZ [10].
+        HW_STATUS => {
+            cx.wave.scc as u32
+                | ((cx.wave.exec() == 0) as u32) << 9
+                | ((cx.wave.vcc() == 0) as u32) << 10
+        }
+        HW_TRAPSTS => cx.wave.trapsts,
+        _ => {
+            return Err(Fault::Unsupported(
+                "s_getreg/s_setreg of this hardware register",
+            ))
+        }
+    })
+}
+
+fn write_hwreg(cx: &mut Cx, id: u32, offset: u32, size: u32, v: u32) -> Res {
+    let mask = if size >= 32 { !0 } else { (1u32 << size) - 1 } << offset;
+    let merge = |old: u32| (old & !mask) | ((v << offset) & mask);
+    match id {
+        HW_MODE => {
+            let new = merge(cx.wave.mode);
+            if new & mode::ROUND_MASK != 0 {
+                return Err(Fault::Unsupported(
+                    "a rounding mode other than round-to-nearest-even",
+                ));
+            }
+            cx.wave.mode = new;
+        }
+        HW_TRAPSTS => cx.wave.trapsts = merge(cx.wave.trapsts),
+        _ => return Err(Fault::Unsupported("s_setreg of this hardware register")),
+    }
+    ok()
+}
+
+/// D = hwreg[offset +: size].
+fn s_getreg_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let (id, offset, size) = hwreg(d.inst.simm16());
+    let v = read_hwreg(cx, id)? >> offset;
+    let v = if size >= 32 { v } else { v & ((1 << size) - 1) };
+    set(cx, d, v);
+    ok()
+}
+
+/// hwreg[offset +: size] = S0 (the SOPK sdst field names the source).
+fn s_setreg_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let (id, offset, size) = hwreg(d.inst.simm16());
+    let v = cx.wave.sgpr[d.sdst as usize & 127];
+    write_hwreg(cx, id, offset, size, v)
+}
+
+fn s_setreg_imm32_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let (id, offset, size) = hwreg(d.inst.simm16());
+    write_hwreg(cx, id, offset, size, d.inst.literal().unwrap_or(0))
+}
+
+/// The semantics of a scalar op by name.
+pub fn resolve(name: &str) -> Option<ExecFn> {
+    if let Some(f) = table(name) {
+        return Some(f);
+    }
+    if let Some(op) = name
+        .strip_prefix("s_")
+        .and_then(|n| n.strip_suffix("_saveexec_b64"))
+    {
+        return Some(match op {
+            "and" => |cx, d| saveexec(cx, d, |s, e| s & e),
+            "or" => |cx, d| saveexec(cx, d, |s, e| s | e),
+            "xor" => |cx, d| saveexec(cx, d, |s, e| s ^ e),
+            "andn2" => |cx, d| saveexec(cx, d, |s, e| s & !e),
+            "orn2" => |cx, d| saveexec(cx, d, |s, e| s | !e),
+            "nand" => |cx, d| saveexec(cx, d, |s, e| !(s & e)),
+            "nor" => |cx, d| saveexec(cx, d, |s, e| !(s | e)),
+            "xnor" => |cx, d| saveexec(cx, d, |s, e| !(s ^ e)),
+            "andn1" => |cx, d| saveexec(cx, d, |s, e| !s & e),
+            "orn1" => |cx, d| saveexec(cx, d, |s, e| !s | e),
+            _ => return None,
+        });
+    }
+    Some(match name {
+        "s_branch" => s_branch,
+        "s_cbranch_scc0" => s_cbranch_scc0,
+        "s_cbranch_scc1" => s_cbranch_scc1,
+        "s_cbranch_vccz" => s_cbranch_vccz,
+        "s_cbranch_vccnz" => s_cbranch_vccnz,
+        "s_cbranch_execz" => s_cbranch_execz,
+        "s_cbranch_execnz" => s_cbranch_execnz,
+        "s_cbranch_cdbgsys"
+        | "s_cbranch_cdbguser"
+        | "s_cbranch_cdbgsys_or_user"
+        | "s_cbranch_cdbgsys_and_user" => s_cbranch_cdbg,
+        "s_setpc_b64" => s_setpc_b64,
+        "s_swappc_b64" => s_swappc_b64,
+        "s_call_b64" => s_call_b64,
+        "s_endpgm" => s_endpgm,
+        "s_barrier" => s_barrier,
+        "s_waitcnt" => s_waitcnt,
+        "s_trap" => s_trap,
+        "s_sendmsg" => s_sendmsg,
+        "s_getreg_b32" => s_getreg_b32,
+        "s_setreg_b32" => s_setreg_b32,
+        "s_setreg_imm32_b32" => s_setreg_imm32_b32,
+        _ => return None,
+    })
+}

@@ -1,0 +1,537 @@
+//! What every VALU op shares: reading sources for all 64 lanes (SGPR/constant broadcast, DPP lane
+//! movement, SDWA selection), input and output modifiers, and writing results under EXEC (with
+//! DPP row/bank masks and SDWA destination selection). The per-op files only supply the lane
+//! function, so each op is one line.
+
+use super::{Cx, Fault, Flow};
+use crate::memory::{APERTURE_SIZE, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
+use crate::program::{Decoded, Src};
+use crate::wave::{mode, Row, WAVE_SIZE};
+use gcn_isa::Enc;
+
+pub type Row64 = [u64; WAVE_SIZE];
+pub type Res = Result<Flow, Fault>;
+
+/// The 32-bit value of a scalar source (SGPR, constant or special).
+#[inline]
+pub fn scalar32(cx: &Cx, src: Src) -> u32 {
+    match src {
+        Src::Sgpr(c) => cx.wave.sgpr[c as usize],
+        Src::Const(v) => v as u32,
+        Src::Vgpr(r) => cx.wave.vgpr[r as usize][0],
+        Src::Scc => cx.wave.scc as u32,
+        Src::Vccz => (cx.wave.vcc() == 0) as u32,
+        Src::Execz => (cx.wave.exec() == 0) as u32,
+        // A 32-bit read of an aperture register gives the high half of the 64-bit address.
+        Src::Aperture(c) => (aperture(c) >> 32) as u32,
+        Src::LdsDirect | Src::None => 0,
+    }
+}
+
+/// The 64-bit value of a scalar source.
+#[inline]
+pub fn scalar64(cx: &Cx, src: Src) -> u64 {
+    match src {
+        Src::Sgpr(c) => cx.wave.pair(c as u16),
+        Src::Const(v) => v,
+        Src::Aperture(c) => aperture(c),
+        _ => scalar32(cx, src) as u64,
+    }
+}
+
+/// src_shared_base (235), src_shared_limit, src_private_base, src_private_limit,
+/// src_pops_exiting_wave_id (239).
+fn aperture(code: u16) -> u64 {
+    match code {
+        235 => SHARED_APERTURE_BASE,
+        236 => SHARED_APERTURE_BASE + APERTURE_SIZE - 1,
+        237 => PRIVATE_APERTURE_BASE,
+        238 => PRIVATE_APERTURE_BASE + APERTURE_SIZE - 1,
+        _ => 0,
+    }
+}
+
+/// Source `i` for all lanes, as raw 32-bit values (after DPP and SDWA selection).
+#[inline]
+pub fn fetch(cx: &Cx, d: &Decoded, i: usize) -> Row {
+    let mut row = match d.src[i] {
+        Src::Vgpr(r) => cx.wave.vgpr[r as usize],
+        other => [scalar32(cx, other); WAVE_SIZE],
+    };
+    match d.inst.enc() {
+        Enc::Native => {}
+        Enc::Dpp if i == 0 => row = dpp_permute(&row, d.inst.words()[1]),
+        Enc::Dpp => {}
+        Enc::Sdwa => {
+            let w = d.inst.words()[1];
+            let (sel, sext) = match i {
+                0 => ((w >> 16) & 7, w & (1 << 19) != 0),
+                1 => ((w >> 24) & 7, w & (1 << 27) != 0),
+                _ => (6, false),
+            };
+            if sel != 6 {
+                for v in row.iter_mut() {
+                    *v = sdwa_select(*v, sel, sext);
+                }
+            }
+        }
+    }
+    row
+}
+
+/// Source `i` as 64-bit lane values (VGPR pairs, SGPR pairs, widened constants).
+#[inline]
+pub fn fetch64(cx: &Cx, d: &Decoded, i: usize) -> Row64 {
+    match d.src[i] {
+        Src::Vgpr(r) => cx.wave.row64(r as usize),
+        other => [scalar64(cx, other); WAVE_SIZE],
+    }
+}
+
+/// SDWA source select: BYTE_0..3 (0–3), WORD_0/1 (4, 5), DWORD (6).
+#[inline]
+pub fn sdwa_select(v: u32, sel: u32, sext: bool) -> u32 {
+    let (shift, bits) = match sel {
+        0..=3 => (8 * sel, 8),
+        4 | 5 => (16 * (sel - 4), 16),
+        _ => return v,
+    };
+    let field = (v >> shift) & ((1 << bits) - 1);
+    if sext {
+        (((field << (32 - bits)) as i32) >> (32 - bits)) as u32
+    } else {
+        field
+    }
+}
+
+/// Source lane of lane `l` under DPP control `ctrl`, or `None` if it lies outside the row/wave.
+#[inline]
+fn dpp_source(ctrl: u32, l: usize) -> Option<usize> {
+    let row = l & !15;
+    let r = l & 15;
+    match ctrl {
+        0x000..=0x0ff => Some((l & !3) + ((ctrl as usize >> (2 * (l & 3))) & 3)),
+        0x101..=0x10f => {
+            let n = (ctrl & 0xf) as usize;
+            (r + n < 16).then_some(l + n)
+        }
+        0x111..=0x11f => {
+            let n = (ctrl & 0xf) as usize;
+            (r >= n).then(|| l - n)
+        }
+        0x121..=0x12f => {
+            let n = (ctrl & 0xf) as usize;
+            Some(row + ((r + 16 - n) & 15))
+        }
+        0x130 => (l < 63).then_some(l + 1),
+        0x134 => Some((l + 1) & 63),
+        0x138 => l.checked_sub(1),
+        0x13c => Some((l + 63) & 63),
+        0x140 => Some(row + 15 - r),
+        0x141 => Some((l & !7) + 7 - (l & 7)),
+        0x142 => (row >= 16).then(|| row - 1),
+        0x143 => (l >= 32).then_some(31),
+        _ => None,
+    }
+}
+
+fn dpp_permute(row: &Row, w: u32) -> Row {
+    let ctrl = (w >> 8) & 0x1ff;
+    let bound_zero = w & (1 << 19) != 0;
+    let mut out = [0u32; WAVE_SIZE];
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = match dpp_source(ctrl, l) {
+            Some(s) => row[s],
+            // With bound_ctrl the lane reads 0; without it the lane is not written (see
+            // `write_mask`), so the value here does not matter.
+            None if bound_zero => 0,
+            None => 0,
+        };
+    }
+    out
+}
+
+/// Lanes an instruction writes: EXEC, narrowed by DPP row/bank masks and invalid DPP sources.
+#[inline]
+pub fn write_mask(cx: &Cx, d: &Decoded) -> u64 {
+    let exec = cx.wave.exec();
+    if d.inst.enc() != Enc::Dpp {
+        return exec;
+    }
+    let w = d.inst.words()[1];
+    let ctrl = (w >> 8) & 0x1ff;
+    let bound_zero = w & (1 << 19) != 0;
+    let bank_mask = (w >> 24) & 0xf;
+    let row_mask = (w >> 28) & 0xf;
+    let mut m = 0u64;
+    for l in 0..WAVE_SIZE {
+        let row_ok = row_mask >> (l / 16) & 1 != 0;
+        let bank_ok = bank_mask >> ((l & 15) / 4) & 1 != 0;
+        let src_ok = bound_zero || dpp_source(ctrl, l).is_some();
+        if row_ok && bank_ok && src_ok {
+            m |= 1 << l;
+        }
+    }
+    exec & m
+}
+
+/// Writes a 32-bit result row to the instruction's VGPR destination.
+#[inline]
+pub fn write(cx: &mut Cx, d: &Decoded, vals: &Row) {
+    let mask = write_mask(cx, d);
+    if d.inst.enc() == Enc::Sdwa {
+        let w = d.inst.words()[1];
+        let dst_sel = (w >> 8) & 7;
+        let unused = (w >> 11) & 3;
+        if dst_sel != 6 {
+            let old = cx.wave.vgpr[d.vdst as usize];
+            let mut out = [0u32; WAVE_SIZE];
+            for l in 0..WAVE_SIZE {
+                out[l] = sdwa_place(vals[l], old[l], dst_sel, unused);
+            }
+            cx.wave.write_row(d.vdst as usize, &out, mask);
+            return;
+        }
+    }
+    cx.wave.write_row(d.vdst as usize, vals, mask);
+}
+
+/// SDWA destination: the low bits of `v` go to the selected field; the other bits are zero
+/// (UNUSED_PAD), the field's sign (UNUSED_SEXT, above the field) or kept (UNUSED_PRESERVE).
+fn sdwa_place(v: u32, old: u32, sel: u32, unused: u32) -> u32 {
+    let (shift, bits) = match sel {
+        0..=3 => (8 * sel, 8),
+        _ => (16 * (sel - 4), 16),
+    };
+    let mask = ((1u32 << bits) - 1) << shift;
+    let field = (v << shift) & mask;
+    match unused {
+        2 => (old & !mask) | field,
+        1 => {
+            let top = shift + bits;
+            let sign = (field >> (top - 1)) & 1;
+            let above = if sign != 0 && top < 32 {
+                !0u32 << top
+            } else {
+                0
+            };
+            field | above
+        }
+        _ => field,
+    }
+}
+
+/// Writes a 64-bit result row to the VGPR pair at the destination.
+#[inline]
+pub fn write64(cx: &mut Cx, d: &Decoded, vals: &Row64) {
+    let mask = write_mask(cx, d);
+    cx.wave.write_row64(d.vdst as usize, vals, mask);
+}
+
+/// Writes a lane mask (compare result, carry-out) to the scalar destination pair.
+#[inline]
+pub fn write_sdst_mask(cx: &mut Cx, d: &Decoded, mask: u64) {
+    cx.wave.set_pair(d.sdst, mask);
+}
+
+/// A 64-bit lane mask source (carry-in, v_cndmask selector).
+#[inline]
+pub fn mask_src(cx: &Cx, src: Src) -> u64 {
+    scalar64(cx, src)
+}
+
+// ---- float modifiers and modes ----
+
+/// Does the wave's MODE keep f32 input (bit 0) / output (bit 1) denormals?
+#[inline]
+fn denorm32(cx: &Cx) -> u32 {
+    (cx.wave.mode >> mode::DENORM_SHIFT) & 3
+}
+
+#[inline]
+fn denorm64(cx: &Cx) -> u32 {
+    (cx.wave.mode >> (mode::DENORM_SHIFT + 2)) & 3
+}
+
+#[inline]
+fn flush32(v: f32) -> f32 {
+    if v.is_subnormal() {
+        f32::from_bits(v.to_bits() & 0x8000_0000)
+    } else {
+        v
+    }
+}
+
+#[inline]
+fn flush64(v: f64) -> f64 {
+    if v.is_subnormal() {
+        f64::from_bits(v.to_bits() & (1 << 63))
+    } else {
+        v
+    }
+}
+
+/// Source `i` as f32 with abs/neg applied and input denormals flushed if MODE says so.
+#[inline]
+pub fn fetch_f32(cx: &Cx, d: &Decoded, i: usize) -> [f32; WAVE_SIZE] {
+    let row = fetch(cx, d, i);
+    let abs = if d.mods.abs >> i & 1 != 0 {
+        0x7fff_ffff
+    } else {
+        !0
+    };
+    let neg = if d.mods.neg >> i & 1 != 0 {
+        0x8000_0000
+    } else {
+        0
+    };
+    let flush = denorm32(cx) & 1 == 0;
+    let mut out = [0f32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        let v = f32::from_bits((row[l] & abs) ^ neg);
+        out[l] = if flush { flush32(v) } else { v };
+    }
+    out
+}
+
+#[inline]
+pub fn fetch_f64(cx: &Cx, d: &Decoded, i: usize) -> [f64; WAVE_SIZE] {
+    let row = fetch64(cx, d, i);
+    let abs = if d.mods.abs >> i & 1 != 0 {
+        !(1u64 << 63)
+    } else {
+        !0
+    };
+    let neg = if d.mods.neg >> i & 1 != 0 {
+        1u64 << 63
+    } else {
+        0
+    };
+    let flush = denorm64(cx) & 1 == 0;
+    let mut out = [0f64; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        let v = f64::from_bits((row[l] & abs) ^ neg);
+        out[l] = if flush { flush64(v) } else { v };
+    }
+    out
+}
+
+/// Output modifier, clamp and output-denormal flush of an f32 result, as bits.
+#[inline]
+pub fn finish_f32(cx: &Cx, d: &Decoded, r: &[f32; WAVE_SIZE]) -> Row {
+    let flush = denorm32(cx) & 2 == 0;
+    let mut out = [0u32; WAVE_SIZE];
+    if d.mods.omod == 0 && !d.mods.clamp && !flush {
+        for l in 0..WAVE_SIZE {
+            out[l] = r[l].to_bits();
+        }
+        return out;
+    }
+    let scale = [1.0f32, 2.0, 4.0, 0.5][d.mods.omod as usize & 3];
+    for l in 0..WAVE_SIZE {
+        let mut v = r[l] * scale;
+        if d.mods.clamp {
+            // Clamp to [0, 1]; NaN becomes 0 (DX10 clamp behaviour).
+            v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+        }
+        out[l] = if flush { flush32(v) } else { v }.to_bits();
+    }
+    out
+}
+
+#[inline]
+pub fn finish_f64(cx: &Cx, d: &Decoded, r: &[f64; WAVE_SIZE]) -> Row64 {
+    let flush = denorm64(cx) & 2 == 0;
+    let scale = [1.0f64, 2.0, 4.0, 0.5][d.mods.omod as usize & 3];
+    let mut out = [0u64; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        let mut v = r[l];
+        if d.mods.omod != 0 {
+            v *= scale;
+        }
+        if d.mods.clamp {
+            v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+        }
+        out[l] = if flush { flush64(v) } else { v }.to_bits();
+    }
+    out
+}
+
+// ---- drivers: one lane function, all lanes ----
+
+/// Integer ops with the VOP3 clamp bit saturate; that is not modelled yet, so say so.
+#[inline]
+fn int_clamp(d: &Decoded) -> Result<(), Fault> {
+    if d.mods.clamp {
+        return Err(Fault::Unsupported(
+            "the clamp modifier on an integer VALU op",
+        ));
+    }
+    Ok(())
+}
+
+#[inline]
+pub fn u32_1(cx: &mut Cx, d: &Decoded, f: impl Fn(u32) -> u32) -> Res {
+    int_clamp(d)?;
+    let a = fetch(cx, d, 0);
+    let mut r = [0u32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = f(a[l]);
+    }
+    write(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+#[inline]
+pub fn u32_2(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32) -> u32) -> Res {
+    int_clamp(d)?;
+    let a = fetch(cx, d, 0);
+    let b = fetch(cx, d, 1);
+    let mut r = [0u32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = f(a[l], b[l]);
+    }
+    write(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+#[inline]
+pub fn u32_3(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, u32) -> u32) -> Res {
+    int_clamp(d)?;
+    let a = fetch(cx, d, 0);
+    let b = fetch(cx, d, 1);
+    let c = fetch(cx, d, 2);
+    let mut r = [0u32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = f(a[l], b[l], c[l]);
+    }
+    write(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+#[inline]
+pub fn f32_1(cx: &mut Cx, d: &Decoded, f: impl Fn(f32) -> f32) -> Res {
+    let a = fetch_f32(cx, d, 0);
+    let mut r = [0f32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = f(a[l]);
+    }
+    let out = finish_f32(cx, d, &r);
+    write(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+#[inline]
+pub fn f32_2(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32) -> f32) -> Res {
+    let a = fetch_f32(cx, d, 0);
+    let b = fetch_f32(cx, d, 1);
+    let mut r = [0f32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = f(a[l], b[l]);
+    }
+    let out = finish_f32(cx, d, &r);
+    write(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+#[inline]
+pub fn f32_3(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32, f32) -> f32) -> Res {
+    let a = fetch_f32(cx, d, 0);
+    let b = fetch_f32(cx, d, 1);
+    let c = fetch_f32(cx, d, 2);
+    let mut r = [0f32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = f(a[l], b[l], c[l]);
+    }
+    let out = finish_f32(cx, d, &r);
+    write(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+/// An f32 op whose third input is the destination's old value (v_mac_f32, v_fmac_f32).
+#[inline]
+pub fn f32_acc(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32, f32) -> f32) -> Res {
+    let a = fetch_f32(cx, d, 0);
+    let b = fetch_f32(cx, d, 1);
+    let c = cx.wave.vgpr[d.vdst as usize];
+    let mut r = [0f32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = f(a[l], b[l], f32::from_bits(c[l]));
+    }
+    let out = finish_f32(cx, d, &r);
+    write(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+#[inline]
+pub fn f64_1(cx: &mut Cx, d: &Decoded, f: impl Fn(f64) -> f64) -> Res {
+    let a = fetch_f64(cx, d, 0);
+    let mut r = [0f64; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = f(a[l]);
+    }
+    let out = finish_f64(cx, d, &r);
+    write64(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+#[inline]
+pub fn f64_2(cx: &mut Cx, d: &Decoded, f: impl Fn(f64, f64) -> f64) -> Res {
+    let a = fetch_f64(cx, d, 0);
+    let b = fetch_f64(cx, d, 1);
+    let mut r = [0f64; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = f(a[l], b[l]);
+    }
+    let out = finish_f64(cx, d, &r);
+    write64(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+#[inline]
+pub fn f64_3(cx: &mut Cx, d: &Decoded, f: impl Fn(f64, f64, f64) -> f64) -> Res {
+    let a = fetch_f64(cx, d, 0);
+    let b = fetch_f64(cx, d, 1);
+    let c = fetch_f64(cx, d, 2);
+    let mut r = [0f64; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = f(a[l], b[l], c[l]);
+    }
+    let out = finish_f64(cx, d, &r);
+    write64(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+/// An op with a 32-bit first source and a 64-bit second source and result (64-bit shifts).
+#[inline]
+pub fn u64_rev_shift(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u64) -> u64) -> Res {
+    let a = fetch(cx, d, 0);
+    let b = fetch64(cx, d, 1);
+    let mut r = [0u64; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = f(a[l], b[l]);
+    }
+    write64(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+/// A 32-bit op with carry: `f(a, b, carry_in) -> (result, carry_out)`; carry-in from src2 (or VCC),
+/// carry-out to sdst (or VCC).
+#[inline]
+pub fn carry(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, bool) -> (u32, bool)) -> Res {
+    let a = fetch(cx, d, 0);
+    let b = fetch(cx, d, 1);
+    let cin = mask_src(cx, d.src[2]);
+    let exec = write_mask(cx, d);
+    let mut r = [0u32; WAVE_SIZE];
+    let mut cout = 0u64;
+    for l in 0..WAVE_SIZE {
+        let (v, c) = f(a[l], b[l], cin >> l & 1 != 0);
+        r[l] = v;
+        cout |= (c as u64) << l;
+    }
+    write(cx, d, &r);
+    // Lane-mask results of VALU ops hold 0 for lanes that did not execute.
+    write_sdst_mask(cx, d, cout & exec);
+    Ok(Flow::Continue)
+}

@@ -1,0 +1,585 @@
+//! VOP1 / VOP2 / VOP3 arithmetic (compares are in `vopc.rs`). Each line is one op: its name, the
+//! lane driver from `valu.rs`, and the ISA pseudo-code as a closure. Ops whose lanes need more
+//! than their sources (lane index, VCC, SGPR destinations) are functions below the table.
+
+use super::fp;
+use super::valu::*;
+use super::{Cx, ExecFn, Fault, Flow};
+use crate::program::Decoded;
+use crate::wave::WAVE_SIZE;
+use gcn_isa::Target;
+
+macro_rules! lane_ops {
+    ($($name:ident: $driver:ident |$($p:ident),*| $body:expr;)*) => {
+        $(
+            #[allow(clippy::redundant_closure_call)]
+            fn $name(cx: &mut Cx, d: &Decoded) -> Res {
+                $driver(cx, d, |$($p),*| $body)
+            }
+        )*
+        fn lane_op(name: &str) -> Option<ExecFn> {
+            Some(match name {
+                $(stringify!($name) => $name as ExecFn,)*
+                _ => return None,
+            })
+        }
+    };
+}
+
+fn sext24(v: u32) -> i64 {
+    ((v << 8) as i32 >> 8) as i64
+}
+
+fn bfe_i32(v: u32, off: u32, width: u32) -> u32 {
+    let (off, w) = (off & 31, width & 31);
+    if w == 0 {
+        return 0;
+    }
+    let field = (v >> off) & ((1u32 << w) - 1);
+    let sh = 32 - w;
+    (((field << sh) as i32) >> sh) as u32
+}
+
+lane_ops! {
+    // VOP1 (integer and conversion)
+    v_mov_b32: u32_1 |a| a;
+    v_not_b32: u32_1 |a| !a;
+    v_bfrev_b32: u32_1 |a| a.reverse_bits();
+    // D = position of the first 1 from the MSB, or -1.
+    v_ffbh_u32: u32_1 |a| if a == 0 { !0 } else { a.leading_zeros() };
+    v_ffbl_b32: u32_1 |a| if a == 0 { !0 } else { a.trailing_zeros() };
+    v_ffbh_i32: u32_1 |a| {
+        let s = a as i32;
+        if s == 0 || s == -1 { !0 } else { (s ^ (s >> 31)).leading_zeros() }
+    };
+    v_cvt_f32_i32: u32_1 |a| (a as i32 as f32).to_bits();
+    v_cvt_f32_u32: u32_1 |a| (a as f32).to_bits();
+    // Float to integer saturates; NaN gives 0 (Rust's `as` does the same).
+    v_cvt_u32_f32: u32_1 |a| f32::from_bits(a) as u32;
+    v_cvt_i32_f32: u32_1 |a| f32::from_bits(a) as i32 as u32;
+    v_cvt_flr_i32_f32: u32_1 |a| f32::from_bits(a).floor() as i32 as u32;
+    v_cvt_rpi_i32_f32: u32_1 |a| (f32::from_bits(a) + 0.5).floor() as i32 as u32;
+    v_cvt_f32_ubyte0: u32_1 |a| ((a & 0xff) as f32).to_bits();
+    v_cvt_f32_ubyte1: u32_1 |a| (((a >> 8) & 0xff) as f32).to_bits();
+    v_cvt_f32_ubyte2: u32_1 |a| (((a >> 16) & 0xff) as f32).to_bits();
+    v_cvt_f32_ubyte3: u32_1 |a| ((a >> 24) as f32).to_bits();
+    v_cvt_f16_f32: u32_1 |a| super::f16::f32_to_f16(f32::from_bits(a)) as u32;
+    v_cvt_f32_f16: u32_1 |a| super::f16::f16_to_f32(a as u16).to_bits();
+    v_frexp_exp_i32_f32: u32_1 |a| fp::frexp_exp_f32(f32::from_bits(a)) as u32;
+
+    // VOP1 (f32)
+    v_fract_f32: f32_1 |a| fp::fract_f32(a);
+    v_trunc_f32: f32_1 |a| a.trunc();
+    v_ceil_f32: f32_1 |a| a.ceil();
+    v_rndne_f32: f32_1 |a| a.round_ties_even();
+    v_floor_f32: f32_1 |a| a.floor();
+    v_exp_f32: f32_1 |a| a.exp2();
+    v_log_f32: f32_1 |a| a.log2();
+    // The hardware's reciprocal and square-root estimates are within 1 ULP; these are exact.
+    v_rcp_f32: f32_1 |a| 1.0 / a;
+    v_rcp_iflag_f32: f32_1 |a| 1.0 / a;
+    v_rsq_f32: f32_1 |a| 1.0 / a.sqrt();
+    v_sqrt_f32: f32_1 |a| a.sqrt();
+    // Sine and cosine take their argument in revolutions.
+    v_sin_f32: f32_1 |a| ((a as f64) * std::f64::consts::TAU).sin() as f32;
+    v_cos_f32: f32_1 |a| ((a as f64) * std::f64::consts::TAU).cos() as f32;
+    v_frexp_mant_f32: f32_1 |a| fp::frexp_mant_f32(a);
+
+    // VOP1 (f64)
+    v_fract_f64: f64_1 |a| fp::fract_f64(a);
+    v_trunc_f64: f64_1 |a| a.trunc();
+    v_ceil_f64: f64_1 |a| a.ceil();
+    v_rndne_f64: f64_1 |a| a.round_ties_even();
+    v_floor_f64: f64_1 |a| a.floor();
+    v_rcp_f64: f64_1 |a| 1.0 / a;
+    v_rsq_f64: f64_1 |a| 1.0 / a.sqrt();
+    v_sqrt_f64: f64_1 |a| a.sqrt();
+    v_frexp_mant_f64: f64_1 |a| fp::frexp_mant_f64(a);
+
+    // VOP2 (integer)
+    v_add_u32: u32_2 |a, b| a.wrapping_add(b);
+    v_sub_u32: u32_2 |a, b| a.wrapping_sub(b);
+    v_subrev_u32: u32_2 |a, b| b.wrapping_sub(a);
+    v_and_b32: u32_2 |a, b| a & b;
+    v_or_b32: u32_2 |a, b| a | b;
+    v_xor_b32: u32_2 |a, b| a ^ b;
+    v_xnor_b32: u32_2 |a, b| !(a ^ b);
+    // Shifts use the low five bits of the shift amount.
+    v_lshlrev_b32: u32_2 |a, b| b << (a & 31);
+    v_lshrrev_b32: u32_2 |a, b| b >> (a & 31);
+    v_ashrrev_i32: u32_2 |a, b| ((b as i32) >> (a & 31)) as u32;
+    v_min_i32: u32_2 |a, b| (a as i32).min(b as i32) as u32;
+    v_max_i32: u32_2 |a, b| (a as i32).max(b as i32) as u32;
+    v_min_u32: u32_2 |a, b| a.min(b);
+    v_max_u32: u32_2 |a, b| a.max(b);
+    v_mul_i32_i24: u32_2 |a, b| (sext24(a) * sext24(b)) as u32;
+    v_mul_hi_i32_i24: u32_2 |a, b| ((sext24(a) * sext24(b)) >> 32) as u32;
+    v_mul_u32_u24: u32_2 |a, b| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff);
+    v_mul_hi_u32_u24: u32_2 |a, b| (((a & 0xff_ffff) as u64 * (b & 0xff_ffff) as u64) >> 32) as u32;
+
+    // VOP2 (f32)
+    v_add_f32: f32_2 |a, b| a + b;
+    v_sub_f32: f32_2 |a, b| a - b;
+    v_subrev_f32: f32_2 |a, b| b - a;
+    v_mul_f32: f32_2 |a, b| a * b;
+    // DX9 rules: 0 * anything (including inf and NaN) is 0.
+    v_mul_legacy_f32: f32_2 |a, b| if a == 0.0 || b == 0.0 { 0.0 } else { a * b };
+    v_min_f32: f32_2 |a, b| fp::min_f32(a, b);
+    v_max_f32: f32_2 |a, b| fp::max_f32(a, b);
+    // v_mac/v_mad round the product before the add; v_fmac/v_fma do not.
+    v_mac_f32: f32_acc |a, b, c| a * b + c;
+    v_fmac_f32: f32_acc |a, b, c| a.mul_add(b, c);
+
+    // VOP3 (integer)
+    v_mul_lo_u32: u32_2 |a, b| a.wrapping_mul(b);
+    v_mul_lo_i32: u32_2 |a, b| a.wrapping_mul(b);
+    v_mul_hi_u32: u32_2 |a, b| ((a as u64 * b as u64) >> 32) as u32;
+    v_mul_hi_i32: u32_2 |a, b| ((a as i32 as i64 * b as i32 as i64) >> 32) as u32;
+    v_add_i32: u32_2 |a, b| a.wrapping_add(b);
+    v_sub_i32: u32_2 |a, b| a.wrapping_sub(b);
+    v_bcnt_u32_b32: u32_2 |a, b| a.count_ones().wrapping_add(b);
+    v_bfm_b32: u32_2 |a, b| ((1u64 << (a & 31)) as u32).wrapping_sub(1) << (b & 31);
+    v_bfe_u32: u32_3 |a, b, c| (a >> (b & 31)) & ((1u64 << (c & 31)) - 1) as u32;
+    v_bfe_i32: u32_3 |a, b, c| bfe_i32(a, b, c);
+    v_bfi_b32: u32_3 |a, b, c| (a & b) | (!a & c);
+    v_alignbit_b32: u32_3 |a, b, c| ((((a as u64) << 32) | b as u64) >> (c & 31)) as u32;
+    v_alignbyte_b32: u32_3 |a, b, c| ((((a as u64) << 32) | b as u64) >> (8 * (c & 3))) as u32;
+    v_mad_u32_u24: u32_3 |a, b, c| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c);
+    v_mad_i32_i24: u32_3 |a, b, c| ((sext24(a) * sext24(b)) as u32).wrapping_add(c);
+    v_min3_i32: u32_3 |a, b, c| (a as i32).min(b as i32).min(c as i32) as u32;
+    v_max3_i32: u32_3 |a, b, c| (a as i32).max(b as i32).max(c as i32) as u32;
+    v_min3_u32: u32_3 |a, b, c| a.min(b).min(c);
+    v_max3_u32: u32_3 |a, b, c| a.max(b).max(c);
+    v_med3_i32: u32_3 |a, b, c| {
+        let (a, b, c) = (a as i32, b as i32, c as i32);
+        a.min(b).max(a.max(b).min(c)) as u32
+    };
+    v_med3_u32: u32_3 |a, b, c| a.min(b).max(a.max(b).min(c));
+    v_sad_u32: u32_3 |a, b, c| a.abs_diff(b).wrapping_add(c);
+    v_xad_u32: u32_3 |a, b, c| (a ^ b).wrapping_add(c);
+    v_add3_u32: u32_3 |a, b, c| a.wrapping_add(b).wrapping_add(c);
+    v_lshl_add_u32: u32_3 |a, b, c| (a << (b & 31)).wrapping_add(c);
+    v_add_lshl_u32: u32_3 |a, b, c| a.wrapping_add(b) << (c & 31);
+    v_lshl_or_b32: u32_3 |a, b, c| (a << (b & 31)) | c;
+    v_and_or_b32: u32_3 |a, b, c| (a & b) | c;
+    v_or3_b32: u32_3 |a, b, c| a | b | c;
+
+    // VOP3 (f32)
+    v_fma_f32: f32_3 |a, b, c| a.mul_add(b, c);
+    v_mad_f32: f32_3 |a, b, c| a * b + c;
+    v_min3_f32: f32_3 |a, b, c| fp::min_f32(fp::min_f32(a, b), c);
+    v_max3_f32: f32_3 |a, b, c| fp::max_f32(fp::max_f32(a, b), c);
+    v_med3_f32: f32_3 |a, b, c| fp::med3_f32(a, b, c);
+    v_div_fixup_f32: f32_3 |a, b, c| fp::div_fixup_f32(a, b, c);
+
+    // VOP3 (f64)
+    v_add_f64: f64_2 |a, b| a + b;
+    v_mul_f64: f64_2 |a, b| a * b;
+    v_min_f64: f64_2 |a, b| fp::min_f64(a, b);
+    v_max_f64: f64_2 |a, b| fp::max_f64(a, b);
+    v_fma_f64: f64_3 |a, b, c| a.mul_add(b, c);
+    v_div_fixup_f64: f64_3 |a, b, c| fp::div_fixup_f64(a, b, c);
+
+    // 64-bit shifts: D.u64 = S1.u64 shifted by S0.u[5:0].
+    v_lshlrev_b64: u64_rev_shift |a, b| b << (a & 63);
+    v_lshrrev_b64: u64_rev_shift |a, b| b >> (a & 63);
+    v_ashrrev_i64: u64_rev_shift |a, b| ((b as i64) >> (a & 63)) as u64;
+}
+
+/// The semantics of a VOP1/VOP2/VOP3 (non-compare) op by base name.
+pub fn resolve(name: &str, target: Target) -> Option<ExecFn> {
+    if matches!(name, "v_fmac_f32" | "v_xnor_b32") && !target.has_dot_insts() {
+        return None;
+    }
+    lane_op(name).or_else(|| {
+        Some(match name {
+            "v_nop" => v_nop,
+            "v_cndmask_b32" => v_cndmask_b32,
+            "v_add_co_u32" => v_add_co_u32,
+            "v_sub_co_u32" => v_sub_co_u32,
+            "v_subrev_co_u32" => v_subrev_co_u32,
+            "v_addc_co_u32" => v_addc_co_u32,
+            "v_subb_co_u32" => v_subb_co_u32,
+            "v_subbrev_co_u32" => v_subbrev_co_u32,
+            "v_madmk_f32" => v_madmk_f32,
+            "v_madak_f32" => v_madak_f32,
+            "v_mbcnt_lo_u32_b32" => v_mbcnt_lo_u32_b32,
+            "v_mbcnt_hi_u32_b32" => v_mbcnt_hi_u32_b32,
+            "v_readfirstlane_b32" => v_readfirstlane_b32,
+            "v_readlane_b32" => v_readlane_b32,
+            "v_writelane_b32" => v_writelane_b32,
+            "v_swap_b32" => v_swap_b32,
+            "v_mad_u64_u32" => v_mad_u64_u32,
+            "v_mad_i64_i32" => v_mad_i64_i32,
+            "v_div_scale_f32" => v_div_scale_f32,
+            "v_div_scale_f64" => v_div_scale_f64,
+            "v_div_fmas_f32" => v_div_fmas_f32,
+            "v_div_fmas_f64" => v_div_fmas_f64,
+            "v_ldexp_f32" => v_ldexp_f32,
+            "v_ldexp_f64" => v_ldexp_f64,
+            "v_cvt_f64_f32" => v_cvt_f64_f32,
+            "v_cvt_f64_i32" => v_cvt_f64_i32,
+            "v_cvt_f64_u32" => v_cvt_f64_u32,
+            "v_cvt_f32_f64" => v_cvt_f32_f64,
+            "v_cvt_i32_f64" => v_cvt_i32_f64,
+            "v_cvt_u32_f64" => v_cvt_u32_f64,
+            "v_frexp_exp_i32_f64" => v_frexp_exp_i32_f64,
+            _ => return None,
+        })
+    })
+}
+
+/// V_NOP: nothing.
+fn v_nop(_: &mut Cx, _: &Decoded) -> Res {
+    Ok(Flow::Continue)
+}
+
+/// D.u = VCC[lane] ? S1.u : S0.u (VOP3: the mask is S2). Float modifiers act on the sign bit.
+fn v_cndmask_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let mut a = fetch(cx, d, 0);
+    let mut b = fetch(cx, d, 1);
+    if d.mods.abs | d.mods.neg != 0 {
+        for (i, row) in [&mut a, &mut b].into_iter().enumerate() {
+            let abs = if d.mods.abs >> i & 1 != 0 {
+                0x7fff_ffff
+            } else {
+                !0
+            };
+            let neg = if d.mods.neg >> i & 1 != 0 {
+                0x8000_0000
+            } else {
+                0
+            };
+            for v in row.iter_mut() {
+                *v = (*v & abs) ^ neg;
+            }
+        }
+    }
+    let m = mask_src(cx, d.src[2]);
+    let mut r = [0u32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = if m >> l & 1 != 0 { b[l] } else { a[l] };
+    }
+    write(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+/// D.u = S0.u + S1.u; VCC = carry out.
+fn v_add_co_u32(cx: &mut Cx, d: &Decoded) -> Res {
+    carry(cx, d, |a, b, _| a.overflowing_add(b))
+}
+
+/// D.u = S0.u - S1.u; VCC = borrow out.
+fn v_sub_co_u32(cx: &mut Cx, d: &Decoded) -> Res {
+    carry(cx, d, |a, b, _| a.overflowing_sub(b))
+}
+
+fn v_subrev_co_u32(cx: &mut Cx, d: &Decoded) -> Res {
+    carry(cx, d, |a, b, _| b.overflowing_sub(a))
+}
+
+/// D.u = S0.u + S1.u + VCC; VCC = carry out.
+fn v_addc_co_u32(cx: &mut Cx, d: &Decoded) -> Res {
+    carry(cx, d, |a, b, c| {
+        let s = a as u64 + b as u64 + c as u64;
+        (s as u32, s >> 32 != 0)
+    })
+}
+
+/// D.u = S0.u - S1.u - VCC; VCC = borrow out.
+fn v_subb_co_u32(cx: &mut Cx, d: &Decoded) -> Res {
+    carry(cx, d, |a, b, c| {
+        let sub = b as u64 + c as u64;
+        (a.wrapping_sub(sub as u32), sub > a as u64)
+    })
+}
+
+fn v_subbrev_co_u32(cx: &mut Cx, d: &Decoded) -> Res {
+    carry(cx, d, |a, b, c| {
+        let sub = a as u64 + c as u64;
+        (b.wrapping_sub(sub as u32), sub > b as u64)
+    })
+}
+
+/// D.f = S0.f * K + S1.f (K is the literal).
+fn v_madmk_f32(cx: &mut Cx, d: &Decoded) -> Res {
+    let k = f32::from_bits(d.inst.literal().unwrap_or(0));
+    let a = fetch_f32(cx, d, 0);
+    let b = fetch_f32(cx, d, 1);
+    let mut r = [0f32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = a[l] * k + b[l];
+    }
+    let out = finish_f32(cx, d, &r);
+    write(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+/// D.f = S0.f * S1.f + K.
+fn v_madak_f32(cx: &mut Cx, d: &Decoded) -> Res {
+    let k = f32::from_bits(d.inst.literal().unwrap_or(0));
+    f32_2(cx, d, |a, b| a * b + k)
+}
+
+/// D.u = popcount(S0.u & lanes below this one, of lanes 0–31) + S1.u.
+fn v_mbcnt_lo_u32_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch(cx, d, 0);
+    let b = fetch(cx, d, 1);
+    let mut r = [0u32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        let below = if l >= 32 { !0u32 } else { (1u32 << l) - 1 };
+        r[l] = (a[l] & below).count_ones().wrapping_add(b[l]);
+    }
+    write(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+/// D.u = popcount(S0.u & lanes below this one, of lanes 32–63) + S1.u.
+fn v_mbcnt_hi_u32_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch(cx, d, 0);
+    let b = fetch(cx, d, 1);
+    let mut r = [0u32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        let below = if l < 32 {
+            0
+        } else {
+            (1u64 << (l - 32)) as u32 - 1
+        };
+        r[l] = (a[l] & below).count_ones().wrapping_add(b[l]);
+    }
+    write(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+/// SGPR = S0 of the first active lane (lane 0 if EXEC is zero).
+fn v_readfirstlane_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch(cx, d, 0);
+    let exec = cx.wave.exec();
+    let lane = if exec == 0 {
+        0
+    } else {
+        exec.trailing_zeros() as usize
+    };
+    cx.wave.sgpr[d.sdst as usize & 127] = a[lane];
+    Ok(Flow::Continue)
+}
+
+/// SGPR = S0 of lane S1[5:0] (regardless of EXEC).
+fn v_readlane_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch(cx, d, 0);
+    let lane = scalar32(cx, d.src[1]) as usize & 63;
+    cx.wave.sgpr[d.sdst as usize & 127] = a[lane];
+    Ok(Flow::Continue)
+}
+
+/// VGPR[lane S1[5:0]] = S0 (a scalar), regardless of EXEC.
+fn v_writelane_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let v = scalar32(cx, d.src[0]);
+    let lane = scalar32(cx, d.src[1]) as usize & 63;
+    cx.wave.vgpr[d.vdst as usize][lane] = v;
+    Ok(Flow::Continue)
+}
+
+/// Swaps D and S0 in the active lanes.
+fn v_swap_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let crate::program::Src::Vgpr(src) = d.src[0] else {
+        return Err(Fault::Guest("v_swap_b32 needs a VGPR source".into()));
+    };
+    let exec = cx.wave.exec();
+    let a = cx.wave.vgpr[src as usize];
+    let b = cx.wave.vgpr[d.vdst as usize];
+    cx.wave.write_row(src as usize, &b, exec);
+    cx.wave.write_row(d.vdst as usize, &a, exec);
+    Ok(Flow::Continue)
+}
+
+/// {VCC, D.u64} = S0.u32 * S1.u32 + S2.u64.
+fn v_mad_u64_u32(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch(cx, d, 0);
+    let b = fetch(cx, d, 1);
+    let c = fetch64(cx, d, 2);
+    let exec = write_mask(cx, d);
+    let mut r = [0u64; WAVE_SIZE];
+    let mut carry = 0u64;
+    for l in 0..WAVE_SIZE {
+        let s = a[l] as u128 * b[l] as u128 + c[l] as u128;
+        r[l] = s as u64;
+        carry |= ((s >> 64 != 0) as u64) << l;
+    }
+    write64(cx, d, &r);
+    write_sdst_mask(cx, d, carry & exec);
+    Ok(Flow::Continue)
+}
+
+/// {VCC, D.i64} = S0.i32 * S1.i32 + S2.i64; VCC = signed overflow.
+fn v_mad_i64_i32(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch(cx, d, 0);
+    let b = fetch(cx, d, 1);
+    let c = fetch64(cx, d, 2);
+    let exec = write_mask(cx, d);
+    let mut r = [0u64; WAVE_SIZE];
+    let mut carry = 0u64;
+    for l in 0..WAVE_SIZE {
+        let s = a[l] as i32 as i128 * b[l] as i32 as i128 + c[l] as i64 as i128;
+        r[l] = s as u64;
+        carry |= ((s != s as i64 as i128) as u64) << l;
+    }
+    write64(cx, d, &r);
+    write_sdst_mask(cx, d, carry & exec);
+    Ok(Flow::Continue)
+}
+
+/// {VCC, D.f} = division pre-scale of S0 (S1 denominator, S2 numerator).
+fn v_div_scale_f32(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch_f32(cx, d, 0);
+    let b = fetch_f32(cx, d, 1);
+    let c = fetch_f32(cx, d, 2);
+    let exec = write_mask(cx, d);
+    let mut r = [0u32; WAVE_SIZE];
+    let mut vcc = 0u64;
+    for l in 0..WAVE_SIZE {
+        let (v, flag) = fp::div_scale_f32(a[l], b[l], c[l]);
+        r[l] = v.to_bits();
+        vcc |= (flag as u64) << l;
+    }
+    write(cx, d, &r);
+    write_sdst_mask(cx, d, vcc & exec);
+    Ok(Flow::Continue)
+}
+
+fn v_div_scale_f64(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch_f64(cx, d, 0);
+    let b = fetch_f64(cx, d, 1);
+    let c = fetch_f64(cx, d, 2);
+    let exec = write_mask(cx, d);
+    let mut r = [0u64; WAVE_SIZE];
+    let mut vcc = 0u64;
+    for l in 0..WAVE_SIZE {
+        let (v, flag) = fp::div_scale_f64(a[l], b[l], c[l]);
+        r[l] = v.to_bits();
+        vcc |= (flag as u64) << l;
+    }
+    write64(cx, d, &r);
+    write_sdst_mask(cx, d, vcc & exec);
+    Ok(Flow::Continue)
+}
+
+/// D.f = fma(S0, S1, S2), rescaled where VCC is set.
+fn v_div_fmas_f32(cx: &mut Cx, d: &Decoded) -> Res {
+    let vcc = cx.wave.vcc();
+    let a = fetch_f32(cx, d, 0);
+    let b = fetch_f32(cx, d, 1);
+    let c = fetch_f32(cx, d, 2);
+    let mut r = [0f32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = fp::div_fmas_f32(a[l], b[l], c[l], vcc >> l & 1 != 0);
+    }
+    let out = finish_f32(cx, d, &r);
+    write(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+fn v_div_fmas_f64(cx: &mut Cx, d: &Decoded) -> Res {
+    let vcc = cx.wave.vcc();
+    let a = fetch_f64(cx, d, 0);
+    let b = fetch_f64(cx, d, 1);
+    let c = fetch_f64(cx, d, 2);
+    let mut r = [0f64; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = fp::div_fmas_f64(a[l], b[l], c[l], vcc >> l & 1 != 0);
+    }
+    let out = finish_f64(cx, d, &r);
+    write64(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+/// D.f = S0.f * 2^S1.i.
+fn v_ldexp_f32(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch_f32(cx, d, 0);
+    let b = fetch(cx, d, 1);
+    let mut r = [0f32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = fp::ldexp_f32(a[l], b[l] as i32);
+    }
+    let out = finish_f32(cx, d, &r);
+    write(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+/// D.d = S0.d * 2^S1.i.
+fn v_ldexp_f64(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch_f64(cx, d, 0);
+    let b = fetch(cx, d, 1);
+    let mut r = [0f64; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = fp::ldexp_f64(a[l], b[l] as i32);
+    }
+    let out = finish_f64(cx, d, &r);
+    write64(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+/// A 32-bit source converted to a 64-bit result.
+fn widen(cx: &mut Cx, d: &Decoded, f: impl Fn(u32) -> f64) -> Res {
+    let a = fetch(cx, d, 0);
+    let mut r = [0f64; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = f(a[l]);
+    }
+    let out = finish_f64(cx, d, &r);
+    write64(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+fn v_cvt_f64_f32(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch_f32(cx, d, 0);
+    let mut r = [0f64; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = a[l] as f64;
+    }
+    let out = finish_f64(cx, d, &r);
+    write64(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+fn v_cvt_f64_i32(cx: &mut Cx, d: &Decoded) -> Res {
+    widen(cx, d, |a| a as i32 as f64)
+}
+
+fn v_cvt_f64_u32(cx: &mut Cx, d: &Decoded) -> Res {
+    widen(cx, d, |a| a as f64)
+}
+
+/// A 64-bit float source converted to a 32-bit result.
+fn narrow(cx: &mut Cx, d: &Decoded, f: impl Fn(f64) -> u32) -> Res {
+    let a = fetch_f64(cx, d, 0);
+    let mut r = [0u32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = f(a[l]);
+    }
+    write(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+fn v_cvt_f32_f64(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch_f64(cx, d, 0);
+    let mut r = [0f32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        r[l] = a[l] as f32;
+    }
+    let out = finish_f32(cx, d, &r);
+    write(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+fn v_cvt_i32_f64(cx: &mut Cx, d: &Decoded) -> Res {
+    narrow(cx, d, |a| a as i32 as u32)
+}
+
+fn v_cvt_u32_f64(cx: &mut Cx, d: &Decoded) -> Res {
+    narrow(cx, d, |a| a as u32)
+}
+
+fn v_frexp_exp_i32_f64(cx: &mut Cx, d: &Decoded) -> Res {
+    narrow(cx, d, |a| fp::frexp_exp_f64(a) as u32)
+}

@@ -1,0 +1,76 @@
+//! The local data share of one workgroup: its static plus dynamic allocation, byte-addressed.
+//!
+//! An access outside the workgroup's allocation is reported as a fault (the hardware would return
+//! zero and drop the write; a kernel doing that has a bug worth naming). Bank-conflict accounting
+//! belongs to the compute-unit model (issue 6) and hooks in at the DS instruction, not here.
+
+/// Upper bound of LDS a workgroup may allocate on gfx9.
+pub const LDS_MAX: u32 = 64 * 1024;
+
+#[derive(Debug)]
+pub struct Lds {
+    data: Vec<u8>,
+}
+
+impl Lds {
+    /// `size` bytes of zeroed LDS (callers check `size <= LDS_MAX`).
+    pub fn new(size: u32) -> Lds {
+        Lds {
+            data: vec![0; size as usize],
+        }
+    }
+
+    pub fn size(&self) -> u32 {
+        self.data.len() as u32
+    }
+
+    /// Zeroes the contents for the next workgroup (LDS is not preserved between workgroups).
+    pub fn reset(&mut self) {
+        self.data.fill(0);
+    }
+
+    #[inline]
+    fn range(&self, addr: u32, len: usize) -> Option<std::ops::Range<usize>> {
+        let start = addr as usize;
+        let end = start.checked_add(len)?;
+        (end <= self.data.len()).then_some(start..end)
+    }
+
+    #[inline]
+    pub fn bytes(&self, addr: u32, len: usize) -> Option<&[u8]> {
+        self.range(addr, len).map(|r| &self.data[r])
+    }
+
+    #[inline]
+    pub fn bytes_mut(&mut self, addr: u32, len: usize) -> Option<&mut [u8]> {
+        self.range(addr, len).map(|r| &mut self.data[r])
+    }
+
+    #[inline]
+    pub fn read_u32(&self, addr: u32) -> Option<u32> {
+        self.bytes(addr, 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    #[inline]
+    pub fn write_u32(&mut self, addr: u32, v: u32) -> Option<()> {
+        self.bytes_mut(addr, 4)
+            .map(|b| b.copy_from_slice(&v.to_le_bytes()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds() {
+        let mut l = Lds::new(8);
+        assert_eq!(l.write_u32(4, 7), Some(()));
+        assert_eq!(l.read_u32(4), Some(7));
+        assert_eq!(l.read_u32(5), None);
+        assert_eq!(l.read_u32(u32::MAX), None);
+        l.reset();
+        assert_eq!(l.read_u32(4), Some(0));
+    }
+}

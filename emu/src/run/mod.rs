@@ -1,0 +1,181 @@
+//! Functional execution of one workgroup: its waves step round-robin, a quantum of instructions
+//! at a time, so s_barrier works and spin-waits between waves make progress; memory operations
+//! complete when issued. The cycle-level compute-unit scheduler (issue 6) replaces this loop;
+//! everything it needs is in one place: issue (`counters.issue`), the semantics call, completion
+//! (`counters.complete`), and the wave states.
+
+use crate::exec::{Cx, DispatchEnv, Fault, Flow};
+use crate::lds::Lds;
+use crate::memory::Memory;
+use crate::program::Program;
+use crate::wave::{Wave, WaveState};
+use gcn_isa::class::Category;
+
+/// Instructions a wave runs before the next wave gets its turn.
+pub const QUANTUM: u32 = 64;
+
+/// Counts of executed wave-instructions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub wave_instructions: u64,
+    /// By issue category, indexed by [`category_index`].
+    pub by_category: [u64; CATEGORIES.len()],
+}
+
+/// The categories in the order of [`Counts::by_category`].
+pub const CATEGORIES: [Category; 9] = [
+    Category::Salu,
+    Category::Control,
+    Category::Branch,
+    Category::Smem,
+    Category::Valu,
+    Category::Ds,
+    Category::Vmem,
+    Category::Flat,
+    Category::Export,
+];
+
+pub fn category_index(c: Category) -> usize {
+    CATEGORIES.iter().position(|&x| x == c).unwrap_or(0)
+}
+
+pub fn category_name(c: Category) -> &'static str {
+    match c {
+        Category::Salu => "salu",
+        Category::Control => "control",
+        Category::Branch => "branch",
+        Category::Smem => "smem",
+        Category::Valu => "valu",
+        Category::Ds => "lds",
+        Category::Vmem => "vmem",
+        Category::Flat => "flat",
+        Category::Export => "export",
+    }
+}
+
+/// Why a workgroup stopped early.
+#[derive(Debug)]
+pub enum Stop {
+    /// A guest fault in wave `wave` at instruction index `index`.
+    Fault { wave: u32, index: u32, fault: Fault },
+    /// The instruction budget ran out (in wave `wave` at `index`).
+    Budget { wave: u32, index: u32 },
+    /// Waves wait at a barrier that can never complete.
+    Deadlock { waiting: Vec<u32> },
+}
+
+/// Runs the waves of one workgroup to completion. `budget` is decremented per wave-instruction.
+pub fn run_workgroup(
+    waves: &mut [Wave],
+    program: &Program,
+    mem: &mut Memory,
+    lds: &mut Lds,
+    env: &DispatchEnv,
+    budget: &mut u64,
+    counts: &mut Counts,
+) -> Result<(), Stop> {
+    loop {
+        let mut progressed = false;
+        let mut running = 0;
+        for w in waves.iter_mut() {
+            if w.state != WaveState::Running {
+                continue;
+            }
+            running += 1;
+            let before = w.instructions;
+            step_wave(w, program, mem, lds, env, budget, counts)?;
+            progressed |= w.instructions != before;
+        }
+        if running == 0 {
+            // Release the barrier once every wave that has not ended waits at it; an ended
+            // wave counts as arrived.
+            let mut any = false;
+            for w in waves.iter_mut().filter(|w| w.state == WaveState::Barrier) {
+                w.state = WaveState::Running;
+                any = true;
+            }
+            if !any {
+                return Ok(());
+            }
+            continue;
+        }
+        if !progressed {
+            let waiting = waves
+                .iter()
+                .filter(|w| w.state != WaveState::Ended)
+                .map(|w| w.index)
+                .collect();
+            return Err(Stop::Deadlock { waiting });
+        }
+    }
+}
+
+/// Runs up to [`QUANTUM`] instructions of one wave.
+#[inline]
+fn step_wave(
+    w: &mut Wave,
+    program: &Program,
+    mem: &mut Memory,
+    lds: &mut Lds,
+    env: &DispatchEnv,
+    budget: &mut u64,
+    counts: &mut Counts,
+) -> Result<(), Stop> {
+    let index = w.index;
+    let mut cx = Cx {
+        wave: w,
+        mem,
+        lds,
+        program,
+        env,
+    };
+    for _ in 0..QUANTUM {
+        let at = cx.wave.pc;
+        let Some(d) = program.insts.get(at as usize) else {
+            return Err(Stop::Fault {
+                wave: index,
+                index: at,
+                fault: Fault::PastEnd,
+            });
+        };
+        if *budget == 0 {
+            return Err(Stop::Budget {
+                wave: index,
+                index: at,
+            });
+        }
+        cx.wave.pc = at + 1;
+        cx.wave.counters.issue(d.class.counters);
+        let flow = (d.exec)(&mut cx, d).map_err(|fault| Stop::Fault {
+            wave: index,
+            index: at,
+            fault,
+        })?;
+        // Memory operations complete at issue in this functional model.
+        cx.wave.counters.complete(d.class.counters);
+        match flow {
+            Flow::Continue => {}
+            Flow::Stall => {
+                cx.wave.pc = at;
+                return Ok(());
+            }
+            Flow::Barrier | Flow::End => {}
+        }
+        *budget -= 1;
+        cx.wave.instructions += 1;
+        counts.wave_instructions += 1;
+        counts.by_category[category_index(d.class.category)] += 1;
+        match flow {
+            Flow::Barrier => {
+                cx.wave.state = WaveState::Barrier;
+                return Ok(());
+            }
+            Flow::End => {
+                cx.wave.state = WaveState::Ended;
+                return Ok(());
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}

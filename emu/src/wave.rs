@@ -1,0 +1,219 @@
+//! The architectural state of one wavefront: SGPRs (with VCC, EXEC, M0, FLAT_SCRATCH and the trap
+//! temporaries at their operand codes), VGPRs as 64-lane rows, SCC, MODE, the program counter and
+//! the wait counters.
+
+use gcn_isa::operand::{EXEC_LO, FLAT_SCRATCH_LO, M0, VCC_LO};
+
+/// Lanes in a gfx9 wavefront.
+pub const WAVE_SIZE: usize = 64;
+/// One VGPR across the wave: lane `l` is element `l`.
+pub type Row = [u32; WAVE_SIZE];
+/// VGPRs addressable by an instruction.
+pub const VGPRS: usize = 256;
+/// Scalar registers addressable by a 7-bit operand code (s0–s101, specials, ttmps, m0, exec).
+pub const SCALAR_CODES: usize = 128;
+
+/// MODE register fields (s_getreg/s_setreg hwreg 1).
+pub mod mode {
+    /// FP_ROUND[3:0]: bits 1:0 f32, bits 3:2 f64/f16; 0 = round to nearest even.
+    pub const ROUND_MASK: u32 = 0xf;
+    /// FP_DENORM[7:4]: bits 5:4 f32, bits 7:6 f64/f16; 3 = keep input and output denormals.
+    pub const DENORM_SHIFT: u32 = 4;
+    pub const DX10_CLAMP: u32 = 1 << 8;
+    pub const IEEE: u32 = 1 << 9;
+}
+
+/// Where a wave is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaveState {
+    Running,
+    /// Waiting at s_barrier for the rest of its workgroup.
+    Barrier,
+    /// Executed s_endpgm.
+    Ended,
+}
+
+/// Outstanding-operation counters of §4.4. Memory operations currently complete at issue, so
+/// `issue` is followed by `complete` within the same step; the cycle-level scheduler (issue 6)
+/// will complete them later and let `s_waitcnt` stall on these values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WaitCounters {
+    pub vm: u8,
+    pub lgkm: u8,
+    pub exp: u8,
+}
+
+impl WaitCounters {
+    pub fn issue(&mut self, c: gcn_isa::class::Counters) {
+        self.vm += c.vm as u8;
+        self.lgkm += c.lgkm as u8;
+        self.exp += c.exp as u8;
+    }
+
+    pub fn complete(&mut self, c: gcn_isa::class::Counters) {
+        self.vm -= c.vm as u8;
+        self.lgkm -= c.lgkm as u8;
+        self.exp -= c.exp as u8;
+    }
+
+    /// Does an `s_waitcnt` with this simm16 let the wave continue? (gfx9 field layout.)
+    pub fn satisfies(&self, simm16: u16) -> bool {
+        let s = simm16 as u32;
+        let vm = (s & 0xf) | ((s >> 14) & 3) << 4;
+        let exp = (s >> 4) & 7;
+        let lgkm = (s >> 8) & 0xf;
+        self.vm as u32 <= vm && self.exp as u32 <= exp && self.lgkm as u32 <= lgkm
+    }
+}
+
+/// One wavefront.
+#[derive(Clone)]
+pub struct Wave {
+    /// Indexed by operand code: 0–101 SGPRs, 102/103 FLAT_SCRATCH, 104/105 XNACK_MASK,
+    /// 106/107 VCC, 108–123 TTMP0–15, 124 M0, 125 (unused), 126/127 EXEC.
+    pub sgpr: [u32; SCALAR_CODES],
+    pub vgpr: Box<[Row; VGPRS]>,
+    pub scc: bool,
+    /// Index of the next instruction in the program.
+    pub pc: u32,
+    pub mode: u32,
+    pub trapsts: u32,
+    pub counters: WaitCounters,
+    pub state: WaveState,
+    /// Position of the wave in its workgroup (0-based).
+    pub index: u32,
+    /// Work-items of the workgroup this wave covers (lanes beyond start with EXEC clear).
+    pub lanes: u32,
+    /// Wave-instructions executed.
+    pub instructions: u64,
+}
+
+impl Wave {
+    pub fn new(index: u32) -> Wave {
+        Wave {
+            sgpr: [0; SCALAR_CODES],
+            vgpr: Box::new([[0; WAVE_SIZE]; VGPRS]),
+            scc: false,
+            pc: 0,
+            mode: 0,
+            trapsts: 0,
+            counters: WaitCounters::default(),
+            state: WaveState::Running,
+            index,
+            lanes: 0,
+            instructions: 0,
+        }
+    }
+
+    #[inline]
+    pub fn pair(&self, code: u16) -> u64 {
+        let c = code as usize;
+        self.sgpr[c] as u64 | (self.sgpr[c + 1] as u64) << 32
+    }
+
+    #[inline]
+    pub fn set_pair(&mut self, code: u16, v: u64) {
+        let c = code as usize;
+        self.sgpr[c] = v as u32;
+        self.sgpr[c + 1] = (v >> 32) as u32;
+    }
+
+    #[inline]
+    pub fn exec(&self) -> u64 {
+        self.pair(EXEC_LO)
+    }
+
+    #[inline]
+    pub fn set_exec(&mut self, v: u64) {
+        self.set_pair(EXEC_LO, v)
+    }
+
+    #[inline]
+    pub fn vcc(&self) -> u64 {
+        self.pair(VCC_LO)
+    }
+
+    #[inline]
+    pub fn set_vcc(&mut self, v: u64) {
+        self.set_pair(VCC_LO, v)
+    }
+
+    pub fn m0(&self) -> u32 {
+        self.sgpr[M0 as usize]
+    }
+
+    pub fn flat_scratch(&self) -> u64 {
+        self.pair(FLAT_SCRATCH_LO)
+    }
+
+    /// Writes `vals` to VGPR `reg` in the lanes set in `exec`.
+    #[inline]
+    pub fn write_row(&mut self, reg: usize, vals: &Row, exec: u64) {
+        let row = &mut self.vgpr[reg % VGPRS];
+        if exec == u64::MAX {
+            *row = *vals;
+        } else {
+            for (l, (d, s)) in row.iter_mut().zip(vals).enumerate() {
+                if exec >> l & 1 != 0 {
+                    *d = *s;
+                }
+            }
+        }
+    }
+
+    /// Writes 64-bit lane values to the VGPR pair starting at `reg`.
+    #[inline]
+    pub fn write_row64(&mut self, reg: usize, vals: &[u64; WAVE_SIZE], exec: u64) {
+        let mut lo = [0u32; WAVE_SIZE];
+        let mut hi = [0u32; WAVE_SIZE];
+        for l in 0..WAVE_SIZE {
+            lo[l] = vals[l] as u32;
+            hi[l] = (vals[l] >> 32) as u32;
+        }
+        self.write_row(reg, &lo, exec);
+        self.write_row(reg + 1, &hi, exec);
+    }
+
+    /// The 64-bit lane values of the VGPR pair starting at `reg`.
+    #[inline]
+    pub fn row64(&self, reg: usize) -> [u64; WAVE_SIZE] {
+        let lo = &self.vgpr[reg % VGPRS];
+        let hi = &self.vgpr[(reg + 1) % VGPRS];
+        let mut out = [0u64; WAVE_SIZE];
+        for l in 0..WAVE_SIZE {
+            out[l] = lo[l] as u64 | (hi[l] as u64) << 32;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waitcnt_fields() {
+        let mut c = WaitCounters::default();
+        // s_waitcnt vmcnt(0) expcnt(7) lgkmcnt(15) = 0x0f70
+        assert!(c.satisfies(0x0f70));
+        c.vm = 1;
+        assert!(!c.satisfies(0x0f70));
+        // vmcnt(63): low bits 0xf, high bits 3 << 14
+        assert!(c.satisfies(0xcf7f));
+        c.vm = 0;
+        c.lgkm = 1;
+        // lgkmcnt(0) = 0xc07f
+        assert!(!c.satisfies(0xc07f));
+    }
+
+    #[test]
+    fn merge_under_exec() {
+        let mut w = Wave::new(0);
+        let vals = [7u32; WAVE_SIZE];
+        w.write_row(3, &vals, 0b101);
+        assert_eq!(&w.vgpr[3][..4], &[7, 0, 7, 0]);
+        w.write_row64(4, &[u64::MAX - 1; WAVE_SIZE], u64::MAX);
+        assert_eq!(w.row64(4)[63], u64::MAX - 1);
+        assert_eq!(w.vgpr[5][0], u32::MAX);
+    }
+}
