@@ -162,3 +162,76 @@ fn arg(a: RawArg) -> KernelArg {
         value_type: a.value_type,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// msgpack for `{"amdhsa.kernels": [k]}` with one kernel map of `(key, value)` pairs.
+    fn document(kernel: &[(&str, rmpv::Value)]) -> Vec<u8> {
+        use rmpv::Value;
+        let map = Value::Map(
+            kernel
+                .iter()
+                .map(|(k, v)| (Value::from(*k), v.clone()))
+                .collect(),
+        );
+        let doc = Value::Map(vec![(
+            Value::from("amdhsa.kernels"),
+            Value::Array(vec![map]),
+        )]);
+        let mut out = Vec::new();
+        rmpv::encode::write_value(&mut out, &doc).unwrap();
+        out
+    }
+
+    #[test]
+    fn kernel_fields_and_unknown_keys() {
+        use rmpv::Value;
+        let arg = Value::Map(vec![
+            (".offset".into(), 8.into()),
+            (".size".into(), 4.into()),
+            (".value_kind".into(), "hidden_dynamic_lds_size".into()),
+            (".some_future_key".into(), Value::Array(vec![1.into()])),
+        ]);
+        let bytes = document(&[
+            (".name", "k".into()),
+            (".symbol", "k.kd".into()),
+            (".args", Value::Array(vec![arg])),
+            (".vgpr_count", 12.into()),
+            (".uses_dynamic_stack", true.into()),
+            (
+                ".reqd_workgroup_size",
+                Value::Array(vec![64.into(), 2.into(), 1.into()]),
+            ),
+        ]);
+        let meta = parse(&bytes).unwrap();
+        let k = &meta.kernels[0];
+        assert_eq!(k.args[0].value_kind, ValueKind::HiddenDynamicLdsSize);
+        assert_eq!((k.args[0].offset, k.args[0].size), (8, 4));
+        assert_eq!(k.vgpr_count, 12);
+        assert!(k.uses_dynamic_stack);
+        assert_eq!(k.reqd_workgroup_size, Some([64, 2, 1]));
+    }
+
+    #[test]
+    fn wrong_types_and_missing_fields_are_errors() {
+        let bytes = document(&[(".name", 5.into()), (".symbol", "k.kd".into())]);
+        assert!(parse(&bytes)
+            .unwrap_err()
+            .to_string()
+            .starts_with("metadata note: msgpack:"));
+        let bytes = document(&[(".symbol", "k.kd".into())]);
+        assert!(parse(&bytes).unwrap_err().to_string().contains(".name"));
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_recursing() {
+        // 100000 nested one-element arrays under an unknown key.
+        let mut bytes = vec![0x81, 0xa1, b'x'];
+        bytes.extend(std::iter::repeat(0x91).take(100_000));
+        bytes.push(0xc0);
+        let err = parse(&bytes).unwrap_err().to_string();
+        assert!(err.contains("depth limit"), "{err}");
+    }
+}

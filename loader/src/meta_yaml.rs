@@ -219,4 +219,18 @@ Kernels:
         let err = parse(yaml.as_bytes()).unwrap_err().to_string();
         assert!(err.contains("alignment 3"), "{err}");
     }
+
+    #[test]
+    fn alias_bombs_are_refused() {
+        let mut yaml = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..12 {
+            let p = i - 1;
+            yaml.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            ));
+        }
+        yaml.push_str("Kernels: *a11\n");
+        let err = parse(yaml.as_bytes()).unwrap_err().to_string();
+        assert!(err.starts_with("metadata note: YAML:"), "{err}");
+    }
 }
