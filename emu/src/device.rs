@@ -585,12 +585,13 @@ pub fn describe_args(args: &[&KernelArg]) -> String {
             ValueKind::ByValue => "by value".to_string(),
             ref other => other.name().to_string(),
         };
-        s += &format!(
-            "\n  {i}: {} {}: {} bytes, {kind}",
-            a.type_name.as_deref().unwrap_or("?"),
-            a.name.as_deref().unwrap_or("unnamed"),
-            a.size
-        );
+        let label = match (a.type_name.as_deref(), a.name.as_deref()) {
+            (Some(t), Some(n)) => format!("{t} {n}: "),
+            (None, Some(n)) => format!("{n}: "),
+            (Some(t), None) => format!("{t}: "),
+            (None, None) => String::new(),
+        };
+        s += &format!("\n  {i}: {label}{} bytes, {kind}", a.size);
     }
     if args.is_empty() {
         s += " none";

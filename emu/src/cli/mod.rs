@@ -3,6 +3,7 @@
 mod disasm;
 mod info;
 mod lint;
+mod run;
 
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -28,6 +29,8 @@ pub enum Command {
     Info(info::InfoArgs),
     /// Check code for the hazards gfx9 leaves to software (wait states, s_waitcnt); exit 1 on findings.
     Lint(lint::LintArgs),
+    /// Run a kernel: gcnemu run FILE --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] --arg ...
+    Run(run::RunArgs),
 }
 
 /// A failure the user can act on; printed as `gcnemu: <message>` with exit status 2.
@@ -47,6 +50,7 @@ pub fn main() -> ExitCode {
         Command::Disasm(args) => disasm::run(args),
         Command::Info(args) => info::run(args),
         Command::Lint(args) => return lint::main(args),
+        Command::Run(args) => return run::main(args),
     };
     match result.and_then(write_stdout) {
         Ok(()) => ExitCode::SUCCESS,
