@@ -154,11 +154,36 @@ pub fn align_scalar(code: u16, dwords: u8) -> u16 {
 }
 
 fn write_range(out: &mut impl Write, prefix: &str, first: u16, dwords: u8) -> fmt::Result {
+    out.write_str(prefix)?;
     if dwords <= 1 {
-        write!(out, "{prefix}{first}")
+        write_dec(out, first)
     } else {
-        write!(out, "{prefix}[{first}:{}]", first + dwords as u16 - 1)
+        out.write_char('[')?;
+        write_dec(out, first)?;
+        out.write_char(':')?;
+        write_dec(out, first + dwords as u16 - 1)?;
+        out.write_char(']')
     }
+}
+
+/// A register number in decimal; every operand of every listed instruction goes through here, so
+/// it avoids the general formatting machinery.
+fn write_dec(out: &mut impl Write, v: u16) -> fmt::Result {
+    let mut buf = [0u8; 5];
+    let mut i = buf.len();
+    let mut v = v;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &b in &buf[i..] {
+        out.write_char(b as char)?;
+    }
+    Ok(())
 }
 
 /// Is `code` a register (or register-like special) that can be `dwords` wide?

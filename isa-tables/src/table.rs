@@ -196,16 +196,42 @@ pub(crate) fn target_bit(target: Target) -> u8 {
 
 /// Finds the row for `opcode` of `format` on `target`.
 pub fn lookup(format: Format, opcode: u32, target: Target) -> Option<OpId> {
-    let f = format as usize;
-    let (lo, hi) = (FORMAT_START[f] as usize, FORMAT_START[f + 1] as usize);
-    let rows = &OPS[lo..hi];
-    let first = rows.partition_point(|r| r.opcode < opcode);
-    let bit = target_bit(target);
-    rows[first..]
-        .iter()
-        .take_while(|r| r.opcode == opcode)
-        .position(|r| r.targets & bit != 0)
-        .map(|i| (lo + first + i) as OpId)
+    // A dense (target, format, opcode) → row index, built once: decoding looks up every
+    // instruction, and a direct index is several times cheaper than searching the rows.
+    static INDEX: std::sync::OnceLock<Vec<Vec<OpId>>> = std::sync::OnceLock::new();
+    const NONE: OpId = OpId::MAX;
+    let index = INDEX.get_or_init(|| {
+        let mut index = Vec::new();
+        for bit in [1u8, 2, 4] {
+            for f in 0..FORMAT_START.len() - 1 {
+                let rows = &OPS[FORMAT_START[f] as usize..FORMAT_START[f + 1] as usize];
+                let len = rows
+                    .iter()
+                    .map(|r| r.opcode as usize + 1)
+                    .max()
+                    .unwrap_or(0);
+                let mut table = vec![NONE; len];
+                for (i, r) in rows.iter().enumerate().rev() {
+                    if r.targets & bit != 0 {
+                        table[r.opcode as usize] = (FORMAT_START[f] as usize + i) as OpId;
+                    }
+                }
+                index.push(table);
+            }
+        }
+        index
+    });
+    let per_target = FORMAT_START.len() - 1;
+    let slot = match target_bit(target) {
+        1 => 0,
+        2 => 1,
+        _ => 2,
+    } * per_target
+        + format as usize;
+    index[slot]
+        .get(opcode as usize)
+        .copied()
+        .filter(|&id| id != NONE)
 }
 
 /// Finds a row by printed mnemonic (for the assembler).

@@ -8,10 +8,16 @@ use std::fmt::Write;
 const TEXT_COLUMN: usize = 60;
 
 /// `\t<text padded to 60>// <ADDR>: <WORDS>` for a decoded instruction of `bytes`.
+#[cfg(test)]
 pub fn instruction(out: &mut String, text: &str, address: u64, bytes: &[u8]) {
     let start = out.len();
     out.push('\t');
     out.push_str(text);
+    finish_instruction(out, start, address, bytes);
+}
+
+/// Pads the line begun at `start` (tab and text already written) and appends the comment.
+pub fn finish_instruction(out: &mut String, start: usize, address: u64, bytes: &[u8]) {
     pad_to(out, start, TEXT_COLUMN);
     address_and_words(out, address, bytes);
 }
@@ -33,11 +39,14 @@ pub fn undecodable(out: &mut String, address: u64, bytes: &[u8]) {
 /// `// 000000001700: C0020242 00000004`: 12 upper-case hex digits of address, then the
 /// instruction as little-endian words (or as bytes when it is shorter than a word).
 fn address_and_words(out: &mut String, address: u64, bytes: &[u8]) {
-    let _ = write!(out, "// {address:012X}:");
+    out.push_str("// ");
+    push_hex(out, address, 12);
+    out.push(':');
     if bytes.len() >= 4 {
         for word in bytes.chunks_exact(4) {
             let word = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
-            let _ = write!(out, " {word:08X}");
+            out.push(' ');
+            push_hex(out, word as u64, 8);
         }
     } else {
         for b in bytes {
@@ -46,9 +55,18 @@ fn address_and_words(out: &mut String, address: u64, bytes: &[u8]) {
     }
 }
 
+/// Upper-case hex of the low `digits` nibbles (this runs for every line, so no `format!`).
+fn push_hex(out: &mut String, v: u64, digits: u32) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for i in (0..digits).rev() {
+        out.push(HEX[((v >> (4 * i)) & 0xf) as usize] as char);
+    }
+}
+
 fn pad_to(out: &mut String, start: usize, width: usize) {
+    const SPACES: &str = "                                                                ";
     let used = out.len() - start;
-    out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
+    out.push_str(&SPACES[..width.saturating_sub(used).min(SPACES.len())]);
 }
 
 /// Bytes under a data symbol (STT_OBJECT or STT_COMMON) in a code section: eight per line,

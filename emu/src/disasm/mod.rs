@@ -11,6 +11,7 @@ mod symbols;
 use gcn_isa::Target;
 use gcn_loader::{mach_name, ElfObject, Section};
 use std::collections::HashSet;
+use std::fmt::Write as _;
 use symbols::{SymbolInfo, SymbolTables};
 
 const STT_OBJECT: u8 = 1;
@@ -210,16 +211,22 @@ impl SectionWalk<'_, '_> {
         match gcn_isa::decode(rest, self.options.target) {
             Ok(inst) => {
                 let size = inst.len().clamp(1, rest.len());
-                let mut text = inst.to_string();
+                // The text goes straight into the listing; the rare symbolized branch is patched
+                // in place afterwards.
+                let start = self.out.len();
+                self.out.push('\t');
+                let _ = write!(self.out, "{inst}");
                 let mut annotation = None;
                 if let Some(target) = inst.branch_target(address) {
+                    let text = self.out[start + 1..].to_string();
                     if let Some(name) = self.tables.symbolized_branch(self.section.index, target) {
-                        text = replace_last_operand(&text, name);
+                        self.out.truncate(start + 1);
+                        self.out.push_str(&replace_last_operand(&text, name));
                     } else if annotates_branch_target(&text) {
                         annotation = self.tables.target_annotation(self.section.index, target);
                     }
                 }
-                line::instruction(self.out, &text, address, &rest[..size]);
+                line::finish_instruction(self.out, start, address, &rest[..size]);
                 self.out.push_str(annotation.as_deref().unwrap_or(""));
                 self.out.push('\n');
                 size
