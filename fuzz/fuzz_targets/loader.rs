@@ -39,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
                     let section = elf
                         .sections
                         .iter()
-                        .find(|s| s.name == k.code_section)
+                        .find(|s| s.index == k.code_section_index)
                         .expect("code section exists");
                     let start = if co.relocatable { 0 } else { section.address };
                     assert!(k.entry >= start && k.entry - start < section.size.max(1));

@@ -42,6 +42,8 @@ pub struct Kernel {
     pub descriptor_address: u64,
     /// The section holding the code (normally `.text`).
     pub code_section: String,
+    /// That section's ELF section header index (names need not be unique).
+    pub code_section_index: usize,
     /// Bytes of code from `entry`, from the kernel's function symbol when it has a size.
     pub code_size: Option<u64>,
 }
@@ -211,6 +213,7 @@ struct Reader<'a, 'data> {
 /// Where a symbol's bytes are: its section and its offset in it.
 struct Located<'data> {
     section_name: String,
+    section_index: usize,
     /// The section's bytes from the symbol on.
     bytes: &'data [u8],
     /// The symbol's offset in its section.
@@ -274,6 +277,7 @@ impl<'data> Reader<'_, 'data> {
             })?;
         Ok(Located {
             section_name: section.name().unwrap_or("?").to_string(),
+            section_index: index.0,
             bytes,
             offset,
             address: value,
@@ -341,7 +345,7 @@ impl<'data> Reader<'_, 'data> {
                 )
             })?;
         let descriptor = KernelDescriptor::from_bytes(raw);
-        let (entry, code_section) = if self.relocatable {
+        let (entry, (code_section, code_section_index)) = if self.relocatable {
             self.relocated_entry(&name, &at)?
         } else {
             let entry = at
@@ -360,13 +364,18 @@ impl<'data> Reader<'_, 'data> {
             entry,
             descriptor_address: at.address,
             code_section,
+            code_section_index,
             code_size,
         })
     }
 
     /// In ET_REL the entry offset is a `R_AMDGPU_REL64` relocation `S + A - P` at descriptor
     /// offset 16; with P = descriptor + 16 the entry is `S + A - 16`, an offset in S's section.
-    fn relocated_entry(&self, name: &str, kd: &Located) -> Result<(u64, String), LoadErrorKind> {
+    fn relocated_entry(
+        &self,
+        name: &str,
+        kd: &Located,
+    ) -> Result<(u64, (String, usize)), LoadErrorKind> {
         let place = kd.offset + ENTRY_OFFSET_FIELD;
         let kd_section = self
             .elf
@@ -416,11 +425,14 @@ impl<'data> Reader<'_, 'data> {
                 ),
             ));
         }
-        Ok((entry, section.name().unwrap_or("?").to_string()))
+        Ok((
+            entry,
+            (section.name().unwrap_or("?").to_string(), section_index.0),
+        ))
     }
 
     /// The executable section holding `address`, or an error saying the entry points elsewhere.
-    fn code_section_at(&self, name: &str, address: u64) -> Result<String, LoadErrorKind> {
+    fn code_section_at(&self, name: &str, address: u64) -> Result<(String, usize), LoadErrorKind> {
         self.elf
             .sections()
             .find(|s| {
@@ -430,7 +442,7 @@ impl<'data> Reader<'_, 'data> {
                     && address >= s.address()
                     && address - s.address() < s.size()
             })
-            .map(|s| s.name().unwrap_or("?").to_string())
+            .map(|s| (s.name().unwrap_or("?").to_string(), s.index().0))
             .ok_or_else(|| {
                 kernel_error(
                     name,
@@ -471,8 +483,16 @@ impl<'data> Reader<'_, 'data> {
             let entry = at
                 .address
                 .wrapping_add(descriptor.kernel_code_entry_byte_offset as u64);
-            let code_section = if self.relocatable {
-                at.section_name.clone()
+            let (code_section, code_section_index) = if self.relocatable {
+                // The code follows its header in the same section.
+                let section_size = (at.offset as usize).saturating_add(at.bytes.len()) as u64;
+                if entry >= section_size {
+                    return Err(kernel_error(
+                        name,
+                        format!("entry {entry:#x} is past the end of {}", at.section_name),
+                    ));
+                }
+                (at.section_name.clone(), at.section_index)
             } else {
                 self.code_section_at(name, entry)?
             };
@@ -490,6 +510,7 @@ impl<'data> Reader<'_, 'data> {
                 entry,
                 descriptor_address: at.address,
                 code_section,
+                code_section_index,
                 code_size: (size > AMD_KERNEL_CODE_T_SIZE as u64)
                     .then(|| size - AMD_KERNEL_CODE_T_SIZE as u64),
             });

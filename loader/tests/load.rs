@@ -60,8 +60,9 @@ fn entries_are_code(co: &CodeObject) {
     for k in &co.kernels {
         let section = elf
             .code_sections()
-            .find(|s| s.name == k.code_section)
+            .find(|s| s.index == k.code_section_index)
             .unwrap();
+        assert_eq!(section.name, k.code_section);
         let offset = if co.relocatable {
             k.entry
         } else {
