@@ -304,7 +304,8 @@ impl<'data> Reader<'_, 'data> {
                     let Ok(sym_name) = s.name() else { continue };
                     let is_object = s.elf_symbol().st_type() == elf::STT_OBJECT;
                     if let Some(name) = sym_name.strip_suffix(".kd") {
-                        if is_object && !named.iter().any(|(n, _, _)| n == name) {
+                        if is_object && !name.is_empty() && !named.iter().any(|(n, _, _)| n == name)
+                        {
                             named.push((name.to_string(), sym_name.to_string(), None));
                         }
                     }
@@ -460,8 +461,9 @@ impl<'data> Reader<'_, 'data> {
             {
                 continue;
             }
+            // Unnamed kernels cannot be asked for; they only come from corrupt string tables.
             let Ok(name) = symbol.name() else { continue };
-            if out.iter().any(|k| k.name == name) {
+            if name.is_empty() || out.iter().any(|k| k.name == name) {
                 continue;
             }
             let at = self.locate(name, &symbol)?;
