@@ -9,19 +9,40 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     for target in [Target::Gfx900, Target::Gfx906, Target::Gfx908] {
-        let Ok(inst) = decode(data, target) else { continue };
+        let Ok(inst) = decode(data, target) else {
+            continue;
+        };
         assert!(inst.len() <= data.len());
         let text = inst.to_string();
         assert!(!text.is_empty());
         let canonical = inst.encode();
         let again = decode(&canonical, target).expect("canonical encoding decodes");
-        assert_eq!(again.encode(), canonical, "encode(decode(encode(x))) != encode(x) for {text}");
-        assert_eq!(again.to_string(), text, "canonical encoding prints differently");
-        // An invalid DPP control prints as a comment without its value: nothing to parse.
-        if !text.contains("/* Invalid dpp_ctrl value */") {
+        assert_eq!(
+            again.encode(),
+            canonical,
+            "encode(decode(encode(x))) != encode(x) for {text}"
+        );
+        assert_eq!(
+            again.to_string(),
+            text,
+            "canonical encoding prints differently"
+        );
+        if !text_is_lossy(&text) {
             let parsed = assemble_inst(&text, target)
                 .unwrap_or_else(|e| panic!("`{text}` does not assemble: {e}"));
-            assert_eq!(parsed.to_string(), text, "parse(display(x)) prints differently");
+            assert_eq!(
+                parsed.to_string(),
+                text,
+                "parse(display(x)) prints differently"
+            );
         }
     }
 });
+
+/// Texts the assembler cannot read back to the same text by design: an invalid DPP control prints
+/// as a comment without its value, and a compressed export's lanes are enabled in pairs by
+/// LLVM's assembler (which we follow), so a half-enabled pair cannot be written.
+fn text_is_lossy(text: &str) -> bool {
+    text.contains("/* Invalid dpp_ctrl value */")
+        || (text.starts_with("exp ") && text.contains(" compr"))
+}

@@ -68,7 +68,7 @@ fn random_words_keep_the_decoder_invariants() {
             // The assembler reads the text back to an instruction that prints the same (the bytes
             // may differ only where the text does not show them, e.g. a f16 literal's high half;
             // the golden vectors check exact bytes against LLVM).
-            if !text.contains("/* Invalid dpp_ctrl value */") {
+            if !text_is_lossy(&text) {
                 let parsed = assemble_inst(&text, target)
                     .unwrap_or_else(|e| panic!("{words:08x?} `{text}`: {e}"));
                 assert_eq!(parsed.to_string(), text, "{words:08x?}");
@@ -86,4 +86,12 @@ fn random_words_keep_the_decoder_invariants() {
         decoded > 50_000,
         "only {decoded} of the sampled words decode"
     );
+}
+
+/// Texts the assembler cannot read back to the same text by design: an invalid DPP control prints
+/// as a comment without its value, and a compressed export's lanes are enabled in pairs by
+/// LLVM's assembler (which we follow), so a half-enabled pair cannot be written.
+fn text_is_lossy(text: &str) -> bool {
+    text.contains("/* Invalid dpp_ctrl value */")
+        || (text.starts_with("exp ") && text.contains(" compr"))
 }
