@@ -6,9 +6,13 @@ use crate::meta::{CodeObjectMeta, KernelMeta};
 use crate::target::{code_object_version, target_from_e_flags, TargetId};
 use crate::{meta_msgpack, meta_yaml, ElfObject};
 use object::elf::{self, FileHeader64};
-use object::read::elf::{ElfFile64, FileHeader, SectionHeader, Sym};
-use object::{LittleEndian as LE, Object, ObjectSection, ObjectSymbol, RelocationTarget};
+use object::read::elf::{ElfFile64, ElfSymbol64, FileHeader, SectionHeader, Sym};
+use object::{
+    LittleEndian as LE, Object, ObjectSection, ObjectSymbol, ObjectSymbolTable, RelocationTarget,
+    SymbolIndex,
+};
 use serde::Serialize;
+use std::collections::{HashMap, HashSet};
 
 /// `STT_AMDGPU_HSA_KERNEL`: a code object v2 kernel symbol (its code starts with an
 /// `amd_kernel_code_t`).
@@ -114,10 +118,7 @@ impl CodeObject {
                 None => return Err(fail(LoadErrorKind::NoTarget)),
             }
         }
-        let reader = Reader {
-            elf: &elf_file,
-            relocatable,
-        };
+        let reader = Reader::new(&elf_file, relocatable);
         let mut kernels = if version == 2 {
             reader.v2_kernels(notes.meta.as_ref())
         } else {
@@ -208,6 +209,11 @@ fn isa_version_note(desc: &[u8]) -> Option<String> {
 struct Reader<'a, 'data> {
     elf: &'a ElfFile64<'data, LE>,
     relocatable: bool,
+    /// Defined symbols by name (.symtab first, then .dynsym), so that finding each kernel's
+    /// symbols costs O(1) however many kernels a (possibly hostile) file declares.
+    defined: HashMap<&'data [u8], (bool, SymbolIndex)>,
+    /// Executable sections with contents, as (address, size, name, index), by address.
+    code_sections: Vec<(u64, u64, String, usize)>,
 }
 
 /// Where a symbol's bytes are: its section and its offset in it.
@@ -228,18 +234,51 @@ fn kernel_error(kernel: &str, problem: String) -> LoadErrorKind {
     }
 }
 
-impl<'data> Reader<'_, 'data> {
-    fn symbol(&self, name: &str) -> Option<object::read::elf::ElfSymbol64<'data, '_, LE>> {
-        self.elf
-            .symbols()
-            .chain(self.elf.dynamic_symbols())
-            .find(|s| s.name_bytes().ok() == Some(name.as_bytes()) && s.section_index().is_some())
+impl<'a, 'data> Reader<'a, 'data> {
+    fn new(elf: &'a ElfFile64<'data, LE>, relocatable: bool) -> Reader<'a, 'data> {
+        let mut defined = HashMap::new();
+        for (dynamic, table) in [(false, elf.symbols()), (true, elf.dynamic_symbols())] {
+            for s in table {
+                if let (Ok(name), Some(_)) = (s.name_bytes(), s.section_index()) {
+                    defined.entry(name).or_insert((dynamic, s.index()));
+                }
+            }
+        }
+        let mut code_sections: Vec<_> = elf
+            .sections()
+            .filter(|s| {
+                let h = s.elf_section_header();
+                h.sh_flags(LE) & u64::from(elf::SHF_EXECINSTR) != 0
+                    && h.sh_type(LE) != elf::SHT_NOBITS
+            })
+            .map(|s| {
+                let name = s.name().unwrap_or("?").to_string();
+                (s.address(), s.size(), name, s.index().0)
+            })
+            .collect();
+        code_sections.sort_by_key(|s| (s.0, s.1));
+        Reader {
+            elf,
+            relocatable,
+            defined,
+            code_sections,
+        }
+    }
+
+    /// The defined symbol called `name`, from .symtab if it is there, else from .dynsym.
+    fn symbol(&self, name: &str) -> Option<ElfSymbol64<'data, 'a, LE>> {
+        let &(dynamic, index) = self.defined.get(name.as_bytes())?;
+        if dynamic {
+            self.elf.dynamic_symbol_table()?.symbol_by_index(index).ok()
+        } else {
+            self.elf.symbol_by_index(index).ok()
+        }
     }
 
     fn locate(
         &self,
         kernel: &str,
-        symbol: &object::read::elf::ElfSymbol64<'data, '_, LE>,
+        symbol: &ElfSymbol64<'data, '_, LE>,
     ) -> Result<Located<'data>, LoadErrorKind> {
         let what = |e: String| kernel_error(kernel, e);
         let index = symbol
@@ -300,12 +339,12 @@ impl<'data> Reader<'_, 'data> {
                 }
             }
             _ => {
+                let mut seen = HashSet::new();
                 for s in self.elf.symbols().chain(self.elf.dynamic_symbols()) {
                     let Ok(sym_name) = s.name() else { continue };
                     let is_object = s.elf_symbol().st_type() == elf::STT_OBJECT;
                     if let Some(name) = sym_name.strip_suffix(".kd") {
-                        if is_object && !name.is_empty() && !named.iter().any(|(n, _, _)| n == name)
-                        {
+                        if is_object && !name.is_empty() && seen.insert(name) {
                             named.push((name.to_string(), sym_name.to_string(), None));
                         }
                     }
@@ -434,16 +473,14 @@ impl<'data> Reader<'_, 'data> {
 
     /// The executable section holding `address`, or an error saying the entry points elsewhere.
     fn code_section_at(&self, name: &str, address: u64) -> Result<(String, usize), LoadErrorKind> {
-        self.elf
-            .sections()
-            .find(|s| {
-                let h = s.elf_section_header();
-                h.sh_flags(LE) & u64::from(elf::SHF_EXECINSTR) != 0
-                    && h.sh_type(LE) != elf::SHT_NOBITS
-                    && address >= s.address()
-                    && address - s.address() < s.size()
-            })
-            .map(|s| (s.name().unwrap_or("?").to_string(), s.index().0))
+        // The last section starting at or below the address (a binary search, so that many
+        // kernels and many sections stay cheap).
+        let after = self.code_sections.partition_point(|s| s.0 <= address);
+        after
+            .checked_sub(1)
+            .map(|i| &self.code_sections[i])
+            .filter(|s| address - s.0 < s.1)
+            .map(|s| (s.2.clone(), s.3))
             .ok_or_else(|| {
                 kernel_error(
                     name,
@@ -455,6 +492,12 @@ impl<'data> Reader<'_, 'data> {
     /// v2: each `STT_AMDGPU_HSA_KERNEL` symbol starts with an `amd_kernel_code_t`.
     fn v2_kernels(&self, meta: Option<&CodeObjectMeta>) -> Result<Vec<Kernel>, LoadErrorKind> {
         let mut out: Vec<Kernel> = Vec::new();
+        let mut seen = HashSet::new();
+        // v2 metadata names kernels by name (its SymbolName is `name@kd`); the first entry wins.
+        let mut meta_by_name: HashMap<&str, &KernelMeta> = HashMap::new();
+        for k in meta.iter().flat_map(|m| &m.kernels) {
+            meta_by_name.entry(k.name.as_str()).or_insert(k);
+        }
         for symbol in self.elf.symbols().chain(self.elf.dynamic_symbols()) {
             if symbol.elf_symbol().st_type() != STT_AMDGPU_HSA_KERNEL
                 || symbol.section_index().is_none()
@@ -463,7 +506,7 @@ impl<'data> Reader<'_, 'data> {
             }
             // Unnamed kernels cannot be asked for; they only come from corrupt string tables.
             let Ok(name) = symbol.name() else { continue };
-            if name.is_empty() || out.iter().any(|k| k.name == name) {
+            if name.is_empty() || !seen.insert(name) {
                 continue;
             }
             let at = self.locate(name, &symbol)?;
@@ -498,12 +541,7 @@ impl<'data> Reader<'_, 'data> {
             } else {
                 self.code_section_at(name, entry)?
             };
-            let kernel_meta = meta.and_then(|m| {
-                m.kernels
-                    .iter()
-                    .find(|k| k.name == name || k.symbol == name)
-                    .cloned()
-            });
+            let kernel_meta = meta_by_name.get(name).map(|&k| k.clone());
             let size = symbol.size();
             out.push(Kernel {
                 name: name.to_string(),
