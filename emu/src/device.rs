@@ -480,6 +480,8 @@ impl Device {
         let mut lds = Lds::new(launch.lds_size);
         let n = launch.waves_per_group();
         let mut waves: Vec<Wave> = (0..n).map(Wave::new).collect();
+        // VGPRs the kernel allocates: (granulated count + 1) * 4 on gfx9.
+        let vgprs = (k.descriptor.rsrc1.granulated_workitem_vgpr_count as usize + 1) * 4;
         let total = launch.grid.iter().map(|&g| g as u64).product::<u64>();
         let mut done = 0u64;
         for z in 0..launch.grid[2] {
@@ -487,7 +489,7 @@ impl Device {
                 for x in 0..launch.grid[0] {
                     let group = [x, y, z];
                     for (i, w) in waves.iter_mut().enumerate() {
-                        *w = Wave::new(i as u32);
+                        w.reset(i as u32, vgprs);
                         dispatch::init_wave(w, &k.descriptor, launch, group, i as u32);
                         w.pc = entry_index;
                     }

@@ -197,13 +197,13 @@ fn prepare(inst: Inst, pc: u64, exec: ExecFn) -> Decoded {
             | Field::Src1
             | Field::Src2
             | Field::Ssrc0
-            | Field::Ssrc1 => {
-                if n < 3 {
-                    if let Some(code) = inst.code(field) {
-                        d.src[n] = resolve_src(&inst, code, dwords, class);
-                    }
-                    n += 1;
+            | Field::Ssrc1
+                if n < 3 =>
+            {
+                if let Some(code) = inst.code(field) {
+                    d.src[n] = resolve_src(&inst, code, dwords, class);
                 }
+                n += 1;
             }
             Field::Vdst => d.vdst = inst.code(field).map_or(0, |c| c.saturating_sub(256)),
             Field::VdstSgpr | Field::Sdst | Field::Sdata => d.sdst = inst.code(field).unwrap_or(0),

@@ -105,6 +105,25 @@ impl Wave {
         }
     }
 
+    /// Makes this the fresh wave `index` of a new workgroup, reusing the VGPR file: only the
+    /// first `vgprs` rows (what the kernel allocates) are cleared, so starting a workgroup does
+    /// not cost a 64 KiB clear per wave.
+    pub fn reset(&mut self, index: u32, vgprs: usize) {
+        self.sgpr = [0; SCALAR_CODES];
+        for row in self.vgpr.iter_mut().take(vgprs.min(VGPRS)) {
+            *row = [0; WAVE_SIZE];
+        }
+        self.scc = false;
+        self.pc = 0;
+        self.mode = 0;
+        self.trapsts = 0;
+        self.counters = WaitCounters::default();
+        self.state = WaveState::Running;
+        self.index = index;
+        self.lanes = 0;
+        self.instructions = 0;
+    }
+
     #[inline]
     pub fn pair(&self, code: u16) -> u64 {
         let c = code as usize;
@@ -153,10 +172,10 @@ impl Wave {
         if exec == u64::MAX {
             *row = *vals;
         } else {
+            // A select per lane rather than a branch, so the loop vectorises.
             for (l, (d, s)) in row.iter_mut().zip(vals).enumerate() {
-                if exec >> l & 1 != 0 {
-                    *d = *s;
-                }
+                let m = ((exec >> l) as u32 & 1).wrapping_neg();
+                *d = (*s & m) | (*d & !m);
             }
         }
     }
@@ -184,6 +203,19 @@ impl Wave {
             out[l] = lo[l] as u64 | (hi[l] as u64) << 32;
         }
         out
+    }
+}
+
+impl std::fmt::Debug for Wave {
+    // The register files are too large to print whole; show where the wave is.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wave")
+            .field("index", &self.index)
+            .field("pc", &self.pc)
+            .field("state", &self.state)
+            .field("exec", &format_args!("{:#x}", self.exec()))
+            .field("scc", &self.scc)
+            .finish_non_exhaustive()
     }
 }
 

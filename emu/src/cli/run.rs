@@ -280,7 +280,7 @@ fn parse_hex(hex: &str) -> Result<Vec<u8>, String> {
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '_')
         .collect();
-    if clean.len() % 2 != 0 {
+    if !clean.len().is_multiple_of(2) {
         return Err(format!("`{hex}`: an odd number of hex digits"));
     }
     (0..clean.len())

@@ -265,9 +265,7 @@ pub fn div_fixup_f32(s0: f32, s1: f32, s2: f32) -> f32 {
         quiet32(s2)
     } else if s1.is_nan() {
         quiet32(s1)
-    } else if s1 == 0.0 && s2 == 0.0 {
-        f32::from_bits(0xffc0_0000)
-    } else if s1.is_infinite() && s2.is_infinite() {
+    } else if (s1 == 0.0 && s2 == 0.0) || (s1.is_infinite() && s2.is_infinite()) {
         f32::from_bits(0xffc0_0000)
     } else if s1 == 0.0 || s2.is_infinite() {
         signed(f32::INFINITY)

@@ -402,9 +402,10 @@ fn v_mad_u64_u32(cx: &mut Cx, d: &Decoded) -> Res {
     let mut r = [0u64; WAVE_SIZE];
     let mut carry = 0u64;
     for l in 0..WAVE_SIZE {
-        let s = a[l] as u128 * b[l] as u128 + c[l] as u128;
-        r[l] = s as u64;
-        carry |= ((s >> 64 != 0) as u64) << l;
+        // A 32x32-bit product fits 64 bits; only the add can carry.
+        let (s, o) = (a[l] as u64 * b[l] as u64).overflowing_add(c[l]);
+        r[l] = s;
+        carry |= (o as u64) << l;
     }
     write64(cx, d, &r);
     write_sdst_mask(cx, d, carry & exec);

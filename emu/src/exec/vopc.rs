@@ -25,6 +25,13 @@ const NEQ: u8 = 13;
 const NLT: u8 = 14;
 const TRU: u8 = 15;
 
+// The negated predicates are true for unordered (NaN) operands and LG is false for them (unlike
+// `a != b`); that is their point.
+#[allow(
+    clippy::neg_cmp_op_on_partial_ord,
+    clippy::nonminimal_bool,
+    clippy::double_comparisons
+)]
 #[inline(always)]
 fn float_pred<const OP: u8>(a: f64, b: f64) -> bool {
     match OP {
