@@ -4,6 +4,7 @@
 //! Exit status: 0 no findings, 1 findings, 2 a usage or input error.
 
 use super::parse_target;
+use crate::hazard::asm;
 use crate::hazard::lint::{self, Options};
 use crate::hazard::output::{self, Linted};
 use crate::hazard::rules::{Check, RULES};
@@ -27,7 +28,8 @@ pub enum OnOff {
 
 #[derive(clap::Args, Debug)]
 pub struct LintArgs {
-    /// Code objects (.co/.hsaco) or relocatable AMDGPU ELF objects (.o).
+    /// Code objects (.co/.hsaco), relocatable AMDGPU ELF objects (.o), offload bundles, host
+    /// binaries with a .hip_fatbin section (every code object in them), or assembly text (.s).
     #[arg(required_unless_present = "rules")]
     pub files: Vec<PathBuf>,
     /// The processor (default: the one named in each ELF header's e_flags).
@@ -91,27 +93,59 @@ fn run(args: &LintArgs) -> Result<(String, usize), String> {
     for path in &args.files {
         let name = path.display().to_string();
         let bytes = gcn_loader::read_file(path).map_err(|e| e.to_string())?;
-        let obj = ElfObject::parse(&name, &bytes).map_err(|e| e.to_string())?;
-        let target = match args.target {
-            Some(t) => t,
-            None => obj.target().map_err(|e| e.to_string())?,
-        };
-        let xnack = match args.xnack {
-            Some(v) => v == OnOff::On,
-            None => xnack_from_flags(obj.e_flags),
-        };
-        let options = Options {
+        let options = |target, xnack| Options {
             target,
             xnack,
             enabled: enabled.clone(),
             context: args.context,
         };
-        let report = lint::lint_object(&obj, &options);
-        inputs.push(Linted {
-            label: name.clone(),
-            uri: name,
-            report,
-        });
+        if !bytes.starts_with(b"\x7fELF") && !bytes.starts_with(BUNDLE_MAGIC) {
+            if let Ok(source) = std::str::from_utf8(&bytes) {
+                let target = args
+                    .target
+                    .or_else(|| asm::declared_target(source))
+                    .unwrap_or(gcn_isa::Target::Gfx900);
+                let xnack = args.xnack == Some(OnOff::On);
+                let report = asm::lint_source(&name, source, &options(target, xnack))?;
+                inputs.push(Linted {
+                    label: name.clone(),
+                    uri: name,
+                    report,
+                });
+                continue;
+            }
+        }
+        // Every code object in the file: one for a plain ELF, one per AMDGPU entry of a fat
+        // binary (offload bundle, or a host file's .hip_fatbin).
+        let images = gcn_loader::extract(&name, &bytes).map_err(|e| e.to_string())?;
+        let plain = images.len() == 1 && images[0].label.is_none();
+        for image in &images {
+            let obj = ElfObject::parse(&image.file, &image.bytes).map_err(|e| e.to_string())?;
+            let own = obj.target();
+            let target = match (args.target, own) {
+                // A plain ELF is decoded for the processor asked for.
+                (Some(wanted), _) if plain => wanted,
+                // In a fat binary, --target picks the code objects for that processor.
+                (Some(wanted), Ok(own)) if own == wanted => own,
+                (Some(_), _) => continue,
+                (None, Ok(own)) => own,
+                (None, Err(e)) if plain => return Err(e.to_string()),
+                (None, Err(e)) => {
+                    eprintln!("gcnemu: skipped {e}");
+                    continue;
+                }
+            };
+            let xnack = match args.xnack {
+                Some(v) => v == OnOff::On,
+                None => xnack_from_flags(obj.e_flags),
+            };
+            let report = lint::lint_object(&obj, &options(target, xnack));
+            inputs.push(Linted {
+                label: image.file.clone(),
+                uri: name.clone(),
+                report,
+            });
+        }
     }
     let findings = inputs.iter().map(|i| i.report.findings.len()).sum();
     let text = match args.format {
@@ -121,6 +155,9 @@ fn run(args: &LintArgs) -> Result<(String, usize), String> {
     };
     Ok((text, findings))
 }
+
+/// The first bytes of a clang offload bundle.
+const BUNDLE_MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
 
 /// e_flags bit 8 is set for XNACK "on" (code object v3) and for "any" and "on" (v4+); LLVM
 /// applies the XNACK rules in both cases.

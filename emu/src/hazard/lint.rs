@@ -136,26 +136,32 @@ pub fn lint_object(obj: &ElfObject, options: &Options) -> Report {
         let Some(section) = obj.sections.iter().find(|s| s.index == f.section) else {
             continue;
         };
-        let graph = Graph::build(
-            section.data,
-            section.address,
-            f.entry,
-            f.end,
-            options.target,
-        );
-        report.functions += 1;
-        report.instructions += graph.nodes.len();
-        report.problems.extend(
-            graph
-                .problems
-                .iter()
-                .map(|p| format!("{}+{:#x}: {}", f.name, p.addr - f.entry, p.message)),
-        );
-        report
-            .findings
-            .extend(lint_graph(&graph, &f.name, f.entry, options));
+        lint_function(section.data, section.address, &f, options, &mut report);
     }
     report
+}
+
+/// Lints the function `f` whose code lies in `bytes` (starting at address `base`), adding to
+/// `report`.
+pub fn lint_function(
+    bytes: &[u8],
+    base: u64,
+    f: &FunctionRange,
+    options: &Options,
+    report: &mut Report,
+) {
+    let graph = Graph::build(bytes, base, f.entry, f.end, options.target);
+    report.functions += 1;
+    report.instructions += graph.nodes.len();
+    report.problems.extend(
+        graph
+            .problems
+            .iter()
+            .map(|p| format!("{}+{:#x}: {}", f.name, p.addr - f.entry, p.message)),
+    );
+    report
+        .findings
+        .extend(lint_graph(&graph, &f.name, f.entry, options));
 }
 
 /// Lints one function's graph.

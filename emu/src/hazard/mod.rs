@@ -7,6 +7,7 @@
 //! - `tracker`: the run-time checker fed with a wave's issued instructions.
 //! - `output`: text, JSON and SARIF 2.1.0 reports.
 
+pub mod asm;
 pub mod cfg;
 pub mod check;
 pub mod lint;

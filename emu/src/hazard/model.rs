@@ -165,6 +165,21 @@ impl InstModel {
                 self.reads.insert(v, 1);
             }
         }
+        // A returning (glc) FLAT/GLOBAL atomic writes the old value to vdst, which the table's
+        // operand list (the non-returning form) does not name.
+        if format.is_flat_family() && self.class.mem == Some(MemKind::AtomicReturn) {
+            let data = inst
+                .register_operands()
+                .find(|(field, _, _)| *field == Field::Vdata);
+            if let (Some((_, _, dwords)), Some(vdst)) = (data, inst.code(Field::Vdst)) {
+                let returned = if self.name.contains("cmpswap") {
+                    dwords.div_ceil(2)
+                } else {
+                    dwords
+                };
+                self.writes.insert(vdst, returned);
+            }
+        }
         // gfx9 SDWA compares with SD set write an SGPR pair instead of VCC.
         if format == Format::Vopc && inst.enc() == Enc::Sdwa && inst.bits(1, 15, 1) != 0 {
             let code = operand::align_scalar(inst.bits(1, 8, 7) as u16, 2);
@@ -364,4 +379,72 @@ fn implicit(r: Regs) -> RegSet {
         set.insert(M0, 1);
     }
     set
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gcn_isa::operand::VGPR0;
+    use gcn_isa::{assemble_inst, Target};
+
+    fn model(text: &str) -> InstModel {
+        InstModel::new(assemble_inst(text, Target::Gfx900).expect(text))
+    }
+
+    fn v(n: u16, dwords: u8) -> RegSet {
+        RegSet::range(VGPR0 + n, dwords)
+    }
+
+    #[test]
+    fn reads_and_writes() {
+        let m = model("v_mac_f32_e32 v0, v1, v2");
+        assert!(m.reads.contains_all(v(0, 3)) && m.writes == v(0, 1));
+        let m = model("s_cmpk_eq_i32 s3, 0x10");
+        assert!(m.reads.contains(3) && !m.writes.contains(3) && m.writes.contains(SCC));
+        let m = model("v_add_co_u32_e32 v0, vcc, v1, v2");
+        assert!(m.writes.contains_all(regs::VCC) && m.reads.contains_all(regs::EXEC));
+        let m = model("global_load_dwordx2 v[0:1], v[2:3], off");
+        assert_eq!(m.writes, v(0, 2));
+        assert_eq!(m.reads, v(2, 2).union(regs::EXEC));
+        let m = model("global_atomic_cmpswap_x2 v[0:1], v[2:3], v[4:7], off glc");
+        assert_eq!(m.writes, v(0, 2));
+        let m = model("buffer_atomic_cmpswap v[0:1], off, s[4:7], 0 glc");
+        assert_eq!(m.writes, v(0, 1), "returns only the old value");
+        let m = model("s_load_dwordx2 s[4:5], s[0:1], 0x0");
+        assert_eq!(m.writes, RegSet::range(4, 2));
+        assert_eq!(m.reads, RegSet::range(0, 2));
+        let m = model("s_cbranch_vccz 2");
+        assert!(m.reads.contains(VCCZ));
+    }
+
+    #[test]
+    fn rule_facts() {
+        assert_eq!(model("s_nop 5").wait_states, 6);
+        assert_eq!(model("v_nop").wait_states, 1);
+        assert_eq!(
+            model("v_readlane_b32 s0, v1, s7").lane_select,
+            RegSet::one(7)
+        );
+        assert!(model("v_readlane_b32 s0, v1, 7").lane_select.is_empty());
+        let h = model("s_setreg_b32 hwreg(HW_REG_MODE, 28, 1), s0")
+            .hwreg
+            .unwrap();
+        assert!(h.id == HW_REG_MODE && h.covers_bit(MODE_VSKIP_BIT));
+        assert_eq!(
+            model("flat_store_dwordx4 v[0:1], v[2:5]").wide_store_data,
+            v(2, 4)
+        );
+        assert!(model("buffer_store_dwordx4 v[2:5], off, s[0:3], s4")
+            .wide_store_data
+            .is_empty());
+        assert_eq!(
+            model("s_sendmsg sendmsg(MSG_INTERRUPT)").m0_reader,
+            Some(M0Reader::GdsSendmsg)
+        );
+        assert_eq!(
+            model("ds_read_addtid_b32 v0").m0_reader,
+            Some(M0Reader::Lds)
+        );
+        assert_eq!(model("ds_read_b32 v0, v1").m0_reader, None);
+    }
 }

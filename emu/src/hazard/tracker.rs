@@ -113,3 +113,68 @@ impl History for Recent<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gcn_isa::{assemble_inst, Target};
+
+    fn feed(tracker: &mut HazardTracker, lines: &[&str]) -> Vec<(u64, &'static str, u32)> {
+        let mut out = Vec::new();
+        for (k, line) in lines.iter().enumerate() {
+            let inst = assemble_inst(line, Target::Gfx900).expect(line);
+            for f in tracker.issue(4 * k as u64, inst) {
+                out.push((4 * k as u64, f.rule.id, f.provided));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn sees_the_issued_path() {
+        let mut t = HazardTracker::new(false);
+        let found = feed(
+            &mut t,
+            &[
+                "v_readfirstlane_b32 s4, v0",
+                "s_nop 1",
+                "buffer_load_dword v1, off, s[0:3], s4",
+            ],
+        );
+        assert_eq!(found, vec![(8, "valu-sgpr-vmem", 2)]);
+        let mut t = HazardTracker::new(false);
+        let clean = feed(
+            &mut t,
+            &[
+                "v_readfirstlane_b32 s4, v0",
+                "s_nop 4",
+                "buffer_load_dword v1, off, s[0:3], s4",
+            ],
+        );
+        assert!(clean.is_empty(), "{clean:?}");
+    }
+
+    #[test]
+    fn stale_vccz_is_found_beyond_the_kept_window() {
+        let mut t = HazardTracker::new(false);
+        let mut lines = vec!["s_mov_b32 vcc_lo, 0"];
+        lines.extend(std::iter::repeat("s_nop 0").take(2 * KEEP));
+        lines.push("s_cbranch_vccz 3");
+        let found = feed(&mut t, &lines);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1, "stale-vccz");
+        t.reset();
+        assert!(feed(&mut t, &["s_cbranch_vccz 3"]).is_empty());
+    }
+
+    #[test]
+    fn soft_clauses_only_with_xnack() {
+        let lines = [
+            "s_load_dword s4, s[0:1], 0x0",
+            "s_load_dword s0, s[2:3], 0x0",
+        ];
+        assert!(feed(&mut HazardTracker::new(false), &lines).is_empty());
+        let found = feed(&mut HazardTracker::new(true), &lines);
+        assert_eq!(found, vec![(4, "smem-soft-clause", 0)]);
+    }
+}
