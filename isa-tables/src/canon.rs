@@ -165,6 +165,13 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
             fields::set(&mut inst.words, loc, aligned);
         }
     }
+    // glc flat-family atomics return the old value to vdst, which the template does not list.
+    if let Some(dwords) = inst.returned_dwords() {
+        let vdst = inst.code(Field::Vdst).unwrap_or(0);
+        if !operand::register_valid(vdst, dwords) {
+            return Err(("returned register", vdst as u32));
+        }
+    }
     crate::canon_format::adjust(inst, &mut keep)?;
     inst.words[0] &= keep[0];
     inst.words[1] &= keep[1];
