@@ -16,6 +16,7 @@ pub mod fp;
 pub mod mubuf;
 pub mod smem;
 pub mod sop;
+pub mod support;
 pub mod valu;
 pub mod vop;
 pub mod vopc;
@@ -24,7 +25,7 @@ use crate::lds::Lds;
 use crate::memory::Memory;
 use crate::program::{Decoded, Program};
 use crate::wave::Wave;
-use gcn_isa::{Format, Inst, Target};
+use gcn_isa::{Format, Inst, OpInfo, Target};
 
 /// The semantics of one op: runs the instruction for all lanes of the wave.
 pub type ExecFn = fn(&mut Cx, &Decoded) -> Result<Flow, Fault>;
@@ -65,6 +66,8 @@ pub enum Fault {
     Unimplemented,
     #[error("{0} is not supported yet")]
     Unsupported(&'static str),
+    #[error("{0} is not supported in compute emulation: {1}")]
+    NotInCompute(&'static str, &'static str),
     #[error("the code word does not decode: {0}")]
     Undecodable(String),
     #[error("lane {lane}: {what} of {len} bytes at {addr:#x} is outside device memory ({detail})")]
@@ -119,11 +122,20 @@ pub fn undecodable(cx: &mut Cx, _: &Decoded) -> Result<Flow, Fault> {
     Err(Fault::Undecodable(msg.to_string()))
 }
 
-/// The semantic function of `inst`, or `None` if there is none yet.
+/// The semantic function of `inst`, or `None` if there is none yet. Graphics-only ops resolve
+/// to [`support::graphics_only`], which stops the kernel naming the instruction.
 pub fn resolve(inst: &Inst, target: Target) -> Option<ExecFn> {
     let info = inst.info();
-    let name = info.base_name();
-    match info.format {
+    if support::not_in_compute(info).is_some() {
+        return Some(support::graphics_only);
+    }
+    semantics(info, target)
+}
+
+/// The semantics of table op `op` on `target`, by its format and base mnemonic.
+pub fn semantics(op: &OpInfo, target: Target) -> Option<ExecFn> {
+    let name = op.base_name();
+    match op.format {
         Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc | Format::Sopp => {
             sop::resolve(name)
         }
@@ -139,35 +151,11 @@ pub fn resolve(inst: &Inst, target: Target) -> Option<ExecFn> {
     }
 }
 
-/// Mnemonics (base names) of every table op for `target` with semantics, sorted.
+/// Mnemonics of every table op for `target` with semantics, sorted.
 pub fn implemented(target: Target) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = gcn_isa::all_ops()
         .iter()
-        .filter(|op| {
-            let bit = match target {
-                Target::Gfx906 => 2,
-                Target::Gfx908 => 4,
-                _ => 1,
-            };
-            op.targets & bit != 0
-        })
-        .filter(|op| {
-            let name = op.base_name();
-            match op.format {
-                Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc | Format::Sopp => {
-                    sop::resolve(name).is_some()
-                }
-                Format::Smem => smem::resolve(name).is_some(),
-                Format::Vop1 | Format::Vop2 | Format::Vop3 => {
-                    vop::resolve(name, target).is_some() || vopc::resolve(name).is_some()
-                }
-                Format::Vopc => vopc::resolve(name).is_some(),
-                Format::Ds => ds::resolve(name).is_some(),
-                Format::Flat | Format::Global | Format::Scratch => flat::resolve(name).is_some(),
-                Format::Mubuf => mubuf::resolve(name).is_some(),
-                _ => false,
-            }
-        })
+        .filter(|op| support::on_target(op, target) && semantics(op, target).is_some())
         .map(|op| op.name)
         .collect();
     out.sort_unstable();

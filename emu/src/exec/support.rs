@@ -1,0 +1,204 @@
+//! What the emulator covers, op by op: the data behind `emu/SUPPORT.md` (regenerated and checked
+//! by `emu/tests/exec_support.rs`).
+//!
+//! An op is either implemented (it resolves to a semantic function), outside compute emulation
+//! (graphics-pipeline ops: executing one is a [`Fault::NotInCompute`] naming it and the reason),
+//! or not implemented yet (executing one is [`Fault::Unimplemented`]).
+
+use super::{Cx, Fault, Flow};
+use crate::program::Decoded;
+use gcn_isa::{Format, OpInfo, Target};
+use std::fmt::Write;
+
+/// The status of one table op on one target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Support {
+    Implemented,
+    /// Decoded, but it needs a part of the GPU compute emulation does not model.
+    NotInCompute(&'static str),
+    /// Decoded; no semantics yet.
+    Missing,
+}
+
+/// Why `op` cannot run in compute emulation, if it cannot.
+pub fn not_in_compute(op: &OpInfo) -> Option<&'static str> {
+    let name = op.base_name();
+    Some(match op.format {
+        Format::Mimg => "image ops need the texture and sampler units",
+        Format::Exp => "exports feed the graphics pipeline's render targets and positions",
+        Format::Vintrp => {
+            "interpolation reads pixel-shader attributes set up by the graphics pipeline"
+        }
+        Format::Vop3 if name.starts_with("v_interp_") => {
+            "interpolation reads pixel-shader attributes set up by the graphics pipeline"
+        }
+        Format::Sopp if name == "s_endpgm_ordered_ps_done" => {
+            "primitive ordered pixel shading exists only in pixel shaders"
+        }
+        _ => return None,
+    })
+}
+
+/// Semantics of every op outside compute emulation: a fault naming it and the reason.
+pub fn graphics_only(_: &mut Cx, d: &Decoded) -> Result<Flow, Fault> {
+    let info = d.inst.info();
+    let why = not_in_compute(info).unwrap_or("it belongs to the graphics pipeline");
+    Err(Fault::NotInCompute(info.name, why))
+}
+
+/// Does `target` have this table row?
+pub fn on_target(op: &OpInfo, target: Target) -> bool {
+    let bit = match target {
+        Target::Gfx906 => 2,
+        Target::Gfx908 => 4,
+        _ => 1,
+    };
+    op.targets & bit != 0
+}
+
+/// The status of `op` on `target` (which must have it).
+pub fn support(op: &OpInfo, target: Target) -> Support {
+    if let Some(why) = not_in_compute(op) {
+        return Support::NotInCompute(why);
+    }
+    if super::semantics(op, target).is_some() {
+        Support::Implemented
+    } else {
+        Support::Missing
+    }
+}
+
+/// Formats in table order, for the summary.
+const FORMATS: [Format; 20] = [
+    Format::Sop2,
+    Format::Sopk,
+    Format::Sop1,
+    Format::Sopc,
+    Format::Sopp,
+    Format::Smem,
+    Format::Vop2,
+    Format::Vop1,
+    Format::Vopc,
+    Format::Vop3,
+    Format::Vop3p,
+    Format::Vintrp,
+    Format::Ds,
+    Format::Mubuf,
+    Format::Mtbuf,
+    Format::Mimg,
+    Format::Flat,
+    Format::Global,
+    Format::Scratch,
+    Format::Exp,
+];
+
+const TARGETS: [(Target, &str); 2] = [(Target::Gfx900, "gfx900"), (Target::Gfx906, "gfx906")];
+
+fn cell(s: Support) -> &'static str {
+    match s {
+        Support::Implemented => "implemented",
+        Support::NotInCompute(_) => "not in compute",
+        Support::Missing => "not yet",
+    }
+}
+
+/// The manifest text: a summary per format and target, then one row per table op (gfx900 and
+/// gfx906). `tested(name)` says whether an instruction-level test exercises the mnemonic.
+pub fn manifest(tested: &dyn Fn(&str) -> bool) -> String {
+    let ops: Vec<&OpInfo> = gcn_isa::all_ops()
+        .iter()
+        .filter(|op| TARGETS.iter().any(|(t, _)| on_target(op, *t)))
+        .collect();
+    let mut s = String::new();
+    s.push_str("# gcnemu instruction support (gfx900, gfx906)\n\n");
+    s.push_str(
+        "Generated from the opcode table and the semantics in `emu/src/exec/` by\n\
+         `UPDATE_SUPPORT=1 cargo test -p gcnemu --test exec_support`; the same test fails when this\n\
+         file is stale. *implemented*: the op has semantics; *not in compute*: it needs a\n\
+         graphics-pipeline unit, and running it stops the kernel with an error naming the\n\
+         instruction and the reason; *not yet*: decoded, no semantics yet (running it stops the\n\
+         kernel naming the instruction). *tested*: an instruction-level test in\n\
+         `emu/tests/exec_*.rs` runs the mnemonic.\n\n",
+    );
+    s.push_str("## Summary\n\n");
+    s.push_str("| format | target | ops | implemented | tested | not in compute | not yet |\n");
+    s.push_str("|---|---|---:|---:|---:|---:|---:|\n");
+    let mut totals = [[0usize; 5]; 2];
+    for format in FORMATS {
+        for (ti, (t, tname)) in TARGETS.iter().enumerate() {
+            let mut c = [0usize; 5];
+            for op in ops
+                .iter()
+                .filter(|o| o.format == format && on_target(o, *t))
+            {
+                c[0] += 1;
+                match support(op, *t) {
+                    Support::Implemented => {
+                        c[1] += 1;
+                        c[2] += tested(op.base_name()) as usize;
+                    }
+                    Support::NotInCompute(_) => c[3] += 1,
+                    Support::Missing => c[4] += 1,
+                }
+            }
+            if c[0] == 0 {
+                continue;
+            }
+            for k in 0..5 {
+                totals[ti][k] += c[k];
+            }
+            let _ = writeln!(
+                s,
+                "| {} | {tname} | {} | {} | {} | {} | {} |",
+                format.name(),
+                c[0],
+                c[1],
+                c[2],
+                c[3],
+                c[4]
+            );
+        }
+    }
+    for (ti, (_, tname)) in TARGETS.iter().enumerate() {
+        let c = totals[ti];
+        let _ = writeln!(
+            s,
+            "| **all** | {tname} | {} | {} | {} | {} | {} |",
+            c[0], c[1], c[2], c[3], c[4]
+        );
+    }
+    s.push_str("\n## Ops\n\n");
+    s.push_str("| format | opcode | mnemonic | gfx900 | gfx906 | tested | note |\n");
+    s.push_str("|---|---|---|---|---|---|---|\n");
+    for op in &ops {
+        let st: Vec<Option<Support>> = TARGETS
+            .iter()
+            .map(|(t, _)| on_target(op, *t).then(|| support(op, *t)))
+            .collect();
+        let cells: Vec<&str> = st.iter().map(|x| x.map_or("—", cell)).collect();
+        let implemented = st.iter().any(|x| *x == Some(Support::Implemented));
+        let note = st
+            .iter()
+            .find_map(|x| match x {
+                Some(Support::NotInCompute(why)) => Some(*why),
+                _ => None,
+            })
+            .unwrap_or("");
+        let _ = writeln!(
+            s,
+            "| {} | {:#05x} | `{}` | {} | {} | {} | {} |",
+            op.format.name(),
+            op.opcode,
+            op.name,
+            cells[0],
+            cells[1],
+            if implemented && tested(op.base_name()) {
+                "yes"
+            } else {
+                ""
+            },
+            note
+        );
+    }
+    s
+}
