@@ -33,35 +33,35 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 /// COMPUTE_PGM_RSRC1, decoded (GFX6–GFX9 meanings).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PgmRsrc1 {
-    /// [5:0] vector registers per work-item in granules, minus one (see
+    /// Bits 5:0: vector registers per work-item in granules, minus one (see
     /// [`KernelDescriptor::vgprs_allocated`]).
     pub granulated_workitem_vgpr_count: u8,
-    /// [9:6] scalar registers per wavefront in granules, minus one.
+    /// Bits 9:6: scalar registers per wavefront in granules, minus one.
     pub granulated_wavefront_sgpr_count: u8,
-    /// [11:10] wave priority.
+    /// Bits 11:10: wave priority.
     pub priority: u8,
-    /// [13:12] MODE.FP_ROUND for f32 (0 = round to nearest even).
+    /// Bits 13:12: MODE.FP_ROUND for f32 (0 = round to nearest even).
     pub float_round_mode_32: u8,
-    /// [15:14] MODE.FP_ROUND for f16 and f64.
+    /// Bits 15:14: MODE.FP_ROUND for f16 and f64.
     pub float_round_mode_16_64: u8,
-    /// [17:16] MODE.FP_DENORM for f32 (0 = flush source and destination, 3 = none flushed).
+    /// Bits 17:16: MODE.FP_DENORM for f32 (0 = flush source and destination, 3 = none flushed).
     pub float_denorm_mode_32: u8,
-    /// [19:18] MODE.FP_DENORM for f16 and f64.
+    /// Bits 19:18: MODE.FP_DENORM for f16 and f64.
     pub float_denorm_mode_16_64: u8,
-    /// [20] start waves in privileged mode.
+    /// Bit 20: start waves in privileged mode.
     #[serde(rename = "priv")]
     pub priv_: bool,
-    /// [21] MODE.DX10_CLAMP.
+    /// Bit 21: MODE.DX10_CLAMP.
     pub enable_dx10_clamp: bool,
-    /// [22] MODE.DEBUG.
+    /// Bit 22: MODE.DEBUG.
     pub debug_mode: bool,
-    /// [23] MODE.IEEE.
+    /// Bit 23: MODE.IEEE.
     pub enable_ieee_mode: bool,
-    /// [24] bulky.
+    /// Bit 24: bulky.
     pub bulky: bool,
-    /// [25] cdbg_user.
+    /// Bit 25: cdbg_user.
     pub cdbg_user: bool,
-    /// [26] MODE.FP16_OVFL (GFX9+).
+    /// Bit 26: MODE.FP16_OVFL (GFX9+).
     pub fp16_ovfl: bool,
 }
 
@@ -89,29 +89,29 @@ impl PgmRsrc1 {
 /// COMPUTE_PGM_RSRC2, decoded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PgmRsrc2 {
-    /// [0] SCRATCH_EN: the wave gets a private segment (and its wave byte offset SGPR).
+    /// Bit 0: SCRATCH_EN: the wave gets a private segment (and its wave byte offset SGPR).
     pub enable_private_segment: bool,
-    /// [5:1] USER_SGPR: how many user SGPRs the CP loads.
+    /// Bits 5:1: USER_SGPR: how many user SGPRs the CP loads.
     pub user_sgpr_count: u8,
-    /// [6] TRAP_PRESENT.
+    /// Bit 6: TRAP_PRESENT.
     pub enable_trap_handler: bool,
-    /// [7] TGID_X_EN: an SGPR with the workgroup id x.
+    /// Bit 7: TGID_X_EN: an SGPR with the workgroup id x.
     pub enable_sgpr_workgroup_id_x: bool,
-    /// [8] TGID_Y_EN.
+    /// Bit 8: TGID_Y_EN.
     pub enable_sgpr_workgroup_id_y: bool,
-    /// [9] TGID_Z_EN.
+    /// Bit 9: TGID_Z_EN.
     pub enable_sgpr_workgroup_id_z: bool,
-    /// [10] TG_SIZE_EN: an SGPR with workgroup info.
+    /// Bit 10: TG_SIZE_EN: an SGPR with workgroup info.
     pub enable_sgpr_workgroup_info: bool,
-    /// [12:11] TIDIG_COMP_CNT: 0 = only v0 (id x), 1 = v0..v1, 2 = v0..v2.
+    /// Bits 12:11: TIDIG_COMP_CNT: 0 = only v0 (id x), 1 = v0..v1, 2 = v0..v2.
     pub enable_vgpr_workitem_id: u8,
-    /// [13] EXCP_EN_MSB address watch.
+    /// Bit 13: EXCP_EN_MSB address watch.
     pub enable_exception_address_watch: bool,
-    /// [14] memory violation exception.
+    /// Bit 14: memory violation exception.
     pub enable_exception_memory: bool,
-    /// [23:15] LDS_SIZE in granules; the CP sets it from the dispatch, code objects leave 0.
+    /// Bits 23:15: LDS_SIZE in granules; the CP sets it from the dispatch, code objects leave 0.
     pub granulated_lds_size: u16,
-    /// [30:24] EXCP_EN: IEEE invalid, denormal source, divide by zero, overflow, underflow,
+    /// Bits 30:24: EXCP_EN: IEEE invalid, denormal source, divide by zero, overflow, underflow,
     /// inexact, integer divide by zero — bit 0 of this field is bit 24 of the register.
     pub enable_exception: u8,
 }
@@ -138,9 +138,9 @@ impl PgmRsrc2 {
 /// COMPUTE_PGM_RSRC3 (GFX90A: accumulation offset and thread-group split; reserved before).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PgmRsrc3 {
-    /// [5:0] ACCUM_OFFSET: first AccVGPR in the unified register file, in granules of 4, minus 1.
+    /// Bits 5:0: ACCUM_OFFSET: first AccVGPR in the unified register file, in granules of 4, minus 1.
     pub accum_offset: u8,
-    /// [16] TG_SPLIT.
+    /// Bit 16: TG_SPLIT.
     pub tg_split: bool,
 }
 
@@ -157,23 +157,23 @@ impl PgmRsrc3 {
 /// SGPR file), and wave size and stack use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct KernelCodeProperties {
-    /// [0] four SGPRs: the private segment buffer descriptor (V#).
+    /// Bit 0: four SGPRs: the private segment buffer descriptor (V#).
     pub enable_sgpr_private_segment_buffer: bool,
-    /// [1] two SGPRs: address of the dispatch packet.
+    /// Bit 1: two SGPRs: address of the dispatch packet.
     pub enable_sgpr_dispatch_ptr: bool,
-    /// [2] two SGPRs: address of the queue.
+    /// Bit 2: two SGPRs: address of the queue.
     pub enable_sgpr_queue_ptr: bool,
-    /// [3] two SGPRs: address of the kernarg segment.
+    /// Bit 3: two SGPRs: address of the kernarg segment.
     pub enable_sgpr_kernarg_segment_ptr: bool,
-    /// [4] two SGPRs: the 64-bit dispatch id.
+    /// Bit 4: two SGPRs: the 64-bit dispatch id.
     pub enable_sgpr_dispatch_id: bool,
-    /// [5] two SGPRs: flat scratch init.
+    /// Bit 5: two SGPRs: flat scratch init.
     pub enable_sgpr_flat_scratch_init: bool,
-    /// [6] one SGPR: the work-item private segment size.
+    /// Bit 6: one SGPR: the work-item private segment size.
     pub enable_sgpr_private_segment_size: bool,
-    /// [10] wave32 (GFX10+).
+    /// Bit 10: wave32 (GFX10+).
     pub enable_wavefront_size32: bool,
-    /// [11] the kernel uses a dynamically sized stack.
+    /// Bit 11: the kernel uses a dynamically sized stack.
     pub uses_dynamic_stack: bool,
 }
 
