@@ -119,6 +119,8 @@ fn run(args: &LintArgs) -> Result<(String, usize), String> {
         // binary (offload bundle, or a host file's .hip_fatbin).
         let images = gcn_loader::extract(&name, &bytes).map_err(|e| e.to_string())?;
         let plain = images.len() == 1 && images[0].label.is_none();
+        let mut jobs = Vec::new();
+        let mut skipped: Vec<&'static str> = Vec::new();
         for image in &images {
             let obj = ElfObject::parse(&image.file, &image.bytes).map_err(|e| e.to_string())?;
             let own = obj.target();
@@ -130,8 +132,8 @@ fn run(args: &LintArgs) -> Result<(String, usize), String> {
                 (Some(_), _) => continue,
                 (None, Ok(own)) => own,
                 (None, Err(e)) if plain => return Err(e.to_string()),
-                (None, Err(e)) => {
-                    eprintln!("gcnemu: skipped {e}");
+                (None, Err(_)) => {
+                    skipped.push(gcn_loader::mach_name(obj.mach()).unwrap_or("unknown"));
                     continue;
                 }
             };
@@ -139,9 +141,21 @@ fn run(args: &LintArgs) -> Result<(String, usize), String> {
                 Some(v) => v == OnOff::On,
                 None => xnack_from_flags(obj.e_flags),
             };
-            let report = lint::lint_object(&obj, &options(target, xnack));
+            jobs.push((image.file.clone(), obj, options(target, xnack)));
+        }
+        if !skipped.is_empty() {
+            skipped.sort();
+            let mut kinds = skipped.clone();
+            kinds.dedup();
+            eprintln!(
+                "gcnemu: {name}: skipped {} code objects for processors that are not gfx9 ({})",
+                skipped.len(),
+                kinds.join(", ")
+            );
+        }
+        for (label, report) in lint_parallel(jobs) {
             inputs.push(Linted {
-                label: image.file.clone(),
+                label,
                 uri: name.clone(),
                 report,
             });
@@ -154,6 +168,32 @@ fn run(args: &LintArgs) -> Result<(String, usize), String> {
         Format::Sarif => output::sarif(&inputs),
     };
     Ok((text, findings))
+}
+
+/// Lints code objects on all available cores, keeping their order.
+fn lint_parallel(jobs: Vec<(String, ElfObject<'_>, Options)>) -> Vec<(String, lint::Report)> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<lint::Report>> = Vec::new();
+    results.resize_with(jobs.len(), || None);
+    let results = std::sync::Mutex::new(results);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(jobs.len()) {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((_, obj, options)) = jobs.get(k) else {
+                    break;
+                };
+                let report = lint::lint_object(obj, options);
+                results.lock().unwrap_or_else(|e| e.into_inner())[k] = Some(report);
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    jobs.into_iter()
+        .zip(results)
+        .map(|((label, _, _), report)| (label, report.unwrap_or_default()))
+        .collect()
 }
 
 /// The first bytes of a clang offload bundle.

@@ -10,19 +10,43 @@
 
 use super::check::{History, Step};
 use super::model::InstModel;
-use std::collections::{BTreeSet, HashMap};
+use hashbrown::HashMap;
 
 /// One reachable instruction.
 #[derive(Debug)]
 pub struct Node {
     pub addr: u64,
     pub model: InstModel,
-    pub succs: Vec<Edge>,
+    /// At most two: fall-through and branch target.
+    pub succs: Succs,
     pub preds: Vec<Edge>,
 }
 
+/// The (at most two) successors of a node, kept inline.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Succs {
+    edges: [Edge; 2],
+    len: u8,
+}
+
+impl Succs {
+    fn push(&mut self, e: Edge) {
+        if (self.len as usize) < self.edges.len() {
+            self.edges[self.len as usize] = e;
+            self.len += 1;
+        }
+    }
+}
+
+impl std::ops::Deref for Succs {
+    type Target = [Edge];
+    fn deref(&self) -> &[Edge] {
+        &self.edges[..self.len as usize]
+    }
+}
+
 /// A control-flow edge (`node` is the other end).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Edge {
     pub node: usize,
     /// A return from a call: the callee ran in between.
@@ -50,16 +74,23 @@ pub const CALL_RETURN_WAIT_STATES: u32 = 1;
 /// keeps a malformed input from exhausting memory.
 const MAX_NODES: usize = 1 << 22;
 
+/// Slot mark for a reachable address whose bytes do not decode.
+const UNDECODABLE: u32 = u32::MAX - 1;
+
 impl Graph {
     /// Decodes and links the function starting at `entry` in `bytes` (which start at address
     /// `base`), staying within `[entry, end)`.
     pub fn build(bytes: &[u8], base: u64, entry: u64, end: u64, target: gcn_isa::Target) -> Graph {
-        let mut decoded: HashMap<u64, (InstModel, Vec<(u64, bool)>)> = HashMap::new();
+        // Instructions are dword-aligned, so `(addr - entry) / 4` indexes a dense slot table.
+        let slots = ((end - entry) / 4) as usize;
+        let mut slot_of: Vec<u32> = vec![u32::MAX; slots.min(MAX_NODES * 4)];
+        let mut decoded: Vec<Option<(u64, InstModel, [Option<(u64, bool)>; 2])>> = Vec::new();
         let mut problems = Vec::new();
         let mut work = vec![entry];
-        let in_range = |a: u64| a >= entry && a < end;
+        let in_range = |a: u64| a >= entry && a < end && a % 4 == entry % 4;
         while let Some(addr) = work.pop() {
-            if decoded.contains_key(&addr) || decoded.len() >= MAX_NODES {
+            let slot = ((addr - entry) / 4) as usize;
+            if slot >= slot_of.len() || slot_of[slot] != u32::MAX || decoded.len() >= MAX_NODES {
                 continue;
             }
             let offset = (addr - base) as usize;
@@ -68,6 +99,7 @@ impl Graph {
             let inst = match gcn_isa::decode(rest, target) {
                 Ok(inst) => inst,
                 Err(e) => {
+                    slot_of[slot] = UNDECODABLE;
                     problems.push(DecodeProblem {
                         addr,
                         message: format!("reachable bytes do not decode: {e}"),
@@ -77,33 +109,42 @@ impl Graph {
             };
             let model = InstModel::new(inst);
             let next = addr + inst.len() as u64;
-            let succs: Vec<(u64, bool)> = successors(&model, addr, next)
-                .into_iter()
-                .filter(|(a, _)| in_range(*a))
-                .collect();
-            work.extend(succs.iter().map(|(a, _)| *a));
-            decoded.insert(addr, (model, succs));
+            let mut succs = successors(&model, addr, next);
+            for s in succs.iter_mut() {
+                *s = s.filter(|(a, _)| in_range(*a));
+                if let Some((a, _)) = s {
+                    work.push(*a);
+                }
+            }
+            slot_of[slot] = decoded.len() as u32;
+            decoded.push(Some((addr, model, succs)));
         }
-        let order: BTreeSet<u64> = decoded.keys().copied().collect();
-        let index: HashMap<u64, usize> = order.iter().enumerate().map(|(i, a)| (*a, i)).collect();
+        // Number the nodes in address order (slot order), without moving the models twice.
+        let mut order = Vec::with_capacity(decoded.len());
+        for slot in slot_of.iter_mut() {
+            if (*slot as usize) < decoded.len() {
+                order.push(*slot as usize);
+                *slot = (order.len() - 1) as u32;
+            }
+        }
+        let index = |addr: u64| -> Option<usize> {
+            let slot = *slot_of.get(((addr - entry) / 4) as usize)?;
+            ((slot as usize) < order.len()).then_some(slot as usize)
+        };
         let mut nodes: Vec<Node> = Vec::with_capacity(order.len());
         let mut links = Vec::with_capacity(order.len());
-        for addr in &order {
-            let (model, succs) = decoded.remove(addr).expect("address came from the map");
+        for k in order.iter() {
+            let (addr, model, succs) = decoded[*k].take().expect("each slot once");
+            links.push(succs.map(|s| s.and_then(|(a, call)| Some((index(a)?, call)))));
             nodes.push(Node {
-                addr: *addr,
+                addr,
                 model,
-                succs: Vec::new(),
+                succs: Succs::default(),
                 preds: Vec::new(),
             });
-            links.push(succs);
         }
         for (from, succs) in links.into_iter().enumerate() {
-            for (addr, call_return) in succs {
-                // An instruction that overlaps another's bytes was never decoded on its own.
-                let Some(&to) = index.get(&addr) else {
-                    continue;
-                };
+            for (to, call_return) in succs.into_iter().flatten() {
                 nodes[from].succs.push(Edge {
                     node: to,
                     call_return,
@@ -131,7 +172,7 @@ impl Graph {
 
 /// Where control can go after the instruction at `addr` (`next` is the following address);
 /// the flag marks the return edge of a call.
-fn successors(m: &InstModel, addr: u64, next: u64) -> Vec<(u64, bool)> {
+fn successors(m: &InstModel, addr: u64, next: u64) -> [Option<(u64, bool)>; 2] {
     let name = m.name;
     let target = m.inst.branch_target(addr);
     match name {
@@ -140,15 +181,11 @@ fn successors(m: &InstModel, addr: u64, next: u64) -> Vec<(u64, bool)> {
         | "s_endpgm_ordered_ps_done"
         | "s_setpc_b64"
         | "s_rfe_b64"
-        | "s_rfe_restore_b64" => vec![],
-        "s_branch" => target.into_iter().map(|t| (t, false)).collect(),
-        "s_swappc_b64" | "s_call_b64" => vec![(next, true)],
-        _ if name.starts_with("s_cbranch_") => {
-            let mut out = vec![(next, false)];
-            out.extend(target.map(|t| (t, false)));
-            out
-        }
-        _ => vec![(next, false)],
+        | "s_rfe_restore_b64" => [None, None],
+        "s_branch" => [target.map(|t| (t, false)), None],
+        "s_swappc_b64" | "s_call_b64" => [Some((next, true)), None],
+        _ if name.starts_with("s_cbranch_") => [Some((next, false)), target.map(|t| (t, false))],
+        _ => [Some((next, false)), None],
     }
 }
 
@@ -165,18 +202,16 @@ impl History for CfgHistory<'_> {
         let nodes = &self.graph.nodes;
         // Depth-first over predecessors; a node is walked past again only when reached with
         // fewer wait states than before, which gives the minimum over paths and ends loops.
-        let mut best: HashMap<usize, u32> = HashMap::new();
+        let mut best = Best::default();
         let mut stack: Vec<(usize, u32)> = nodes[self.at]
             .preds
             .iter()
             .map(|e| (e.node, edge_wait_states(e)))
             .collect();
         while let Some((n, between)) = stack.pop() {
-            match best.get(&n) {
-                Some(&b) if b <= between => continue,
-                _ => {}
+            if !best.improve(n, between) {
+                continue;
             }
-            best.insert(n, between);
             let node = &nodes[n];
             if visit(n, &node.model, between) == Step::Stop {
                 continue;
@@ -194,5 +229,44 @@ fn edge_wait_states(e: &Edge) -> u32 {
         CALL_RETURN_WAIT_STATES
     } else {
         0
+    }
+}
+
+/// The fewest wait states each node was reached with: a short list for the usual few-step
+/// walks, a hash map once a walk grows long (the stale-VCCZ walk may cover a function).
+#[derive(Default)]
+struct Best {
+    few: Vec<(usize, u32)>,
+    many: HashMap<usize, u32>,
+}
+
+impl Best {
+    /// Records `between` for `n`; false if `n` was already reached with no more wait states.
+    fn improve(&mut self, n: usize, between: u32) -> bool {
+        if self.many.is_empty() {
+            if let Some(entry) = self.few.iter_mut().find(|(k, _)| *k == n) {
+                if entry.1 <= between {
+                    return false;
+                }
+                entry.1 = between;
+                return true;
+            }
+            if self.few.len() < 32 {
+                self.few.push((n, between));
+                return true;
+            }
+            self.many.extend(self.few.drain(..));
+        }
+        match self.many.get_mut(&n) {
+            Some(b) if *b <= between => false,
+            Some(b) => {
+                *b = between;
+                true
+            }
+            None => {
+                self.many.insert(n, between);
+                true
+            }
+        }
     }
 }

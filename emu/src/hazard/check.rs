@@ -75,7 +75,7 @@ fn watch(consumer: Consumer, m: &InstModel) -> Option<Watch> {
             }
             regs_only(w)
         }
-        Consumer::LaneSelect => regs_only(m.lane_select),
+        Consumer::LaneSelect => regs_only(m.lane_select()),
         Consumer::DivFmas if m.name.starts_with("v_div_fmas") => regs_only(regs::VCC),
         Consumer::ValuWritesVgpr if m.is_valu() => regs_only(m.writes.vgprs()),
         Consumer::VmemReadsSgpr if m.is_vmem_or_flat() => regs_only(m.reads.scalar()),
@@ -103,7 +103,7 @@ fn produces(producer: Producer, watch: &Watch, m: &InstModel) -> bool {
             hwreg(HW_REG_MODE) && m.hwreg.is_some_and(|h| h.covers_bit(MODE_VSKIP_BIT))
         }
         Producer::SetVskip => m.name == "s_setvskip",
-        Producer::WideStoreData => m.wide_store_data.overlaps(watch.regs),
+        Producer::WideStoreData => m.wide_store_data().overlaps(watch.regs),
     }
 }
 

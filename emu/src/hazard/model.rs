@@ -58,10 +58,11 @@ pub struct InstModel {
     /// Wait states this instruction provides to the ones after it: `s_nop N` gives N+1, any other
     /// instruction 1 (§4.5).
     pub wait_states: u8,
-    /// Data VGPRs of a store wider than 64 bits that the hardware reads after issue (table 8 row 8).
-    pub wide_store_data: RegSet,
-    /// The SGPR lane select (src1) of v_readlane/v_writelane.
-    pub lane_select: RegSet,
+    /// Data VGPRs (first code, dwords) of a store wider than 64 bits that the hardware reads
+    /// after issue (table 8 row 8); 0 dwords if none.
+    wide_store: (u16, u8),
+    /// The SGPR lane select (src1) of v_readlane/v_writelane, if an SGPR.
+    lane_select: Option<u16>,
     pub hwreg: Option<Hwreg>,
     pub m0_reader: Option<M0Reader>,
     pub name: &'static str,
@@ -77,8 +78,8 @@ impl InstModel {
             reads: implicit(class.reads),
             writes: implicit(class.writes),
             wait_states: 1,
-            wide_store_data: RegSet::EMPTY,
-            lane_select: RegSet::EMPTY,
+            wide_store: (0, 0),
+            lane_select: None,
             hwreg: None,
             m0_reader: None,
             name,
@@ -87,6 +88,16 @@ impl InstModel {
         m.special_reads();
         m.facts();
         m
+    }
+
+    /// Data VGPRs of a store wider than 64 bits (table 8 row 8), or the empty set.
+    pub fn wide_store_data(&self) -> RegSet {
+        RegSet::range(self.wide_store.0, self.wide_store.1)
+    }
+
+    /// The SGPR lane select of v_readlane/v_writelane, or the empty set.
+    pub fn lane_select(&self) -> RegSet {
+        self.lane_select.map_or(RegSet::EMPTY, RegSet::one)
     }
 
     pub fn is_valu(&self) -> bool {
@@ -260,29 +271,29 @@ impl InstModel {
         if matches!(self.name, "v_readlane_b32" | "v_writelane_b32") {
             if let Some(code) = inst.code(Field::Src1) {
                 if code < 128 {
-                    self.lane_select = RegSet::one(code);
+                    self.lane_select = Some(code);
                 }
             }
         }
-        self.wide_store_data = self.wide_store();
+        self.wide_store = self.wide_store();
         self.m0_reader = self.m0_group();
     }
 
     /// Table 8 row 8: stores (and cmpswap_x2 atomics) whose data is wider than 64 bits.
-    fn wide_store(&self) -> RegSet {
+    fn wide_store(&self) -> (u16, u8) {
         if !self.may_store() {
-            return RegSet::EMPTY;
+            return (0, 0);
         }
         let inst = self.inst;
         let Some(data) = inst
             .register_operands()
             .find(|(field, _, _)| *field == Field::Vdata)
         else {
-            return RegSet::EMPTY;
+            return (0, 0);
         };
         let (_, code, dwords) = data;
         if dwords <= 2 {
-            return RegSet::EMPTY;
+            return (0, 0);
         }
         let applies = match inst.format() {
             // Not when soffset is an SGPR (ISA remark; LLVM checks "soffset is not a register").
@@ -293,9 +304,9 @@ impl InstModel {
             _ => false,
         };
         if applies {
-            RegSet::range(code, dwords)
+            (code, dwords)
         } else {
-            RegSet::EMPTY
+            (0, 0)
         }
     }
 
@@ -422,20 +433,20 @@ mod tests {
         assert_eq!(model("s_nop 5").wait_states, 6);
         assert_eq!(model("v_nop").wait_states, 1);
         assert_eq!(
-            model("v_readlane_b32 s0, v1, s7").lane_select,
+            model("v_readlane_b32 s0, v1, s7").lane_select(),
             RegSet::one(7)
         );
-        assert!(model("v_readlane_b32 s0, v1, 7").lane_select.is_empty());
+        assert!(model("v_readlane_b32 s0, v1, 7").lane_select().is_empty());
         let h = model("s_setreg_b32 hwreg(HW_REG_MODE, 28, 1), s0")
             .hwreg
             .unwrap();
         assert!(h.id == HW_REG_MODE && h.covers_bit(MODE_VSKIP_BIT));
         assert_eq!(
-            model("flat_store_dwordx4 v[0:1], v[2:5]").wide_store_data,
+            model("flat_store_dwordx4 v[0:1], v[2:5]").wide_store_data(),
             v(2, 4)
         );
         assert!(model("buffer_store_dwordx4 v[2:5], off, s[0:3], s4")
-            .wide_store_data
+            .wide_store_data()
             .is_empty());
         assert_eq!(
             model("s_sendmsg sendmsg(MSG_INTERRUPT)").m0_reader,

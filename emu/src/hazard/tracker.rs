@@ -158,7 +158,7 @@ mod tests {
     fn stale_vccz_is_found_beyond_the_kept_window() {
         let mut t = HazardTracker::new(false);
         let mut lines = vec!["s_mov_b32 vcc_lo, 0"];
-        lines.extend(std::iter::repeat("s_nop 0").take(2 * KEEP));
+        lines.extend(std::iter::repeat_n("s_nop 0", 2 * KEEP));
         lines.push("s_cbranch_vccz 3");
         let found = feed(&mut t, &lines);
         assert_eq!(found.len(), 1);

@@ -78,20 +78,41 @@ const MAX_PENDING: usize = 128;
 
 /// Runs the dataflow over `graph` and returns every uncovered use.
 pub fn analyse(graph: &Graph) -> Vec<WaitFinding> {
-    let n = graph.nodes.len();
-    if n == 0 {
+    let nodes = &graph.nodes;
+    if nodes.is_empty() {
         return Vec::new();
     }
-    let mut state_in: Vec<Option<State>> = vec![None; n];
+    // States are kept at block leaders only; a block is a straight run in which every node
+    // but the first has its predecessor just before it as its only one.
+    let leader: Vec<bool> = (0..nodes.len())
+        .map(|i| {
+            i == 0
+                || match nodes[i].preds.as_slice() {
+                    [only] => {
+                        only.node != i - 1 || only.call_return || nodes[only.node].succs.len() != 1
+                    }
+                    _ => true,
+                }
+        })
+        .collect();
+    let block_end = |start: usize| {
+        (start + 1..nodes.len())
+            .find(|&k| leader[k])
+            .unwrap_or(nodes.len())
+    };
+    let mut state_in: Vec<Option<State>> = vec![None; nodes.len()];
     state_in[0] = Some(Vec::new());
     // The entry is the lowest reachable address, node 0.
     let mut work: std::collections::BTreeSet<usize> = [0].into();
     let mut scratch = Vec::new();
-    while let Some(i) = work.pop_first() {
-        let mut state = state_in[i].clone().unwrap_or_default();
-        transfer(graph, i, &mut state, &mut scratch);
+    while let Some(start) = work.pop_first() {
+        let mut state = state_in[start].clone().unwrap_or_default();
+        let end = block_end(start);
+        for i in start..end {
+            transfer(graph, i, &mut state, &mut scratch);
+        }
         scratch.clear();
-        for e in &graph.nodes[i].succs {
+        for e in nodes[end - 1].succs.iter() {
             let out = if e.call_return {
                 // The callee waits for everything at entry and before it returns (LLVM's
                 // calling convention); what it leaves behind is not this function's.
@@ -112,10 +133,12 @@ pub fn analyse(graph: &Graph) -> Vec<WaitFinding> {
         }
     }
     let mut findings = Vec::new();
-    for i in 0..n {
-        if let Some(state) = &state_in[i] {
+    for start in (0..nodes.len()).filter(|&i| leader[i]) {
+        if let Some(state) = &state_in[start] {
             let mut state = state.clone();
-            transfer(graph, i, &mut state, &mut findings);
+            for i in start..block_end(start) {
+                transfer(graph, i, &mut state, &mut findings);
+            }
         }
     }
     findings
