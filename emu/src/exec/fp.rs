@@ -299,6 +299,29 @@ pub fn div_fixup_f64(s0: f64, s1: f64, s2: f64) -> f64 {
     }
 }
 
+/// a·b + c for operands whose product is exact in f64 (f16 and f32 values), rounded to odd in
+/// f64: converting the result to f16 or f32 then rounds once, as a fused multiply-add does.
+pub fn fma_odd(a: f64, b: f64, c: f64) -> f64 {
+    let p = a * b;
+    let s = p + c;
+    if !s.is_finite() || !p.is_finite() {
+        return s;
+    }
+    // TwoSum: the exact rounding error of p + c.
+    let bb = s - p;
+    let err = (p - (s - bb)) + (c - bb);
+    if err == 0.0 || s.to_bits() & 1 == 1 {
+        return s;
+    }
+    // Inexact with an even significand: step one ulp toward the exact value (it is odd).
+    if s == 0.0 {
+        return f64::from_bits(1) * err.signum();
+    }
+    let bits = s.to_bits();
+    let away_from_zero = (err > 0.0) == (s > 0.0);
+    f64::from_bits(if away_from_zero { bits + 1 } else { bits - 1 })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,6 +356,17 @@ mod tests {
         assert_eq!(frexp_exp_f64(f64::from_bits(1)), -1073);
         assert_eq!(frexp_mant_f32(-3.0), -0.75);
         assert_eq!(frexp_exp_f32(f32::INFINITY), 0);
+    }
+
+    #[test]
+    fn fma_odd_breaks_f16_ties() {
+        // 1 + 2^-11 is the tie between f16 1.0 and 1.0009765625; a tiny addend decides it.
+        let tie = 1.0 + 2f64.powi(-11);
+        let up = fma_odd(tie, 1.0, 2f64.powi(-60));
+        assert_eq!(half::f16::from_f64(up).to_bits(), 0x3c01);
+        let down = fma_odd(tie, 1.0, -(2f64.powi(-60)));
+        assert_eq!(half::f16::from_f64(down).to_bits(), 0x3c00);
+        assert_eq!(fma_odd(2.0, 3.0, 1.0), 7.0);
     }
 
     #[test]

@@ -13,12 +13,14 @@ pub mod ds;
 pub mod f16;
 pub mod flat;
 pub mod fp;
+pub mod h16;
 pub mod mubuf;
 pub mod smem;
 pub mod sop;
 pub mod support;
 pub mod valu;
 pub mod vop;
+pub mod vop16;
 pub mod vopc;
 
 use crate::lds::Lds;
@@ -140,9 +142,9 @@ pub fn semantics(op: &OpInfo, target: Target) -> Option<ExecFn> {
             sop::resolve(name)
         }
         Format::Smem => smem::resolve(name),
-        Format::Vop1 | Format::Vop2 | Format::Vop3 => {
-            vop::resolve(name, target).or_else(|| vopc::resolve(name))
-        }
+        Format::Vop1 | Format::Vop2 | Format::Vop3 => vop::resolve(name, target)
+            .or_else(|| vop16::resolve(name))
+            .or_else(|| vopc::resolve(name)),
         Format::Vopc => vopc::resolve(name),
         Format::Ds => ds::resolve(name),
         Format::Flat | Format::Global | Format::Scratch => flat::resolve(name),

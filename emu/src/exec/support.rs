@@ -176,7 +176,7 @@ pub fn manifest(tested: &dyn Fn(&str) -> bool) -> String {
             .map(|(t, _)| on_target(op, *t).then(|| support(op, *t)))
             .collect();
         let cells: Vec<&str> = st.iter().map(|x| x.map_or("—", cell)).collect();
-        let implemented = st.iter().any(|x| *x == Some(Support::Implemented));
+        let implemented = st.contains(&Some(Support::Implemented));
         let note = st
             .iter()
             .find_map(|x| match x {

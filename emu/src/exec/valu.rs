@@ -244,12 +244,12 @@ pub fn mask_src(cx: &Cx, src: Src) -> u64 {
 
 /// Does the wave's MODE keep f32 input (bit 0) / output (bit 1) denormals?
 #[inline]
-fn denorm32(cx: &Cx) -> u32 {
+pub fn denorm32(cx: &Cx) -> u32 {
     (cx.wave.mode >> mode::DENORM_SHIFT) & 3
 }
 
 #[inline]
-fn denorm64(cx: &Cx) -> u32 {
+pub fn denorm64(cx: &Cx) -> u32 {
     (cx.wave.mode >> (mode::DENORM_SHIFT + 2)) & 3
 }
 

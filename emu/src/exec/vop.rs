@@ -167,6 +167,8 @@ lane_ops! {
     // VOP3 (f32)
     v_fma_f32: f32_3 |a, b, c| a.mul_add(b, c);
     v_mad_f32: f32_3 |a, b, c| a * b + c;
+    // DX9 multiply (0 times anything, inf and NaN included, is 0), then the add.
+    v_mad_legacy_f32: f32_3 |a, b, c| (if a == 0.0 || b == 0.0 { 0.0 } else { a * b }) + c;
     v_min3_f32: f32_3 |a, b, c| fp::min_f32(fp::min_f32(a, b), c);
     v_max3_f32: f32_3 |a, b, c| fp::max_f32(fp::max_f32(a, b), c);
     v_med3_f32: f32_3 |a, b, c| fp::med3_f32(a, b, c);

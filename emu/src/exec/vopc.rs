@@ -251,6 +251,28 @@ fn cmp_class_f64<const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
     finish::<X>(cx, d, bits)
 }
 
+/// Class of an f16 source (op_sel does not apply to VOPC).
+fn cmp_class_f16<const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch(cx, d, 0);
+    let b = fetch(cx, d, 1);
+    let mut bits = 0u64;
+    for l in 0..WAVE_SIZE {
+        let h = a[l] as u16;
+        let neg = h & 0x8000 != 0;
+        let c = if h & 0x7c00 == 0 && h & 0x3ff != 0 {
+            if neg {
+                4
+            } else {
+                7
+            }
+        } else {
+            class_bit(super::f16::f16_to_f32(h) as f64, h & 0x200 != 0, neg)
+        };
+        bits |= ((b[l] >> c & 1) as u64) << l;
+    }
+    finish::<X>(cx, d, bits)
+}
+
 macro_rules! by_op {
     ($f:ident, $x:expr, $op:expr) => {
         match ($op, $x) {
@@ -304,6 +326,8 @@ pub fn resolve(name: &str) -> Option<ExecFn> {
             ("f32", true) => Some(cmp_class_f32::<true>),
             ("f64", false) => Some(cmp_class_f64::<false>),
             ("f64", true) => Some(cmp_class_f64::<true>),
+            ("f16", false) => Some(cmp_class_f16::<false>),
+            ("f16", true) => Some(cmp_class_f16::<true>),
             _ => None,
         };
     }

@@ -1,0 +1,224 @@
+//! What the 16-bit VALU ops share: half-word sources (VOP3 op_sel picks the high half on the
+//! rows that have it), f16 input modifiers and denormal flushing (MODE FP_DENORM bits 7:6, shared
+//! with f64), one rounding of an exact (f64) result to f16, and the gfx9 rules for the unused
+//! half of the destination: most 16-bit ops zero it, while the op_sel rows (v_mad_f16, v_fma_f16,
+//! v_mad_u16/i16, min3/max3/med3, div_fixup, add/sub_i16) and v_mac_f16 / v_madak_f16 /
+//! v_madmk_f16 keep it, writing the half op_sel[3] names (as LLVM's
+//! `GCNSubtarget::zeroesHigh16BitsOfDest` records for gfx9).
+
+use super::valu::{denorm64, fetch, write, write_mask, Res};
+use super::{Cx, Flow};
+use crate::program::Decoded;
+use crate::wave::{Row, WAVE_SIZE};
+use gcn_isa::table::OP_SEL;
+use gcn_isa::Format;
+
+pub type Row16 = [u16; WAVE_SIZE];
+pub type RowF = [f64; WAVE_SIZE];
+
+/// Does this row take op_sel (the gfx9 VOP3 16-bit ops that print it)?
+#[inline]
+pub fn has_opsel(d: &Decoded) -> bool {
+    d.inst.format() == Format::Vop3 && d.inst.info().flags & OP_SEL != 0
+}
+
+/// Source `i` as 16-bit lane values: the low half, or the high half under op_sel[i].
+#[inline]
+pub fn fetch_h(cx: &Cx, d: &Decoded, i: usize) -> Row16 {
+    let row = fetch(cx, d, i);
+    let shift = if has_opsel(d) && d.mods.op_sel >> i & 1 != 0 {
+        16
+    } else {
+        0
+    };
+    std::array::from_fn(|l| (row[l] >> shift) as u16)
+}
+
+/// f16 bits with abs/neg bit `i` of `abs`/`neg` applied.
+#[inline]
+pub fn mods16(h: u16, abs: u8, neg: u8, i: usize) -> u16 {
+    let mut h = h;
+    if abs >> i & 1 != 0 {
+        h &= 0x7fff;
+    }
+    if neg >> i & 1 != 0 {
+        h ^= 0x8000;
+    }
+    h
+}
+
+/// f16 bits to f64 (exact), flushing a denormal to ±0 when `flush`.
+#[inline]
+pub fn widen(h: u16, flush: bool) -> f64 {
+    if flush && h & 0x7c00 == 0 {
+        return if h & 0x8000 != 0 { -0.0 } else { 0.0 };
+    }
+    half::f16::from_bits(h).to_f64()
+}
+
+/// Source `i` as an f16 value (exact in f64) with input modifiers and MODE flushing.
+#[inline]
+pub fn fetch_hf(cx: &Cx, d: &Decoded, i: usize) -> RowF {
+    let h = fetch_h(cx, d, i);
+    let flush = denorm64(cx) & 1 == 0;
+    std::array::from_fn(|l| widen(mods16(h[l], d.mods.abs, d.mods.neg, i), flush))
+}
+
+/// Rounds an exact result to f16 once (nearest even), after omod and clamp; flushes an output
+/// denormal when `flush`.
+#[inline]
+pub fn narrow(v: f64, omod: u8, clamp: bool, flush: bool) -> u16 {
+    let mut v = v * [1.0, 2.0, 4.0, 0.5][omod as usize & 3];
+    if clamp {
+        v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+    }
+    let h = half::f16::from_f64(v).to_bits();
+    if flush && h & 0x7c00 == 0 {
+        h & 0x8000
+    } else {
+        h
+    }
+}
+
+/// f16 results of all lanes with the instruction's output modifiers.
+#[inline]
+pub fn finish_hf(cx: &Cx, d: &Decoded, r: &RowF) -> Row16 {
+    let flush = denorm64(cx) & 2 == 0;
+    std::array::from_fn(|l| narrow(r[l], d.mods.omod, d.mods.clamp, flush))
+}
+
+/// Ops that keep the other half of the destination on gfx9 (outside the op_sel rows).
+fn keeps_other_half(d: &Decoded) -> bool {
+    matches!(
+        d.inst.info().base_name(),
+        "v_mac_f16" | "v_madak_f16" | "v_madmk_f16"
+    )
+}
+
+/// Writes a 16-bit result row: into the half op_sel[3] names keeping the other (op_sel rows,
+/// mac/madak/madmk), or zero-extended (with SDWA destination selection) otherwise.
+#[inline]
+pub fn write_h(cx: &mut Cx, d: &Decoded, vals: &Row16) {
+    if has_opsel(d) || keeps_other_half(d) {
+        let hi = has_opsel(d) && d.mods.op_sel & 8 != 0;
+        let (shift, keep) = if hi { (16, 0xffff) } else { (0, 0xffff_0000) };
+        let old = cx.wave.vgpr[d.vdst as usize];
+        let out: Row = std::array::from_fn(|l| (old[l] & keep) | (vals[l] as u32) << shift);
+        let mask = write_mask(cx, d);
+        cx.wave.write_row(d.vdst as usize, &out, mask);
+        return;
+    }
+    let out: Row = std::array::from_fn(|l| vals[l] as u32);
+    write(cx, d, &out);
+}
+
+// ---- drivers ----
+
+#[inline]
+pub fn hf_1(cx: &mut Cx, d: &Decoded, f: impl Fn(f64) -> f64) -> Res {
+    let a = fetch_hf(cx, d, 0);
+    let r: RowF = std::array::from_fn(|l| f(a[l]));
+    let out = finish_hf(cx, d, &r);
+    write_h(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+#[inline]
+pub fn hf_2(cx: &mut Cx, d: &Decoded, f: impl Fn(f64, f64) -> f64) -> Res {
+    let a = fetch_hf(cx, d, 0);
+    let b = fetch_hf(cx, d, 1);
+    let r: RowF = std::array::from_fn(|l| f(a[l], b[l]));
+    let out = finish_hf(cx, d, &r);
+    write_h(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+#[inline]
+pub fn hf_3(cx: &mut Cx, d: &Decoded, f: impl Fn(f64, f64, f64) -> f64) -> Res {
+    let a = fetch_hf(cx, d, 0);
+    let b = fetch_hf(cx, d, 1);
+    let c = fetch_hf(cx, d, 2);
+    let r: RowF = std::array::from_fn(|l| f(a[l], b[l], c[l]));
+    let out = finish_hf(cx, d, &r);
+    write_h(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+/// An f16 op whose third input is the low half of the destination (v_mac_f16).
+#[inline]
+pub fn hf_acc(cx: &mut Cx, d: &Decoded, f: impl Fn(f64, f64, f64) -> f64) -> Res {
+    let a = fetch_hf(cx, d, 0);
+    let b = fetch_hf(cx, d, 1);
+    let flush = denorm64(cx) & 1 == 0;
+    let c = cx.wave.vgpr[d.vdst as usize];
+    let r: RowF = std::array::from_fn(|l| f(a[l], b[l], widen(c[l] as u16, flush)));
+    let out = finish_hf(cx, d, &r);
+    write_h(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+/// f16 source, 16-bit integer result (conversions, frexp_exp).
+#[inline]
+pub fn hf_to_u16(cx: &mut Cx, d: &Decoded, f: impl Fn(f64) -> u16) -> Res {
+    let a = fetch_hf(cx, d, 0);
+    let r: Row16 = std::array::from_fn(|l| f(a[l]));
+    write_h(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+/// Integer sources, with the clamp bit passed to the lane function (saturating forms).
+#[inline]
+pub fn u16_1(cx: &mut Cx, d: &Decoded, f: impl Fn(u16) -> u16) -> Res {
+    let a = fetch_h(cx, d, 0);
+    let r: Row16 = std::array::from_fn(|l| f(a[l]));
+    write_h(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+#[inline]
+pub fn u16_2(cx: &mut Cx, d: &Decoded, f: impl Fn(u16, u16, bool) -> u16) -> Res {
+    let a = fetch_h(cx, d, 0);
+    let b = fetch_h(cx, d, 1);
+    let clamp = d.mods.clamp;
+    let r: Row16 = std::array::from_fn(|l| f(a[l], b[l], clamp));
+    write_h(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+#[inline]
+pub fn u16_3(cx: &mut Cx, d: &Decoded, f: impl Fn(u16, u16, u16, bool) -> u16) -> Res {
+    let a = fetch_h(cx, d, 0);
+    let b = fetch_h(cx, d, 1);
+    let c = fetch_h(cx, d, 2);
+    let clamp = d.mods.clamp;
+    let r: Row16 = std::array::from_fn(|l| f(a[l], b[l], c[l], clamp));
+    write_h(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+/// Two 16-bit sources and a 32-bit third source and result (v_mad_u32_u16, v_mad_i32_i16).
+#[inline]
+pub fn u16_u16_u32(cx: &mut Cx, d: &Decoded, f: impl Fn(u16, u16, u32, bool) -> u32) -> Res {
+    let a = fetch_h(cx, d, 0);
+    let b = fetch_h(cx, d, 1);
+    let c = fetch(cx, d, 2);
+    let clamp = d.mods.clamp;
+    let r: Row = std::array::from_fn(|l| f(a[l], b[l], c[l], clamp));
+    write(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+/// Two f16 sources (with modifiers), a packed 32-bit result {hi: f(b), lo: f(a)}.
+#[inline]
+pub fn hf_pack(cx: &mut Cx, d: &Decoded, f: impl Fn(f64, u16) -> u16) -> Res {
+    let ha = fetch_h(cx, d, 0);
+    let hb = fetch_h(cx, d, 1);
+    let flush = denorm64(cx) & 1 == 0;
+    let r: Row = std::array::from_fn(|l| {
+        let a = mods16(ha[l], d.mods.abs, d.mods.neg, 0);
+        let b = mods16(hb[l], d.mods.abs, d.mods.neg, 1);
+        f(widen(a, flush), a) as u32 | (f(widen(b, flush), b) as u32) << 16
+    });
+    write(cx, d, &r);
+    Ok(Flow::Continue)
+}

@@ -1,0 +1,64 @@
+//! Shared harness of the instruction-level tests (`exec_*.rs`): assemble a snippet with
+//! `gcn_isa::assemble`, run it on one wave, return the wave or the fault.
+
+#![allow(dead_code)]
+
+use gcn_isa::{assemble, Target};
+use gcnemu::exec::{DispatchEnv, Fault};
+use gcnemu::lds::Lds;
+use gcnemu::memory::Memory;
+use gcnemu::program::Program;
+use gcnemu::run::{run_workgroup, Counts, Stop};
+use gcnemu::wave::Wave;
+
+/// MODE with f32 and f16/f64 denormals kept (what HIP kernels get), IEEE on.
+pub const MODE_DENORMS: u32 = 0xf0 | 1 << 9;
+
+/// Runs `asm` (s_endpgm appended) for `target` on one wave prepared by `setup`, with `mem`.
+pub fn run_with(
+    target: Target,
+    asm: &str,
+    mem: &mut Memory,
+    setup: impl FnOnce(&mut Wave),
+) -> Result<Wave, Fault> {
+    let text = format!("{asm}\ns_endpgm\n");
+    let code = assemble(&text, target).unwrap_or_else(|e| panic!("{e:?}"));
+    let program = Program::decode(&code.bytes, 0x1000, target);
+    assert!(program.bad.is_empty(), "{:?}", program.bad);
+    let mut w = Wave::new(0);
+    w.set_exec(u64::MAX);
+    w.mode = MODE_DENORMS;
+    setup(&mut w);
+    let mut waves = [w];
+    let mut lds = Lds::new(4096);
+    let env = DispatchEnv { private_size: 256 };
+    let (mut budget, mut counts) = (1_000_000u64, Counts::default());
+    match run_workgroup(
+        &mut waves,
+        &program,
+        mem,
+        &mut lds,
+        &env,
+        &mut budget,
+        &mut counts,
+    ) {
+        Ok(()) => Ok(waves.into_iter().next().unwrap()),
+        Err(Stop::Fault { fault, .. }) => Err(fault),
+        Err(other) => panic!("{other:?}"),
+    }
+}
+
+/// Runs on gfx906 (a superset of gfx900's VALU) with no device memory.
+pub fn run(asm: &str, setup: impl FnOnce(&mut Wave)) -> Result<Wave, Fault> {
+    run_with(Target::Gfx906, asm, &mut Memory::default(), setup)
+}
+
+/// A row whose lanes cycle through `vals`.
+pub fn cyc(vals: &[u32]) -> [u32; 64] {
+    std::array::from_fn(|l| vals[l % vals.len()])
+}
+
+/// f16 bits of an f32 value (exactly representable ones in the tests).
+pub fn h(v: f32) -> u32 {
+    half::f16::from_f32(v).to_bits() as u32
+}
