@@ -72,7 +72,7 @@ pub fn narrow(v: f64, omod: u8, clamp: bool, flush: bool) -> u16 {
     if clamp {
         v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
     }
-    let h = half::f16::from_f64(v).to_bits();
+    let h = super::f16::f64_to_f16(v);
     if flush && h & 0x7c00 == 0 {
         h & 0x8000
     } else {

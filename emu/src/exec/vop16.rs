@@ -122,7 +122,7 @@ fn med3<T: Ord + Copy>(a: T, b: T, c: T) -> T {
 
 /// Rounds to f16 precision (for the separately rounded product of v_mad_f16).
 fn r16(v: f64) -> f64 {
-    half::f16::from_f64(v).to_f64()
+    half::f16::from_bits(super::f16::f64_to_f16(v)).to_f64()
 }
 
 ops16! {
