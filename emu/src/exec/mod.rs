@@ -21,6 +21,7 @@ pub mod support;
 pub mod valu;
 pub mod vop;
 pub mod vop16;
+pub mod vop3p;
 pub mod vopc;
 
 use crate::lds::Lds;
@@ -146,6 +147,7 @@ pub fn semantics(op: &OpInfo, target: Target) -> Option<ExecFn> {
             .or_else(|| vop16::resolve(name))
             .or_else(|| vopc::resolve(name)),
         Format::Vopc => vopc::resolve(name),
+        Format::Vop3p => vop3p::resolve(name),
         Format::Ds => ds::resolve(name),
         Format::Flat | Format::Global | Format::Scratch => flat::resolve(name),
         Format::Mubuf => mubuf::resolve(name),

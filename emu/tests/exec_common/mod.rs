@@ -23,7 +23,18 @@ pub fn run_with(
 ) -> Result<Wave, Fault> {
     let text = format!("{asm}\ns_endpgm\n");
     let code = assemble(&text, target).unwrap_or_else(|e| panic!("{e:?}"));
-    let program = Program::decode(&code.bytes, 0x1000, target);
+    run_code(target, &code.bytes, mem, setup)
+}
+
+/// Runs machine code (for encodings our assembler does not take yet; the bytes come from
+/// llvm-mc-15, quoted next to each use) on one wave.
+pub fn run_code(
+    target: Target,
+    bytes: &[u8],
+    mem: &mut Memory,
+    setup: impl FnOnce(&mut Wave),
+) -> Result<Wave, Fault> {
+    let program = Program::decode(bytes, 0x1000, target);
     assert!(program.bad.is_empty(), "{:?}", program.bad);
     let mut w = Wave::new(0);
     w.set_exec(u64::MAX);
