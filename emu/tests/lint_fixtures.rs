@@ -64,7 +64,7 @@ fn every_checkable_rule_has_bad_and_ok_fixtures() {
         }
         for f in ok {
             assert!(
-                found.get(f).is_none(),
+                !found.contains_key(f),
                 "{}: {f} should be clean, got {:?}",
                 rule.id,
                 found[f]

@@ -56,13 +56,18 @@ impl HazardTracker {
     /// Records that the wave issued `inst` at `pc` and returns the rules it violates against
     /// the instructions issued before it.
     pub fn issue(&mut self, pc: u64, inst: Inst) -> Vec<RuntimeFinding> {
-        let model = InstModel::new(inst);
+        self.issue_model(pc, &InstModel::new(inst))
+    }
+
+    /// As [`HazardTracker::issue`], with the model built once at load time (the emulator
+    /// decodes a program once; `InstModel::new` for each of its instructions gives these).
+    pub fn issue_model(&mut self, pc: u64, model: &InstModel) -> Vec<RuntimeFinding> {
         let mut out = Vec::new();
         for rule in &self.rules {
-            if !check::is_consumer(rule, &model) {
+            if !check::is_consumer(rule, model) {
                 continue;
             }
-            if let Some(hit) = check::check(rule, &model, &Recent(self)) {
+            if let Some(hit) = check::check(rule, model, &Recent(self)) {
                 out.push(RuntimeFinding {
                     rule,
                     producer_pc: hit.producer,
@@ -71,7 +76,10 @@ impl HazardTracker {
                 });
             }
         }
-        self.push(Issued { pc, model });
+        self.push(Issued {
+            pc,
+            model: model.clone(),
+        });
         out
     }
 
