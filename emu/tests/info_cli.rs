@@ -159,6 +159,12 @@ fn info_on_fat_binaries_lists_every_code_object() {
             (id("gfx906"), 1)
         ]
     );
+    let text = stdout_of(&["info", "libfixture.so"]);
+    assert!(
+        text.starts_with("libfixture.so: 4 code objects; targets: gfx900 (2), gfx906 (2)\n"),
+        "{}",
+        text.lines().next().unwrap()
+    );
     let text = stdout_of(&["info", "tiny.bundle"]);
     assert!(text.starts_with("tiny.bundle: 2 code objects; targets: gfx900, gfx906\n"));
     assert!(text.contains("bundle entry hipv4-amdgcn-amd-amdhsa--gfx906 at 0x"));

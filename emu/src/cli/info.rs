@@ -40,15 +40,25 @@ pub fn run(args: &InfoArgs) -> Result<String, CliError> {
 
 fn text_report(file: &str, objects: &[CodeObject]) -> String {
     let mut out = String::new();
-    let targets: Vec<String> = objects.iter().map(|c| c.target.to_string()).collect();
-    let mut distinct = targets.clone();
-    distinct.dedup();
+    // Each target once, in file order, with how many code objects it has when more than one.
+    let mut targets: Vec<(String, usize)> = Vec::new();
+    for co in objects {
+        let id = co.target.to_string();
+        match targets.iter_mut().find(|(t, _)| *t == id) {
+            Some((_, n)) => *n += 1,
+            None => targets.push((id, 1)),
+        }
+    }
+    let targets: Vec<String> = targets
+        .into_iter()
+        .map(|(t, n)| if n == 1 { t } else { format!("{t} ({n})") })
+        .collect();
     let _ = writeln!(
         out,
         "{file}: {} code object{}; targets: {}",
         objects.len(),
-        if objects.len() == 1 { "" } else { "s" },
-        distinct.join(", ")
+        plural(objects.len()),
+        targets.join(", ")
     );
     for co in objects {
         code_object(&mut out, co);
