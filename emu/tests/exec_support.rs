@@ -16,7 +16,10 @@ fn tested_words() -> HashSet<String> {
         if !name.starts_with("exec_") || !name.ends_with(".rs") || name == "exec_support.rs" {
             continue;
         }
-        let text = std::fs::read_to_string(&path).expect("test source");
+        // Snippets separate instructions with the escape `\n`, which must not glue an `n` on.
+        let text = std::fs::read_to_string(&path)
+            .expect("test source")
+            .replace("\\n", " ");
         for w in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
             // Assembly carries LLVM's encoding suffixes; the manifest matches base names.
             let w = w

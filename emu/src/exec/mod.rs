@@ -21,6 +21,7 @@ pub mod support;
 pub mod valu;
 pub mod vop;
 pub mod vop16;
+pub mod vop3_misc;
 pub mod vop3p;
 pub mod vopc;
 
@@ -145,6 +146,7 @@ pub fn semantics(op: &OpInfo, target: Target) -> Option<ExecFn> {
         Format::Smem => smem::resolve(name),
         Format::Vop1 | Format::Vop2 | Format::Vop3 => vop::resolve(name, target)
             .or_else(|| vop16::resolve(name))
+            .or_else(|| vop3_misc::resolve(name))
             .or_else(|| vopc::resolve(name)),
         Format::Vopc => vopc::resolve(name),
         Format::Vop3p => vop3p::resolve(name),
