@@ -97,9 +97,10 @@ fn quad_sads() {
         },
     )
     .unwrap();
-    // Windows: [1 2 3 4], [2 3 4 5], [3 4 5 6], [4 5 6 7] against [0 2 0 4].
-    let full = [1 + 0 + 3 + 0, 2 + 1 + 4 + 1, 3 + 2 + 5 + 2, 4 + 3 + 6 + 3];
-    let masked = [0 + 0, 1 + 1, 2 + 2, 3 + 3]; // bytes 1 and 3 only
+    // Windows: [1 2 3 4], [2 3 4 5], [3 4 5 6], [4 5 6 7] against [0 2 0 4]; |x - y| per byte:
+    // [1 0 3 0], [2 1 4 1], [3 2 5 2], [4 3 6 3]. The masked forms skip the zero bytes 0 and 2.
+    let full = [4, 8, 12, 16];
+    let masked = [0, 2, 4, 6];
     let acc = [0xfffe, 3, 0x10, 0];
     let pack = |s: [u32; 4]| {
         let v: Vec<u32> = (0..4).map(|k| (acc[k] + s[k]) & 0xffff).collect();
@@ -107,8 +108,8 @@ fn quad_sads() {
     };
     assert_eq!((w.vgpr[2][0], w.vgpr[3][0]), pack(full)); // 0xfffe + 4 wraps to 2
     assert_eq!((w.vgpr[8][0], w.vgpr[9][0]), pack(masked));
-    for k in 0..4 {
-        assert_eq!(w.vgpr[10 + k][0], 1000 * (k as u32 + 1) + masked[k]);
+    for (k, m) in masked.iter().enumerate() {
+        assert_eq!(w.vgpr[10 + k][0], 1000 * (k as u32 + 1) + m);
     }
 }
 
