@@ -69,6 +69,17 @@ fn allow_and_deny_select_rules() {
         lint(&[&dpp, "--allow", "valu-vgpr-dpp"]).status.code(),
         Some(0)
     );
+    let any = path("lint/any-vgpr-dpp.o");
+    let default_run = stdout(&lint(&[&any]));
+    assert!(
+        !default_run.contains("any-vgpr-dpp]"),
+        "off by default: {default_run}"
+    );
+    let denied = stdout(&lint(&[&any, "--deny", "any-vgpr-dpp"]));
+    assert!(
+        denied.contains("bad_ds_read+0xc: error[any-vgpr-dpp]"),
+        "{denied}"
+    );
     let vmem = path("lint/waitcnt-vmem.o");
     assert_eq!(lint(&[&vmem, "--allow", "waitcnt"]).status.code(), Some(0));
     let out = lint(&[

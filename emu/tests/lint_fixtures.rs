@@ -18,7 +18,7 @@ fn lint_bytes(name: &str, bytes: &[u8], xnack: bool) -> (lint::Report, Vec<Strin
     let target = obj.target().expect("fixture names its target");
     let functions = lint::functions(&obj).into_iter().map(|f| f.name).collect();
     (
-        lint::lint_object(&obj, &Options::all_rules(target, xnack)),
+        lint::lint_object(&obj, &Options::every_rule(target, xnack)),
         functions,
     )
 }

@@ -208,7 +208,12 @@ fn xnack_from_flags(e_flags: u32) -> bool {
 /// The rule ids to evaluate after `--allow` and `--deny`.
 pub fn enabled_rules(allow: &[String], deny: &[String]) -> Result<Vec<&'static str>, String> {
     let checkable = |r: &&crate::hazard::Rule| !matches!(r.check, Check::NotCheckable(_));
-    let mut enabled: Vec<&'static str> = RULES.iter().filter(checkable).map(|r| r.id).collect();
+    let mut enabled: Vec<&'static str> = RULES
+        .iter()
+        .filter(checkable)
+        .filter(|r| r.default_on)
+        .map(|r| r.id)
+        .collect();
     for name in allow {
         let ids = select(name)?;
         enabled.retain(|id| !ids.contains(id));
@@ -269,6 +274,9 @@ fn rules_table() -> String {
             gate,
             r.reference
         ));
+        if !r.default_on {
+            out.push_str("  off by default (enable with --deny)\n");
+        }
         if let Check::NotCheckable(why) = r.check {
             out.push_str(&format!("  not checked: {why}\n"));
         }

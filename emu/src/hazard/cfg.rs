@@ -84,7 +84,7 @@ impl Graph {
         // Instructions are dword-aligned, so `(addr - entry) / 4` indexes a dense slot table.
         let slots = ((end - entry) / 4) as usize;
         let mut slot_of: Vec<u32> = vec![u32::MAX; slots.min(MAX_NODES * 4)];
-        let mut decoded: Vec<Option<(u64, InstModel, [Option<(u64, bool)>; 2])>> = Vec::new();
+        let mut decoded: Vec<Option<(u64, InstModel, Targets)>> = Vec::new();
         let mut problems = Vec::new();
         let mut work = vec![entry];
         let in_range = |a: u64| a >= entry && a < end && a % 4 == entry % 4;
@@ -170,9 +170,12 @@ impl Graph {
     }
 }
 
+/// Up to two successor addresses, each flagged when it is the return edge of a call.
+type Targets = [Option<(u64, bool)>; 2];
+
 /// Where control can go after the instruction at `addr` (`next` is the following address);
 /// the flag marks the return edge of a call.
-fn successors(m: &InstModel, addr: u64, next: u64) -> [Option<(u64, bool)>; 2] {
+fn successors(m: &InstModel, addr: u64, next: u64) -> Targets {
     let name = m.name;
     let target = m.inst.branch_target(addr);
     match name {

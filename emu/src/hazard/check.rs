@@ -97,6 +97,7 @@ fn produces(producer: Producer, watch: &Watch, m: &InstModel) -> bool {
     match producer {
         Producer::ValuWrites => m.is_valu() && m.writes.overlaps(watch.regs),
         Producer::SaluWrites => m.is_salu() && m.writes.overlaps(watch.regs),
+        Producer::AnyWrites => m.writes.overlaps(watch.regs),
         Producer::SetregSameHwreg => watch.hwreg.is_some_and(hwreg),
         Producer::SetregTrapsts => hwreg(HW_REG_TRAPSTS),
         Producer::SetregModeVskip => {

@@ -22,12 +22,29 @@ pub struct Options {
 }
 
 impl Options {
-    pub fn all_rules(target: Target, xnack: bool) -> Options {
+    /// The rules that are on by default.
+    pub fn defaults(target: Target, xnack: bool) -> Options {
         Options {
             target,
             xnack,
-            enabled: RULES.iter().map(|r| r.id).collect(),
+            enabled: RULES
+                .iter()
+                .filter(|r| r.default_on)
+                .map(|r| r.id)
+                .collect(),
             context: 0,
+        }
+    }
+
+    /// Every checkable rule, the ones off by default included.
+    pub fn every_rule(target: Target, xnack: bool) -> Options {
+        Options {
+            enabled: RULES
+                .iter()
+                .filter(|r| !matches!(r.check, Check::NotCheckable(_)))
+                .map(|r| r.id)
+                .collect(),
+            ..Options::defaults(target, xnack)
         }
     }
 

@@ -90,7 +90,7 @@ pub fn sarif(inputs: &[Linted]) -> String {
                 "shortDescription": {"text": r.summary},
                 "fullDescription": {"text": format!("{} -> {}: {}", r.first, r.second, r.requirement())},
                 "help": {"text": r.reference},
-                "defaultConfiguration": {"level": if matches!(r.check, Check::NotCheckable(_)) { "none" } else { "error" }},
+                "defaultConfiguration": {"level": if matches!(r.check, Check::NotCheckable(_)) || !r.default_on { "none" } else { "error" }},
             })
         })
         .collect();

@@ -13,6 +13,8 @@ pub enum Producer {
     ValuWrites,
     /// An SALU instruction writing a watched register.
     SaluWrites,
+    /// Any instruction writing a watched register (LLVM's DPP check).
+    AnyWrites,
     /// `s_setreg_b32`/`s_setreg_imm32_b32` of the consumer's hardware register id.
     SetregSameHwreg,
     /// `s_setreg*` of TRAPSTS.
@@ -122,6 +124,8 @@ pub struct Rule {
     pub check: Check,
     pub gate: Gate,
     pub reference: &'static str,
+    /// Checked unless `--allow`ed; rules off by default are enabled with `--deny`.
+    pub default_on: bool,
 }
 
 impl Rule {
@@ -173,6 +177,7 @@ pub static RULES: &[Rule] = &[
         second: "S_GETREG hwreg X",
         check: ws(Producer::SetregSameHwreg, Consumer::Getreg, 2),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 1; LLVM GCNHazardRecognizer::checkGetRegHazards (compares the hwreg id only)",
     },
     Rule {
@@ -182,6 +187,7 @@ pub static RULES: &[Rule] = &[
         second: "S_SETREG hwreg X",
         check: ws(Producer::SetregSameHwreg, Consumer::Setreg, 2),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 2; LLVM GCNHazardRecognizer::checkSetRegHazards (getSetRegWaitStates = 2)",
     },
     Rule {
@@ -191,6 +197,7 @@ pub static RULES: &[Rule] = &[
         second: "S_GETREG MODE",
         check: ws(Producer::SetVskip, Consumer::GetregMode, 2),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 3 (not modelled by LLVM)",
     },
     Rule {
@@ -200,6 +207,7 @@ pub static RULES: &[Rule] = &[
         second: "any vector instruction",
         check: ws(Producer::SetregModeVskip, Consumer::VectorOp, 2),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 4 (not modelled by LLVM)",
     },
     Rule {
@@ -209,6 +217,7 @@ pub static RULES: &[Rule] = &[
         second: "VALU reads VCCZ or EXECZ as an operand",
         check: ws(Producer::ValuWrites, Consumer::ValuReadsVcczExecz, 5),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 5 (not modelled by LLVM)",
     },
     Rule {
@@ -218,6 +227,7 @@ pub static RULES: &[Rule] = &[
         second: "V_READLANE/V_WRITELANE with that SGPR as lane select",
         check: ws(Producer::ValuWrites, Consumer::LaneSelect, 4),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 6; LLVM GCNHazardRecognizer::checkRWLaneHazards",
     },
     Rule {
@@ -227,6 +237,7 @@ pub static RULES: &[Rule] = &[
         second: "V_DIV_FMAS_F32/F64",
         check: ws(Producer::ValuWrites, Consumer::DivFmas, 4),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 7; LLVM GCNHazardRecognizer::checkDivFMasHazards",
     },
     Rule {
@@ -236,6 +247,7 @@ pub static RULES: &[Rule] = &[
         second: "VALU writes the VGPRs holding the store data",
         check: ws(Producer::WideStoreData, Consumer::ValuWritesVgpr, 1),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 8; LLVM GCNHazardRecognizer::checkVALUHazards/createsVALUHazard (has12DWordStoreHazard)",
     },
     Rule {
@@ -245,6 +257,7 @@ pub static RULES: &[Rule] = &[
         second: "VMEM/FLAT reads that SGPR",
         check: ws(Producer::ValuWrites, Consumer::VmemReadsSgpr, 5),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 9; LLVM GCNHazardRecognizer::checkVMEMHazards (counts the implicit EXEC read too)",
     },
     Rule {
@@ -254,6 +267,7 @@ pub static RULES: &[Rule] = &[
         second: "GDS, S_SENDMSG, S_SENDMSGHALT, S_TTRACEDATA",
         check: ws(Producer::SaluWrites, Consumer::M0GdsSendmsg, 1),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 10; LLVM GCNHazardRecognizer::checkReadM0Hazards (hasReadM0SendMsgHazard)",
     },
     Rule {
@@ -263,7 +277,18 @@ pub static RULES: &[Rule] = &[
         second: "VALU DPP reads that VGPR",
         check: ws(Producer::ValuWrites, Consumer::DppReadsVgpr, 2),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 11; LLVM GCNHazardRecognizer::checkDPPHazards (LLVM counts any writer; the ISA names VALU writers)",
+    },
+    Rule {
+        id: "any-vgpr-dpp",
+        summary: "a DPP instruction reads a VGPR written by any instruction (a load included) too recently",
+        first: "any instruction writes VGPR (LLVM's stricter form of row 11)",
+        second: "VALU DPP reads that VGPR",
+        check: ws(Producer::AnyWrites, Consumer::DppReadsVgpr, 2),
+        gate: Gate::Gfx9,
+        default_on: false,
+        reference: "LLVM GCNHazardRecognizer::checkDPPHazards (IsHazardDefFn returns true for every writer); off by default: the ISA (§4.5 table 8 row 11) names VALU writers only",
     },
     Rule {
         id: "valu-exec-dpp",
@@ -272,6 +297,7 @@ pub static RULES: &[Rule] = &[
         second: "VALU DPP",
         check: ws(Producer::ValuWrites, Consumer::Dpp, 5),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 12; LLVM GCNHazardRecognizer::checkDPPHazards",
     },
     Rule {
@@ -283,6 +309,7 @@ pub static RULES: &[Rule] = &[
             "the SGPR number that aliases VCC depends on the wave's SGPR allocation, which instruction bytes do not name",
         ),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 13 (not modelled by LLVM, which always names vcc)",
     },
     Rule {
@@ -292,6 +319,7 @@ pub static RULES: &[Rule] = &[
         second: "S_RFE_B64, S_RFE_RESTORE_B64",
         check: ws(Producer::SetregTrapsts, Consumer::Rfe, 1),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 14; LLVM GCNHazardRecognizer::checkRFEHazards",
     },
     Rule {
@@ -301,6 +329,7 @@ pub static RULES: &[Rule] = &[
         second: "DS *_ADDTID, buffer/global/scratch with lds=1, VINTRP, LDS_DIRECT",
         check: ws(Producer::SaluWrites, Consumer::M0Lds, 1),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 15; LLVM GCNHazardRecognizer::checkReadM0Hazards (hasReadM0MovRelInterpHazard, hasReadM0LdsDmaHazard, hasReadM0LdsDirectHazard)",
     },
     Rule {
@@ -310,6 +339,7 @@ pub static RULES: &[Rule] = &[
         second: "S_MOVRELS_*, S_MOVRELD_*",
         check: ws(Producer::SaluWrites, Consumer::M0SMovrel, 1),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.5 table 8 row 16; LLVM GCNHazardRecognizer::checkReadM0Hazards (hasReadM0MovRelInterpHazard)",
     },
     Rule {
@@ -319,6 +349,7 @@ pub static RULES: &[Rule] = &[
         second: "SMEM reading that register, or any SMEM store, in the same clause",
         check: Check::SoftClause(ClauseKind::Smem),
         gate: Gate::Xnack,
+        default_on: true,
         reference: "LLVM GCNHazardRecognizer::checkSoftClauseHazards (via checkSMRDHazards; isXNACKEnabled)",
     },
     Rule {
@@ -328,6 +359,7 @@ pub static RULES: &[Rule] = &[
         second: "VMEM/FLAT reading that register, or any store, in the same clause",
         check: Check::SoftClause(ClauseKind::Vmem),
         gate: Gate::Xnack,
+        default_on: true,
         reference: "LLVM GCNHazardRecognizer::checkSoftClauseHazards (via checkVMEMHazards; isXNACKEnabled)",
     },
     Rule {
@@ -337,6 +369,7 @@ pub static RULES: &[Rule] = &[
         second: "S_CBRANCH_VCCZ/VCCNZ with no write of all of VCC in between",
         check: Check::StaleVccz,
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "LLVM SIInsertWaitcnts (partialVCCWritesUpdateVCCZ is false up to gfx9; it inserts s_mov_b64 vcc, vcc)",
     },
     Rule {
@@ -346,6 +379,7 @@ pub static RULES: &[Rule] = &[
         second: "read or overwrite of its destination",
         check: Check::Waitcnt(LoadKind::Vmem),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.4 (VM_CNT: reads and writes return in issue order)",
     },
     Rule {
@@ -355,6 +389,7 @@ pub static RULES: &[Rule] = &[
         second: "read or overwrite of its destination",
         check: Check::Waitcnt(LoadKind::Ds),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.4 (LGKM_CNT: LDS returns in order; LDS and GDS out of order with each other)",
     },
     Rule {
@@ -364,6 +399,7 @@ pub static RULES: &[Rule] = &[
         second: "read or overwrite of its destination",
         check: Check::Waitcnt(LoadKind::Smem),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.4 (scalar memory reads return out of order: only lgkmcnt(0) is safe)",
     },
     Rule {
@@ -373,6 +409,7 @@ pub static RULES: &[Rule] = &[
         second: "read or overwrite of its destination",
         check: Check::Waitcnt(LoadKind::Flat),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.4 and §9 (FLAT counts on VM_CNT and LGKM_CNT)",
     },
     Rule {
@@ -382,6 +419,7 @@ pub static RULES: &[Rule] = &[
         second: "write of a VGPR it reads",
         check: Check::Waitcnt(LoadKind::ExportData),
         gate: Gate::Gfx9,
+        default_on: true,
         reference: "Vega ISA §4.4 (EXP_CNT: decremented when the VGPRs have been read out)",
     },
 ];
