@@ -30,7 +30,11 @@ fn data1(d: &Decoded) -> usize {
 
 fn gds_check(d: &Decoded) -> Result<(), Fault> {
     if d.inst.bits(0, 16, 1) != 0 {
-        return Err(Fault::Unsupported("GDS"));
+        // GDS and GWS live outside the workgroup; nothing in a compute dispatch sets them up here.
+        return Err(Fault::NotInCompute(
+            d.inst.info().name,
+            "the global data share (gds) is not modelled",
+        ));
     }
     Ok(())
 }
@@ -113,6 +117,39 @@ fn write(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
             buf[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
         }
         access::store(cx, l, Addr::Lds(a), &buf[..bytes])?;
+    }
+    Ok(Flow::Continue)
+}
+
+/// ds_read_{u8,i8,u16}_d16[_hi]: one half of VDST, the other half kept.
+fn read_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> Res {
+    gds_check(d)?;
+    let exec = cx.wave.exec();
+    let mut out = cx.wave.vgpr[d.vdst as usize];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let a = cx.wave.vgpr[vaddr(d)][l].wrapping_add(offset16(d));
+        let mut buf = [0u8; 2];
+        access::load(cx, l, Addr::Lds(a), &mut buf[..bytes])?;
+        out[l] = super::flat::d16_merge(out[l], super::flat::d16_value(&buf, bytes, signed), hi);
+    }
+    cx.wave.write_row(d.vdst as usize, &out, exec);
+    Ok(Flow::Continue)
+}
+
+/// ds_write_b{8,16}_d16_hi: the low bytes of DATA0[31:16].
+fn write_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
+    gds_check(d)?;
+    let exec = cx.wave.exec();
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let a = cx.wave.vgpr[vaddr(d)][l].wrapping_add(offset16(d));
+        let v = (gather(cx, data0(d), l, 1)[0] >> 16) as u16;
+        access::store(cx, l, Addr::Lds(a), &v.to_le_bytes()[..bytes])?;
     }
     Ok(Flow::Continue)
 }
@@ -268,6 +305,14 @@ pub fn resolve(name: &str) -> Option<ExecFn> {
         "ds_read_u16" => |cx, d| read(cx, d, 2, false),
         "ds_read_i16" => |cx, d| read(cx, d, 2, true),
         "ds_write_b8" => |cx, d| write(cx, d, 1),
+        "ds_read_u8_d16" => |cx, d| read_d16(cx, d, 1, false, false),
+        "ds_read_u8_d16_hi" => |cx, d| read_d16(cx, d, 1, false, true),
+        "ds_read_i8_d16" => |cx, d| read_d16(cx, d, 1, true, false),
+        "ds_read_i8_d16_hi" => |cx, d| read_d16(cx, d, 1, true, true),
+        "ds_read_u16_d16" => |cx, d| read_d16(cx, d, 2, false, false),
+        "ds_read_u16_d16_hi" => |cx, d| read_d16(cx, d, 2, false, true),
+        "ds_write_b8_d16_hi" => |cx, d| write_d16_hi(cx, d, 1),
+        "ds_write_b16_d16_hi" => |cx, d| write_d16_hi(cx, d, 2),
         "ds_write_b16" => |cx, d| write(cx, d, 2),
         "ds_write_b32" => |cx, d| write(cx, d, 4),
         "ds_write_b64" => |cx, d| write(cx, d, 8),

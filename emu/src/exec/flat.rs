@@ -80,6 +80,58 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     Ok(Flow::Continue)
 }
 
+/// The 16-bit value of a d16 load of `bytes` (1 or 2) bytes: sign- or zero-extended to 16 bits.
+pub fn d16_value(buf: &[u8], bytes: usize, signed: bool) -> u32 {
+    (match (bytes, signed) {
+        (1, true) => buf[0] as i8 as i16 as u16,
+        (1, false) => buf[0] as u16,
+        _ => u16::from_le_bytes([buf[0], buf[1]]),
+    }) as u32
+}
+
+/// Puts a d16 value into the low (or, for *_d16_hi, high) half of `old`, keeping the other half.
+pub fn d16_merge(old: u32, v: u32, hi: bool) -> u32 {
+    if hi {
+        (old & 0xffff) | v << 16
+    } else {
+        (old & 0xffff_0000) | v
+    }
+}
+
+/// *_load_{ubyte,sbyte,short}_d16[_hi]: one half of VDST, the other half kept.
+fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> Res {
+    lds_bit(d)?;
+    let exec = cx.wave.exec();
+    let mut out = cx.wave.vgpr[d.vdst as usize];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let at = address(cx, d, l);
+        let mut buf = [0u8; 2];
+        access::load(cx, l, at, &mut buf[..bytes])?;
+        out[l] = d16_merge(out[l], d16_value(&buf, bytes, signed), hi);
+    }
+    cx.wave.write_row(d.vdst as usize, &out, exec);
+    Ok(Flow::Continue)
+}
+
+/// *_store_{byte,short}_d16_hi: the low bytes of DATA[31:16].
+fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
+    lds_bit(d)?;
+    let exec = cx.wave.exec();
+    let data = d.regs[1].saturating_sub(256) as usize;
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let at = address(cx, d, l);
+        let v = (cx.wave.vgpr[data][l] >> 16) as u16;
+        access::store(cx, l, at, &v.to_le_bytes()[..bytes])?;
+    }
+    Ok(Flow::Continue)
+}
+
 /// Stores of `bytes` per lane from DATA.
 fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     lds_bit(d)?;
@@ -148,6 +200,14 @@ pub fn resolve(name: &str) -> Option<ExecFn> {
         "store_dwordx2" => |cx, d| store(cx, d, 8),
         "store_dwordx3" => |cx, d| store(cx, d, 12),
         "store_dwordx4" => |cx, d| store(cx, d, 16),
+        "load_ubyte_d16" => |cx, d| load_d16(cx, d, 1, false, false),
+        "load_ubyte_d16_hi" => |cx, d| load_d16(cx, d, 1, false, true),
+        "load_sbyte_d16" => |cx, d| load_d16(cx, d, 1, true, false),
+        "load_sbyte_d16_hi" => |cx, d| load_d16(cx, d, 1, true, true),
+        "load_short_d16" => |cx, d| load_d16(cx, d, 2, false, false),
+        "load_short_d16_hi" => |cx, d| load_d16(cx, d, 2, false, true),
+        "store_byte_d16_hi" => |cx, d| store_d16_hi(cx, d, 1),
+        "store_short_d16_hi" => |cx, d| store_d16_hi(cx, d, 2),
         _ => return resolve_atomic(op),
     };
     Some(f)

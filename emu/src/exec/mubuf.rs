@@ -5,6 +5,7 @@
 
 use super::access::{self, Addr, AtomicOp};
 use super::ds::spread;
+use super::flat::{d16_merge, d16_value};
 use super::valu::Res;
 use super::{Cx, ExecFn, Fault, Flow};
 use crate::program::Decoded;
@@ -101,6 +102,46 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     Ok(Flow::Continue)
 }
 
+/// buffer_load_{ubyte,sbyte,short}_d16[_hi]: one half of VDATA, the other kept; out of range
+/// reads 0 into the half.
+fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> Res {
+    lds_bit(d)?;
+    let rsrc = resource(cx, d);
+    let exec = cx.wave.exec();
+    let vdata = d.regs[1].saturating_sub(256) as usize;
+    let mut out = cx.wave.vgpr[vdata];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let mut buf = [0u8; 2];
+        if let Some(a) = address(cx, d, &rsrc, l, bytes as u64) {
+            access::load(cx, l, Addr::Global(a), &mut buf[..bytes])?;
+        }
+        out[l] = d16_merge(out[l], d16_value(&buf, bytes, signed), hi);
+    }
+    cx.wave.write_row(vdata, &out, exec);
+    Ok(Flow::Continue)
+}
+
+/// buffer_store_{byte,short}_d16_hi: the low bytes of VDATA[31:16]; out of range is dropped.
+fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
+    let rsrc = resource(cx, d);
+    let exec = cx.wave.exec();
+    let vdata = d.regs[1].saturating_sub(256) as usize;
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let Some(a) = address(cx, d, &rsrc, l, bytes as u64) else {
+            continue;
+        };
+        let v = (cx.wave.vgpr[vdata][l] >> 16) as u16;
+        access::store(cx, l, Addr::Global(a), &v.to_le_bytes()[..bytes])?;
+    }
+    Ok(Flow::Continue)
+}
+
 fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     let rsrc = resource(cx, d);
     let exec = cx.wave.exec();
@@ -175,6 +216,14 @@ pub fn resolve(name: &str) -> Option<ExecFn> {
         "buffer_store_dwordx2" => |cx, d| store(cx, d, 8),
         "buffer_store_dwordx3" => |cx, d| store(cx, d, 12),
         "buffer_store_dwordx4" => |cx, d| store(cx, d, 16),
+        "buffer_load_ubyte_d16" => |cx, d| load_d16(cx, d, 1, false, false),
+        "buffer_load_ubyte_d16_hi" => |cx, d| load_d16(cx, d, 1, false, true),
+        "buffer_load_sbyte_d16" => |cx, d| load_d16(cx, d, 1, true, false),
+        "buffer_load_sbyte_d16_hi" => |cx, d| load_d16(cx, d, 1, true, true),
+        "buffer_load_short_d16" => |cx, d| load_d16(cx, d, 2, false, false),
+        "buffer_load_short_d16_hi" => |cx, d| load_d16(cx, d, 2, false, true),
+        "buffer_store_byte_d16_hi" => |cx, d| store_d16_hi(cx, d, 1),
+        "buffer_store_short_d16_hi" => |cx, d| store_d16_hi(cx, d, 2),
         // No vector caches are modelled: write-back/invalidate have nothing to do.
         "buffer_wbinvl1" | "buffer_wbinvl1_vol" => nothing,
         _ => {
