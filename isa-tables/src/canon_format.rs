@@ -16,6 +16,26 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                     return Err(("unused source", (inst.words[1] >> lo) & 0x1ff));
                 }
             }
+            // VOP3P: op_sel/neg bits of missing sources are invalid; their op_sel_hi reads as 1.
+            if inst.format() == Format::Vop3p {
+                let n = crate::syntax::nsrc(inst) as u32;
+                let w = inst.words;
+                let missing = |v: u32| v >> n != 0;
+                if missing((w[0] >> 11) & 7) || missing(w[1] >> 29) || missing((w[0] >> 8) & 7) {
+                    return Err(("op_sel/neg of a missing source", w[0]));
+                }
+                if n == 2 && !inst.info().name.contains("_mix") {
+                    inst.words[0] |= 1 << 14;
+                }
+            }
+            // VOP3 op_sel bits of sources the op does not have (bits 0-2; bit 3 is the dst).
+            if inst.format() == Format::Vop3 && inst.info().flags & crate::table::OP_SEL != 0 {
+                let n = crate::syntax::nsrc(inst);
+                let op_sel = (inst.words[0] >> 11) & 0x7;
+                if op_sel >> n != 0 {
+                    return Err(("op_sel of a missing source", op_sel));
+                }
+            }
         }
         Format::Mubuf | Format::Mtbuf => {
             // vaddr is "off" unless offen or idxen uses it.

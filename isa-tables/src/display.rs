@@ -38,6 +38,10 @@ impl Inst {
                 let abs = !crate::syntax::is_vop3b(self) && self.bit(0, 8 + i as u32);
                 (self.bit(1, 29 + i as u32), abs, false)
             }
+            // mad_mix/fma_mix: neg_lo is the source's neg, neg_hi its abs.
+            (Format::Vop3p, _) if self.info().name.contains("_mix") => {
+                (self.bit(1, 29 + i as u32), self.bit(0, 8 + i as u32), false)
+            }
             (Format::Vop3p, _) => (false, false, false),
             // SDWA: float ops take neg/abs, integer ops sign extension, in the same bits.
             (_, Enc::Sdwa) if i < 2 => {

@@ -225,7 +225,7 @@ fn write_clamp_omod(f: &mut impl Write, clamp: bool, omod: u32) -> fmt::Result {
     }
 }
 
-fn nsrc(inst: &Inst) -> usize {
+pub(crate) fn nsrc(inst: &Inst) -> usize {
     inst.info()
         .operands
         .iter()
@@ -343,9 +343,12 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             }
         },
         Format::Vop3 => {
+            // One element per source, then the destination's, which is always bit 3.
             let op_sel = (w0 >> 11) & 0xf;
             if op_sel != 0 && inst.info().flags & crate::table::OP_SEL != 0 {
-                write_bits_list(f, "op_sel", op_sel, nsrc(inst) + 1)?;
+                let n = nsrc(inst);
+                let listed = (op_sel & ((1 << n) - 1)) | ((op_sel >> 3) << n);
+                write_bits_list(f, "op_sel", listed, n + 1)?;
             }
             write_clamp_omod(f, b0(15), (inst.words[1] >> 27) & 3)
         }
@@ -363,10 +366,11 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             if (!mix && op_sel_hi & full != full) || (mix && op_sel_hi & full != 0) {
                 write_bits_list(f, "op_sel_hi", op_sel_hi, n)?;
             }
-            if neg_lo & full != 0 {
+            // The mix ops show neg_lo/neg_hi as each source's neg/abs instead.
+            if !mix && neg_lo & full != 0 {
                 write_bits_list(f, "neg_lo", neg_lo, n)?;
             }
-            if neg_hi & full != 0 {
+            if !mix && neg_hi & full != 0 {
                 write_bits_list(f, "neg_hi", neg_hi, n)?;
             }
             flag(f, b0(15), "clamp")

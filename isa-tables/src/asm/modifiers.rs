@@ -221,7 +221,13 @@ pub fn apply(
             _ => unknown(),
         },
         Format::Vop3 => match name {
-            "op_sel" => w.set(0, 11, 4, bit_list(value, name)?),
+            // One element per source, the last for the destination (bit 3).
+            "op_sel" => {
+                let n = value.map_or(0, |v| v.split(',').count()).max(1) as u32;
+                let v = bit_list(value, name)?;
+                let srcs = v & ((1 << (n - 1)) - 1);
+                w.set(0, 11, 4, srcs | ((v >> (n - 1)) << 3))
+            }
             _ => unknown(),
         },
         Format::Vop3p => match name {

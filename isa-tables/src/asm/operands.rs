@@ -106,6 +106,10 @@ impl Builder<'_> {
                     self.set_bits(0, 8 + i, 1, op.abs as u32);
                 }
             }
+            (Format::Vop3p, _) if self.info.name.contains("_mix") && !op.sext => {
+                self.set_bits(1, 29 + i, 1, op.neg as u32);
+                self.set_bits(0, 8 + i, 1, op.abs as u32);
+            }
             (_, Enc::Sdwa) if i < 2 => {
                 let base = 20 + 8 * i;
                 self.set_bits(1, base, 1, op.neg as u32);
