@@ -16,7 +16,9 @@ pub mod fp;
 pub mod h16;
 pub mod mubuf;
 pub mod smem;
+pub mod smem_rw;
 pub mod sop;
+pub mod sop_extra;
 pub mod support;
 pub mod valu;
 pub mod vop;
@@ -141,9 +143,9 @@ pub fn semantics(op: &OpInfo, target: Target) -> Option<ExecFn> {
     let name = op.base_name();
     match op.format {
         Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc | Format::Sopp => {
-            sop::resolve(name)
+            sop::resolve(name).or_else(|| sop_extra::resolve(name))
         }
-        Format::Smem => smem::resolve(name),
+        Format::Smem => smem::resolve(name).or_else(|| smem_rw::resolve(name)),
         Format::Vop1 | Format::Vop2 | Format::Vop3 => vop::resolve(name, target)
             .or_else(|| vop16::resolve(name))
             .or_else(|| vop3_misc::resolve(name))

@@ -8,7 +8,7 @@ use crate::program::Decoded;
 
 /// The byte offset: IMM (bit 17) selects the 21-bit offset field, otherwise the field's low bits
 /// name an SGPR; with SOE (bit 14) and IMM, the SGPR in [63:57] is added too.
-fn offset(cx: &Cx, d: &Decoded) -> u64 {
+pub fn offset(cx: &Cx, d: &Decoded) -> u64 {
     let imm = d.inst.bits(0, 17, 1) != 0;
     let soe = d.inst.bits(0, 14, 1) != 0;
     let field = d.inst.bits(1, 0, 21);

@@ -1,0 +1,134 @@
+//! SMEM stores and atomics (gfx9): s_store_dword*, s_buffer_store_dword*, s_atomic_* and
+//! s_buffer_atomic_* (returning the old value in SDATA with glc), plus the cache hints that have
+//! nothing to do without a modelled scalar cache (s_dcache_discard*, s_atc_probe*).
+
+use super::access::AtomicOp;
+use super::smem::offset;
+use super::valu::Res;
+use super::{Cx, ExecFn, Fault, Flow};
+use crate::program::Decoded;
+
+/// The byte address of a plain form: (SBASE + offset) & ~3.
+fn plain_addr(cx: &Cx, d: &Decoded) -> u64 {
+    cx.wave.pair(d.regs[0] & 126).wrapping_add(offset(cx, d)) & !3
+}
+
+/// The byte address of a buffer form, or `None` past num_records (stores are dropped).
+fn buffer_addr(cx: &Cx, d: &Decoded, bytes: u64) -> Option<u64> {
+    let r = d.regs[0] as usize & 124;
+    let w = &cx.wave.sgpr;
+    let base = w[r] as u64 | ((w[r + 1] & 0xffff) as u64) << 32;
+    let off = offset(cx, d) & !3;
+    (off + bytes <= w[r + 2] as u64).then(|| base.wrapping_add(off))
+}
+
+fn fault(cx: &Cx, what: &'static str, addr: u64, len: usize) -> Fault {
+    Fault::ScalarMemory {
+        what,
+        addr,
+        len: len as u32,
+        detail: cx.mem.describe(addr),
+    }
+}
+
+/// MEM[addr] = SDATA, `n` dwords.
+fn store(cx: &mut Cx, d: &Decoded, n: usize, buffer: bool) -> Res {
+    let addr = if buffer {
+        match buffer_addr(cx, d, 4 * n as u64) {
+            Some(a) => a,
+            None => return Ok(Flow::Continue),
+        }
+    } else {
+        plain_addr(cx, d)
+    };
+    let mut buf = [0u8; 16];
+    for i in 0..n {
+        let v = cx.wave.sgpr[(d.sdst as usize + i) & 127];
+        buf[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    match cx.mem.bytes_mut(addr, 4 * n) {
+        Ok(b) => b.copy_from_slice(&buf[..4 * n]),
+        Err(_) => return Err(fault(cx, "store", addr, 4 * n)),
+    }
+    Ok(Flow::Continue)
+}
+
+/// MEM[addr] = op(MEM[addr], SDATA); with glc, SDATA = the old value. cmpswap takes the new value
+/// in the first half of SDATA and the comparand in the second.
+fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, wide: bool, buffer: bool) -> Res {
+    let bytes = if wide { 8 } else { 4 };
+    let addr = if buffer {
+        match buffer_addr(cx, d, bytes as u64) {
+            Some(a) => a,
+            None => return Ok(Flow::Continue),
+        }
+    } else {
+        plain_addr(cx, d) & !(bytes as u64 - 1)
+    };
+    let s = d.sdst as usize;
+    let reg = |i: usize| cx.wave.sgpr[(s + i) & 127] as u64;
+    let (data, cmp) = if wide {
+        (reg(0) | reg(1) << 32, reg(2) | reg(3) << 32)
+    } else {
+        (reg(0), reg(1))
+    };
+    let old_bytes = cx
+        .mem
+        .bytes(addr, bytes)
+        .map_err(|_| fault(cx, "atomic", addr, bytes))?;
+    let mut b = [0u8; 8];
+    b[..bytes].copy_from_slice(old_bytes);
+    let old = u64::from_le_bytes(b);
+    let new = op.apply(old, data, cmp, 8 * bytes as u32);
+    // The read above proved the range is mapped.
+    if let Ok(m) = cx.mem.bytes_mut(addr, bytes) {
+        m.copy_from_slice(&new.to_le_bytes()[..bytes]);
+    }
+    if d.inst.bits(0, 16, 1) != 0 {
+        cx.wave.sgpr[s & 127] = old as u32;
+        if wide {
+            cx.wave.sgpr[(s + 1) & 127] = (old >> 32) as u32;
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+fn nothing(_: &mut Cx, _: &Decoded) -> Res {
+    Ok(Flow::Continue)
+}
+
+macro_rules! atomics {
+    ($name:ident, $($op:ident => $s:literal),*) => {
+        fn $name(name: &str) -> Option<ExecFn> {
+            Some(match name {
+                $(
+                    concat!("s_atomic_", $s) => |cx, d| atomic(cx, d, AtomicOp::$op, false, false),
+                    concat!("s_atomic_", $s, "_x2") => |cx, d| atomic(cx, d, AtomicOp::$op, true, false),
+                    concat!("s_buffer_atomic_", $s) => |cx, d| atomic(cx, d, AtomicOp::$op, false, true),
+                    concat!("s_buffer_atomic_", $s, "_x2") => |cx, d| atomic(cx, d, AtomicOp::$op, true, true),
+                )*
+                _ => return None,
+            })
+        }
+    };
+}
+
+atomics!(atomic_op, Swap => "swap", CmpSwap => "cmpswap", Add => "add", Sub => "sub",
+    Smin => "smin", Umin => "umin", Smax => "smax", Umax => "umax", And => "and", Or => "or",
+    Xor => "xor", Inc => "inc", Dec => "dec");
+
+pub fn resolve(name: &str) -> Option<ExecFn> {
+    Some(match name {
+        "s_store_dword" => |cx, d| store(cx, d, 1, false),
+        "s_store_dwordx2" => |cx, d| store(cx, d, 2, false),
+        "s_store_dwordx4" => |cx, d| store(cx, d, 4, false),
+        "s_buffer_store_dword" => |cx, d| store(cx, d, 1, true),
+        "s_buffer_store_dwordx2" => |cx, d| store(cx, d, 2, true),
+        "s_buffer_store_dwordx4" => |cx, d| store(cx, d, 4, true),
+        // No scalar cache or address-translation cache is modelled.
+        "s_dcache_discard" | "s_dcache_discard_x2" | "s_atc_probe" | "s_atc_probe_buffer" => {
+            nothing
+        }
+        _ => return atomic_op(name),
+    })
+}
