@@ -66,7 +66,7 @@ fn wrexec(cx: &mut Cx, d: &Decoded, f: fn(u64, u64) -> u64) -> Res {
 
 /// Each bit of S0.u32 twice: bit i goes to bits 2i and 2i+1.
 pub fn bitreplicate(v: u32) -> u64 {
-    (0..32).fold(0u64, |r, i| r | ((v as u64 >> i) & 1) * (3 << (2 * i)))
+    (0..32).fold(0u64, |r, i| r | (((v as u64 >> i) & 1) * (3 << (2 * i))))
 }
 
 pub fn resolve(name: &str) -> Option<ExecFn> {
