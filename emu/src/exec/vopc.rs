@@ -82,21 +82,17 @@ fn finish<const X: bool>(cx: &mut Cx, d: &Decoded, bits: u64) -> Res {
 fn cmp_f32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
     let a = fetch_f32(cx, d, 0);
     let b = fetch_f32(cx, d, 1);
-    let mut bits = 0u64;
-    for l in 0..WAVE_SIZE {
-        bits |= (float_pred::<OP>(a[l] as f64, b[l] as f64) as u64) << l;
-    }
-    finish::<X>(cx, d, bits)
+    finish::<X>(
+        cx,
+        d,
+        lane_mask(|l| float_pred::<OP>(a[l] as f64, b[l] as f64)),
+    )
 }
 
 fn cmp_f64<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
     let a = fetch_f64(cx, d, 0);
     let b = fetch_f64(cx, d, 1);
-    let mut bits = 0u64;
-    for l in 0..WAVE_SIZE {
-        bits |= (float_pred::<OP>(a[l], b[l]) as u64) << l;
-    }
-    finish::<X>(cx, d, bits)
+    finish::<X>(cx, d, lane_mask(|l| float_pred::<OP>(a[l], b[l])))
 }
 
 fn cmp_f16<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
@@ -113,71 +109,63 @@ fn cmp_f16<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
         }
         super::f16::f16_to_f32(h) as f64
     };
-    let mut bits = 0u64;
-    for l in 0..WAVE_SIZE {
-        bits |= (float_pred::<OP>(m(a[l], 0), m(b[l], 1)) as u64) << l;
-    }
-    finish::<X>(cx, d, bits)
+    finish::<X>(
+        cx,
+        d,
+        lane_mask(|l| float_pred::<OP>(m(a[l], 0), m(b[l], 1))),
+    )
 }
 
 fn cmp_i32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
     let a = fetch(cx, d, 0);
     let b = fetch(cx, d, 1);
-    let mut bits = 0u64;
-    for l in 0..WAVE_SIZE {
-        bits |= (int_pred::<OP, i32>(a[l] as i32, b[l] as i32) as u64) << l;
-    }
-    finish::<X>(cx, d, bits)
+    finish::<X>(
+        cx,
+        d,
+        lane_mask(|l| int_pred::<OP, i32>(a[l] as i32, b[l] as i32)),
+    )
 }
 
 fn cmp_u32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
     let a = fetch(cx, d, 0);
     let b = fetch(cx, d, 1);
-    let mut bits = 0u64;
-    for l in 0..WAVE_SIZE {
-        bits |= (int_pred::<OP, u32>(a[l], b[l]) as u64) << l;
-    }
-    finish::<X>(cx, d, bits)
+    finish::<X>(cx, d, lane_mask(|l| int_pred::<OP, u32>(a[l], b[l])))
 }
 
 fn cmp_i16<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
     let a = fetch(cx, d, 0);
     let b = fetch(cx, d, 1);
-    let mut bits = 0u64;
-    for l in 0..WAVE_SIZE {
-        bits |= (int_pred::<OP, i16>(a[l] as i16, b[l] as i16) as u64) << l;
-    }
-    finish::<X>(cx, d, bits)
+    finish::<X>(
+        cx,
+        d,
+        lane_mask(|l| int_pred::<OP, i16>(a[l] as i16, b[l] as i16)),
+    )
 }
 
 fn cmp_u16<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
     let a = fetch(cx, d, 0);
     let b = fetch(cx, d, 1);
-    let mut bits = 0u64;
-    for l in 0..WAVE_SIZE {
-        bits |= (int_pred::<OP, u16>(a[l] as u16, b[l] as u16) as u64) << l;
-    }
-    finish::<X>(cx, d, bits)
+    finish::<X>(
+        cx,
+        d,
+        lane_mask(|l| int_pred::<OP, u16>(a[l] as u16, b[l] as u16)),
+    )
 }
 
 fn cmp_i64<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
     let a = fetch64(cx, d, 0);
     let b = fetch64(cx, d, 1);
-    let mut bits = 0u64;
-    for l in 0..WAVE_SIZE {
-        bits |= (int_pred::<OP, i64>(a[l] as i64, b[l] as i64) as u64) << l;
-    }
-    finish::<X>(cx, d, bits)
+    finish::<X>(
+        cx,
+        d,
+        lane_mask(|l| int_pred::<OP, i64>(a[l] as i64, b[l] as i64)),
+    )
 }
 
 fn cmp_u64<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
     let a = fetch64(cx, d, 0);
     let b = fetch64(cx, d, 1);
-    let mut bits = 0u64;
-    for l in 0..WAVE_SIZE {
-        bits |= (int_pred::<OP, u64>(a[l], b[l]) as u64) << l;
-    }
-    finish::<X>(cx, d, bits)
+    finish::<X>(cx, d, lane_mask(|l| int_pred::<OP, u64>(a[l], b[l])))
 }
 
 /// IEEE class bit of a value: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0,
@@ -363,4 +351,9 @@ pub fn resolve(name: &str) -> Option<ExecFn> {
         "u64" => by_op!(cmp_u64, x, code),
         _ => return None,
     })
+}
+
+/// The 64-lane mask of a per-lane predicate (bit l for lane l).
+fn lane_mask(mut pred: impl FnMut(usize) -> bool) -> u64 {
+    (0..WAVE_SIZE).fold(0, |m, l| m | (pred(l) as u64) << l)
 }
