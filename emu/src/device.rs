@@ -6,11 +6,12 @@ use crate::exec::{DispatchEnv, Fault};
 use crate::lds::{Lds, LDS_MAX};
 use crate::memory::{AllocKind, MemError, Memory, DEFAULT_MEMORY_LIMIT};
 use crate::program::Program;
+use crate::run::hazards::{HazardMode, HazardTable, RunHazards, Seen};
 use crate::run::{self, Counts, Stop};
 use crate::wave::Wave;
 use gcn_isa::Target;
 use gcn_loader::{CodeObject, Kernel, KernelArg, LoadError, ValueKind};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// What kind of GPU the device is.
@@ -64,6 +65,9 @@ pub struct LaunchOptions {
     /// Wave-instruction budget; running out is a guest error. `None`: unlimited.
     pub max_instructions: Option<u64>,
     pub progress: Option<Progress>,
+    /// Check every issued instruction against the hazard rules: `Warn` (the default) collects
+    /// findings into [`Stats::hazards`], `Error` ends the dispatch at the first one.
+    pub hazards: HazardMode,
 }
 
 impl Default for LaunchOptions {
@@ -72,6 +76,7 @@ impl Default for LaunchOptions {
             dynamic_lds: 0,
             max_instructions: Some(DEFAULT_MAX_INSTRUCTIONS),
             progress: None,
+            hazards: HazardMode::default(),
         }
     }
 }
@@ -89,6 +94,35 @@ pub struct Stats {
     /// (category name, wave-instructions), in a fixed order.
     pub by_category: Vec<(&'static str, u64)>,
     pub elapsed: Duration,
+    /// How hazards were checked, and what was found (one entry per rule and consumer).
+    pub hazard_mode: HazardMode,
+    pub hazards: Vec<HazardFinding>,
+}
+
+/// A hazard rule violated at run time (`--hazards`): the rule, the consumer and producer
+/// instructions, what the rule requires and what the issued path provided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HazardFinding {
+    pub rule: &'static str,
+    pub summary: &'static str,
+    /// Device address of the consumer, its offset from the kernel's entry, its disassembly.
+    pub pc: u64,
+    pub kernel_offset: i64,
+    pub instruction: String,
+    pub producer_pc: u64,
+    pub producer_offset: i64,
+    pub producer: String,
+    /// "4 wait states", "1 non-clause instruction", "a write of all of vcc".
+    pub required: String,
+    /// What the issued path gave: "2 wait states", "none".
+    pub provided: String,
+    /// How to fix it.
+    pub fix: String,
+    /// Times the consumer issued with the hazard (all waves, all workgroups).
+    pub hits: u64,
+    /// Where it was first seen.
+    pub workgroup: [u32; 3],
+    pub wave: u32,
 }
 
 impl Stats {
@@ -118,6 +152,8 @@ pub enum GuestFault {
     Fault(Fault),
     BudgetExhausted(u64),
     Deadlock(Vec<u32>),
+    /// `--hazards error`: the instruction violates a hazard rule.
+    Hazard(Box<HazardFinding>),
 }
 
 impl std::fmt::Display for GuestError {
@@ -138,6 +174,21 @@ impl std::fmt::Display for GuestError {
                 f,
                 "{where_}: `{}`: instruction budget of {n} wave-instructions exhausted",
                 self.instruction
+            ),
+            GuestFault::Hazard(h) => write!(
+                f,
+                "{where_}: `{}`: hazard [{}]: {}; producer `{}` at {:#x} ({}{}{:#x}); required {}, provided {}; {}",
+                self.instruction,
+                h.rule,
+                h.summary,
+                h.producer,
+                h.producer_pc,
+                self.kernel,
+                if h.producer_offset < 0 { "-" } else { "+" },
+                h.producer_offset.unsigned_abs(),
+                h.required,
+                h.provided,
+                h.fix
             ),
             GuestFault::Deadlock(waves) => write!(
                 f,
@@ -190,6 +241,10 @@ pub struct Module {
     /// Device address the ELF's virtual address 0 maps to.
     pub load_base: u64,
     pub program: Program,
+    /// XNACK replay allowed by the code object (on or any): gates the soft-clause rules.
+    pub xnack: bool,
+    /// Hazard models of `program`, built by the first launch that checks hazards.
+    hazard_table: OnceLock<HazardTable>,
 }
 
 impl Module {
@@ -203,6 +258,12 @@ impl Module {
     /// Names of opcodes in this module's code that have no semantics yet.
     pub fn unimplemented_ops(&self) -> &[&'static str] {
         &self.program.gaps
+    }
+
+    /// The hazard models of this module's code, built on first use.
+    pub fn hazard_table(&self) -> &HazardTable {
+        self.hazard_table
+            .get_or_init(|| HazardTable::new(&self.program, self.xnack))
     }
 }
 
@@ -275,12 +336,17 @@ impl Device {
             }
         }
         let (text_addr, code) = text.ok_or_else(|| problem("no .text section".into()))?;
+        // As the lint: e_flags bit 8 is XNACK "on" (v3) or "on"/"any" (v4+); v2 used bit 0.
+        let xnack =
+            object.target.xnack == Some(true) || (object.version >= 3 && elf.e_flags & 0x100 != 0);
         drop(elf);
         let program = Program::decode(&code, load_base + text_addr, target);
         Ok(Module {
             object,
             load_base,
             program,
+            xnack,
+            hazard_table: OnceLock::new(),
         })
     }
 
@@ -445,8 +511,9 @@ impl Device {
             let _ = self.mem.free(a);
         }
         self.dispatches += 1;
-        let counts = result?;
+        let (counts, seen) = result?;
         let total = dims.grid.iter().map(|&g| g as u64).product::<u64>();
+        let hazards = seen.iter().map(|s| hazard_finding(module, k, s)).collect();
         Ok(Stats {
             kernel: kernel.to_string(),
             workgroups: total,
@@ -458,6 +525,8 @@ impl Device {
                 .map(|(c, n)| (run::category_name(*c), n))
                 .collect(),
             elapsed: start.elapsed(),
+            hazard_mode: opts.hazards,
+            hazards,
         })
     }
 
@@ -470,7 +539,7 @@ impl Device {
         entry_index: u32,
         launch: &Launch,
         opts: &LaunchOptions,
-    ) -> Result<Counts, Error> {
+    ) -> Result<(Counts, Vec<Seen>), Error> {
         let env = DispatchEnv {
             private_size: launch.private_size,
         };
@@ -480,6 +549,10 @@ impl Device {
         let mut lds = Lds::new(launch.lds_size);
         let n = launch.waves_per_group();
         let mut waves: Vec<Wave> = (0..n).map(Wave::new).collect();
+        let mut hazards = match opts.hazards {
+            HazardMode::Off => None,
+            mode => Some(RunHazards::new(mode, module.hazard_table(), n)),
+        };
         // VGPRs the kernel allocates: (granulated count + 1) * 4 on gfx9.
         let vgprs = (k.descriptor.rsrc1.granulated_workitem_vgpr_count as usize + 1) * 4;
         let total = launch.grid.iter().map(|&g| g as u64).product::<u64>();
@@ -494,7 +567,10 @@ impl Device {
                         w.pc = entry_index;
                     }
                     lds.reset();
-                    let r = run::run_workgroup(
+                    if let Some(h) = &mut hazards {
+                        h.start_group(group);
+                    }
+                    let r = run::run_workgroup_checked(
                         &mut waves,
                         &module.program,
                         &mut self.mem,
@@ -502,6 +578,7 @@ impl Device {
                         &env,
                         &mut budget,
                         &mut counts,
+                        hazards.as_mut(),
                     );
                     if let Err(stop) = r {
                         return Err(guest_error(module, k, kernel, group, stop, limit));
@@ -513,7 +590,7 @@ impl Device {
                 }
             }
         }
-        Ok(counts)
+        Ok((counts, hazards.map(|h| h.findings()).unwrap_or_default()))
     }
 }
 
@@ -553,6 +630,24 @@ fn guest_error(
         Stop::Fault { wave, index, fault } => (wave, index, GuestFault::Fault(fault)),
         Stop::Budget { wave, index } => (wave, index, GuestFault::BudgetExhausted(limit)),
         Stop::Deadlock { waiting } => (0, u32::MAX, GuestFault::Deadlock(waiting)),
+        Stop::Hazard {
+            wave,
+            index,
+            finding,
+        } => {
+            let seen = Seen {
+                rule: finding.rule,
+                consumer: index,
+                producer: finding.producer_pc as u32,
+                provided: finding.provided,
+                required: finding.required,
+                hits: 1,
+                workgroup: group,
+                wave,
+            };
+            let h = hazard_finding(module, k, &seen);
+            (wave, index, GuestFault::Hazard(Box::new(h)))
+        }
     };
     let (pc, instruction) = match module.program.insts.get(index as usize) {
         Some(d) if module.program.bad_word(index).is_none() => (d.pc, d.inst.to_string()),
@@ -576,6 +671,62 @@ fn guest_error(
         instruction,
         fault,
     }))
+}
+
+/// A run-time hazard in the terms of the kernel: addresses, offsets from its entry, disassembly,
+/// and the requirement and fix worded as the static lint words them.
+fn hazard_finding(module: &Module, k: &Kernel, s: &Seen) -> HazardFinding {
+    let entry = module.load_base + k.entry;
+    let at = |index: u32| {
+        module
+            .program
+            .insts
+            .get(index as usize)
+            .map_or((0, String::from("<end of code>")), |d| {
+                (d.pc, d.inst.to_string())
+            })
+    };
+    let (pc, instruction) = at(s.consumer);
+    let (producer_pc, producer) = at(s.producer);
+    let (required, provided, fix) = match s.rule.check {
+        crate::hazard::rules::Check::SoftClause(_) => (
+            "1 non-clause instruction".to_string(),
+            "none".to_string(),
+            format!("insert `s_nop 0` before {pc:#x} ({instruction})"),
+        ),
+        crate::hazard::rules::Check::StaleVccz => (
+            "a write of all of vcc".to_string(),
+            "none".to_string(),
+            format!("insert `s_mov_b64 vcc, vcc` before {pc:#x} ({instruction})"),
+        ),
+        _ => {
+            let missing = s.required.saturating_sub(s.provided);
+            (
+                format!("{} wait states", s.required),
+                format!("{} wait states", s.provided),
+                format!(
+                    "insert `s_nop {}` before {pc:#x} ({instruction})",
+                    missing.clamp(1, 8) - 1
+                ),
+            )
+        }
+    };
+    HazardFinding {
+        rule: s.rule.id,
+        summary: s.rule.summary,
+        pc,
+        kernel_offset: pc as i64 - entry as i64,
+        instruction,
+        producer_pc,
+        producer_offset: producer_pc as i64 - entry as i64,
+        producer,
+        required,
+        provided,
+        fix,
+        hits: s.hits,
+        workgroup: s.workgroup,
+        wave: s.wave,
+    }
 }
 
 /// The kernel's explicit arguments, one per line, for error messages.

@@ -39,5 +39,7 @@ pub mod run;
 pub mod wave;
 
 pub use device::{
-    Arg, Device, DeviceConfig, Dims, Error, GuestError, GuestFault, LaunchOptions, Module, Stats,
+    Arg, Device, DeviceConfig, Dims, Error, GuestError, GuestFault, HazardFinding, LaunchOptions,
+    Module, Stats,
 };
+pub use run::hazards::HazardMode;

@@ -1,12 +1,20 @@
 //! `gcnemu run FILE --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg ARG]...
-//! [--dynamic-lds BYTES] [--stats] [--stats-json PATH] [--max-instructions N] [--target gfxN]`.
+//! [--dynamic-lds BYTES] [--stats] [--stats-json PATH] [--hazards off|warn|error]
+//! [--max-instructions N] [--target gfxN]`.
 //!
 //! Exit status: 0 success, 1 a guest error (fault, trap, exhausted budget), 2 a usage or input
 //! error. Each `--arg` is one of `42`, `-7`, `0x1f`, `1.5`, `bytes:HEX`, `@PATH`, `zeros:BYTES`;
 //! the two buffer forms take a `:out=PATH` suffix that writes the buffer back after the run.
+//!
+//! `--hazards warn` (the default) checks every issued instruction against the hazard rules and
+//! prints what it found on stderr after the run, as `gcnemu lint` words it; `error` makes the
+//! first finding a guest error (exit 1); `off` skips the check.
 
 use super::parse_target;
-use crate::device::{describe_args, Arg, Device, DeviceConfig, Dims, LaunchOptions, Stats};
+use crate::device::{
+    describe_args, Arg, Device, DeviceConfig, Dims, HazardFinding, LaunchOptions, Stats,
+};
+use crate::run::hazards::HazardMode;
 use gcn_loader::{KernelArg, ValueKind};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -43,6 +51,10 @@ pub struct RunArgs {
     /// Wave-instruction budget; running out is a guest error (exit 1).
     #[arg(long, value_name = "N")]
     pub max_instructions: Option<u64>,
+    /// Check issued instructions against the hazard rules: off, warn (report after the run) or
+    /// error (the first hazard is a guest error).
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = HazardMode::Warn)]
+    pub hazards: HazardMode,
     /// The processor to run as (default: the first gfx9 code object in FILE).
     #[arg(long, value_parser = parse_target)]
     pub target: Option<gcn_isa::Target>,
@@ -160,6 +172,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     }
     let mut opts = LaunchOptions {
         dynamic_lds: args.dynamic_lds,
+        hazards: args.hazards,
         ..Default::default()
     };
     if let Some(n) = args.max_instructions {
@@ -181,6 +194,9 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         Err(e) if e.is_guest() => return Err(Failure::Guest(e.to_string())),
         Err(e) => return Err(Failure::Usage(e.to_string())),
     };
+    if !stats.hazards.is_empty() {
+        eprint!("{}", hazard_text(&name, &stats));
+    }
     for o in &outs {
         let data = dev.read(o.addr, o.len)?;
         std::fs::write(&o.path, data)
@@ -326,7 +342,77 @@ fn stats_text(s: &Stats) -> String {
             out += &format!("  {name:<8} {n}\n");
         }
     }
+    if s.hazard_mode != HazardMode::Off {
+        let hits: u64 = s.hazards.iter().map(|h| h.hits).sum();
+        out += &format!(
+            "  hazards  {} finding(s), {hits} hit(s) (--hazards {})\n",
+            s.hazards.len(),
+            s.hazard_mode.name()
+        );
+    }
     out
+}
+
+/// The run-time hazard findings, worded as `gcnemu lint` words its diagnostics.
+fn hazard_text(file: &str, s: &Stats) -> String {
+    let loc = |off: i64| {
+        let sign = if off < 0 { "-" } else { "+" };
+        format!("{}{sign}{:#x}", s.kernel, off.unsigned_abs())
+    };
+    let mut out = String::new();
+    for h in &s.hazards {
+        let [x, y, z] = h.workgroup;
+        out += &format!(
+            "{file}:{}: warning[{}]: {}: `{}` at {:#x}, then `{}` with {} of the {} required\n",
+            loc(h.kernel_offset),
+            h.rule,
+            h.summary,
+            h.producer,
+            h.producer_pc,
+            h.instruction,
+            h.provided,
+            h.required
+        );
+        out += &format!(
+            "  note: producer at {} ({:#x}): {}\n",
+            loc(h.producer_offset),
+            h.producer_pc,
+            h.producer
+        );
+        out += &format!(
+            "  required: {}; provided: {}\n  fix: {}\n",
+            h.required, h.provided, h.fix
+        );
+        out += &format!(
+            "  issued {} time(s); first by workgroup ({x}, {y}, {z}) wave {}\n",
+            h.hits, h.wave
+        );
+    }
+    let n = s.hazards.len();
+    out += &format!(
+        "{n} hazard finding{} at run time in kernel `{}`\n",
+        if n == 1 { "" } else { "s" },
+        s.kernel
+    );
+    out
+}
+
+fn hazard_json(h: &HazardFinding) -> serde_json::Value {
+    serde_json::json!({
+        "rule": h.rule,
+        "address": h.pc,
+        "offset": h.kernel_offset,
+        "instruction": h.instruction,
+        "producer_address": h.producer_pc,
+        "producer_offset": h.producer_offset,
+        "producer": h.producer,
+        "required": h.required,
+        "provided": h.provided,
+        "fix": h.fix,
+        "hits": h.hits,
+        "workgroup": h.workgroup,
+        "wave": h.wave,
+    })
 }
 
 fn stats_json(s: &Stats) -> String {
@@ -342,6 +428,12 @@ fn stats_json(s: &Stats) -> String {
         "wave_instructions": s.wave_instructions,
         "by_category": by,
         "seconds": s.elapsed.as_secs_f64(),
+        "hazards": {
+            "mode": s.hazard_mode.name(),
+            "findings": s.hazards.len(),
+            "hits": s.hazards.iter().map(|h| h.hits).sum::<u64>(),
+            "list": s.hazards.iter().map(hazard_json).collect::<Vec<_>>(),
+        },
     });
     format!("{v:#}\n")
 }

@@ -1,23 +1,31 @@
 //! The run-time side: a wave's issued instructions, fed one at a time, checked against the same
 //! rules as the static lint but along the path actually taken.
 //!
-//! The emulator calls [`HazardTracker::issue`] for every instruction a wave issues (in order) and
-//! gets back the rules it violates. The tracker keeps the last few issued instructions, enough
-//! for the longest wait-state rule and a soft clause, plus the last write of VCC for the stale
-//! VCCZ rule, whose producer may lie any distance back.
+//! The emulator calls [`HazardTracker::issue_with`] for every instruction a wave issues (in
+//! order) and is told of the rules it violates. The tracker keeps the last few issued
+//! instructions, enough for the longest wait-state rule and a soft clause, plus the last write of
+//! VCC for the stale VCCZ rule, whose producer may lie any distance back.
+//!
+//! The history holds models by whatever the caller hands in (`M`): the emulator builds one
+//! [`InstModel`] per program instruction at load time and passes `&InstModel`, so issuing copies
+//! a pointer, not a model; [`HazardTracker::issue`] builds an owned model for one-off use.
 
 use super::check::{self, History, Step};
 use super::model::InstModel;
 use super::regs;
 use super::rules::{Gate, Rule, RULES};
 use gcn_isa::Inst;
+use std::borrow::Borrow;
 use std::collections::VecDeque;
 
 /// How many issued instructions are kept: the soft-clause walk stops at 64 members.
 const KEEP: usize = 72;
 
+// Rule sets are `u64` masks over `RULES` indices.
+const _: () = assert!(RULES.len() <= 64);
+
 /// One violation seen at run time.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct RuntimeFinding {
     pub rule: &'static Rule,
     /// The producer's program counter, as passed to `issue`.
@@ -26,31 +34,46 @@ pub struct RuntimeFinding {
     pub required: u32,
 }
 
-struct Issued {
+struct Issued<M> {
     pc: u64,
-    model: InstModel,
+    model: M,
+}
+
+/// The NOP rules (wait states, soft clauses, stale VCCZ) that `pick` selects and that apply
+/// with this `xnack` setting, as a mask over [`RULES`] indices.
+pub fn rule_mask(xnack: bool, pick: impl Fn(&Rule) -> bool) -> u64 {
+    RULES
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.is_nop_rule() && (r.gate != Gate::Xnack || xnack) && pick(r))
+        .fold(0, |m, (i, _)| m | 1 << i)
+}
+
+/// The rules (mask over [`RULES`] indices) `model` can be the consumer of. Instructions are
+/// consumers of few rules, most of none; computing this once per program instruction lets
+/// [`HazardTracker::issue_with`] skip the rule loop for them.
+pub fn consumer_mask(model: &InstModel) -> u64 {
+    RULES
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| check::is_consumer(r, model))
+        .fold(0, |m, (i, _)| m | 1 << i)
 }
 
 /// Per-wave hazard state.
-pub struct HazardTracker {
-    recent: VecDeque<Issued>,
+pub struct HazardTracker<M = InstModel> {
+    recent: VecDeque<Issued<M>>,
     /// The most recent instruction that wrote any part of VCC, once it has left `recent`, with
     /// the wait states of the instructions evicted after it.
-    last_vcc_write: Option<(Issued, u32)>,
-    rules: Vec<&'static Rule>,
+    last_vcc_write: Option<(Issued<M>, u32)>,
+    /// Rules evaluated (mask over `RULES` indices).
+    enabled: u64,
 }
 
-impl HazardTracker {
+impl HazardTracker<InstModel> {
     /// A tracker evaluating every NOP rule that applies (soft clauses only with `xnack`).
     pub fn new(xnack: bool) -> HazardTracker {
-        HazardTracker {
-            recent: VecDeque::with_capacity(KEEP + 1),
-            last_vcc_write: None,
-            rules: RULES
-                .iter()
-                .filter(|r| r.is_nop_rule() && (r.gate != Gate::Xnack || xnack))
-                .collect(),
-        }
+        HazardTracker::with_rules(rule_mask(xnack, |_| true))
     }
 
     /// Records that the wave issued `inst` at `pc` and returns the rules it violates against
@@ -59,28 +82,50 @@ impl HazardTracker {
         self.issue_model(pc, &InstModel::new(inst))
     }
 
-    /// As [`HazardTracker::issue`], with the model built once at load time (the emulator
-    /// decodes a program once; `InstModel::new` for each of its instructions gives these).
+    /// As [`HazardTracker::issue`], with a model built beforehand.
     pub fn issue_model(&mut self, pc: u64, model: &InstModel) -> Vec<RuntimeFinding> {
         let mut out = Vec::new();
-        for rule in &self.rules {
-            if !check::is_consumer(rule, model) {
-                continue;
-            }
-            if let Some(hit) = check::check(rule, model, &Recent(self)) {
-                out.push(RuntimeFinding {
+        let consumer_of = consumer_mask(model);
+        self.issue_with(pc, model.clone(), consumer_of, |f| out.push(f));
+        out
+    }
+}
+
+impl<M: Borrow<InstModel>> HazardTracker<M> {
+    /// A tracker evaluating the rules of `enabled` (see [`rule_mask`]).
+    pub fn with_rules(enabled: u64) -> HazardTracker<M> {
+        HazardTracker {
+            recent: VecDeque::with_capacity(KEEP + 1),
+            last_vcc_write: None,
+            enabled,
+        }
+    }
+
+    /// Records that the wave issued `model` at `pc` and calls `hit` for each rule it violates
+    /// against the instructions issued before it. `consumer_of` is [`consumer_mask`] of the
+    /// model, computed once. Allocates nothing once the history is full.
+    #[inline]
+    pub fn issue_with(
+        &mut self,
+        pc: u64,
+        model: M,
+        consumer_of: u64,
+        mut hit: impl FnMut(RuntimeFinding),
+    ) {
+        let mut rules = consumer_of & self.enabled;
+        while rules != 0 {
+            let rule = &RULES[rules.trailing_zeros() as usize];
+            rules &= rules - 1;
+            if let Some(h) = check::check(rule, model.borrow(), &Recent(self)) {
+                hit(RuntimeFinding {
                     rule,
-                    producer_pc: hit.producer,
-                    provided: hit.provided,
-                    required: hit.required,
+                    producer_pc: h.producer,
+                    provided: h.provided,
+                    required: h.required,
                 });
             }
         }
-        self.push(Issued {
-            pc,
-            model: model.clone(),
-        });
-        out
+        self.push(Issued { pc, model });
     }
 
     /// Forgets the history (a new wave, or after a context switch the caller models as safe).
@@ -89,35 +134,40 @@ impl HazardTracker {
         self.last_vcc_write = None;
     }
 
-    fn push(&mut self, issued: Issued) {
+    fn push(&mut self, issued: Issued<M>) {
         self.recent.push_front(issued);
         if self.recent.len() > KEEP {
             let old = self.recent.pop_back().expect("longer than KEEP");
-            if old.model.writes.overlaps(regs::VCC) {
+            if old.model.borrow().writes.overlaps(regs::VCC) {
                 self.last_vcc_write = Some((old, 0));
             } else if let Some((_, since)) = &mut self.last_vcc_write {
-                *since = since.saturating_add(old.model.wait_states as u32);
+                *since = since.saturating_add(old.model.borrow().wait_states as u32);
             }
         }
     }
 }
 
 /// The tracker's history, newest first.
-struct Recent<'t>(&'t HazardTracker);
+struct Recent<'t, M>(&'t HazardTracker<M>);
 
-impl History for Recent<'_> {
+impl<M: Borrow<InstModel>> History for Recent<'_, M> {
     type Pos = u64;
 
     fn walk_back(&self, visit: &mut dyn FnMut(u64, &InstModel, u32) -> Step) {
         let mut between = 0u32;
         for issued in &self.0.recent {
-            if visit(issued.pc, &issued.model, between) == Step::Stop {
+            let model = issued.model.borrow();
+            if visit(issued.pc, model, between) == Step::Stop {
                 return;
             }
-            between = between.saturating_add(issued.model.wait_states as u32);
+            between = between.saturating_add(model.wait_states as u32);
         }
         if let Some((issued, since)) = &self.0.last_vcc_write {
-            visit(issued.pc, &issued.model, between.saturating_add(*since));
+            visit(
+                issued.pc,
+                issued.model.borrow(),
+                between.saturating_add(*since),
+            );
         }
     }
 }
@@ -173,6 +223,32 @@ mod tests {
         assert_eq!(found[0].1, "stale-vccz");
         t.reset();
         assert!(feed(&mut t, &["s_cbranch_vccz 3"]).is_empty());
+    }
+
+    #[test]
+    fn borrowed_models_and_rule_masks() {
+        let models: Vec<InstModel> = ["v_cmp_eq_u32 vcc, v0, v0", "v_div_fmas_f32 v1, v2, v3, v4"]
+            .iter()
+            .map(|l| InstModel::new(assemble_inst(l, Target::Gfx900).expect(l)))
+            .collect();
+        let defaults = rule_mask(true, |r| r.default_on);
+        let off_by_default = RULES.iter().position(|r| r.id == "any-vgpr-dpp").unwrap();
+        assert_eq!(defaults & 1 << off_by_default, 0);
+        let mut t: HazardTracker<&InstModel> = HazardTracker::with_rules(defaults);
+        let mut hits = Vec::new();
+        for (k, m) in models.iter().enumerate() {
+            t.issue_with(k as u64, m, consumer_mask(m), |f| hits.push(f));
+        }
+        assert_eq!(hits.len(), 1);
+        assert_eq!(
+            (hits[0].rule.id, hits[0].producer_pc),
+            ("valu-vcc-div-fmas", 0)
+        );
+        // A rule left out of the mask is not evaluated.
+        let mut t: HazardTracker<&InstModel> = HazardTracker::with_rules(0);
+        for (k, m) in models.iter().enumerate() {
+            t.issue_with(k as u64, m, consumer_mask(m), |_| panic!("no rule enabled"));
+        }
     }
 
     #[test]

@@ -4,12 +4,16 @@
 //! everything it needs is in one place: issue (`counters.issue`), the semantics call, completion
 //! (`counters.complete`), and the wave states.
 
+pub mod hazards;
+
 use crate::exec::{Cx, DispatchEnv, Fault, Flow};
+use crate::hazard::tracker::RuntimeFinding;
 use crate::lds::Lds;
 use crate::memory::Memory;
 use crate::program::Program;
 use crate::wave::{Wave, WaveState};
 use gcn_isa::class::Category;
+use hazards::RunHazards;
 
 /// Instructions a wave runs before the next wave gets its turn.
 pub const QUANTUM: u32 = 64;
@@ -62,6 +66,13 @@ pub enum Stop {
     Budget { wave: u32, index: u32 },
     /// Waves wait at a barrier that can never complete.
     Deadlock { waiting: Vec<u32> },
+    /// `--hazards error`: wave `wave` issued instruction `index` violating a hazard rule (the
+    /// finding's `producer_pc` is an instruction index too).
+    Hazard {
+        wave: u32,
+        index: u32,
+        finding: RuntimeFinding,
+    },
 }
 
 /// Runs the waves of one workgroup to completion. `budget` is decremented per wave-instruction.
@@ -74,6 +85,22 @@ pub fn run_workgroup(
     budget: &mut u64,
     counts: &mut Counts,
 ) -> Result<(), Stop> {
+    run_workgroup_checked(waves, program, mem, lds, env, budget, counts, None)
+}
+
+/// As [`run_workgroup`], feeding every issued instruction to `hazards` (whose trackers the
+/// caller resets per workgroup with [`RunHazards::start_group`]).
+#[allow(clippy::too_many_arguments)]
+pub fn run_workgroup_checked(
+    waves: &mut [Wave],
+    program: &Program,
+    mem: &mut Memory,
+    lds: &mut Lds,
+    env: &DispatchEnv,
+    budget: &mut u64,
+    counts: &mut Counts,
+    mut hazards: Option<&mut RunHazards>,
+) -> Result<(), Stop> {
     loop {
         let mut progressed = false;
         let mut running = 0;
@@ -83,7 +110,16 @@ pub fn run_workgroup(
             }
             running += 1;
             let before = w.instructions;
-            step_wave(w, program, mem, lds, env, budget, counts)?;
+            step_wave(
+                w,
+                program,
+                mem,
+                lds,
+                env,
+                budget,
+                counts,
+                hazards.as_deref_mut(),
+            )?;
             progressed |= w.instructions != before;
         }
         if running == 0 {
@@ -112,6 +148,7 @@ pub fn run_workgroup(
 
 /// Runs up to [`QUANTUM`] instructions of one wave.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 fn step_wave(
     w: &mut Wave,
     program: &Program,
@@ -120,6 +157,7 @@ fn step_wave(
     env: &DispatchEnv,
     budget: &mut u64,
     counts: &mut Counts,
+    mut hazards: Option<&mut RunHazards>,
 ) -> Result<(), Stop> {
     let index = w.index;
     let mut cx = Cx {
@@ -143,6 +181,18 @@ fn step_wave(
                 wave: index,
                 index: at,
             });
+        }
+        // The tracker sees the instruction as it issues, before its effects, so in error mode
+        // the wave stops with the consumer unexecuted. A stalled s_waitcnt issues again when
+        // retried, adding wait states as the real stall does.
+        if let Some(h) = hazards.as_deref_mut() {
+            if let Some(finding) = h.issue(index, at) {
+                return Err(Stop::Hazard {
+                    wave: index,
+                    index: at,
+                    finding,
+                });
+            }
         }
         cx.wave.pc = at + 1;
         cx.wave.counters.issue(d.class.counters);

@@ -1,0 +1,155 @@
+//! Run-time hazard checking (`gcnemu run --hazards off|warn|error`): one
+//! [`HazardTracker`] per wave, fed every instruction the wave issues, in issue order, so the
+//! rules are checked along the path really taken.
+//!
+//! Only the NOP rules (wait states, soft clauses, stale VCCZ) are checked here. The waitcnt rules
+//! are not: in this functional model a load's data is in its registers when the load issues, so
+//! the emulator's own counters are always zero at an `s_waitcnt` and cannot tell a missing wait
+//! from a sufficient one, and the static lint (`gcnemu lint`) already checks them on every path.
+
+use crate::hazard::model::InstModel;
+use crate::hazard::rules::{Rule, RULES};
+use crate::hazard::tracker::{consumer_mask, rule_mask, HazardTracker, RuntimeFinding};
+use crate::program::Program;
+use hashbrown::HashMap;
+
+/// What to do about a hazard seen at run time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum HazardMode {
+    /// Do not check.
+    Off,
+    /// Collect findings (one per rule and consumer), report them after the run.
+    #[default]
+    Warn,
+    /// The first finding ends the dispatch as a guest error.
+    Error,
+}
+
+impl HazardMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            HazardMode::Off => "off",
+            HazardMode::Warn => "warn",
+            HazardMode::Error => "error",
+        }
+    }
+}
+
+/// The per-instruction hazard models of a program, built once (at the first launch that checks
+/// hazards) and shared by every wave.
+pub struct HazardTable {
+    pub models: Vec<InstModel>,
+    /// [`consumer_mask`] of each model.
+    pub consumers: Vec<u64>,
+    /// Rules evaluated (mask over `RULES` indices): the NOP rules on by default, the soft-clause
+    /// rules only when the code object allows XNACK replay.
+    pub enabled: u64,
+}
+
+impl HazardTable {
+    pub fn new(program: &Program, xnack: bool) -> HazardTable {
+        let models: Vec<InstModel> = program
+            .insts
+            .iter()
+            .map(|d| InstModel::new(d.inst))
+            .collect();
+        let consumers = models.iter().map(consumer_mask).collect();
+        HazardTable {
+            models,
+            consumers,
+            enabled: rule_mask(xnack, |r| r.default_on),
+        }
+    }
+}
+
+/// One rule violated at one consumer, with the first place it was seen.
+#[derive(Clone, Copy, Debug)]
+pub struct Seen {
+    pub rule: &'static Rule,
+    /// Instruction indices in the program.
+    pub consumer: u32,
+    pub producer: u32,
+    pub provided: u32,
+    pub required: u32,
+    /// Times the consumer issued with the hazard.
+    pub hits: u64,
+    pub workgroup: [u32; 3],
+    pub wave: u32,
+}
+
+/// The hazard state of a dispatch: a tracker per wave of a workgroup and the findings so far.
+pub struct RunHazards<'p> {
+    pub mode: HazardMode,
+    table: &'p HazardTable,
+    trackers: Vec<HazardTracker<&'p InstModel>>,
+    /// By (rule index, consumer index).
+    seen: HashMap<(u8, u32), Seen>,
+    /// The workgroup being run, for the findings.
+    group: [u32; 3],
+}
+
+impl<'p> RunHazards<'p> {
+    pub fn new(mode: HazardMode, table: &'p HazardTable, waves: u32) -> RunHazards<'p> {
+        RunHazards {
+            mode,
+            table,
+            trackers: (0..waves)
+                .map(|_| HazardTracker::with_rules(table.enabled))
+                .collect(),
+            seen: HashMap::new(),
+            group: [0; 3],
+        }
+    }
+
+    /// Starts a workgroup: every wave begins with an empty history.
+    pub fn start_group(&mut self, group: [u32; 3]) {
+        self.group = group;
+        for t in &mut self.trackers {
+            t.reset();
+        }
+    }
+
+    /// Wave `wave` issues instruction `index`. In error mode, returns the first violation.
+    #[inline]
+    pub fn issue(&mut self, wave: u32, index: u32) -> Option<RuntimeFinding> {
+        let (Some(model), Some(tracker)) = (
+            self.table.models.get(index as usize),
+            self.trackers.get_mut(wave as usize),
+        ) else {
+            return None;
+        };
+        let consumer_of = self.table.consumers[index as usize];
+        let mut first = None;
+        let (seen, group, mode) = (&mut self.seen, self.group, self.mode);
+        tracker.issue_with(index as u64, model, consumer_of, |f| {
+            if mode == HazardMode::Error {
+                first.get_or_insert(f);
+                return;
+            }
+            let rule = RULES
+                .iter()
+                .position(|r| std::ptr::eq(r, f.rule))
+                .unwrap_or(0) as u8;
+            seen.entry((rule, index))
+                .or_insert(Seen {
+                    rule: f.rule,
+                    consumer: index,
+                    producer: f.producer_pc as u32,
+                    provided: f.provided,
+                    required: f.required,
+                    hits: 0,
+                    workgroup: group,
+                    wave,
+                })
+                .hits += 1;
+        });
+        first
+    }
+
+    /// The findings, by consumer then rule.
+    pub fn findings(&self) -> Vec<Seen> {
+        let mut out: Vec<Seen> = self.seen.values().copied().collect();
+        out.sort_by_key(|s| (s.consumer, s.rule.id));
+        out
+    }
+}
