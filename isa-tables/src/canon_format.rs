@@ -1,6 +1,7 @@
 //! Format-specific canonicalisation rules (which fields LLVM ignores or rejects).
 
 use crate::inst::Inst;
+use crate::operand;
 use crate::table::{Field, Format};
 
 pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str, u32)> {
@@ -35,6 +36,17 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 if op_sel >> n != 0 {
                     return Err(("op_sel of a missing source", op_sel));
                 }
+            }
+        }
+        // gfx9 SDWA compares with SD set write an SGPR pair: SGPR/TTMP pairs (aligned down),
+        // flat_scratch, xnack_mask, exec or null; `vcc` is the SD-clear form.
+        Format::Vopc if inst.enc() == crate::Enc::Sdwa && inst.bit(1, 15) => {
+            let code = inst.bits(1, 8, 7) as u16;
+            let aligned = operand::align_scalar(code, 2);
+            if aligned == operand::VCC_LO {
+                inst.words[1] &= !0xff00;
+            } else if !(code == operand::NULL || operand::register_valid(aligned, 2)) {
+                return Err(("SDWA compare destination", code as u32));
             }
         }
         Format::Mubuf | Format::Mtbuf => {
