@@ -13,7 +13,8 @@
 use super::check::{self, History, Step};
 use super::model::InstModel;
 use super::regs;
-use super::rules::{Gate, Rule, RULES};
+use super::rules::ClauseKind;
+use super::rules::{Check, Gate, Producer, Rule, RULES};
 use gcn_isa::Inst;
 use std::borrow::Borrow;
 use std::collections::VecDeque;
@@ -37,6 +38,111 @@ pub struct RuntimeFinding {
 struct Issued<M> {
     pc: u64,
     model: M,
+    /// `Roles::producer`.
+    kinds: u16,
+}
+
+/// What the tracker needs to know about one instruction besides its model, computed once per
+/// program instruction by [`Roles::of`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Roles {
+    /// Rules (mask over [`RULES`] indices) the instruction can be the consumer of.
+    pub consumer: u64,
+    /// The [`ProducerKind`]s it belongs to (bit per kind).
+    pub producer: u16,
+    /// `InstModel::wait_states`, here so that issuing need not touch the model.
+    pub wait_states: u8,
+}
+
+impl Roles {
+    pub fn of(model: &InstModel) -> Roles {
+        let producer = ProducerKind::ALL
+            .iter()
+            .filter(|k| k.includes(model))
+            .fold(0, |m, k| m | 1 << *k as u16);
+        Roles {
+            consumer: consumer_mask(model),
+            producer,
+            wait_states: model.wait_states,
+        }
+    }
+}
+
+/// Classes of instruction that can start a hazard whatever registers its consumer watches:
+/// supersets of `check::produces` (without the register overlap) and of the clause membership
+/// of `check::soft_clause`, used only to skip walks that cannot find a producer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProducerKind {
+    ValuWrites,
+    SaluWrites,
+    AnyWrites,
+    Setreg,
+    SetVskip,
+    WideStore,
+    SmemMember,
+    VmemMember,
+    VccWrite,
+}
+
+impl ProducerKind {
+    const ALL: [ProducerKind; 9] = [
+        ProducerKind::ValuWrites,
+        ProducerKind::SaluWrites,
+        ProducerKind::AnyWrites,
+        ProducerKind::Setreg,
+        ProducerKind::SetVskip,
+        ProducerKind::WideStore,
+        ProducerKind::SmemMember,
+        ProducerKind::VmemMember,
+        ProducerKind::VccWrite,
+    ];
+
+    fn includes(self, m: &InstModel) -> bool {
+        match self {
+            ProducerKind::ValuWrites => m.is_valu() && !m.writes.is_empty(),
+            ProducerKind::SaluWrites => m.is_salu() && !m.writes.is_empty(),
+            ProducerKind::AnyWrites => !m.writes.is_empty(),
+            ProducerKind::Setreg => m.is_setreg(),
+            ProducerKind::SetVskip => m.name == "s_setvskip",
+            ProducerKind::WideStore => !m.wide_store_data().is_empty(),
+            ProducerKind::SmemMember => m.is_smem(),
+            ProducerKind::VmemMember => m.is_vmem_or_flat(),
+            ProducerKind::VccWrite => m.writes.overlaps(regs::VCC),
+        }
+    }
+
+    /// The kind every producer of `rule` belongs to.
+    fn of_rule(rule: &Rule) -> Option<ProducerKind> {
+        Some(match rule.check {
+            Check::WaitStates { producer, .. } => match producer {
+                Producer::ValuWrites => ProducerKind::ValuWrites,
+                Producer::SaluWrites => ProducerKind::SaluWrites,
+                Producer::AnyWrites => ProducerKind::AnyWrites,
+                Producer::SetregSameHwreg | Producer::SetregTrapsts | Producer::SetregModeVskip => {
+                    ProducerKind::Setreg
+                }
+                Producer::SetVskip => ProducerKind::SetVskip,
+                Producer::WideStoreData => ProducerKind::WideStore,
+            },
+            Check::SoftClause(ClauseKind::Smem) => ProducerKind::SmemMember,
+            Check::SoftClause(ClauseKind::Vmem) => ProducerKind::VmemMember,
+            Check::StaleVccz => ProducerKind::VccWrite,
+            Check::Waitcnt(_) | Check::NotCheckable(_) => return None,
+        })
+    }
+}
+
+const KINDS: usize = ProducerKind::ALL.len();
+
+/// How far back (in wait states between producer and consumer) `rule` can find its producer:
+/// a soft clause needs its members adjacent (any instruction in between gives at least one);
+/// the stale-VCCZ producer may lie any distance back.
+fn reach(rule: &Rule) -> u64 {
+    match rule.check {
+        Check::WaitStates { wait_states, .. } => wait_states as u64,
+        Check::SoftClause(_) => 1,
+        _ => u64::MAX,
+    }
 }
 
 /// The NOP rules (wait states, soft clauses, stale VCCZ) that `pick` selects and that apply
@@ -68,6 +174,14 @@ pub struct HazardTracker<M = InstModel> {
     last_vcc_write: Option<(Issued<M>, u32)>,
     /// Rules evaluated (mask over `RULES` indices).
     enabled: u64,
+    /// Wait states issued so far.
+    clock: u64,
+    /// Per [`ProducerKind`]: `clock` just after its latest instruction (`u64::MAX`: none
+    /// yet). A consumer further than a rule's reach from its kind's latest cannot hit.
+    produced_at: [u64; KINDS],
+    /// Per rule: its producer kind (`KINDS` for none) and [`reach`].
+    kind_of: [usize; RULES.len()],
+    reach: [u64; RULES.len()],
 }
 
 impl HazardTracker<InstModel> {
@@ -85,8 +199,7 @@ impl HazardTracker<InstModel> {
     /// As [`HazardTracker::issue`], with a model built beforehand.
     pub fn issue_model(&mut self, pc: u64, model: &InstModel) -> Vec<RuntimeFinding> {
         let mut out = Vec::new();
-        let consumer_of = consumer_mask(model);
-        self.issue_with(pc, model.clone(), consumer_of, |f| out.push(f));
+        self.issue_with(pc, model.clone(), Roles::of(model), |f| out.push(f));
         out
     }
 }
@@ -98,24 +211,38 @@ impl<M: Borrow<InstModel>> HazardTracker<M> {
             recent: VecDeque::with_capacity(KEEP + 1),
             last_vcc_write: None,
             enabled,
+            clock: 0,
+            produced_at: [u64::MAX; KINDS],
+            kind_of: std::array::from_fn(|i| {
+                ProducerKind::of_rule(&RULES[i]).map_or(KINDS, |k| k as usize)
+            }),
+            reach: std::array::from_fn(|i| reach(&RULES[i])),
         }
     }
 
     /// Records that the wave issued `model` at `pc` and calls `hit` for each rule it violates
-    /// against the instructions issued before it. `consumer_of` is [`consumer_mask`] of the
-    /// model, computed once. Allocates nothing once the history is full.
+    /// against the instructions issued before it. `roles` is [`Roles::of`] the model, computed
+    /// once. Allocates nothing once the history is full.
     #[inline]
     pub fn issue_with(
         &mut self,
         pc: u64,
         model: M,
-        consumer_of: u64,
+        roles: Roles,
         mut hit: impl FnMut(RuntimeFinding),
     ) {
-        let mut rules = consumer_of & self.enabled;
+        let mut rules = roles.consumer & self.enabled;
         while rules != 0 {
-            let rule = &RULES[rules.trailing_zeros() as usize];
+            let i = rules.trailing_zeros() as usize;
             rules &= rules - 1;
+            // No possible producer within reach: the walk cannot find one.
+            if let Some(&at) = self.produced_at.get(self.kind_of[i]) {
+                if at == u64::MAX || (self.reach[i] != u64::MAX && self.clock - at >= self.reach[i])
+                {
+                    continue;
+                }
+            }
+            let rule = &RULES[i];
             if let Some(h) = check::check(rule, model.borrow(), &Recent(self)) {
                 hit(RuntimeFinding {
                     rule,
@@ -125,20 +252,32 @@ impl<M: Borrow<InstModel>> HazardTracker<M> {
                 });
             }
         }
-        self.push(Issued { pc, model });
+        self.clock += roles.wait_states as u64;
+        for (k, at) in self.produced_at.iter_mut().enumerate() {
+            if roles.producer & 1 << k != 0 {
+                *at = self.clock;
+            }
+        }
+        self.push(Issued {
+            pc,
+            model,
+            kinds: roles.producer,
+        });
     }
 
     /// Forgets the history (a new wave, or after a context switch the caller models as safe).
     pub fn reset(&mut self) {
         self.recent.clear();
         self.last_vcc_write = None;
+        self.clock = 0;
+        self.produced_at = [u64::MAX; KINDS];
     }
 
     fn push(&mut self, issued: Issued<M>) {
         self.recent.push_front(issued);
         if self.recent.len() > KEEP {
             let old = self.recent.pop_back().expect("longer than KEEP");
-            if old.model.borrow().writes.overlaps(regs::VCC) {
+            if old.kinds & 1 << ProducerKind::VccWrite as u16 != 0 {
                 self.last_vcc_write = Some((old, 0));
             } else if let Some((_, since)) = &mut self.last_vcc_write {
                 *since = since.saturating_add(old.model.borrow().wait_states as u32);
@@ -237,7 +376,7 @@ mod tests {
         let mut t: HazardTracker<&InstModel> = HazardTracker::with_rules(defaults);
         let mut hits = Vec::new();
         for (k, m) in models.iter().enumerate() {
-            t.issue_with(k as u64, m, consumer_mask(m), |f| hits.push(f));
+            t.issue_with(k as u64, m, Roles::of(m), |f| hits.push(f));
         }
         assert_eq!(hits.len(), 1);
         assert_eq!(
@@ -247,7 +386,7 @@ mod tests {
         // A rule left out of the mask is not evaluated.
         let mut t: HazardTracker<&InstModel> = HazardTracker::with_rules(0);
         for (k, m) in models.iter().enumerate() {
-            t.issue_with(k as u64, m, consumer_mask(m), |_| panic!("no rule enabled"));
+            t.issue_with(k as u64, m, Roles::of(m), |_| panic!("no rule enabled"));
         }
     }
 

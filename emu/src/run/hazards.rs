@@ -9,7 +9,7 @@
 
 use crate::hazard::model::InstModel;
 use crate::hazard::rules::{Rule, RULES};
-use crate::hazard::tracker::{consumer_mask, rule_mask, HazardTracker, RuntimeFinding};
+use crate::hazard::tracker::{rule_mask, HazardTracker, Roles, RuntimeFinding};
 use crate::program::Program;
 use hashbrown::HashMap;
 
@@ -39,8 +39,8 @@ impl HazardMode {
 /// hazards) and shared by every wave.
 pub struct HazardTable {
     pub models: Vec<InstModel>,
-    /// [`consumer_mask`] of each model.
-    pub consumers: Vec<u64>,
+    /// [`Roles::of`] each model.
+    pub roles: Vec<Roles>,
     /// Rules evaluated (mask over `RULES` indices): the NOP rules on by default, the soft-clause
     /// rules only when the code object allows XNACK replay.
     pub enabled: u64,
@@ -53,10 +53,10 @@ impl HazardTable {
             .iter()
             .map(|d| InstModel::new(d.inst))
             .collect();
-        let consumers = models.iter().map(consumer_mask).collect();
+        let roles = models.iter().map(Roles::of).collect();
         HazardTable {
             models,
-            consumers,
+            roles,
             enabled: rule_mask(xnack, |r| r.default_on),
         }
     }
@@ -118,10 +118,10 @@ impl<'p> RunHazards<'p> {
         ) else {
             return None;
         };
-        let consumer_of = self.table.consumers[index as usize];
+        let roles = self.table.roles[index as usize];
         let mut first = None;
         let (seen, group, mode) = (&mut self.seen, self.group, self.mode);
-        tracker.issue_with(index as u64, model, consumer_of, |f| {
+        tracker.issue_with(index as u64, model, roles, |f| {
             if mode == HazardMode::Error {
                 first.get_or_insert(f);
                 return;
