@@ -197,7 +197,8 @@ impl Builder<'_> {
         match (fixed, self.format(), self.enc) {
             // gfx9 SDWA compares may write any SGPR pair (the SD bit).
             ("vcc", Format::Vopc, Enc::Sdwa) => {
-                let r = parse_register(text).filter(|r| r.code < 128 && r.dwords == 2);
+                let r = parse_register(text)
+                    .filter(|r| r.code < 128 && (r.dwords == 2 || r.code == crate::operand::NULL));
                 let r = r.ok_or_else(|| format!("`{text}`: expected an SGPR pair"))?;
                 self.set_bits(1, 8, 7, r.code as u32);
                 self.set_bits(1, 15, 1, 1);
