@@ -16,6 +16,8 @@ struct Builder<'a> {
     enc: Enc,
     w: [u32; 2],
     literal: Option<u32>,
+    /// The literal so far was only seen through 16-bit operands.
+    literal_is_16: bool,
     prefer: Prefer,
     modifiers: &'a [&'a str],
     pc: u32,
@@ -55,18 +57,37 @@ impl Builder<'_> {
         self.w[word] = (self.w[word] & !(mask << lo)) | ((v & mask) << lo);
     }
 
-    fn set_literal(&mut self, v: u32) -> Result<(), String> {
+    /// Records the instruction's one literal dword. Operands sharing it may show different
+    /// widths of it (a 16-bit operand prints only the low half), so a 16-bit view agrees with a
+    /// 32-bit one whose low half matches, and the 32-bit value wins.
+    fn set_literal(&mut self, v: u32, only_low_half: bool) -> Result<(), String> {
+        let v16 = |x: u32| x & 0xffff;
         match self.literal {
-            Some(old) if old != v => Err("only one literal constant per instruction".into()),
-            _ => {
+            Some(old) if old == v => Ok(()),
+            Some(old) if only_low_half && v16(old) == v16(v) => Ok(()),
+            Some(old) if self.literal_is_16 && v16(old) == v16(v) => {
                 self.literal = Some(v);
+                self.literal_is_16 = only_low_half;
+                Ok(())
+            }
+            Some(_) => Err("only one literal constant per instruction".into()),
+            None => {
+                self.literal = Some(v);
+                self.literal_is_16 = only_low_half;
                 Ok(())
             }
         }
     }
 
     /// Stores a register or constant operand into `field`.
-    fn put(&mut self, field: Field, op: &Operand, text: &str) -> Result<(), String> {
+    /// `low_half`: the operand is 16-bit, so a literal shows only its low half.
+    fn put(
+        &mut self,
+        field: Field,
+        op: &Operand,
+        text: &str,
+        low_half: bool,
+    ) -> Result<(), String> {
         let code = op.code;
         let fits = |c: u16| c <= 0xff || (256..512).contains(&c);
         match (self.enc, field) {
@@ -87,7 +108,7 @@ impl Builder<'_> {
             }
         }
         if code == LITERAL {
-            self.set_literal(op.literal.unwrap_or(0))?;
+            self.set_literal(op.literal.unwrap_or(0), low_half)?;
         }
         self.put_modifiers(field, op, text)
     }
@@ -163,7 +184,11 @@ impl Builder<'_> {
         if format == Format::Exp {
             return self.exp_lane(field, &op, text);
         }
-        self.put(field, &op, text)
+        let low_half = matches!(
+            effective_class(class, dwords),
+            crate::ImmClass::F16 | crate::ImmClass::I16
+        );
+        self.put(field, &op, text, low_half)
     }
 
     /// An export lane: enables it and stores its VGPR (with `compr`, lanes 0-1 share vsrc0 and
@@ -184,10 +209,10 @@ impl Builder<'_> {
                 return Ok(());
             }
             self.set_bits(0, lane as u32, 2, 0b11);
-            return self.put(LANES[lane / 2], op, text);
+            return self.put(LANES[lane / 2], op, text, false);
         }
         self.set_bits(0, lane as u32, 1, 1);
-        self.put(field, op, text)
+        self.put(field, op, text, false)
     }
 
     fn fixed_slot(&mut self, fixed: &str, text: &str) -> Result<(), String> {
@@ -208,7 +233,7 @@ impl Builder<'_> {
             ("off", Format::Scratch, _) => {
                 let r = parse_register(text).filter(|r| r.code >= 256 && r.dwords == 1);
                 let r = r.ok_or_else(|| format!("`{text}`: expected `off` or a VGPR"))?;
-                self.put(Field::Vaddr, &r, text)
+                self.put(Field::Vaddr, &r, text, false)
             }
             _ => Err(format!("expected `{fixed}`, found `{text}`")),
         }
@@ -283,7 +308,7 @@ impl Builder<'_> {
                     Some(_) => return Err(bad()),
                     None => text.parse::<f32>().map_err(|_| bad())?.to_bits(),
                 };
-                self.set_literal(v)?;
+                self.set_literal(v, false)?;
             }
             ImmKind::InterpAttr => {
                 let (attr, chan) = special::interp_attr(text).ok_or_else(bad)?;
@@ -367,6 +392,7 @@ pub fn build(
         enc,
         w: base_words(info, enc),
         literal: None,
+        literal_is_16: false,
         prefer,
         modifiers: &parts.modifiers,
         pc,
@@ -399,7 +425,7 @@ pub fn build(
         let r = parse_register(t)
             .filter(|r| r.code >= 256)
             .ok_or_else(|| format!("`{t}`: expected a VGPR"))?;
-        b.put(Field::Vdst, &r, t)?;
+        b.put(Field::Vdst, &r, t, false)?;
     }
     for slot in slots {
         let Some(text) = texts.next() else {
