@@ -182,6 +182,7 @@ fn prepare(inst: Inst, pc: u64, exec: ExecFn) -> Decoded {
         target: u32::MAX,
     };
     let mut n = 0;
+    let mut named_sdst = false;
     for slot in info.operands {
         let Slot::Reg {
             field,
@@ -206,9 +207,16 @@ fn prepare(inst: Inst, pc: u64, exec: ExecFn) -> Decoded {
                 n += 1;
             }
             Field::Vdst => d.vdst = inst.code(field).map_or(0, |c| c.saturating_sub(256)),
-            Field::VdstSgpr | Field::Sdst | Field::Sdata => d.sdst = inst.code(field).unwrap_or(0),
+            Field::VdstSgpr | Field::Sdst | Field::Sdata => {
+                d.sdst = inst.code(field).unwrap_or(0);
+                named_sdst = true;
+            }
             _ => {}
         }
+    }
+    // glc flat/global/scratch atomics return the old value to a vdst the template does not list.
+    if inst.returned_dwords().is_some() {
+        d.vdst = inst.code(Field::Vdst).map_or(0, |c| c.saturating_sub(256));
     }
     // Memory operands by role: [address, data, resource/base, offset register].
     let fields: [&[Field]; 4] = [
@@ -228,7 +236,10 @@ fn prepare(inst: Inst, pc: u64, exec: ExecFn) -> Decoded {
             if d.src[2] == Src::None {
                 d.src[2] = Src::Sgpr(VCC_LO as u8);
             }
-            d.sdst = VCC_LO;
+            // (v_readfirstlane_b32 names its SGPR destination instead.)
+            if !named_sdst {
+                d.sdst = VCC_LO;
+            }
             match inst.enc() {
                 Enc::Sdwa => sdwa_mods(&inst, &mut d),
                 Enc::Dpp => dpp_mods(&inst, &mut d),
