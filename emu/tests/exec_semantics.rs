@@ -276,3 +276,29 @@ fn instruction_without_semantics_is_a_named_gap() {
 fn trap_is_a_guest_fault() {
     assert_eq!(run("s_trap 2", |_| {}).unwrap_err(), Fault::Trap(2));
 }
+
+#[test]
+fn integer_clamp_saturates_and_float_conversions_take_input_modifiers() {
+    let w = run(
+        "v_add_u32_e64 v2, v0, v1 clamp\nv_sub_u32_e64 v3, v1, v0 clamp\nv_add_i32 v4, v5, v1 clamp\n\
+         v_add_u32_e64 v6, v0, v1\nv_cvt_u32_f32_e64 v7, |v8|\nv_cvt_i32_f32_e64 v9, -v8\n\
+         v_readfirstlane_b32 s10, v0",
+        |w| {
+            for l in 0..64 {
+                w.vgpr[0][l] = 0xffff_fff0 + (l as u32 & 1);
+                w.vgpr[1][l] = 0x20;
+                w.vgpr[5][l] = 0x7fff_fff0;
+                w.vgpr[8][l] = (-3.75f32).to_bits();
+            }
+        },
+    )
+    .unwrap();
+    assert_eq!(w.vgpr[2][0], u32::MAX); // 0xfffffff0 + 0x20 saturates
+    assert_eq!(w.vgpr[3][0], 0); // 0x20 - 0xfffffff0 saturates at 0
+    assert_eq!(w.vgpr[4][0], i32::MAX as u32); // signed saturation
+    assert_eq!(w.vgpr[6][0], 0x10); // without clamp it wraps
+    assert_eq!(w.vgpr[7][0], 3); // |-3.75| truncates to 3
+    assert_eq!(w.vgpr[9][0], 3); // -(-3.75) = 3.75 truncates to 3
+    assert_eq!(w.sgpr[10], 0xffff_fff0); // readfirstlane writes its SGPR
+    assert_eq!(w.sgpr[106], 0, "readfirstlane must not write VCC");
+}

@@ -395,6 +395,25 @@ pub fn u32_2(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32) -> u32) -> Res {
     Ok(Flow::Continue)
 }
 
+/// Integer ops whose VOP3 clamp bit is modelled: the lane function gets the bit.
+#[inline]
+pub fn u32_2c(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, bool) -> u32) -> Res {
+    let (a, b, sat) = (fetch(cx, d, 0), fetch(cx, d, 1), d.mods.clamp);
+    let r: Row = std::array::from_fn(|l| f(a[l], b[l], sat));
+    write(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
+/// Float-to-integer conversions: the source takes the float input modifiers (neg/abs) and the
+/// MODE denormal flush; the result is an integer, so clamp and omod do not apply.
+#[inline]
+pub fn from_f32(cx: &mut Cx, d: &Decoded, f: impl Fn(f32) -> u32) -> Res {
+    let a = fetch_f32(cx, d, 0);
+    let r: Row = std::array::from_fn(|l| f(a[l]));
+    write(cx, d, &r);
+    Ok(Flow::Continue)
+}
+
 #[inline]
 pub fn u32_3(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, u32) -> u32) -> Res {
     int_clamp(d)?;

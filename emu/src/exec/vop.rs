@@ -55,17 +55,17 @@ lane_ops! {
     v_cvt_f32_i32: u32_1 |a| (a as i32 as f32).to_bits();
     v_cvt_f32_u32: u32_1 |a| (a as f32).to_bits();
     // Float to integer saturates; NaN gives 0 (Rust's `as` does the same).
-    v_cvt_u32_f32: u32_1 |a| f32::from_bits(a) as u32;
-    v_cvt_i32_f32: u32_1 |a| f32::from_bits(a) as i32 as u32;
-    v_cvt_flr_i32_f32: u32_1 |a| f32::from_bits(a).floor() as i32 as u32;
-    v_cvt_rpi_i32_f32: u32_1 |a| (f32::from_bits(a) + 0.5).floor() as i32 as u32;
+    v_cvt_u32_f32: from_f32 |a| a as u32;
+    v_cvt_i32_f32: from_f32 |a| a as i32 as u32;
+    v_cvt_flr_i32_f32: from_f32 |a| a.floor() as i32 as u32;
+    v_cvt_rpi_i32_f32: from_f32 |a| (a + 0.5).floor() as i32 as u32;
     v_cvt_f32_ubyte0: u32_1 |a| ((a & 0xff) as f32).to_bits();
     v_cvt_f32_ubyte1: u32_1 |a| (((a >> 8) & 0xff) as f32).to_bits();
     v_cvt_f32_ubyte2: u32_1 |a| (((a >> 16) & 0xff) as f32).to_bits();
     v_cvt_f32_ubyte3: u32_1 |a| ((a >> 24) as f32).to_bits();
-    v_cvt_f16_f32: u32_1 |a| super::f16::f32_to_f16(f32::from_bits(a)) as u32;
+    v_cvt_f16_f32: from_f32 |a| super::f16::f32_to_f16(a) as u32;
     v_cvt_f32_f16: u32_1 |a| super::f16::f16_to_f32(a as u16).to_bits();
-    v_frexp_exp_i32_f32: u32_1 |a| fp::frexp_exp_f32(f32::from_bits(a)) as u32;
+    v_frexp_exp_i32_f32: from_f32 |a| fp::frexp_exp_f32(a) as u32;
 
     // VOP1 (f32)
     v_fract_f32: f32_1 |a| fp::fract_f32(a);
@@ -97,9 +97,10 @@ lane_ops! {
     v_frexp_mant_f64: f64_1 |a| fp::frexp_mant_f64(a);
 
     // VOP2 (integer)
-    v_add_u32: u32_2 |a, b| a.wrapping_add(b);
-    v_sub_u32: u32_2 |a, b| a.wrapping_sub(b);
-    v_subrev_u32: u32_2 |a, b| b.wrapping_sub(a);
+    // With VOP3 clamp the integer add/sub saturate instead of wrapping.
+    v_add_u32: u32_2c |a, b, sat| if sat { a.saturating_add(b) } else { a.wrapping_add(b) };
+    v_sub_u32: u32_2c |a, b, sat| if sat { a.saturating_sub(b) } else { a.wrapping_sub(b) };
+    v_subrev_u32: u32_2c |a, b, sat| if sat { b.saturating_sub(a) } else { b.wrapping_sub(a) };
     v_and_b32: u32_2 |a, b| a & b;
     v_or_b32: u32_2 |a, b| a | b;
     v_xor_b32: u32_2 |a, b| a ^ b;
@@ -135,8 +136,8 @@ lane_ops! {
     v_mul_lo_i32: u32_2 |a, b| a.wrapping_mul(b);
     v_mul_hi_u32: u32_2 |a, b| ((a as u64 * b as u64) >> 32) as u32;
     v_mul_hi_i32: u32_2 |a, b| ((a as i32 as i64 * b as i32 as i64) >> 32) as u32;
-    v_add_i32: u32_2 |a, b| a.wrapping_add(b);
-    v_sub_i32: u32_2 |a, b| a.wrapping_sub(b);
+    v_add_i32: u32_2c |a, b, sat| if sat { (a as i32).saturating_add(b as i32) as u32 } else { a.wrapping_add(b) };
+    v_sub_i32: u32_2c |a, b, sat| if sat { (a as i32).saturating_sub(b as i32) as u32 } else { a.wrapping_sub(b) };
     v_bcnt_u32_b32: u32_2 |a, b| a.count_ones().wrapping_add(b);
     v_bfm_b32: u32_2 |a, b| ((1u64 << (a & 31)) as u32).wrapping_sub(1) << (b & 31);
     v_bfe_u32: u32_3 |a, b, c| (a >> (b & 31)) & ((1u64 << (c & 31)) - 1) as u32;
