@@ -70,38 +70,51 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Runs `case` through the CLI and compares every buffer written back.
 fn check_case(case: &Case, target: &str, version: u32) {
+    if let Err(msg) = try_case(case, target, version) {
+        panic!("{msg}");
+    }
+}
+
+fn try_case(case: &Case, target: &str, version: u32) -> Result<(), String> {
     let dir = scratch(&format!("{}-{target}-v{version}", case.kernel));
     let co = fixture_path(case.fixture, target, version);
-    let mut cli = command_line(case, &co, &dir).unwrap();
+    let mut cli = command_line(case, &co, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     // Each case runs well under a million wave-instructions: a runaway loop fails fast.
     cli.args
         .extend(["--max-instructions".into(), "5000000".into()]);
     let out = run(&cli.args);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "gcnemu {}\n{}",
-        cli.args.join(" "),
-        describe(&out)
-    );
-    let got: Vec<Vec<u8>> = cli
-        .outputs
-        .iter()
-        .map(|p| std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
-        .collect();
-    if let Err(msg) = case.check(&got) {
-        panic!("{target} v{version}: {msg}");
+    if out.status.code() != Some(0) {
+        return Err(format!("gcnemu {}\n{}", cli.args.join(" "), describe(&out)));
     }
+    let mut got = Vec::new();
+    for p in &cli.outputs {
+        got.push(std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?);
+    }
+    case.check(&got)
+        .map_err(|msg| format!("{target} v{version}: {msg}"))
 }
 
+/// Every kernel case on both targets and code object versions, as the library tests run them.
 #[test]
-fn saxpy_gfx906_v5() {
-    check_case(&kernels::by_kernel("saxpy"), "gfx906", 5);
-}
-
-#[test]
-fn saxpy_gfx900_v4() {
-    check_case(&kernels::by_kernel("saxpy"), "gfx900", 4);
+fn every_case_gives_the_reference_bytes() {
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for case in kernels::all() {
+        for target in kernels::TARGETS {
+            for version in kernels::VERSIONS {
+                runs += 1;
+                if let Err(msg) = try_case(&case, target, version) {
+                    failures.push(msg);
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} runs failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// `zeros:BYTES:out=PATH`: saxpy into a zero-filled `y` gives `fma(a, x, 0)`.
@@ -130,46 +143,6 @@ fn saxpy_into_zeros_gfx900_v5() {
         .collect::<Vec<f32>>()
         .le_bytes();
     check_case(&case, "gfx900", 5);
-}
-
-/// Struct bytes (`bytes:HEX`), a 1-byte negative integer and an f64 by value.
-#[test]
-fn structarg_gfx900_v5() {
-    check_case(&kernels::by_kernel("structarg"), "gfx900", 5);
-}
-
-#[test]
-fn index3d_gfx906_v5() {
-    check_case(&kernels::by_kernel("index3d"), "gfx906", 5);
-}
-
-#[test]
-#[ignore = "gridDim.y comes out 2, not 3: the v4 gridDim computation's `v_readfirstlane_b32 s1, v6` \
-            writes VCC instead of s1 (emu/src/program.rs gives every VOP1 sdst = VCC_LO)"]
-fn index3d_gfx906_v4() {
-    check_case(&kernels::by_kernel("index3d"), "gfx906", 4);
-}
-
-/// `--dynamic-lds`.
-#[test]
-fn block_reduce_gfx900_v4() {
-    check_case(&kernels::by_kernel("block_reduce"), "gfx900", 4);
-}
-
-#[test]
-#[ignore = "`v_readfirstlane_b32 s4, v1` (blockDim.x) writes VCC instead of s4, so `ds_write_b32 \
-            v4, v5` at block_reduce+0xb8 faults at LDS address 0x300000"]
-fn block_reduce_gfx906_v5() {
-    check_case(&kernels::by_kernel("block_reduce"), "gfx906", 5);
-}
-
-/// Global and LDS atomics, `zeros:BYTES` buffers read back with `:out=`.
-#[test]
-#[ignore = "returning atomics write their old value to v0 (Decoded.vdst is 0 for \
-            `global_atomic_cmpswap v3, v[1:2], v[3:4], off glc`), so the CAS loop at \
-            atomics+0x12c never exits: instruction budget exhausted"]
-fn atomics_gfx900_v4() {
-    check_case(&kernels::by_kernel("atomics"), "gfx900", 4);
 }
 
 fn expect_exit(args: &[String], code: i32) -> String {

@@ -146,68 +146,8 @@ kernel_tests!(ballot);
 kernel_tests!(shuffle);
 kernel_tests!(loops);
 kernel_tests!(dmath);
-
-// Cases the emulator does not run correctly yet; each reason is the failure observed.
-
-mod index3d {
-    kernel_test!(index3d, gfx900_v4, "gfx900", 4, #[ignore = "gridDim.y comes out 2, not 3: the \
-        v4 gridDim computation's `v_readfirstlane_b32 s1, v6` writes VCC instead of s1 \
-        (emu/src/program.rs gives every VOP1 sdst = VCC_LO)"]);
-    kernel_test!(index3d, gfx900_v5, "gfx900", 5);
-    kernel_test!(index3d, gfx906_v4, "gfx906", 4, #[ignore = "gridDim.y comes out 2, not 3: the \
-        v4 gridDim computation's `v_readfirstlane_b32 s1, v6` writes VCC instead of s1 \
-        (emu/src/program.rs gives every VOP1 sdst = VCC_LO)"]);
-    kernel_test!(index3d, gfx906_v5, "gfx906", 5);
-}
-
-mod block_reduce {
-    kernel_test!(block_reduce, gfx900_v4, "gfx900", 4);
-    kernel_test!(block_reduce, gfx900_v5, "gfx900", 5, #[ignore = "`v_readfirstlane_b32 s4, v1` \
-        (blockDim.x) writes VCC instead of s4, so `ds_write_b32 v4, v5` at block_reduce+0xb8 \
-        faults at LDS address 0x300000"]);
-    kernel_test!(block_reduce, gfx906_v4, "gfx906", 4);
-    kernel_test!(block_reduce, gfx906_v5, "gfx906", 5, #[ignore = "`v_readfirstlane_b32 s4, v1` \
-        (blockDim.x) writes VCC instead of s4, so `ds_write_b32 v4, v5` at block_reduce+0xb8 \
-        faults at LDS address 0x300000"]);
-}
-
-mod intmath {
-    kernel_test!(intmath, gfx900_v4, "gfx900", 4, #[ignore = "`v_add_u32_e64 v15, v15, 32 clamp` \
-        at intmath+0x12c: the clamp modifier on an integer VALU op is not supported yet"]);
-    kernel_test!(intmath, gfx900_v5, "gfx900", 5, #[ignore = "`v_add_u32_e64 v15, v15, 32 clamp` \
-        at intmath+0x140: the clamp modifier on an integer VALU op is not supported yet"]);
-    kernel_test!(intmath, gfx906_v4, "gfx906", 4, #[ignore = "`v_add_u32_e64 v15, v15, 32 clamp` \
-        at intmath+0x12c: the clamp modifier on an integer VALU op is not supported yet"]);
-    kernel_test!(intmath, gfx906_v5, "gfx906", 5, #[ignore = "`v_add_u32_e64 v15, v15, 32 clamp` \
-        at intmath+0x140: the clamp modifier on an integer VALU op is not supported yet"]);
-}
-
-mod atomics {
-    kernel_test!(atomics, gfx900_v4, "gfx900", 4, #[ignore = "returning atomics write their old \
-        value to v0 (Decoded.vdst is 0 for `global_atomic_cmpswap v3, v[1:2], v[3:4], off glc`), \
-        so the CAS loop at atomics+0x12c never exits: instruction budget exhausted"]);
-    kernel_test!(atomics, gfx900_v5, "gfx900", 5, #[ignore = "returning atomics write their old \
-        value to v0 (Decoded.vdst is 0 for `global_atomic_cmpswap ... glc`), so the CAS loop \
-        never exits: instruction budget exhausted"]);
-    kernel_test!(atomics, gfx906_v4, "gfx906", 4, #[ignore = "returning atomics write their old \
-        value to v0 (Decoded.vdst is 0 for `global_atomic_cmpswap v3, v[1:2], v[3:4], off glc`), \
-        so the CAS loop at atomics+0x12c never exits: instruction budget exhausted"]);
-    kernel_test!(atomics, gfx906_v5, "gfx906", 5, #[ignore = "returning atomics write their old \
-        value to v0 (Decoded.vdst is 0 for `global_atomic_cmpswap ... glc`), so the CAS loop \
-        never exits: instruction budget exhausted"]);
-}
-
-mod fmath {
-    kernel_test!(fmath, gfx900_v4, "gfx900", 4, #[ignore = "`v_cvt_u32_f32_e64 v1, |v12|` ignores \
-        the |abs| source modifier (implemented as an integer unary op): (unsigned)fabsf(y) is 0 \
-        for negative y, 67 of 1000 `outi` words differ"]);
-    kernel_test!(fmath, gfx900_v5, "gfx900", 5, #[ignore = "`v_cvt_u32_f32_e64 |v|` ignores the \
-        |abs| source modifier (implemented as an integer unary op): (unsigned)fabsf(y) is 0 for \
-        negative y, 67 of 1000 `outi` words differ"]);
-    kernel_test!(fmath, gfx906_v4, "gfx906", 4, #[ignore = "`v_cvt_u32_f32_e64 |v|` ignores the \
-        |abs| source modifier (implemented as an integer unary op): (unsigned)fabsf(y) is 0 for \
-        negative y, 67 of 1000 `outi` words differ"]);
-    kernel_test!(fmath, gfx906_v5, "gfx906", 5, #[ignore = "`v_cvt_u32_f32_e64 |v|` ignores the \
-        |abs| source modifier (implemented as an integer unary op): (unsigned)fabsf(y) is 0 for \
-        negative y, 67 of 1000 `outi` words differ"]);
-}
+kernel_tests!(index3d);
+kernel_tests!(block_reduce);
+kernel_tests!(intmath);
+kernel_tests!(atomics);
+kernel_tests!(fmath);
