@@ -189,3 +189,32 @@ pub fn structarg() -> Case {
         ],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(b: &[u8]) -> Vec<f32> {
+        b.chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    /// The inputs tell a fused multiply-add from a rounded multiply then add, so an emulator
+    /// that computed `v_fma_f32` as two operations would fail.
+    #[test]
+    fn saxpy_inputs_distinguish_fma_from_mul_add() {
+        let case = saxpy();
+        let (Arg::F32(a), Arg::Buffer(x), Arg::Buffer(y)) =
+            (&case.args[1], &case.args[2], &case.args[3])
+        else {
+            unreachable!()
+        };
+        let (x, y0, y1) = (f32s(&x.init), f32s(&y.init), f32s(&y.expect));
+        let differ = (0..x.len()).filter(|&i| a * x[i] + y0[i] != y1[i]).count();
+        assert!(
+            differ > 10,
+            "only {differ} elements distinguish fma from mul+add"
+        );
+    }
+}
