@@ -135,7 +135,7 @@ pub fn shuffle() -> Case {
             s = std::array::from_fn(|l| s[l].wrapping_add(shfl_xor(&s, l as i32, off, 64)));
             off >>= 1;
         }
-        for l in 0..WAVE {
+        for (l, &sum) in s.iter().enumerate() {
             let i = w * WAVE + l;
             if i >= n {
                 continue;
@@ -149,7 +149,7 @@ pub fn shuffle() -> Case {
                 shfl_down(&v, lane, 3, 64),
                 shfl_down(&v, lane, 9, 16),
                 shfl_up(&v, lane, 4, 64),
-                s[l],
+                sum,
             ];
             for (k, x) in r.iter().enumerate() {
                 put(&mut out, 8 * i + k, x.to_le_bytes());
