@@ -86,6 +86,9 @@ pub struct Wave {
     pub lanes: u32,
     /// Wave-instructions executed.
     pub instructions: u64,
+    /// CSP[2:0], the fork/join control-stack pointer of §4.6 (entries live in SGPRs; see
+    /// [`crate::exec::fork`]).
+    pub csp: u8,
 }
 
 impl Wave {
@@ -102,6 +105,7 @@ impl Wave {
             index,
             lanes: 0,
             instructions: 0,
+            csp: 0,
         }
     }
 
@@ -122,6 +126,7 @@ impl Wave {
         self.index = index;
         self.lanes = 0;
         self.instructions = 0;
+        self.csp = 0;
     }
 
     #[inline]

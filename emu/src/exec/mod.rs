@@ -12,6 +12,7 @@ pub mod access;
 pub mod ds;
 pub mod f16;
 pub mod flat;
+pub mod fork;
 pub mod fp;
 pub mod h16;
 pub mod mubuf;
@@ -143,7 +144,9 @@ pub fn semantics(op: &OpInfo, target: Target) -> Option<ExecFn> {
     let name = op.base_name();
     match op.format {
         Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc | Format::Sopp => {
-            sop::resolve(name).or_else(|| sop_extra::resolve(name))
+            sop::resolve(name)
+                .or_else(|| sop_extra::resolve(name))
+                .or_else(|| fork::resolve(name))
         }
         Format::Smem => smem::resolve(name).or_else(|| smem_rw::resolve(name)),
         Format::Vop1 | Format::Vop2 | Format::Vop3 => vop::resolve(name, target)
