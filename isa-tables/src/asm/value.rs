@@ -170,10 +170,11 @@ fn parse_number(text: &str, class: ImmClass, prefer: Prefer) -> Option<Operand> 
         Some(op)
     };
     if let Some(v) = parse_int(text) {
-        // Hex small values are literals only where the printer shows a literal that way (a
-        // madmk/madak src0 sharing the K literal); otherwise small integers are inline.
+        // The printer writes inline integers in decimal, so a small value in hex is a literal
+        // (e.g. a madmk src0 sharing the K literal, or a 16-bit view of a shared literal); the
+        // decoder folds it back to the inline constant wherever LLVM would.
         let hex = text.trim_start_matches('-').starts_with("0x");
-        if (-16..=64).contains(&v) && !(hex && prefer == Prefer::Literal) {
+        if (-16..=64).contains(&v) && !hex {
             return constant(operand::literal_as_inline(v as u32, ImmClass::B32)?, None);
         }
         // i16 operands print inline float constants as their f16 bit patterns (`0x3c00`).
