@@ -33,6 +33,7 @@ pub mod dispatch;
 pub mod exec;
 pub mod hazard;
 pub mod lds;
+pub mod lds_banks;
 pub mod memory;
 pub mod program;
 pub mod run;
