@@ -66,21 +66,16 @@ pub fn assemble(source: &str, target: Target) -> Result<Assembly, AsmError> {
             }
             continue;
         }
-        // labels (several may share a line with an instruction)
+        // Labels (several may share a line with an instruction). A name made only of label
+        // characters before the first `:` is a label; `offset:16` inside an instruction is not,
+        // since the text before its colon holds the mnemonic and operands.
         while let Some((name, rest)) = text.split_once(':') {
             let name = name.trim();
             let is_label = !name.is_empty()
                 && name
                     .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "_.$".contains(c))
-                && !name.contains(char::is_whitespace);
-            // `offset:16` inside an instruction is not a label: labels come first on the line.
-            if !is_label
-                || text
-                    .trim_start()
-                    .find(char::is_whitespace)
-                    .is_some_and(|ws| ws < name.len())
-            {
+                    .all(|c| c.is_ascii_alphanumeric() || "_.$".contains(c));
+            if !is_label {
                 break;
             }
             if label_line.insert(name.to_string(), lines.len()).is_some() {
