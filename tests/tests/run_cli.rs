@@ -70,13 +70,14 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Runs `case` through the CLI and compares every buffer written back.
 fn check_case(case: &Case, target: &str, version: u32) {
-    if let Err(msg) = try_case(case, target, version) {
+    if let Err(msg) = try_case("one", case, target, version) {
         panic!("{msg}");
     }
 }
 
-fn try_case(case: &Case, target: &str, version: u32) -> Result<(), String> {
-    let dir = scratch(&format!("{}-{target}-v{version}", case.kernel));
+/// `group` keeps the directories of tests that run the same case in parallel apart.
+fn try_case(group: &str, case: &Case, target: &str, version: u32) -> Result<(), String> {
+    let dir = scratch(&format!("{group}-{}-{target}-v{version}", case.kernel));
     let co = fixture_path(case.fixture, target, version);
     let mut cli = command_line(case, &co, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     // Each case runs well under a million wave-instructions: a runaway loop fails fast.
@@ -103,7 +104,7 @@ fn every_case_gives_the_reference_bytes() {
         for target in kernels::TARGETS {
             for version in kernels::VERSIONS {
                 runs += 1;
-                if let Err(msg) = try_case(&case, target, version) {
+                if let Err(msg) = try_case("all", &case, target, version) {
                     failures.push(msg);
                 }
             }
