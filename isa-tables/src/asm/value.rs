@@ -178,7 +178,10 @@ fn parse_number(text: &str, class: ImmClass, prefer: Prefer) -> Option<Operand> 
             return constant(operand::literal_as_inline(v as u32, ImmClass::B32)?, None);
         }
         // i16 operands print inline float constants as their f16 bit patterns (`0x3c00`).
-        if class == ImmClass::I16 && prefer == Prefer::Inline && !(-16..=64).contains(&v) {
+        // (Only the float patterns: a hex value whose low half reads as a small integer is a
+        // literal, since inline integers print in decimal.)
+        let small16 = (-16..=64).contains(&(v as u16 as i16 as i64));
+        if class == ImmClass::I16 && prefer == Prefer::Inline && !small16 {
             if let Some(code) = operand::literal_as_inline(v as u32, ImmClass::F16) {
                 return constant(code, None);
             }
