@@ -95,3 +95,30 @@ fn text_is_lossy(text: &str) -> bool {
     text.contains("/* Invalid dpp_ctrl value */")
         || (text.starts_with("exp ") && text.contains(" compr"))
 }
+
+/// Inputs the `decode` fuzz target once failed on (fuzz/regressions/decode, copied from
+/// cargo-fuzz's artifacts): the same invariants must hold for them in every test run.
+#[test]
+fn fuzz_regressions_keep_the_invariants() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions/decode");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let data = std::fs::read(&path).unwrap();
+        for target in [Target::Gfx900, Target::Gfx906, Target::Gfx908] {
+            let Ok(inst) = decode(&data, target) else {
+                continue;
+            };
+            let text = inst.to_string();
+            let again = decode(&inst.encode(), target).expect("canonical encoding decodes");
+            assert_eq!(again.to_string(), text, "{}", path.display());
+            if !text_is_lossy(&text) {
+                let parsed = assemble_inst(&text, target)
+                    .unwrap_or_else(|e| panic!("{}: `{text}`: {e}", path.display()));
+                assert_eq!(parsed.to_string(), text, "{}", path.display());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no regression input decodes");
+}
