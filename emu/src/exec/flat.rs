@@ -5,6 +5,7 @@
 use super::access::{self, Addr, AtomicOp};
 use super::ds::spread;
 use super::valu::Res;
+use super::vmem_ops::{self, VectorMemory};
 use super::{Cx, ExecFn, Fault, Flow};
 use crate::memory::{flat_target, FlatTarget};
 use crate::program::Decoded;
@@ -185,32 +186,25 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize) -> Res {
 
 pub fn resolve(name: &str) -> Option<ExecFn> {
     let (_, op) = name.split_once('_')?;
-    let f: ExecFn = match op {
-        "load_ubyte" => |cx, d| load(cx, d, 1, false),
-        "load_sbyte" => |cx, d| load(cx, d, 1, true),
-        "load_ushort" => |cx, d| load(cx, d, 2, false),
-        "load_sshort" => |cx, d| load(cx, d, 2, true),
-        "load_dword" => |cx, d| load(cx, d, 4, false),
-        "load_dwordx2" => |cx, d| load(cx, d, 8, false),
-        "load_dwordx3" => |cx, d| load(cx, d, 12, false),
-        "load_dwordx4" => |cx, d| load(cx, d, 16, false),
-        "store_byte" => |cx, d| store(cx, d, 1),
-        "store_short" => |cx, d| store(cx, d, 2),
-        "store_dword" => |cx, d| store(cx, d, 4),
-        "store_dwordx2" => |cx, d| store(cx, d, 8),
-        "store_dwordx3" => |cx, d| store(cx, d, 12),
-        "store_dwordx4" => |cx, d| store(cx, d, 16),
-        "load_ubyte_d16" => |cx, d| load_d16(cx, d, 1, false, false),
-        "load_ubyte_d16_hi" => |cx, d| load_d16(cx, d, 1, false, true),
-        "load_sbyte_d16" => |cx, d| load_d16(cx, d, 1, true, false),
-        "load_sbyte_d16_hi" => |cx, d| load_d16(cx, d, 1, true, true),
-        "load_short_d16" => |cx, d| load_d16(cx, d, 2, false, false),
-        "load_short_d16_hi" => |cx, d| load_d16(cx, d, 2, false, true),
-        "store_byte_d16_hi" => |cx, d| store_d16_hi(cx, d, 1),
-        "store_short_d16_hi" => |cx, d| store_d16_hi(cx, d, 2),
-        _ => return resolve_atomic(op),
-    };
-    Some(f)
+    vmem_ops::resolve::<Flat>(op).or_else(|| resolve_atomic(op))
+}
+
+/// FLAT/GLOBAL/SCRATCH addressing for the shared load/store table.
+struct Flat;
+
+impl VectorMemory for Flat {
+    fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
+        load(cx, d, bytes, signed)
+    }
+    fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> Res {
+        load_d16(cx, d, bytes, signed, hi)
+    }
+    fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
+        store(cx, d, bytes)
+    }
+    fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
+        store_d16_hi(cx, d, bytes)
+    }
 }
 
 /// `atomic_<op>[_x2]`.

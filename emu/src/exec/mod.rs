@@ -22,6 +22,7 @@ pub mod sop;
 pub mod sop_extra;
 pub mod support;
 pub mod valu;
+pub mod vmem_ops;
 pub mod vop;
 pub mod vop16;
 pub mod vop3_misc;

@@ -7,6 +7,7 @@ use super::access::{self, Addr, AtomicOp};
 use super::ds::spread;
 use super::flat::{d16_merge, d16_value};
 use super::valu::Res;
+use super::vmem_ops::{self, VectorMemory};
 use super::{Cx, ExecFn, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
@@ -201,29 +202,13 @@ fn nothing(_: &mut Cx, _: &Decoded) -> Res {
 }
 
 pub fn resolve(name: &str) -> Option<ExecFn> {
+    if let Some(f) = name
+        .strip_prefix("buffer_")
+        .and_then(vmem_ops::resolve::<Buffer>)
+    {
+        return Some(f);
+    }
     let f: ExecFn = match name {
-        "buffer_load_ubyte" => |cx, d| load(cx, d, 1, false),
-        "buffer_load_sbyte" => |cx, d| load(cx, d, 1, true),
-        "buffer_load_ushort" => |cx, d| load(cx, d, 2, false),
-        "buffer_load_sshort" => |cx, d| load(cx, d, 2, true),
-        "buffer_load_dword" => |cx, d| load(cx, d, 4, false),
-        "buffer_load_dwordx2" => |cx, d| load(cx, d, 8, false),
-        "buffer_load_dwordx3" => |cx, d| load(cx, d, 12, false),
-        "buffer_load_dwordx4" => |cx, d| load(cx, d, 16, false),
-        "buffer_store_byte" => |cx, d| store(cx, d, 1),
-        "buffer_store_short" => |cx, d| store(cx, d, 2),
-        "buffer_store_dword" => |cx, d| store(cx, d, 4),
-        "buffer_store_dwordx2" => |cx, d| store(cx, d, 8),
-        "buffer_store_dwordx3" => |cx, d| store(cx, d, 12),
-        "buffer_store_dwordx4" => |cx, d| store(cx, d, 16),
-        "buffer_load_ubyte_d16" => |cx, d| load_d16(cx, d, 1, false, false),
-        "buffer_load_ubyte_d16_hi" => |cx, d| load_d16(cx, d, 1, false, true),
-        "buffer_load_sbyte_d16" => |cx, d| load_d16(cx, d, 1, true, false),
-        "buffer_load_sbyte_d16_hi" => |cx, d| load_d16(cx, d, 1, true, true),
-        "buffer_load_short_d16" => |cx, d| load_d16(cx, d, 2, false, false),
-        "buffer_load_short_d16_hi" => |cx, d| load_d16(cx, d, 2, false, true),
-        "buffer_store_byte_d16_hi" => |cx, d| store_d16_hi(cx, d, 1),
-        "buffer_store_short_d16_hi" => |cx, d| store_d16_hi(cx, d, 2),
         // No vector caches are modelled: write-back/invalidate have nothing to do.
         "buffer_wbinvl1" | "buffer_wbinvl1_vol" => nothing,
         _ => {
@@ -246,4 +231,22 @@ pub fn resolve(name: &str) -> Option<ExecFn> {
         }
     };
     Some(f)
+}
+
+/// MUBUF (V# resource) addressing for the shared load/store table.
+struct Buffer;
+
+impl VectorMemory for Buffer {
+    fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
+        load(cx, d, bytes, signed)
+    }
+    fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> Res {
+        load_d16(cx, d, bytes, signed, hi)
+    }
+    fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
+        store(cx, d, bytes)
+    }
+    fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
+        store_d16_hi(cx, d, bytes)
+    }
 }
