@@ -17,7 +17,7 @@ mod syntax;
 pub mod table;
 mod target;
 
-pub use asm::{assemble, assemble_inst, AsmError, Assembly};
+pub use asm::{assemble, assemble_inst, is_lossy_text, AsmError, Assembly};
 pub use class::{Category, Counters, MemKind, OpClass, Regs};
 pub use decode::{classify, decode};
 pub use error::{DecodeError, DecodeErrorKind};

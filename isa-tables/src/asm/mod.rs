@@ -45,6 +45,14 @@ impl fmt::Display for AsmError {
 
 impl std::error::Error for AsmError {}
 
+/// Texts the assembler cannot read back to the same text by design: an invalid DPP control prints
+/// as a comment without its value, and a compressed export's lanes are enabled in pairs by
+/// LLVM's assembler (which this one follows), so a half-enabled pair cannot be written.
+pub fn is_lossy_text(text: &str) -> bool {
+    text.contains("/* Invalid dpp_ctrl value */")
+        || (text.starts_with("exp ") && text.contains(" compr"))
+}
+
 /// Resolves a branch label to an offset in bytes from the start of the program.
 pub(crate) type Labels<'a> = &'a dyn Fn(&str) -> Option<u32>;
 
