@@ -14,12 +14,15 @@ pub mod f16;
 pub mod flat;
 pub mod fork;
 pub mod fp;
+pub mod gpr_idx;
 pub mod h16;
+pub mod issue;
 pub mod mubuf;
 pub mod smem;
 pub mod smem_rw;
 pub mod sop;
 pub mod sop_extra;
+pub mod sop_state;
 pub mod support;
 pub mod valu;
 pub mod vmem_ops;
@@ -148,6 +151,8 @@ pub fn semantics(op: &OpInfo, target: Target) -> Option<ExecFn> {
             sop::resolve(name)
                 .or_else(|| sop_extra::resolve(name))
                 .or_else(|| fork::resolve(name))
+                .or_else(|| gpr_idx::resolve(name))
+                .or_else(|| sop_state::resolve(name))
         }
         Format::Smem => smem::resolve(name).or_else(|| smem_rw::resolve(name)),
         Format::Vop1 | Format::Vop2 | Format::Vop3 => vop::resolve(name, target)
