@@ -10,6 +10,8 @@
 
 pub mod access;
 pub mod ds;
+pub mod ds_atomic;
+pub mod ds_extra;
 pub mod f16;
 pub mod flat;
 pub mod fork;
