@@ -1,34 +1,34 @@
-//! DS (LDS) instructions: reads and writes (incl. read2/write2 and st64 forms), atomics with and
-//! without return, and the cross-lane ds_permute/ds_bpermute/ds_swizzle, which use the LDS
-//! crossbar but not LDS memory. Lanes are processed in order, so atomics are deterministic.
+//! DS (LDS) instructions: reads and writes (incl. read2/write2 and st64 forms) and the cross-lane
+//! ds_permute/ds_bpermute/ds_swizzle, which use the LDS crossbar but not LDS memory. Atomics are
+//! in `ds_atomic`, the src2/append/consume/add-tid ops in `ds_extra`.
 
-use super::access::{self, Addr, AtomicOp};
+use super::access::{self, Addr};
 use super::valu::Res;
 use super::{Cx, ExecFn, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
 
-fn offset0(d: &Decoded) -> u32 {
+pub(super) fn offset0(d: &Decoded) -> u32 {
     d.inst.bits(0, 0, 8)
 }
-fn offset1(d: &Decoded) -> u32 {
+pub(super) fn offset1(d: &Decoded) -> u32 {
     d.inst.bits(0, 8, 8)
 }
 /// The 16-bit offset of single-address ops.
-fn offset16(d: &Decoded) -> u32 {
+pub(super) fn offset16(d: &Decoded) -> u32 {
     d.inst.bits(0, 0, 16)
 }
-fn vaddr(d: &Decoded) -> usize {
+pub(super) fn vaddr(d: &Decoded) -> usize {
     (d.regs[0] - 256) as usize
 }
-fn data0(d: &Decoded) -> usize {
+pub(super) fn data0(d: &Decoded) -> usize {
     d.regs[1].saturating_sub(256) as usize
 }
-fn data1(d: &Decoded) -> usize {
+pub(super) fn data1(d: &Decoded) -> usize {
     d.regs[2].saturating_sub(256) as usize
 }
 
-fn gds_check(d: &Decoded) -> Result<(), Fault> {
+pub(super) fn gds_check(d: &Decoded) -> Result<(), Fault> {
     if d.inst.bits(0, 16, 1) != 0 {
         // GDS and GWS live outside the workgroup; nothing in a compute dispatch sets them up here.
         return Err(Fault::NotInCompute(
@@ -40,7 +40,7 @@ fn gds_check(d: &Decoded) -> Result<(), Fault> {
 }
 
 /// Lane `l`'s dwords of the VGPRs starting at `reg`.
-fn gather(cx: &Cx, reg: usize, l: usize, n: usize) -> [u32; 4] {
+pub(super) fn gather(cx: &Cx, reg: usize, l: usize, n: usize) -> [u32; 4] {
     let mut v = [0u32; 4];
     for (i, x) in v.iter_mut().enumerate().take(n) {
         *x = cx.wave.vgpr[(reg + i) % 256][l];
@@ -207,38 +207,6 @@ fn write2(cx: &mut Cx, d: &Decoded, elem: usize, stride: u32) -> Res {
     Ok(Flow::Continue)
 }
 
-/// DS atomics: MEM[ADDR] = op(MEM[ADDR], DATA0[, DATA1]); `rtn` returns the old value.
-fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize, rtn: bool) -> Res {
-    gds_check(d)?;
-    let exec = cx.wave.exec();
-    let words = bytes / 4;
-    let mut out = [[0u32; WAVE_SIZE]; 2];
-    for l in 0..WAVE_SIZE {
-        if exec >> l & 1 == 0 {
-            continue;
-        }
-        let a = cx.wave.vgpr[vaddr(d)][l].wrapping_add(offset16(d));
-        let v0 = gather(cx, data0(d), l, words);
-        let v1 = gather(cx, data1(d), l, words);
-        let join = |v: [u32; 4]| v[0] as u64 | if words == 2 { (v[1] as u64) << 32 } else { 0 };
-        // ds_cmpst: DATA0 is the comparand, DATA1 the new value.
-        let (data, data2) = if op == AtomicOp::CmpSwap {
-            (join(v1), join(v0))
-        } else {
-            (join(v0), join(v1))
-        };
-        let old = access::atomic(cx, l, Addr::Lds(a), op, data, data2, bytes)?;
-        out[0][l] = old as u32;
-        out[1][l] = (old >> 32) as u32;
-    }
-    if rtn {
-        for (i, row) in out.iter().enumerate().take(words) {
-            cx.wave.write_row(d.vdst as usize + i, row, exec);
-        }
-    }
-    Ok(Flow::Continue)
-}
-
 /// DS_BPERMUTE_B32: D[l] = DATA0[(ADDR[l] + offset) / 4 mod 64]; inactive source lanes give 0.
 fn ds_bpermute_b32(cx: &mut Cx, d: &Decoded) -> Res {
     let exec = cx.wave.exec();
@@ -330,50 +298,7 @@ pub fn resolve(name: &str) -> Option<ExecFn> {
         "ds_permute_b32" => ds_permute_b32,
         "ds_swizzle_b32" => ds_swizzle_b32,
         "ds_nop" => ds_nop,
-        _ => return resolve_atomic(name),
+        _ => return super::ds_atomic::resolve(name).or_else(|| super::ds_extra::resolve(name)),
     };
-    Some(f)
-}
-
-/// `ds_<op>[_rtn]_<type>`: 32- and 64-bit integer atomics, float add/min/max, compare-store,
-/// exchange.
-fn resolve_atomic(name: &str) -> Option<ExecFn> {
-    let rest = name.strip_prefix("ds_")?;
-    let (rest, rtn) = match rest.find("_rtn") {
-        Some(i) => (format!("{}{}", &rest[..i], &rest[i + 4..]), true),
-        None => (rest.to_string(), false),
-    };
-    let (op, ty) = rest.rsplit_once('_')?;
-    let bytes = match ty {
-        "u32" | "i32" | "b32" | "f32" => 4,
-        "u64" | "i64" | "b64" => 8,
-        _ => return None,
-    };
-    // min/max carry their signedness in the type suffix.
-    let op_name = match op {
-        "min" | "max" => format!("{op}_{ty}"),
-        "add" if ty == "f32" => "add_f32".to_string(),
-        _ => op.to_string(),
-    };
-    let op = AtomicOp::parse(&op_name)?;
-    // Float ops only exist as f32.
-    if matches!(op, AtomicOp::AddF32 | AtomicOp::MinF32 | AtomicOp::MaxF32) != (ty == "f32") {
-        return None;
-    }
-    let key = (op, bytes, rtn);
-    macro_rules! pick {
-        ($($o:ident),*) => {
-            match key {
-                $((AtomicOp::$o, 4, false) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 4, false),
-                  (AtomicOp::$o, 4, true) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 4, true),
-                  (AtomicOp::$o, 8, false) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 8, false),
-                  (AtomicOp::$o, _, _) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 8, true),)*
-            }
-        };
-    }
-    let f: ExecFn = pick!(
-        Swap, CmpSwap, Add, Sub, Rsub, Smin, Umin, Smax, Umax, And, Or, Xor, Inc, Dec, MskOr,
-        AddF32, MinF32, MaxF32
-    );
     Some(f)
 }

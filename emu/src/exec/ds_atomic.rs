@@ -1,0 +1,266 @@
+//! DS atomics on one address, with and without return: the integer ops shared with the buffer
+//! and flat atomics ([`AtomicOp`]), plus the DS-only float compare-store, f64 min/max and wrap;
+//! the two-address ds_wrxchg2(st64)_rtn and ds_condxchg32_rtn_b64. Lanes run in order, so the
+//! result of lanes hitting one address is deterministic (lane 0 first).
+
+use super::access::{self, Addr, AtomicOp};
+use super::ds::{data0, data1, gather, gds_check, offset0, offset1, offset16, vaddr};
+use super::fp;
+use super::valu::Res;
+use super::{Cx, ExecFn, Fault, Flow};
+use crate::program::Decoded;
+use crate::wave::WAVE_SIZE;
+
+/// What a DS atomic does to MEM[A] with DATA0 (`d0`) and DATA1 (`d1`), in the ISA's operand
+/// order. Widths 32 or 64 (the float ops are f32 or f64 by width).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// One of the atomics every memory path has.
+    Int(AtomicOp),
+    /// ds_cmpst_f32/f64: MEM = (MEM == DATA0) ? DATA1 : MEM, compared as floats (+0 == -0,
+    /// NaN equals nothing).
+    CmpStF,
+    /// ds_min_f32/f64, ds_max_f32/f64: IEEE min/max, a NaN operand loses to a number.
+    MinF,
+    MaxF,
+    /// ds_add_f32: round to nearest even, denormals kept.
+    AddF,
+    /// ds_wrap_rtn_b32: MEM = (MEM >= DATA0) ? MEM - DATA0 : MEM + DATA1.
+    Wrap,
+}
+
+impl Op {
+    /// The new memory value.
+    pub fn apply(self, old: u64, d0: u64, d1: u64, bits: u32) -> u64 {
+        let f = |a: u64, b: u64, f32op: fn(f32, f32) -> f32, f64op: fn(f64, f64) -> f64| {
+            if bits == 32 {
+                f32op(f32::from_bits(a as u32), f32::from_bits(b as u32)).to_bits() as u64
+            } else {
+                f64op(f64::from_bits(a), f64::from_bits(b)).to_bits()
+            }
+        };
+        match self {
+            // DS compare-store puts the comparand first; AtomicOp wants (new, comparand).
+            Op::Int(AtomicOp::CmpSwap) => AtomicOp::CmpSwap.apply(old, d1, d0, bits),
+            Op::Int(op) => op.apply(old, d0, d1, bits),
+            Op::CmpStF => {
+                let equal = if bits == 32 {
+                    f32::from_bits(old as u32) == f32::from_bits(d0 as u32)
+                } else {
+                    f64::from_bits(old) == f64::from_bits(d0)
+                };
+                if equal {
+                    d1
+                } else {
+                    old
+                }
+            }
+            Op::MinF => f(old, d0, fp::min_f32, fp::min_f64),
+            Op::MaxF => f(old, d0, fp::max_f32, fp::max_f64),
+            Op::AddF => f(old, d0, |a, b| a + b, |a, b| a + b),
+            Op::Wrap => {
+                let (m, d, d2) = (old as u32, d0 as u32, d1 as u32);
+                (if m >= d { m - d } else { m.wrapping_add(d2) }) as u64
+            }
+        }
+    }
+}
+
+/// Joins a lane's one or two data dwords.
+fn join(v: [u32; 4], words: usize) -> u64 {
+    v[0] as u64 | if words == 2 { (v[1] as u64) << 32 } else { 0 }
+}
+
+/// One lane's read-modify-write of `bytes` at LDS address `a`; returns the old value.
+pub fn rmw(
+    cx: &mut Cx,
+    l: usize,
+    a: u32,
+    op: Op,
+    d0: u64,
+    d1: u64,
+    bytes: usize,
+) -> Result<u64, Fault> {
+    let mut buf = [0u8; 8];
+    access::load(cx, l, Addr::Lds(a), &mut buf[..bytes])?;
+    let old = u64::from_le_bytes(buf);
+    let new = op.apply(old, d0, d1, 8 * bytes as u32);
+    access::store(cx, l, Addr::Lds(a), &new.to_le_bytes()[..bytes])?;
+    Ok(old)
+}
+
+/// DS atomics at ADDR + offset: MEM = op(MEM, DATA0[, DATA1]); `rtn` returns the old value.
+fn atomic(cx: &mut Cx, d: &Decoded, op: Op, bytes: usize, rtn: bool) -> Res {
+    gds_check(d)?;
+    let exec = cx.wave.exec();
+    let words = bytes / 4;
+    let mut out = [[0u32; WAVE_SIZE]; 2];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let a = cx.wave.vgpr[vaddr(d)][l].wrapping_add(offset16(d));
+        let v0 = join(gather(cx, data0(d), l, words), words);
+        let v1 = join(gather(cx, data1(d), l, words), words);
+        let old = rmw(cx, l, a, op, v0, v1, bytes)?;
+        out[0][l] = old as u32;
+        out[1][l] = (old >> 32) as u32;
+    }
+    if rtn {
+        for (i, row) in out.iter().enumerate().take(words) {
+            cx.wave.write_row(d.vdst as usize + i, row, exec);
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// DS_WRXCHG2[ST64]_RTN_B32/B64: exchanges DATA0 at ADDR + offset0 * stride and DATA1 at
+/// ADDR + offset1 * stride; VDST gets both old values (first, then second).
+fn wrxchg2(cx: &mut Cx, d: &Decoded, elem: usize, stride: u32) -> Res {
+    gds_check(d)?;
+    let exec = cx.wave.exec();
+    let words = elem / 4;
+    let mut out = [[0u32; WAVE_SIZE]; 4];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let base = cx.wave.vgpr[vaddr(d)][l];
+        for (k, (off, reg)) in [(offset0(d), data0(d)), (offset1(d), data1(d))]
+            .into_iter()
+            .enumerate()
+        {
+            let a = base.wrapping_add(off * stride);
+            let v = join(gather(cx, reg, l, words), words);
+            let old = rmw(cx, l, a, Op::Int(AtomicOp::Swap), v, 0, elem)?;
+            out[k * words][l] = old as u32;
+            if words == 2 {
+                out[k * words + 1][l] = (old >> 32) as u32;
+            }
+        }
+    }
+    for (i, row) in out.iter().enumerate().take(2 * words) {
+        cx.wave.write_row(d.vdst as usize + i, row, exec);
+    }
+    Ok(Flow::Continue)
+}
+
+/// DS_CONDXCHG32_RTN_B64: two 32-bit conditional exchanges at ADDR + offset and +4. Dword i of
+/// DATA0 is written (with bit 31 cleared) only if its bit 31 is set; VDST gets both old dwords.
+fn condxchg32_rtn_b64(cx: &mut Cx, d: &Decoded) -> Res {
+    gds_check(d)?;
+    let exec = cx.wave.exec();
+    let mut out = [[0u32; WAVE_SIZE]; 2];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let a = cx.wave.vgpr[vaddr(d)][l].wrapping_add(offset16(d));
+        let v = gather(cx, data0(d), l, 2);
+        for i in 0..2 {
+            let at = Addr::Lds(a.wrapping_add(4 * i as u32));
+            let mut buf = [0u8; 4];
+            access::load(cx, l, at, &mut buf)?;
+            out[i][l] = u32::from_le_bytes(buf);
+            if v[i] >> 31 != 0 {
+                access::store(cx, l, at, &(v[i] & 0x7fff_ffff).to_le_bytes())?;
+            }
+        }
+    }
+    for (i, row) in out.iter().enumerate() {
+        cx.wave.write_row(d.vdst as usize + i, row, exec);
+    }
+    Ok(Flow::Continue)
+}
+
+/// The op of a `ds_<op>[_rtn]_<type>` or `ds_<op>_src2_<type>` mnemonic (without `_rtn` and
+/// `_src2`) and its width in bytes.
+pub fn parse(op: &str, ty: &str) -> Option<(Op, usize)> {
+    let bytes = match ty {
+        "u32" | "i32" | "b32" | "f32" => 4,
+        "u64" | "i64" | "b64" | "f64" => 8,
+        _ => return None,
+    };
+    let float = ty.starts_with('f');
+    let op = match (op, float) {
+        ("cmpst", true) => Op::CmpStF,
+        ("min", true) => Op::MinF,
+        ("max", true) => Op::MaxF,
+        ("add", true) if bytes == 4 => Op::AddF,
+        ("wrap", false) if bytes == 4 => Op::Wrap,
+        // min/max carry their signedness in the type suffix.
+        ("min" | "max", false) => Op::Int(AtomicOp::parse(&format!("{op}_{ty}"))?),
+        (_, false) => {
+            let op = AtomicOp::parse(op)?;
+            if matches!(op, AtomicOp::AddF32 | AtomicOp::MinF32 | AtomicOp::MaxF32) {
+                return None;
+            }
+            Op::Int(op)
+        }
+        _ => return None,
+    };
+    Some((op, bytes))
+}
+
+/// `ds_<op>[_rtn]_<type>` atomics and the exchange variants.
+pub fn resolve(name: &str) -> Option<ExecFn> {
+    let f: ExecFn = match name {
+        "ds_wrxchg2_rtn_b32" => |cx, d| wrxchg2(cx, d, 4, 4),
+        "ds_wrxchg2st64_rtn_b32" => |cx, d| wrxchg2(cx, d, 4, 256),
+        "ds_wrxchg2_rtn_b64" => |cx, d| wrxchg2(cx, d, 8, 8),
+        "ds_wrxchg2st64_rtn_b64" => |cx, d| wrxchg2(cx, d, 8, 512),
+        "ds_condxchg32_rtn_b64" => condxchg32_rtn_b64,
+        _ => return resolve_atomic(name),
+    };
+    Some(f)
+}
+
+fn resolve_atomic(name: &str) -> Option<ExecFn> {
+    let rest = name.strip_prefix("ds_")?;
+    if rest.contains("_src2_") {
+        return None;
+    }
+    let (rest, rtn) = match rest.find("_rtn") {
+        Some(i) => (format!("{}{}", &rest[..i], &rest[i + 4..]), true),
+        None => (rest.to_string(), false),
+    };
+    let (op, ty) = rest.rsplit_once('_')?;
+    let (op, bytes) = parse(op, ty)?;
+    macro_rules! pick {
+        ($($pat:pat => $op:expr),* $(,)?) => {
+            match (op, bytes, rtn) {
+                $(($pat, 4, false) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, $op, 4, false),
+                  ($pat, 4, true) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, $op, 4, true),
+                  ($pat, 8, false) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, $op, 8, false),
+                  ($pat, _, _) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, $op, 8, true),)*
+            }
+        };
+    }
+    use AtomicOp as A;
+    let f: ExecFn = pick!(
+        Op::Int(A::Swap) => Op::Int(A::Swap),
+        Op::Int(A::CmpSwap) => Op::Int(A::CmpSwap),
+        Op::Int(A::Add) => Op::Int(A::Add),
+        Op::Int(A::Sub) => Op::Int(A::Sub),
+        Op::Int(A::Rsub) => Op::Int(A::Rsub),
+        Op::Int(A::Smin) => Op::Int(A::Smin),
+        Op::Int(A::Umin) => Op::Int(A::Umin),
+        Op::Int(A::Smax) => Op::Int(A::Smax),
+        Op::Int(A::Umax) => Op::Int(A::Umax),
+        Op::Int(A::And) => Op::Int(A::And),
+        Op::Int(A::Or) => Op::Int(A::Or),
+        Op::Int(A::Xor) => Op::Int(A::Xor),
+        Op::Int(A::Inc) => Op::Int(A::Inc),
+        Op::Int(A::Dec) => Op::Int(A::Dec),
+        Op::Int(A::MskOr) => Op::Int(A::MskOr),
+        Op::Int(A::AddF32) => Op::Int(A::AddF32),
+        Op::Int(A::MinF32) => Op::Int(A::MinF32),
+        Op::Int(A::MaxF32) => Op::Int(A::MaxF32),
+        Op::CmpStF => Op::CmpStF,
+        Op::MinF => Op::MinF,
+        Op::MaxF => Op::MaxF,
+        Op::AddF => Op::AddF,
+        Op::Wrap => Op::Wrap,
+    );
+    Some(f)
+}
