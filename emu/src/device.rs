@@ -1,6 +1,9 @@
 //! The embedding API: a [`Device`] with its memory, code objects loaded as [`Module`]s, and
 //! kernel launches with typed [`Arg`]s. See the crate documentation for an example.
 
+use crate::cu::facts::Facts;
+use crate::cu::trace::Trace;
+use crate::cu::{TimedError, TimedRun, TimingConfig, TimingStats};
 use crate::dispatch::{self, Launch, DYNAMIC_STACK_BYTES};
 use crate::exec::{DispatchEnv, Fault};
 use crate::lds::{Lds, LDS_MAX};
@@ -68,6 +71,10 @@ pub struct LaunchOptions {
     /// Check every issued instruction against the hazard rules: `Warn` (the default) collects
     /// findings into [`Stats::hazards`], `Error` ends the dispatch at the first one.
     pub hazards: HazardMode,
+    /// The cycle-level compute-unit model ([`crate::cu`]); `None` runs functionally only
+    /// (fastest; workgroups one after another, memory completing at issue). A `cus` of 0
+    /// means the target's own CU count.
+    pub timing: Option<TimingConfig>,
 }
 
 impl Default for LaunchOptions {
@@ -77,6 +84,10 @@ impl Default for LaunchOptions {
             max_instructions: Some(DEFAULT_MAX_INSTRUCTIONS),
             progress: None,
             hazards: HazardMode::default(),
+            timing: Some(TimingConfig {
+                cus: 0,
+                ..TimingConfig::for_target(Target::Gfx900)
+            }),
         }
     }
 }
@@ -85,7 +96,7 @@ impl Default for LaunchOptions {
 pub const DEFAULT_MAX_INSTRUCTIONS: u64 = 20_000_000_000;
 
 /// What a launch did.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Stats {
     pub kernel: String,
     pub workgroups: u64,
@@ -97,6 +108,53 @@ pub struct Stats {
     /// How hazards were checked, and what was found (one entry per rule and consumer).
     pub hazard_mode: HazardMode,
     pub hazards: Vec<HazardFinding>,
+    /// The timing model's figures (`None` when it was off).
+    pub timing: Option<TimingStats>,
+    /// Stale-register reads found by the timing model, with addresses and disassembly.
+    pub stale_reads: Vec<StaleReadFinding>,
+    /// The per-wave timeline, when [`TimingConfig::trace`] asked for it.
+    pub trace: Option<std::sync::Arc<Trace>>,
+}
+
+/// A read of a register whose load had not completed (a missing `s_waitcnt`), in the terms of
+/// the kernel.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StaleReadFinding {
+    pub pc: u64,
+    pub kernel_offset: i64,
+    pub instruction: String,
+    pub load_pc: u64,
+    pub load_offset: i64,
+    pub load: String,
+    /// "read" or "write".
+    pub access: &'static str,
+    pub registers: String,
+    /// "vmcnt" or "lgkmcnt".
+    pub counter: &'static str,
+    pub hits: u64,
+    pub workgroup: [u32; 3],
+    pub wave: u32,
+}
+
+impl StaleReadFinding {
+    /// "read of v5 before its load completed (missing s_waitcnt vmcnt) at kernel+0x1c".
+    pub fn message(&self) -> String {
+        format!(
+            "{} of {} before its load completed (missing s_waitcnt {}) at kernel+{:#x}: `{}`; the load is at kernel+{:#x}: `{}` ({} time(s), first in workgroup ({},{},{}) wave {})",
+            self.access,
+            self.registers,
+            self.counter,
+            self.kernel_offset,
+            self.instruction,
+            self.load_offset,
+            self.load,
+            self.hits,
+            self.workgroup[0],
+            self.workgroup[1],
+            self.workgroup[2],
+            self.wave
+        )
+    }
 }
 
 /// A hazard rule violated at run time (`--hazards`): the rule, the consumer and producer
@@ -245,6 +303,7 @@ pub struct Module {
     pub xnack: bool,
     /// Hazard models of `program`, built by the first launch that checks hazards.
     hazard_table: OnceLock<HazardTable>,
+    timing_facts: OnceLock<Vec<Facts>>,
 }
 
 impl Module {
@@ -264,6 +323,12 @@ impl Module {
     pub fn hazard_table(&self) -> &HazardTable {
         self.hazard_table
             .get_or_init(|| HazardTable::new(&self.program, self.xnack))
+    }
+
+    /// What each instruction means to the timing model, worked out at the first timed launch.
+    pub fn timing_facts(&self) -> &[Facts] {
+        self.timing_facts
+            .get_or_init(|| crate::cu::facts::program_facts(&self.program))
     }
 }
 
@@ -347,6 +412,7 @@ impl Device {
             program,
             xnack,
             hazard_table: OnceLock::new(),
+            timing_facts: OnceLock::new(),
         })
     }
 
@@ -493,7 +559,8 @@ impl Device {
             launch.kernarg = alloc(&mut self.mem, padded, AllocKind::Kernarg)?;
             launch.packet = alloc(&mut self.mem, 64, AllocKind::DispatchPacket)?;
             launch.queue = alloc(&mut self.mem, 256, AllocKind::Queue)?;
-            if scratch_per_wave > 0 {
+            // The timing model gives each resident workgroup its own scratch.
+            if scratch_per_wave > 0 && opts.timing.is_none() {
                 launch.scratch_base = alloc(
                     &mut self.mem,
                     scratch_per_wave * waves_per_group as u64,
@@ -505,15 +572,37 @@ impl Device {
             let packet =
                 dispatch::dispatch_packet(&launch, module.load_base + k.descriptor_address);
             self.mem.write(launch.packet, &packet)?;
-            self.execute(module, k, kernel, entry_index, &launch, opts)
+            match &opts.timing {
+                Some(t) => self.execute_timed(module, k, kernel, entry_index, &launch, opts, t),
+                None => self
+                    .execute(module, k, kernel, entry_index, &launch, opts)
+                    .map(|(c, seen)| (c, seen, None)),
+            }
         })();
         for a in temp {
             let _ = self.mem.free(a);
         }
         self.dispatches += 1;
-        let (counts, seen) = result?;
+        let (counts, seen, timed) = result?;
         let total = dims.grid.iter().map(|&g| g as u64).product::<u64>();
         let hazards = seen.iter().map(|s| hazard_finding(module, k, s)).collect();
+        let elapsed = start.elapsed();
+        let (timing, trace) = match timed {
+            Some((mut t, trace)) => {
+                t.cycles_per_second = t.cycles as f64 / elapsed.as_secs_f64().max(1e-9);
+                (Some(t), trace.map(std::sync::Arc::new))
+            }
+            None => (None, None),
+        };
+        let stale_reads = timing
+            .as_ref()
+            .map(|t| {
+                t.stale_reads
+                    .iter()
+                    .map(|r| stale_finding(module, k, r))
+                    .collect()
+            })
+            .unwrap_or_default();
         Ok(Stats {
             kernel: kernel.to_string(),
             workgroups: total,
@@ -524,10 +613,59 @@ impl Device {
                 .zip(counts.by_category)
                 .map(|(c, n)| (run::category_name(*c), n))
                 .collect(),
-            elapsed: start.elapsed(),
+            elapsed,
             hazard_mode: opts.hazards,
             hazards,
+            timing,
+            stale_reads,
+            trace,
         })
+    }
+
+    /// Runs the workgroups under the compute-unit model, several CUs and workgroups at once.
+    #[allow(clippy::too_many_arguments)]
+    fn execute_timed(
+        &mut self,
+        module: &Module,
+        k: &Kernel,
+        kernel: &str,
+        entry_index: u32,
+        launch: &Launch,
+        opts: &LaunchOptions,
+        timing: &TimingConfig,
+    ) -> Result<Timed, Error> {
+        let mut config = timing.clone();
+        if config.cus == 0 {
+            config.cus = crate::cu::config::default_cus(self.config.target);
+        }
+        let table = module.hazard_table();
+        let hazards = match opts.hazards {
+            HazardMode::Off => None,
+            mode => Some(RunHazards::new(mode, table, 0)),
+        };
+        let run = TimedRun {
+            program: &module.program,
+            facts: module.timing_facts(),
+            models: table,
+            desc: &k.descriptor,
+            launch,
+            env: DispatchEnv {
+                private_size: launch.private_size,
+            },
+            config: &config,
+            entry_index,
+            progress: opts.progress.as_ref(),
+        };
+        let limit = opts.max_instructions.unwrap_or(u64::MAX);
+        let mut budget = limit;
+        let mut counts = Counts::default();
+        match crate::cu::run_timed(&run, &mut self.mem, &mut budget, &mut counts, hazards) {
+            Ok(r) => Ok((counts, r.hazards, Some((r.stats, r.trace)))),
+            Err(TimedError::Guest(stop, group)) => {
+                Err(guest_error(module, k, kernel, group, stop, limit))
+            }
+            Err(TimedError::Launch(why)) => Err(Error::Launch(format!("kernel `{kernel}`: {why}"))),
+        }
     }
 
     /// Runs every workgroup in order (x fastest), deterministically.
@@ -671,6 +809,37 @@ fn guest_error(
         instruction,
         fault,
     }))
+}
+
+/// What a launch's execution returns: counts, hazards seen, and the timing model's results.
+type Timed = (Counts, Vec<Seen>, Option<(TimingStats, Option<Trace>)>);
+
+/// A stale-register read in the terms of the kernel: addresses, offsets, disassembly.
+fn stale_finding(module: &Module, k: &Kernel, r: &crate::cu::StaleRead) -> StaleReadFinding {
+    let entry = module.load_base + k.entry;
+    let at = |index: u32| {
+        module
+            .program
+            .insts
+            .get(index as usize)
+            .map_or((0, String::new()), |d| (d.pc, d.inst.to_string()))
+    };
+    let (pc, instruction) = at(r.consumer);
+    let (load_pc, load) = at(r.load);
+    StaleReadFinding {
+        pc,
+        kernel_offset: pc as i64 - entry as i64,
+        instruction,
+        load_pc,
+        load_offset: load_pc as i64 - entry as i64,
+        load,
+        access: r.access,
+        registers: r.registers.clone(),
+        counter: r.counter,
+        hits: r.hits,
+        workgroup: r.workgroup,
+        wave: r.wave,
+    }
 }
 
 /// A run-time hazard in the terms of the kernel: addresses, offsets from its entry, disassembly,

@@ -27,6 +27,7 @@
 //! [`Error::Guest`] with the kernel, workgroup, wave, PC and instruction.
 
 pub mod cli;
+pub mod cu;
 pub mod device;
 pub mod disasm;
 pub mod dispatch;

@@ -3,6 +3,7 @@
 mod disasm;
 mod info;
 mod lint;
+mod report;
 mod run;
 
 use clap::{Parser, Subcommand};

@@ -1,6 +1,7 @@
 //! `gcnemu run FILE --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg ARG]...
-//! [--dynamic-lds BYTES] [--stats] [--stats-json PATH] [--hazards off|warn|error]
-//! [--max-instructions N] [--target gfxN]`.
+//! [--dynamic-lds BYTES] [--stats] [--stats-json PATH] [--trace-json PATH]
+//! [--hazards off|warn|error] [--timing on|off] [--cus N] [--schedule oldest|round-robin|random]
+//! [--seed N] [--latency NAME=CYCLES]... [--max-instructions N] [--target gfxN]`.
 //!
 //! Exit status: 0 success, 1 a guest error (fault, trap, exhausted budget), 2 a usage or input
 //! error. Each `--arg` is one of `42`, `-7`, `0x1f`, `1.5`, `bytes:HEX`, `@PATH`, `zeros:BYTES`;
@@ -9,11 +10,16 @@
 //! `--hazards warn` (the default) checks every issued instruction against the hazard rules and
 //! prints what it found on stderr after the run, as `gcnemu lint` words it; `error` makes the
 //! first finding a guest error (exit 1); `off` skips the check.
+//!
+//! `--timing on` (the default) runs the cycle-level compute-unit model ([`crate::cu`]): the
+//! summary gains cycles, IPC, occupancy and stall cycles, reads of registers whose load had not
+//! completed are reported on stderr, and `--trace-json` writes a per-wave timeline. `--timing
+//! off` runs functionally only, workgroup after workgroup, for speed.
 
 use super::parse_target;
-use crate::device::{
-    describe_args, Arg, Device, DeviceConfig, Dims, HazardFinding, LaunchOptions, Stats,
-};
+use super::report::{hazard_text, stale_text, stats_json, stats_text};
+use crate::cu::{Arbitration, TimingConfig};
+use crate::device::{describe_args, Arg, Device, DeviceConfig, Dims, LaunchOptions};
 use crate::run::hazards::HazardMode;
 use gcn_loader::{KernelArg, ValueKind};
 use std::io::{IsTerminal, Write};
@@ -58,6 +64,69 @@ pub struct RunArgs {
     /// The processor to run as (default: the first gfx9 code object in FILE).
     #[arg(long, value_parser = parse_target)]
     pub target: Option<gcn_isa::Target>,
+    /// The cycle-level compute-unit model: on (cycles, stalls, stale reads, traces) or off
+    /// (functional only, fastest).
+    #[arg(long, value_enum, value_name = "ON|OFF", default_value_t = Switch::On)]
+    pub timing: Switch,
+    /// Compute units (default: the target's, 64 for gfx900, 60 for gfx906).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub cus: Option<u32>,
+    /// Issue arbitration among ready waves: oldest (first), round-robin, or random (also varies
+    /// latencies by up to ±50 %, from --seed) to shake out races and missing waits.
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = Schedule::Oldest)]
+    pub schedule: Schedule,
+    /// Seed of --schedule random.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// A memory latency in cycles: vmem=400, smem=40, lds=64, message=8, vmem-issue=4.
+    #[arg(long = "latency", value_name = "NAME=CYCLES")]
+    pub latencies: Vec<String>,
+    /// Write a Chrome trace-event timeline (one track per wave; open in Perfetto) to PATH.
+    #[arg(long, value_name = "PATH")]
+    pub trace_json: Option<PathBuf>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Switch {
+    On,
+    Off,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    Oldest,
+    RoundRobin,
+    Random,
+}
+
+/// The timing model the flags ask for, or `None` with `--timing off`.
+fn timing_config(args: &RunArgs, target: gcn_isa::Target) -> Result<Option<TimingConfig>, Failure> {
+    let timing_only = args.cus.is_some()
+        || args.schedule != Schedule::Oldest
+        || !args.latencies.is_empty()
+        || args.trace_json.is_some();
+    if args.timing == Switch::Off {
+        if timing_only {
+            return Err(Failure::Usage(
+                "--cus, --schedule, --latency and --trace-json need the timing model; drop --timing off".into(),
+            ));
+        }
+        return Ok(None);
+    }
+    let mut t = TimingConfig::for_target(target);
+    if let Some(n) = args.cus {
+        t.cus = n;
+    }
+    t.arbitration = match args.schedule {
+        Schedule::Oldest => Arbitration::OldestFirst,
+        Schedule::RoundRobin => Arbitration::RoundRobin,
+        Schedule::Random => Arbitration::Random { seed: args.seed },
+    };
+    for spec in &args.latencies {
+        t.latencies.set(spec).map_err(Failure::Usage)?;
+    }
+    t.trace = args.trace_json.is_some();
+    Ok(Some(t))
 }
 
 /// `X[,Y[,Z]]`, each at least 1.
@@ -173,6 +242,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     let mut opts = LaunchOptions {
         dynamic_lds: args.dynamic_lds,
         hazards: args.hazards,
+        timing: timing_config(args, dev.target())?,
         ..Default::default()
     };
     if let Some(n) = args.max_instructions {
@@ -196,6 +266,18 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     };
     if !stats.hazards.is_empty() {
         eprint!("{}", hazard_text(&name, &stats));
+    }
+    if !stats.stale_reads.is_empty() {
+        eprint!("{}", stale_text(&name, &stats));
+    }
+    if let (Some(path), Some(trace)) = (&args.trace_json, &stats.trace) {
+        let file = std::fs::File::create(path)
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display())))?;
+        let mut w = std::io::BufWriter::new(file);
+        trace
+            .write(&mut w, &stats.kernel)
+            .and_then(|()| w.flush())
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display())))?;
     }
     for o in &outs {
         let data = dev.read(o.addr, o.len)?;
@@ -325,115 +407,4 @@ fn progress_bar() -> crate::device::Progress {
             " ".repeat(width as usize - filled)
         );
     })
-}
-
-fn stats_text(s: &Stats) -> String {
-    let mut out = format!(
-        "kernel {}: {} workgroups, {} waves, {} wave-instructions in {:.3} s ({:.1} M/s)\n",
-        s.kernel,
-        s.workgroups,
-        s.waves,
-        s.wave_instructions,
-        s.elapsed.as_secs_f64(),
-        s.rate() / 1e6
-    );
-    for (name, n) in &s.by_category {
-        if *n > 0 {
-            out += &format!("  {name:<8} {n}\n");
-        }
-    }
-    if s.hazard_mode != HazardMode::Off {
-        let hits: u64 = s.hazards.iter().map(|h| h.hits).sum();
-        out += &format!(
-            "  hazards  {} finding(s), {hits} hit(s) (--hazards {})\n",
-            s.hazards.len(),
-            s.hazard_mode.name()
-        );
-    }
-    out
-}
-
-/// The run-time hazard findings, worded as `gcnemu lint` words its diagnostics.
-fn hazard_text(file: &str, s: &Stats) -> String {
-    let loc = |off: i64| {
-        let sign = if off < 0 { "-" } else { "+" };
-        format!("{}{sign}{:#x}", s.kernel, off.unsigned_abs())
-    };
-    let mut out = String::new();
-    for h in &s.hazards {
-        let [x, y, z] = h.workgroup;
-        out += &format!(
-            "{file}:{}: warning[{}]: {}: `{}` at {:#x}, then `{}` with {} of the {} required\n",
-            loc(h.kernel_offset),
-            h.rule,
-            h.summary,
-            h.producer,
-            h.producer_pc,
-            h.instruction,
-            h.provided,
-            h.required
-        );
-        out += &format!(
-            "  note: producer at {} ({:#x}): {}\n",
-            loc(h.producer_offset),
-            h.producer_pc,
-            h.producer
-        );
-        out += &format!(
-            "  required: {}; provided: {}\n  fix: {}\n",
-            h.required, h.provided, h.fix
-        );
-        out += &format!(
-            "  issued {} time(s); first by workgroup ({x}, {y}, {z}) wave {}\n",
-            h.hits, h.wave
-        );
-    }
-    let n = s.hazards.len();
-    out += &format!(
-        "{n} hazard finding{} at run time in kernel `{}`\n",
-        if n == 1 { "" } else { "s" },
-        s.kernel
-    );
-    out
-}
-
-fn hazard_json(h: &HazardFinding) -> serde_json::Value {
-    serde_json::json!({
-        "rule": h.rule,
-        "address": h.pc,
-        "offset": h.kernel_offset,
-        "instruction": h.instruction,
-        "producer_address": h.producer_pc,
-        "producer_offset": h.producer_offset,
-        "producer": h.producer,
-        "required": h.required,
-        "provided": h.provided,
-        "fix": h.fix,
-        "hits": h.hits,
-        "workgroup": h.workgroup,
-        "wave": h.wave,
-    })
-}
-
-fn stats_json(s: &Stats) -> String {
-    let by: serde_json::Map<String, serde_json::Value> = s
-        .by_category
-        .iter()
-        .map(|(k, v)| (k.to_string(), (*v).into()))
-        .collect();
-    let v = serde_json::json!({
-        "kernel": s.kernel,
-        "workgroups": s.workgroups,
-        "waves": s.waves,
-        "wave_instructions": s.wave_instructions,
-        "by_category": by,
-        "seconds": s.elapsed.as_secs_f64(),
-        "hazards": {
-            "mode": s.hazard_mode.name(),
-            "findings": s.hazards.len(),
-            "hits": s.hazards.iter().map(|h| h.hits).sum::<u64>(),
-            "list": s.hazards.iter().map(hazard_json).collect::<Vec<_>>(),
-        },
-    });
-    format!("{v:#}\n")
 }

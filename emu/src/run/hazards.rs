@@ -112,15 +112,39 @@ impl<'p> RunHazards<'p> {
     /// Wave `wave` issues instruction `index`. In error mode, returns the first violation.
     #[inline]
     pub fn issue(&mut self, wave: u32, index: u32) -> Option<RuntimeFinding> {
+        let group = self.group;
+        self.issue_slot(wave as usize, wave, group, index)
+    }
+
+    /// Gives tracker `slot` an empty history (the timing model keeps one tracker per resident
+    /// wave slot, since workgroups run concurrently there).
+    pub fn reset_slot(&mut self, slot: usize) {
+        if self.trackers.len() <= slot {
+            let enabled = self.table.enabled;
+            self.trackers
+                .resize_with(slot + 1, || HazardTracker::with_rules(enabled));
+        }
+        self.trackers[slot].reset();
+    }
+
+    /// Wave `wave` of workgroup `group`, tracked in `slot`, issues instruction `index`.
+    #[inline]
+    pub fn issue_slot(
+        &mut self,
+        slot: usize,
+        wave: u32,
+        group: [u32; 3],
+        index: u32,
+    ) -> Option<RuntimeFinding> {
         let (Some(model), Some(tracker)) = (
             self.table.models.get(index as usize),
-            self.trackers.get_mut(wave as usize),
+            self.trackers.get_mut(slot),
         ) else {
             return None;
         };
         let roles = self.table.roles[index as usize];
         let mut first = None;
-        let (seen, group, mode) = (&mut self.seen, self.group, self.mode);
+        let (seen, mode) = (&mut self.seen, self.mode);
         tracker.issue_with(index as u64, model, roles, |f| {
             if mode == HazardMode::Error {
                 first.get_or_insert(f);

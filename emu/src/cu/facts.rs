@@ -1,0 +1,241 @@
+//! What each instruction of a program means to the timing model, worked out once per program:
+//! the issue unit it competes for, how long it keeps its SIMD busy, which latency its completion
+//! waits, and for DS ops the shape of its LDS access (for bank conflicts).
+
+use crate::program::{Decoded, Program};
+use gcn_isa::class::{Category, MemKind};
+use gcn_isa::Target;
+
+/// The functional units of a CU; each cycle the issue arbiter gives each unit at most one
+/// instruction of the SIMD whose turn it is (GCN whitepaper: one per type — branch, scalar
+/// ALU or memory, vector ALU, vector memory, LDS, export/GDS — each from a different wave).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    Valu,
+    /// Scalar ALU and scalar memory share one issue port.
+    Scalar,
+    Vmem,
+    Lds,
+    Export,
+    Branch,
+    /// s_nop, s_waitcnt, s_barrier, s_setprio, s_sleep, s_endpgm...: handled in the
+    /// instruction buffer without a functional unit.
+    Internal,
+}
+
+pub const UNITS: usize = 7;
+
+impl Unit {
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What an instruction does to the wave's timing beyond occupying its unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Special {
+    None,
+    /// s_waitcnt with its simm16.
+    Waitcnt(u16),
+    /// s_nop: the wave issues nothing for this many cycles.
+    Nop(u32),
+    /// s_sleep: about 64 × N cycles, ended early by s_wakeup.
+    Sleep(u32),
+    /// s_setprio: the wave's issue priority (0–3).
+    Setprio(u8),
+    /// s_wakeup: ends the sleep of the workgroup's other waves.
+    Wakeup,
+}
+
+/// Which latency a memory instruction's completion waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Latency {
+    None,
+    Vmem,
+    Smem,
+    Lds,
+    Message,
+}
+
+/// Per-lane shape of a DS access, for [`crate::lds_banks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DsShape {
+    /// Bytes per address.
+    pub bytes: u8,
+    /// read2/write2/wrxchg2: two addresses per lane from the 8-bit offsets.
+    pub dual: bool,
+    pub st64: bool,
+    pub atomic: bool,
+    /// Lanes present addresses from a VGPR (false for permutes, swizzles, append/consume,
+    /// add-TID and src2 forms, which cost the passes of a 32-bit access without conflicts).
+    pub per_lane: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Facts {
+    pub unit: Unit,
+    /// Cycles the SIMD's vector ALU is busy with this instruction (VALU only).
+    pub valu_cycles: u16,
+    pub special: Special,
+    pub latency: Latency,
+    pub ds: Option<DsShape>,
+    /// A memory instruction whose results are registers (loads, returning atomics, SMEM
+    /// loads): its writes land at completion.
+    pub lands: bool,
+}
+
+/// Facts of every instruction of `program`, by instruction index.
+pub fn program_facts(program: &Program) -> Vec<Facts> {
+    program
+        .insts
+        .iter()
+        .map(|d| facts(d, program.target))
+        .collect()
+}
+
+fn facts(d: &Decoded, target: Target) -> Facts {
+    let name = d.inst.info().base_name();
+    let class = d.class;
+    let unit = match class.category {
+        Category::Valu => Unit::Valu,
+        Category::Salu | Category::Smem => Unit::Scalar,
+        Category::Vmem | Category::Flat => Unit::Vmem,
+        Category::Ds => Unit::Lds,
+        Category::Export => Unit::Export,
+        Category::Branch => Unit::Branch,
+        Category::Control => Unit::Internal,
+    };
+    let simm = d.inst.simm16();
+    let special = match name {
+        "s_waitcnt" => Special::Waitcnt(simm),
+        // s_nop N gives N + 1 wait states (only the low 4 bits count).
+        "s_nop" => Special::Nop((simm as u32 & 0xf) + 1),
+        // "Sleep for 64-960 clocks": SIMM16[3:0] × 64, and s_sleep 0 is a 1-cycle pause.
+        "s_sleep" => Special::Sleep(((simm as u32 & 0xf) * 64).max(1)),
+        "s_setprio" => Special::Setprio((simm & 3) as u8),
+        "s_wakeup" => Special::Wakeup,
+        _ => Special::None,
+    };
+    let latency = match class.category {
+        Category::Vmem | Category::Flat => Latency::Vmem,
+        Category::Smem => Latency::Smem,
+        Category::Ds => Latency::Lds,
+        _ if class.counters.lgkm => Latency::Message,
+        _ => Latency::None,
+    };
+    let lands = matches!(class.mem, Some(MemKind::Load | MemKind::AtomicReturn))
+        && !matches!(name, "s_dcache_inv" | "s_dcache_wb");
+    Facts {
+        unit,
+        valu_cycles: if unit == Unit::Valu {
+            valu_cycles(name, target)
+        } else {
+            0
+        },
+        special,
+        latency,
+        ds: (class.category == Category::Ds).then(|| ds_shape(name, class.mem)),
+        lands,
+    }
+}
+
+/// Cycles a wave64 VALU instruction keeps its SIMD (16 lanes wide) busy, from the published
+/// rates: full rate is 4 cycles; transcendentals and 32-bit integer multiplies are quarter
+/// rate; double precision is 1/16 rate on Vega 10 (gfx900) and 1/2 on Vega 20 (gfx906).
+pub fn valu_cycles(name: &str, target: Target) -> u16 {
+    const TRANSCENDENTAL: [&str; 8] = [
+        "v_rcp_",
+        "v_rsq_",
+        "v_sqrt_",
+        "v_exp_",
+        "v_log_",
+        "v_sin_",
+        "v_cos_",
+        "v_rcp_iflag",
+    ];
+    const QUARTER_INT: [&str; 6] = [
+        "v_mul_lo_u32",
+        "v_mul_hi_u32",
+        "v_mul_hi_i32",
+        "v_mad_u64_u32",
+        "v_mad_i64_i32",
+        "v_mul_lo_i32",
+    ];
+    let f64_op = name.contains("f64") || name.starts_with("v_div_fmas") && name.ends_with("64");
+    let quarter = TRANSCENDENTAL.iter().any(|p| name.starts_with(p))
+        || QUARTER_INT.contains(&name)
+        || name.starts_with("v_trig_preop");
+    let dp = match target {
+        Target::Gfx906 | Target::Gfx908 => 8,
+        _ => 64,
+    };
+    match (f64_op, quarter) {
+        // A double-precision transcendental is a quarter of the double rate.
+        (true, true) => dp * 4,
+        (true, false) => dp,
+        (false, true) => 16,
+        (false, false) => 4,
+    }
+}
+
+fn ds_shape(name: &str, mem: Option<MemKind>) -> DsShape {
+    let has = |s: &str| name.contains(s);
+    let bytes = if has("b128") {
+        16
+    } else if has("b96") {
+        12
+    } else if has("64") && !has("st64") || has("_b64") || has("_u64") || has("_i64") {
+        8
+    } else if has("u8") || has("i8") || has("_b8") {
+        1
+    } else if has("u16") || has("i16") || has("_b16") {
+        2
+    } else {
+        4
+    };
+    // Two-address ops carry "2" right after the verb (read2, write2, wrxchg2).
+    let dual = has("read2") || has("write2") || has("wrxchg2");
+    let per_lane = !(has("swizzle")
+        || has("permute")
+        || has("append")
+        || has("consume")
+        || has("addtid")
+        || has("src2")
+        || has("gws")
+        || has("ordered")
+        || name == "ds_nop");
+    DsShape {
+        bytes,
+        dual,
+        st64: has("st64"),
+        atomic: matches!(mem, Some(MemKind::Atomic | MemKind::AtomicReturn)),
+        per_lane,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valu_rates() {
+        assert_eq!(valu_cycles("v_add_f32", Target::Gfx900), 4);
+        assert_eq!(valu_cycles("v_rcp_f32", Target::Gfx900), 16);
+        assert_eq!(valu_cycles("v_fma_f64", Target::Gfx900), 64);
+        assert_eq!(valu_cycles("v_fma_f64", Target::Gfx906), 8);
+        assert_eq!(valu_cycles("v_mul_lo_u32", Target::Gfx906), 16);
+    }
+
+    #[test]
+    fn ds_shapes() {
+        let s = ds_shape("ds_read2st64_b64", Some(MemKind::Load));
+        assert_eq!((s.bytes, s.dual, s.st64, s.atomic), (8, true, true, false));
+        let s = ds_shape("ds_add_rtn_u32", Some(MemKind::AtomicReturn));
+        assert_eq!((s.bytes, s.dual, s.atomic), (4, false, true));
+        let s = ds_shape("ds_write_b128", Some(MemKind::Store));
+        assert_eq!(s.bytes, 16);
+        let s = ds_shape("ds_read_u8", Some(MemKind::Load));
+        assert_eq!(s.bytes, 1);
+        assert!(!ds_shape("ds_bpermute_b32", Some(MemKind::Load)).per_lane);
+    }
+}

@@ -1,0 +1,207 @@
+//! Memory operations between issue and completion, and how their results reach registers late.
+//!
+//! The semantic function of a load runs at issue (memory is read then), but the hardware writes
+//! the destination registers only when the data returns. So before the load runs, its
+//! destination registers are saved; after it runs, the values it produced are taken out into a
+//! [`Landing`] and the old values put back. At completion the landing is written in the lanes
+//! that were active at issue. A program missing an `s_waitcnt` therefore reads the old values,
+//! as on the hardware. (A d16 load lands its whole dword; a write to the other half of the same
+//! register between issue and completion would be overwritten. No compiler emits that.)
+
+use crate::hazard::regs::RegSet;
+use crate::wave::{Row, Wave, SCALAR_CODES, VGPRS};
+use gcn_isa::class::Counters;
+use gcn_isa::operand::VGPR0;
+
+/// Register values a load produced, written when it completes.
+#[derive(Clone, Debug)]
+pub struct Landing {
+    /// EXEC at issue: the lanes the load writes.
+    exec: u64,
+    vgprs: Vec<(u16, Row)>,
+    sgprs: Vec<(u16, u32)>,
+    /// Every register written, as operand codes (VGPRs from 256).
+    pub regs: RegSet,
+}
+
+/// The destination registers of a load before it ran.
+pub struct Saved {
+    vgprs: Vec<(u16, Row)>,
+    sgprs: Vec<(u16, u32)>,
+    regs: RegSet,
+}
+
+impl Saved {
+    /// Saves the registers of `writes` (operand codes) that a load may write.
+    pub fn take(w: &Wave, writes: RegSet) -> Saved {
+        let mut vgprs = Vec::new();
+        let mut sgprs = Vec::new();
+        for code in writes.codes() {
+            if code >= VGPR0 {
+                let v = code - VGPR0;
+                if (v as usize) < VGPRS {
+                    vgprs.push((v, w.vgpr[v as usize]));
+                }
+            } else if (code as usize) < SCALAR_CODES {
+                sgprs.push((code, w.sgpr[code as usize]));
+            }
+        }
+        Saved {
+            vgprs,
+            sgprs,
+            regs: writes,
+        }
+    }
+
+    /// After the load ran: moves what it wrote into a [`Landing`] and restores the old values.
+    pub fn defer(self, w: &mut Wave, exec: u64) -> Landing {
+        let mut landing = Landing {
+            exec,
+            vgprs: Vec::with_capacity(self.vgprs.len()),
+            sgprs: Vec::with_capacity(self.sgprs.len()),
+            regs: self.regs,
+        };
+        for (v, old) in self.vgprs {
+            let row = &mut w.vgpr[v as usize];
+            landing.vgprs.push((v, *row));
+            *row = old;
+        }
+        for (c, old) in self.sgprs {
+            landing.sgprs.push((c, w.sgpr[c as usize]));
+            w.sgpr[c as usize] = old;
+        }
+        landing
+    }
+}
+
+impl Landing {
+    fn land(&self, w: &mut Wave) {
+        for (v, row) in &self.vgprs {
+            w.write_row(*v as usize, row, self.exec);
+        }
+        for &(c, val) in &self.sgprs {
+            w.sgpr[c as usize] = val;
+        }
+    }
+}
+
+/// One issued memory operation.
+#[derive(Clone, Debug)]
+pub struct InFlight {
+    /// Cycle at which it completes.
+    pub done: u64,
+    pub counters: Counters,
+    /// Instruction index, for diagnostics.
+    pub index: u32,
+    pub landing: Option<Box<Landing>>,
+}
+
+/// The outstanding operations of one wave.
+#[derive(Clone, Debug, Default)]
+pub struct Outstanding {
+    ops: Vec<InFlight>,
+    /// Registers some outstanding load will still write.
+    pub pending: RegSet,
+    /// Completion of the last VM_CNT operation: vector memory returns in issue order.
+    pub last_vm: u64,
+}
+
+impl Outstanding {
+    pub fn clear(&mut self) {
+        self.ops.clear();
+        self.pending = RegSet::EMPTY;
+        self.last_vm = 0;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// The earliest completion, if any operation is outstanding.
+    pub fn next_done(&self) -> Option<u64> {
+        self.ops.iter().map(|o| o.done).min()
+    }
+
+    /// The last completion, if any operation is outstanding.
+    pub fn last_done(&self) -> Option<u64> {
+        self.ops.iter().map(|o| o.done).max()
+    }
+
+    pub fn push(&mut self, op: InFlight) {
+        if let Some(l) = &op.landing {
+            self.pending = self.pending.union(l.regs);
+        }
+        if op.counters.vm {
+            self.last_vm = self.last_vm.max(op.done);
+        }
+        self.ops.push(op);
+    }
+
+    /// Completes every operation done by cycle `now`, oldest completion first: lands its
+    /// registers and decrements its counters. Returns whether anything completed.
+    pub fn complete(&mut self, w: &mut Wave, now: u64) -> bool {
+        if !self.ops.iter().any(|o| o.done <= now) {
+            return false;
+        }
+        self.ops.sort_by_key(|o| o.done);
+        let n = self.ops.iter().take_while(|o| o.done <= now).count();
+        for op in self.ops.drain(..n) {
+            if let Some(l) = &op.landing {
+                l.land(w);
+            }
+            w.counters.complete(op.counters);
+        }
+        self.pending = self
+            .ops
+            .iter()
+            .filter_map(|o| o.landing.as_ref())
+            .fold(RegSet::EMPTY, |acc, l| acc.union(l.regs));
+        true
+    }
+
+    /// The outstanding operation that will write a register of `regs`, if any.
+    pub fn writer_of(&self, regs: RegSet) -> Option<(&InFlight, RegSet)> {
+        self.ops.iter().find_map(|o| {
+            let l = o.landing.as_ref()?;
+            let both = l.regs.intersect(regs);
+            (!both.is_empty()).then_some((o, both))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_lands_late_in_issue_lanes() {
+        let mut w = Wave::new(0);
+        w.vgpr[5] = [1; 64];
+        let saved = Saved::take(&w, RegSet::range(VGPR0 + 5, 1).union(RegSet::one(7)));
+        // The "load" writes v5 in lanes 0 and 1 and s7.
+        w.vgpr[5][0] = 10;
+        w.vgpr[5][1] = 11;
+        w.sgpr[7] = 99;
+        let landing = saved.defer(&mut w, 0b11);
+        assert_eq!((w.vgpr[5][0], w.sgpr[7]), (1, 0));
+        let mut out = Outstanding::default();
+        out.push(InFlight {
+            done: 100,
+            counters: Counters {
+                vm: true,
+                ..Counters::default()
+            },
+            index: 3,
+            landing: Some(Box::new(landing)),
+        });
+        w.counters.vm = 1;
+        assert!(out.pending.contains(VGPR0 + 5));
+        assert!(!out.complete(&mut w, 99));
+        // A write to lane 2 in the meantime survives the landing.
+        w.vgpr[5][2] = 42;
+        assert!(out.complete(&mut w, 100));
+        assert_eq!(&w.vgpr[5][..3], &[10, 11, 42]);
+        assert_eq!((w.sgpr[7], w.counters.vm), (99, 0));
+        assert!(out.pending.is_empty() && out.is_empty());
+    }
+}

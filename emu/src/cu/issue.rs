@@ -1,0 +1,281 @@
+//! Issuing one instruction of one wave: the hazard and stale-register checks, the semantics,
+//! and what the timing model does with the result — when a memory operation completes (its
+//! latency, LDS bank cycles, in-order return for vector memory), how long the wave and its SIMD
+//! are busy, and the wave-state changes of barriers, sleeps, priorities and s_endpgm.
+
+use super::engine::{account, Block, Machine};
+use super::facts::{Facts, Latency, Special, Unit};
+use super::inflight::{InFlight, Saved};
+use super::stats::{StaleRead, StallReason};
+use crate::exec::{Cx, Flow};
+use crate::lds_banks::{bank_cost, DsAccess};
+use crate::run::{category_index, Stop};
+use crate::wave::WAVE_SIZE;
+
+/// Cycles between two issues of one wave: its SIMD gets the issue slot every fourth cycle.
+pub const CADENCE: u64 = 4;
+
+/// Issues the next instruction of wave `s` on CU `c` at cycle `now`.
+pub fn issue(m: &mut Machine, c: usize, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
+    let group_id = m.group_id(s);
+    let program = m.e.program;
+    let index = m.slots[s].wave.pc;
+    let d = &program.insts[index as usize];
+    let f: Facts = m.e.facts[index as usize];
+    let wave_index = m.slots[s].wave.index;
+    if m.budget == 0 {
+        return Err((
+            Stop::Budget {
+                wave: wave_index,
+                index,
+            },
+            group_id,
+        ));
+    }
+    if let Some(h) = &mut m.hazards {
+        if let Some(finding) = h.issue_slot(s, wave_index, group_id, index) {
+            return Err((
+                Stop::Hazard {
+                    wave: wave_index,
+                    index,
+                    finding,
+                },
+                group_id,
+            ));
+        }
+    }
+    if !m.slots[s].out.pending.is_empty() {
+        check_stale(m, s, index, &f, group_id);
+    }
+    {
+        let slot = &mut m.slots[s];
+        account(
+            slot,
+            &mut m.stalls,
+            &mut m.trace,
+            now,
+            StallReason::Executing,
+        );
+    }
+
+    let models = m.e.models;
+    let slot = &mut m.slots[s];
+    let saved = f
+        .lands
+        .then(|| Saved::take(&slot.wave, models.models[index as usize].writes));
+    let exec = slot.wave.exec();
+    slot.wave.pc = index + 1;
+    slot.wave.counters.issue(d.class.counters);
+    let group = m.groups[slot.group].as_mut().expect("resident group");
+    let mut cx = Cx {
+        wave: &mut slot.wave,
+        mem: m.mem,
+        lds: &mut group.lds,
+        program,
+        env: m.e.env,
+    };
+    let flow = (d.exec)(&mut cx, d).map_err(|fault| {
+        (
+            Stop::Fault {
+                wave: wave_index,
+                index,
+                fault,
+            },
+            group_id,
+        )
+    })?;
+    if flow == Flow::Stall {
+        // Only s_waitcnt stalls, and it was checked before issue; retry next turn.
+        slot.wave.pc = index;
+        slot.block = Block::Waitcnt;
+        return Ok(());
+    }
+    let landing = saved.map(|sv| Box::new(sv.defer(&mut slot.wave, exec)));
+    let counters = d.class.counters;
+    if counters.vm || counters.lgkm || counters.exp || landing.is_some() {
+        let done = completion(m, c, s, &f, d, now);
+        m.slots[s].out.push(InFlight {
+            done,
+            counters,
+            index,
+            landing,
+        });
+    }
+
+    m.budget -= 1;
+    m.counts.wave_instructions += 1;
+    m.counts.by_category[category_index(d.class.category)] += 1;
+    let cu = &mut m.cus[c];
+    let slot = &mut m.slots[s];
+    slot.wave.instructions += 1;
+    slot.ready_at = now + CADENCE;
+    if f.unit == Unit::Valu {
+        let simd = slot.simd as usize;
+        cu.valu_busy[simd] = now + f.valu_cycles as u64;
+        cu.valu_owner[simd] = s;
+    }
+    match f.special {
+        Special::Nop(n) if n as u64 > CADENCE => {
+            slot.ready_at = now + n as u64;
+            slot.block = Block::Nop;
+            account(
+                slot,
+                &mut m.stalls,
+                &mut m.trace,
+                now + CADENCE,
+                StallReason::Sleep,
+            );
+        }
+        Special::Sleep(n) => {
+            slot.ready_at = now + (n as u64).max(CADENCE);
+            slot.block = Block::Sleep;
+            account(
+                slot,
+                &mut m.stalls,
+                &mut m.trace,
+                now + CADENCE,
+                StallReason::Sleep,
+            );
+        }
+        Special::Setprio(p) => slot.prio = p,
+        Special::Wakeup => {
+            let g = slot.group;
+            m.wakeup(g, now);
+        }
+        _ => {}
+    }
+    match flow {
+        Flow::Barrier => {
+            let slot = &mut m.slots[s];
+            slot.block = Block::Barrier;
+            slot.barrier_since = now;
+            let g = slot.group;
+            account(
+                slot,
+                &mut m.stalls,
+                &mut m.trace,
+                now + 1,
+                StallReason::Barrier,
+            );
+            m.check_barrier(g, now);
+        }
+        Flow::End => m.end_wave(c, s, now),
+        Flow::Continue | Flow::Stall => {}
+    }
+    Ok(())
+}
+
+/// When the memory operation just issued completes.
+fn completion(
+    m: &mut Machine,
+    c: usize,
+    s: usize,
+    f: &Facts,
+    d: &crate::program::Decoded,
+    now: u64,
+) -> u64 {
+    let lat = &m.e.config.latencies;
+    let mut jitter = |cycles: u32| match &mut m.rng {
+        Some(r) => r.jitter(cycles) as u64,
+        None => cycles as u64,
+    };
+    let cu = &mut m.cus[c];
+    let slot = &m.slots[s];
+    match f.latency {
+        Latency::Vmem => {
+            // The texture-address unit takes one instruction per `vmem_issue` cycles; vector
+            // memory returns in issue order (§4.4), so never before the wave's previous one.
+            let start = now.max(cu.vmem_free);
+            cu.vmem_free = start + lat.vmem_issue as u64;
+            let done = cu.vmem_free + jitter(lat.vmem);
+            done.max(slot.out.last_vm)
+        }
+        Latency::Lds => {
+            let cycles = match f.ds {
+                Some(shape) if shape.per_lane => {
+                    let cost = lds_cost(&slot.wave, d, shape);
+                    m.lds.conflict_cycles += cost.extra() as u64;
+                    cost.cycles as u64
+                }
+                // Permutes, swizzles, append/consume: one 32-bit pass per half wave.
+                _ => 2,
+            };
+            m.lds.instructions += 1;
+            m.lds.bank_cycles += cycles;
+            // The LDS pipeline serves one instruction at a time, in order.
+            let start = now.max(cu.lds_free);
+            cu.lds_free = start + cycles.max(1);
+            cu.lds_free + jitter(lat.lds)
+        }
+        Latency::Smem => now + jitter(lat.smem),
+        Latency::Message | Latency::None => now + jitter(lat.message),
+    }
+}
+
+/// The bank cost of a DS instruction from its lanes' addresses (read after the semantics ran,
+/// with any result held back, so the address registers are as at issue).
+fn lds_cost(
+    w: &crate::wave::Wave,
+    d: &crate::program::Decoded,
+    shape: super::facts::DsShape,
+) -> crate::lds_banks::BankCost {
+    let base = &w.vgpr[(d.regs[0].wrapping_sub(256) as usize) % crate::wave::VGPRS];
+    let exec = w.exec();
+    if shape.dual {
+        let (a0, a1) = DsAccess::dual_addresses(
+            base,
+            d.inst.bits(0, 0, 8) as u8,
+            d.inst.bits(0, 8, 8) as u8,
+            shape.bytes as u32,
+            shape.st64,
+        );
+        bank_cost(&DsAccess {
+            exec,
+            addr: &a0,
+            addr1: Some(&a1),
+            bytes: shape.bytes as u32,
+            atomic: shape.atomic,
+        })
+    } else {
+        let off = d.inst.bits(0, 0, 16);
+        let addr: [u32; WAVE_SIZE] = std::array::from_fn(|l| base[l].wrapping_add(off));
+        bank_cost(&DsAccess {
+            exec,
+            addr: &addr,
+            addr1: None,
+            bytes: shape.bytes as u32,
+            atomic: shape.atomic,
+        })
+    }
+}
+
+/// Records a read (or overwrite) of a register an outstanding load will still write.
+fn check_stale(m: &mut Machine, s: usize, index: u32, f: &Facts, group: [u32; 3]) {
+    let model = &m.e.models.models[index as usize];
+    let slot = &m.slots[s];
+    // A load's own destinations may be outstanding from an earlier load of the same counter:
+    // vector memory returns in order, so that is not a hazard; only reads and non-load writes.
+    let checks = [("read", model.reads), ("write", model.writes)];
+    for (access, regs) in checks {
+        if access == "write" && f.lands {
+            continue;
+        }
+        let Some((op, both)) = slot.out.writer_of(regs) else {
+            continue;
+        };
+        let counter = if op.counters.vm { "vmcnt" } else { "lgkmcnt" };
+        m.stale
+            .entry((index, op.index, access))
+            .or_insert_with(|| StaleRead {
+                consumer: index,
+                load: op.index,
+                access,
+                registers: both.to_string(),
+                counter,
+                hits: 0,
+                workgroup: group,
+                wave: slot.wave.index,
+            })
+            .hits += 1;
+    }
+}

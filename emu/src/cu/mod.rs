@@ -1,0 +1,29 @@
+//! The compute-unit model (issue 6): workgroups placed on CUs by occupancy, waves issuing cycle by
+//! cycle under the gfx9 issue rules, memory operations completing after a latency with their data
+//! landing in registers only then, VM/LGKM/EXP counters, barriers, banked LDS, and what it shows
+//! (stall cycles by reason, occupancy, a Chrome trace, stale-read diagnostics).
+//!
+//! The functional loop in [`crate::run`] stays as the fast path (`--timing off`); both call the
+//! same semantic functions, so results differ only where the program itself depends on timing
+//! (a missing `s_waitcnt`, a race).
+//!
+//! Modules: [`config`] (latencies, CU count, arbitration), [`facts`] (what each instruction means
+//! to the timing: issue unit, VALU cycles, latency class, LDS access shape), [`occupancy`]
+//! (placement limits), [`inflight`] (outstanding memory operations and their register landing),
+//! [`engine`] (one CU stepping a cycle), [`device`] (the dispatch loop over CUs), [`stats`] and
+//! [`trace`].
+
+pub mod config;
+pub mod device;
+pub mod engine;
+pub mod facts;
+pub mod inflight;
+pub mod issue;
+pub mod occupancy;
+pub mod rng;
+pub mod stats;
+pub mod trace;
+
+pub use config::{Arbitration, Latencies, TimingConfig};
+pub use device::{run_timed, TimedError, TimedResult, TimedRun};
+pub use stats::{StaleRead, StallReason, TimingStats};
