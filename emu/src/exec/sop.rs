@@ -73,7 +73,9 @@ fn bfe(v: u64, s1: u32, bits: u32, signed: bool) -> u64 {
     if width == 0 {
         return 0;
     }
-    let width = width.min(bits);
+    // A field running past the top bit has only the bits that exist, and the signed form takes
+    // its sign from the top one: the ISA's `(S0.i >> offset) & mask` is an arithmetic shift.
+    let width = width.min(bits - off);
     let field = if width >= 64 {
         v >> off
     } else {

@@ -205,9 +205,23 @@ fn class_bit(v: f64, quiet: bool, neg: bool) -> u32 {
     }
 }
 
+/// The sign bit `sign` of src0 after the VOP3 abs/neg input modifiers. The class is read from
+/// the raw bits (no denormal flushing), but the modifiers do apply: `v_cmp_class_f32_e64 s, -v0, m`
+/// classifies -v0 (LLVM folds fneg/fabs into these modifiers).
+fn class_src0(d: &Decoded, raw: u64, sign: u64) -> u64 {
+    let mut v = raw;
+    if d.mods.abs & 1 != 0 {
+        v &= !sign;
+    }
+    if d.mods.neg & 1 != 0 {
+        v ^= sign;
+    }
+    v
+}
+
 /// VCC = (S1.u >> class(S0.f)) & 1.
 fn cmp_class_f32<const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let a = fetch(cx, d, 0);
+    let a = fetch(cx, d, 0).map(|v| class_src0(d, v as u64, 1 << 31) as u32);
     let b = fetch(cx, d, 1);
     let mut bits = 0u64;
     for l in 0..WAVE_SIZE {
@@ -228,7 +242,7 @@ fn cmp_class_f32<const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
 }
 
 fn cmp_class_f64<const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let a = fetch64(cx, d, 0);
+    let a = fetch64(cx, d, 0).map(|v| class_src0(d, v, 1 << 63));
     let b = fetch(cx, d, 1);
     let mut bits = 0u64;
     for l in 0..WAVE_SIZE {
@@ -241,7 +255,7 @@ fn cmp_class_f64<const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
 
 /// Class of an f16 source (op_sel does not apply to VOPC).
 fn cmp_class_f16<const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let a = fetch(cx, d, 0);
+    let a = fetch(cx, d, 0).map(|v| class_src0(d, v as u64 & 0xffff, 1 << 15) as u32);
     let b = fetch(cx, d, 1);
     let mut bits = 0u64;
     for l in 0..WAVE_SIZE {
