@@ -9,6 +9,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod access;
+pub mod buffer_format;
 pub mod ds;
 pub mod ds_atomic;
 pub mod ds_extra;
@@ -19,6 +20,7 @@ pub mod fp;
 pub mod gpr_idx;
 pub mod h16;
 pub mod issue;
+pub mod mtbuf;
 pub mod mubuf;
 pub mod smem;
 pub mod smem_rw;
@@ -166,6 +168,7 @@ pub fn semantics(op: &OpInfo, target: Target) -> Option<ExecFn> {
         Format::Ds => ds::resolve(name),
         Format::Flat | Format::Global | Format::Scratch => flat::resolve(name),
         Format::Mubuf => mubuf::resolve(name),
+        Format::Mtbuf => mtbuf::resolve(name),
         _ => None,
     }
 }
