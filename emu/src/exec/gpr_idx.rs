@@ -36,7 +36,7 @@ fn set_m0(cx: &mut Cx, mask: u32, bits: u32) {
 fn s_set_gpr_idx_on(cx: &mut Cx, d: &Decoded) -> Res {
     let idx = scalar32(cx, d.src[0]);
     let enables = d.inst.bits(0, 8, 4);
-    set_m0(cx, M0_INDEX | M0_ENABLES, idx | enables << 12);
+    set_m0(cx, M0_INDEX | M0_ENABLES, (idx & M0_INDEX) | enables << 12);
     cx.wave.mode |= GPR_IDX_EN;
     Ok(Flow::Continue)
 }

@@ -19,11 +19,13 @@ pub mod fork;
 pub mod fp;
 pub mod gpr_idx;
 pub mod h16;
+pub mod hwreg;
 pub mod issue;
 pub mod mtbuf;
 pub mod mubuf;
 pub mod smem;
 pub mod smem_rw;
+pub mod smem_scratch;
 pub mod sop;
 pub mod sop_extra;
 pub mod sop_state;
@@ -34,6 +36,7 @@ pub mod vop;
 pub mod vop16;
 pub mod vop3_misc;
 pub mod vop3p;
+pub mod vop_legacy;
 pub mod vopc;
 
 use crate::lds::Lds;
@@ -157,12 +160,16 @@ pub fn semantics(op: &OpInfo, target: Target) -> Option<ExecFn> {
                 .or_else(|| fork::resolve(name))
                 .or_else(|| gpr_idx::resolve(name))
                 .or_else(|| sop_state::resolve(name))
+                .or_else(|| hwreg::resolve(name))
         }
-        Format::Smem => smem::resolve(name).or_else(|| smem_rw::resolve(name)),
+        Format::Smem => smem::resolve(name)
+            .or_else(|| smem_rw::resolve(name))
+            .or_else(|| smem_scratch::resolve(name)),
         Format::Vop1 | Format::Vop2 | Format::Vop3 => vop::resolve(name, target)
             .or_else(|| vop16::resolve(name))
             .or_else(|| vop3_misc::resolve(name))
-            .or_else(|| vopc::resolve(name)),
+            .or_else(|| vopc::resolve(name))
+            .or_else(|| vop_legacy::resolve(name)),
         Format::Vopc => vopc::resolve(name),
         Format::Vop3p => vop3p::resolve(name),
         Format::Ds => ds::resolve(name),

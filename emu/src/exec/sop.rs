@@ -1,10 +1,10 @@
 //! Scalar ALU (SOP1, SOP2, SOPK, SOPC) and program control (SOPP). Each op is one function with
-//! its ISA pseudo-code; `resolve` maps mnemonics to them.
+//! its ISA pseudo-code; `resolve` maps mnemonics to them. (s_getreg/s_setreg: [`super::hwreg`].)
 
 use super::valu::{scalar32, scalar64, Res};
 use super::{Cx, ExecFn, Fault, Flow};
 use crate::program::Decoded;
-use crate::wave::{mode, WaveState};
+use crate::wave::WaveState;
 
 #[inline]
 fn s0(cx: &Cx, d: &Decoded) -> u32 {
@@ -389,76 +389,6 @@ fn s_sendmsg(_: &mut Cx, _: &Decoded) -> Res {
     ok()
 }
 
-// ---- hardware registers ----
-
-const HW_MODE: u32 = 1;
-const HW_STATUS: u32 = 2;
-const HW_TRAPSTS: u32 = 3;
-
-/// (id, offset, size) of a hwreg simm16: id [5:0], offset [10:6], size-1 [15:11].
-fn hwreg(simm16: u16) -> (u32, u32, u32) {
-    let s = simm16 as u32;
-    (s & 0x3f, (s >> 6) & 0x1f, ((s >> 11) & 0x1f) + 1)
-}
-
-fn read_hwreg(cx: &Cx, id: u32) -> Result<u32, Fault> {
-    Ok(match id {
-        HW_MODE => cx.wave.mode,
-        // STATUS: SCC [0], EXECZ [9], VCCZ [10].
-        HW_STATUS => {
-            cx.wave.scc as u32
-                | ((cx.wave.exec() == 0) as u32) << 9
-                | ((cx.wave.vcc() == 0) as u32) << 10
-        }
-        HW_TRAPSTS => cx.wave.trapsts,
-        _ => {
-            return Err(Fault::Unsupported(
-                "s_getreg/s_setreg of this hardware register",
-            ))
-        }
-    })
-}
-
-fn write_hwreg(cx: &mut Cx, id: u32, offset: u32, size: u32, v: u32) -> Res {
-    let mask = if size >= 32 { !0 } else { (1u32 << size) - 1 } << offset;
-    let merge = |old: u32| (old & !mask) | ((v << offset) & mask);
-    match id {
-        HW_MODE => {
-            let new = merge(cx.wave.mode);
-            if new & mode::ROUND_MASK != 0 {
-                return Err(Fault::Unsupported(
-                    "a rounding mode other than round-to-nearest-even",
-                ));
-            }
-            cx.wave.mode = new;
-        }
-        HW_TRAPSTS => cx.wave.trapsts = merge(cx.wave.trapsts),
-        _ => return Err(Fault::Unsupported("s_setreg of this hardware register")),
-    }
-    ok()
-}
-
-/// D = hwreg[offset +: size].
-fn s_getreg_b32(cx: &mut Cx, d: &Decoded) -> Res {
-    let (id, offset, size) = hwreg(d.inst.simm16());
-    let v = read_hwreg(cx, id)? >> offset;
-    let v = if size >= 32 { v } else { v & ((1 << size) - 1) };
-    set(cx, d, v);
-    ok()
-}
-
-/// hwreg[offset +: size] = S0 (the SOPK sdst field names the source).
-fn s_setreg_b32(cx: &mut Cx, d: &Decoded) -> Res {
-    let (id, offset, size) = hwreg(d.inst.simm16());
-    let v = cx.wave.sgpr[d.sdst as usize & 127];
-    write_hwreg(cx, id, offset, size, v)
-}
-
-fn s_setreg_imm32_b32(cx: &mut Cx, d: &Decoded) -> Res {
-    let (id, offset, size) = hwreg(d.inst.simm16());
-    write_hwreg(cx, id, offset, size, d.inst.literal().unwrap_or(0))
-}
-
 /// The semantics of a scalar op by name.
 pub fn resolve(name: &str) -> Option<ExecFn> {
     if let Some(f) = table(name) {
@@ -502,9 +432,6 @@ pub fn resolve(name: &str) -> Option<ExecFn> {
         "s_waitcnt" => s_waitcnt,
         "s_trap" => s_trap,
         "s_sendmsg" => s_sendmsg,
-        "s_getreg_b32" => s_getreg_b32,
-        "s_setreg_b32" => s_setreg_b32,
-        "s_setreg_imm32_b32" => s_setreg_imm32_b32,
         _ => return None,
     })
 }

@@ -32,6 +32,10 @@ pub fn not_in_compute(op: &OpInfo) -> Option<&'static str> {
         Format::Vop3 if name.starts_with("v_interp_") => {
             "interpolation reads pixel-shader attributes set up by the graphics pipeline"
         }
+        Format::Vop1 | Format::Vop3 if name == "v_screen_partition_4se_b32" => {
+            "a lookup for binning primitives to the four shader engines' screen tiles in the \
+             graphics pipeline; its table is not given in a form we can verify"
+        }
         Format::Sopp if name == "s_endpgm_ordered_ps_done" => {
             "primitive ordered pixel shading exists only in pixel shaders"
         }
