@@ -13,7 +13,9 @@ use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
 
 /// The fields of a V# the address calculation uses.
-struct Resource {
+pub(super) struct Resource {
+    /// Word 3 as a whole: DST_SEL_X/Y/Z/W [11:0], NUM_FORMAT [14:12], DATA_FORMAT [18:15]...
+    pub word3: u32,
     base: u64,
     stride: u64,
     num_records: u64,
@@ -23,10 +25,11 @@ struct Resource {
     add_tid: bool,
 }
 
-fn resource(cx: &Cx, d: &Decoded) -> Resource {
+pub(super) fn resource(cx: &Cx, d: &Decoded) -> Resource {
     let r = d.regs[2] as usize & 124;
     let w = &cx.wave.sgpr;
     Resource {
+        word3: w[r + 3],
         base: w[r] as u64 | ((w[r + 1] & 0xffff) as u64) << 32,
         stride: ((w[r + 1] >> 16) & 0x3fff) as u64,
         num_records: w[r + 2] as u64,
@@ -47,7 +50,7 @@ fn soffset(cx: &Cx, d: &Decoded) -> u64 {
 }
 
 /// Address of lane `l`, or `None` if the access of `bytes` is out of range.
-fn address(cx: &Cx, d: &Decoded, rsrc: &Resource, l: usize, bytes: u64) -> Option<u64> {
+pub(super) fn address(cx: &Cx, d: &Decoded, rsrc: &Resource, l: usize, bytes: u64) -> Option<u64> {
     let offen = d.inst.bits(0, 12, 1) != 0;
     let idxen = d.inst.bits(0, 13, 1) != 0;
     let vaddr = d.regs[0].saturating_sub(256) as usize;
@@ -74,7 +77,7 @@ fn address(cx: &Cx, d: &Decoded, rsrc: &Resource, l: usize, bytes: u64) -> Optio
     Some(rsrc.base.wrapping_add(soffset(cx, d)).wrapping_add(rel))
 }
 
-fn lds_bit(d: &Decoded) -> Result<(), Fault> {
+pub(super) fn lds_bit(d: &Decoded) -> Result<(), Fault> {
     if d.inst.bits(0, 16, 1) != 0 {
         return Err(Fault::Unsupported("buffer loads with lds=1"));
     }
@@ -202,6 +205,9 @@ fn nothing(_: &mut Cx, _: &Decoded) -> Res {
 }
 
 pub fn resolve(name: &str) -> Option<ExecFn> {
+    if let Some(f) = super::mtbuf::resolve(name) {
+        return Some(f);
+    }
     if let Some(f) = name
         .strip_prefix("buffer_")
         .and_then(vmem_ops::resolve::<Buffer>)

@@ -1,0 +1,189 @@
+//! Typed buffer ops: MUBUF buffer_{load,store}_format_* (format from the V#: DATA_FORMAT and
+//! NUM_FORMAT in word 3) and MTBUF tbuffer_{load,store}_format_* (format from the instruction's
+//! DFMT/NFMT fields), with their d16 and d16_hi forms. Addressing and range checking are the
+//! MUBUF ones (`mubuf::address`); an out-of-range element reads as zero bytes (so present
+//! components load 0 and missing ones their defaults), and an out-of-range store is dropped.
+//! Loads route the converted X, Y, Z, W through the V#'s DST_SEL_X/Y/Z/W.
+
+use super::access::{self, Addr};
+use super::buffer_format::{self, Spec};
+use super::flat::d16_merge;
+use super::mubuf::{address, lds_bit, resource, Resource};
+use super::valu::Res;
+use super::{Cx, ExecFn, Fault, Flow};
+use crate::program::Decoded;
+use crate::wave::WAVE_SIZE;
+use gcn_isa::Format;
+
+/// Where the 16-bit results of a d16 op go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum D16 {
+    /// Full 32-bit components, one VGPR each.
+    No,
+    /// Two components per VGPR, X in the low half; an odd last component keeps the high half.
+    Packed,
+    /// One component into the high half, the low half kept.
+    Hi,
+}
+
+/// The checked format of this instruction: the instruction's for MTBUF, the V#'s for MUBUF.
+fn spec(d: &Decoded, rsrc: &Resource) -> Result<Spec, Fault> {
+    let (dfmt, nfmt) = if d.inst.format() == Format::Mtbuf {
+        (d.inst.bits(0, 19, 4), d.inst.bits(0, 23, 3))
+    } else {
+        (rsrc.word3 >> 15 & 15, rsrc.word3 >> 12 & 7)
+    };
+    buffer_format::spec(dfmt, nfmt)
+        .map_err(|why| Fault::Guest(format!("{}: {why}", d.inst.info().name)))
+}
+
+/// The lds bit only exists in MUBUF (bit 16 of an MTBUF word is part of its opcode).
+fn check_lds(d: &Decoded) -> Result<(), Fault> {
+    if d.inst.format() == Format::Mubuf {
+        lds_bit(d)?;
+    }
+    Ok(())
+}
+
+/// DST_SEL: 0 → 0, 1 → one, 4..7 → X..W; 2, 3 are reserved and read 0.
+fn select(word3: u32, xyzw: [u32; 4], one: u32) -> [u32; 4] {
+    std::array::from_fn(|i| match word3 >> (3 * i) & 7 {
+        1 => one,
+        s @ 4..=7 => xyzw[s as usize - 4],
+        _ => 0,
+    })
+}
+
+fn one(spec: &Spec, d16: D16) -> u32 {
+    let float = !matches!(
+        spec.num,
+        buffer_format::Num::Uint | buffer_format::Num::Sint
+    );
+    match (float, d16) {
+        (false, _) => 1,
+        (true, D16::No) => 1f32.to_bits(),
+        (true, _) => 0x3c00,
+    }
+}
+
+fn load(cx: &mut Cx, d: &Decoded, n: usize, d16: D16) -> Res {
+    check_lds(d)?;
+    let rsrc = resource(cx, d);
+    let spec = spec(d, &rsrc)?;
+    let exec = cx.wave.exec();
+    let vdata = d.regs[1].saturating_sub(256) as usize;
+    let regs = match d16 {
+        D16::No => n,
+        D16::Packed => n.div_ceil(2),
+        D16::Hi => 1,
+    };
+    let mut out: [[u32; WAVE_SIZE]; 4] = std::array::from_fn(|i| cx.wave.vgpr[(vdata + i) % 256]);
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let mut elem = [0u8; 16];
+        if let Some(a) = address(cx, d, &rsrc, l, spec.bytes as u64) {
+            access::load(cx, l, Addr::Global(a), &mut elem[..spec.bytes])?;
+        }
+        let xyzw = match d16 {
+            D16::No => buffer_format::unpack32(&spec, &elem),
+            _ => buffer_format::unpack16(&spec, &elem).map(u32::from),
+        };
+        let v = select(rsrc.word3, xyzw, one(&spec, d16));
+        match d16 {
+            D16::No => (0..n).for_each(|i| out[i][l] = v[i]),
+            D16::Hi => out[0][l] = d16_merge(out[0][l], v[0] & 0xffff, true),
+            D16::Packed => {
+                for i in 0..n {
+                    let r = &mut out[i / 2][l];
+                    *r = d16_merge(*r, v[i] & 0xffff, i % 2 == 1);
+                }
+            }
+        }
+    }
+    for (i, row) in out.iter().enumerate().take(regs) {
+        cx.wave.write_row(vdata + i, row, exec);
+    }
+    Ok(Flow::Continue)
+}
+
+fn store(cx: &mut Cx, d: &Decoded, n: usize, d16: D16) -> Res {
+    let rsrc = resource(cx, d);
+    let spec = spec(d, &rsrc)?;
+    let exec = cx.wave.exec();
+    let vdata = d.regs[1].saturating_sub(256) as usize;
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let Some(a) = address(cx, d, &rsrc, l, spec.bytes as u64) else {
+            continue;
+        };
+        let reg = |i: usize| cx.wave.vgpr[(vdata + i) % 256][l];
+        let mut elem = [0u8; 16];
+        // Components the op does not supply keep their bits: read the element first.
+        access::load(cx, l, Addr::Global(a), &mut elem[..spec.bytes])?;
+        match d16 {
+            D16::No => {
+                let v: [u32; 4] = std::array::from_fn(reg);
+                buffer_format::pack32(&spec, &v, n, &mut elem);
+            }
+            D16::Packed => {
+                let h: [u16; 4] = std::array::from_fn(|i| (reg(i / 2) >> (16 * (i % 2))) as u16);
+                buffer_format::pack16(&spec, &h, n, &mut elem);
+            }
+            D16::Hi => {
+                let h = [(reg(0) >> 16) as u16, 0, 0, 0];
+                buffer_format::pack16(&spec, &h, 1, &mut elem);
+            }
+        }
+        access::store(cx, l, Addr::Global(a), &elem[..spec.bytes])?;
+    }
+    Ok(Flow::Continue)
+}
+
+/// `{buffer,tbuffer}_{load,store}_format_[d16_[hi_]]{x,xy,xyz,xyzw}`.
+pub fn resolve(name: &str) -> Option<ExecFn> {
+    let rest = name
+        .strip_prefix("tbuffer_")
+        .or_else(|| name.strip_prefix("buffer_"))?;
+    let (is_load, rest) = match rest.split_once("_format_")? {
+        ("load", r) => (true, r),
+        ("store", r) => (false, r),
+        _ => return None,
+    };
+    let (d16, comps) = if let Some(c) = rest.strip_prefix("d16_hi_") {
+        (D16::Hi, c)
+    } else if let Some(c) = rest.strip_prefix("d16_") {
+        (D16::Packed, c)
+    } else {
+        (D16::No, rest)
+    };
+    let n = match comps {
+        "x" => 1,
+        "xy" => 2,
+        "xyz" => 3,
+        "xyzw" => 4,
+        _ => return None,
+    };
+    if d16 == D16::Hi && n != 1 {
+        return None;
+    }
+    macro_rules! pick {
+        ($($d:ident),*) => {
+            match (is_load, d16, n) {
+                $((true, D16::$d, 1) => |cx: &mut Cx, d: &Decoded| load(cx, d, 1, D16::$d),
+                  (true, D16::$d, 2) => |cx: &mut Cx, d: &Decoded| load(cx, d, 2, D16::$d),
+                  (true, D16::$d, 3) => |cx: &mut Cx, d: &Decoded| load(cx, d, 3, D16::$d),
+                  (true, D16::$d, _) => |cx: &mut Cx, d: &Decoded| load(cx, d, 4, D16::$d),
+                  (false, D16::$d, 1) => |cx: &mut Cx, d: &Decoded| store(cx, d, 1, D16::$d),
+                  (false, D16::$d, 2) => |cx: &mut Cx, d: &Decoded| store(cx, d, 2, D16::$d),
+                  (false, D16::$d, 3) => |cx: &mut Cx, d: &Decoded| store(cx, d, 3, D16::$d),
+                  (false, D16::$d, _) => |cx: &mut Cx, d: &Decoded| store(cx, d, 4, D16::$d),)*
+            }
+        };
+    }
+    let f: ExecFn = pick!(No, Packed, Hi);
+    Some(f)
+}
