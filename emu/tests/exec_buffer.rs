@@ -276,12 +276,29 @@ fn out_of_range_loads_read_zero_and_stores_are_dropped() {
         },
     );
     assert_eq!([w.vgpr[2][0], w.vgpr[3][0]], [0, 0]);
-    // Zero bytes for X, Y; the defaults for the components 32_32 lacks.
+    // Every component reads 0, even the W a 32_32 element lacks (its DST_SEL is W, not 1).
     assert_eq!(
         [w.vgpr[4][0], w.vgpr[5][0], w.vgpr[6][0], w.vgpr[7][0]],
-        [0, 0, 0, 1]
+        [0, 0, 0, 0]
     );
     assert_eq!(mem.bytes(base + 4, 4).unwrap(), &[2, 0, 0, 0]);
+    // DST_SEL = 1 still gives one out of range (1.0 for a float format).
+    let w = run(
+        "buffer_load_format_xyzw v[4:7], off, s[4:7], 0",
+        &mut mem,
+        |w| {
+            vsharp(
+                w,
+                base,
+                4,
+                (4 | 5 << 3 | 1 << 6 | 1 << 9) | FLOAT << 12 | 11 << 15,
+            )
+        },
+    );
+    assert_eq!(
+        [w.vgpr[4][0], w.vgpr[5][0], w.vgpr[6][0], w.vgpr[7][0]],
+        [0, 0, f(1.0), f(1.0)]
+    );
 }
 
 #[test]

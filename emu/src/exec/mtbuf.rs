@@ -1,8 +1,8 @@
 //! Typed buffer ops: MUBUF buffer_{load,store}_format_* (format from the V#: DATA_FORMAT and
 //! NUM_FORMAT in word 3) and MTBUF tbuffer_{load,store}_format_* (format from the instruction's
 //! DFMT/NFMT fields), with their d16 and d16_hi forms. Addressing and range checking are the
-//! MUBUF ones (`mubuf::address`); an out-of-range element reads as zero bytes (so present
-//! components load 0 and missing ones their defaults), and an out-of-range store is dropped.
+//! MUBUF ones (`mubuf::address`), all or nothing per element: out of range, every component
+//! reads 0 except where DST_SEL asks for the constant 1, and a store is dropped.
 //! Loads route the converted X, Y, Z, W through the V#'s DST_SEL_X/Y/Z/W.
 
 use super::access::{self, Addr};
@@ -83,12 +83,16 @@ fn load(cx: &mut Cx, d: &Decoded, n: usize, d16: D16) -> Res {
             continue;
         }
         let mut elem = [0u8; 16];
-        if let Some(a) = address(cx, d, &rsrc, l, spec.bytes as u64) {
-            access::load(cx, l, Addr::Global(a), &mut elem[..spec.bytes])?;
-        }
-        let xyzw = match d16 {
-            D16::No => buffer_format::unpack32(&spec, &elem),
-            _ => buffer_format::unpack16(&spec, &elem).map(u32::from),
+        let xyzw = match address(cx, d, &rsrc, l, spec.bytes as u64) {
+            Some(a) => {
+                access::load(cx, l, Addr::Global(a), &mut elem[..spec.bytes])?;
+                match d16 {
+                    D16::No => buffer_format::unpack32(&spec, &elem),
+                    _ => buffer_format::unpack16(&spec, &elem).map(u32::from),
+                }
+            }
+            // Out of range: every component reads 0; only DST_SEL = 1 still gives one.
+            None => [0; 4],
         };
         let v = select(rsrc.word3, xyzw, one(&spec, d16));
         match d16 {

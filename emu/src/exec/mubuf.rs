@@ -1,6 +1,7 @@
 //! MUBUF untyped buffer loads, stores and atomics through a V# resource descriptor: base, stride,
 //! num_records, swizzle (element size, index stride) and add_tid; offen/idxen addressing;
-//! range checking as the hardware does it (out-of-range loads read 0, stores are dropped).
+//! range checking as the hardware does it (out-of-range loads read 0, stores are dropped;
+//! dwordx2..x4 are checked per dword, everything else whole).
 //! This is also how compiled code reaches the private segment (stack and spills).
 
 use super::access::{self, Addr, AtomicOp};
@@ -49,8 +50,21 @@ fn soffset(cx: &Cx, d: &Decoded) -> u64 {
     }
 }
 
-/// Address of lane `l`, or `None` if the access of `bytes` is out of range.
+/// Address of lane `l`'s access of `bytes`, or `None` if it is out of range.
 pub(super) fn address(cx: &Cx, d: &Decoded, rsrc: &Resource, l: usize, bytes: u64) -> Option<u64> {
+    part_address(cx, d, rsrc, l, 0, bytes)
+}
+
+/// Address of the `bytes` at byte `extra` of lane `l`'s access (one dword of a multi-dword
+/// access, which the hardware range-checks dword by dword), or `None` if out of range.
+fn part_address(
+    cx: &Cx,
+    d: &Decoded,
+    rsrc: &Resource,
+    l: usize,
+    extra: u64,
+    bytes: u64,
+) -> Option<u64> {
     let offen = d.inst.bits(0, 12, 1) != 0;
     let idxen = d.inst.bits(0, 13, 1) != 0;
     let vaddr = d.regs[0].saturating_sub(256) as usize;
@@ -59,7 +73,7 @@ pub(super) fn address(cx: &Cx, d: &Decoded, rsrc: &Resource, l: usize, bytes: u6
     if rsrc.add_tid {
         index += l as u64;
     }
-    let offset = if offen { v(idxen as usize) } else { 0 } + d.inst.bits(0, 0, 12) as u64;
+    let offset = if offen { v(idxen as usize) } else { 0 } + d.inst.bits(0, 0, 12) as u64 + extra;
     // Raw buffers check the byte range, structured buffers the index.
     if rsrc.stride == 0 && !rsrc.swizzle {
         if offset + bytes > rsrc.num_records {
@@ -94,8 +108,13 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
             continue;
         }
         let mut buf = [0u8; 16];
-        if let Some(a) = address(cx, d, &rsrc, l, bytes as u64) {
-            access::load(cx, l, Addr::Global(a), &mut buf[..bytes])?;
+        // Sub-dword and dword loads are checked whole, wider ones dword by dword (ISA: an
+        // out-of-range dword of a dwordx2..x4 reads 0, the in-range ones load).
+        let part = bytes.min(4);
+        for (i, chunk) in buf[..bytes].chunks_mut(part).enumerate() {
+            if let Some(a) = part_address(cx, d, &rsrc, l, (i * part) as u64, part as u64) {
+                access::load(cx, l, Addr::Global(a), chunk)?;
+            }
         }
         spread(&buf, bytes, signed, &mut out, l);
     }
@@ -154,15 +173,18 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let Some(a) = address(cx, d, &rsrc, l, bytes as u64) else {
-            continue;
-        };
         let mut buf = [0u8; 16];
         for i in 0..bytes.div_ceil(4) {
             let v = cx.wave.vgpr[(vdata + i) % 256][l];
             buf[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
         }
-        access::store(cx, l, Addr::Global(a), &buf[..bytes])?;
+        // Range-checked dword by dword like the loads; out-of-range dwords are dropped.
+        let part = bytes.min(4);
+        for (i, chunk) in buf[..bytes].chunks(part).enumerate() {
+            if let Some(a) = part_address(cx, d, &rsrc, l, (i * part) as u64, part as u64) {
+                access::store(cx, l, Addr::Global(a), chunk)?;
+            }
+        }
     }
     Ok(Flow::Continue)
 }
