@@ -1,6 +1,8 @@
 //! Emulation speed: an ALU-heavy kernel (Collatz steps, divergent loops) and a memory-heavy one
-//! (saxpy), each timed through the library and as the same algorithm in native Rust.
-//! Prints medians of several runs: wave-instructions per second and the slowdown ratio.
+//! (saxpy), each timed through the library — functional only (`--timing off`) and under the
+//! cycle-level CU model — and as the same algorithm in native Rust. Prints medians of several
+//! runs: wave-instructions per second, the slowdown against native, simulated cycles per
+//! second and what the timing model costs over the functional run.
 //!
 //! `cargo run --release -p gcnemu --bin bench [-- RUNS]`
 
@@ -27,12 +29,29 @@ fn bytes_of<T: Copy>(v: &[T], f: impl Fn(&T) -> [u8; 4]) -> Vec<u8> {
 
 struct Result {
     name: &'static str,
+    mode: &'static str,
     wave_instructions: u64,
+    /// Simulated cycles (timed mode only).
+    cycles: u64,
     emu: Duration,
     native: Duration,
 }
 
-fn collatz(runs: usize) -> Result {
+/// The two ways of running: functional only, and the timing model with the target's CUs.
+fn modes() -> [(&'static str, LaunchOptions); 2] {
+    [
+        (
+            "functional",
+            LaunchOptions {
+                timing: None,
+                ..LaunchOptions::default()
+            },
+        ),
+        ("timed", LaunchOptions::default()),
+    ]
+}
+
+fn collatz(runs: usize, mode: &'static str, opts: &LaunchOptions) -> Result {
     let mut dev = Device::new(DeviceConfig::default());
     let module = dev
         .load("loop.gfx900.co", &fixture("loop.gfx900.co"))
@@ -57,12 +76,11 @@ fn collatz(runs: usize) -> Result {
         Arg::I32(repeat),
     ];
     let mut emu = Vec::new();
-    let mut insts = 0;
+    let (mut insts, mut cycles) = (0, 0);
     for _ in 0..runs {
-        let s = dev
-            .launch(&module, "collatz", dims, &args, &LaunchOptions::default())
-            .unwrap();
+        let s = dev.launch(&module, "collatz", dims, &args, opts).unwrap();
         insts = s.wave_instructions;
+        cycles = s.timing.map_or(0, |t| t.cycles);
         emu.push(s.elapsed);
     }
     let got = dev.read(oa, 4 * n).unwrap();
@@ -97,13 +115,15 @@ fn collatz(runs: usize) -> Result {
     );
     Result {
         name: "collatz (ALU, divergent loops)",
+        mode,
         wave_instructions: insts,
+        cycles,
         emu: median(emu),
         native: median(native),
     }
 }
 
-fn saxpy(runs: usize) -> Result {
+fn saxpy(runs: usize, mode: &'static str, opts: &LaunchOptions) -> Result {
     let mut dev = Device::new(DeviceConfig::default());
     let module = dev
         .load("saxpy.gfx900.co", &fixture("saxpy.gfx900.co"))
@@ -122,13 +142,12 @@ fn saxpy(runs: usize) -> Result {
     let args = [Arg::F32(a), Arg::Ptr(xa), Arg::Ptr(ya), Arg::I32(n as i32)];
     let yb = bytes_of(&y, |v| v.to_le_bytes());
     let mut emu = Vec::new();
-    let mut insts = 0;
+    let (mut insts, mut cycles) = (0, 0);
     for _ in 0..runs {
         dev.write(ya, &yb).unwrap();
-        let s = dev
-            .launch(&module, "saxpy", dims, &args, &LaunchOptions::default())
-            .unwrap();
+        let s = dev.launch(&module, "saxpy", dims, &args, opts).unwrap();
         insts = s.wave_instructions;
+        cycles = s.timing.map_or(0, |t| t.cycles);
         emu.push(s.elapsed);
     }
     let got = dev.read(ya, 4 * n).unwrap();
@@ -150,7 +169,9 @@ fn saxpy(runs: usize) -> Result {
     );
     Result {
         name: "saxpy (memory)",
+        mode,
         wave_instructions: insts,
+        cycles,
         emu: median(emu),
         native: median(native),
     }
@@ -162,16 +183,33 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(5);
     println!("median of {runs} runs");
-    for r in [collatz(runs), saxpy(runs)] {
-        let rate = r.wave_instructions as f64 / r.emu.as_secs_f64();
-        println!(
-            "{:<32} {:>11} wave-insts  emu {:>9.3} ms  {:>7.1} M wave-inst/s  native {:>8.3} ms  slowdown {:>6.0}x",
-            r.name,
-            r.wave_instructions,
-            r.emu.as_secs_f64() * 1e3,
-            rate / 1e6,
-            r.native.as_secs_f64() * 1e3,
-            r.emu.as_secs_f64() / r.native.as_secs_f64()
-        );
+    type Kernel = fn(usize, &'static str, &LaunchOptions) -> Result;
+    let kernels: [Kernel; 2] = [collatz, saxpy];
+    for k in kernels {
+        let mut functional = None;
+        for (mode, opts) in modes() {
+            let r = k(runs, mode, &opts);
+            let rate = r.wave_instructions as f64 / r.emu.as_secs_f64();
+            print!(
+                "{:<30} {:<10} {:>10} wave-insts  emu {:>9.3} ms  {:>6.1} M wave-inst/s  native {:>7.3} ms  slowdown {:>5.0}x",
+                r.name,
+                r.mode,
+                r.wave_instructions,
+                r.emu.as_secs_f64() * 1e3,
+                rate / 1e6,
+                r.native.as_secs_f64() * 1e3,
+                r.emu.as_secs_f64() / r.native.as_secs_f64()
+            );
+            match functional {
+                None => functional = Some(r.emu),
+                Some(f) => print!(
+                    "  {} cycles, {:.1} M cycles/s, timing costs {:.2}x",
+                    r.cycles,
+                    r.cycles as f64 / r.emu.as_secs_f64() / 1e6,
+                    r.emu.as_secs_f64() / f.as_secs_f64()
+                ),
+            }
+            println!();
+        }
     }
 }

@@ -189,9 +189,7 @@ impl Dispatcher<'_, '_> {
                 self.retire(m, t);
                 self.place(m, t + 1)?;
             }
-            let next = m
-                .next_event(c, t)
-                .map_err(|(s, g)| TimedError::Guest(s, g))?;
+            let next = m.next_event(c, t);
             self.schedule(m, c, next.unwrap_or(u64::MAX));
         }
         if let Some(g) = m.groups.iter().position(|g| g.is_some()) {
@@ -337,6 +335,8 @@ impl Dispatcher<'_, '_> {
             w.reason = StallReason::Issue;
             w.since = now;
             w.trace = None;
+            cu.wake(simd, now);
+            cu.simd_slots[simd as usize].push(s);
             if let Some(tr) = &mut m.trace {
                 if first_use && i == 0 {
                     tr.name_cu(c as u32);
@@ -361,6 +361,7 @@ impl Dispatcher<'_, '_> {
             alive: simds.len() as u32,
             cu: c as u32,
             scratch,
+            barrier_since: u64::MAX,
         });
         let t = simds
             .iter()
@@ -386,7 +387,6 @@ fn new_slot() -> WaveSlot {
         out: Outstanding::default(),
         reason: StallReason::Issue,
         since: 0,
-        barrier_since: 0,
         trace: None,
     }
 }

@@ -18,7 +18,7 @@ use crate::memory::Memory;
 use crate::program::Program;
 use crate::run::hazards::{HazardTable, RunHazards};
 use crate::run::{Counts, Stop};
-use crate::wave::Wave;
+use crate::wave::{WaitCounters, Wave};
 use std::collections::HashMap;
 
 /// Why a resident wave is not issuing, if it is not.
@@ -52,7 +52,6 @@ pub struct WaveSlot {
     /// The stall accounting's open interval.
     pub reason: StallReason,
     pub since: u64,
-    pub barrier_since: u64,
     pub trace: Option<trace::Open>,
 }
 
@@ -65,6 +64,8 @@ pub struct Group {
     pub cu: u32,
     /// Scratch backing of its waves (returned to the pool when it ends).
     pub scratch: Option<u64>,
+    /// When the first wave now waiting at its barrier arrived (u64::MAX: none waits).
+    pub barrier_since: u64,
 }
 
 /// One compute unit.
@@ -73,6 +74,10 @@ pub struct Cu {
     pub room: CuRoom,
     /// Resident waves (slot indices) in placement order.
     pub slots: Vec<usize>,
+    /// The same, by SIMD: a cycle only looks at the SIMD whose turn it is.
+    pub simd_slots: [Vec<usize>; SIMDS],
+    /// Per SIMD, the earliest cycle one of its waves may issue (u64::MAX: none).
+    pub simd_next: [u64; SIMDS],
     /// Cycle until which each SIMD's vector ALU is busy, and with whose instruction.
     pub valu_busy: [u64; SIMDS],
     pub valu_owner: [usize; SIMDS],
@@ -96,6 +101,8 @@ impl Cu {
             id,
             room: CuRoom::default(),
             slots: Vec::new(),
+            simd_slots: Default::default(),
+            simd_next: [u64::MAX; SIMDS],
             valu_busy: [0; SIMDS],
             valu_owner: [usize::MAX; SIMDS],
             lds_free: 0,
@@ -118,6 +125,21 @@ impl Cu {
             self.active_cycles += dt;
         }
         self.last_change = self.last_change.max(now);
+    }
+
+    /// The next cycle after `now` at which some SIMD has a wave that may issue.
+    pub fn next_turn(&self, now: u64) -> Option<u64> {
+        let t = (0..SIMDS)
+            .filter(|&k| self.simd_next[k] != u64::MAX)
+            .map(|k| turn(self.simd_next[k].max(now + 1), k as u8))
+            .min()?;
+        Some(t)
+    }
+
+    /// Wave `s` on SIMD `simd` may issue from `t`.
+    pub fn wake(&mut self, simd: u8, t: u64) {
+        let k = simd as usize;
+        self.simd_next[k] = self.simd_next[k].min(t);
     }
 }
 
@@ -182,27 +204,43 @@ pub fn account(
 }
 
 impl<'a> Machine<'a> {
-    /// Steps CU `c` at cycle `now`.
+    /// Steps CU `c` at cycle `now`: the SIMD whose turn it is issues.
     pub fn step(&mut self, c: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
         self.cus[c].stepped = Some(now);
-        self.complete(c, now);
         let simd = (now % SIMDS as u64) as u8;
-        let mut cand: Vec<usize> = Vec::with_capacity(10);
-        for &s in &self.cus[c].slots {
+        // At most 10 waves per SIMD.
+        let mut cand = [0usize; 16];
+        let mut n = 0;
+        for &s in &self.cus[c].simd_slots[simd as usize] {
             let w = &mut self.slots[s];
-            if w.simd != simd {
+            if w.ready_at > now || n == cand.len() {
                 continue;
             }
-            if matches!(w.block, Block::Sleep | Block::Nop) && w.ready_at <= now {
-                w.block = Block::None;
+            // Completions are applied when the wave is next looked at: nothing else reads
+            // its registers or counters in between.
+            let WaveSlot { wave, out, .. } = w;
+            out.complete(wave, now);
+            match w.block {
+                Block::None => {}
+                Block::Sleep | Block::Nop | Block::Waitcnt => {
+                    w.block = Block::None;
+                    account(
+                        w,
+                        &mut self.stalls,
+                        &mut self.trace,
+                        w.ready_at,
+                        StallReason::Issue,
+                    );
+                }
+                Block::Barrier | Block::Ended => continue,
             }
-            if w.block == Block::None && w.ready_at <= now {
-                cand.push(s);
-            }
+            cand[n] = s;
+            n += 1;
         }
-        self.order(c, &mut cand);
+        let cand = &mut cand[..n];
+        self.order(c, cand);
         let mut used = [false; UNITS];
-        for s in cand {
+        for &s in cand.iter() {
             let pc = self.slots[s].wave.pc;
             let Some(f) = self.e.facts.get(pc as usize).copied() else {
                 let w = &self.slots[s];
@@ -216,24 +254,43 @@ impl<'a> Machine<'a> {
                     group,
                 ));
             };
-            let reason = self.blocked_by(c, s, &f, &used, now);
-            if let Some(r) = reason {
-                let slot = &mut self.slots[s];
-                if r == StallReason::Waitcnt {
-                    slot.block = Block::Waitcnt;
+            match self.blocked_by(c, s, &f, &used, now) {
+                None => {
+                    if f.unit != Unit::Internal {
+                        used[f.unit.index()] = true;
+                    }
+                    issue::issue(self, c, s, now)?;
                 }
-                account(slot, &mut self.stalls, &mut self.trace, now, r);
-                continue;
+                Some((r, until)) => {
+                    let slot = &mut self.slots[s];
+                    if r == StallReason::Waitcnt {
+                        slot.block = Block::Waitcnt;
+                    }
+                    slot.ready_at = until;
+                    account(slot, &mut self.stalls, &mut self.trace, now, r);
+                }
             }
-            if f.unit != Unit::Internal {
-                used[f.unit.index()] = true;
-            }
-            issue::issue(self, c, s, now)?;
         }
+        self.refresh(c, simd, now);
         Ok(())
     }
 
-    /// Why wave `s` cannot issue its next instruction now, or `None` if it can.
+    /// Recomputes when SIMD `simd` of CU `c` next has a wave that may issue.
+    fn refresh(&mut self, c: usize, simd: u8, now: u64) {
+        let cu = &self.cus[c];
+        let mut next = u64::MAX;
+        for &s in &cu.simd_slots[simd as usize] {
+            let w = &self.slots[s];
+            if matches!(w.block, Block::Barrier | Block::Ended) {
+                continue;
+            }
+            next = next.min(w.ready_at.max(now + 1));
+        }
+        self.cus[c].simd_next[simd as usize] = next;
+    }
+
+    /// Why wave `s` cannot issue its next instruction now and from which cycle it may try
+    /// again, or `None` if it can issue.
     fn blocked_by(
         &self,
         c: usize,
@@ -241,31 +298,37 @@ impl<'a> Machine<'a> {
         f: &Facts,
         used: &[bool; UNITS],
         now: u64,
-    ) -> Option<StallReason> {
+    ) -> Option<(StallReason, u64)> {
         let w = &self.slots[s];
         let cu = &self.cus[c];
         if f.unit != Unit::Internal && used[f.unit.index()] {
-            return Some(StallReason::Issue);
+            return Some((StallReason::Issue, now + 1));
         }
-        if f.unit == Unit::Valu && cu.valu_busy[w.simd as usize] > now {
-            return Some(if cu.valu_owner[w.simd as usize] == s {
+        let busy = cu.valu_busy[w.simd as usize];
+        if f.unit == Unit::Valu && busy > now {
+            let r = if cu.valu_owner[w.simd as usize] == s {
                 StallReason::Dependency
             } else {
                 StallReason::Issue
-            });
+            };
+            return Some((r, busy));
         }
+        let counters = w.wave.counters;
         if let Special::Waitcnt(simm) = f.special {
-            if !w.wave.counters.satisfies(simm) {
-                return Some(StallReason::Waitcnt);
+            if !counters.satisfies(simm) {
+                let t = w.out.when(now, counters, |k| k.satisfies(simm));
+                return Some((StallReason::Waitcnt, t));
             }
         }
         // The counters are 6 (VM), 4 (LGKM) and 3 (EXP) bits: a wave with a counter at its
         // maximum cannot issue another operation that increments it.
-        let d = &self.e.program.insts[w.wave.pc as usize];
-        let k = d.class.counters;
-        let n = w.wave.counters;
-        if (k.vm && n.vm >= 63) || (k.lgkm && n.lgkm >= 15) || (k.exp && n.exp >= 7) {
-            return Some(StallReason::Waitcnt);
+        let k = self.e.program.insts[w.wave.pc as usize].class.counters;
+        let full = |n: &WaitCounters| {
+            (k.vm && n.vm >= 63) || (k.lgkm && n.lgkm >= 15) || (k.exp && n.exp >= 7)
+        };
+        if full(&counters) {
+            let t = w.out.when(now, counters, |n| !full(n));
+            return Some((StallReason::Waitcnt, t));
         }
         None
     }
@@ -303,57 +366,10 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// Lands every memory operation of the CU's waves done by `now` and wakes waves whose
-    /// s_waitcnt is now satisfied (they re-check when next considered).
-    fn complete(&mut self, c: usize, now: u64) {
-        for &s in &self.cus[c].slots {
-            let w = &mut self.slots[s];
-            if w.out.is_empty() {
-                continue;
-            }
-            let WaveSlot { wave, out, .. } = w;
-            if out.complete(wave, now) && w.block == Block::Waitcnt {
-                w.block = Block::None;
-            }
-        }
-    }
-
     /// The next cycle at which CU `c` can do anything after `now`, or `None` if nothing is
-    /// pending on it. A wave waiting at a barrier longer than the configured timeout is a
-    /// deadlock.
-    pub fn next_event(&self, c: usize, now: u64) -> Result<Option<u64>, (Stop, [u32; 3])> {
-        let cu = &self.cus[c];
-        let mut next = u64::MAX;
-        for &s in &cu.slots {
-            let w = &self.slots[s];
-            if let Some(d) = w.out.next_done() {
-                next = next.min(d.max(now + 1));
-            }
-            let t = match w.block {
-                Block::None => {
-                    let mut t = w.ready_at.max(now + 1);
-                    let is_valu = self
-                        .e
-                        .facts
-                        .get(w.wave.pc as usize)
-                        .is_some_and(|f| f.unit == Unit::Valu);
-                    if is_valu {
-                        t = t.max(cu.valu_busy[w.simd as usize]);
-                    }
-                    turn(t, w.simd)
-                }
-                Block::Sleep | Block::Nop => turn(w.ready_at.max(now + 1), w.simd),
-                Block::Barrier => {
-                    if now - w.barrier_since > self.e.config.barrier_timeout {
-                        return Err(self.deadlock(w.group));
-                    }
-                    continue;
-                }
-                Block::Waitcnt | Block::Ended => continue,
-            };
-            next = next.min(t);
-        }
-        Ok((next != u64::MAX).then_some(next))
+    /// pending on it.
+    pub fn next_event(&self, c: usize, now: u64) -> Option<u64> {
+        self.cus[c].next_turn(now)
     }
 
     /// The deadlock of group `g`: the waves that never arrive.
@@ -389,6 +405,7 @@ impl<'a> Machine<'a> {
         if !all {
             return;
         }
+        let c = group.cu as usize;
         for &s in &group.slots {
             let w = &mut slots[s];
             if w.block == Block::Barrier {
@@ -401,7 +418,11 @@ impl<'a> Machine<'a> {
                     now + 1,
                     StallReason::Issue,
                 );
+                self.cus[c].wake(w.simd, now + 1);
             }
+        }
+        if let Some(g) = self.groups[g].as_mut() {
+            g.barrier_since = u64::MAX;
         }
     }
 
@@ -413,6 +434,7 @@ impl<'a> Machine<'a> {
         cu.integrate(now);
         cu.slots.retain(|&x| x != s);
         let w = &mut self.slots[s];
+        cu.simd_slots[w.simd as usize].retain(|&x| x != s);
         cu.room.release_wave(&demand, w.simd);
         // The accounting interval closes with the wave; its outstanding stores have already
         // changed memory and its loads have no one left to read them.
@@ -445,10 +467,12 @@ impl<'a> Machine<'a> {
         let Some(group) = self.groups[g].as_ref() else {
             return;
         };
+        let c = group.cu as usize;
         for &s in &group.slots {
             let w = &mut self.slots[s];
             if w.block == Block::Sleep {
                 w.ready_at = w.ready_at.min(now + 1);
+                self.cus[c].wake(w.simd, now + 1);
             }
         }
     }

@@ -9,7 +9,7 @@
 //! register between issue and completion would be overwritten. No compiler emits that.)
 
 use crate::hazard::regs::RegSet;
-use crate::wave::{Row, Wave, SCALAR_CODES, VGPRS};
+use crate::wave::{Row, WaitCounters, Wave, SCALAR_CODES, VGPRS};
 use gcn_isa::class::Counters;
 use gcn_isa::operand::VGPR0;
 
@@ -97,13 +97,26 @@ pub struct InFlight {
 }
 
 /// The outstanding operations of one wave.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Outstanding {
     ops: Vec<InFlight>,
     /// Registers some outstanding load will still write.
     pub pending: RegSet,
     /// Completion of the last VM_CNT operation: vector memory returns in issue order.
     pub last_vm: u64,
+    /// The earliest completion (u64::MAX if none), kept so the hot path checks one number.
+    pub next: u64,
+}
+
+impl Default for Outstanding {
+    fn default() -> Self {
+        Outstanding {
+            ops: Vec::new(),
+            pending: RegSet::EMPTY,
+            last_vm: 0,
+            next: u64::MAX,
+        }
+    }
 }
 
 impl Outstanding {
@@ -111,15 +124,34 @@ impl Outstanding {
         self.ops.clear();
         self.pending = RegSet::EMPTY;
         self.last_vm = 0;
+        self.next = u64::MAX;
     }
 
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty()
     }
 
-    /// The earliest completion, if any operation is outstanding.
-    pub fn next_done(&self) -> Option<u64> {
-        self.ops.iter().map(|o| o.done).min()
+    /// The cycle from which `ok` holds of the wave's counters, given that every outstanding
+    /// operation decrements its counters at its completion (`u64::MAX` if never).
+    pub fn when(
+        &self,
+        now: u64,
+        mut counters: WaitCounters,
+        ok: impl Fn(&WaitCounters) -> bool,
+    ) -> u64 {
+        if ok(&counters) {
+            return now;
+        }
+        let mut done: Vec<(u64, Counters)> =
+            self.ops.iter().map(|o| (o.done, o.counters)).collect();
+        done.sort_unstable_by_key(|d| d.0);
+        for (t, c) in done {
+            counters.complete(c);
+            if ok(&counters) {
+                return t.max(now);
+            }
+        }
+        u64::MAX
     }
 
     /// The last completion, if any operation is outstanding.
@@ -134,13 +166,14 @@ impl Outstanding {
         if op.counters.vm {
             self.last_vm = self.last_vm.max(op.done);
         }
+        self.next = self.next.min(op.done);
         self.ops.push(op);
     }
 
     /// Completes every operation done by cycle `now`, oldest completion first: lands its
     /// registers and decrements its counters. Returns whether anything completed.
     pub fn complete(&mut self, w: &mut Wave, now: u64) -> bool {
-        if !self.ops.iter().any(|o| o.done <= now) {
+        if self.next > now {
             return false;
         }
         self.ops.sort_by_key(|o| o.done);
@@ -156,6 +189,7 @@ impl Outstanding {
             .iter()
             .filter_map(|o| o.landing.as_ref())
             .fold(RegSet::EMPTY, |acc, l| acc.union(l.regs));
+        self.next = self.ops.first().map_or(u64::MAX, |o| o.done);
         true
     }
 

@@ -47,6 +47,15 @@ pub fn issue(m: &mut Machine, c: usize, s: usize, now: u64) -> Result<(), (Stop,
     if !m.slots[s].out.pending.is_empty() {
         check_stale(m, s, index, &f, group_id);
     }
+    // A wave that keeps running while others of its group wait at the barrier for longer
+    // than the timeout will, in all likelihood, never arrive: report a deadlock, not a hang.
+    let g = m.slots[s].group;
+    if let Some(group) = m.groups[g].as_ref() {
+        if group.barrier_since != u64::MAX && now - group.barrier_since > m.e.config.barrier_timeout
+        {
+            return Err(m.deadlock(g));
+        }
+    }
     {
         let slot = &mut m.slots[s];
         account(
@@ -148,8 +157,10 @@ pub fn issue(m: &mut Machine, c: usize, s: usize, now: u64) -> Result<(), (Stop,
         Flow::Barrier => {
             let slot = &mut m.slots[s];
             slot.block = Block::Barrier;
-            slot.barrier_since = now;
             let g = slot.group;
+            if let Some(group) = m.groups[g].as_mut() {
+                group.barrier_since = group.barrier_since.min(now);
+            }
             account(
                 slot,
                 &mut m.stalls,

@@ -95,8 +95,18 @@ impl RegSet {
         self.intersect(VGPRS)
     }
 
+    /// The codes in the set, ascending; visits set bits only.
     pub fn codes(self) -> impl Iterator<Item = u16> {
-        (0..CODES as u16).filter(move |&c| self.contains(c))
+        self.0.into_iter().enumerate().flat_map(|(i, mut word)| {
+            std::iter::from_fn(move || {
+                if word == 0 {
+                    return None;
+                }
+                let bit = word.trailing_zeros() as u16;
+                word &= word - 1;
+                Some(i as u16 * 64 + bit)
+            })
+        })
     }
 }
 
