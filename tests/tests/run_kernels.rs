@@ -150,4 +150,5 @@ kernel_tests!(index3d);
 kernel_tests!(block_reduce);
 kernel_tests!(intmath);
 kernel_tests!(atomics);
+kernel_tests!(ldsatomics);
 kernel_tests!(fmath);

@@ -16,6 +16,7 @@ pub mod cli;
 mod float;
 mod intmath;
 mod lds;
+mod ldsatomics;
 mod loops;
 mod wave;
 
@@ -232,6 +233,7 @@ pub fn all() -> Vec<Case> {
         wave::ballot(),
         wave::shuffle(),
         atomics::atomics(),
+        ldsatomics::ldsatomics(),
         loops::loops(),
         float::fmath(),
         float::dmath(),
