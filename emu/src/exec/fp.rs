@@ -86,9 +86,27 @@ pub fn quiet64(v: f64) -> f64 {
     f64::from_bits(v.to_bits() | 0x0008_0000_0000_0000)
 }
 
-/// Median of three (v_med3_f32): NaN-aware through min/max.
+/// V_MED3_F32 as the ISA defines it: with a NaN source, MIN3 of the sources (minNum drops the
+/// NaN: med3(1, -2, NaN) = -2, which max(min(a, b), min(max(a, b), c)) got wrong as 1); otherwise
+/// the larger of the two sources that are not MAX3.
 pub fn med3_f32(a: f32, b: f32, c: f32) -> f32 {
-    max_f32(min_f32(a, b), min_f32(max_f32(a, b), c))
+    med3_f64(a as f64, b as f64, c as f64) as f32
+}
+
+/// V_MED3 on values widened to f64 (exact for f16 and f32; NaN payloads are kept by the
+/// widening).
+pub fn med3_f64(a: f64, b: f64, c: f64) -> f64 {
+    if a.is_nan() || b.is_nan() || c.is_nan() {
+        return min_f64(min_f64(a, b), c);
+    }
+    let m = max_f64(max_f64(a, b), c);
+    if m == a {
+        max_f64(b, c)
+    } else if m == b {
+        max_f64(a, c)
+    } else {
+        max_f64(a, b)
+    }
 }
 
 /// V_FRACT: S0 - floor(S0), kept below 1.0 (0x3f7fffff); NaN and ±inf give NaN.
@@ -192,8 +210,10 @@ pub fn div_scale_f32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
     if s1.is_subnormal() {
         return (ldexp_f32(s0, 64), false);
     }
-    let inv = 1.0 / s1 as f64;
-    let inv_denorm = inv.abs() < f32::MIN_POSITIVE as f64;
+    // The ISA computes 1/S1 in f64 and asks whether it is an f64 denormal (`1.0 / 64'F(S1.f32)
+    // == DENORM.f64`), which no finite f32 gives; testing for an f32 denormal instead scaled the
+    // denominator of 1 / FLT_MAX to infinity (found by exec_vop3_all's division sequences).
+    let inv_denorm = (1.0 / s1 as f64).is_subnormal();
     let q_denorm = (s2 / s1).is_subnormal();
     if inv_denorm && q_denorm {
         return (if s0 == s1 { ldexp_f32(s0, 64) } else { s0 }, true);
@@ -225,7 +245,12 @@ pub fn div_scale_f64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
     let inv_denorm = (1.0 / s1).is_subnormal();
     let q_denorm = (s2 / s1).is_subnormal();
     if inv_denorm && q_denorm {
-        return (if s0 == s1 { ldexp_f64(s0, 128) } else { s0 }, true);
+        // The ISA text scales the denominator up by 2^128 here, which overflows for any S1 whose
+        // reciprocal is denormal (1 / DBL_MAX came out inf through LLVM's division sequence).
+        // Scaling it down keeps the estimate normal, and with VCC set div_fmas scales the
+        // quotient back down: the sequence then gives the IEEE quotient (exec_vop3_all), as
+        // the hardware's must (HIP's double division is correctly rounded).
+        return (if s0 == s1 { ldexp_f64(s0, -128) } else { s0 }, true);
     }
     if inv_denorm {
         return (ldexp_f64(s0, -128), false);
@@ -242,11 +267,16 @@ pub fn div_scale_f64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
 /// V_DIV_FMAS_F32: fma(S0, S1, S2), rescaled when VCC says div_scale scaled an operand: up by 2^64
 /// if the quotient estimate S2 is large (the denominator was scaled), down if small.
 pub fn div_fmas_f32(a: f32, b: f32, c: f32, vcc: bool) -> f32 {
-    let r = a.mul_add(b, c);
     if !vcc {
-        return r;
+        return a.mul_add(b, c);
     }
-    ldexp_f32(r, if exp32(c) > 127 { 64 } else { -64 })
+    // One rounding for the scaled result: a·b + c rounded to odd in f64 and scaled there (both
+    // exact enough), then rounded to f32 once. Rounding the FMA to f32 first and then scaling
+    // into the denormal range rounded twice (-1.04338665e-26 / 9.7875965e11 came out one ulp
+    // low; found by exec_vop3_all).
+    let scale = if exp32(c) > 127 { 64 } else { -64 };
+    let r = fma_odd(a as f64, b as f64, c as f64) * 2f64.powi(scale);
+    r as f32
 }
 
 pub fn div_fmas_f64(a: f64, b: f64, c: f64, vcc: bool) -> f64 {
@@ -271,6 +301,10 @@ pub fn div_fixup_f32(s0: f32, s1: f32, s2: f32) -> f32 {
         signed(f32::INFINITY)
     } else if s1.is_infinite() || s2 == 0.0 {
         signed(0.0)
+    } else if exp32(s2) - exp32(s1) < -150 {
+        // The ISA's underflow case: |S2 / S1| < 2^-150 rounds to 0 whatever the estimate S0
+        // says (div_scale cannot scale 1e-45 / FLT_MAX into range; found by exec_vop3_all).
+        signed(0.0)
     } else if s0.is_nan() {
         // The quotient estimate overflowed or underflowed into NaN: the sign-corrected infinity.
         signed(f32::INFINITY)
@@ -291,6 +325,9 @@ pub fn div_fixup_f64(s0: f64, s1: f64, s2: f64) -> f64 {
     } else if s1 == 0.0 || s2.is_infinite() {
         signed(f64::INFINITY)
     } else if s1.is_infinite() || s2 == 0.0 {
+        signed(0.0)
+    } else if exp64(s2) - exp64(s1) < -1075 {
+        // The ISA's underflow case, as for f32 (threshold -1075 for f64).
         signed(0.0)
     } else if s0.is_nan() {
         signed(f64::INFINITY)

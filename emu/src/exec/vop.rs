@@ -35,6 +35,11 @@ fn bfe_i32(v: u32, off: u32, width: u32) -> u32 {
     if w == 0 {
         return 0;
     }
+    // A field reaching past bit 31 is `S0.i >> offset`, sign from bit 31 (LLVM folds V_BFE_I32
+    // the same way); sign-extending from bit w-1 of the shifted value was wrong there.
+    if off + w >= 32 {
+        return ((v as i32) >> off) as u32;
+    }
     let field = (v >> off) & ((1u32 << w) - 1);
     let sh = 32 - w;
     (((field << sh) as i32) >> sh) as u32

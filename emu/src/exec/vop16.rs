@@ -179,7 +179,7 @@ ops16! {
     v_fma_legacy_f16: hf_3 |a, b, c| fp::fma_odd(a, b, c);
     v_min3_f16: hf_3 |a, b, c| fp::min_f64(fp::min_f64(a, b), c);
     v_max3_f16: hf_3 |a, b, c| fp::max_f64(fp::max_f64(a, b), c);
-    v_med3_f16: hf_3 |a, b, c| fp::max_f64(fp::min_f64(a, b), fp::min_f64(fp::max_f64(a, b), c));
+    v_med3_f16: hf_3 |a, b, c| fp::med3_f64(a, b, c);
     v_div_fixup_f16: hf_3 |a, b, c| fp::div_fixup_f64(a, b, c);
     v_div_fixup_legacy_f16: hf_3 |a, b, c| fp::div_fixup_f64(a, b, c);
 
