@@ -4,6 +4,9 @@
 
 use gcn_tests::kernels::{self, fixture_path, Arg, Case};
 
+/// Library-math, f16 and call-stack kernels, checked with their own references.
+mod kernel_math;
+
 /// Wave-instruction budget of one launch.
 const BUDGET: u64 = 5_000_000;
 
