@@ -207,7 +207,7 @@ const STORES: [(&str, usize, bool); 8] = [
 
 /// The data lane `l` stores: four distinct dwords.
 fn data(l: usize, i: usize) -> u32 {
-    0x1000_0000 * (i as u32 + 1) + 0x0101_0101u32.wrapping_mul(l as u32 + 3) ^ 0x8070_6050
+    (0x1000_0000 * (i as u32 + 1) + 0x0101_0101u32.wrapping_mul(l as u32 + 3)) ^ 0x8070_6050
 }
 
 /// Bytes a store of `size` from the data of lane `l` writes.
@@ -460,7 +460,13 @@ fn global_and_flat_atomics() {
                     let mask = if bits == 32 { 0xffff_ffff } else { u64::MAX };
                     let mem0 = |l: usize| edge[l % 8] & mask;
                     let val = |l: usize| edge[(l / 8) % 8] & mask;
-                    let cmp = |l: usize| if l % 2 == 0 { mem0(l) } else { mem0(l) ^ 1 };
+                    let cmp = |l: usize| {
+                        if l.is_multiple_of(2) {
+                            mem0(l)
+                        } else {
+                            mem0(l) ^ 1
+                        }
+                    };
                     let (mut mem, base) = memory();
                     for l in 0..64 {
                         mem.write_u64(

@@ -978,7 +978,8 @@ fn packed_integer_ops() {
         );
     }
     // Clamped forms saturate each half.
-    let sat: [(&str, fn(u16, u16) -> u16); 2] = [
+    type Sat = fn(u16, u16) -> u16;
+    let sat: [(&str, Sat); 2] = [
         ("v_pk_add_i16 v3, v0, v1 clamp", |a, b| {
             (a as i16 as i32 + b as i16 as i32).clamp(-32768, 32767) as u16
         }),

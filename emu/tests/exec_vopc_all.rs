@@ -311,9 +311,17 @@ const F64_VALS: [u64; 9] = [
     0x7ff0_0000_0000_0000,
 ];
 
+/// A float compare family: its ops, operand width, edge values and their value as f64.
+type FloatTable<'a> = (
+    &'a [(&'a str, &'a str, P); 16],
+    W,
+    &'a [u64],
+    fn(u64) -> f64,
+);
+
 #[test]
 fn float_compares() {
-    let tables: [(&[(&str, &str, P); 16], W, &[u64], fn(u64) -> f64); 3] = [
+    let tables: [FloatTable; 3] = [
         (&F16, W::B16, &F16_VALS, f16_val),
         (&F32, W::B32, &F32_VALS, |x| f32::from_bits(x as u32) as f64),
         (&F64, W::B64, &F64_VALS, f64::from_bits),
@@ -445,7 +453,9 @@ fn class_tests() {
             .flat_map(|&v| masks.iter().map(move |&m| (v, m)))
             .collect()
     };
-    let sets: [(&str, &str, W, &[u64], u32, u32); 3] = [
+    // (cmp, cmpx, width, one value per class, exponent bits, mantissa bits).
+    type ClassSet<'a> = (&'a str, &'a str, W, &'a [u64], u32, u32);
+    let sets: [ClassSet; 3] = [
         ("v_cmp_class_f16", "v_cmpx_class_f16", W::B16, &f16, 5, 10),
         ("v_cmp_class_f32", "v_cmpx_class_f32", W::B32, &f32, 8, 23),
         ("v_cmp_class_f64", "v_cmpx_class_f64", W::B64, &f64, 11, 52),
