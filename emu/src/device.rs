@@ -120,6 +120,7 @@ pub struct Stats {
 /// the kernel.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct StaleReadFinding {
+    pub kernel: String,
     pub pc: u64,
     pub kernel_offset: i64,
     pub instruction: String,
@@ -137,15 +138,17 @@ pub struct StaleReadFinding {
 }
 
 impl StaleReadFinding {
-    /// "read of v5 before its load completed (missing s_waitcnt vmcnt) at kernel+0x1c".
+    /// "read of v5 before its load completed (missing s_waitcnt vmcnt) at saxpy+0x1c: ...".
     pub fn message(&self) -> String {
         format!(
-            "{} of {} before its load completed (missing s_waitcnt {}) at kernel+{:#x}: `{}`; the load is at kernel+{:#x}: `{}` ({} time(s), first in workgroup ({},{},{}) wave {})",
+            "{} of {} before its load completed (missing s_waitcnt {}) at {}+{:#x}: `{}`; the load is at {}+{:#x}: `{}` ({} time(s), first in workgroup ({},{},{}) wave {})",
             self.access,
             self.registers,
             self.counter,
+            self.kernel,
             self.kernel_offset,
             self.instruction,
+            self.kernel,
             self.load_offset,
             self.load,
             self.hits,
@@ -210,6 +213,13 @@ pub enum GuestFault {
     Fault(Fault),
     BudgetExhausted(u64),
     Deadlock(Vec<u32>),
+    /// Waves waited at s_barrier for `cycles` while the others ran on without arriving; the
+    /// running ones as (wave, pc, kernel offset).
+    BarrierTimeout {
+        waiting: Vec<u32>,
+        running: Vec<(u32, u64, i64)>,
+        cycles: u64,
+    },
     /// `--hazards error`: the instruction violates a hazard rule.
     Hazard(Box<HazardFinding>),
 }
@@ -248,6 +258,23 @@ impl std::fmt::Display for GuestError {
                 h.provided,
                 h.fix
             ),
+            GuestFault::BarrierTimeout {
+                waiting,
+                running,
+                cycles,
+            } => {
+                write!(
+                    f,
+                    "kernel `{}`, workgroup ({x}, {y}, {z}): deadlock: waves {waiting:?} waited at s_barrier for {cycles} cycles while",
+                    self.kernel
+                )?;
+                for (i, (w, pc, off)) in running.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { "," };
+                    let sign = if *off < 0 { "-" } else { "+" };
+                    write!(f, "{sep} wave {w} (at {pc:#x}, {}{sign}{:#x})", self.kernel, off.unsigned_abs())?;
+                }
+                write!(f, " kept running without reaching it")
+            }
             GuestFault::Deadlock(waves) => write!(
                 f,
                 "kernel `{}`, workgroup ({x}, {y}, {z}): deadlock: waves {waves:?} wait at s_barrier and no wave can run",
@@ -768,6 +795,26 @@ fn guest_error(
         Stop::Fault { wave, index, fault } => (wave, index, GuestFault::Fault(fault)),
         Stop::Budget { wave, index } => (wave, index, GuestFault::BudgetExhausted(limit)),
         Stop::Deadlock { waiting } => (0, u32::MAX, GuestFault::Deadlock(waiting)),
+        Stop::BarrierTimeout {
+            waiting,
+            running,
+            cycles,
+        } => {
+            let entry = module.load_base + k.entry;
+            let running = running
+                .into_iter()
+                .map(|(w, index)| {
+                    let pc = module.program.insts.get(index as usize).map_or(0, |d| d.pc);
+                    (w, pc, pc as i64 - entry as i64)
+                })
+                .collect();
+            let fault = GuestFault::BarrierTimeout {
+                waiting,
+                running,
+                cycles,
+            };
+            (0, u32::MAX, fault)
+        }
         Stop::Hazard {
             wave,
             index,
@@ -827,6 +874,7 @@ fn stale_finding(module: &Module, k: &Kernel, r: &crate::cu::StaleRead) -> Stale
     let (pc, instruction) = at(r.consumer);
     let (load_pc, load) = at(r.load);
     StaleReadFinding {
+        kernel: k.name.clone(),
         pc,
         kernel_offset: pc as i64 - entry as i64,
         instruction,

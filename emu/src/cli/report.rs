@@ -45,8 +45,9 @@ fn timing_text(s: &Stats, t: &crate::cu::TimingStats) -> String {
         t.cycles_per_second / 1e6
     );
     out += &format!(
-        "  occupancy {} waves/SIMD possible (limited by {}; {} workgroups/CU), {:.2} achieved\n",
-        t.occupancy.waves_per_simd,
+        "  occupancy {} waves/CU possible ({:.2}/SIMD, limited by {}; {} workgroups/CU), {:.2}/SIMD achieved\n",
+        t.occupancy.waves_per_cu,
+        t.occupancy.waves_per_cu as f64 / 4.0,
         t.occupancy.limiter.name(),
         t.occupancy.workgroups_per_cu,
         t.achieved_waves_per_simd
@@ -59,7 +60,7 @@ fn timing_text(s: &Stats, t: &crate::cu::TimingStats) -> String {
     out += "\n";
     if t.lds.instructions > 0 {
         out += &format!(
-            "  lds      {} accesses, {} bank cycles, {} conflict cycles\n",
+            "  banks    {} LDS accesses, {} bank cycles, {} conflict cycles\n",
             t.lds.instructions, t.lds.bank_cycles, t.lds.conflict_cycles
         );
     }
@@ -77,12 +78,7 @@ fn timing_text(s: &Stats, t: &crate::cu::TimingStats) -> String {
 pub fn stale_text(file: &str, s: &Stats) -> String {
     let mut out = String::new();
     for r in &s.stale_reads {
-        out += &format!(
-            "{file}:{}+{:#x}: warning[missing-waitcnt]: {}\n",
-            s.kernel,
-            r.kernel_offset,
-            r.message()
-        );
+        out += &format!("{file}: warning[missing-waitcnt]: {}\n", r.message());
     }
     out
 }

@@ -178,19 +178,33 @@ struct Dispatcher<'r, 'a> {
 impl Dispatcher<'_, '_> {
     fn run(&mut self, m: &mut Machine) -> Result<(), TimedError> {
         self.place(m, 0)?;
-        while let Some(Reverse((t, c))) = self.heap.pop() {
+        while let Some(Reverse((mut t, c))) = self.heap.pop() {
             let c = c as usize;
             if m.cus[c].next != t || m.cus[c].stepped.is_some_and(|s| s >= t) {
                 continue;
             }
-            m.step(c, t).map_err(|(s, g)| TimedError::Guest(s, g))?;
-            self.end = self.end.max(t + 1);
-            if !m.finished.is_empty() {
-                self.retire(m, t);
-                self.place(m, t + 1)?;
+            loop {
+                m.step(c, t).map_err(|(s, g)| TimedError::Guest(s, g))?;
+                self.end = self.end.max(t + 1);
+                if !m.finished.is_empty() {
+                    self.retire(m, t);
+                    self.place(m, t + 1)?;
+                }
+                let next = m.next_event(c, t).unwrap_or(u64::MAX);
+                // Still the earliest event (ties go to the lower CU, as the heap orders
+                // them): step again without a round trip through the heap.
+                let first = self
+                    .heap
+                    .peek()
+                    .is_none_or(|Reverse(p)| (next, c as u32) < *p);
+                if next != u64::MAX && first {
+                    m.cus[c].next = next;
+                    t = next;
+                    continue;
+                }
+                self.schedule(m, c, next);
+                break;
             }
-            let next = m.next_event(c, t);
-            self.schedule(m, c, next.unwrap_or(u64::MAX));
         }
         if let Some(g) = m.groups.iter().position(|g| g.is_some()) {
             // Nothing can happen any more, yet waves remain: they wait for each other.

@@ -385,6 +385,24 @@ impl<'a> Machine<'a> {
         (Stop::Deadlock { waiting }, group.id)
     }
 
+    /// The barrier of group `g` has waited too long: who waits and who keeps running.
+    pub fn barrier_timeout(&self, g: usize, now: u64) -> Stop {
+        let group = self.groups[g].as_ref().expect("resident group");
+        let waves = group.slots.iter().map(|&s| &self.slots[s]);
+        Stop::BarrierTimeout {
+            waiting: waves
+                .clone()
+                .filter(|w| w.block == Block::Barrier)
+                .map(|w| w.wave.index)
+                .collect(),
+            running: waves
+                .filter(|w| !matches!(w.block, Block::Barrier | Block::Ended))
+                .map(|w| (w.wave.index, w.wave.pc))
+                .collect(),
+            cycles: now - group.barrier_since,
+        }
+    }
+
     pub fn group_id(&self, s: usize) -> [u32; 3] {
         self.groups[self.slots[s].group]
             .as_ref()

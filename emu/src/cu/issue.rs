@@ -53,7 +53,7 @@ pub fn issue(m: &mut Machine, c: usize, s: usize, now: u64) -> Result<(), (Stop,
     if let Some(group) = m.groups[g].as_ref() {
         if group.barrier_since != u64::MAX && now - group.barrier_since > m.e.config.barrier_timeout
         {
-            return Err(m.deadlock(g));
+            return Err((m.barrier_timeout(g, now), group_id));
         }
     }
     {

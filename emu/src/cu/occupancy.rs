@@ -64,6 +64,8 @@ impl Limiter {
 /// The theoretical occupancy: waves per SIMD the resources allow, and what binds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Occupancy {
+    /// Waves a CU holds at once (the per-SIMD figure is this over 4, rounded up).
+    pub waves_per_cu: u32,
     pub waves_per_simd: u32,
     pub workgroups_per_cu: u32,
     pub limiter: Limiter,
@@ -100,6 +102,7 @@ pub fn occupancy(d: &Demand) -> Option<Occupancy> {
         return None;
     }
     Some(Occupancy {
+        waves_per_cu: groups * d.waves,
         waves_per_simd: (groups * d.waves).div_ceil(SIMDS as u32).min(simd_waves),
         workgroups_per_cu: groups,
         limiter,

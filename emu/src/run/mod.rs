@@ -66,6 +66,13 @@ pub enum Stop {
     Budget { wave: u32, index: u32 },
     /// Waves wait at a barrier that can never complete.
     Deadlock { waiting: Vec<u32> },
+    /// (Timing model) waves `waiting` sat at s_barrier for `cycles` while the others of the
+    /// group kept running — `running` as (wave, instruction index) — without arriving.
+    BarrierTimeout {
+        waiting: Vec<u32>,
+        running: Vec<(u32, u32)>,
+        cycles: u64,
+    },
     /// `--hazards error`: wave `wave` issued instruction `index` violating a hazard rule (the
     /// finding's `producer_pc` is an instruction index too).
     Hazard {
