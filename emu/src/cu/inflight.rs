@@ -104,6 +104,9 @@ pub struct Outstanding {
     pub pending: RegSet,
     /// Completion of the last VM_CNT operation: vector memory returns in issue order.
     pub last_vm: u64,
+    /// Completion of the last LDS operation: LDS returns in issue order too (only scalar
+    /// memory may return out of order, §4.4).
+    pub last_lds: u64,
     /// The earliest completion (u64::MAX if none), kept so the hot path checks one number.
     pub next: u64,
 }
@@ -114,6 +117,7 @@ impl Default for Outstanding {
             ops: Vec::new(),
             pending: RegSet::EMPTY,
             last_vm: 0,
+            last_lds: 0,
             next: u64::MAX,
         }
     }
@@ -124,6 +128,7 @@ impl Outstanding {
         self.ops.clear();
         self.pending = RegSet::EMPTY;
         self.last_vm = 0;
+        self.last_lds = 0;
         self.next = u64::MAX;
     }
 

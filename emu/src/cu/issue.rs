@@ -103,6 +103,9 @@ pub fn issue(m: &mut Machine, c: usize, s: usize, now: u64) -> Result<(), (Stop,
     let counters = d.class.counters;
     if counters.vm || counters.lgkm || counters.exp || landing.is_some() {
         let done = completion(m, c, s, &f, d, now);
+        if f.latency == Latency::Lds {
+            m.slots[s].out.last_lds = done;
+        }
         m.slots[s].out.push(InFlight {
             done,
             counters,
@@ -216,7 +219,7 @@ fn completion(
             // The LDS pipeline serves one instruction at a time, in order.
             let start = now.max(cu.lds_free);
             cu.lds_free = start + cycles.max(1);
-            cu.lds_free + jitter(lat.lds)
+            (cu.lds_free + jitter(lat.lds)).max(slot.out.last_lds)
         }
         Latency::Smem => now + jitter(lat.smem),
         Latency::Message | Latency::None => now + jitter(lat.message),
