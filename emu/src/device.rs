@@ -486,6 +486,7 @@ impl Device {
                 .join(", "),
         })?;
         check_dims(&dims)?;
+        tracing::info!(kernel, grid = ?dims.grid, block = ?dims.block, timing = opts.timing.is_some(), "launch");
         let desc = &k.descriptor;
         if desc.kernel_code_properties.enable_wavefront_size32 {
             return Err(Error::Launch("wave32 kernels are not gfx9 code".into()));

@@ -19,6 +19,30 @@ use std::process::ExitCode;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Log to stderr: -v launches and workgroups, -vv memory and waves, -vvv every issued
+    /// instruction. RUST_LOG (e.g. `gcnemu=trace`) overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+}
+
+/// Sets up `tracing` output on stderr from `-v` or RUST_LOG.
+fn init_logging(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(spec) if !spec.is_empty() => EnvFilter::new(spec),
+        _ => EnvFilter::new(match verbose {
+            0 => "warn",
+            1 => "gcnemu=info",
+            2 => "gcnemu=debug",
+            _ => "gcnemu=trace",
+        }),
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_target(false)
+        .try_init();
 }
 
 #[derive(Subcommand, Debug)]
@@ -47,6 +71,7 @@ pub enum CliError {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    init_logging(cli.verbose);
     let result = match &cli.command {
         Command::Disasm(args) => disasm::run(args),
         Command::Info(args) => info::run(args),

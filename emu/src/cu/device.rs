@@ -236,6 +236,7 @@ impl Dispatcher<'_, '_> {
                 self.scratch_pool.push(a);
             }
             self.done += 1;
+            tracing::debug!(cycle = now, cu = group.cu, group = ?group.id, "workgroup done");
             self.end = self.end.max(now + 1);
             if let Some(p) = self.r.progress {
                 p(self.done, self.total);
@@ -309,6 +310,7 @@ impl Dispatcher<'_, '_> {
             (n / gx % gy) as u32,
             (n / (gx * gy)) as u32,
         ];
+        tracing::debug!(cycle = now, cu = c, group = ?id, waves = simds.len(), "workgroup placed");
         let mut launch = l.clone();
         launch.scratch_base = scratch.unwrap_or(0);
         let g = match self.free_groups.pop() {

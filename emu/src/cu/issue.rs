@@ -65,6 +65,16 @@ pub fn issue(m: &mut Machine, c: usize, s: usize, now: u64) -> Result<(), (Stop,
             now,
             StallReason::Executing,
         );
+        tracing::trace!(
+            cycle = now,
+            cu = c,
+            simd = slot.simd,
+            group = ?group_id,
+            wave = wave_index,
+            pc = format_args!("{:#x}", d.pc),
+            "{}",
+            d.inst
+        );
     }
 
     let models = m.e.models;
