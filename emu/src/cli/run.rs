@@ -78,7 +78,8 @@ pub struct RunArgs {
     /// Seed of --schedule random.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
-    /// A memory latency in cycles: vmem=400, smem=40, lds=64, message=8, vmem-issue=4.
+    /// Memory latencies in cycles, NAME=CYCLES[,NAME=CYCLES...]: vmem=400, smem=40, lds=64,
+    /// message=8, vmem-issue=4 by default.
     #[arg(long = "latency", value_name = "NAME=CYCLES")]
     pub latencies: Vec<String>,
     /// Write a Chrome trace-event timeline (one track per wave; open in Perfetto) to PATH.
@@ -122,7 +123,7 @@ fn timing_config(args: &RunArgs, target: gcn_isa::Target) -> Result<Option<Timin
         Schedule::RoundRobin => Arbitration::RoundRobin,
         Schedule::Random => Arbitration::Random { seed: args.seed },
     };
-    for spec in &args.latencies {
+    for spec in args.latencies.iter().flat_map(|l| l.split(',')) {
         t.latencies.set(spec).map_err(Failure::Usage)?;
     }
     t.trace = args.trace_json.is_some();
