@@ -610,6 +610,20 @@ fn division_sequences_give_the_ieee_quotient() {
         let b = f64::from_bits(s & 0xffef_ffff_ffff_ffff);
         cases.push((a, b));
     }
+    // Quotients in and near the denormal range: n in [2^-1022, 2^-958), d in [1, 2^32), so
+    // n / d lies in [2^-1054, 2^-958). The scaled FMA of v_div_fmas must round once, directly
+    // to the denormal's precision.
+    for _ in 0..2000 {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let a = f64::from_bits((s & 0x000f_ffff_ffff_ffff) | (1 + (s >> 58)) << 52);
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let b = f64::from_bits((s & 0x000f_ffff_ffff_ffff) | (1023 + (s >> 59)) << 52);
+        cases.push((a, b));
+    }
     for_lanes(
         f64_seq,
         &cases,

@@ -280,11 +280,113 @@ pub fn div_fmas_f32(a: f32, b: f32, c: f32, vcc: bool) -> f32 {
 }
 
 pub fn div_fmas_f64(a: f64, b: f64, c: f64, vcc: bool) -> f64 {
-    let r = a.mul_add(b, c);
     if !vcc {
-        return r;
+        return a.mul_add(b, c);
     }
-    ldexp_f64(r, if exp64(c) > 1023 { 128 } else { -128 })
+    // Scaled with one rounding (see `fma_scaled_f64`): rounding the FMA first and then scaling
+    // into the denormal range rounded twice (3.8094983094727647e-308 / 6.692531588748231 came
+    // out one ulp high; found by exec_vop3_all).
+    fma_scaled_f64(a, b, c, if exp64(c) > 1023 { 128 } else { -128 })
+}
+
+/// Sign, integer significand and exponent of a finite f64: x = ±m · 2^e.
+fn parts64(x: f64) -> (bool, u128, i32) {
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = (bits & ((1 << 52) - 1)) as u128;
+    if exp == 0 {
+        (bits >> 63 != 0, frac, -1074)
+    } else {
+        (bits >> 63 != 0, frac | 1 << 52, exp - 1075)
+    }
+}
+
+/// (a·b + c) · 2^k rounded once to f64 (round to nearest even), for v_div_fmas_f64, whose
+/// scaling happens before the rounding. The exact sum is formed as an integer in a 124-bit
+/// window; a term that reaches below the window (only the smaller one can) leaves a sticky
+/// half-unit, which rounds exactly like the bits it stands for.
+pub fn fma_scaled_f64(a: f64, b: f64, c: f64, k: i32) -> f64 {
+    let plain = a.mul_add(b, c);
+    if !plain.is_finite() || plain == 0.0 || a == 0.0 || b == 0.0 {
+        return ldexp_f64(plain, k);
+    }
+    let (sa, ma, ea) = parts64(a);
+    let (sb, mb, eb) = parts64(b);
+    let (sc, mc, ec) = parts64(c);
+    // Terms as (negative, significand, exponent of its lowest bit).
+    let p = (sa != sb, ma * mb, ea + eb);
+    let q = (sc, mc, ec);
+    let top = |t: (bool, u128, i32)| t.2 + (128 - t.1.leading_zeros() as i32);
+    let max_top = if q.1 == 0 { top(p) } else { top(p).max(top(q)) };
+    let lsb = [p, q]
+        .iter()
+        .filter(|t| t.1 != 0)
+        .map(|t| t.2)
+        .min()
+        .unwrap();
+    let e = lsb.max(max_top - 124);
+    let mut sum: i128 = 0;
+    let mut sticky: i128 = 0;
+    for (neg, m, te) in [p, q] {
+        if m == 0 {
+            continue;
+        }
+        let (v, lost) = if te >= e {
+            (m << (te - e), false)
+        } else {
+            let sh = (e - te) as u32;
+            if sh >= 128 {
+                (0, true)
+            } else {
+                (m >> sh, m & ((1u128 << sh) - 1) != 0)
+            }
+        };
+        let sign = if neg { -1 } else { 1 };
+        sum += sign * v as i128;
+        if lost {
+            sticky = sign;
+        }
+    }
+    // Value = (2·sum + sticky) · 2^(e - 1 + k).
+    let v = 2 * sum + sticky;
+    let neg = v < 0;
+    let mag = v.unsigned_abs();
+    let scale = e - 1 + k;
+    let nbits = 128 - mag.leading_zeros() as i32;
+    let t = scale + nbits - 1; // exponent of the top bit
+    let mut out_lsb = (t - 52).max(-1074);
+    let sh = out_lsb - scale;
+    let mut m = if sh <= 0 {
+        mag << (-sh)
+    } else {
+        let q = mag >> sh;
+        let rem = mag & ((1u128 << sh) - 1);
+        let half = 1u128 << (sh - 1);
+        if rem > half || (rem == half && q & 1 == 1) {
+            q + 1
+        } else {
+            q
+        }
+    };
+    if m == 1 << 53 {
+        m >>= 1;
+        out_lsb += 1;
+    }
+    let bits = if out_lsb == -1074 {
+        // Denormal (or the smallest normals, whose bit pattern is the same integer).
+        m as u64
+    } else {
+        let biased = out_lsb + 1075;
+        if biased >= 2047 {
+            return if neg {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            };
+        }
+        (biased as u64) << 52 | (m as u64 & ((1 << 52) - 1))
+    };
+    f64::from_bits(bits | (neg as u64) << 63)
 }
 
 /// V_DIV_FIXUP_F32: S0 = quotient, S1 = denominator, S2 = numerator; special cases of division.
@@ -362,6 +464,36 @@ pub fn fma_odd(a: f64, b: f64, c: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fma_scaled_rounds_once() {
+        // Normal results: the same as rounding then scaling (scaling is exact there).
+        for (a, b, c) in [(1.5, 3.0, 0.1), (1e-200, 1e-10, -3e-211), (-7.0, 0.3, 2.1)] {
+            let want = f64::mul_add(a, b, c) * 2f64.powi(100);
+            assert_eq!(fma_scaled_f64(a, b, c, 100), want);
+        }
+        // (1 + 2^-50 + 2^-60) · 2^-1025 lands where f64 keeps 50 bits: one rounding goes up to
+        // (1 + 2^-49) · 2^-1025; rounding to 53 bits first drops 2^-60 and leaves a tie that
+        // rounds to even, down to 2^-1025.
+        // (2f64.powi underflows to 0 below 2^-1022: these denormals are written as bits.)
+        let (p1025, p1074) = (f64::from_bits(1 << 49), f64::from_bits(1));
+        let got = fma_scaled_f64(1.0 + 2f64.powi(-50), 1.0, 2f64.powi(-60), -1025);
+        assert_eq!(got, p1025 + p1074);
+        assert_eq!(
+            ldexp_f64(
+                f64::mul_add(1.0 + 2f64.powi(-50), 1.0, 2f64.powi(-60)),
+                -1025
+            ),
+            p1025,
+            "the two-rounding result this guards against"
+        );
+        // Huge cancellation and signs.
+        assert_eq!(
+            fma_scaled_f64(3.0, -2.0, 6.0 + 2f64.powi(-50), 0),
+            2f64.powi(-50)
+        );
+        assert_eq!(fma_scaled_f64(1e308, 10.0, 0.0, 0), f64::INFINITY);
+    }
 
     #[test]
     fn min_max_zero_and_nan() {
