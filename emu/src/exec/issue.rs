@@ -1,20 +1,22 @@
 //! The one call a scheduler makes to run an instruction's semantics: [`execute`].
 //!
-//! Two MODE bits change how later instructions execute rather than what one instruction does:
-//! MODE.gpr_idx_en (bit 27, VGPR indexing, [`super::gpr_idx`]) and MODE.vskip (bit 28, set by
-//! s_setvskip or s_setreg: vector instructions are not issued). Both are rare, so `execute` tests
-//! them with a single mask check and otherwise calls the precomputed semantic function exactly as
-//! before; only a wave with one of them set takes the slower path.
+//! Some MODE fields change how later instructions execute rather than what one instruction does:
+//! MODE.gpr_idx_en (bit 27, VGPR indexing, [`super::gpr_idx`]), MODE.vskip (bit 28, set by
+//! s_setvskip or s_setreg: vector instructions are not issued) and a directed FP_ROUND ([3:0]
+//! non-zero, [`super::fp_round`]). All are rare, so `execute` tests them with a single mask check
+//! and otherwise calls the precomputed semantic function exactly as before; only a wave with one
+//! of them set takes the slower path.
 
 use super::gpr_idx::{self, GPR_IDX_EN};
-use super::{Cx, Fault, Flow};
+use super::{fp_round, Cx, Fault, Flow};
 use crate::program::Decoded;
+use crate::wave::mode::ROUND_MASK;
 use gcn_isa::class::Category;
 
 /// MODE.vskip.
 pub const VSKIP: u32 = 1 << 28;
 /// MODE bits that send an instruction down the slow path.
-const SLOW_MODES: u32 = GPR_IDX_EN | VSKIP;
+const SLOW_MODES: u32 = GPR_IDX_EN | VSKIP | ROUND_MASK;
 
 /// Runs `d` for the wave in `cx` (whose `pc` already points past it).
 #[inline(always)]
@@ -38,9 +40,20 @@ fn execute_moded(cx: &mut Cx, d: &Decoded) -> Result<Flow, Fault> {
     {
         return Ok(Flow::Continue);
     }
-    if cx.wave.mode & GPR_IDX_EN != 0 && category == Category::Valu {
-        let moved = gpr_idx::indexed(d, cx.wave.m0());
-        return (moved.exec)(cx, &moved);
+    if category != Category::Valu {
+        return (d.exec)(cx, d);
+    }
+    let moved;
+    let d = if cx.wave.mode & GPR_IDX_EN != 0 {
+        moved = gpr_idx::indexed(d, cx.wave.m0());
+        &moved
+    } else {
+        d
+    };
+    if cx.wave.mode & ROUND_MASK != 0 {
+        if let Some(directed) = fp_round::under_mode(d.inst.info(), cx.wave.mode)? {
+            return directed(cx, d);
+        }
     }
     (d.exec)(cx, d)
 }

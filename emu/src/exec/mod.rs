@@ -17,6 +17,7 @@ pub mod f16;
 pub mod flat;
 pub mod fork;
 pub mod fp;
+pub mod fp_round;
 pub mod gpr_idx;
 pub mod h16;
 pub mod hwreg;
