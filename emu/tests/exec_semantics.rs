@@ -268,8 +268,31 @@ fn division_helpers_f64_sequence() {
 
 #[test]
 fn instruction_without_semantics_is_a_named_gap() {
-    let e = run("v_exp_legacy_f32 v0, v1", |_| {}).unwrap_err();
-    assert_eq!(e, Fault::Unimplemented);
+    // Every gfx900/gfx906 op has semantics now; gfx908's v_pk_fmac_f16 has none yet.
+    let code = assemble("v_pk_fmac_f16 v0, v1, v2\ns_endpgm", Target::Gfx908).unwrap();
+    let program = Program::decode(&code.bytes, 0x1000, Target::Gfx908);
+    assert_eq!(program.gaps, ["v_pk_fmac_f16_e32"]);
+    let mut waves = [Wave::new(0)];
+    let (mut mem, mut lds) = (Memory::default(), Lds::new(0));
+    let env = DispatchEnv { private_size: 0 };
+    let (mut budget, mut counts) = (10u64, Counts::default());
+    let stop = run_workgroup(
+        &mut waves,
+        &program,
+        &mut mem,
+        &mut lds,
+        &env,
+        &mut budget,
+        &mut counts,
+    );
+    assert!(matches!(
+        stop,
+        Err(Stop::Fault {
+            fault: Fault::Unimplemented,
+            index: 0,
+            ..
+        })
+    ));
 }
 
 #[test]
