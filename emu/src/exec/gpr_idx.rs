@@ -7,7 +7,7 @@
 //! VGPR (number + M0[7:0]). LLVM uses this on gfx9 for dynamically indexed register arrays:
 //! `s_set_gpr_idx_on sIdx, gpr_idx(SRC0)` + `v_mov_b32` reads element idx, `gpr_idx(DST)` writes it.
 //!
-//! Choices where the ISA text is silent (see the support report):
+//! Choices where the ISA text is silent:
 //! - only VALU instructions are affected ("vector operations"; LDS/memory VGPR addresses are not);
 //! - only operands that are VGPRs are moved; SGPR, constant and VCC operands are unchanged;
 //! - an index that moves an operand past v255 selects v0 instead (CLRX's hardware notes say
