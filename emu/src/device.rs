@@ -364,6 +364,8 @@ pub struct Device {
     config: DeviceConfig,
     mem: Memory,
     dispatches: u64,
+    /// Wave slots (each with a 64 KiB VGPR file) kept from one timed launch to the next.
+    wave_pool: Vec<crate::cu::engine::WaveSlot>,
 }
 
 impl Device {
@@ -372,6 +374,7 @@ impl Device {
             mem: Memory::new(config.memory_limit),
             config,
             dispatches: 0,
+            wave_pool: Vec::new(),
         }
     }
 
@@ -687,7 +690,14 @@ impl Device {
         let limit = opts.max_instructions.unwrap_or(u64::MAX);
         let mut budget = limit;
         let mut counts = Counts::default();
-        match crate::cu::run_timed(&run, &mut self.mem, &mut budget, &mut counts, hazards) {
+        match crate::cu::run_timed(
+            &run,
+            &mut self.mem,
+            &mut budget,
+            &mut counts,
+            hazards,
+            &mut self.wave_pool,
+        ) {
             Ok(r) => Ok((counts, r.hazards, Some((r.stats, r.trace)))),
             Err(TimedError::Guest(stop, group)) => {
                 Err(guest_error(module, k, kernel, group, stop, limit))

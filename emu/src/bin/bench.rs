@@ -202,10 +202,11 @@ fn main() {
             );
             match functional {
                 None => functional = Some(r.emu),
+                // Device cycles (all CUs advance together) per second of host time.
                 Some(f) => print!(
-                    "  {} cycles, {:.1} M cycles/s, timing costs {:.2}x",
+                    "  {} cycles, {:.1} k cycles/s, timing costs {:.2}x",
                     r.cycles,
-                    r.cycles as f64 / r.emu.as_secs_f64() / 1e6,
+                    r.cycles as f64 / r.emu.as_secs_f64() / 1e3,
                     r.emu.as_secs_f64() / f.as_secs_f64()
                 ),
             }

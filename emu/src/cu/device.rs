@@ -59,6 +59,7 @@ pub fn run_timed(
     budget: &mut u64,
     counts: &mut Counts,
     hazards: Option<RunHazards>,
+    pool: &mut Vec<WaveSlot>,
 ) -> Result<TimedResult, TimedError> {
     let waves_per_group = r.launch.waves_per_group();
     let demand = Demand::new(r.desc, waves_per_group, r.launch.lds_size);
@@ -84,7 +85,7 @@ pub fn run_timed(
             demand,
         },
         mem,
-        slots: Vec::new(),
+        slots: std::mem::take(pool),
         groups: Vec::new(),
         cus: (0..config.cus).map(Cu::new).collect(),
         budget: *budget,
@@ -115,6 +116,8 @@ pub fn run_timed(
         age: 0,
         end: 0,
     };
+    // Slots left by an earlier launch are free; the highest index is handed out first.
+    d.free_slots = (0..m.slots.len()).rev().collect();
     let result = d.run(&mut m);
     for a in d.scratch_all.drain(..) {
         let _ = m.mem.free(a);
@@ -124,6 +127,7 @@ pub fn run_timed(
     for (a, b) in counts.by_category.iter_mut().zip(m.counts.by_category) {
         *a += b;
     }
+    *pool = std::mem::take(&mut m.slots);
     result?;
     let end = d.end.max(m.drain + 1);
     let trace = m.trace.take();
