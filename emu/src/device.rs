@@ -494,13 +494,6 @@ impl Device {
         if desc.kernel_code_properties.enable_wavefront_size32 {
             return Err(Error::Launch("wave32 kernels are not gfx9 code".into()));
         }
-        let mode = dispatch::initial_mode(desc);
-        if mode & crate::wave::mode::ROUND_MASK != 0 {
-            return Err(Error::Launch(format!(
-                "kernel `{kernel}` asks for rounding mode {:#x}; only round-to-nearest-even is emulated",
-                mode & 0xf
-            )));
-        }
         let lds_size = desc.group_segment_fixed_size as u64 + opts.dynamic_lds as u64;
         if lds_size > LDS_MAX as u64 {
             return Err(Error::Launch(format!(

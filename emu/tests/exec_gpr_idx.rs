@@ -303,7 +303,6 @@ fn setreg_of_mode_vskip_also_skips() {
 /// array, read and written in VGPR index mode (see the source for the instructions). Runs
 /// through `Device::launch`, so it needs the run loop to call `exec::issue::execute`.
 #[test]
-#[ignore = "needs exec::issue::execute in the run loop (src/run, src/cu) to honour MODE.gpr_idx_en"]
 fn hip_fixture_indexes_a_register_array() {
     use gcnemu::{Arg, Device, DeviceConfig, Dims, LaunchOptions};
     for (target, file) in [

@@ -118,12 +118,23 @@ fn mode_csp_field_reads_the_control_stack_pointer() {
 }
 
 #[test]
-fn mode_round_other_than_rne_is_still_refused() {
-    let e = run("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 3", |_| {}).unwrap_err();
-    assert!(
-        matches!(e, Fault::Unsupported(m) if m.contains("rounding")),
-        "{e:?}"
-    );
+fn mode_round_set_by_setreg_directs_later_f32_adds() {
+    // 1 + 1.5 * 2^-24 lies between 1 and 1 + 2^-23: nearest-even rounds up, toward zero down.
+    let x = 1.5f32 * 2f32.powi(-24);
+    let w = run(
+        "v_add_f32 v1, v0, v2\n\
+         s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 3\n\
+         s_nop 1\n\
+         v_add_f32 v3, v0, v2",
+        |w| {
+            w.vgpr[0] = [1f32.to_bits(); 64];
+            w.vgpr[2] = [x.to_bits(); 64];
+        },
+    )
+    .unwrap();
+    assert_eq!(f32::from_bits(w.vgpr[1][0]), 1.0 + 2f32.powi(-23));
+    assert_eq!(f32::from_bits(w.vgpr[3][0]), 1.0);
+    assert_eq!(w.mode & 3, 3);
 }
 
 #[test]

@@ -93,7 +93,7 @@ pub fn issue(m: &mut Machine, c: usize, s: usize, now: u64) -> Result<(), (Stop,
         program,
         env: m.e.env,
     };
-    let flow = (d.exec)(&mut cx, d).map_err(|fault| {
+    let flow = crate::exec::issue::execute(&mut cx, d).map_err(|fault| {
         (
             Stop::Fault {
                 wave: wave_index,

@@ -17,7 +17,6 @@ use super::valu::Res;
 use super::{Cx, ExecFn, Fault, Flow};
 use crate::memory::{PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
 use crate::program::Decoded;
-use crate::wave::mode;
 
 pub const HW_REG_MODE: u32 = 1;
 pub const HW_REG_STATUS: u32 = 2;
@@ -82,12 +81,9 @@ pub fn write(cx: &mut Cx, id: u32, offset: u32, size: u32, v: u32) -> Res {
     let merge = |old: u32| (old & !mask) | ((v << offset) & mask);
     match id {
         HW_REG_MODE => {
+            // A directed FP_ROUND takes effect through `exec::issue::execute`, which runs the
+            // ops it covers under that mode and stops at the ones it does not.
             let new = merge(read(cx, HW_REG_MODE)?);
-            if new & mode::ROUND_MASK != 0 {
-                return Err(Fault::Unsupported(
-                    "a rounding mode other than round-to-nearest-even",
-                ));
-            }
             cx.wave.csp = (new >> MODE_CSP_SHIFT) as u8;
             cx.wave.mode = new & !MODE_CSP;
         }

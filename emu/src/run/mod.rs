@@ -204,7 +204,7 @@ fn step_wave(
         tracing::trace!(wave = index, pc = format_args!("{:#x}", d.pc), "{}", d.inst);
         cx.wave.pc = at + 1;
         cx.wave.counters.issue(d.class.counters);
-        let flow = (d.exec)(&mut cx, d).map_err(|fault| Stop::Fault {
+        let flow = crate::exec::issue::execute(&mut cx, d).map_err(|fault| Stop::Fault {
             wave: index,
             index: at,
             fault,
