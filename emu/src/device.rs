@@ -675,6 +675,8 @@ impl Device {
             launch,
             env: DispatchEnv {
                 private_size: launch.private_size,
+                vgprs: crate::cu::occupancy::Demand::new(&k.descriptor, 1, 0).vgprs,
+                sgprs: crate::cu::occupancy::Demand::new(&k.descriptor, 1, 0).sgprs,
             },
             config: &config,
             entry_index,
@@ -709,8 +711,11 @@ impl Device {
         launch: &Launch,
         opts: &LaunchOptions,
     ) -> Result<(Counts, Vec<Seen>), Error> {
+        let demand = crate::cu::occupancy::Demand::new(&k.descriptor, 1, 0);
         let env = DispatchEnv {
             private_size: launch.private_size,
+            vgprs: demand.vgprs,
+            sgprs: demand.sgprs,
         };
         let limit = opts.max_instructions.unwrap_or(u64::MAX);
         let mut budget = limit;

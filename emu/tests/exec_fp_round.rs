@@ -28,7 +28,10 @@ fn run(asm: &str, round: u32, setup: impl FnOnce(&mut Wave)) -> Result<Wave, Fau
     w.mode = MODE_DENORMS | round;
     setup(&mut w);
     let (mut mem, mut lds) = (Memory::default(), Lds::new(1024));
-    let env = DispatchEnv { private_size: 0 };
+    let env = DispatchEnv {
+        private_size: 0,
+        ..DispatchEnv::default()
+    };
     let mut cx = Cx {
         wave: &mut w,
         mem: &mut mem,

@@ -27,7 +27,10 @@ fn run(asm: &str, setup: impl FnOnce(&mut Wave)) -> Result<Wave, Fault> {
     setup(&mut w);
     let mut mem = Memory::default();
     let mut lds = Lds::new(4096);
-    let env = DispatchEnv { private_size: 256 };
+    let env = DispatchEnv {
+        private_size: 256,
+        ..DispatchEnv::default()
+    };
     let mut cx = Cx {
         wave: &mut w,
         mem: &mut mem,

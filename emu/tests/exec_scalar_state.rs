@@ -200,12 +200,17 @@ fn sh_mem_bases_gives_the_aperture_high_bits() {
 }
 
 #[test]
-fn gpr_alloc_is_a_clear_unsupported_error() {
-    let e = run("s_getreg_b32 s0, hwreg(HW_REG_GPR_ALLOC)", |_| {}).unwrap_err();
-    assert!(
-        matches!(e, Fault::Unsupported(m) if m.contains("GPR_ALLOC")),
-        "{e:?}"
-    );
+fn gpr_alloc_reports_the_wave_allocation() {
+    // The harness's dispatch gives the whole file: 256 VGPRs (VGPR_SIZE 63) and 112 SGPRs
+    // (SGPR_SIZE 6); both bases 0.
+    let w = run(
+        "s_getreg_b32 s0, hwreg(HW_REG_GPR_ALLOC)\n\
+         s_getreg_b32 s1, hwreg(HW_REG_GPR_ALLOC, 8, 6)",
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(w.sgpr[0], 63 << 8 | 6 << 24);
+    assert_eq!(w.sgpr[1], 63);
 }
 
 // ---- SMEM scalar scratch ----

@@ -22,7 +22,10 @@ fn run(asm: &str, setup: impl FnOnce(&mut Wave)) -> Result<Wave, Fault> {
     let mut waves = [w];
     let mut mem = Memory::default();
     let mut lds = Lds::new(4096);
-    let env = DispatchEnv { private_size: 0 };
+    let env = DispatchEnv {
+        private_size: 0,
+        ..DispatchEnv::default()
+    };
     let (mut budget, mut counts) = (1_000_000u64, Counts::default());
     match run_workgroup(
         &mut waves,
@@ -274,7 +277,10 @@ fn instruction_without_semantics_is_a_named_gap() {
     assert_eq!(program.gaps, ["v_pk_fmac_f16_e32"]);
     let mut waves = [Wave::new(0)];
     let (mut mem, mut lds) = (Memory::default(), Lds::new(0));
-    let env = DispatchEnv { private_size: 0 };
+    let env = DispatchEnv {
+        private_size: 0,
+        ..DispatchEnv::default()
+    };
     let (mut budget, mut counts) = (10u64, Counts::default());
     let stop = run_workgroup(
         &mut waves,

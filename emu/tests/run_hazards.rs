@@ -30,7 +30,10 @@ fn run(asm: &str, s0_value: u32, mode: HazardMode) -> (Wave, Vec<Seen>, Result<(
     w.sgpr[0] = s0_value;
     let mut waves = [w];
     let (mut mem, mut lds) = (Memory::default(), Lds::new(4096));
-    let env = DispatchEnv { private_size: 0 };
+    let env = DispatchEnv {
+        private_size: 0,
+        ..DispatchEnv::default()
+    };
     let (mut budget, mut counts) = (10_000u64, Counts::default());
     let checked = (mode != HazardMode::Off).then_some(&mut hazards);
     let r = run_workgroup_checked(

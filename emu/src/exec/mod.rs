@@ -67,6 +67,20 @@ pub enum Flow {
 pub struct DispatchEnv {
     /// Bytes of private segment per work-item.
     pub private_size: u32,
+    /// VGPRs and SGPRs each wave has, as allocated (for s_getreg of GPR_ALLOC).
+    pub vgprs: u32,
+    pub sgprs: u32,
+}
+
+impl Default for DispatchEnv {
+    /// No private segment; the whole register file (256 VGPRs, 112 SGPRs).
+    fn default() -> Self {
+        DispatchEnv {
+            private_size: 0,
+            vgprs: 256,
+            sgprs: 112,
+        }
+    }
 }
 
 /// The state an instruction runs against.

@@ -42,7 +42,10 @@ pub fn run_code(
     setup(&mut w);
     let mut waves = [w];
     let mut lds = Lds::new(4096);
-    let env = DispatchEnv { private_size: 256 };
+    let env = DispatchEnv {
+        private_size: 256,
+        ..DispatchEnv::default()
+    };
     let (mut budget, mut counts) = (1_000_000u64, Counts::default());
     match run_workgroup(
         &mut waves,
