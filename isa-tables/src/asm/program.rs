@@ -131,7 +131,9 @@ pub fn assemble(source: &str, target: Target) -> Result<Assembly, AsmError> {
                     text: text.to_string(),
                     message: m,
                 })?;
-                pc += inst.len() as u32;
+                // The bytes pass 2 will emit: `encode` may fold a literal that fits an inline
+                // constant (as LLVM does), so `inst.len()` can overstate the size.
+                pc += inst.encode().len() as u32;
             }
         }
     }
@@ -172,6 +174,19 @@ pub fn assemble(source: &str, target: Target) -> Result<Assembly, AsmError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_after_a_literal_folded_to_an_inline_constant() {
+        // 0x14 prints as a literal but encodes inline (4 bytes), as llvm-mc-15 encodes it.
+        let a = assemble(
+            "s_branch l\ns_add_u32 s0, s1, 0x14\nv_add_u32 v0, 0x14, v1\nl:\ns_endpgm\n",
+            Target::Gfx900,
+        )
+        .unwrap();
+        assert_eq!(a.labels["l"], 12);
+        assert_eq!(a.bytes.len(), 16);
+        assert_eq!(&a.bytes[..4], &[0x02, 0x00, 0x82, 0xbf]);
+    }
 
     #[test]
     fn labels_and_branches() {
