@@ -2,7 +2,9 @@
 //! through the `gcnemu` library API; every buffer is compared byte for byte with the CPU
 //! reference, and a mismatch names the buffer and its first differing elements.
 
-use gcn_tests::kernels::{self, fixture_path, Arg, Case};
+mod common;
+
+use gcn_tests::kernels::{self, fixture_path, Case};
 
 /// Library-math, f16 and call-stack kernels, checked with their own references.
 mod kernel_math;
@@ -12,48 +14,13 @@ const BUDGET: u64 = 5_000_000;
 
 /// Runs `case` on a fresh device; returns its buffers, in argument order, after the run.
 fn run_case(case: &Case, target: &str, version: u32) -> Result<Vec<Vec<u8>>, String> {
-    let path = fixture_path(case.fixture, target, version);
-    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let target_id = gcn_isa::Target::from_name(target).ok_or(format!("unknown target {target}"))?;
-    let mut dev = gcnemu::Device::new(gcnemu::DeviceConfig {
-        target: target_id,
-        ..Default::default()
-    });
-    let name = path.file_name().unwrap().to_string_lossy();
-    let module = dev.load(&name, &bytes).map_err(|e| e.to_string())?;
-    let mut buffers = Vec::new();
-    let mut args = Vec::new();
-    for arg in &case.args {
-        args.push(match arg {
-            Arg::Buffer(b) => {
-                let addr = dev.alloc(b.init.len() as u64).map_err(|e| e.to_string())?;
-                dev.write(addr, &b.init).map_err(|e| e.to_string())?;
-                buffers.push((addr, b.init.len()));
-                gcnemu::Arg::Ptr(addr)
-            }
-            Arg::I8(v) => gcnemu::Arg::Bytes(vec![*v as u8]),
-            Arg::I32(v) => gcnemu::Arg::I32(*v),
-            Arg::U32(v) => gcnemu::Arg::U32(*v),
-            Arg::U64(v) => gcnemu::Arg::U64(*v),
-            Arg::F32(v) => gcnemu::Arg::F32(*v),
-            Arg::F64(v) => gcnemu::Arg::F64(*v),
-            Arg::Bytes(b) => gcnemu::Arg::Bytes(b.clone()),
-        });
-    }
     let opts = gcnemu::LaunchOptions {
-        dynamic_lds: case.dynamic_lds,
         // Each case runs well under a million wave-instructions; a runaway loop (a CAS loop
         // that never succeeds, a branch that never exits) fails in seconds, not hours.
         max_instructions: Some(BUDGET),
         ..Default::default()
     };
-    let dims = gcnemu::Dims {
-        grid: case.grid,
-        block: case.block,
-    };
-    let stats = dev
-        .launch(&module, case.kernel, dims, &args, &opts)
-        .map_err(|e| e.to_string())?;
+    let (stats, buffers) = common::run_with(case, target, version, &opts)?;
     eprintln!(
         "{} {target} v{version}: {} waves, {} wave-instructions",
         case.kernel, stats.waves, stats.wave_instructions
@@ -69,10 +36,7 @@ fn run_case(case: &Case, target: &str, version: u32) -> Result<Vec<Vec<u8>>, Str
             groups * per_group
         ));
     }
-    buffers
-        .iter()
-        .map(|&(addr, len)| dev.read(addr, len).map_err(|e| e.to_string()))
-        .collect()
+    Ok(buffers)
 }
 
 fn check(kernel: &str, target: &str, version: u32) {
