@@ -50,6 +50,23 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
             }
         }
         Format::Mubuf | Format::Mtbuf => {
+            // lds=1 (MUBUF bit 16) exists only for the loads the hardware can send to LDS:
+            // llvm-mc-15 decodes it for buffer_load_format_x, ubyte, sbyte, ushort, sshort and
+            // dword on gfx9, and rejects every other op with the bit set.
+            if inst.format() == Format::Mubuf && inst.bit(0, 16) {
+                let name = inst.info().name;
+                const LDS_LOADS: [&str; 6] = [
+                    "buffer_load_format_x",
+                    "buffer_load_ubyte",
+                    "buffer_load_sbyte",
+                    "buffer_load_ushort",
+                    "buffer_load_sshort",
+                    "buffer_load_dword",
+                ];
+                if !LDS_LOADS.contains(&name) {
+                    return Err(("lds=1 on an op without an LDS form", inst.words[0]));
+                }
+            }
             // vaddr is "off" unless offen or idxen uses it.
             if inst.words[0] & (3 << 12) == 0 {
                 keep[1] &= !0xff;

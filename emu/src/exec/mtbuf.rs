@@ -8,7 +8,7 @@
 use super::access::{self, Addr};
 use super::buffer_format::{self, Spec};
 use super::flat::d16_merge;
-use super::mubuf::{address, lds_bit, resource, Resource};
+use super::mubuf::{address, lds_bit, load_to_lds, resource, Resource};
 use super::valu::Res;
 use super::{Cx, ExecFn, Fault, Flow};
 use crate::program::Decoded;
@@ -67,7 +67,12 @@ fn one(spec: &Spec, d16: D16) -> u32 {
 }
 
 fn load(cx: &mut Cx, d: &Decoded, n: usize, d16: D16) -> Res {
-    check_lds(d)?;
+    // buffer_load_format_x is the one typed op with an LDS form (the decoder rejects lds=1
+    // on the others, as LLVM does).
+    let to_lds = d.inst.format() == Format::Mubuf && d.inst.bits(0, 16, 1) != 0;
+    if to_lds && (n, d16) != (1, D16::No) {
+        check_lds(d)?;
+    }
     let rsrc = resource(cx, d);
     let spec = spec(d, &rsrc)?;
     let exec = cx.wave.exec();
@@ -105,6 +110,9 @@ fn load(cx: &mut Cx, d: &Decoded, n: usize, d16: D16) -> Res {
                 }
             }
         }
+    }
+    if to_lds {
+        return load_to_lds(cx, d, exec, &out[0]);
     }
     for (i, row) in out.iter().enumerate().take(regs) {
         cx.wave.write_row(vdata + i, row, exec);

@@ -99,7 +99,14 @@ pub(super) fn lds_bit(d: &Decoded) -> Result<(), Fault> {
 }
 
 fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
-    lds_bit(d)?;
+    let to_lds = d.inst.bits(0, 16, 1) != 0;
+    if to_lds && bytes > 4 {
+        // LLVM accepts dwordx2..x4 with lds on gfx8+, but the ISA documents only dword and
+        // smaller ("not described in AMD documentation"): where their lanes land is unknown.
+        return Err(Fault::Unsupported(
+            "buffer loads wider than a dword with lds=1",
+        ));
+    }
     let rsrc = resource(cx, d);
     let exec = cx.wave.exec();
     let mut out = [[0u32; WAVE_SIZE]; 4];
@@ -118,9 +125,35 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
         }
         spread(&buf, bytes, signed, &mut out, l);
     }
+    if to_lds {
+        return load_to_lds(cx, d, exec, &out[0]);
+    }
     let vdata = d.regs[1].saturating_sub(256) as usize;
     for (i, row) in out.iter().enumerate().take(bytes.div_ceil(4)) {
         cx.wave.write_row(vdata + i, row, exec);
+    }
+    Ok(Flow::Continue)
+}
+
+/// lds=1: the loaded dwords go to LDS instead of VDATA (Vega ISA, "buffer load to LDS"):
+/// LDS_ADDR = LDS_offset + inst_offset + TID * 4, LDS_offset being M0[15:0] (the workgroup's
+/// LDS base is our address 0). Sub-dword loads store their extended dword.
+pub(super) fn load_to_lds(cx: &mut Cx, d: &Decoded, exec: u64, vals: &[u32; WAVE_SIZE]) -> Res {
+    let base = (cx.wave.m0() & 0xffff) + d.inst.bits(0, 0, 12);
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let addr = base + 4 * l as u32;
+        if cx.lds.write_u32(addr, vals[l]).is_none() {
+            return Err(Fault::Lds {
+                lane: l as u8,
+                what: "store (buffer load with lds=1)",
+                addr,
+                len: 4,
+                size: cx.lds.size(),
+            });
+        }
     }
     Ok(Flow::Continue)
 }
