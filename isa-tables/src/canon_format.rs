@@ -80,3 +80,36 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{decode, Target};
+
+    /// Which MUBUF ops decode with lds=1, as llvm-mc-15 -disassemble answers for every opcode
+    /// with offen and lds set (gfx900 and gfx906 alike).
+    #[test]
+    fn lds_bit_only_on_the_lds_loads() {
+        for target in [Target::Gfx900, Target::Gfx906] {
+            let accepted: Vec<String> = (0u32..128)
+                .filter_map(|op| {
+                    let w0: u32 = 0xe000_0000 | op << 18 | 1 << 16 | 1 << 12;
+                    let mut b = w0.to_le_bytes().to_vec();
+                    b.extend([0, 0, 1, 0x80]);
+                    decode(&b, target).ok().map(|i| i.info().name.to_string())
+                })
+                .collect();
+            assert_eq!(
+                accepted,
+                [
+                    "buffer_load_format_x",
+                    "buffer_load_ubyte",
+                    "buffer_load_sbyte",
+                    "buffer_load_ushort",
+                    "buffer_load_sshort",
+                    "buffer_load_dword"
+                ],
+                "{target}"
+            );
+        }
+    }
+}
