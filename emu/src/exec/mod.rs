@@ -21,6 +21,7 @@ pub mod fp_round;
 pub mod gpr_idx;
 pub mod h16;
 pub mod hwreg;
+pub mod ieee_minmax;
 pub mod issue;
 pub mod mtbuf;
 pub mod mubuf;
@@ -180,7 +181,8 @@ pub fn semantics(op: &OpInfo, target: Target) -> Option<ExecFn> {
         Format::Smem => smem::resolve(name)
             .or_else(|| smem_rw::resolve(name))
             .or_else(|| smem_scratch::resolve(name)),
-        Format::Vop1 | Format::Vop2 | Format::Vop3 => vop::resolve(name, target)
+        Format::Vop1 | Format::Vop2 | Format::Vop3 => ieee_minmax::resolve(name)
+            .or_else(|| vop::resolve(name, target))
             .or_else(|| vop16::resolve(name))
             .or_else(|| vop3_misc::resolve(name))
             .or_else(|| vopc::resolve(name))

@@ -316,6 +316,26 @@ pub fn fetch_f64(cx: &Cx, d: &Decoded, i: usize) -> [f64; WAVE_SIZE] {
     out
 }
 
+/// MODE.DX10_CLAMP: the clamp modifier turns NaN into 0; with it clear, NaN passes through.
+#[inline]
+pub fn dx10_clamp(cx: &Cx) -> bool {
+    cx.wave.mode & mode::DX10_CLAMP != 0
+}
+
+/// The VOP3 clamp of an f32 result to [0, 1] (NaN by MODE.DX10_CLAMP).
+#[inline]
+pub fn clamp01_f32(v: f32, dx10: bool) -> f32 {
+    if v.is_nan() {
+        if dx10 {
+            0.0
+        } else {
+            v
+        }
+    } else {
+        v.clamp(0.0, 1.0)
+    }
+}
+
 /// Output modifier, clamp and output-denormal flush of an f32 result, as bits.
 #[inline]
 pub fn finish_f32(cx: &Cx, d: &Decoded, r: &[f32; WAVE_SIZE]) -> Row {
@@ -328,11 +348,11 @@ pub fn finish_f32(cx: &Cx, d: &Decoded, r: &[f32; WAVE_SIZE]) -> Row {
         return out;
     }
     let scale = [1.0f32, 2.0, 4.0, 0.5][d.mods.omod as usize & 3];
+    let dx10 = dx10_clamp(cx);
     for l in 0..WAVE_SIZE {
         let mut v = r[l] * scale;
         if d.mods.clamp {
-            // Clamp to [0, 1]; NaN becomes 0 (DX10 clamp behaviour).
-            v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+            v = clamp01_f32(v, dx10);
         }
         out[l] = if flush { flush32(v) } else { v }.to_bits();
     }
@@ -343,6 +363,7 @@ pub fn finish_f32(cx: &Cx, d: &Decoded, r: &[f32; WAVE_SIZE]) -> Row {
 pub fn finish_f64(cx: &Cx, d: &Decoded, r: &[f64; WAVE_SIZE]) -> Row64 {
     let flush = denorm64(cx) & 2 == 0;
     let scale = [1.0f64, 2.0, 4.0, 0.5][d.mods.omod as usize & 3];
+    let dx10 = dx10_clamp(cx);
     let mut out = [0u64; WAVE_SIZE];
     for l in 0..WAVE_SIZE {
         let mut v = r[l];
@@ -350,7 +371,15 @@ pub fn finish_f64(cx: &Cx, d: &Decoded, r: &[f64; WAVE_SIZE]) -> Row64 {
             v *= scale;
         }
         if d.mods.clamp {
-            v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+            v = if v.is_nan() {
+                if dx10 {
+                    0.0
+                } else {
+                    v
+                }
+            } else {
+                v.clamp(0.0, 1.0)
+            };
         }
         out[l] = if flush { flush64(v) } else { v }.to_bits();
     }

@@ -243,6 +243,7 @@ fn v_dot2_f32_f16(cx: &mut Cx, d: &Decoded) -> Res {
     let b = float_halves(cx, d, 1);
     let c = fetch(cx, d, 2);
     let neg_c = d.mods.neg & 4 != 0;
+    let dx10 = super::valu::dx10_clamp(cx);
     let r: Row = std::array::from_fn(|l| {
         // The f16 products are exact in f64, and so is their sum unless their exponents lie more
         // than 30 apart; the last add rounds to odd so the f32 conversion rounds once.
@@ -253,7 +254,7 @@ fn v_dot2_f32_f16(cx: &mut Cx, d: &Decoded) -> Res {
         }
         let mut v = fp::fma_odd(p, 1.0, cv) as f32;
         if d.mods.clamp {
-            v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+            v = super::valu::clamp01_f32(v, dx10);
         }
         v.to_bits()
     });
