@@ -663,10 +663,6 @@ impl Device {
             config.cus = crate::cu::config::default_cus(self.config.target);
         }
         let table = module.hazard_table();
-        let hazards = match opts.hazards {
-            HazardMode::Off => None,
-            mode => Some(RunHazards::new(mode, table, 0)),
-        };
         let run = TimedRun {
             program: &module.program,
             facts: module.timing_facts(),
@@ -690,7 +686,7 @@ impl Device {
             &mut self.mem,
             &mut budget,
             &mut counts,
-            hazards,
+            opts.hazards,
             &mut self.wave_pool,
         ) {
             Ok(r) => Ok((counts, r.hazards, Some((r.stats, r.trace)))),

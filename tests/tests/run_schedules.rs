@@ -4,7 +4,8 @@
 //! the interleaving), and compiled code, whose `s_waitcnt`s LLVM placed, must never read a
 //! register before its load completed. That last check is the counters model's test against
 //! real compiler output: a VM_CNT or LGKM_CNT that decremented too early or too late shows up
-//! as a stale read or a wrong result.
+//! as a stale read or a wrong result. Each timed run is repeated on 2 and 3 host threads, and
+//! buffers, counts and every timing figure must be the same.
 
 mod common;
 
@@ -48,6 +49,28 @@ fn configs(target: gcn_isa::Target) -> Vec<(String, LaunchOptions)> {
     out
 }
 
+/// The same timed launch on `threads` host threads.
+fn with_threads(opts: &LaunchOptions, threads: usize) -> LaunchOptions {
+    let mut o = opts.clone();
+    if let Some(t) = &mut o.timing {
+        t.threads = threads;
+    }
+    o
+}
+
+/// What must not depend on the thread count: buffers, instruction counts and every timing
+/// figure (host speed aside).
+fn fingerprint(stats: &gcnemu::Stats, got: &[Vec<u8>]) -> String {
+    let mut t = stats.timing.clone();
+    if let Some(t) = &mut t {
+        t.cycles_per_second = 0.0;
+    }
+    format!(
+        "{:?} {:?} {:?} {:?} {:?}",
+        got, stats.wave_instructions, stats.by_category, t, stats.hazards
+    )
+}
+
 fn check_all(target: &str, version: u32) {
     let t = gcn_isa::Target::from_name(target).unwrap();
     let mut failures = Vec::new();
@@ -62,6 +85,19 @@ fn check_all(target: &str, version: u32) {
                     }
                     for r in &stats.stale_reads {
                         failures.push(format!("{what}: {}", r.message()));
+                    }
+                    if opts.timing.is_none() {
+                        continue;
+                    }
+                    let one = fingerprint(&stats, &got);
+                    for threads in [2, 3] {
+                        let opts = with_threads(&opts, threads);
+                        match common::run_with(&case, target, version, &opts) {
+                            Err(e) => failures.push(format!("{what}, {threads} threads: {e}")),
+                            Ok((s, g)) if fingerprint(&s, &g) != one => failures
+                                .push(format!("{what}: {threads} threads changed the results")),
+                            Ok(_) => {}
+                        }
                     }
                 }
             }

@@ -1,7 +1,7 @@
 //! `gcnemu run FILE --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg ARG]...
 //! [--dynamic-lds BYTES] [--stats] [--stats-json PATH] [--trace-json PATH]
 //! [--hazards off|warn|error] [--timing on|off] [--cus N] [--schedule oldest|round-robin|random]
-//! [--seed N] [--latency NAME=CYCLES]... [--max-instructions N] [--target gfxN]`.
+//! [--seed N] [--latency NAME=CYCLES]... [--threads N] [--max-instructions N] [--target gfxN]`.
 //!
 //! Exit status: 0 success, 1 a guest error (fault, trap, exhausted budget), 2 a usage or input
 //! error. Each `--arg` is one of `42`, `-7`, `0x1f`, `1.5`, `bytes:HEX`, `@PATH`, `zeros:BYTES`;
@@ -85,6 +85,10 @@ pub struct RunArgs {
     /// Write a Chrome trace-event timeline (one track per wave; open in Perfetto) to PATH.
     #[arg(long, value_name = "PATH")]
     pub trace_json: Option<PathBuf>,
+    /// Host threads for the timing model's CUs (default: the machine's cores). Results and
+    /// statistics are the same for any count. The functional mode runs on one thread.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: Option<u32>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,6 +131,10 @@ fn timing_config(args: &RunArgs, target: gcn_isa::Target) -> Result<Option<Timin
         t.latencies.set(spec).map_err(Failure::Usage)?;
     }
     t.trace = args.trace_json.is_some();
+    t.threads = match args.threads {
+        Some(n) => n as usize,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
     Ok(Some(t))
 }
 

@@ -86,6 +86,8 @@ pub struct TimingConfig {
     /// A wave waiting at s_barrier for this many cycles while the rest of its workgroup keeps
     /// running ends the dispatch as a deadlock.
     pub barrier_timeout: u64,
+    /// Host threads that run the CUs (results are the same for any count).
+    pub threads: usize,
 }
 
 /// Compute units of the boards the targets name: Vega 10 (Radeon RX Vega 64, gfx900) has 64,
@@ -98,6 +100,18 @@ pub fn default_cus(target: gcn_isa::Target) -> u32 {
 }
 
 impl TimingConfig {
+    /// Cycles in a window: CUs run a window on their own and memory instructions run between
+    /// windows, so a window may be no longer than the shortest memory latency (latencies are
+    /// at least half their setting under `--schedule random`).
+    pub fn window(&self) -> u64 {
+        let l = &self.latencies;
+        let shortest = l.vmem.min(l.smem).min(l.lds) as u64;
+        match self.arbitration {
+            Arbitration::Random { .. } => (shortest - shortest / 2).max(1),
+            _ => shortest.max(1),
+        }
+    }
+
     pub fn for_target(target: gcn_isa::Target) -> TimingConfig {
         TimingConfig {
             cus: default_cus(target),
@@ -105,6 +119,7 @@ impl TimingConfig {
             arbitration: Arbitration::OldestFirst,
             trace: false,
             barrier_timeout: 100_000_000,
+            threads: 1,
         }
     }
 }

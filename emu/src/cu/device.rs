@@ -1,27 +1,29 @@
-//! A timed launch: workgroups in dispatch order (x fastest) placed round-robin on the CUs that
-//! have room, every CU stepped in global cycle order (a heap of next-event times, ties by CU
-//! index, so runs are deterministic), new workgroups placed as old ones end.
+//! A timed launch in windows of cycles. Between windows, on one thread: the memory requests
+//! completing in the next window run in (cycle, CU, issue) order ([`super::deferred`]), ended
+//! workgroups are retired and waiting ones placed round-robin on CUs with room. Within a
+//! window every CU steps its own cycles — on as many threads as configured — touching only its
+//! own waves and LDS. Every decision depends on simulated state only, so a run gives the same
+//! results and statistics for any thread count.
 
 use super::config::{Arbitration, TimingConfig};
-use super::engine::{Block, Cu, Env, Group, Machine, WaveSlot};
+use super::deferred::{self, Request, Shared};
+use super::engine::{Cu, CuSim, Env, WaveSlot};
 use super::facts::Facts;
-use super::inflight::Outstanding;
 use super::occupancy::{occupancy, Demand, Occupancy};
+use super::place::Start;
 use super::rng::Rng;
-use super::stats::{LdsStats, StaleRead, StallReason, Stalls, TimingStats};
+use super::stats::{LdsStats, StaleRead, Stalls, TimingStats, STALL_REASONS};
 use super::trace::Trace;
 use crate::device::Progress;
-use crate::dispatch::{self, Launch};
+use crate::dispatch::Launch;
 use crate::exec::DispatchEnv;
-use crate::lds::Lds;
 use crate::memory::{AllocKind, Memory};
 use crate::program::Program;
-use crate::run::hazards::{HazardTable, RunHazards, Seen};
+use crate::run::hazards::{HazardMode, HazardTable, RunHazards, Seen};
 use crate::run::{Counts, Stop};
 use crate::wave::Wave;
 use gcn_loader::KernelDescriptor;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 
 /// What a timed launch needs.
 pub struct TimedRun<'a> {
@@ -52,13 +54,14 @@ pub struct TimedResult {
     pub hazards: Vec<Seen>,
 }
 
-/// Runs every workgroup of the launch under the timing model.
+/// Runs every workgroup of the launch under the timing model. `pool` holds wave slots kept
+/// from earlier launches (and gets them back).
 pub fn run_timed(
     r: &TimedRun,
     mem: &mut Memory,
     budget: &mut u64,
     counts: &mut Counts,
-    hazards: Option<RunHazards>,
+    hazards: HazardMode,
     pool: &mut Vec<WaveSlot>,
 ) -> Result<TimedResult, TimedError> {
     let waves_per_group = r.launch.waves_per_group();
@@ -75,194 +78,326 @@ pub fn run_timed(
             "the device needs at least one CU".into(),
         ));
     }
-    let mut m = Machine {
-        e: Env {
-            program: r.program,
-            facts: r.facts,
-            models: r.models,
-            env: &r.env,
-            config,
-            demand,
-        },
-        mem,
-        slots: std::mem::take(pool),
-        groups: Vec::new(),
-        cus: (0..config.cus).map(Cu::new).collect(),
-        budget: *budget,
-        counts: Counts::default(),
-        stalls: Stalls::default(),
-        lds: LdsStats::default(),
-        stale: HashMap::new(),
-        rng: match config.arbitration {
-            Arbitration::Random { seed } => Some(Rng::new(seed)),
-            _ => None,
-        },
-        trace: config.trace.then(Trace::default),
-        hazards,
-        finished: Vec::new(),
-        drain: 0,
+    let env = Env {
+        program: r.program,
+        facts: r.facts,
+        models: r.models,
+        env: &r.env,
+        config,
+        demand,
+    };
+    let mut sims: Vec<CuSim> = (0..config.cus).map(|c| new_sim(&env, c, hazards)).collect();
+    let threads = config.threads.clamp(1, 256);
+    let workers = if threads > 1 {
+        Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| TimedError::Launch(format!("cannot start {threads} threads: {e}")))?,
+        )
+    } else {
+        None
     };
     let mut d = Dispatcher {
         r,
+        start: Start {
+            desc: r.desc,
+            launch: r.launch,
+            entry_index: r.entry_index,
+        },
         total: r.launch.grid.iter().map(|&g| g as u64).product(),
         next_group: 0,
         done: 0,
         rr: 0,
-        heap: BinaryHeap::new(),
-        free_slots: Vec::new(),
-        free_groups: Vec::new(),
         scratch_pool: Vec::new(),
         scratch_all: Vec::new(),
         age: 0,
-        end: 0,
+        spare: std::mem::take(pool),
+        budget: *budget,
     };
-    // Slots left by an earlier launch are free; the highest index is handed out first.
-    d.free_slots = (0..m.slots.len()).rev().collect();
-    let result = d.run(&mut m);
+    let mut shared = Shared {
+        program: r.program,
+        env: &r.env,
+        mem,
+        scratch: Box::new(Wave::new(0)),
+    };
+    let result = d.run(&mut sims, &mut shared, workers.as_ref());
     for a in d.scratch_all.drain(..) {
-        let _ = m.mem.free(a);
+        let _ = shared.mem.free(a);
     }
-    *budget = m.budget;
-    counts.wave_instructions += m.counts.wave_instructions;
-    for (a, b) in counts.by_category.iter_mut().zip(m.counts.by_category) {
-        *a += b;
+    let issued: u64 = sims.iter().map(|s| s.issued).sum();
+    *budget = budget.saturating_sub(issued);
+    for s in &sims {
+        counts.wave_instructions += s.counts.wave_instructions;
+        for (a, b) in counts.by_category.iter_mut().zip(s.counts.by_category) {
+            *a += b;
+        }
     }
-    *pool = std::mem::take(&mut m.slots);
-    result?;
-    let end = d.end.max(m.drain + 1);
-    let trace = m.trace.take();
-    let hazards = m.hazards.take().map(|h| h.findings()).unwrap_or_default();
+    // The slots go back to the pool for the next launch.
+    *pool = std::mem::take(&mut d.spare);
+    for s in &mut sims {
+        pool.append(&mut s.slots);
+    }
+    let end = result?;
+    let (stats, trace, hazards) = finish(sims, occ, end);
     Ok(TimedResult {
-        stats: finish(m, occ, end),
+        stats,
         trace,
         hazards,
     })
 }
 
-fn finish(m: Machine, occ: Occupancy, end: u64) -> TimingStats {
-    let cycles = end.max(1);
-    let (wave_cycles, active) = m.cus.iter().fold((0u64, 0u64), |(w, a), cu| {
-        (w + cu.wave_cycles, a + cu.active_cycles)
-    });
-    let mut stale: Vec<StaleRead> = m.stale.into_values().collect();
+fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode) -> CuSim<'a> {
+    CuSim {
+        e: env,
+        cu: Cu::new(c),
+        slots: Vec::new(),
+        groups: Vec::new(),
+        free_slots: Vec::new(),
+        free_groups: Vec::new(),
+        counts: Counts::default(),
+        stalls: Stalls::default(),
+        lds: LdsStats::default(),
+        stale: HashMap::new(),
+        // Each CU draws from its own stream, so the draws do not depend on thread timing.
+        rng: match env.config.arbitration {
+            Arbitration::Random { seed } => Some(Rng::new(
+                seed ^ (c as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            )),
+            _ => None,
+        },
+        trace: env.config.trace.then(Trace::default),
+        hazards: match hazards {
+            HazardMode::Off => None,
+            mode => Some(RunHazards::new(mode, env.models, 0)),
+        },
+        finished: Vec::new(),
+        drain: 0,
+        requests: Vec::new(),
+        seq: 0,
+        issued: 0,
+        last_issued: (0, 0, [0; 3]),
+        no_memory: Memory::new(0),
+    }
+}
+
+/// Merges the CUs' figures into the launch's.
+fn finish(sims: Vec<CuSim>, occ: Occupancy, end: u64) -> (TimingStats, Option<Trace>, Vec<Seen>) {
+    let first = &sims[0];
+    let config = first.e.config;
+    let drain = sims.iter().map(|s| s.drain + 1).max().unwrap_or(0);
+    let cycles = end.max(drain).max(1);
+    let (mut wave_cycles, mut active) = (0u64, 0u64);
+    let mut stalls = Stalls::default();
+    let mut lds = LdsStats::default();
+    let mut stale: HashMap<(u32, u32, &'static str), StaleRead> = HashMap::new();
+    let mut trace = config.trace.then(Trace::default);
+    let mut seen: HashMap<(&'static str, u32), Seen> = HashMap::new();
+    let mut instructions = 0;
+    let cus_used = sims.iter().filter(|s| s.cu.used).count() as u32;
+    for s in sims {
+        wave_cycles += s.cu.wave_cycles;
+        active += s.cu.active_cycles;
+        for i in 0..STALL_REASONS.len() {
+            stalls.cycles[i] += s.stalls.cycles[i];
+        }
+        lds.instructions += s.lds.instructions;
+        lds.bank_cycles += s.lds.bank_cycles;
+        lds.conflict_cycles += s.lds.conflict_cycles;
+        instructions += s.counts.wave_instructions;
+        // CUs in index order: the first one to see a finding names where it was seen.
+        for (k, v) in s.stale {
+            stale.entry(k).and_modify(|e| e.hits += v.hits).or_insert(v);
+        }
+        if let (Some(all), Some(t)) = (&mut trace, s.trace) {
+            all.absorb(t);
+        }
+        for f in s.hazards.map(|h| h.findings()).unwrap_or_default() {
+            seen.entry((f.rule.id, f.consumer))
+                .and_modify(|e| e.hits += f.hits)
+                .or_insert(f);
+        }
+    }
+    let mut stale: Vec<StaleRead> = stale.into_values().collect();
     stale.sort_by_key(|s| (s.consumer, s.load, s.access));
-    TimingStats {
+    let mut hazards: Vec<Seen> = seen.into_values().collect();
+    hazards.sort_by_key(|s| (s.consumer, s.rule.id));
+    let stats = TimingStats {
         cycles,
-        cus: m.cus.len() as u32,
-        cus_used: m.cus.iter().filter(|c| c.used).count() as u32,
-        ipc: m.counts.wave_instructions as f64 / cycles as f64,
+        cus: config.cus,
+        cus_used,
+        ipc: instructions as f64 / cycles as f64,
         occupancy: occ,
         achieved_waves_per_simd: wave_cycles as f64 / (4.0 * active.max(1) as f64),
-        stalls: m.stalls,
-        lds: m.lds,
-        latencies: m.e.config.latencies,
-        arbitration: m.e.config.arbitration,
+        stalls,
+        lds,
+        latencies: config.latencies,
+        arbitration: config.arbitration,
         stale_reads: stale,
         cycles_per_second: 0.0,
-    }
+    };
+    (stats, trace, hazards)
 }
 
 struct Dispatcher<'r, 'a> {
     r: &'r TimedRun<'a>,
+    start: Start<'a>,
     total: u64,
     next_group: u64,
     done: u64,
     rr: usize,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
-    free_slots: Vec<usize>,
-    free_groups: Vec<usize>,
     /// Scratch regions of ended groups, for reuse, and every region allocated.
     scratch_pool: Vec<u64>,
     scratch_all: Vec<u64>,
     age: u64,
-    /// One past the last cycle anything happened.
-    end: u64,
+    spare: Vec<WaveSlot>,
+    budget: u64,
 }
 
 impl Dispatcher<'_, '_> {
-    fn run(&mut self, m: &mut Machine) -> Result<(), TimedError> {
-        self.place(m, 0)?;
-        while let Some(Reverse((mut t, c))) = self.heap.pop() {
-            let c = c as usize;
-            if m.cus[c].next != t || m.cus[c].stepped.is_some_and(|s| s >= t) {
-                continue;
+    /// Runs windows until every workgroup has ended; returns the cycle after the last one.
+    fn run(
+        &mut self,
+        sims: &mut [CuSim],
+        shared: &mut Shared,
+        workers: Option<&rayon::ThreadPool>,
+    ) -> Result<u64, TimedError> {
+        let window = self.r.config.window();
+        let mut t = 0u64;
+        let mut end = 0u64;
+        loop {
+            let stop = t + window;
+            self.run_requests(sims, shared, stop)?;
+            // Running requests can finish a group whose waves had already ended.
+            self.retire(sims, t);
+            self.place(sims, shared.mem, t)?;
+            run_window(sims, t, stop, workers)?;
+            // Groups that ended free their CU for the next window's placements.
+            self.retire(sims, stop);
+            self.place(sims, shared.mem, stop)?;
+            let issued: u64 = sims.iter().map(|s| s.issued).sum();
+            if issued > self.budget {
+                let s = sims
+                    .iter()
+                    .find(|s| s.issued > 0)
+                    .expect("something issued");
+                let (wave, index, group) = s.last_issue();
+                return Err(TimedError::Guest(Stop::Budget { wave, index }, group));
             }
-            loop {
-                m.step(c, t).map_err(|(s, g)| TimedError::Guest(s, g))?;
-                self.end = self.end.max(t + 1);
-                if !m.finished.is_empty() {
-                    self.retire(m, t);
-                    self.place(m, t + 1)?;
+            for s in sims.iter() {
+                if let Some(last) = s.cu.stepped {
+                    end = end.max(last + 1);
                 }
-                let next = m.next_event(c, t).unwrap_or(u64::MAX);
-                // Still the earliest event (ties go to the lower CU, as the heap orders
-                // them): step again without a round trip through the heap.
-                let first = self
-                    .heap
-                    .peek()
-                    .is_none_or(|Reverse(p)| (next, c as u32) < *p);
-                if next != u64::MAX && first {
-                    m.cus[c].next = next;
-                    t = next;
-                    continue;
+            }
+            let resident = sims.iter().any(|s| s.groups.iter().any(|g| g.is_some()));
+            let requests = sims.iter().flat_map(|s| &s.requests).map(|q| q.done).min();
+            if !resident && requests.is_none() && self.next_group >= self.total {
+                return Ok(end);
+            }
+            // The next window with something in it (windows stay aligned to `window`).
+            let next = sims
+                .iter()
+                .map(|s| s.cu.next)
+                .chain(requests)
+                .min()
+                .unwrap_or(u64::MAX);
+            if next == u64::MAX {
+                if self.next_group < self.total && !resident {
+                    return Err(TimedError::Launch(
+                        "workgroups remain but none can be placed".into(),
+                    ));
                 }
-                self.schedule(m, c, next);
-                break;
+                // Waves remain but none can ever issue again and nothing is in flight.
+                let (c, g) = sims
+                    .iter()
+                    .enumerate()
+                    .find_map(|(c, s)| s.groups.iter().position(|g| g.is_some()).map(|g| (c, g)))
+                    .expect("a resident group");
+                let (stop, id) = sims[c].deadlock(g);
+                return Err(TimedError::Guest(stop, id));
+            }
+            t = stop.max(next - next % window);
+        }
+    }
+
+    /// Runs, in (completion cycle, CU, issue) order, every request completing before `stop`.
+    fn run_requests(
+        &mut self,
+        sims: &mut [CuSim],
+        shared: &mut Shared,
+        stop: u64,
+    ) -> Result<(), TimedError> {
+        let mut due: Vec<(u64, usize, u64, Request)> = Vec::new();
+        for (c, s) in sims.iter_mut().enumerate() {
+            let mut i = 0;
+            while i < s.requests.len() {
+                if s.requests[i].done < stop {
+                    let q = s.requests.swap_remove(i);
+                    due.push((q.done, c, q.seq, q));
+                } else {
+                    i += 1;
+                }
             }
         }
-        if let Some(g) = m.groups.iter().position(|g| g.is_some()) {
-            // Nothing can happen any more, yet waves remain: they wait for each other.
-            let (stop, id) = m.deadlock(g);
-            return Err(TimedError::Guest(stop, id));
-        }
-        if self.next_group < self.total {
-            return Err(TimedError::Launch(
-                "workgroups remain but none can be placed".into(),
-            ));
+        due.sort_unstable_by_key(|&(done, c, seq, _)| (done, c, seq));
+        for (_, c, _, q) in due {
+            deferred::run(shared, &mut sims[c], q).map_err(|(s, g)| TimedError::Guest(s, g))?;
         }
         Ok(())
     }
 
-    fn schedule(&mut self, m: &mut Machine, c: usize, t: u64) {
-        m.cus[c].next = t;
-        if t != u64::MAX {
-            self.heap.push(Reverse((t, c as u32)));
-        }
-    }
-
     /// Frees what the groups that ended hold.
-    fn retire(&mut self, m: &mut Machine, now: u64) {
-        for g in std::mem::take(&mut m.finished) {
-            let group = m.groups[g].take().expect("finished group was resident");
-            self.free_slots.extend(&group.slots);
-            self.free_groups.push(g);
-            if let Some(a) = group.scratch {
-                self.scratch_pool.push(a);
-            }
-            self.done += 1;
-            tracing::debug!(cycle = now, cu = group.cu, group = ?group.id, "workgroup done");
-            self.end = self.end.max(now + 1);
-            if let Some(p) = self.r.progress {
-                p(self.done, self.total);
+    fn retire(&mut self, sims: &mut [CuSim], now: u64) {
+        for s in sims.iter_mut() {
+            for g in std::mem::take(&mut s.finished) {
+                let Some(group) = s.release(g) else { continue };
+                if let Some(a) = group.scratch {
+                    self.scratch_pool.push(a);
+                }
+                self.done += 1;
+                tracing::debug!(cycle = now, cu = group.cu, group = ?group.id, "workgroup done");
+                if let Some(p) = self.r.progress {
+                    p(self.done, self.total);
+                }
             }
         }
     }
 
     /// Places waiting workgroups, in order, on CUs with room, starting at cycle `now`.
-    fn place(&mut self, m: &mut Machine, now: u64) -> Result<(), TimedError> {
-        let cus = m.cus.len();
+    fn place(&mut self, sims: &mut [CuSim], mem: &mut Memory, now: u64) -> Result<(), TimedError> {
+        let cus = sims.len();
+        let demand = sims[0].e.demand;
         while self.next_group < self.total {
             let mut placed = false;
             for k in 0..cus {
                 let c = (self.rr + k) % cus;
-                let start = m.cus[c].slots.len();
-                let Some(simds) = m.cus[c].room.place(&m.e.demand, start) else {
+                let start = sims[c].cu.slots.len();
+                let Some(simds) = sims[c].cu.room.place(&demand, start) else {
                     continue;
                 };
-                let Some(scratch) = self.scratch(m)? else {
+                let Some(scratch) = self.scratch(mem)? else {
                     return Ok(());
                 };
-                self.start_group(m, c, &simds, scratch, now);
+                let l = self.r.launch;
+                let n = self.next_group;
+                self.next_group += 1;
+                let (gx, gy) = (l.grid[0] as u64, l.grid[1] as u64);
+                let id = [
+                    (n % gx) as u32,
+                    (n / gx % gy) as u32,
+                    (n / (gx * gy)) as u32,
+                ];
+                let sim = &mut sims[c];
+                sim.start_group(
+                    &self.start,
+                    id,
+                    &simds,
+                    scratch,
+                    &mut self.age,
+                    &mut self.spare,
+                    now,
+                );
+                sim.cu.next = sim.cu.next.min(sim.cu.first_turn(now).unwrap_or(u64::MAX));
                 self.rr = (c + 1) % cus;
                 placed = true;
                 break;
@@ -276,7 +411,7 @@ impl Dispatcher<'_, '_> {
 
     /// Scratch for one more group: `Some(None)` if the kernel needs none, `None` if memory is
     /// short while other groups hold scratch (the group waits for one to end).
-    fn scratch(&mut self, m: &mut Machine) -> Result<Option<Option<u64>>, TimedError> {
+    fn scratch(&mut self, mem: &mut Memory) -> Result<Option<Option<u64>>, TimedError> {
         let l = self.r.launch;
         let bytes = l.scratch_per_wave * l.waves_per_group() as u64;
         if bytes == 0 {
@@ -285,7 +420,7 @@ impl Dispatcher<'_, '_> {
         if let Some(a) = self.scratch_pool.pop() {
             return Ok(Some(Some(a)));
         }
-        match m.mem.alloc(bytes, AllocKind::Scratch) {
+        match mem.alloc(bytes, AllocKind::Scratch) {
             Ok(a) => {
                 self.scratch_all.push(a);
                 Ok(Some(Some(a)))
@@ -296,117 +431,31 @@ impl Dispatcher<'_, '_> {
             ))),
         }
     }
-
-    fn start_group(
-        &mut self,
-        m: &mut Machine,
-        c: usize,
-        simds: &[u8],
-        scratch: Option<u64>,
-        now: u64,
-    ) {
-        let l = self.r.launch;
-        let n = self.next_group;
-        self.next_group += 1;
-        let (gx, gy) = (l.grid[0] as u64, l.grid[1] as u64);
-        let id = [
-            (n % gx) as u32,
-            (n / gx % gy) as u32,
-            (n / (gx * gy)) as u32,
-        ];
-        tracing::debug!(cycle = now, cu = c, group = ?id, waves = simds.len(), "workgroup placed");
-        let mut launch = l.clone();
-        launch.scratch_base = scratch.unwrap_or(0);
-        let g = match self.free_groups.pop() {
-            Some(g) => g,
-            None => {
-                m.groups.push(None);
-                m.groups.len() - 1
-            }
-        };
-        let demand = m.e.demand;
-        let cu = &mut m.cus[c];
-        cu.integrate(now);
-        cu.room.take(&demand, simds);
-        let first_use = !cu.used;
-        cu.used = true;
-        let mut slots = Vec::with_capacity(simds.len());
-        for (i, &simd) in simds.iter().enumerate() {
-            let s = match self.free_slots.pop() {
-                Some(s) => s,
-                None => {
-                    m.slots.push(new_slot());
-                    m.slots.len() - 1
-                }
-            };
-            let w = &mut m.slots[s];
-            w.wave.reset(i as u32, demand.vgprs as usize);
-            dispatch::init_wave(&mut w.wave, self.r.desc, &launch, id, i as u32);
-            w.wave.pc = self.r.entry_index;
-            w.cu = c as u32;
-            w.simd = simd;
-            w.group = g;
-            w.age = self.age;
-            self.age += 1;
-            w.prio = 0;
-            w.ready_at = now;
-            w.block = Block::None;
-            w.out.clear();
-            w.reason = StallReason::Issue;
-            w.since = now;
-            w.trace = None;
-            cu.wake(simd, now);
-            cu.simd_slots[simd as usize].push(s);
-            if let Some(tr) = &mut m.trace {
-                if first_use && i == 0 {
-                    tr.name_cu(c as u32);
-                }
-                tr.name_wave(
-                    c as u32,
-                    w.age,
-                    format!("wg({},{},{}) wave {i}", id[0], id[1], id[2]),
-                );
-                tr.switch(&mut w.trace, c as u32, w.age, "executing", now);
-            }
-            if let Some(h) = &mut m.hazards {
-                h.reset_slot(s);
-            }
-            cu.slots.push(s);
-            slots.push(s);
-        }
-        m.groups[g] = Some(Group {
-            id,
-            lds: Lds::new(l.lds_size),
-            slots,
-            alive: simds.len() as u32,
-            cu: c as u32,
-            scratch,
-            barrier_since: u64::MAX,
-        });
-        let t = simds
-            .iter()
-            .map(|&s| super::engine::turn(now, s))
-            .min()
-            .unwrap_or(now);
-        if t < m.cus[c].next {
-            self.schedule(m, c, t);
-        }
-    }
 }
 
-fn new_slot() -> WaveSlot {
-    WaveSlot {
-        wave: Wave::new(0),
-        cu: 0,
-        simd: 0,
-        group: 0,
-        age: 0,
-        prio: 0,
-        ready_at: 0,
-        block: Block::Ended,
-        out: Outstanding::default(),
-        reason: StallReason::Issue,
-        since: 0,
-        trace: None,
+/// Every CU steps its cycles in `[start, stop)`, on the worker threads if there are any. The
+/// first guest stop, by (cycle, CU), wins.
+fn run_window(
+    sims: &mut [CuSim],
+    start: u64,
+    stop: u64,
+    workers: Option<&rayon::ThreadPool>,
+) -> Result<(), TimedError> {
+    let step = |s: &mut CuSim| s.run_window(start, stop);
+    let results: Vec<Result<(), (u64, Stop, [u32; 3])>> = match workers {
+        Some(pool) => {
+            use rayon::prelude::*;
+            pool.install(|| sims.par_iter_mut().map(step).collect())
+        }
+        None => sims.iter_mut().map(step).collect(),
+    };
+    let first = results
+        .into_iter()
+        .enumerate()
+        .filter_map(|(c, r)| r.err().map(|(cycle, stop, g)| (cycle, c, stop, g)))
+        .min_by_key(|e| (e.0, e.1));
+    match first {
+        Some((_, _, stop, g)) => Err(TimedError::Guest(stop, g)),
+        None => Ok(()),
     }
 }

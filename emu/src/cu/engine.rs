@@ -5,6 +5,7 @@
 //! stepped.
 
 use super::config::{Arbitration, TimingConfig};
+use super::deferred::Request;
 use super::facts::{Facts, Special, Unit, UNITS};
 use super::inflight::Outstanding;
 use super::issue;
@@ -40,7 +41,7 @@ pub struct WaveSlot {
     pub wave: Wave,
     pub cu: u32,
     pub simd: u8,
-    /// Index into [`Machine::groups`].
+    /// Index into [`CuSim::groups`].
     pub group: usize,
     /// Dispatch order, for oldest-first arbitration and the trace's thread id.
     pub age: u64,
@@ -66,6 +67,9 @@ pub struct Group {
     pub scratch: Option<u64>,
     /// When the first wave now waiting at its barrier arrived (u64::MAX: none waits).
     pub barrier_since: u64,
+    /// Memory requests issued by its waves and not yet executed.
+    pub outstanding: u32,
+    pub retired: bool,
 }
 
 /// One compute unit.
@@ -127,6 +131,14 @@ impl Cu {
         self.last_change = self.last_change.max(now);
     }
 
+    /// The first cycle at or after `t` at which some SIMD has a wave that may issue.
+    pub fn first_turn(&self, t: u64) -> Option<u64> {
+        (0..SIMDS)
+            .filter(|&k| self.simd_next[k] != u64::MAX)
+            .map(|k| turn(self.simd_next[k].max(t), k as u8))
+            .min()
+    }
+
     /// The next cycle after `now` at which some SIMD has a wave that may issue.
     pub fn next_turn(&self, now: u64) -> Option<u64> {
         let t = (0..SIMDS)
@@ -153,14 +165,18 @@ pub struct Env<'a> {
     pub demand: Demand,
 }
 
-/// The state of the whole device during a timed launch.
-pub struct Machine<'a> {
-    pub e: Env<'a>,
-    pub mem: &'a mut Memory,
+/// One compute unit during a timed launch, with everything it changes while it runs a window
+/// of cycles on its own: its waves and workgroups (with their LDS), statistics, trace, hazard
+/// trackers, and the memory requests its waves issued. Global memory is not here: memory
+/// instructions are executed between windows ([`super::deferred`]), so CUs can run a window
+/// in parallel and the result does not depend on the thread count.
+pub struct CuSim<'a> {
+    pub e: &'a Env<'a>,
+    pub cu: Cu,
     pub slots: Vec<WaveSlot>,
     pub groups: Vec<Option<Group>>,
-    pub cus: Vec<Cu>,
-    pub budget: u64,
+    pub free_slots: Vec<usize>,
+    pub free_groups: Vec<usize>,
     pub counts: Counts,
     pub stalls: Stalls,
     pub lds: LdsStats,
@@ -169,11 +185,21 @@ pub struct Machine<'a> {
     pub rng: Option<Rng>,
     pub trace: Option<Trace>,
     pub hazards: Option<RunHazards<'a>>,
-    /// Groups whose last wave ended in the current step.
+    /// Groups whose waves have all ended and whose memory requests have all been executed.
     pub finished: Vec<usize>,
     /// The last cycle at which a memory operation of an ended wave completes: the dispatch
     /// ends when its stores have reached memory, not at the last s_endpgm.
     pub drain: u64,
+    /// Memory instructions issued and not yet executed.
+    pub requests: Vec<Request>,
+    /// Issue order of memory instructions on this CU (the tie-break of equal completions).
+    pub seq: u64,
+    /// Wave-instructions issued (checked against the budget between windows), and the last
+    /// one as (wave, instruction index, workgroup).
+    pub issued: u64,
+    pub last_issued: (u32, u32, [u32; 3]),
+    /// Where non-memory instructions see "memory": none (they never touch it).
+    pub no_memory: Memory,
 }
 
 /// The first cycle at or after `t` in which SIMD `simd` has the issue slot.
@@ -203,15 +229,15 @@ pub fn account(
     }
 }
 
-impl<'a> Machine<'a> {
+impl<'a> CuSim<'a> {
     /// Steps CU `c` at cycle `now`: the SIMD whose turn it is issues.
-    pub fn step(&mut self, c: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
-        self.cus[c].stepped = Some(now);
+    pub fn step(&mut self, now: u64) -> Result<(), (Stop, [u32; 3])> {
+        self.cu.stepped = Some(now);
         let simd = (now % SIMDS as u64) as u8;
         // At most 10 waves per SIMD.
         let mut cand = [0usize; 16];
         let mut n = 0;
-        for &s in &self.cus[c].simd_slots[simd as usize] {
+        for &s in &self.cu.simd_slots[simd as usize] {
             let w = &mut self.slots[s];
             if w.ready_at > now || n == cand.len() {
                 continue;
@@ -238,7 +264,7 @@ impl<'a> Machine<'a> {
             n += 1;
         }
         let cand = &mut cand[..n];
-        self.order(c, cand);
+        self.order(cand);
         let mut used = [false; UNITS];
         for &s in cand.iter() {
             let pc = self.slots[s].wave.pc;
@@ -254,12 +280,12 @@ impl<'a> Machine<'a> {
                     group,
                 ));
             };
-            match self.blocked_by(c, s, &f, &used, now) {
+            match self.blocked_by(s, &f, &used, now) {
                 None => {
                     if f.unit != Unit::Internal {
                         used[f.unit.index()] = true;
                     }
-                    issue::issue(self, c, s, now)?;
+                    issue::issue(self, s, now)?;
                 }
                 Some((r, until)) => {
                     let slot = &mut self.slots[s];
@@ -271,13 +297,13 @@ impl<'a> Machine<'a> {
                 }
             }
         }
-        self.refresh(c, simd, now);
+        self.refresh(simd, now);
         Ok(())
     }
 
     /// Recomputes when SIMD `simd` of CU `c` next has a wave that may issue.
-    fn refresh(&mut self, c: usize, simd: u8, now: u64) {
-        let cu = &self.cus[c];
+    fn refresh(&mut self, simd: u8, now: u64) {
+        let cu = &self.cu;
         let mut next = u64::MAX;
         for &s in &cu.simd_slots[simd as usize] {
             let w = &self.slots[s];
@@ -286,21 +312,20 @@ impl<'a> Machine<'a> {
             }
             next = next.min(w.ready_at.max(now + 1));
         }
-        self.cus[c].simd_next[simd as usize] = next;
+        self.cu.simd_next[simd as usize] = next;
     }
 
     /// Why wave `s` cannot issue its next instruction now and from which cycle it may try
     /// again, or `None` if it can issue.
     fn blocked_by(
         &self,
-        c: usize,
         s: usize,
         f: &Facts,
         used: &[bool; UNITS],
         now: u64,
     ) -> Option<(StallReason, u64)> {
         let w = &self.slots[s];
-        let cu = &self.cus[c];
+        let cu = &self.cu;
         if f.unit != Unit::Internal && used[f.unit.index()] {
             return Some((StallReason::Issue, now + 1));
         }
@@ -334,7 +359,7 @@ impl<'a> Machine<'a> {
     }
 
     /// Orders ready waves for the issue arbiter: S_SETPRIO priority first.
-    fn order(&mut self, c: usize, cand: &mut [usize]) {
+    fn order(&mut self, cand: &mut [usize]) {
         if cand.len() < 2 {
             return;
         }
@@ -344,7 +369,7 @@ impl<'a> Machine<'a> {
                 cand.sort_by_key(|&s| (std::cmp::Reverse(slots[s].prio), slots[s].age))
             }
             Arbitration::RoundRobin => {
-                let cu = &mut self.cus[c];
+                let cu = &mut self.cu;
                 cu.rr = cu.rr.wrapping_add(1);
                 let n = cand.len();
                 let rot = cu.rr % n;
@@ -366,10 +391,27 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// The next cycle at which CU `c` can do anything after `now`, or `None` if nothing is
+    /// Steps every cycle of `[start, stop)` at which the CU has something to do. A guest stop
+    /// comes with its cycle.
+    pub fn run_window(&mut self, start: u64, stop: u64) -> Result<(), (u64, Stop, [u32; 3])> {
+        let mut t = self.cu.next.max(start);
+        while t < stop {
+            self.step(t).map_err(|(s, g)| (t, s, g))?;
+            t = self.next_event(t).unwrap_or(u64::MAX);
+        }
+        self.cu.next = t;
+        Ok(())
+    }
+
+    /// The last instruction issued, as (wave, instruction index, workgroup).
+    pub fn last_issue(&self) -> (u32, u32, [u32; 3]) {
+        self.last_issued
+    }
+
+    /// The next cycle at which the CU can do anything after `now`, or `None` if nothing is
     /// pending on it.
-    pub fn next_event(&self, c: usize, now: u64) -> Option<u64> {
-        self.cus[c].next_turn(now)
+    pub fn next_event(&self, now: u64) -> Option<u64> {
+        self.cu.next_turn(now)
     }
 
     /// The deadlock of group `g`: the waves that never arrive.
@@ -423,7 +465,6 @@ impl<'a> Machine<'a> {
         if !all {
             return;
         }
-        let c = group.cu as usize;
         for &s in &group.slots {
             let w = &mut slots[s];
             if w.block == Block::Barrier {
@@ -436,7 +477,7 @@ impl<'a> Machine<'a> {
                     now + 1,
                     StallReason::Issue,
                 );
-                self.cus[c].wake(w.simd, now + 1);
+                self.cu.wake(w.simd, now + 1);
             }
         }
         if let Some(g) = self.groups[g].as_mut() {
@@ -446,9 +487,9 @@ impl<'a> Machine<'a> {
 
     /// Wave `s` executed s_endpgm: give back its slot resources; the last wave of a group
     /// gives back the LDS and barrier too.
-    pub fn end_wave(&mut self, c: usize, s: usize, now: u64) {
+    pub fn end_wave(&mut self, s: usize, now: u64) {
         let demand = self.e.demand;
-        let cu = &mut self.cus[c];
+        let cu = &mut self.cu;
         cu.integrate(now);
         cu.slots.retain(|&x| x != s);
         let w = &mut self.slots[s];
@@ -473,10 +514,22 @@ impl<'a> Machine<'a> {
         let group = self.groups[g].as_mut().expect("resident group");
         group.alive -= 1;
         if group.alive == 0 {
+            // The hardware frees the LDS and barrier now; the group's storage stays until
+            // its last memory request has run.
             cu.room.release_group(&demand);
-            self.finished.push(g);
+            self.retire_if_done(g);
         } else {
             self.check_barrier(g, now);
+        }
+    }
+
+    /// Marks group `g` finished once its waves have ended and its requests have run.
+    pub fn retire_if_done(&mut self, g: usize) {
+        if let Some(group) = &self.groups[g] {
+            if group.alive == 0 && group.outstanding == 0 && !group.retired {
+                self.groups[g].as_mut().unwrap().retired = true;
+                self.finished.push(g);
+            }
         }
     }
 
@@ -485,12 +538,11 @@ impl<'a> Machine<'a> {
         let Some(group) = self.groups[g].as_ref() else {
             return;
         };
-        let c = group.cu as usize;
         for &s in &group.slots {
             let w = &mut self.slots[s];
             if w.block == Block::Sleep {
                 w.ready_at = w.ready_at.min(now + 1);
-                self.cus[c].wake(w.simd, now + 1);
+                self.cu.wake(w.simd, now + 1);
             }
         }
     }

@@ -82,6 +82,9 @@ pub struct Facts {
     /// A memory instruction whose results are registers (loads, returning atomics, SMEM
     /// loads): its writes land at completion.
     pub lands: bool,
+    /// SMEM, DS, vector memory or FLAT: its semantics run between windows, in completion
+    /// order ([`super::deferred`]).
+    pub memory: bool,
 }
 
 /// Facts of every instruction of `program`, by instruction index.
@@ -136,6 +139,10 @@ fn facts(d: &Decoded, target: Target) -> Facts {
         latency,
         ds: (class.category == Category::Ds).then(|| ds_shape(name, class.mem)),
         lands,
+        memory: matches!(
+            class.category,
+            Category::Smem | Category::Ds | Category::Vmem | Category::Flat
+        ),
     }
 }
 

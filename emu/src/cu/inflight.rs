@@ -1,9 +1,8 @@
 //! Memory operations between issue and completion, and how their results reach registers late.
 //!
-//! The semantic function of a load runs at issue (memory is read then), but the hardware writes
-//! the destination registers only when the data returns. So before the load runs, its
-//! destination registers are saved; after it runs, the values it produced are taken out into a
-//! [`Landing`] and the old values put back. At completion the landing is written in the lanes
+//! A memory instruction's semantics run between windows, in completion order
+//! ([`super::deferred`]), on a copy of the registers it read at issue; the values it produced
+//! become a [`Landing`], written to the wave's registers at the completion cycle in the lanes
 //! that were active at issue. A program missing an `s_waitcnt` therefore reads the old values,
 //! as on the hardware. (A d16 load lands its whole dword; a write to the other half of the same
 //! register between issue and completion would be overwritten. No compiler emits that.)
@@ -24,51 +23,24 @@ pub struct Landing {
     pub regs: RegSet,
 }
 
-/// The destination registers of a load before it ran.
-pub struct Saved {
-    vgprs: Vec<(u16, Row)>,
-    sgprs: Vec<(u16, u32)>,
-    regs: RegSet,
-}
-
-impl Saved {
-    /// Saves the registers of `writes` (operand codes) that a load may write.
-    pub fn take(w: &Wave, writes: RegSet) -> Saved {
-        let mut vgprs = Vec::new();
-        let mut sgprs = Vec::new();
+impl Landing {
+    /// The registers of `writes` as `w` holds them, to be written in the lanes of `exec`.
+    pub fn capture(w: &Wave, writes: RegSet, exec: u64) -> Landing {
+        let mut landing = Landing {
+            exec,
+            vgprs: Vec::new(),
+            sgprs: Vec::new(),
+            regs: writes,
+        };
         for code in writes.codes() {
             if code >= VGPR0 {
                 let v = code - VGPR0;
                 if (v as usize) < VGPRS {
-                    vgprs.push((v, w.vgpr[v as usize]));
+                    landing.vgprs.push((v, w.vgpr[v as usize]));
                 }
             } else if (code as usize) < SCALAR_CODES {
-                sgprs.push((code, w.sgpr[code as usize]));
+                landing.sgprs.push((code, w.sgpr[code as usize]));
             }
-        }
-        Saved {
-            vgprs,
-            sgprs,
-            regs: writes,
-        }
-    }
-
-    /// After the load ran: moves what it wrote into a [`Landing`] and restores the old values.
-    pub fn defer(self, w: &mut Wave, exec: u64) -> Landing {
-        let mut landing = Landing {
-            exec,
-            vgprs: Vec::with_capacity(self.vgprs.len()),
-            sgprs: Vec::with_capacity(self.sgprs.len()),
-            regs: self.regs,
-        };
-        for (v, old) in self.vgprs {
-            let row = &mut w.vgpr[v as usize];
-            landing.vgprs.push((v, *row));
-            *row = old;
-        }
-        for (c, old) in self.sgprs {
-            landing.sgprs.push((c, w.sgpr[c as usize]));
-            w.sgpr[c as usize] = old;
         }
         landing
     }
@@ -93,6 +65,10 @@ pub struct InFlight {
     pub counters: Counters,
     /// Instruction index, for diagnostics.
     pub index: u32,
+    /// The CU's issue number of the request (to attach its landing when it has run).
+    pub seq: u64,
+    /// Registers it will write at completion.
+    pub regs: RegSet,
     pub landing: Option<Box<Landing>>,
 }
 
@@ -165,9 +141,7 @@ impl Outstanding {
     }
 
     pub fn push(&mut self, op: InFlight) {
-        if let Some(l) = &op.landing {
-            self.pending = self.pending.union(l.regs);
-        }
+        self.pending = self.pending.union(op.regs);
         if op.counters.vm {
             self.last_vm = self.last_vm.max(op.done);
         }
@@ -192,8 +166,7 @@ impl Outstanding {
         self.pending = self
             .ops
             .iter()
-            .filter_map(|o| o.landing.as_ref())
-            .fold(RegSet::EMPTY, |acc, l| acc.union(l.regs));
+            .fold(RegSet::EMPTY, |acc, o| acc.union(o.regs));
         self.next = self.ops.first().map_or(u64::MAX, |o| o.done);
         true
     }
@@ -201,10 +174,16 @@ impl Outstanding {
     /// The outstanding operation that will write a register of `regs`, if any.
     pub fn writer_of(&self, regs: RegSet) -> Option<(&InFlight, RegSet)> {
         self.ops.iter().find_map(|o| {
-            let l = o.landing.as_ref()?;
-            let both = l.regs.intersect(regs);
+            let both = o.regs.intersect(regs);
             (!both.is_empty()).then_some((o, both))
         })
+    }
+
+    /// Gives request `seq` the register values it produced (it ran between windows).
+    pub fn attach(&mut self, seq: u64, landing: Landing) {
+        if let Some(op) = self.ops.iter_mut().find(|o| o.seq == seq) {
+            op.landing = Some(Box::new(landing));
+        }
     }
 }
 
@@ -216,13 +195,7 @@ mod tests {
     fn load_lands_late_in_issue_lanes() {
         let mut w = Wave::new(0);
         w.vgpr[5] = [1; 64];
-        let saved = Saved::take(&w, RegSet::range(VGPR0 + 5, 1).union(RegSet::one(7)));
-        // The "load" writes v5 in lanes 0 and 1 and s7.
-        w.vgpr[5][0] = 10;
-        w.vgpr[5][1] = 11;
-        w.sgpr[7] = 99;
-        let landing = saved.defer(&mut w, 0b11);
-        assert_eq!((w.vgpr[5][0], w.sgpr[7]), (1, 0));
+        let regs = RegSet::range(VGPR0 + 5, 1).union(RegSet::one(7));
         let mut out = Outstanding::default();
         out.push(InFlight {
             done: 100,
@@ -231,11 +204,20 @@ mod tests {
                 ..Counters::default()
             },
             index: 3,
-            landing: Some(Box::new(landing)),
+            seq: 9,
+            regs,
+            landing: None,
         });
         w.counters.vm = 1;
         assert!(out.pending.contains(VGPR0 + 5));
+        // The load ran (between windows) on a copy of the wave: v5 = 10, 11 in lanes 0, 1.
+        let mut ran = Wave::new(0);
+        ran.vgpr[5][0] = 10;
+        ran.vgpr[5][1] = 11;
+        ran.sgpr[7] = 99;
+        out.attach(9, Landing::capture(&ran, regs, 0b11));
         assert!(!out.complete(&mut w, 99));
+        assert_eq!(w.vgpr[5][0], 1);
         // A write to lane 2 in the meantime survives the landing.
         w.vgpr[5][2] = 42;
         assert!(out.complete(&mut w, 100));

@@ -3,11 +3,14 @@
 //! latency, LDS bank cycles, in-order return for vector memory), how long the wave and its SIMD
 //! are busy, and the wave-state changes of barriers, sleeps, priorities and s_endpgm.
 
-use super::engine::{account, Block, Machine};
+use super::deferred::{Request, Snapshot};
+use super::engine::{account, Block, CuSim};
 use super::facts::{Facts, Latency, Special, Unit};
-use super::inflight::{InFlight, Saved};
+use super::inflight::InFlight;
 use super::stats::{StaleRead, StallReason};
+use crate::exec::issue::VSKIP;
 use crate::exec::{Cx, Flow};
+use crate::hazard::regs::RegSet;
 use crate::lds_banks::{bank_cost, DsAccess};
 use crate::run::{category_index, Stop};
 use crate::wave::WAVE_SIZE;
@@ -16,22 +19,13 @@ use crate::wave::WAVE_SIZE;
 pub const CADENCE: u64 = 4;
 
 /// Issues the next instruction of wave `s` on CU `c` at cycle `now`.
-pub fn issue(m: &mut Machine, c: usize, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
+pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
     let group_id = m.group_id(s);
     let program = m.e.program;
     let index = m.slots[s].wave.pc;
     let d = &program.insts[index as usize];
     let f: Facts = m.e.facts[index as usize];
     let wave_index = m.slots[s].wave.index;
-    if m.budget == 0 {
-        return Err((
-            Stop::Budget {
-                wave: wave_index,
-                index,
-            },
-            group_id,
-        ));
-    }
     if let Some(h) = &mut m.hazards {
         if let Some(finding) = h.issue_slot(s, wave_index, group_id, index) {
             return Err((
@@ -67,7 +61,7 @@ pub fn issue(m: &mut Machine, c: usize, s: usize, now: u64) -> Result<(), (Stop,
         );
         tracing::trace!(
             cycle = now,
-            cu = c,
+            cu = slot.cu,
             simd = slot.simd,
             group = ?group_id,
             wave = wave_index,
@@ -78,56 +72,96 @@ pub fn issue(m: &mut Machine, c: usize, s: usize, now: u64) -> Result<(), (Stop,
     }
 
     let models = m.e.models;
-    let slot = &mut m.slots[s];
-    let saved = f
-        .lands
-        .then(|| Saved::take(&slot.wave, models.models[index as usize].writes));
-    let exec = slot.wave.exec();
-    slot.wave.pc = index + 1;
-    slot.wave.counters.issue(d.class.counters);
-    let group = m.groups[slot.group].as_mut().expect("resident group");
-    let mut cx = Cx {
-        wave: &mut slot.wave,
-        mem: m.mem,
-        lds: &mut group.lds,
-        program,
-        env: m.e.env,
-    };
-    let flow = crate::exec::issue::execute(&mut cx, d).map_err(|fault| {
-        (
-            Stop::Fault {
-                wave: wave_index,
-                index,
-                fault,
-            },
-            group_id,
-        )
-    })?;
-    if flow == Flow::Stall {
-        // Only s_waitcnt stalls, and it was checked before issue; retry next turn.
-        slot.wave.pc = index;
-        slot.block = Block::Waitcnt;
-        return Ok(());
-    }
-    let landing = saved.map(|sv| Box::new(sv.defer(&mut slot.wave, exec)));
     let counters = d.class.counters;
-    if counters.vm || counters.lgkm || counters.exp || landing.is_some() {
-        let done = completion(m, c, s, &f, d, now);
+    let slot = &mut m.slots[s];
+    let flow = if f.memory && slot.wave.mode & VSKIP == 0 {
+        // A memory instruction runs between windows, in completion order (`deferred`), on a
+        // copy of what it reads now; its registers land at completion.
+        let model = &models.models[index as usize];
+        let writes = if f.lands { model.writes } else { RegSet::EMPTY };
+        slot.wave.pc = index + 1;
+        let snap = Box::new(Snapshot::take(&slot.wave, model.reads.union(model.writes)));
+        slot.wave.counters.issue(counters);
+        let done = completion(m, s, &f, d, now);
+        let seq = m.seq;
+        m.seq += 1;
+        let slot = &mut m.slots[s];
         if f.latency == Latency::Lds {
-            m.slots[s].out.last_lds = done;
+            slot.out.last_lds = done;
         }
-        m.slots[s].out.push(InFlight {
+        slot.out.push(InFlight {
             done,
             counters,
             index,
-            landing,
+            seq,
+            regs: writes,
+            landing: None,
         });
-    }
+        let group = slot.group;
+        m.groups[group]
+            .as_mut()
+            .expect("resident group")
+            .outstanding += 1;
+        m.requests.push(Request {
+            done,
+            seq,
+            slot: s,
+            group,
+            index,
+            writes,
+            snap,
+        });
+        Flow::Continue
+    } else {
+        slot.wave.pc = index + 1;
+        slot.wave.counters.issue(counters);
+        let group = m.groups[slot.group].as_mut().expect("resident group");
+        let mut cx = Cx {
+            wave: &mut slot.wave,
+            mem: &mut m.no_memory,
+            lds: &mut group.lds,
+            program,
+            env: m.e.env,
+        };
+        let flow = crate::exec::issue::execute(&mut cx, d).map_err(|fault| {
+            (
+                Stop::Fault {
+                    wave: wave_index,
+                    index,
+                    fault,
+                },
+                group_id,
+            )
+        })?;
+        if flow == Flow::Stall {
+            // Only s_waitcnt stalls, and it was checked before issue; retry next turn.
+            slot.wave.pc = index;
+            slot.block = Block::Waitcnt;
+            return Ok(());
+        }
+        // s_sendmsg counts on LGKM_CNT until the message is sent; a vector memory op skipped
+        // by MODE.vskip has issued nothing to wait for.
+        if counters.lgkm && !f.memory {
+            let done = completion(m, s, &f, d, now);
+            m.slots[s].out.push(InFlight {
+                done,
+                counters,
+                index,
+                seq: u64::MAX,
+                regs: RegSet::EMPTY,
+                landing: None,
+            });
+        } else if f.memory {
+            m.slots[s].wave.counters.complete(counters);
+        }
+        flow
+    };
 
-    m.budget -= 1;
+    m.issued += 1;
+    m.last_issued = (wave_index, index, group_id);
     m.counts.wave_instructions += 1;
     m.counts.by_category[category_index(d.class.category)] += 1;
-    let cu = &mut m.cus[c];
+    let cu = &mut m.cu;
     let slot = &mut m.slots[s];
     slot.wave.instructions += 1;
     slot.ready_at = now + CADENCE;
@@ -183,27 +217,20 @@ pub fn issue(m: &mut Machine, c: usize, s: usize, now: u64) -> Result<(), (Stop,
             );
             m.check_barrier(g, now);
         }
-        Flow::End => m.end_wave(c, s, now),
+        Flow::End => m.end_wave(s, now),
         Flow::Continue | Flow::Stall => {}
     }
     Ok(())
 }
 
 /// When the memory operation just issued completes.
-fn completion(
-    m: &mut Machine,
-    c: usize,
-    s: usize,
-    f: &Facts,
-    d: &crate::program::Decoded,
-    now: u64,
-) -> u64 {
+fn completion(m: &mut CuSim, s: usize, f: &Facts, d: &crate::program::Decoded, now: u64) -> u64 {
     let lat = &m.e.config.latencies;
     let mut jitter = |cycles: u32| match &mut m.rng {
         Some(r) => r.jitter(cycles) as u64,
         None => cycles as u64,
     };
-    let cu = &mut m.cus[c];
+    let cu = &mut m.cu;
     let slot = &m.slots[s];
     match f.latency {
         Latency::Vmem => {
@@ -274,7 +301,7 @@ fn lds_cost(
 }
 
 /// Records a read (or overwrite) of a register an outstanding load will still write.
-fn check_stale(m: &mut Machine, s: usize, index: u32, f: &Facts, group: [u32; 3]) {
+fn check_stale(m: &mut CuSim, s: usize, index: u32, f: &Facts, group: [u32; 3]) {
     let model = &m.e.models.models[index as usize];
     let slot = &m.slots[s];
     // A load's own destinations may be outstanding from an earlier load of the same counter:

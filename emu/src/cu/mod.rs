@@ -14,12 +14,14 @@
 //! [`trace`].
 
 pub mod config;
+pub mod deferred;
 pub mod device;
 pub mod engine;
 pub mod facts;
 pub mod inflight;
 pub mod issue;
 pub mod occupancy;
+pub mod place;
 pub mod rng;
 pub mod stats;
 pub mod trace;

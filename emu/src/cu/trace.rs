@@ -129,6 +129,14 @@ impl Trace {
         });
     }
 
+    /// Appends another CU's timeline.
+    pub fn absorb(&mut self, other: Trace) {
+        self.meta.extend(other.meta);
+        let room = MAX_SEGMENTS.saturating_sub(self.segments.len());
+        self.truncated |= other.truncated || other.segments.len() > room;
+        self.segments.extend(other.segments.into_iter().take(room));
+    }
+
     pub fn segments(&self) -> usize {
         self.segments.len()
     }

@@ -1,0 +1,133 @@
+//! Memory instructions run between windows, in completion order.
+//!
+//! At issue a memory instruction (SMEM, DS, MUBUF/MTBUF, FLAT/GLOBAL/SCRATCH) only records a
+//! [`Request`]: a copy of the registers it reads. Before the CUs run the window that contains
+//! its completion cycle, every such request of every CU runs — ordered by (completion cycle,
+//! CU, issue number) — against global memory and its workgroup's LDS; what it writes to
+//! registers becomes the landing its wave receives at that cycle. No memory latency is shorter
+//! than a window, so every request completing in a window was issued before it: CUs never touch
+//! shared memory while a window runs, can run it in parallel, and the result is the same for
+//! any number of threads. For a program without races this is the same as reading memory at
+//! issue; with races, the order is the completion order, as on a GPU.
+
+use super::engine::{Block, CuSim};
+use super::inflight::Landing;
+use crate::exec::{Cx, DispatchEnv, Fault};
+use crate::hazard::regs::RegSet;
+use crate::memory::Memory;
+use crate::program::Program;
+use crate::run::Stop;
+use crate::wave::{Row, Wave, SCALAR_CODES, VGPRS};
+use gcn_isa::operand::VGPR0;
+
+/// The wave state a memory instruction reads, copied at issue.
+pub struct Snapshot {
+    sgpr: [u32; SCALAR_CODES],
+    scc: bool,
+    mode: u32,
+    trapsts: u32,
+    csp: u8,
+    index: u32,
+    lanes: u32,
+    /// Instruction index after the memory instruction (what `pc` was when it ran).
+    pc: u32,
+    vgprs: Vec<(u16, Row)>,
+}
+
+impl Snapshot {
+    /// Copies from `w` the scalar state and the VGPRs of `regs` (operand codes): those the
+    /// instruction reads, and those it writes (a d16 load keeps the other half).
+    pub fn take(w: &Wave, regs: RegSet) -> Snapshot {
+        Snapshot {
+            sgpr: w.sgpr,
+            scc: w.scc,
+            mode: w.mode,
+            trapsts: w.trapsts,
+            csp: w.csp,
+            index: w.index,
+            lanes: w.lanes,
+            pc: w.pc,
+            vgprs: regs
+                .vgprs()
+                .codes()
+                .map(|c| c - VGPR0)
+                .filter(|&v| (v as usize) < VGPRS)
+                .map(|v| (v, w.vgpr[v as usize]))
+                .collect(),
+        }
+    }
+
+    /// Loads the copy into `w` (a scratch wave; VGPRs the instruction does not read keep
+    /// whatever they held, which it does not look at).
+    fn restore(&self, w: &mut Wave) {
+        w.sgpr = self.sgpr;
+        w.scc = self.scc;
+        w.mode = self.mode;
+        w.trapsts = self.trapsts;
+        w.csp = self.csp;
+        w.index = self.index;
+        w.lanes = self.lanes;
+        w.pc = self.pc;
+        for (v, row) in &self.vgprs {
+            w.vgpr[*v as usize] = *row;
+        }
+    }
+}
+
+/// A memory instruction waiting to run.
+pub struct Request {
+    pub done: u64,
+    pub seq: u64,
+    /// The wave's slot and workgroup on its CU.
+    pub slot: usize,
+    pub group: usize,
+    pub index: u32,
+    /// Registers it writes (what its landing carries).
+    pub writes: RegSet,
+    pub snap: Box<Snapshot>,
+}
+
+/// What a request needs besides its CU.
+pub struct Shared<'a> {
+    pub program: &'a Program,
+    pub env: &'a DispatchEnv,
+    pub mem: &'a mut Memory,
+    /// Reused for every request (its VGPR file is 64 KiB).
+    pub scratch: Box<Wave>,
+}
+
+/// Runs request `r` of CU `sim`: its semantics against memory and its group's LDS, then hands
+/// the registers it wrote to its wave for the completion cycle.
+pub fn run(sh: &mut Shared, sim: &mut CuSim, r: Request) -> Result<(), (Stop, [u32; 3])> {
+    let d = &sh.program.insts[r.index as usize];
+    r.snap.restore(&mut sh.scratch);
+    let exec = sh.scratch.exec();
+    let group = sim.groups[r.group]
+        .as_mut()
+        .expect("a group outlives its requests");
+    let group_id = group.id;
+    let mut cx = Cx {
+        wave: &mut sh.scratch,
+        mem: sh.mem,
+        lds: &mut group.lds,
+        program: sh.program,
+        env: sh.env,
+    };
+    let result = crate::exec::issue::execute(&mut cx, d);
+    group.outstanding -= 1;
+    if let Err(fault) = result {
+        let wave = r.snap.index;
+        return Err((fault_stop(wave, r.index, fault), group_id));
+    }
+    let slot = &mut sim.slots[r.slot];
+    if slot.block != Block::Ended && !r.writes.is_empty() {
+        slot.out
+            .attach(r.seq, Landing::capture(&sh.scratch, r.writes, exec));
+    }
+    sim.retire_if_done(r.group);
+    Ok(())
+}
+
+fn fault_stop(wave: u32, index: u32, fault: Fault) -> Stop {
+    Stop::Fault { wave, index, fault }
+}

@@ -1,0 +1,128 @@
+//! Starting a workgroup on a CU: its waves get slots (reusing the VGPR files of earlier ones),
+//! the initial registers of the dispatch ABI, SIMDs, and an LDS.
+
+use super::engine::{Block, CuSim, Group, WaveSlot};
+use super::inflight::Outstanding;
+use super::stats::StallReason;
+use crate::dispatch::{self, Launch};
+use crate::lds::Lds;
+use crate::wave::Wave;
+use gcn_loader::KernelDescriptor;
+
+/// What every workgroup of a launch starts from.
+pub struct Start<'a> {
+    pub desc: &'a KernelDescriptor,
+    pub launch: &'a Launch,
+    pub entry_index: u32,
+}
+
+impl CuSim<'_> {
+    /// Starts workgroup `id` on this CU at cycle `now`, its waves on `simds`, with scratch at
+    /// `scratch`; `age` numbers the waves in dispatch order (their trace tracks); new slots come
+    /// from `spare` (slots of earlier launches) before being allocated.
+    pub fn start_group(
+        &mut self,
+        start: &Start,
+        id: [u32; 3],
+        simds: &[u8],
+        scratch: Option<u64>,
+        age: &mut u64,
+        spare: &mut Vec<WaveSlot>,
+        now: u64,
+    ) {
+        let c = self.cu.id;
+        tracing::debug!(cycle = now, cu = c, group = ?id, waves = simds.len(), "workgroup placed");
+        let mut launch = start.launch.clone();
+        launch.scratch_base = scratch.unwrap_or(0);
+        let g = match self.free_groups.pop() {
+            Some(g) => g,
+            None => {
+                self.groups.push(None);
+                self.groups.len() - 1
+            }
+        };
+        let demand = self.e.demand;
+        self.cu.integrate(now);
+        self.cu.room.take(&demand, simds);
+        let first_use = !self.cu.used;
+        self.cu.used = true;
+        let mut slots = Vec::with_capacity(simds.len());
+        for (i, &simd) in simds.iter().enumerate() {
+            let s = match self.free_slots.pop() {
+                Some(s) => s,
+                None => {
+                    self.slots.push(spare.pop().unwrap_or_else(new_slot));
+                    self.slots.len() - 1
+                }
+            };
+            let w = &mut self.slots[s];
+            w.wave.reset(i as u32, demand.vgprs as usize);
+            dispatch::init_wave(&mut w.wave, start.desc, &launch, id, i as u32);
+            w.wave.pc = start.entry_index;
+            w.cu = c;
+            w.simd = simd;
+            w.group = g;
+            w.age = *age;
+            *age += 1;
+            w.prio = 0;
+            w.ready_at = now;
+            w.block = Block::None;
+            w.out.clear();
+            w.reason = StallReason::Issue;
+            w.since = now;
+            w.trace = None;
+            self.cu.wake(simd, now);
+            self.cu.simd_slots[simd as usize].push(s);
+            if let Some(tr) = &mut self.trace {
+                if first_use && i == 0 {
+                    tr.name_cu(c);
+                }
+                let name = format!("wg({},{},{}) wave {i}", id[0], id[1], id[2]);
+                tr.name_wave(c, w.age, name);
+                tr.switch(&mut w.trace, c, w.age, "executing", now);
+            }
+            if let Some(h) = &mut self.hazards {
+                h.reset_slot(s);
+            }
+            self.cu.slots.push(s);
+            slots.push(s);
+        }
+        self.groups[g] = Some(Group {
+            id,
+            lds: Lds::new(start.launch.lds_size),
+            slots,
+            alive: simds.len() as u32,
+            cu: c,
+            scratch,
+            barrier_since: u64::MAX,
+            outstanding: 0,
+            retired: false,
+        });
+    }
+
+    /// Frees the storage of a finished group (its slots and index), returning its scratch.
+    pub fn release(&mut self, g: usize) -> Option<Group> {
+        let group = self.groups[g].take()?;
+        self.free_slots.extend(&group.slots);
+        self.free_groups.push(g);
+        Some(group)
+    }
+}
+
+/// A slot holding no wave yet.
+pub fn new_slot() -> WaveSlot {
+    WaveSlot {
+        wave: Wave::new(0),
+        cu: 0,
+        simd: 0,
+        group: 0,
+        age: 0,
+        prio: 0,
+        ready_at: 0,
+        block: Block::Ended,
+        out: Outstanding::default(),
+        reason: StallReason::Issue,
+        since: 0,
+        trace: None,
+    }
+}
