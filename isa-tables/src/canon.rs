@@ -35,10 +35,31 @@ fn modifier_masks(inst: &Inst) -> [u32; 2] {
             if soe {
                 w1 |= 0xfe00_0000;
             }
-            [
-                0xfffc_0000 | (1 << 17) | (1 << 16) | (1 << 15) | (1 << 14),
-                w1,
-            ]
+            // s_atc_probe* carry a 7-bit immediate where the others have sdata.
+            let sdata_imm = inst
+                .info()
+                .operands
+                .iter()
+                .any(|s| matches!(s, Slot::Imm(ImmKind::SmemSdataImm)));
+            let sdata_bits = if sdata_imm { 0x7f << 6 } else { 0 };
+            // glc exists only on memory accesses with data (loads, stores, atomics); LLVM
+            // drops it on s_atc_probe*, s_dcache_* and s_mem(real)time.
+            let ops = inst.info().operands;
+            let has_sdata = ops.iter().any(|s| {
+                matches!(
+                    s,
+                    Slot::Reg {
+                        field: Field::Sdata,
+                        ..
+                    }
+                )
+            });
+            let has_offset = ops
+                .iter()
+                .any(|s| matches!(s, Slot::Imm(ImmKind::SmemOffset)));
+            let glc = if has_sdata && has_offset { 1 << 16 } else { 0 };
+            // Bit 15 (nv) is ignored by LLVM 15's gfx9 decoder, so it is not kept.
+            [0xfffc_0000 | (1 << 17) | glc | (1 << 14) | sdata_bits, w1]
         }
         Format::Vop2 | Format::Vop1 | Format::Vopc => match inst.enc {
             Enc::Native => [0xfe00_0000 | opcode_bits(inst.format()) | 0x1ff, 0],

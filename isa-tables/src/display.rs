@@ -229,7 +229,7 @@ impl Inst {
             ImmKind::GprIdxMode => syntax::write_gpr_idx(f, imm as u32),
             ImmKind::GprIdxOn => syntax::write_gpr_idx(f, self.bits(0, 8, 8)),
             ImmKind::SmemOffset => syntax::write_smem_offset(self, f),
-            ImmKind::SmemSdataImm => write!(f, "{:#x}", self.bits(0, 6, 7)),
+            ImmKind::SmemSdataImm => syntax::write_u16(f, self.bits(0, 6, 7) as u16),
             ImmKind::Literal => write!(f, "{:#x}", self.literal.unwrap_or(0)),
             ImmKind::InterpAttr => syntax::write_interp_attr(self, f),
             ImmKind::InterpParam => syntax::write_interp_param(self, f),

@@ -190,8 +190,13 @@ fn write_dec(out: &mut impl Write, v: u16) -> fmt::Result {
 pub fn register_valid(code: u16, dwords: u8) -> bool {
     let d = dwords.max(1) as u16;
     match code {
+        // LLVM 15's SGPR tuples of 4 or more reach s103 (s[100:103], s[96:103], s[88:103]);
+        // single registers and pairs end at s101.
+        0..=101 if d >= 4 => code + d <= 104,
         0..=101 => code + d <= 102,
-        FLAT_SCRATCH_LO | XNACK_MASK_LO | VCC_LO | EXEC_LO => d <= 2,
+        FLAT_SCRATCH_LO | XNACK_MASK_LO | VCC_LO | EXEC_LO => d <= 2 || d == 4,
+        // a 128-bit operand also decodes as the 64-bit specials (and null)
+        NULL if d == 4 => true,
         103 | 105 | 107 | 127 | M0 | NULL => d == 1,
         108..=123 => code + d <= 124,
         235..=239 | 251..=253 => d <= 2,

@@ -161,10 +161,10 @@ pub fn write_smem_offset(inst: &Inst, f: &mut impl Write) -> fmt::Result {
     }
 }
 
+/// LLVM 15 prints every SMEM immediate offset as a signed 21-bit value (stores included).
 fn write_smem_imm(inst: &Inst, f: &mut impl Write) -> fmt::Result {
     let raw = inst.bits(1, 0, 21);
-    let is_store = inst.info().name.contains("store");
-    if !is_store && raw & (1 << 20) != 0 {
+    if raw & (1 << 20) != 0 {
         write!(f, "-{:#x}", (1u32 << 21) - raw)
     } else {
         write!(f, "{raw:#x}")
@@ -311,8 +311,8 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
                 f.write_str(" offset:")?;
                 write_smem_imm(inst, f)?;
             }
-            flag(f, b0(16), "glc")?;
-            flag(f, b0(15), "nv")
+            // Bit 15 (nv) is not decoded by LLVM 15 for gfx9: it is neither printed nor kept.
+            flag(f, b0(16), "glc")
         }
         Format::Vop1 | Format::Vop2 | Format::Vopc => match inst.enc {
             Enc::Native => Ok(()),

@@ -195,7 +195,6 @@ pub fn apply(
     match format {
         Format::Smem => match name {
             "glc" => w.flag(0, 16),
-            "nv" => w.flag(0, 15),
             // `offset:` beside an SGPR offset operand: the soe form (set by the caller).
             "offset" => {
                 let v = parse_int(value.unwrap_or("")).ok_or("`offset` needs a number")?;

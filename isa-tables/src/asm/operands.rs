@@ -171,8 +171,16 @@ impl Builder<'_> {
                 _ => Err("`off` is not allowed here".into()),
             };
         }
-        let op = parse_operand(text, effective_class(class, dwords), self.prefer)
+        let mut op = parse_operand(text, effective_class(class, dwords), self.prefer)
             .ok_or_else(|| format!("`{text}`: not a register or constant"))?;
+        // A 128-bit scalar operand starting at a 64-bit special register (or null) prints as that
+        // register's name (`s_load_dwordx4 vcc, ...`, see operand::register_valid).
+        if dwords == 4 && !op.is_constant() && crate::operand::register_valid(op.code, 4) {
+            let special_pair = op.dwords == 2 && (102..128).contains(&op.code);
+            if special_pair || (op.code == crate::operand::NULL && op.dwords == 1) {
+                op.dwords = 4;
+            }
+        }
         // Aperture and status sources (src_shared_base, src_scc...) read as 32 or 64 bits.
         let is_reg = !op.is_constant() && !(235..=254).contains(&op.code);
         if is_reg && op.dwords != dwords.max(1) && !variable_width(format, field) {

@@ -80,7 +80,7 @@ pub fn parse_register(text: &str) -> Option<Operand> {
     let (prefix, base, max) = if let Some(r) = text.strip_prefix("ttmp") {
         ("ttmp", r, 16)
     } else if let Some(r) = text.strip_prefix('s') {
-        ("s", r, 102)
+        ("s", r, 104)
     } else if let Some(r) = text.strip_prefix('v') {
         ("v", r, 256)
     } else if let Some(r) = text.strip_prefix('a') {
@@ -97,6 +97,11 @@ pub fn parse_register(text: &str) -> Option<Operand> {
             (n, n)
         };
     if last < first || last >= max || last - first >= 32 {
+        return None;
+    }
+    // s102 and s103 exist only as the top of a tuple of 4 or more (`s[100:103]`); alone they are
+    // flat_scratch_lo/hi.
+    if prefix == "s" && last >= 102 && last - first < 3 {
         return None;
     }
     let dwords = (last - first + 1) as u8;
