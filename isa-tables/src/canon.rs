@@ -177,8 +177,8 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
             }
             return Err(("literal", code as u32));
         }
-        if field == Field::Saddr && code == 0x7f {
-            continue; // "off"
+        if field == Field::Saddr && (code == 0x7f || code == operand::NULL) {
+            continue; // "off", or "null" (which LLVM 15 prints for gfx9 too)
         }
         let aligned = operand::align_scalar(code, dwords);
         if !operand::register_valid(aligned, dwords) {

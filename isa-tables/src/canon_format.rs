@@ -66,10 +66,36 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 if !LDS_LOADS.contains(&name) {
                     return Err(("lds=1 on an op without an LDS form", inst.words[0]));
                 }
+                // The data goes to LDS: LLVM neither prints nor keeps vdata.
+                keep[1] &= !(0xff << 8);
+            }
+            // LLVM 15 has no tfe form of the buffer atomics: the bit is dropped.
+            if inst.info().name.starts_with("buffer_atomic_") {
+                keep[1] &= !(1 << 23);
             }
             // vaddr is "off" unless offen or idxen uses it.
             if inst.words[0] & (3 << 12) == 0 {
                 keep[1] &= !0xff;
+            }
+        }
+        // lds (bit 13): on gfx9 only global/scratch loads of a dword or less write LDS
+        // (M0-addressed); LLVM then neither prints nor keeps vdst, and rejects every other op.
+        Format::Flat | Format::Global | Format::Scratch if inst.bit(0, 13) => {
+            const LDS_LOADS: [&str; 5] = [
+                "load_ubyte",
+                "load_sbyte",
+                "load_ushort",
+                "load_sshort",
+                "load_dword",
+            ];
+            let name = inst.info().name;
+            let op = name.split_once('_').map_or("", |(_, op)| op);
+            if inst.format() == Format::Flat || !LDS_LOADS.contains(&op) {
+                return Err(("lds=1 on an op without an LDS form", inst.words[0]));
+            }
+            keep[1] &= !(0xff << 24);
+            if inst.format() == Format::Scratch && inst.bits(1, 16, 7) == 0x7f {
+                keep[1] |= 0xff; // vaddr in use
             }
         }
         Format::Scratch if inst.bits(1, 16, 7) == 0x7f => keep[1] |= 0xff, // vaddr in use

@@ -146,6 +146,13 @@ impl Inst {
                     ..
                 },
             ) => self.bit(0, 16),
+            // nor do global/scratch loads into LDS
+            (
+                Format::Global | Format::Scratch,
+                Slot::Reg {
+                    field: Field::Vdst, ..
+                },
+            ) => self.bit(0, 13),
             _ => false,
         }
     }

@@ -173,6 +173,11 @@ impl Builder<'_> {
         }
         let mut op = parse_operand(text, effective_class(class, dwords), self.prefer)
             .ok_or_else(|| format!("`{text}`: not a register or constant"))?;
+        // GLOBAL/SCRATCH saddr = 0x7d prints as `null` (a name llvm-mc-15 itself only accepts
+        // on gfx10, but its disassembler prints it for gfx9).
+        if field == Field::Saddr && op.code == crate::operand::NULL && op.dwords == 1 {
+            op.dwords = dwords.max(1);
+        }
         // A 128-bit scalar operand starting at a 64-bit special register (or null) prints as that
         // register's name (`s_load_dwordx4 vcc, ...`, see operand::register_valid).
         if dwords == 4 && !op.is_constant() && crate::operand::register_valid(op.code, 4) {
@@ -412,16 +417,13 @@ pub fn build(
         .operands
         .iter()
         .filter(|s| {
-            // buffer loads into LDS have no data register
-            !(info.format == Format::Mubuf
-                && b.has_modifier("lds")
-                && matches!(
-                    s,
-                    Slot::Reg {
-                        field: Field::Vdata,
-                        ..
-                    }
-                ))
+            // buffer and global/scratch loads into LDS have no data register
+            let lds_data = match info.format {
+                Format::Mubuf => Field::Vdata,
+                Format::Global | Format::Scratch => Field::Vdst,
+                _ => return true,
+            };
+            !(b.has_modifier("lds") && matches!(s, Slot::Reg { field, .. } if *field == lds_data))
         })
         .collect();
     // glc flat-family atomics name the returned register first.
