@@ -4,7 +4,8 @@
 //! runs: wave-instructions per second, the slowdown against native, simulated cycles per
 //! second and what the timing model costs over the functional run.
 //!
-//! `cargo run --release -p gcnemu --bin bench [-- RUNS]`
+//! `cargo run --release -p gcnemu --bin bench [-- RUNS]` ("timed all" uses every core; the
+//! results are the same as on one thread).
 
 use gcnemu::{Arg, Device, DeviceConfig, Dims, LaunchOptions};
 use std::hint::black_box;
@@ -37,9 +38,18 @@ struct Result {
     native: Duration,
 }
 
-/// The two ways of running: functional only, and the timing model with the target's CUs.
-fn modes() -> [(&'static str, LaunchOptions); 2] {
-    [
+/// The ways of running: functional only, and the timing model with the target's CUs on one
+/// host thread and on all of them.
+fn modes() -> Vec<(&'static str, LaunchOptions)> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let timed = |threads: usize| {
+        let mut o = LaunchOptions::default();
+        if let Some(t) = &mut o.timing {
+            t.threads = threads;
+        }
+        o
+    };
+    let mut out = vec![
         (
             "functional",
             LaunchOptions {
@@ -47,8 +57,12 @@ fn modes() -> [(&'static str, LaunchOptions); 2] {
                 ..LaunchOptions::default()
             },
         ),
-        ("timed", LaunchOptions::default()),
-    ]
+        ("timed 1T", timed(1)),
+    ];
+    if cores > 1 {
+        out.push(("timed all", timed(cores)));
+    }
+    out
 }
 
 fn collatz(runs: usize, mode: &'static str, opts: &LaunchOptions) -> Result {

@@ -35,26 +35,41 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// An empty snapshot, to be filled by [`Snapshot::fill`].
+    pub fn empty() -> Box<Snapshot> {
+        Box::new(Snapshot {
+            sgpr: [0; SCALAR_CODES],
+            scc: false,
+            mode: 0,
+            trapsts: 0,
+            csp: 0,
+            index: 0,
+            lanes: 0,
+            pc: 0,
+            vgprs: Vec::new(),
+        })
+    }
+
     /// Copies from `w` the scalar state and the VGPRs of `regs` (operand codes): those the
-    /// instruction reads, and those it writes (a d16 load keeps the other half).
-    pub fn take(w: &Wave, regs: RegSet) -> Snapshot {
-        Snapshot {
-            sgpr: w.sgpr,
-            scc: w.scc,
-            mode: w.mode,
-            trapsts: w.trapsts,
-            csp: w.csp,
-            index: w.index,
-            lanes: w.lanes,
-            pc: w.pc,
-            vgprs: regs
-                .vgprs()
+    /// instruction reads, and those it writes (a d16 load keeps the other half). Fills in
+    /// place, so a recycled snapshot costs no allocation.
+    pub fn fill(&mut self, w: &Wave, regs: RegSet) {
+        self.sgpr = w.sgpr;
+        self.scc = w.scc;
+        self.mode = w.mode;
+        self.trapsts = w.trapsts;
+        self.csp = w.csp;
+        self.index = w.index;
+        self.lanes = w.lanes;
+        self.pc = w.pc;
+        self.vgprs.clear();
+        self.vgprs.extend(
+            regs.vgprs()
                 .codes()
                 .map(|c| c - VGPR0)
                 .filter(|&v| (v as usize) < VGPRS)
-                .map(|v| (v, w.vgpr[v as usize]))
-                .collect(),
-        }
+                .map(|v| (v, w.vgpr[v as usize])),
+        );
     }
 
     /// Loads the copy into `w` (a scratch wave; VGPRs the instruction does not read keep
@@ -115,8 +130,9 @@ pub fn run(sh: &mut Shared, sim: &mut CuSim, r: Request) -> Result<(), (Stop, [u
     };
     let result = crate::exec::issue::execute(&mut cx, d);
     group.outstanding -= 1;
+    let wave = r.snap.index;
+    sim.snapshots.push(r.snap);
     if let Err(fault) = result {
-        let wave = r.snap.index;
         return Err((fault_stop(wave, r.index, fault), group_id));
     }
     let slot = &mut sim.slots[r.slot];

@@ -174,6 +174,7 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode) -> CuSim<'a> {
         finished: Vec::new(),
         drain: 0,
         requests: Vec::new(),
+        snapshots: Vec::new(),
         seq: 0,
         issued: 0,
         last_issued: (0, 0, [0; 3]),

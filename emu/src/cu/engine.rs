@@ -190,8 +190,9 @@ pub struct CuSim<'a> {
     /// The last cycle at which a memory operation of an ended wave completes: the dispatch
     /// ends when its stores have reached memory, not at the last s_endpgm.
     pub drain: u64,
-    /// Memory instructions issued and not yet executed.
+    /// Memory instructions issued and not yet executed, and spent snapshots for reuse.
     pub requests: Vec<Request>,
+    pub snapshots: Vec<Box<super::deferred::Snapshot>>,
     /// Issue order of memory instructions on this CU (the tie-break of equal completions).
     pub seq: u64,
     /// Wave-instructions issued (checked against the budget between windows), and the last

@@ -80,7 +80,8 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
         let model = &models.models[index as usize];
         let writes = if f.lands { model.writes } else { RegSet::EMPTY };
         slot.wave.pc = index + 1;
-        let snap = Box::new(Snapshot::take(&slot.wave, model.reads.union(model.writes)));
+        let mut snap = m.snapshots.pop().unwrap_or_else(Snapshot::empty);
+        snap.fill(&slot.wave, model.reads.union(model.writes));
         slot.wave.counters.issue(counters);
         let done = completion(m, s, &f, d, now);
         let seq = m.seq;
