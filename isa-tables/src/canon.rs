@@ -105,6 +105,17 @@ fn modifier_masks(inst: &Inst) -> [u32; 2] {
             [0xffff_8000 | op_sel | abs, 0x1800_0000 | neg]
         }
         Format::Vop3p => [0xffff_ff00, 0xf800_0000],
+        // v_interp_mov_f32 holds its parameter (p10/p20/p0/invalid_param_N) where the others
+        // have vsrc.
+        Format::Vintrp
+            if inst
+                .info()
+                .operands
+                .iter()
+                .any(|s| matches!(s, Slot::Imm(ImmKind::InterpParam))) =>
+        {
+            [0xfc03_ffff, 0]
+        }
         Format::Vintrp => [0xfc03_ff00, 0],
         Format::Ds => [0xfdff_ffff, 0],
         // Cache invalidations (buffer_wbinvl1*) take no operands and LLVM prints no modifiers.

@@ -6,6 +6,7 @@ use crate::table::{Field, Format};
 
 pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str, u32)> {
     match inst.format() {
+        Format::Vop3 if inst.info().name.starts_with("v_interp_") => interp_vop3(inst, keep)?,
         Format::Vop3 | Format::Vop3p => {
             // Sources the op does not have must be zero (LLVM's decoder tables fix them).
             let has = |f: Field| {
@@ -103,6 +104,45 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
             keep[1] |= 0xff << 24 // vdst of a returning atomic
         }
         _ => {}
+    }
+    Ok(())
+}
+
+/// VOP3-encoded interpolation: src0 holds the attribute (bits 5:0), channel (7:6) and, for the
+/// f16 forms, `high` (bit 8); src1 is vsrc (v_interp_mov_f32: the parameter); src2 the f16
+/// forms' third source. LLVM 15 rejects abs/neg on src0 and on sources the op lacks, `high` on
+/// the f32 forms, and literals; op_sel bits are dropped.
+fn interp_vop3(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str, u32)> {
+    let name = inst.info().name;
+    let w = inst.words;
+    let is_mov = name.starts_with("v_interp_mov");
+    let f16 = name.ends_with("_f16");
+    let has_src2 = crate::syntax::nsrc(inst) == 2;
+    let src1 = (w[1] >> 9) & 0x1ff;
+    let src2 = (w[1] >> 18) & 0x1ff;
+    let (abs, neg) = ((w[0] >> 8) & 7, w[1] >> 29);
+    // source i may carry modifiers when it is a real source: src1 (not for mov), src2 if present
+    let allowed = if is_mov {
+        0
+    } else {
+        0b010 | if has_src2 { 0b100 } else { 0 }
+    };
+    if abs & !allowed != 0 || neg & !allowed != 0 {
+        return Err(("interpolation source modifier", w[0]));
+    }
+    if !f16 && w[1] & (1 << 8) != 0 {
+        return Err(("`high` on an f32 interpolation", w[1]));
+    }
+    if !has_src2 && src2 != 0 {
+        return Err(("unused source", src2));
+    }
+    if (!is_mov && src1 == u32::from(operand::LITERAL)) || src2 == u32::from(operand::LITERAL) {
+        return Err(("literal", operand::LITERAL.into()));
+    }
+    keep[0] |= 0x700; // abs bits (validated above)
+    keep[1] |= 0x1ff | (0x1ff << 9) | 0xe000_0000;
+    if has_src2 {
+        keep[1] |= 0x1ff << 18;
     }
     Ok(())
 }

@@ -181,7 +181,12 @@ pub fn write_interp_attr(inst: &Inst, f: &mut impl Write) -> fmt::Result {
 }
 
 pub fn write_interp_param(inst: &Inst, f: &mut impl Write) -> fmt::Result {
-    let p = inst.bits(0, 0, 8);
+    // VINTRP: bits 7:0; VOP3: the 9-bit src1 field
+    let p = if inst.format() == Format::Vintrp {
+        inst.bits(0, 0, 8)
+    } else {
+        inst.bits(1, 9, 9)
+    };
     match p {
         0 => f.write_str("p10"),
         1 => f.write_str("p20"),
@@ -350,6 +355,9 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
                 let listed = (op_sel & ((1 << n) - 1)) | ((op_sel >> 3) << n);
                 write_bits_list(f, "op_sel", listed, n + 1)?;
             }
+            // f16 interpolation: the attribute's high half (src0 bit 8)
+            let interp_high = inst.info().name.starts_with("v_interp_") && inst.bit(1, 8);
+            flag(f, interp_high, "high")?;
             write_clamp_omod(f, b0(15), (inst.words[1] >> 27) & 3)
         }
         Format::Vop3p => {

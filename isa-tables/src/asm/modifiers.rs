@@ -227,6 +227,7 @@ pub fn apply(
                 let srcs = v & ((1 << (n - 1)) - 1);
                 w.set(0, 11, 4, srcs | ((v >> (n - 1)) << 3))
             }
+            "high" if mnemonic.starts_with("v_interp_") => w.flag(1, 8),
             _ => unknown(),
         },
         Format::Vop3p => match name {

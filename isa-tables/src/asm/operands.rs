@@ -334,7 +334,12 @@ impl Builder<'_> {
                 }
             }
             ImmKind::InterpParam => {
-                self.set_bits(0, 0, 8, special::interp_param(text).ok_or_else(bad)?)
+                let p = special::interp_param(text).ok_or_else(bad)?;
+                if self.format() == Format::Vintrp {
+                    self.set_bits(0, 0, 8, p)
+                } else {
+                    self.set_bits(1, 9, 9, p)
+                }
             }
             ImmKind::ExpTgt => self.set_bits(0, 4, 6, special::exp_target(text).ok_or_else(bad)?),
         }
