@@ -1,5 +1,5 @@
 //! MODE bits that change float results: DX10_CLAMP (bit 8) decides whether the clamp modifier
-//! turns NaN into 0, and IEEE (bit 9) whether min/max/med3 propagate a signaling NaN (quieted)
+//! turns NaN into 0 (f32, f64, f16, packed f16), and IEEE (bit 9) whether min/max/med3 propagate a signaling NaN (quieted)
 //! or let it lose to a number. Expected values from the ISA's MODE register description.
 
 mod exec_common;
@@ -34,6 +34,30 @@ fn clamp_of_nan_follows_dx10_clamp() {
             assert!(f32::from_bits(got).is_nan(), "mode {mode:#x}: {got:#x}");
         }
         assert_eq!(w.vgpr[3][0], 1f32.to_bits());
+    }
+}
+
+#[test]
+fn f16_and_packed_clamp_of_nan_follow_dx10_clamp() {
+    // f16 inf + -inf = NaN, in the low half (v_add_f16) and both halves (v_pk_add_f16).
+    for (mode, dx10) in [(DENORMS | DX10, true), (DENORMS, false)] {
+        let w = run(
+            "v_add_f16_e64 v2, v0, v1 clamp\nv_pk_add_f16 v3, v0, v1 clamp",
+            |w| {
+                w.mode = mode;
+                w.vgpr[0] = [0x7c00_7c00; 64];
+                w.vgpr[1] = [0xfc00_fc00; 64];
+            },
+        )
+        .unwrap();
+        let lo = w.vgpr[2][0] & 0xffff;
+        let (plo, phi) = (w.vgpr[3][0] & 0xffff, w.vgpr[3][0] >> 16);
+        let nan = |h: u32| h & 0x7c00 == 0x7c00 && h & 0x3ff != 0;
+        if dx10 {
+            assert_eq!((lo, plo, phi), (0, 0, 0));
+        } else {
+            assert!(nan(lo) && nan(plo) && nan(phi), "{lo:#x} {plo:#x} {phi:#x}");
+        }
     }
 }
 

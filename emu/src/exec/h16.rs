@@ -64,13 +64,35 @@ pub fn fetch_hf(cx: &Cx, d: &Decoded, i: usize) -> RowF {
     std::array::from_fn(|l| widen(mods16(h[l], d.mods.abs, d.mods.neg, i), flush))
 }
 
+/// The VOP3 clamp modifier as MODE qualifies it: NaN clamps to 0 with DX10_CLAMP set and
+/// stays NaN without.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clamp {
+    Off,
+    Dx10,
+    KeepNan,
+}
+
+impl Clamp {
+    pub fn of(cx: &Cx, d: &Decoded) -> Clamp {
+        match (d.mods.clamp, super::valu::dx10_clamp(cx)) {
+            (false, _) => Clamp::Off,
+            (true, true) => Clamp::Dx10,
+            (true, false) => Clamp::KeepNan,
+        }
+    }
+}
+
 /// Rounds an exact result to f16 once (nearest even), after omod and clamp; flushes an output
 /// denormal when `flush`.
 #[inline]
-pub fn narrow(v: f64, omod: u8, clamp: bool, flush: bool) -> u16 {
+pub fn narrow(v: f64, omod: u8, clamp: Clamp, flush: bool) -> u16 {
     let mut v = v * [1.0, 2.0, 4.0, 0.5][omod as usize & 3];
-    if clamp {
-        v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+    match clamp {
+        Clamp::Off => {}
+        Clamp::Dx10 if v.is_nan() => v = 0.0,
+        Clamp::KeepNan if v.is_nan() => {}
+        _ => v = v.clamp(0.0, 1.0),
     }
     let h = super::f16::f64_to_f16(v);
     if flush && h & 0x7c00 == 0 {
@@ -84,7 +106,8 @@ pub fn narrow(v: f64, omod: u8, clamp: bool, flush: bool) -> u16 {
 #[inline]
 pub fn finish_hf(cx: &Cx, d: &Decoded, r: &RowF) -> Row16 {
     let flush = denorm64(cx) & 2 == 0;
-    std::array::from_fn(|l| narrow(r[l], d.mods.omod, d.mods.clamp, flush))
+    let clamp = Clamp::of(cx, d);
+    std::array::from_fn(|l| narrow(r[l], d.mods.omod, clamp, flush))
 }
 
 /// Ops that keep the other half of the destination on gfx9 (outside the op_sel rows).

@@ -68,7 +68,7 @@ fn pk_f16(cx: &mut Cx, d: &Decoded, n: usize, f: impl Fn(f64, f64, f64) -> f64) 
         [(0.0, 0.0); WAVE_SIZE]
     };
     let flush = denorm64(cx) & 2 == 0;
-    let clamp = d.mods.clamp;
+    let clamp = super::h16::Clamp::of(cx, d);
     let r: Row = std::array::from_fn(|l| {
         let lo = narrow(f(a[l].0, b[l].0, c[l].0), 0, clamp, flush);
         let hi = narrow(f(a[l].1, b[l].1, c[l].1), 0, clamp, flush);
@@ -195,7 +195,7 @@ fn mix_f16_op(cx: &mut Cx, d: &Decoded, fused: bool, hi: bool) -> Res {
     let flush = denorm64(cx) & 2 == 0;
     let old = cx.wave.vgpr[d.vdst as usize];
     let out: Row = std::array::from_fn(|l| {
-        let h = narrow(r[l] as f64, 0, false, flush) as u32;
+        let h = narrow(r[l] as f64, 0, super::h16::Clamp::Off, flush) as u32;
         if hi {
             (old[l] & 0xffff) | h << 16
         } else {
