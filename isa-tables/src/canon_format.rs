@@ -30,6 +30,28 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                     inst.words[0] |= 1 << 14;
                 }
             }
+            // VOP3 abs/neg: LLVM keeps them on every source of an op with input modifiers or
+            // op_sel (the 16-bit integer ops keep but do not print them) and rejects them
+            // anywhere else; VOP3B has sdst where abs would be.
+            if inst.format() == Format::Vop3 {
+                let flags = inst.info().flags;
+                let vop3b = crate::syntax::is_vop3b(inst);
+                let n = crate::syntax::nsrc(inst) as u32;
+                let allowed = if flags & (crate::table::INPUT_MODS | crate::table::OP_SEL) != 0 {
+                    (1u32 << n) - 1
+                } else {
+                    0
+                };
+                let abs = if vop3b { 0 } else { (inst.words[0] >> 8) & 7 };
+                let neg = inst.words[1] >> 29;
+                if (abs | neg) & !allowed != 0 {
+                    return Err(("abs/neg of a source without modifiers", inst.words[0]));
+                }
+                if !vop3b {
+                    keep[0] |= 0x700;
+                }
+                keep[1] |= 0xe000_0000;
+            }
             // VOP3 op_sel bits of sources the op does not have (bits 0-2; bit 3 is the dst).
             if inst.format() == Format::Vop3 && inst.info().flags & crate::table::OP_SEL != 0 {
                 let n = crate::syntax::nsrc(inst);
