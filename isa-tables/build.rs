@@ -178,6 +178,8 @@ fn main() {
             flags |= match f {
                 "opsel" => 1,
                 "mods" => 2,
+                "int1" => 4,
+                "int2" => 8,
                 other => panic!("gfx9-ops.tsv:{}: unknown flag {other}", n + 1),
             };
         }

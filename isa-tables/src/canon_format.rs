@@ -72,6 +72,12 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 return Err(("SDWA compare destination", code as u32));
             }
         }
+        // SDWA: an integer source of a float op (v_ldexp_f16's exponent) takes sext only.
+        Format::Vop2 if inst.enc() == crate::Enc::Sdwa && inst.info().int_source(1) => {
+            if inst.words[1] & (3 << 28) != 0 {
+                return Err(("neg/abs on an integer SDWA source", inst.words[1]));
+            }
+        }
         Format::Mubuf | Format::Mtbuf => {
             // lds=1 (MUBUF bit 16) exists only for the loads the hardware can send to LDS:
             // llvm-mc-15 decodes it for buffer_load_format_x, ubyte, sbyte, ushort, sshort and

@@ -32,7 +32,9 @@ impl Inst {
         if !float_mods && self.enc != Enc::Sdwa {
             return (false, false, false);
         }
+        let int_source = self.info().int_source(i);
         match (self.format(), self.enc) {
+            (Format::Vop3, _) if int_source => (false, false, self.bit(1, 29 + i as u32)),
             // VOP3B keeps sdst where VOP3A has abs.
             (Format::Vop3, _) => {
                 let abs = !crate::syntax::is_vop3b(self) && self.bit(0, 8 + i as u32);
@@ -46,7 +48,7 @@ impl Inst {
             // SDWA: float ops take neg/abs, integer ops sign extension, in the same bits.
             (_, Enc::Sdwa) if i < 2 => {
                 let base = 20 + 8 * i as u32;
-                if float_mods {
+                if float_mods && !int_source {
                     (self.bit(1, base), self.bit(1, base + 1), false)
                 } else {
                     (false, false, self.bit(1, base - 1))

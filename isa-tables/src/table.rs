@@ -161,8 +161,22 @@ pub struct OpInfo {
 pub const OP_SEL: u8 = 1;
 /// VALU: the sources take neg/abs input modifiers.
 pub const INPUT_MODS: u8 = 2;
+/// VALU with INPUT_MODS: source 1 (`INT_SRC1`) or 2 (`INT_SRC2`) is an integer (v_ldexp's
+/// exponent, v_cvt_pk_u8_f32's byte index and accumulator): LLVM prints its neg bit as `sext(...)`
+/// and does not print its abs bit.
+pub const INT_SRC1: u8 = 4;
+pub const INT_SRC2: u8 = 8;
 
 impl OpInfo {
+    /// Is VALU source `i` an integer operand of an op with input modifiers?
+    pub fn int_source(&self, i: usize) -> bool {
+        match i {
+            1 => self.flags & INT_SRC1 != 0,
+            2 => self.flags & INT_SRC2 != 0,
+            _ => false,
+        }
+    }
+
     /// The mnemonic without LLVM's encoding suffix (`_e32`, `_e64`).
     pub fn base_name(&self) -> &'static str {
         self.name

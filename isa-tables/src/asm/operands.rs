@@ -120,8 +120,13 @@ impl Builder<'_> {
         let i =
             source_index(field).ok_or_else(|| format!("`{text}`: modifiers on a non-source"))?;
         let vop3b = crate::syntax::is_vop3b_info(self.info);
+        let int_source = self.info.int_source(i as usize);
         match (self.format(), self.enc) {
-            (Format::Vop3, _) if !op.sext && !(vop3b && op.abs) => {
+            // an integer source's neg bit is written `sext(...)`
+            (Format::Vop3, _) if int_source && op.sext && !op.neg && !op.abs => {
+                self.set_bits(1, 29 + i, 1, 1);
+            }
+            (Format::Vop3, _) if !op.sext && !(vop3b && op.abs) && !int_source => {
                 self.set_bits(1, 29 + i, 1, op.neg as u32);
                 if !vop3b {
                     self.set_bits(0, 8 + i, 1, op.abs as u32);
