@@ -25,6 +25,10 @@ fn run_case(case: &Case, target: &str, version: u32) -> Result<Vec<Vec<u8>>, Str
         "{} {target} v{version}: {} waves, {} wave-instructions",
         case.kernel, stats.waves, stats.wave_instructions
     );
+    // LLVM placed the s_waitcnts: no register may be read before its load completed.
+    if let Some(r) = stats.stale_reads.first() {
+        return Err(r.message());
+    }
     // Every work-item of a launch runs: one wave per 64 work-items of each workgroup.
     let groups: u64 = case.grid.iter().map(|&g| u64::from(g)).product();
     let per_group = u64::from(case.block.iter().product::<u32>()).div_ceil(64);
