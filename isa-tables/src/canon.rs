@@ -233,5 +233,42 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
     if !uses_literal {
         inst.literal = None;
     }
+    i16_float_constant_as_literal(inst);
     Ok(())
+}
+
+/// An inline *float* constant on a 16-bit integer source stands for its f16 bit pattern, which
+/// LLVM prints as hex (`0x3c00`) and re-encodes as that literal in the e32 forms (VOP1/VOP2/VOPC
+/// without SDWA/DPP), the only ones with room for one. The value read is the same.
+fn i16_float_constant_as_literal(inst: &mut Inst) {
+    if inst.enc != Enc::Native
+        || inst.literal.is_some()
+        || !matches!(inst.format(), Format::Vop1 | Format::Vop2 | Format::Vopc)
+    {
+        return;
+    }
+    let Some(loc) = fields::locate(inst.format(), inst.enc, Field::Src0) else {
+        return;
+    };
+    let Some(Slot::Reg { class, dwords, .. }) = inst.info().operands.iter().find(|s| {
+        matches!(
+            s,
+            Slot::Reg {
+                field: Field::Src0,
+                ..
+            }
+        )
+    }) else {
+        return;
+    };
+    let code = fields::get(&inst.words, loc);
+    if effective_class(*class, *dwords) != crate::table::ImmClass::I16
+        || !(240..=operand::INV_2PI).contains(&code)
+    {
+        return;
+    }
+    if let Some(bits) = operand::f16_inline_bits(code) {
+        fields::set(&mut inst.words, loc, LITERAL);
+        inst.literal = Some(bits.into());
+    }
 }

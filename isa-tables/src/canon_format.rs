@@ -70,6 +70,9 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 inst.words[1] &= !0xff00;
             } else if !(code == operand::NULL || operand::register_valid(aligned, 2)) {
                 return Err(("SDWA compare destination", code as u32));
+            } else {
+                // an odd SGPR names its aligned pair, which is what LLVM re-encodes
+                inst.words[1] = (inst.words[1] & !0x7f00) | (u32::from(aligned) << 8);
             }
         }
         // SDWA: an integer source of a float op (v_ldexp_f16's exponent) takes sext only.

@@ -121,6 +121,15 @@ pub fn write_literal(out: &mut impl Write, lit: u32, class: ImmClass) -> fmt::Re
     }
 }
 
+/// The f16 bit pattern of an inline float code (240..=248).
+pub fn f16_inline_bits(code: u16) -> Option<u16> {
+    match code {
+        INV_2PI => Some(INV_2PI_F16),
+        240..=247 => Some(F16_INLINE[(code - 240) as usize]),
+        _ => None,
+    }
+}
+
 /// Writes an inline constant code for an operand of `class`.
 pub fn write_inline(out: &mut impl Write, code: u16, class: ImmClass) -> fmt::Result {
     if let Some(v) = inline_int(code) {
