@@ -96,3 +96,27 @@ fn min_max_with_a_signaling_nan_follow_ieee_mode() {
     let d = w.vgpr[10][0] as u64 | (w.vgpr[11][0] as u64) << 32;
     assert_eq!(d, 2f64.to_bits());
 }
+
+#[test]
+fn f16_min_max_with_a_signaling_nan_follow_ieee_mode() {
+    // 0x7c01: f16 signaling NaN; 0x4200 = 3.0, 0xbc00 = -1.0.
+    let asm = "v_min_f16 v2, v0, v1\nv_max_f16 v3, v1, v0\nv_min3_f16 v4, v1, v0, v5\nv_med3_f16 v6, v0, v1, v5";
+    let setup = |mode: u32| {
+        move |w: &mut gcnemu::wave::Wave| {
+            w.mode = mode;
+            w.vgpr[0] = [0x7c01; 64];
+            w.vgpr[1] = [0x4200; 64];
+            w.vgpr[5] = [0xbc00; 64];
+        }
+    };
+    let w = run(asm, setup(DENORMS | IEEE)).unwrap();
+    for r in [2, 3, 4, 6] {
+        assert_eq!(w.vgpr[r][0] & 0xffff, 0x7e01, "v{r}");
+    }
+    let w = run(asm, setup(DENORMS)).unwrap();
+    let lo = |r: usize| w.vgpr[r][0] & 0xffff;
+    assert_eq!(
+        [lo(2), lo(3), lo(4), lo(6)],
+        [0x4200, 0x4200, 0xbc00, 0xbc00]
+    );
+}

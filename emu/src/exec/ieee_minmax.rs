@@ -61,8 +61,61 @@ f64_ops! {
     v_max_f64: f64_2 |a, b| fp::max_f64(a, b);
 }
 
+/// An f16 min/max-family op: `f` on the widened sources unless IEEE mode is on and a source
+/// is a signaling NaN, which then comes out quieted.
+fn hf_op(cx: &mut Cx, d: &Decoded, n: usize, f: fn(&[f64]) -> f64) -> Res {
+    use super::h16::{fetch_h, finish_hf, mods16, widen, write_h, RowF};
+    let ieee = ieee(cx);
+    let flush = super::valu::denorm64(cx) & 1 == 0;
+    let raw: [[u16; 64]; 3] = std::array::from_fn(|i| {
+        if i < n {
+            let h = fetch_h(cx, d, i);
+            std::array::from_fn(|l| mods16(h[l], d.mods.abs, d.mods.neg, i))
+        } else {
+            [0; 64]
+        }
+    });
+    let r: RowF = std::array::from_fn(|l| {
+        let snan = (0..n)
+            .map(|i| raw[i][l])
+            .find(|h| h & 0x7c00 == 0x7c00 && h & 0x3ff != 0 && h & 0x200 == 0);
+        match snan {
+            // Quieted, payload kept: widening sets the quiet bit and narrowing keeps it.
+            Some(h) if ieee => widen(h, false),
+            _ => {
+                let v: [f64; 3] = std::array::from_fn(|i| widen(raw[i][l], flush));
+                f(&v[..n])
+            }
+        }
+    });
+    let out = finish_hf(cx, d, &r);
+    write_h(cx, d, &out);
+    Ok(super::Flow::Continue)
+}
+
+fn v_min_f16(cx: &mut Cx, d: &Decoded) -> Res {
+    hf_op(cx, d, 2, |v| fp::min_f64(v[0], v[1]))
+}
+fn v_max_f16(cx: &mut Cx, d: &Decoded) -> Res {
+    hf_op(cx, d, 2, |v| fp::max_f64(v[0], v[1]))
+}
+fn v_min3_f16(cx: &mut Cx, d: &Decoded) -> Res {
+    hf_op(cx, d, 3, |v| fp::min_f64(fp::min_f64(v[0], v[1]), v[2]))
+}
+fn v_max3_f16(cx: &mut Cx, d: &Decoded) -> Res {
+    hf_op(cx, d, 3, |v| fp::max_f64(fp::max_f64(v[0], v[1]), v[2]))
+}
+fn v_med3_f16(cx: &mut Cx, d: &Decoded) -> Res {
+    hf_op(cx, d, 3, |v| fp::med3_f64(v[0], v[1], v[2]))
+}
+
 pub fn resolve(name: &str) -> Option<ExecFn> {
     Some(match name {
+        "v_min_f16" => v_min_f16,
+        "v_max_f16" => v_max_f16,
+        "v_min3_f16" => v_min3_f16,
+        "v_max3_f16" => v_max3_f16,
+        "v_med3_f16" => v_med3_f16,
         "v_min_f32" => v_min_f32,
         "v_max_f32" => v_max_f32,
         "v_min3_f32" => v_min3_f32,
