@@ -32,6 +32,8 @@ pub mod device;
 pub mod disasm;
 pub mod dispatch;
 pub mod exec;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod hazard;
 pub mod lds;
 pub mod lds_banks;

@@ -1,0 +1,123 @@
+//! Arbitrary machine code run through both execution engines, for the `run` fuzz target
+//! (`fuzz/fuzz_targets/run.rs`) and its checked-in regressions (`emu/tests/fuzz_run.rs`).
+//!
+//! Whatever the bytes, running them must end — with success or a guest error — never with a
+//! panic, a hang or host memory touched. Each input runs on the functional engine and on the
+//! timing model (one and two host threads), under a small instruction budget.
+
+use crate::cu::{run_timed, Arbitration, TimingConfig};
+use crate::dispatch::Launch;
+use crate::exec::DispatchEnv;
+use crate::lds::Lds;
+use crate::memory::{AllocKind, Memory};
+use crate::program::Program;
+use crate::run::hazards::{HazardMode, HazardTable};
+use crate::run::{run_workgroup, Counts};
+use crate::wave::Wave;
+use gcn_isa::Target;
+use gcn_loader::KernelDescriptor;
+
+/// Wave-instructions an input may run per engine.
+const BUDGET: u64 = 20_000;
+/// Code bytes taken from an input.
+const MAX_CODE: usize = 512;
+
+/// Runs `data` — byte 0: target and wave count; the rest: code — on every engine.
+pub fn run_bytes(data: &[u8]) {
+    let Some((&head, code)) = data.split_first() else {
+        return;
+    };
+    let target = if head & 1 == 0 {
+        Target::Gfx900
+    } else {
+        Target::Gfx906
+    };
+    let waves = 1 + (head >> 1 & 3) as u32;
+    let mut bytes = code[..code.len().min(MAX_CODE)].to_vec();
+    bytes.truncate(bytes.len() / 4 * 4);
+    bytes.extend_from_slice(&0xbf81_0000u32.to_le_bytes()); // s_endpgm
+    let program = Program::decode(&bytes, 0x1000, target);
+
+    let mut mem = Memory::new(1 << 20);
+    let Ok(buf) = mem.alloc(4096, AllocKind::Buffer) else {
+        return;
+    };
+    functional(&program, &mut mem, buf, waves);
+    for threads in [1, 2] {
+        timed(&program, &mut mem, buf, waves, threads);
+    }
+}
+
+fn functional(program: &Program, mem: &mut Memory, buf: u64, waves: u32) {
+    let mut ws: Vec<Wave> = (0..waves)
+        .map(|i| {
+            let mut w = Wave::new(i);
+            w.set_exec(u64::MAX);
+            w.set_pair(0, buf);
+            w.vgpr[0] = std::array::from_fn(|l| l as u32 * 4);
+            w
+        })
+        .collect();
+    let mut lds = Lds::new(4096);
+    let env = DispatchEnv::default();
+    let (mut budget, mut counts) = (BUDGET, Counts::default());
+    let _ = run_workgroup(
+        &mut ws,
+        program,
+        mem,
+        &mut lds,
+        &env,
+        &mut budget,
+        &mut counts,
+    );
+}
+
+fn timed(program: &Program, mem: &mut Memory, buf: u64, waves: u32, threads: usize) {
+    let mut desc = KernelDescriptor::default();
+    desc.kernel_code_properties.enable_sgpr_kernarg_segment_ptr = true;
+    desc.rsrc1.granulated_workitem_vgpr_count = 63;
+    desc.rsrc1.granulated_wavefront_sgpr_count = 6;
+    desc.rsrc2.enable_vgpr_workitem_id = 2;
+    let launch = Launch {
+        grid: [2, 1, 1],
+        block: [waves * 64, 1, 1],
+        dispatch_id: 0,
+        packet: 0,
+        queue: 0,
+        kernarg: buf,
+        scratch_base: 0,
+        private_size: 0,
+        scratch_per_wave: 0,
+        lds_size: 4096,
+    };
+    let config = TimingConfig {
+        cus: 2,
+        threads,
+        barrier_timeout: 50_000,
+        arbitration: Arbitration::Random { seed: 1 },
+        ..TimingConfig::for_target(program.target)
+    };
+    let table = HazardTable::new(program, false);
+    let facts = crate::cu::facts::program_facts(program);
+    let run = crate::cu::TimedRun {
+        program,
+        facts: &facts,
+        models: &table,
+        desc: &desc,
+        launch: &launch,
+        env: DispatchEnv::default(),
+        config: &config,
+        entry_index: 0,
+        progress: None,
+    };
+    let (mut budget, mut counts) = (BUDGET, Counts::default());
+    let mut pool = Vec::new();
+    let _ = run_timed(
+        &run,
+        mem,
+        &mut budget,
+        &mut counts,
+        HazardMode::Warn,
+        &mut pool,
+    );
+}
