@@ -486,12 +486,15 @@ pub fn is_vop3b_info(info: &crate::table::OpInfo) -> bool {
 }
 
 /// ds_swizzle_b32's offset, in LLVM's `swizzle(...)` notation where it has one.
+///
+/// Offset bit 15 set with bits 14:8 clear selects quad-permute mode (four 2-bit lane selects);
+/// bit 15 clear selects bitmask mode, lane = ((id & and) | or) ^ xor over 5-bit masks at bits
+/// 4:0, 9:5 and 14:10. Bitmask forms that are a swap, a reverse or a broadcast get those names.
 pub fn write_swizzle(f: &mut impl Write, off: u32) -> fmt::Result {
     if off == 0 {
         return Ok(());
     }
-    if off & 0x8000 != 0 {
-        // QDMode: four 2-bit lane selects.
+    if off & 0xff00 == 0x8000 {
         let l = |i: u32| (off >> (2 * i)) & 3;
         return write!(
             f,
@@ -502,18 +505,35 @@ pub fn write_swizzle(f: &mut impl Write, off: u32) -> fmt::Result {
             l(3)
         );
     }
+    if off & 0x8000 != 0 {
+        return write!(f, " offset:{off}");
+    }
     let and_mask = off & 0x1f;
     let or_mask = (off >> 5) & 0x1f;
     let xor_mask = (off >> 10) & 0x1f;
+    if and_mask == 0x1f && or_mask == 0 && xor_mask.count_ones() == 1 {
+        // exchange lanes whose ids differ in one bit
+        return write!(f, " offset:swizzle(SWAP,{xor_mask})");
+    }
+    if and_mask == 0x1f && or_mask == 0 && xor_mask != 0 && (xor_mask + 1).is_power_of_two() {
+        // reverse the lane order within groups of xor + 1
+        return write!(f, " offset:swizzle(REVERSE,{})", xor_mask + 1);
+    }
+    let group = 0x20 - and_mask;
+    if group > 1 && group.is_power_of_two() && or_mask < group && xor_mask == 0 {
+        // every lane of a group reads lane `or` of its group
+        return write!(f, " offset:swizzle(BROADCAST,{group},{or_mask})");
+    }
+    // Per lane-id bit, from bit 4 down, what the result bit is when the id bit is 0 and when
+    // it is 1: constant 0 or 1, passed through (`p`) or inverted (`i`).
+    let when0 = or_mask ^ xor_mask;
+    let when1 = (and_mask | or_mask) ^ xor_mask;
     write!(f, " offset:swizzle(BITMASK_PERM,\"")?;
     for i in (0..5).rev() {
-        let a = (and_mask >> i) & 1;
-        let o = (or_mask >> i) & 1;
-        let x = (xor_mask >> i) & 1;
-        let c = match (a, o, x) {
-            (0, 0, _) => '0',
-            (0, 1, _) => '1',
-            (1, _, 0) => 'p',
+        let c = match ((when0 >> i) & 1, (when1 >> i) & 1) {
+            (0, 0) => '0',
+            (1, 1) => '1',
+            (0, 1) => 'p',
             _ => 'i',
         };
         f.write_char(c)?;

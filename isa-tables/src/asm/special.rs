@@ -92,7 +92,43 @@ pub fn swizzle(text: &str) -> Option<u16> {
         s.push_str(t.trim_start().strip_prefix("offset:").unwrap_or(&t));
         Ok(())
     };
+    // LLVM's own masks for a bitmask text, where they print back as the same text (some
+    // print as a named form or a different bitmask; the printer's inverse covers those).
+    if let Some(v) = bitmask_perm(text) {
+        let mut again = String::new();
+        if print(&mut again, v).is_ok() && normalize(&again) == normalize(text) {
+            return Some(v);
+        }
+    }
     lookup(&MAP, print, text)
+}
+
+/// `swizzle(BITMASK_PERM,"01pi0")`, one character per lane-id bit from bit 4 down: `0`/`1` force
+/// the bit, `p` passes it through, `i` inverts it. Several masks print alike; this picks the
+/// one LLVM's assembler writes (`1` in the or-mask, `p` in the and-mask, `i` in and and xor).
+fn bitmask_perm(text: &str) -> Option<u16> {
+    let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let body = t
+        .strip_prefix("swizzle(BITMASK_PERM,\"")?
+        .strip_suffix("\")")?;
+    if body.len() != 5 {
+        return None;
+    }
+    let (mut and, mut or, mut xor) = (0u16, 0u16, 0u16);
+    for (i, c) in body.chars().enumerate() {
+        let bit = 1 << (4 - i);
+        match c {
+            '0' => {}
+            '1' => or |= bit,
+            'p' => and |= bit,
+            'i' => {
+                and |= bit;
+                xor |= bit;
+            }
+            _ => return None,
+        }
+    }
+    Some(and | or << 5 | xor << 10)
 }
 
 /// An export target: `mrt0`..`mrt7`, `mrtz`, `null`, `pos0`..`pos3`, `param0`..`param31`.
