@@ -148,6 +148,9 @@ fn field_mask(inst: &Inst, field: Field) -> [u32; 2] {
 
 pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
     let info = inst.info();
+    if inst.enc == Enc::Native && crate::decode::src0_is_vgpr_only(info) {
+        inst.words[0] |= 1 << 8;
+    }
     let format = info.format;
     let mut keep = modifier_masks(inst);
     let mut uses_literal = false;

@@ -128,12 +128,46 @@ fn needs_literal(inst: &Inst) -> bool {
             };
             // Only 8- and 9-bit source fields can name the literal.
             l.kind == Kind::Code
+                && !(field == Field::Src0 && src0_is_vgpr_only(inst.info()))
                 && l.bits >= 8
                 && fields::get(&inst.words, l) == LITERAL
                 && !matches!(field, Field::VdstSgpr | Field::Sdst)
         }
         _ => false,
     })
+}
+
+/// How source `field` of `info` prints constants in encoding `enc`: the table's class, except
+/// that an SDWA src1 (a VGPR-only `vsrc1` in the e32 form, so probed as `None`) can hold an SGPR
+/// or inline constant, which prints like src0's (or as an integer for an integer source).
+pub(crate) fn source_class(
+    info: &crate::table::OpInfo,
+    enc: Enc,
+    field: Field,
+    class: ImmClass,
+    dwords: u8,
+) -> ImmClass {
+    if enc == Enc::Sdwa && field == Field::Vsrc1 && class == ImmClass::None {
+        if info.int_source(1) {
+            return ImmClass::B32;
+        }
+        let src0 = info.operands.iter().find_map(|s| match *s {
+            Slot::Reg {
+                field: Field::Src0,
+                class,
+                dwords,
+            } => Some(effective_class(class, dwords)),
+            _ => None,
+        });
+        return src0.unwrap_or(ImmClass::B32);
+    }
+    effective_class(class, dwords)
+}
+
+/// v_swap_b32's src0 is a VGPR whatever bit 8 says: LLVM reads the low 8 bits as a VGPR number
+/// (and so never a literal).
+pub(crate) fn src0_is_vgpr_only(info: &crate::table::OpInfo) -> bool {
+    info.format == Format::Vop1 && info.name == "v_swap_b32"
 }
 
 /// Class used when the table says `None` for a source (operands that were never probed).

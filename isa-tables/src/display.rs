@@ -1,7 +1,6 @@
 //! LLVM-syntax text for an [`Inst`]: the mnemonic, the operands in the table's order, then the
 //! format's modifiers, exactly as `llvm-objdump-15 -d` prints them.
 
-use crate::decode::effective_class;
 use crate::fields::Enc;
 use crate::inst::Inst;
 use crate::operand::{self, write_operand, write_register};
@@ -54,6 +53,8 @@ impl Inst {
                     (false, false, self.bit(1, base - 1))
                 }
             }
+            // DPP: an integer source's neg bit prints as sext; its abs bit is not printed.
+            (_, Enc::Dpp) if i < 2 && int_source => (false, false, self.bit(1, 20 + 2 * i as u32)),
             (_, Enc::Dpp) if i < 2 => {
                 let base = 20 + 2 * i as u32;
                 (self.bit(1, base), self.bit(1, base + 1), false)
@@ -185,7 +186,7 @@ impl Inst {
     ) -> fmt::Result {
         let code = self.code(field).unwrap_or(0);
         let dwords = self.operand_dwords(field, dwords);
-        let class = effective_class(class, dwords);
+        let class = crate::decode::source_class(self.info(), self.enc, field, class, dwords);
         let (neg, abs, sext) = source_index(field)
             .map(|i| self.source_modifiers(i))
             .unwrap_or_default();

@@ -407,12 +407,16 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             if inst.format() == Format::Mtbuf {
                 let dfmt = (w0 >> 19) & 0xf;
                 let nfmt = (w0 >> 23) & 0x7;
-                if dfmt != 1 || nfmt != 0 {
-                    write!(f, " format:[{}", DFMT[dfmt as usize])?;
-                    if nfmt != 0 {
-                        write!(f, ",{}", NFMT[nfmt as usize])?;
-                    }
-                    f.write_str("]")?;
+                // Only the parts that differ from the defaults (BUF_DATA_FORMAT_8, UNORM).
+                match (dfmt != 1, nfmt != 0) {
+                    (true, true) => write!(
+                        f,
+                        " format:[{},{}]",
+                        DFMT[dfmt as usize], NFMT[nfmt as usize]
+                    )?,
+                    (true, false) => write!(f, " format:[{}]", DFMT[dfmt as usize])?,
+                    (false, true) => write!(f, " format:[{}]", NFMT[nfmt as usize])?,
+                    (false, false) => {}
                 }
             }
             flag(f, b0(13), "idxen")?;

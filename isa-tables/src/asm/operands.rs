@@ -5,7 +5,6 @@ use super::encoding::base_words;
 use super::lex::Parts;
 use super::value::{parse_int, parse_operand, parse_register, Operand, Prefer};
 use super::{modifiers, special, Labels};
-use crate::decode::effective_class;
 use crate::fields::{self, Enc};
 use crate::operand::LITERAL;
 use crate::table::{op_info, Field, Format, ImmKind, OpId, OpInfo, Slot};
@@ -142,7 +141,10 @@ impl Builder<'_> {
                 self.set_bits(1, base + 1, 1, op.abs as u32);
                 self.set_bits(1, base - 1, 1, op.sext as u32);
             }
-            (_, Enc::Dpp) if i < 2 && !op.sext => {
+            (_, Enc::Dpp) if i < 2 && int_source && op.sext && !op.neg && !op.abs => {
+                self.set_bits(1, 20 + 2 * i, 1, 1);
+            }
+            (_, Enc::Dpp) if i < 2 && !op.sext && !int_source => {
                 self.set_bits(1, 20 + 2 * i, 1, op.neg as u32);
                 self.set_bits(1, 21 + 2 * i, 1, op.abs as u32);
             }
@@ -176,7 +178,8 @@ impl Builder<'_> {
                 _ => Err("`off` is not allowed here".into()),
             };
         }
-        let mut op = parse_operand(text, effective_class(class, dwords), self.prefer)
+        let class = crate::decode::source_class(self.info, self.enc, field, class, dwords);
+        let mut op = parse_operand(text, class, self.prefer)
             .ok_or_else(|| format!("`{text}`: not a register or constant"))?;
         // GLOBAL/SCRATCH saddr = 0x7d prints as `null` (a name llvm-mc-15 itself only accepts
         // on gfx10, but its disassembler prints it for gfx9).
@@ -202,10 +205,7 @@ impl Builder<'_> {
         if format == Format::Exp {
             return self.exp_lane(field, &op, text);
         }
-        let low_half = matches!(
-            effective_class(class, dwords),
-            crate::ImmClass::F16 | crate::ImmClass::I16
-        );
+        let low_half = matches!(class, crate::ImmClass::F16 | crate::ImmClass::I16);
         self.put(field, &op, text, low_half)
     }
 
