@@ -180,6 +180,7 @@ fn main() {
                 "mods" => 2,
                 "int1" => 4,
                 "int2" => 8,
+                "sdwaint" => 16,
                 other => panic!("gfx9-ops.tsv:{}: unknown flag {other}", n + 1),
             };
         }

@@ -5,6 +5,7 @@ use crate::operand;
 use crate::table::{Field, Format};
 
 pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str, u32)> {
+    rejected_by_llvm(inst)?;
     match inst.format() {
         Format::Vop3 if inst.info().name.starts_with("v_interp_") => interp_vop3(inst, keep)?,
         Format::Vop3 | Format::Vop3p => {
@@ -137,6 +138,80 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
         _ => {}
     }
     Ok(())
+}
+
+/// Encodings llvm-mc-15 rejects as invalid although every field has a meaning.
+fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
+    let info = inst.info();
+    let (w0, w1) = (inst.words[0], inst.words[1]);
+    match (inst.format(), inst.enc()) {
+        // gfx9 has no VOPC DPP in LLVM 15.
+        (Format::Vopc, crate::Enc::Dpp) => Err(("VOPC DPP", w1)),
+        // SDWA and DPP only carry 32-bit operands.
+        (Format::Vop1 | Format::Vop2 | Format::Vopc, crate::Enc::Sdwa | crate::Enc::Dpp)
+            if info
+                .operands
+                .iter()
+                .any(|s| matches!(s, crate::table::Slot::Reg { dwords: 2.., .. })) =>
+        {
+            Err(("SDWA/DPP of a 64-bit op", w1))
+        }
+        // SDWA: neg/abs (bits 20-21, 28-29) only on float ops, sext (19, 27) only on integer
+        // sources.
+        (Format::Vop1 | Format::Vop2 | Format::Vopc, crate::Enc::Sdwa) => {
+            let float = info.sdwa_float_mods();
+            for i in 0..2u32 {
+                let base = 20 + 8 * i;
+                let int_src = !float || info.int_source(i as usize);
+                let neg_abs = (w1 >> base) & 3 != 0;
+                let sext = w1 & (1 << (base - 1)) != 0;
+                if (int_src && neg_abs) || (!int_src && sext) {
+                    return Err(("SDWA source modifier", w1));
+                }
+            }
+            Ok(())
+        }
+        // DPP: neg/abs only on ops with input modifiers (and gfx908's v_dot*c accumulators,
+        // whose DPP form keeps them unprinted).
+        (Format::Vop1 | Format::Vop2, crate::Enc::Dpp)
+            if info.flags & crate::table::INPUT_MODS == 0
+                && !info.name.starts_with("v_dot")
+                && w1 & (0xf << 20) != 0 =>
+        {
+            Err(("DPP source modifier", w1))
+        }
+        // SOPP ops without an operand take no immediate.
+        (Format::Sopp, _) if info.operands.is_empty() && w0 & 0xffff != 0 => {
+            Err(("immediate of an operand-less SOPP op", w0 & 0xffff))
+        }
+        // SMEM ops without an offset (s_memtime, s_dcache_*) reject imm = 1.
+        (Format::Smem, _)
+            if w0 & (1 << 17) != 0
+                && !info.operands.iter().any(|s| {
+                    matches!(
+                        s,
+                        crate::table::Slot::Imm(crate::table::ImmKind::SmemOffset)
+                    )
+                }) =>
+        {
+            Err(("SMEM imm bit without an offset", w0))
+        }
+        // FLAT (seg 0) has no saddr: the field must be 0.
+        (Format::Flat, _) if (w1 >> 16) & 0x7f != 0 => Err(("FLAT saddr", (w1 >> 16) & 0x7f)),
+        // ds_nop has no operands and no offset.
+        (Format::Ds, _) if info.name == "ds_nop" && (w0 & 0x1_ffff != 0 || w1 != 0) => {
+            Err(("ds_nop operands", w0))
+        }
+        // Packed 16-bit integer ops: LLVM 15 decodes neg_lo/neg_hi on src0 only.
+        (Format::Vop3p, _)
+            if info.name.starts_with("v_pk_")
+                && ["i16", "u16", "b16"].iter().any(|t| info.name.ends_with(t))
+                && (w1 >> 30 != 0 || (w0 >> 9) & 3 != 0) =>
+        {
+            Err(("neg of a packed integer op", w0))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// VOP3-encoded interpolation: src0 holds the attribute (bits 5:0), channel (7:6) and, for the

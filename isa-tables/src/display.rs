@@ -47,11 +47,15 @@ impl Inst {
             // SDWA: float ops take neg/abs, integer ops sign extension, in the same bits.
             (_, Enc::Sdwa) if i < 2 => {
                 let base = 20 + 8 * i as u32;
-                if float_mods && !int_source {
+                if self.info().sdwa_float_mods() && !int_source {
                     (self.bit(1, base), self.bit(1, base + 1), false)
                 } else {
                     (false, false, self.bit(1, base - 1))
                 }
+            }
+            // v_cndmask_b32's DPP form keeps neg/abs but LLVM prints neither.
+            (_, Enc::Dpp) if self.info().flags & crate::table::SDWA_INT != 0 => {
+                (false, false, false)
             }
             // DPP: an integer source's neg bit prints as sext; its abs bit is not printed.
             (_, Enc::Dpp) if i < 2 && int_source => (false, false, self.bit(1, 20 + 2 * i as u32)),

@@ -166,8 +166,16 @@ pub const INPUT_MODS: u8 = 2;
 /// and does not print its abs bit.
 pub const INT_SRC1: u8 = 4;
 pub const INT_SRC2: u8 = 8;
+/// VOP2 with INPUT_MODS whose SDWA form treats both sources as integers (v_cndmask_b32: sext
+/// instead of neg/abs).
+pub const SDWA_INT: u8 = 16;
 
 impl OpInfo {
+    /// Do the SDWA source modifiers of this op mean neg/abs (float) rather than sext?
+    pub fn sdwa_float_mods(&self) -> bool {
+        self.flags & INPUT_MODS != 0 && self.flags & SDWA_INT == 0
+    }
+
     /// Is VALU source `i` an integer operand of an op with input modifiers?
     pub fn int_source(&self, i: usize) -> bool {
         match i {

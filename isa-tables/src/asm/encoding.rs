@@ -44,8 +44,8 @@ pub fn base_words(info: &OpInfo, enc: Enc) -> [u32; 2] {
             w[0] |= operand::DPP as u32;
             w[1] = 0xff << 24; // row_mask:0xf bank_mask:0xf
         }
-        // No SGPR base: `off`.
-        (Format::Flat | Format::Global | Format::Scratch, _) => w[1] |= 0x7f << 16,
+        // No SGPR base: `off` (FLAT itself has no saddr; LLVM requires the field to be 0).
+        (Format::Global | Format::Scratch, _) => w[1] |= 0x7f << 16,
         // dfmt 1 (BUF_DATA_FORMAT_8), nfmt 0 print as no format at all.
         (Format::Mtbuf, _) => w[0] |= 1 << 19,
         (Format::Vop3p, _) => {
