@@ -198,6 +198,24 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         }
         // FLAT (seg 0) has no saddr: the field must be 0.
         (Format::Flat, _) if (w1 >> 16) & 0x7f != 0 => Err(("FLAT saddr", (w1 >> 16) & 0x7f)),
+        // d16 exists only on the image loads, stores, samples and gathers that convert data.
+        (Format::Mimg, _) if w1 & (1 << 31) != 0 => {
+            let n = info.name;
+            let d16 = n.starts_with("image_sample")
+                || n.starts_with("image_gather4")
+                || [
+                    "image_load",
+                    "image_load_mip",
+                    "image_store",
+                    "image_store_mip",
+                ]
+                .contains(&n);
+            if d16 {
+                Ok(())
+            } else {
+                Err(("d16 on an image op without it", w1))
+            }
+        }
         // ds_nop has no operands and no offset.
         (Format::Ds, _) if info.name == "ds_nop" && (w0 & 0x1_ffff != 0 || w1 != 0) => {
             Err(("ds_nop operands", w0))

@@ -178,17 +178,43 @@ impl Inst {
             _ => {}
         }
         if self.format() == Format::Mimg && field == Field::Vdata {
-            let dmask = self.bits(0, 8, 4);
-            let mut n = dmask.count_ones().max(1);
-            if self.bit(1, 31) {
-                n = n.div_ceil(2); // d16 packs two components per dword
-            }
-            if self.bit(0, 16) {
-                n += 1; // tfe returns a status dword
-            }
-            let _ = table_dwords;
-            return n as u8;
+            return self.mimg_vdata_dwords();
         }
         table_dwords
+    }
+
+    /// MIMG vdata width, as LLVM 15 decodes it: one dword per dmask bit (gather4 always
+    /// returns 4), halved and rounded up with d16 (packed on gfx9), plus one with tfe. LLVM
+    /// only has some widths per kind of op; for any other the op keeps its default width:
+    /// atomics 1 or 2 (default 1), cmpswap 2 or 4 (default 2), gather4 2, 4 or 5 (default 4),
+    /// everything else 1 to 5.
+    fn mimg_vdata_dwords(&self) -> u8 {
+        let name = self.info().name;
+        let gather = name.starts_with("image_gather4");
+        let (default, widths): (u32, &[u32]) = if name.starts_with("image_atomic_cmpswap") {
+            (2, &[2, 4])
+        } else if name.starts_with("image_atomic_") {
+            (1, &[1, 2])
+        } else if gather {
+            (4, &[2, 4, 5])
+        } else {
+            (4, &[1, 2, 3, 4, 5])
+        };
+        let mut n = if gather {
+            4
+        } else {
+            self.bits(0, 8, 4).count_ones().max(1)
+        };
+        if self.bit(1, 31) {
+            n = n.div_ceil(2); // d16 packs two components per dword
+        }
+        if self.bit(0, 16) {
+            n += 1; // tfe returns a status dword
+        }
+        if widths.contains(&n) {
+            n as u8
+        } else {
+            default as u8
+        }
     }
 }
