@@ -244,6 +244,14 @@ impl Inst {
             ImmKind::GprIdxOn => syntax::write_gpr_idx(f, self.bits(0, 8, 8)),
             ImmKind::SmemOffset => syntax::write_smem_offset(self, f),
             ImmKind::SmemSdataImm => syntax::write_u16(f, self.bits(0, 6, 7) as u16),
+            // s_setreg_imm32_b32's value prints like an inline constant when it is one.
+            ImmKind::Literal if self.format() == Format::Sopk => {
+                let lit = self.literal.unwrap_or(0);
+                match operand::literal_as_inline(lit, ImmClass::B32) {
+                    Some(code) => operand::write_inline(f, code, ImmClass::B32),
+                    None => write!(f, "{lit:#x}"),
+                }
+            }
             ImmKind::Literal => write!(f, "{:#x}", self.literal.unwrap_or(0)),
             ImmKind::InterpAttr => syntax::write_interp_attr(self, f),
             ImmKind::InterpParam => syntax::write_interp_param(self, f),

@@ -273,6 +273,13 @@ pub fn write_dpp_ctrl(f: &mut impl Write, c: u32) -> fmt::Result {
         0x141 => f.write_str(" row_half_mirror"),
         0x142 => f.write_str(" row_bcast:15"),
         0x143 => f.write_str(" row_bcast:31"),
+        // gfx90a/gfx10 controls: LLVM 15 names them in a comment (with its doubled space).
+        0x150..=0x15f => f.write_str(
+            "  /* row_newbcast/row_share is not supported on ASICs earlier than GFX90A/GFX10 */",
+        ),
+        0x160..=0x16f => {
+            f.write_str(" /* row_xmask is not supported on ASICs earlier than GFX10 */")
+        }
         _ => f.write_str(" /* Invalid dpp_ctrl value */"),
     }
 }

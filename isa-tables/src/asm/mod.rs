@@ -45,11 +45,12 @@ impl fmt::Display for AsmError {
 
 impl std::error::Error for AsmError {}
 
-/// Texts the assembler cannot read back to the same text by design: an invalid DPP control prints
-/// as a comment without its value, and a compressed export's lanes are enabled in pairs by
+/// Texts the assembler cannot read back to the same text by design: an invalid (or gfx90a/gfx10)
+/// DPP control prints as a comment without its value, and a compressed export's lanes are enabled in pairs by
 /// LLVM's assembler (which this one follows), so a half-enabled pair cannot be written.
 pub fn is_lossy_text(text: &str) -> bool {
     text.contains("/* Invalid dpp_ctrl value */")
+        || text.contains("is not supported on ASICs earlier than")
         || (text.starts_with("exp ") && text.contains(" compr"))
 }
 
