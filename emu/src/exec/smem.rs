@@ -52,8 +52,9 @@ fn buffer_load(cx: &mut Cx, d: &Decoded, n: usize) -> Res {
     let off = offset(cx, d) & !3;
     let dst = d.sdst as usize;
     for i in 0..n {
-        let o = off + 4 * i as u64;
-        let v = if o + 4 > num_records {
+        // A negative immediate offset wraps to a huge one: out of range, reads 0.
+        let o = off.wrapping_add(4 * i as u64);
+        let v = if o.checked_add(4).is_none_or(|end| end > num_records) {
             0
         } else {
             let addr = base.wrapping_add(o);

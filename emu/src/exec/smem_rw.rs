@@ -19,7 +19,10 @@ fn buffer_addr(cx: &Cx, d: &Decoded, bytes: u64) -> Option<u64> {
     let w = &cx.wave.sgpr;
     let base = w[r] as u64 | ((w[r + 1] & 0xffff) as u64) << 32;
     let off = offset(cx, d) & !3;
-    (off + bytes <= w[r + 2] as u64).then(|| base.wrapping_add(off))
+    // A negative immediate offset wraps to a huge one: out of range, like any other.
+    off.checked_add(bytes)
+        .is_some_and(|end| end <= w[r + 2] as u64)
+        .then(|| base.wrapping_add(off))
 }
 
 fn fault(cx: &Cx, what: &'static str, addr: u64, len: usize) -> Fault {
