@@ -181,6 +181,8 @@ fn main() {
                 "int1" => 4,
                 "int2" => 8,
                 "sdwaint" => 16,
+                "noclamp" => 32,
+                "noomod" => 64,
                 other => panic!("gfx9-ops.tsv:{}: unknown flag {other}", n + 1),
             };
         }

@@ -156,6 +156,16 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         {
             Err(("SDWA/DPP of a 64-bit op", w1))
         }
+        // The accumulating v_mac_f32/v_mac_f16 have no SDWA form in LLVM 15 (DPP they have).
+        (Format::Vop2, crate::Enc::Sdwa) if info.name.starts_with("v_mac_") => {
+            Err(("SDWA form of v_mac", w1))
+        }
+        // SDWA omod (bits 15:14) only where the op's VOP3 form has omod.
+        (Format::Vop1 | Format::Vop2, crate::Enc::Sdwa)
+            if (w1 >> 14) & 3 != 0 && vop3_form_lacks(info, crate::table::NO_OMOD) =>
+        {
+            Err(("SDWA omod on an op without it", w1))
+        }
         // SDWA: neg/abs (bits 20-21, 28-29) only on float ops, sext (19, 27) only on integer
         // sources.
         (Format::Vop1 | Format::Vop2 | Format::Vopc, crate::Enc::Sdwa) => {
@@ -179,6 +189,13 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
                 && w1 & (0xf << 20) != 0 =>
         {
             Err(("DPP source modifier", w1))
+        }
+        // VOP3 output modifiers exist only where the table says so.
+        (Format::Vop3, _) if w0 & (1 << 15) != 0 && info.flags & crate::table::NO_CLAMP != 0 => {
+            Err(("clamp on an op without it", w0))
+        }
+        (Format::Vop3, _) if (w1 >> 27) & 3 != 0 && info.flags & crate::table::NO_OMOD != 0 => {
+            Err(("omod on an op without it", w1))
         }
         // SOPP ops without an operand take no immediate.
         (Format::Sopp, _) if info.operands.is_empty() && w0 & 0xffff != 0 => {
@@ -217,8 +234,12 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
             }
         }
         // ds_nop has no operands and no offset.
-        (Format::Ds, _) if info.name == "ds_nop" && (w0 & 0x1_ffff != 0 || w1 != 0) => {
+        (Format::Ds, _) if info.name == "ds_nop" && (w0 & 0x201_ffff != 0 || w1 != 0) => {
             Err(("ds_nop operands", w0))
+        }
+        // DS bit 25 (unused) is ignored by LLVM except on the src2 ops, which reject it.
+        (Format::Ds, _) if w0 & (1 << 25) != 0 && info.name.contains("_src2_") => {
+            Err(("DS bit 25 on a src2 op", w0))
         }
         // Packed 16-bit integer ops: LLVM 15 decodes neg_lo/neg_hi on src0 only.
         (Format::Vop3p, _)
@@ -230,6 +251,15 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         }
         _ => Ok(()),
     }
+}
+
+/// Does the VOP3 (`_e64`) row of this VOP1/VOP2 op carry `flag` (NO_CLAMP / NO_OMOD)?
+fn vop3_form_lacks(info: &crate::table::OpInfo, flag: u8) -> bool {
+    let e64 = format!("{}_e64", info.base_name());
+    crate::table::all_ops()
+        .iter()
+        .find(|r| r.format == Format::Vop3 && r.name == e64)
+        .is_some_and(|r| r.flags & flag != 0)
 }
 
 /// VOP3-encoded interpolation: src0 holds the attribute (bits 5:0), channel (7:6) and, for the

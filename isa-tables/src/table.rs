@@ -169,6 +169,10 @@ pub const INT_SRC2: u8 = 8;
 /// VOP2 with INPUT_MODS whose SDWA form treats both sources as integers (v_cndmask_b32: sext
 /// instead of neg/abs).
 pub const SDWA_INT: u8 = 16;
+/// VOP3: llvm-mc-15 rejects the encoding with clamp set (integer ops and compares without it).
+pub const NO_CLAMP: u8 = 32;
+/// VOP3: llvm-mc-15 rejects the encoding with omod set (all but float-result arithmetic).
+pub const NO_OMOD: u8 = 64;
 
 impl OpInfo {
     /// Do the SDWA source modifiers of this op mean neg/abs (float) rather than sext?
