@@ -201,7 +201,9 @@ pub fn write(cx: &mut Cx, d: &Decoded, vals: &Row) {
 fn sdwa_place(v: u32, old: u32, sel: u32, unused: u32) -> u32 {
     let (shift, bits) = match sel {
         0..=3 => (8 * sel, 8),
-        _ => (16 * (sel - 4), 16),
+        4 | 5 => (16 * (sel - 4), 16),
+        // DWORD, and the reserved 7 (which decodes): the whole register.
+        _ => return v,
     };
     let mask = ((1u32 << bits) - 1) << shift;
     let field = (v << shift) & mask;
