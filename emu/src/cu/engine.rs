@@ -1,7 +1,7 @@
-//! One compute unit stepping one cycle: land what completed, then give the SIMD whose turn it
-//! is (cycle mod 4) its issue slot — at most one instruction per unit, each from a different
+//! One compute unit ([`CuSim`]) stepping one cycle: land what completed, then give the SIMD
+//! whose turn it is (cycle mod 4) its issue slot — at most one instruction per unit, each from a different
 //! wave, waves ordered by S_SETPRIO priority, then age (or round-robin, or a seeded shuffle).
-//! [`next_event`] says when the CU can next do something, so idle cycles are skipped, not
+//! [`CuSim::next_event`] says when the CU can next do something, so idle cycles are skipped, not
 //! stepped.
 
 use super::config::{Arbitration, TimingConfig};

@@ -1,6 +1,7 @@
-//! Issuing one instruction of one wave: the hazard and stale-register checks, the semantics,
-//! and what the timing model does with the result — when a memory operation completes (its
-//! latency, LDS bank cycles, in-order return for vector memory), how long the wave and its SIMD
+//! Issuing one instruction of one wave: the hazard and stale-register checks, then either its
+//! semantics (everything but memory) or a request for the memory phase ([`super::deferred`]),
+//! and what the timing model does with it — when a memory operation completes (its latency,
+//! LDS bank cycles, in-order return for vector memory and LDS), how long the wave and its SIMD
 //! are busy, and the wave-state changes of barriers, sleeps, priorities and s_endpgm.
 
 use super::deferred::{Request, Snapshot};

@@ -10,7 +10,9 @@
 //! Modules: [`config`] (latencies, CU count, arbitration), [`facts`] (what each instruction means
 //! to the timing: issue unit, VALU cycles, latency class, LDS access shape), [`occupancy`]
 //! (placement limits), [`inflight`] (outstanding memory operations and their register landing),
-//! [`engine`] (one CU stepping a cycle), [`device`] (the dispatch loop over CUs), [`stats`] and
+//! [`engine`] (one CU stepping a cycle), [`issue`] (one instruction issuing), [`deferred`]
+//! (memory instructions run between windows, in completion order), [`place`] (starting a
+//! workgroup), [`device`] (the windows over all CUs, on one or more threads), [`stats`] and
 //! [`trace`].
 
 pub mod config;
