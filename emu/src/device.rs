@@ -669,11 +669,7 @@ impl Device {
             models: table,
             desc: &k.descriptor,
             launch,
-            env: DispatchEnv {
-                private_size: launch.private_size,
-                vgprs: crate::cu::occupancy::Demand::new(&k.descriptor, 1, 0).vgprs,
-                sgprs: crate::cu::occupancy::Demand::new(&k.descriptor, 1, 0).sgprs,
-            },
+            env: dispatch_env(k, launch),
             config: &config,
             entry_index,
             progress: opts.progress.as_ref(),
@@ -707,12 +703,7 @@ impl Device {
         launch: &Launch,
         opts: &LaunchOptions,
     ) -> Result<(Counts, Vec<Seen>), Error> {
-        let demand = crate::cu::occupancy::Demand::new(&k.descriptor, 1, 0);
-        let env = DispatchEnv {
-            private_size: launch.private_size,
-            vgprs: demand.vgprs,
-            sgprs: demand.sgprs,
-        };
+        let env = dispatch_env(k, launch);
         let limit = opts.max_instructions.unwrap_or(u64::MAX);
         let mut budget = limit;
         let mut counts = Counts::default();
@@ -861,6 +852,17 @@ fn guest_error(
         instruction,
         fault,
     }))
+}
+
+/// What the semantics need to know of a launch: the private segment size and the registers
+/// each wave is allocated (as the hardware rounds them).
+fn dispatch_env(k: &Kernel, launch: &Launch) -> DispatchEnv {
+    let demand = crate::cu::occupancy::Demand::new(&k.descriptor, 1, 0);
+    DispatchEnv {
+        private_size: launch.private_size,
+        vgprs: demand.vgprs,
+        sgprs: demand.sgprs,
+    }
 }
 
 /// What a launch's execution returns: counts, hazards seen, and the timing model's results.

@@ -1,4 +1,5 @@
-//! MODE.IEEE (bit 9) for the f32/f64 min/max family. The ISA: with IEEE set, "min_dx10 and
+//! The float min/max family (f32, f64, f16: min, max, min3, max3, med3) and how MODE.IEEE
+//! (bit 9) changes it. The ISA: with IEEE set, "min_dx10 and
 //! max_dx10 become IEEE 754-2008 compliant due to signaling NaN propagation and quieting": a
 //! signaling NaN source makes the result that NaN, quieted. With IEEE clear, and for quiet NaNs
 //! always, a NaN loses to a number (minNum/maxNum). med3 with a NaN source is min3 (§ V_MED3),

@@ -132,8 +132,6 @@ lane_ops! {
     v_mul_f32: f32_2 |a, b| a * b;
     // DX9 rules: 0 * anything (including inf and NaN) is 0.
     v_mul_legacy_f32: f32_2 |a, b| if a == 0.0 || b == 0.0 { 0.0 } else { a * b };
-    v_min_f32: f32_2 |a, b| fp::min_f32(a, b);
-    v_max_f32: f32_2 |a, b| fp::max_f32(a, b);
     // v_mac/v_mad round the product before the add; v_fmac/v_fma do not.
     v_mac_f32: f32_acc |a, b, c| a * b + c;
     v_fmac_f32: f32_acc |a, b, c| a.mul_add(b, c);
@@ -177,16 +175,11 @@ lane_ops! {
     v_mad_f32: f32_3 |a, b, c| a * b + c;
     // DX9 multiply (0 times anything, inf and NaN included, is 0), then the add.
     v_mad_legacy_f32: f32_3 |a, b, c| (if a == 0.0 || b == 0.0 { 0.0 } else { a * b }) + c;
-    v_min3_f32: f32_3 |a, b, c| fp::min_f32(fp::min_f32(a, b), c);
-    v_max3_f32: f32_3 |a, b, c| fp::max_f32(fp::max_f32(a, b), c);
-    v_med3_f32: f32_3 |a, b, c| fp::med3_f32(a, b, c);
     v_div_fixup_f32: f32_3 |a, b, c| fp::div_fixup_f32(a, b, c);
 
     // VOP3 (f64)
     v_add_f64: f64_2 |a, b| a + b;
     v_mul_f64: f64_2 |a, b| a * b;
-    v_min_f64: f64_2 |a, b| fp::min_f64(a, b);
-    v_max_f64: f64_2 |a, b| fp::max_f64(a, b);
     v_fma_f64: f64_3 |a, b, c| a.mul_add(b, c);
     v_div_fixup_f64: f64_3 |a, b, c| fp::div_fixup_f64(a, b, c);
 

@@ -131,8 +131,6 @@ ops16! {
     v_sub_f16: hf_2 |a, b| a - b;
     v_subrev_f16: hf_2 |a, b| b - a;
     v_mul_f16: hf_2 |a, b| a * b;
-    v_max_f16: hf_2 |a, b| fp::max_f64(a, b);
-    v_min_f16: hf_2 |a, b| fp::min_f64(a, b);
     // v_mac/v_mad round the product; v_fma rounds once.
     v_mac_f16: hf_acc |a, b, c| r16(a * b) + c;
     // VOP2 16-bit integer; shifts take the low four bits of the amount (src0).
@@ -177,9 +175,6 @@ ops16! {
     v_mad_legacy_f16: hf_3 |a, b, c| r16(a * b) + c;
     v_fma_f16: hf_3 |a, b, c| fp::fma_odd(a, b, c);
     v_fma_legacy_f16: hf_3 |a, b, c| fp::fma_odd(a, b, c);
-    v_min3_f16: hf_3 |a, b, c| fp::min_f64(fp::min_f64(a, b), c);
-    v_max3_f16: hf_3 |a, b, c| fp::max_f64(fp::max_f64(a, b), c);
-    v_med3_f16: hf_3 |a, b, c| fp::med3_f64(a, b, c);
     v_div_fixup_f16: hf_3 |a, b, c| fp::div_fixup_f64(a, b, c);
     v_div_fixup_legacy_f16: hf_3 |a, b, c| fp::div_fixup_f64(a, b, c);
 
