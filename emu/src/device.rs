@@ -7,7 +7,7 @@ use crate::cu::{TimedError, TimedRun, TimingConfig, TimingStats};
 use crate::dispatch::{self, Launch, DYNAMIC_STACK_BYTES};
 use crate::exec::{DispatchEnv, Fault};
 use crate::lds::{Lds, LDS_MAX};
-use crate::memory::{AllocKind, MemError, Memory, DEFAULT_MEMORY_LIMIT};
+use crate::memory::{AllocKind, MemError, Memory, Placement, DEFAULT_MEMORY_LIMIT};
 use crate::program::Program;
 use crate::run::hazards::{HazardMode, HazardTable, RunHazards, Seen};
 use crate::run::{self, Counts, Stop};
@@ -24,6 +24,9 @@ pub struct DeviceConfig {
     pub target: Target,
     /// Cap on device memory (host memory backs it).
     pub memory_limit: u64,
+    /// Where allocations live: deterministic device addresses, or at their host addresses so
+    /// that host and kernels share pointers (the HIP runtime).
+    pub placement: Placement,
 }
 
 impl Default for DeviceConfig {
@@ -31,6 +34,7 @@ impl Default for DeviceConfig {
         DeviceConfig {
             target: Target::Gfx900,
             memory_limit: DEFAULT_MEMORY_LIMIT,
+            placement: Placement::Sparse,
         }
     }
 }
@@ -341,6 +345,16 @@ impl Module {
             .find(|k| k.name == name || k.meta.as_ref().is_some_and(|m| m.name == name))
     }
 
+    /// The device address and size of the global symbol `name` (a `__device__` variable, a
+    /// kernel, its descriptor).
+    pub fn symbol(&self, name: &str) -> Option<(u64, u64)> {
+        let elf = self.object.elf().ok()?;
+        elf.symbols
+            .iter()
+            .find(|s| s.name == name && s.section.is_some())
+            .map(|s| (self.load_base + s.address, s.size))
+    }
+
     /// Names of opcodes in this module's code that have no semantics yet.
     pub fn unimplemented_ops(&self) -> &[&'static str] {
         &self.program.gaps
@@ -371,7 +385,7 @@ pub struct Device {
 impl Device {
     pub fn new(config: DeviceConfig) -> Device {
         Device {
-            mem: Memory::new(config.memory_limit),
+            mem: Memory::with_placement(config.memory_limit, config.placement),
             config,
             dispatches: 0,
             wave_pool: Vec::new(),
@@ -417,7 +431,7 @@ impl Device {
         if end > 1 << 32 {
             return Err(problem(format!("sections span {end:#x} bytes")));
         }
-        let load_base = self.mem.alloc(end.max(4), AllocKind::Buffer)?;
+        let load_base = self.mem.alloc(end.max(4), AllocKind::CodeObject)?;
         let mut text: Option<(u64, Vec<u8>)> = None;
         for s in &elf.sections {
             if s.address == 0 && !s.executable {
@@ -465,6 +479,16 @@ impl Device {
 
     pub fn memory(&self) -> &Memory {
         &self.mem
+    }
+
+    /// The memory itself, for embedders that manage it (the HIP runtime registers host memory).
+    pub fn memory_mut(&mut self) -> &mut Memory {
+        &mut self.mem
+    }
+
+    /// Releases a module's device memory. Its kernels cannot be launched afterwards.
+    pub fn unload(&mut self, module: &Module) -> Result<(), Error> {
+        Ok(self.mem.free(module.load_base)?)
     }
 
     /// Runs `kernel` over the grid and returns statistics; the kernel's buffers hold its results.

@@ -40,6 +40,7 @@ pub mod lds_banks;
 pub mod memory;
 pub mod program;
 pub mod run;
+pub mod settings;
 pub mod wave;
 
 pub use device::{

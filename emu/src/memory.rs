@@ -1,11 +1,18 @@
 //! Device memory: a sparse 64-bit address space made of host-allocated buffers.
 //!
-//! Every byte the guest can touch belongs to an [`Allocation`]; anything else is a fault. Buffers are
-//! placed at 64 KiB-aligned addresses with an unmapped guard gap after each one, so an access that
-//! runs off the end of a buffer faults instead of landing in its neighbour. Lookups keep the index
-//! of the last allocation hit, because the 64 lanes of one instruction almost always hit one buffer.
+//! Every byte the guest can touch belongs to an [`Allocation`]; anything else is a fault. Two
+//! placements exist. [`Placement::Sparse`] (the default, `gcnemu run`) hands out deterministic
+//! 64 KiB-aligned addresses above 4 GiB with an unmapped guard gap after each buffer, so an access
+//! that runs off the end faults instead of landing in its neighbour. [`Placement::Host`] (the HIP
+//! runtime) puts each allocation at the host address of its backing memory, page-aligned and
+//! followed by an untouched guard page, so that host code and kernels share pointers as on an APU;
+//! host memory the program registers (`hipHostRegister`) becomes an allocation of its own. Either
+//! way the guest reaches only what is allocated or registered. Lookups keep the index of the last
+//! allocation hit, because the 64 lanes of one instruction almost always hit one buffer.
 
+use std::alloc::Layout;
 use std::cell::Cell;
+use std::ptr::NonNull;
 
 /// First address handed out: above 4 GiB so that a truncated 32-bit pointer never looks valid.
 pub const HEAP_BASE: u64 = 0x0000_0001_0000_0000;
@@ -17,14 +24,28 @@ pub const PRIVATE_APERTURE_BASE: u64 = 2 << 48;
 pub const APERTURE_SIZE: u64 = 1 << 32;
 /// Allocations start on this alignment and are followed by at least this much unmapped space.
 const GRANULE: u64 = 64 * 1024;
+/// Host placement: alignment of each allocation and size of the guard after it.
+const HOST_PAGE: usize = 4096;
 /// Default cap on the sum of all allocations (host memory is real memory).
 pub const DEFAULT_MEMORY_LIMIT: u64 = 4 << 30;
+
+/// How allocations get their device addresses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Placement {
+    /// Deterministic addresses from [`HEAP_BASE`] up, with guard gaps.
+    #[default]
+    Sparse,
+    /// The host address of the backing memory: device pointers are host pointers.
+    Host,
+}
 
 /// What an allocation holds; shown in fault messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AllocKind {
     /// A buffer the host allocated.
     Buffer,
+    /// Host memory the program registered for device access (`hipHostRegister`).
+    Registered,
     /// The kernarg segment of a dispatch.
     Kernarg,
     /// The `hsa_kernel_dispatch_packet_t` of a dispatch.
@@ -33,16 +54,68 @@ pub enum AllocKind {
     Queue,
     /// Scratch backing memory for the private segments of resident waves.
     Scratch,
+    /// A loaded code object's sections.
+    CodeObject,
 }
 
 impl AllocKind {
     pub fn name(self) -> &'static str {
         match self {
             AllocKind::Buffer => "buffer",
+            AllocKind::Registered => "registered host memory",
             AllocKind::Kernarg => "kernarg segment",
             AllocKind::DispatchPacket => "dispatch packet",
             AllocKind::Queue => "queue",
             AllocKind::Scratch => "scratch",
+            AllocKind::CodeObject => "code object",
+        }
+    }
+}
+
+/// Host memory behind an allocation: zeroed memory it owns, or a range the program registered.
+#[derive(Debug)]
+struct Backing {
+    ptr: NonNull<u8>,
+    len: usize,
+    /// `Some` when the block is ours to free.
+    owned: Option<Layout>,
+}
+
+// SAFETY: an owned block is reachable only through its `Allocation`; a registered range was
+// handed to the device by the program, which promises (as HIP requires) not to touch it while a
+// kernel runs. Every access goes through `Memory`, whose `&`/`&mut` borrows order them.
+unsafe impl Send for Backing {}
+
+impl Backing {
+    /// `len` zeroed bytes (at least one) followed by `guard` bytes nothing ever hands out.
+    fn zeroed(len: usize, align: usize, guard: usize) -> Option<Backing> {
+        let layout = Layout::from_size_align(len.checked_add(guard)?.max(1), align).ok()?;
+        // SAFETY: the layout has a non-zero size. `alloc_zeroed` asks for zeroed pages, so
+        // untouched memory costs nothing.
+        let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
+        Some(Backing {
+            ptr,
+            len,
+            owned: Some(layout),
+        })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `ptr` is valid for `len` bytes for the backing's life (see the Send note).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as `bytes`, and `&mut self` makes this the only view through `Memory`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for Backing {
+    fn drop(&mut self) {
+        if let Some(layout) = self.owned {
+            // SAFETY: allocated in `zeroed` with this layout.
+            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) }
         }
     }
 }
@@ -51,12 +124,24 @@ impl AllocKind {
 pub struct Allocation {
     pub base: u64,
     pub kind: AllocKind,
-    pub data: Vec<u8>,
+    backing: Backing,
 }
 
 impl Allocation {
     fn end(&self) -> u64 {
-        self.base + self.data.len() as u64
+        self.base + self.backing.len as u64
+    }
+
+    pub fn len(&self) -> u64 {
+        self.backing.len as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.backing.len == 0
+    }
+
+    pub fn data(&self) -> &[u8] {
+        self.backing.bytes()
     }
 }
 
@@ -71,6 +156,10 @@ pub enum MemError {
     Unmapped { addr: u64, len: u64 },
     #[error("{addr:#x} is not the start of a device allocation")]
     NotAllocationStart { addr: u64 },
+    #[error("{len} bytes at {addr:#x} overlap memory the device already maps")]
+    Overlap { addr: u64, len: u64 },
+    #[error("cannot map {len} bytes at {addr:#x}: the range is empty, wraps or meets an aperture")]
+    BadRange { addr: u64, len: u64 },
 }
 
 /// The device's global memory.
@@ -78,6 +167,7 @@ pub enum MemError {
 pub struct Memory {
     /// Sorted by base address; allocations never overlap.
     allocs: Vec<Allocation>,
+    placement: Placement,
     next: u64,
     used: u64,
     limit: u64,
@@ -92,8 +182,13 @@ impl Default for Memory {
 
 impl Memory {
     pub fn new(limit: u64) -> Memory {
+        Memory::with_placement(limit, Placement::Sparse)
+    }
+
+    pub fn with_placement(limit: u64, placement: Placement) -> Memory {
         Memory {
             allocs: Vec::new(),
+            placement,
             next: HEAP_BASE,
             used: 0,
             limit,
@@ -101,41 +196,116 @@ impl Memory {
         }
     }
 
+    pub fn placement(&self) -> Placement {
+        self.placement
+    }
+
+    /// The cap on the sum of all allocations.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
     /// Allocates `len` zeroed bytes (at least one, so every allocation has an address of its own).
     pub fn alloc(&mut self, len: u64, kind: AllocKind) -> Result<u64, MemError> {
         let size = len.max(1);
+        let oom = || MemError::OutOfMemory {
+            len,
+            used: self.used,
+            limit: self.limit,
+        };
         if self.used.saturating_add(size) > self.limit {
-            return Err(MemError::OutOfMemory {
-                len,
-                used: self.used,
-                limit: self.limit,
-            });
+            return Err(oom());
         }
-        let base = self.next;
-        let span = size.div_ceil(GRANULE) * GRANULE;
-        // One granule of guard space after each allocation.
-        self.next = base + span + GRANULE;
-        debug_assert!(self.next < SHARED_APERTURE_BASE);
+        let size_host = usize::try_from(size).map_err(|_| oom())?;
+        let (backing, base) = match self.placement {
+            Placement::Sparse => {
+                let backing = Backing::zeroed(size_host, 16, 0).ok_or_else(oom)?;
+                let base = self.next;
+                let span = size.div_ceil(GRANULE) * GRANULE;
+                // One granule of guard space after each allocation.
+                self.next = base + span + GRANULE;
+                debug_assert!(self.next < SHARED_APERTURE_BASE);
+                (backing, base)
+            }
+            Placement::Host => {
+                let padded = size_host
+                    .checked_next_multiple_of(HOST_PAGE)
+                    .ok_or_else(oom)?;
+                let backing = Backing::zeroed(size_host, HOST_PAGE, padded - size_host + HOST_PAGE)
+                    .ok_or_else(oom)?;
+                let base = backing.ptr.as_ptr() as u64;
+                (backing, base)
+            }
+        };
         self.used += size;
-        // `vec![0; n]` asks the allocator for zeroed pages, so untouched memory costs nothing.
-        self.allocs.push(Allocation {
+        self.insert(Allocation {
             base,
             kind,
-            data: vec![0; size as usize],
+            backing,
         });
         Ok(base)
     }
 
-    /// Releases the allocation that starts at `addr`.
+    /// Makes `len` bytes of host memory at `addr` reachable by the guest at the same address
+    /// (`hipHostRegister`). They stay the program's: [`Memory::free`] only forgets them.
+    ///
+    /// # Safety
+    /// `[addr, addr+len)` must be memory the caller may read and write until it is freed here.
+    pub unsafe fn register(
+        &mut self,
+        addr: u64,
+        len: u64,
+        kind: AllocKind,
+    ) -> Result<(), MemError> {
+        let end = addr.checked_add(len);
+        if len == 0 || addr == 0 || end.map_or(true, |e| e > SHARED_APERTURE_BASE) {
+            return Err(MemError::BadRange { addr, len });
+        }
+        if self.overlaps(addr, len) {
+            return Err(MemError::Overlap { addr, len });
+        }
+        let backing = Backing {
+            ptr: NonNull::new(addr as *mut u8).ok_or(MemError::BadRange { addr, len })?,
+            len: len as usize,
+            owned: None,
+        };
+        self.insert(Allocation {
+            base: addr,
+            kind,
+            backing,
+        });
+        Ok(())
+    }
+
+    fn overlaps(&self, addr: u64, len: u64) -> bool {
+        let i = self.allocs.partition_point(|a| a.base < addr + len);
+        i.checked_sub(1)
+            .is_some_and(|i| self.allocs[i].end() > addr)
+    }
+
+    fn insert(&mut self, a: Allocation) {
+        let i = self.allocs.partition_point(|b| b.base < a.base);
+        self.allocs.insert(i, a);
+        self.last.set(0);
+    }
+
+    /// Releases the allocation that starts at `addr` (forgets it, for registered memory).
     pub fn free(&mut self, addr: u64) -> Result<(), MemError> {
         let i = self
             .allocs
             .binary_search_by_key(&addr, |a| a.base)
             .map_err(|_| MemError::NotAllocationStart { addr })?;
         let a = self.allocs.remove(i);
-        self.used -= a.data.len() as u64;
+        if a.backing.owned.is_some() {
+            self.used -= a.len();
+        }
         self.last.set(0);
         Ok(())
+    }
+
+    /// The allocation holding the byte at `addr`.
+    pub fn allocation_containing(&self, addr: u64) -> Option<&Allocation> {
+        self.find(addr, 1).map(|i| &self.allocs[i])
     }
 
     /// The allocation starting at `addr`.
@@ -174,7 +344,7 @@ impl Memory {
         })?;
         let a = &self.allocs[i];
         let off = (addr - a.base) as usize;
-        Ok(&a.data[off..off + len])
+        Ok(&a.backing.bytes()[off..off + len])
     }
 
     #[inline]
@@ -185,7 +355,7 @@ impl Memory {
         })?;
         let a = &mut self.allocs[i];
         let off = (addr - a.base) as usize;
-        Ok(&mut a.data[off..off + len])
+        Ok(&mut a.backing.bytes_mut()[off..off + len])
     }
 
     pub fn read_u32(&self, addr: u64) -> Result<u32, MemError> {
@@ -238,7 +408,7 @@ impl Memory {
                 addr - a.end(),
                 a.kind.name(),
                 a.base,
-                a.data.len()
+                a.len()
             );
         }
         "not in any allocation".to_string()
@@ -305,6 +475,42 @@ mod tests {
             m.free(a + 1),
             Err(MemError::NotAllocationStart { addr: a + 1 })
         );
+    }
+
+    #[test]
+    fn host_placement_shares_pointers() {
+        let mut m = Memory::with_placement(1 << 20, Placement::Host);
+        let a = m.alloc(100, AllocKind::Buffer).unwrap();
+        assert_eq!(a % HOST_PAGE as u64, 0);
+        m.write_u32(a + 96, 7).unwrap();
+        // SAFETY: `a` is the host address of a live 100-byte allocation.
+        assert_eq!(unsafe { *((a + 96) as *const u32) }, 7);
+        assert!(m.read_u32(a + 100).is_err());
+        assert!(m.describe(a + 104).contains("4 bytes past the end"));
+        m.free(a).unwrap();
+        assert_eq!(m.used(), 0);
+    }
+
+    #[test]
+    fn registered_host_memory() {
+        let mut m = Memory::with_placement(1 << 20, Placement::Host);
+        let mut host = vec![1u32, 2, 3, 4];
+        let addr = host.as_mut_ptr() as u64;
+        // SAFETY: `host` outlives its registration, which ends at `free` below.
+        unsafe { m.register(addr, 16, AllocKind::Registered).unwrap() };
+        assert_eq!(
+            unsafe { m.register(addr + 8, 16, AllocKind::Registered) },
+            Err(MemError::Overlap {
+                addr: addr + 8,
+                len: 16
+            })
+        );
+        assert_eq!(m.read_u32(addr + 4).unwrap(), 2);
+        m.write_u32(addr + 12, 40).unwrap();
+        assert_eq!(m.used(), 0);
+        m.free(addr).unwrap();
+        assert_eq!(host[3], 40);
+        assert!(m.read_u32(addr).is_err());
     }
 
     #[test]

@@ -1,0 +1,666 @@
+//! Device management and queries: one device, the emulated GPU, with the figures of the board the
+//! target names (Radeon RX Vega 64 for gfx900, Radeon Instinct MI50 for gfx906), kernel
+//! attributes from the kernel descriptor, and occupancy from the CU model's rules.
+
+use super::{call, put};
+use crate::error::*;
+use crate::runtime::Runtime;
+use crate::types::*;
+use gcn_isa::Target;
+use gcnemu::cu::occupancy::{occupancy, Demand};
+use std::ffi::{c_char, c_int, c_uint, c_void};
+
+/// The board the target stands for: name, engine and memory clocks (kHz), memory bus width.
+struct Board {
+    name: &'static str,
+    clock_khz: i32,
+    memory_clock_khz: i32,
+    bus_width: i32,
+    gcn_arch: i32,
+}
+
+fn board(t: Target) -> Board {
+    match t {
+        Target::Gfx906 => Board {
+            name: "Radeon Instinct MI50 (gcnemu)",
+            clock_khz: 1_725_000,
+            memory_clock_khz: 1_000_000,
+            bus_width: 4096,
+            gcn_arch: 906,
+        },
+        _ => Board {
+            name: "Radeon RX Vega 64 (gcnemu)",
+            clock_khz: 1_630_000,
+            memory_clock_khz: 945_000,
+            bus_width: 2048,
+            gcn_arch: 900,
+        },
+    }
+}
+
+/// The engine clock, which turns simulated cycles into event times.
+pub fn clock_khz(rt: &Runtime) -> i32 {
+    board(rt.settings.target).clock_khz
+}
+
+const HIP_VERSION: c_int = 5 * 10_000_000 + 2 * 100_000 + 21153;
+const LDS_BYTES: usize = 64 * 1024;
+const L2_BYTES: c_int = 4 << 20;
+
+fn cus(rt: &Runtime) -> u32 {
+    rt.settings
+        .launch
+        .timing
+        .as_ref()
+        .map(|t| t.cus)
+        .unwrap_or_else(|| gcnemu::cu::config::default_cus(rt.settings.target))
+}
+
+fn copy_name(dst: &mut [c_char], s: &str) {
+    for (d, b) in dst.iter_mut().zip(s.bytes().chain([0])) {
+        *d = b as c_char;
+    }
+}
+
+fn properties(rt: &Runtime) -> hipDeviceProp_t {
+    let t = rt.settings.target;
+    let b = board(t);
+    // SAFETY: the struct is plain C data, for which all-zero is valid.
+    let mut p: hipDeviceProp_t = unsafe { std::mem::zeroed() };
+    copy_name(&mut p.name, b.name);
+    copy_name(&mut p.gcnArchName, &format!("{t}:sramecc-:xnack-"));
+    if t == Target::Gfx900 {
+        copy_name(&mut p.gcnArchName, "gfx900:xnack-");
+    }
+    p.totalGlobalMem = rt.device.memory().limit() as usize;
+    p.sharedMemPerBlock = LDS_BYTES;
+    p.regsPerBlock = 65536;
+    p.warpSize = 64;
+    p.maxThreadsPerBlock = 1024;
+    p.maxThreadsDim = [1024, 1024, 1024];
+    p.maxGridSize = [i32::MAX, 65536, 65536];
+    p.clockRate = b.clock_khz;
+    p.memoryClockRate = b.memory_clock_khz;
+    p.memoryBusWidth = b.bus_width;
+    p.totalConstMem = rt.device.memory().limit().min(i32::MAX as u64) as usize;
+    p.major = 9;
+    p.minor = 0;
+    p.multiProcessorCount = cus(rt) as c_int;
+    p.l2CacheSize = L2_BYTES;
+    p.maxThreadsPerMultiProcessor = 2560;
+    p.computeMode = 0;
+    p.clockInstructionRate = b.clock_khz;
+    // Every feature flag but surfaces and dynamic parallelism (bits 14 and 16).
+    p.arch = 0x1_ffff & !(1 << 14) & !(1 << 16);
+    p.concurrentKernels = 1;
+    p.maxSharedMemoryPerMultiProcessor = LDS_BYTES;
+    p.canMapHostMemory = 1;
+    p.gcnArch = b.gcn_arch;
+    p.cooperativeLaunch = 0;
+    p.maxTexture1DLinear = i32::MAX;
+    p.maxTexture1D = 16384;
+    p.maxTexture2D = [16384, 16384];
+    p.maxTexture3D = [2048, 2048, 2048];
+    p.memPitch = i32::MAX as usize;
+    p.textureAlignment = 256;
+    p.texturePitchAlignment = 256;
+    p.isLargeBar = 1;
+    p.managedMemory = 1;
+    p.directManagedMemAccessFromHost = 1;
+    p.concurrentManagedAccess = 1;
+    p
+}
+
+fn check_device(device: c_int) -> Result<(), hipError_t> {
+    if device == 0 {
+        Ok(())
+    } else {
+        Err(INVALID_DEVICE)
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipInit(flags: c_uint) -> hipError_t {
+    call(|_| {
+        if flags == 0 {
+            Ok(())
+        } else {
+            Err(INVALID_VALUE)
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> hipError_t {
+    call(|_| put(count, 1))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipSetDevice(device: c_int) -> hipError_t {
+    call(|rt| {
+        check_device(device)?;
+        rt.current_device = device;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGetDevice(device: *mut c_int) -> hipError_t {
+    call(|rt| put(device, rt.current_device))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGet(device: *mut hipDevice_t, ordinal: c_int) -> hipError_t {
+    call(|_| {
+        check_device(ordinal)?;
+        put(device, ordinal)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGetDeviceProperties(
+    prop: *mut hipDeviceProp_t,
+    device: c_int,
+) -> hipError_t {
+    call(|rt| {
+        check_device(device)?;
+        put(prop, properties(rt))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetName(
+    name: *mut c_char,
+    len: c_int,
+    device: hipDevice_t,
+) -> hipError_t {
+    call(|rt| {
+        check_device(device)?;
+        if name.is_null() || len <= 0 {
+            return Err(INVALID_VALUE);
+        }
+        let text = board(rt.settings.target).name;
+        // SAFETY: the program's buffer of `len` bytes.
+        let out = unsafe { std::slice::from_raw_parts_mut(name, len as usize) };
+        let n = text.len().min(out.len() - 1);
+        copy_name(&mut out[..=n], &text[..n]);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device: hipDevice_t) -> hipError_t {
+    call(|rt| {
+        check_device(device)?;
+        put(bytes, rt.device.memory().limit() as usize)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceComputeCapability(
+    major: *mut c_int,
+    minor: *mut c_int,
+    device: hipDevice_t,
+) -> hipError_t {
+    call(|_| {
+        check_device(device)?;
+        put(major, 9)?;
+        put(minor, 0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetPCIBusId(
+    bus_id: *mut c_char,
+    len: c_int,
+    device: c_int,
+) -> hipError_t {
+    call(|_| {
+        check_device(device)?;
+        if bus_id.is_null() || len < 13 {
+            return Err(INVALID_VALUE);
+        }
+        // SAFETY: the program's buffer of `len` >= 13 bytes.
+        let out = unsafe { std::slice::from_raw_parts_mut(bus_id, len as usize) };
+        copy_name(out, "0000:00:00.0");
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetAttribute(
+    value: *mut c_int,
+    attribute: c_int,
+    device: c_int,
+) -> hipError_t {
+    call(|rt| {
+        check_device(device)?;
+        let p = properties(rt);
+        let v = match attribute {
+            0 => p.ECCEnabled,
+            3 => p.canMapHostMemory,
+            5 => p.clockRate,
+            6 => p.computeMode,
+            8 => p.concurrentKernels,
+            9 => p.concurrentManagedAccess,
+            10 => p.cooperativeLaunch,
+            11 => p.cooperativeMultiDeviceLaunch,
+            13 => p.directManagedMemAccessFromHost,
+            16 => p.integrated,
+            17 => p.isMultiGpuBoard,
+            18 => p.kernelExecTimeoutEnabled,
+            19 => p.l2CacheSize,
+            23 => p.major,
+            24 => p.managedMemory,
+            26..=28 => p.maxThreadsDim[(attribute - 26) as usize],
+            29..=31 => p.maxGridSize[(attribute - 29) as usize],
+            38 => p.maxTexture1D,
+            40 => p.maxTexture1DLinear,
+            42 => p.maxTexture2D[0],
+            43 => p.maxTexture2D[1],
+            48..=50 => p.maxTexture3D[(attribute - 48) as usize],
+            54 => p.maxThreadsPerBlock,
+            55 => p.maxThreadsPerMultiProcessor,
+            56 => p.memPitch.min(i32::MAX as usize) as c_int,
+            57 => p.memoryBusWidth,
+            58 => p.memoryClockRate,
+            59 => p.minor,
+            61 => p.multiProcessorCount,
+            63 => p.pageableMemoryAccess,
+            64 => p.pageableMemoryAccessUsesHostPageTables,
+            65 => p.pciBusID,
+            66 => p.pciDeviceID,
+            67 => p.pciDomainID,
+            69 => p.regsPerBlock,
+            70 => p.regsPerBlock,
+            72 => p.sharedMemPerBlock as c_int,
+            73 => p.sharedMemPerBlock as c_int,
+            74 => p.maxSharedMemoryPerMultiProcessor as c_int,
+            76 => 0,
+            79 => p.textureAlignment as c_int,
+            80 => p.texturePitchAlignment as c_int,
+            81 => p.totalConstMem.min(i32::MAX as usize) as c_int,
+            82 => p.totalGlobalMem.min(i32::MAX as usize) as c_int,
+            83 => 1,
+            85 => p.warpSize,
+            86 => 0,
+            10000 => p.clockInstructionRate,
+            10002 => p.maxSharedMemoryPerMultiProcessor as c_int,
+            10003 => p.gcnArch,
+            10011 => p.isLargeBar,
+            10012 => p.asicRevision,
+            10013 => 0,
+            10014 => 0,
+            10015 => p.multiProcessorCount,
+            10016 => 1,
+            _ => return Err(INVALID_VALUE),
+        };
+        put(value, v)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
+    call(|rt| rt.take_pending())
+}
+
+/// Frees every allocation and forgets streams and events, as a device reset does; registered
+/// code stays loadable.
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceReset() -> hipError_t {
+    call(|rt| {
+        let addrs: Vec<u64> = rt.allocations.keys().copied().collect();
+        for a in addrs {
+            rt.allocations.remove(&a);
+            let _ = rt.device.memory_mut().free(a);
+        }
+        rt.streams.clear();
+        rt.events.clear();
+        rt.pending = None;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipRuntimeGetVersion(version: *mut c_int) -> hipError_t {
+    call(|_| put(version, HIP_VERSION))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> hipError_t {
+    call(|_| put(version, HIP_VERSION))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipSetDeviceFlags(_flags: c_uint) -> hipError_t {
+    call(|_| Ok(()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipGetDeviceFlags(flags: *mut c_uint) -> hipError_t {
+    call(|_| put(flags, 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipChooseDevice(
+    device: *mut c_int,
+    _prop: *const hipDeviceProp_t,
+) -> hipError_t {
+    call(|_| put(device, 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceCanAccessPeer(
+    can: *mut c_int,
+    device: c_int,
+    peer: c_int,
+) -> hipError_t {
+    call(|_| {
+        check_device(device)?;
+        check_device(peer)?;
+        put(can, 0)
+    })
+}
+
+/// Cache and shared-memory configuration: accepted, as ROCm accepts them; gfx9 has no choice.
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceSetCacheConfig(_config: c_int) -> hipError_t {
+    call(|_| Ok(()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetCacheConfig(config: *mut c_int) -> hipError_t {
+    call(|_| put(config, 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceSetSharedMemConfig(_config: c_int) -> hipError_t {
+    call(|_| Ok(()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetSharedMemConfig(config: *mut c_int) -> hipError_t {
+    // hipSharedMemBankSizeFourByte
+    call(|_| put(config, 1))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipFuncSetCacheConfig(_f: *const c_void, _config: c_int) -> hipError_t {
+    call(|_| Ok(()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipFuncSetSharedMemConfig(
+    _f: *const c_void,
+    _config: c_int,
+) -> hipError_t {
+    call(|_| Ok(()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipFuncSetAttribute(
+    f: *const c_void,
+    _attr: c_int,
+    _value: c_int,
+) -> hipError_t {
+    call(|rt| {
+        if rt.functions.contains_key(&(f as usize)) {
+            Ok(())
+        } else {
+            Err(INVALID_DEVICE_FUNCTION)
+        }
+    })
+}
+
+/// `hipLimitStackSize` (0), `hipLimitPrintfFifoSize` (1), `hipLimitMallocHeapSize` (2).
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetLimit(value: *mut usize, limit: c_int) -> hipError_t {
+    call(|_| match limit {
+        0 => put(value, 1024),
+        1 => put(value, 1 << 20),
+        2 => put(value, 8 << 20),
+        _ => Err(INVALID_VALUE),
+    })
+}
+
+/// The kernel behind a host stub or a `hipFunction_t`: its descriptor and metadata.
+enum KernelRef {
+    Stub(*const c_void),
+    Handle(hipFunction_t),
+}
+
+fn with_kernel<R>(
+    rt: &mut Runtime,
+    k: KernelRef,
+    f: impl FnOnce(&gcn_loader::Kernel) -> R,
+) -> Result<R, hipError_t> {
+    let (module, name) = match k {
+        KernelRef::Stub(p) => {
+            let sym = rt
+                .functions
+                .get(&(p as usize))
+                .cloned()
+                .ok_or(INVALID_DEVICE_FUNCTION)?;
+            (rt.symbol_module(&sym)?, sym.name)
+        }
+        KernelRef::Handle(h) => {
+            let f = rt
+                .function_handles
+                .get(&(h as usize))
+                .cloned()
+                .ok_or(INVALID_HANDLE)?;
+            (f.module, f.name)
+        }
+    };
+    let loaded = rt.loaded(module)?;
+    let kernel = loaded.module.kernel(&name).ok_or(INVALID_DEVICE_FUNCTION)?;
+    Ok(f(kernel))
+}
+
+/// Largest workgroup the kernel was compiled for.
+fn max_threads(k: &gcn_loader::Kernel) -> u32 {
+    k.meta
+        .as_ref()
+        .map(|m| m.max_flat_workgroup_size as u32)
+        .filter(|&n| n > 0)
+        .unwrap_or(1024)
+        .min(1024)
+}
+
+fn attributes(k: &gcn_loader::Kernel) -> hipFuncAttributes {
+    let d = &k.descriptor;
+    let demand = Demand::new(d, 1, 0);
+    hipFuncAttributes {
+        binaryVersion: 90,
+        cacheModeCA: 0,
+        constSizeBytes: 0,
+        localSizeBytes: d.private_segment_fixed_size as usize,
+        maxDynamicSharedSizeBytes: (LDS_BYTES as u32).saturating_sub(d.group_segment_fixed_size)
+            as c_int,
+        maxThreadsPerBlock: max_threads(k) as c_int,
+        numRegs: demand.vgprs as c_int,
+        preferredShmemCarveout: 0,
+        ptxVersion: 90,
+        sharedSizeBytes: d.group_segment_fixed_size as usize,
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipFuncGetAttributes(
+    attr: *mut hipFuncAttributes,
+    f: *const c_void,
+) -> hipError_t {
+    call(|rt| {
+        if attr.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        let a = with_kernel(rt, KernelRef::Stub(f), attributes)?;
+        put(attr, a)
+    })
+}
+
+/// `hipFunction_attribute`: the CUDA driver's order.
+#[no_mangle]
+pub unsafe extern "C" fn hipFuncGetAttribute(
+    value: *mut c_int,
+    attrib: c_int,
+    f: hipFunction_t,
+) -> hipError_t {
+    call(|rt| {
+        let a = with_kernel(rt, KernelRef::Handle(f), attributes)?;
+        let v = match attrib {
+            0 => a.maxThreadsPerBlock,
+            1 => a.sharedSizeBytes as c_int,
+            2 => a.constSizeBytes as c_int,
+            3 => a.localSizeBytes as c_int,
+            4 => a.numRegs,
+            5 => a.ptxVersion,
+            6 => a.binaryVersion,
+            7 => a.cacheModeCA,
+            8 => a.maxDynamicSharedSizeBytes,
+            9 => a.preferredShmemCarveout,
+            _ => return Err(INVALID_VALUE),
+        };
+        put(value, v)
+    })
+}
+
+/// Workgroups of `block` work-items one CU holds at once, by the CU model's occupancy rules.
+fn blocks_per_cu(k: &gcn_loader::Kernel, block: u32, dynamic_lds: usize) -> u32 {
+    if block == 0 || block > max_threads(k) {
+        return 0;
+    }
+    let lds = k.descriptor.group_segment_fixed_size as usize + dynamic_lds;
+    if lds > LDS_BYTES {
+        return 0;
+    }
+    let demand = Demand::new(&k.descriptor, block.div_ceil(64), lds as u32);
+    occupancy(&demand).map_or(0, |o| o.workgroups_per_cu)
+}
+
+fn max_active_blocks(
+    rt: &mut Runtime,
+    k: KernelRef,
+    out: *mut c_int,
+    block: c_int,
+    dynamic_lds: usize,
+) -> Result<(), hipError_t> {
+    if out.is_null() || block <= 0 {
+        return Err(INVALID_VALUE);
+    }
+    let n = with_kernel(rt, k, |k| blocks_per_cu(k, block as u32, dynamic_lds))?;
+    put(out, n as c_int)
+}
+
+/// The block size (a multiple of 64 up to `limit`) that keeps the most waves resident, and the
+/// grid that fills every CU with it.
+fn potential_block_size(
+    rt: &mut Runtime,
+    k: KernelRef,
+    grid: *mut c_int,
+    block: *mut c_int,
+    dynamic_lds: usize,
+    limit: c_int,
+) -> Result<(), hipError_t> {
+    if grid.is_null() || block.is_null() || limit < 0 {
+        return Err(INVALID_VALUE);
+    }
+    let cus = cus(rt);
+    let (best_block, best_groups) = with_kernel(rt, k, |k| {
+        let max = match limit {
+            0 => max_threads(k),
+            l => (l as u32).min(max_threads(k)),
+        };
+        let mut best = (0u32, 0u32);
+        let mut size = 64;
+        while size <= max {
+            let groups = blocks_per_cu(k, size, dynamic_lds);
+            if groups * size >= best.1 * best.0 && groups > 0 {
+                best = (size, groups);
+            }
+            size += 64;
+        }
+        best
+    })?;
+    if best_block == 0 {
+        return Err(INVALID_VALUE);
+    }
+    put(block, best_block as c_int)?;
+    put(grid, (best_groups * cus) as c_int)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessor(
+    blocks: *mut c_int,
+    f: *const c_void,
+    block_size: c_int,
+    dynamic_lds: usize,
+) -> hipError_t {
+    call(|rt| max_active_blocks(rt, KernelRef::Stub(f), blocks, block_size, dynamic_lds))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    blocks: *mut c_int,
+    f: *const c_void,
+    block_size: c_int,
+    dynamic_lds: usize,
+    _flags: c_uint,
+) -> hipError_t {
+    call(|rt| max_active_blocks(rt, KernelRef::Stub(f), blocks, block_size, dynamic_lds))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipOccupancyMaxPotentialBlockSize(
+    grid: *mut c_int,
+    block: *mut c_int,
+    f: *const c_void,
+    dynamic_lds: usize,
+    limit: c_int,
+) -> hipError_t {
+    call(|rt| potential_block_size(rt, KernelRef::Stub(f), grid, block, dynamic_lds, limit))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
+    blocks: *mut c_int,
+    f: hipFunction_t,
+    block_size: c_int,
+    dynamic_lds: usize,
+) -> hipError_t {
+    call(|rt| max_active_blocks(rt, KernelRef::Handle(f), blocks, block_size, dynamic_lds))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    blocks: *mut c_int,
+    f: hipFunction_t,
+    block_size: c_int,
+    dynamic_lds: usize,
+    _flags: c_uint,
+) -> hipError_t {
+    call(|rt| max_active_blocks(rt, KernelRef::Handle(f), blocks, block_size, dynamic_lds))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleOccupancyMaxPotentialBlockSize(
+    grid: *mut c_int,
+    block: *mut c_int,
+    f: hipFunction_t,
+    dynamic_lds: usize,
+    limit: c_int,
+) -> hipError_t {
+    call(|rt| potential_block_size(rt, KernelRef::Handle(f), grid, block, dynamic_lds, limit))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleOccupancyMaxPotentialBlockSizeWithFlags(
+    grid: *mut c_int,
+    block: *mut c_int,
+    f: hipFunction_t,
+    dynamic_lds: usize,
+    limit: c_int,
+    _flags: c_uint,
+) -> hipError_t {
+    call(|rt| potential_block_size(rt, KernelRef::Handle(f), grid, block, dynamic_lds, limit))
+}

@@ -1,0 +1,699 @@
+//! Memory management: allocation of every kind, copies, fills and pointer queries.
+//!
+//! All memory is host memory at its device address, so a copy is a `memmove` once its device
+//! side has been checked: a copy whose kind names device memory must fall inside one live
+//! allocation, or it returns `hipErrorInvalidValue` rather than touch anything else. Pointers the
+//! runtime does not know are the program's own host memory.
+
+use super::{call, put};
+use crate::error::*;
+use crate::runtime::{AllocClass, Runtime};
+use crate::types::memcpy_kind::*;
+use crate::types::*;
+use std::ffi::{c_int, c_uint, c_void};
+
+const ALL_DEVICE: &[AllocClass] = &[AllocClass::Device, AllocClass::Managed];
+const ALL_HOST: &[AllocClass] = &[AllocClass::Host];
+
+fn malloc(out: *mut *mut c_void, size: usize, class: AllocClass, flags: u32) -> hipError_t {
+    call(|rt| {
+        if out.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        // HIP gives a null pointer and success for zero bytes.
+        let p = if size == 0 {
+            0
+        } else {
+            rt.alloc(size as u64, class, flags)?
+        };
+        put(out, p as *mut c_void)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+    malloc(ptr, size, AllocClass::Device, 0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipExtMallocWithFlags(
+    ptr: *mut *mut c_void,
+    size: usize,
+    flags: c_uint,
+) -> hipError_t {
+    malloc(ptr, size, AllocClass::Device, flags)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostMalloc(
+    ptr: *mut *mut c_void,
+    size: usize,
+    flags: c_uint,
+) -> hipError_t {
+    malloc(ptr, size, AllocClass::Host, flags)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+    malloc(ptr, size, AllocClass::Host, 0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostAlloc(
+    ptr: *mut *mut c_void,
+    size: usize,
+    flags: c_uint,
+) -> hipError_t {
+    malloc(ptr, size, AllocClass::Host, flags)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocManaged(
+    ptr: *mut *mut c_void,
+    size: usize,
+    flags: c_uint,
+) -> hipError_t {
+    // hipMemAttachGlobal (1) or hipMemAttachHost (2).
+    if flags != 1 && flags != 2 {
+        return set_last(INVALID_VALUE);
+    }
+    malloc(ptr, size, AllocClass::Managed, flags)
+}
+
+/// Rows padded to a multiple of this many bytes (ROCm's image pitch alignment).
+const PITCH_ALIGNMENT: usize = 256;
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocPitch(
+    ptr: *mut *mut c_void,
+    pitch: *mut usize,
+    width: usize,
+    height: usize,
+) -> hipError_t {
+    if pitch.is_null() {
+        return set_last(INVALID_VALUE);
+    }
+    let Some(p) = width.checked_next_multiple_of(PITCH_ALIGNMENT) else {
+        return set_last(INVALID_VALUE);
+    };
+    let Some(total) = p.checked_mul(height) else {
+        return set_last(OUT_OF_MEMORY);
+    };
+    let code = malloc(ptr, total, AllocClass::Device, 0);
+    if code == SUCCESS {
+        unsafe { *pitch = p };
+    }
+    code
+}
+
+fn free(ptr: *mut c_void, classes: &[AllocClass]) -> hipError_t {
+    call(|rt| {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        // hipFree waits for the device, so it reports a held-back kernel failure too.
+        rt.free(ptr as u64, classes)?;
+        rt.take_pending()
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
+    free(ptr, ALL_DEVICE)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
+    free(ptr, ALL_HOST)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
+    free(ptr, ALL_HOST)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostRegister(
+    host: *mut c_void,
+    size: usize,
+    flags: c_uint,
+) -> hipError_t {
+    call(|rt| {
+        if host.is_null() || size == 0 {
+            return Err(INVALID_VALUE);
+        }
+        let addr = host as u64;
+        if rt.allocations.contains_key(&addr) {
+            return Err(HOST_MEMORY_ALREADY_REGISTERED);
+        }
+        // SAFETY: the program hands this memory to the device until hipHostUnregister.
+        unsafe {
+            rt.device.memory_mut().register(
+                addr,
+                size as u64,
+                gcnemu::memory::AllocKind::Registered,
+            )
+        }
+        .map_err(|e| match e {
+            gcnemu::memory::MemError::Overlap { .. } => HOST_MEMORY_ALREADY_REGISTERED,
+            _ => INVALID_VALUE,
+        })?;
+        rt.allocations.insert(
+            addr,
+            crate::runtime::AllocInfo {
+                size: size as u64,
+                class: AllocClass::Registered,
+                flags,
+            },
+        );
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostUnregister(host: *mut c_void) -> hipError_t {
+    call(|rt| {
+        rt.free(host as u64, &[AllocClass::Registered])
+            .map_err(|_| HOST_MEMORY_NOT_REGISTERED)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostGetDevicePointer(
+    device: *mut *mut c_void,
+    host: *mut c_void,
+    _flags: c_uint,
+) -> hipError_t {
+    call(|rt| {
+        match rt.allocation_of(host as u64) {
+            Some((_, info)) if info.class != AllocClass::Device => {}
+            _ => return Err(INVALID_VALUE),
+        }
+        put(device, host)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipHostGetFlags(flags: *mut c_uint, host: *mut c_void) -> hipError_t {
+    call(|rt| match rt.allocation_of(host as u64) {
+        Some((_, info)) if info.class != AllocClass::Device => put(flags, info.flags),
+        _ => Err(INVALID_VALUE),
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> hipError_t {
+    call(|rt| {
+        let mem = rt.device.memory();
+        let limit = mem.limit();
+        put(free, limit.saturating_sub(mem.used()) as usize)?;
+        put(total, limit as usize)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemPtrGetInfo(ptr: *mut c_void, size: *mut usize) -> hipError_t {
+    call(|rt| match rt.allocation_of(ptr as u64) {
+        Some((base, info)) if base == ptr as u64 => put(size, info.size as usize),
+        _ => Err(INVALID_VALUE),
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemGetAddressRange(
+    base: *mut *mut c_void,
+    size: *mut usize,
+    ptr: *mut c_void,
+) -> hipError_t {
+    call(|rt| {
+        let (b, info) = rt.allocation_of(ptr as u64).ok_or(NOT_FOUND)?;
+        if !base.is_null() {
+            put(base, b as *mut c_void)?;
+        }
+        if !size.is_null() {
+            put(size, info.size as usize)?;
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipPointerGetAttributes(
+    attributes: *mut hipPointerAttribute_t,
+    ptr: *const c_void,
+) -> hipError_t {
+    call(|rt| {
+        if attributes.is_null() || ptr.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        let (_, info) = rt.allocation_of(ptr as u64).ok_or(INVALID_VALUE)?;
+        let p = ptr as *mut c_void;
+        let (memory_type, host) = match info.class {
+            AllocClass::Device => (memory_type::DEVICE, std::ptr::null_mut()),
+            AllocClass::Managed => (memory_type::DEVICE, p),
+            AllocClass::Host | AllocClass::Registered => (memory_type::HOST, p),
+        };
+        put(
+            attributes,
+            hipPointerAttribute_t {
+                memoryType: memory_type,
+                device: 0,
+                devicePointer: p,
+                hostPointer: host,
+                isManaged: (info.class == AllocClass::Managed) as c_int,
+                allocationFlags: info.flags,
+            },
+        )
+    })
+}
+
+/// Accepted: managed memory is always where both sides can use it.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemAdvise(
+    ptr: *const c_void,
+    count: usize,
+    _advice: c_int,
+    _device: c_int,
+) -> hipError_t {
+    call(|rt| rt.check_device_range(ptr as u64, count as u64))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemPrefetchAsync(
+    ptr: *const c_void,
+    count: usize,
+    _device: c_int,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(|rt| {
+        rt.check_stream(stream)?;
+        rt.check_device_range(ptr as u64, count as u64)
+    })
+}
+
+/// Copies `n` bytes after checking the device side(s) that `kind` names.
+pub(crate) fn copy(
+    rt: &mut Runtime,
+    dst: u64,
+    src: u64,
+    n: u64,
+    kind: c_int,
+) -> Result<(), hipError_t> {
+    if !(HOST_TO_HOST..=DEFAULT).contains(&kind) {
+        return Err(INVALID_MEMCPY_DIRECTION);
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    if dst == 0 || src == 0 {
+        return Err(INVALID_VALUE);
+    }
+    if matches!(kind, HOST_TO_DEVICE | DEVICE_TO_DEVICE) {
+        rt.check_device_range(dst, n)?;
+    }
+    if matches!(kind, DEVICE_TO_HOST | DEVICE_TO_DEVICE) {
+        rt.check_device_range(src, n)?;
+    }
+    // Whatever the kind, a side inside an allocation must not run past its end.
+    for p in [dst, src] {
+        if rt.device.memory().allocation_containing(p).is_some() {
+            rt.check_device_range(p, n)?;
+        }
+    }
+    // SAFETY: device sides were checked against live allocations; host sides are the
+    // program's own memory, as it promised by passing them.
+    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n as usize) };
+    Ok(())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpy(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: c_int,
+) -> hipError_t {
+    call(|rt| {
+        copy(rt, dst as u64, src as u64, size as u64, kind)?;
+        rt.take_pending()
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyWithStream(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: c_int,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(|rt| {
+        rt.check_stream(stream)?;
+        copy(rt, dst as u64, src as u64, size as u64, kind)?;
+        rt.take_pending()
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyAsync(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: c_int,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(|rt| {
+        rt.check_stream(stream)?;
+        copy(rt, dst as u64, src as u64, size as u64, kind)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyHtoD(
+    dst: *mut c_void,
+    src: *mut c_void,
+    size: usize,
+) -> hipError_t {
+    hipMemcpy(dst, src, size, HOST_TO_DEVICE)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyDtoH(
+    dst: *mut c_void,
+    src: *mut c_void,
+    size: usize,
+) -> hipError_t {
+    hipMemcpy(dst, src, size, DEVICE_TO_HOST)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyDtoD(
+    dst: *mut c_void,
+    src: *mut c_void,
+    size: usize,
+) -> hipError_t {
+    hipMemcpy(dst, src, size, DEVICE_TO_DEVICE)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyHtoDAsync(
+    dst: *mut c_void,
+    src: *mut c_void,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    hipMemcpyAsync(dst, src, size, HOST_TO_DEVICE, stream)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyDtoHAsync(
+    dst: *mut c_void,
+    src: *mut c_void,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    hipMemcpyAsync(dst, src, size, DEVICE_TO_HOST, stream)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyDtoDAsync(
+    dst: *mut c_void,
+    src: *mut c_void,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    hipMemcpyAsync(dst, src, size, DEVICE_TO_DEVICE, stream)
+}
+
+/// Copies `height` rows of `width` bytes between pitched buffers.
+#[allow(clippy::too_many_arguments)]
+fn copy_2d(
+    rt: &mut Runtime,
+    dst: u64,
+    dpitch: u64,
+    src: u64,
+    spitch: u64,
+    width: u64,
+    height: u64,
+    kind: c_int,
+) -> Result<(), hipError_t> {
+    if width > dpitch || width > spitch {
+        return Err(INVALID_PITCH_VALUE);
+    }
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    // Check the whole extent first so that a bad copy changes nothing.
+    let span = |pitch: u64| (height - 1) * pitch + width;
+    let probe = |rt: &Runtime, p: u64, pitch: u64, device: bool| -> Result<(), hipError_t> {
+        if device || rt.device.memory().allocation_containing(p).is_some() {
+            rt.check_device_range(p, span(pitch))?;
+        }
+        Ok(())
+    };
+    if !(HOST_TO_HOST..=DEFAULT).contains(&kind) {
+        return Err(INVALID_MEMCPY_DIRECTION);
+    }
+    probe(
+        rt,
+        dst,
+        dpitch,
+        matches!(kind, HOST_TO_DEVICE | DEVICE_TO_DEVICE),
+    )?;
+    probe(
+        rt,
+        src,
+        spitch,
+        matches!(kind, DEVICE_TO_HOST | DEVICE_TO_DEVICE),
+    )?;
+    for row in 0..height {
+        copy(rt, dst + row * dpitch, src + row * spitch, width, DEFAULT)?;
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpy2D(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: c_int,
+) -> hipError_t {
+    call(|rt| {
+        copy_2d(
+            rt,
+            dst as u64,
+            dpitch as u64,
+            src as u64,
+            spitch as u64,
+            width as u64,
+            height as u64,
+            kind,
+        )?;
+        rt.take_pending()
+    })
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hipMemcpy2DAsync(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: c_int,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(|rt| {
+        rt.check_stream(stream)?;
+        copy_2d(
+            rt,
+            dst as u64,
+            dpitch as u64,
+            src as u64,
+            spitch as u64,
+            width as u64,
+            height as u64,
+            kind,
+        )
+    })
+}
+
+/// Fills `count` elements of `N` bytes at device address `dst` with `value`.
+fn fill<const N: usize>(
+    rt: &mut Runtime,
+    dst: u64,
+    value: [u8; N],
+    count: u64,
+    stream: hipStream_t,
+) -> Result<(), hipError_t> {
+    rt.check_stream(stream)?;
+    let len = count.checked_mul(N as u64).ok_or(INVALID_VALUE)?;
+    if len == 0 {
+        return Ok(());
+    }
+    rt.check_device_range(dst, len)?;
+    let bytes = rt
+        .device
+        .memory_mut()
+        .bytes_mut(dst, len as usize)
+        .map_err(|_| INVALID_VALUE)?;
+    for chunk in bytes.chunks_exact_mut(N) {
+        chunk.copy_from_slice(&value);
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemset(dst: *mut c_void, value: c_int, size: usize) -> hipError_t {
+    call(|rt| {
+        fill(
+            rt,
+            dst as u64,
+            [value as u8],
+            size as u64,
+            std::ptr::null_mut(),
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetAsync(
+    dst: *mut c_void,
+    value: c_int,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(|rt| fill(rt, dst as u64, [value as u8], size as u64, stream))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetD8(dst: *mut c_void, value: u8, count: usize) -> hipError_t {
+    call(|rt| fill(rt, dst as u64, [value], count as u64, std::ptr::null_mut()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetD8Async(
+    dst: *mut c_void,
+    value: u8,
+    count: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(|rt| fill(rt, dst as u64, [value], count as u64, stream))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetD16(dst: *mut c_void, value: u16, count: usize) -> hipError_t {
+    call(|rt| {
+        fill(
+            rt,
+            dst as u64,
+            value.to_le_bytes(),
+            count as u64,
+            std::ptr::null_mut(),
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetD16Async(
+    dst: *mut c_void,
+    value: u16,
+    count: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(|rt| fill(rt, dst as u64, value.to_le_bytes(), count as u64, stream))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetD32(dst: *mut c_void, value: c_int, count: usize) -> hipError_t {
+    call(|rt| {
+        fill(
+            rt,
+            dst as u64,
+            value.to_le_bytes(),
+            count as u64,
+            std::ptr::null_mut(),
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetD32Async(
+    dst: *mut c_void,
+    value: c_int,
+    count: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(|rt| fill(rt, dst as u64, value.to_le_bytes(), count as u64, stream))
+}
+
+fn fill_2d(
+    rt: &mut Runtime,
+    dst: u64,
+    pitch: u64,
+    value: u8,
+    width: u64,
+    height: u64,
+    stream: hipStream_t,
+) -> Result<(), hipError_t> {
+    if width > pitch {
+        return Err(INVALID_PITCH_VALUE);
+    }
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    rt.check_device_range(dst, (height - 1) * pitch + width)?;
+    for row in 0..height {
+        fill(rt, dst + row * pitch, [value], width, stream)?;
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemset2D(
+    dst: *mut c_void,
+    pitch: usize,
+    value: c_int,
+    width: usize,
+    height: usize,
+) -> hipError_t {
+    call(|rt| {
+        fill_2d(
+            rt,
+            dst as u64,
+            pitch as u64,
+            value as u8,
+            width as u64,
+            height as u64,
+            std::ptr::null_mut(),
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemset2DAsync(
+    dst: *mut c_void,
+    pitch: usize,
+    value: c_int,
+    width: usize,
+    height: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(|rt| {
+        fill_2d(
+            rt,
+            dst as u64,
+            pitch as u64,
+            value as u8,
+            width as u64,
+            height as u64,
+            stream,
+        )
+    })
+}

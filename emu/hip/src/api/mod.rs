@@ -1,0 +1,52 @@
+//! The exported C functions, grouped as HIP's API reference groups them.
+
+mod device;
+pub(crate) use device::clock_khz;
+mod errors;
+mod launch;
+mod memory;
+mod module;
+mod register;
+mod stream;
+mod symbols;
+
+use crate::error::{self, *};
+use crate::runtime::{self, Runtime};
+use crate::types::hipError_t;
+use std::panic::AssertUnwindSafe;
+
+/// Runs one API call on the runtime: panics are caught (none may cross into the program), and
+/// the result becomes the thread's last error.
+pub(crate) fn call(f: impl FnOnce(&mut Runtime) -> Result<(), hipError_t>) -> hipError_t {
+    let r = std::panic::catch_unwind(AssertUnwindSafe(|| runtime::with(f)));
+    let code = match r {
+        Ok(Some(Ok(()))) => SUCCESS,
+        Ok(Some(Err(e))) => e,
+        Ok(None) => NOT_INITIALIZED,
+        Err(_) => UNKNOWN,
+    };
+    error::set_last(code)
+}
+
+/// The body of every exported function without an implementation.
+pub fn unsupported(name: &'static str) -> hipError_t {
+    static SAID: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    if !said.contains(&name) {
+        said.push(name);
+        eprintln!("gcnemu-hip: {name} is not supported; returning hipErrorNotSupported");
+    }
+    error::set_last(NOT_SUPPORTED)
+}
+
+/// Writes `value` through an out-pointer the program passed; null is `hipErrorInvalidValue`.
+pub(crate) fn put<T>(out: *mut T, value: T) -> Result<(), hipError_t> {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: a non-null out-pointer of the right type, per the function's C signature.
+    unsafe { out.write_unaligned(value) };
+    Ok(())
+}
+
+include!(concat!(env!("OUT_DIR"), "/exports.rs"));

@@ -1,0 +1,279 @@
+//! Streams, events and host callbacks. Work is complete when the call that enqueues it returns,
+//! so a stream is always idle, an event is complete once recorded, and a host function runs
+//! (outside the runtime's lock, so it may call HIP) before its enqueuing call returns.
+//!
+//! An event's time is the device's time when it was recorded: the simulated time of the kernels
+//! so far under the timing model (cycles at the emulated clock), their emulation time otherwise.
+
+use super::{call, put};
+use crate::error::*;
+use crate::runtime::{EventState, Runtime, StreamState};
+use crate::types::*;
+use std::ffi::{c_float, c_int, c_uint, c_void};
+
+const EVENT_DISABLE_TIMING: u32 = 0x2;
+
+fn create_stream(out: *mut hipStream_t, flags: u32, priority: i32) -> hipError_t {
+    call(|rt| {
+        if out.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        let h = rt.new_handle();
+        rt.streams.insert(h, StreamState { flags, priority });
+        put(out, h as hipStream_t)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamCreate(stream: *mut hipStream_t) -> hipError_t {
+    create_stream(stream, 0, 0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamCreateWithFlags(
+    stream: *mut hipStream_t,
+    flags: c_uint,
+) -> hipError_t {
+    if flags > 1 {
+        return set_last(INVALID_VALUE);
+    }
+    create_stream(stream, flags, 0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamCreateWithPriority(
+    stream: *mut hipStream_t,
+    flags: c_uint,
+    priority: c_int,
+) -> hipError_t {
+    if flags > 1 {
+        return set_last(INVALID_VALUE);
+    }
+    create_stream(stream, flags, priority.clamp(-1, 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(
+    least: *mut c_int,
+    greatest: *mut c_int,
+) -> hipError_t {
+    call(|_| {
+        if !least.is_null() {
+            put(least, 0)?;
+        }
+        if !greatest.is_null() {
+            put(greatest, -1)?;
+        }
+        Ok(())
+    })
+}
+
+/// A stream created here (not the null, legacy or per-thread stream).
+fn created(rt: &Runtime, stream: hipStream_t) -> Result<StreamState, hipError_t> {
+    rt.streams
+        .get(&(stream as usize))
+        .copied()
+        .ok_or(INVALID_HANDLE)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
+    call(|rt| {
+        created(rt, stream)?;
+        rt.streams.remove(&(stream as usize));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
+    call(|rt| {
+        rt.check_stream(stream)?;
+        rt.take_pending()
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
+    call(|rt| rt.check_stream(stream))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamWaitEvent(
+    stream: hipStream_t,
+    event: hipEvent_t,
+    _flags: c_uint,
+) -> hipError_t {
+    call(|rt| {
+        rt.check_stream(stream)?;
+        event_state(rt, event).map(|_| ())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: *mut c_uint) -> hipError_t {
+    call(|rt| {
+        rt.check_stream(stream)?;
+        let f = rt.streams.get(&(stream as usize)).map_or(0, |s| s.flags);
+        put(flags, f)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetPriority(
+    stream: hipStream_t,
+    priority: *mut c_int,
+) -> hipError_t {
+    call(|rt| {
+        rt.check_stream(stream)?;
+        let p = rt.streams.get(&(stream as usize)).map_or(0, |s| s.priority);
+        put(priority, p)
+    })
+}
+
+/// Validates the stream under the lock, then runs `f` without it.
+fn then_run(stream: hipStream_t, f: impl FnOnce()) -> hipError_t {
+    let code = call(|rt| rt.check_stream(stream));
+    if code == SUCCESS {
+        f();
+    }
+    code
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipLaunchHostFunc(
+    stream: hipStream_t,
+    f: hipHostFn_t,
+    user_data: *mut c_void,
+) -> hipError_t {
+    let Some(f) = f else {
+        return set_last(INVALID_VALUE);
+    };
+    // SAFETY: the program's callback with the data it gave for it.
+    then_run(stream, || unsafe { f(user_data) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamAddCallback(
+    stream: hipStream_t,
+    callback: hipStreamCallback_t,
+    user_data: *mut c_void,
+    flags: c_uint,
+) -> hipError_t {
+    let Some(cb) = callback else {
+        return set_last(INVALID_VALUE);
+    };
+    if flags != 0 {
+        return set_last(INVALID_VALUE);
+    }
+    // SAFETY: as `hipLaunchHostFunc`; the status is that of the stream's work, all done.
+    then_run(stream, || unsafe { cb(stream, SUCCESS, user_data) })
+}
+
+fn create_event(out: *mut hipEvent_t, flags: u32) -> hipError_t {
+    call(|rt| {
+        if out.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        let h = rt.new_handle();
+        rt.events.insert(
+            h,
+            EventState {
+                flags,
+                recorded: None,
+            },
+        );
+        put(out, h as hipEvent_t)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipEventCreate(event: *mut hipEvent_t) -> hipError_t {
+    create_event(event, 0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipEventCreateWithFlags(
+    event: *mut hipEvent_t,
+    flags: c_uint,
+) -> hipError_t {
+    // hipEventDefault, BlockingSync, DisableTiming, Interprocess, and AMD's release flags.
+    if flags & !0x6000_000f != 0 {
+        return set_last(INVALID_VALUE);
+    }
+    create_event(event, flags)
+}
+
+fn event_state(rt: &Runtime, event: hipEvent_t) -> Result<EventState, hipError_t> {
+    rt.events
+        .get(&(event as usize))
+        .copied()
+        .ok_or(INVALID_HANDLE)
+}
+
+/// Records `event` on `stream` at the device's current time.
+pub(crate) fn record(
+    rt: &mut Runtime,
+    event: hipEvent_t,
+    stream: hipStream_t,
+    optional: bool,
+) -> Result<(), hipError_t> {
+    if optional && event.is_null() {
+        return Ok(());
+    }
+    rt.check_stream(stream)?;
+    event_state(rt, event)?;
+    let now = rt.device_ns;
+    if let Some(e) = rt.events.get_mut(&(event as usize)) {
+        e.recorded = Some(now);
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
+    call(|rt| record(rt, event, stream, false))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
+    call(|rt| {
+        event_state(rt, event)?;
+        rt.events.remove(&(event as usize));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
+    call(|rt| {
+        event_state(rt, event)?;
+        rt.take_pending()
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
+    call(|rt| event_state(rt, event).map(|_| ()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipEventElapsedTime(
+    ms: *mut c_float,
+    start: hipEvent_t,
+    stop: hipEvent_t,
+) -> hipError_t {
+    call(|rt| {
+        if ms.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        let (a, b) = (event_state(rt, start)?, event_state(rt, stop)?);
+        if (a.flags | b.flags) & EVENT_DISABLE_TIMING != 0 {
+            return Err(INVALID_HANDLE);
+        }
+        match (a.recorded, b.recorded) {
+            (Some(t0), Some(t1)) => put(ms, ((t1 - t0) / 1e6) as f32),
+            _ => Err(INVALID_HANDLE),
+        }
+    })
+}

@@ -1,0 +1,505 @@
+//! The runtime's state: one emulated device, the code objects the program registered or loaded,
+//! its allocations, streams and events, and what its kernels did.
+//!
+//! Every API call takes the one lock ([`with`]), so calls from several host threads are
+//! serialised. Work runs when it is enqueued: a kernel or copy is complete when the call that
+//! enqueues it returns. That is a legal schedule of HIP's stream semantics (each stream in order,
+//! streams ordered among themselves in one of the allowed ways), so what a correct program
+//! observes is what HIP promises; a kernel's failure is held back until the next synchronising
+//! call, as on a GPU.
+
+use crate::error::{self, *};
+use crate::stats::KernelStats;
+use crate::types::*;
+use gcnemu::memory::{AllocKind, Placement};
+use gcnemu::settings::Settings;
+use gcnemu::{Arg, Device, DeviceConfig, Dims, Module};
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// What a host allocation is, for `hipPointerGetAttributes` and for freeing it with the right call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AllocClass {
+    /// `hipMalloc`, `hipMallocPitch`, ...: device memory.
+    Device,
+    /// `hipHostMalloc`: pinned host memory (here: the same host memory).
+    Host,
+    /// `hipMallocManaged`.
+    Managed,
+    /// `hipHostRegister`ed memory of the program's own.
+    Registered,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct AllocInfo {
+    pub size: u64,
+    pub class: AllocClass,
+    pub flags: u32,
+}
+
+/// A `.hip_fatbin` bundle a translation unit registered; its code object is loaded at first use.
+pub struct Fatbin {
+    /// The bundle's bytes, from its start to the end of the mapped segment that holds it.
+    pub image: &'static [u8],
+    /// Which file it came from, for messages.
+    pub origin: String,
+    pub module: Option<Result<ModuleId, String>>,
+}
+
+pub type ModuleId = usize;
+
+/// A code object loaded for the device.
+pub struct Loaded {
+    pub module: Module,
+    pub name: String,
+}
+
+/// Where a registered host symbol (kernel stub or variable) lives.
+#[derive(Clone, Debug)]
+pub struct DeviceSymbol {
+    pub fatbin: usize,
+    pub name: String,
+    /// Variables: the size the program registered.
+    pub size: u64,
+}
+
+/// A kernel named by a `hipFunction_t`.
+#[derive(Clone, Debug)]
+pub struct FunctionHandle {
+    pub module: ModuleId,
+    pub name: String,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct EventState {
+    pub flags: u32,
+    /// Device time (ns) at the last record, if recorded.
+    pub recorded: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct StreamState {
+    pub flags: u32,
+    pub priority: i32,
+}
+
+/// A kernel's arguments as the program passes them.
+pub enum ArgSource<'a> {
+    /// `void* args[]`: the i-th pointer points at the i-th explicit argument.
+    Pointers(*const *const c_void),
+    /// One buffer laid out as the kernarg segment's explicit part (`HIP_LAUNCH_PARAM_BUFFER_*`).
+    Buffer(&'a [u8]),
+}
+
+pub struct Runtime {
+    pub settings: Settings,
+    pub device: Device,
+    pub fatbins: Vec<Fatbin>,
+    pub modules: Vec<Option<Loaded>>,
+    /// Host stub address → kernel.
+    pub functions: HashMap<usize, DeviceSymbol>,
+    /// Host shadow address → device variable.
+    pub vars: HashMap<usize, DeviceSymbol>,
+    pub allocations: HashMap<u64, AllocInfo>,
+    pub function_handles: HashMap<usize, FunctionHandle>,
+    pub module_handles: HashMap<usize, ModuleId>,
+    pub streams: HashMap<usize, StreamState>,
+    pub events: HashMap<usize, EventState>,
+    next_handle: usize,
+    /// A kernel failure not yet returned by a synchronising call.
+    pub pending: Option<hipError_t>,
+    /// Simulated device time in ns: kernels' cycles under the timing model, else their
+    /// emulation time.
+    pub device_ns: f64,
+    pub kernel_stats: Vec<KernelStats>,
+    /// Findings already printed, so that each is printed once per run: (kernel, rule, pc).
+    pub reported: std::collections::HashSet<(String, &'static str, u64)>,
+    pub started: Instant,
+    pub current_device: i32,
+}
+
+static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
+
+/// Runs `f` on the runtime, creating it at the first call. `None` if the settings in the
+/// environment are invalid (said once on stderr).
+pub fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
+    let mut guard = lock();
+    if guard.is_none() {
+        match Runtime::from_env() {
+            Ok(rt) => {
+                *guard = Some(rt);
+                crate::stats::at_exit();
+            }
+            Err(e) => {
+                static SAID: std::sync::Once = std::sync::Once::new();
+                SAID.call_once(|| eprintln!("gcnemu-hip: {e}"));
+                return None;
+            }
+        }
+    }
+    guard.as_mut().map(f)
+}
+
+/// The lock for the exit report, unless another thread holds it.
+pub fn lock_for_exit() -> Option<MutexGuard<'static, Option<Runtime>>> {
+    match RUNTIME.try_lock() {
+        Ok(g) => Some(g),
+        Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    }
+}
+
+/// The lock, even if a panic in an earlier call poisoned it (the state stays consistent: every
+/// call validates before it changes anything).
+pub fn lock() -> MutexGuard<'static, Option<Runtime>> {
+    RUNTIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Runtime {
+    fn from_env() -> Result<Runtime, String> {
+        let settings = Settings::from_env()?;
+        crate::log::init();
+        let device = Device::new(DeviceConfig {
+            target: settings.target,
+            memory_limit: settings.memory_limit,
+            placement: Placement::Host,
+        });
+        Ok(Runtime {
+            settings,
+            device,
+            fatbins: Vec::new(),
+            modules: Vec::new(),
+            functions: HashMap::new(),
+            vars: HashMap::new(),
+            allocations: HashMap::new(),
+            function_handles: HashMap::new(),
+            module_handles: HashMap::new(),
+            streams: HashMap::new(),
+            events: HashMap::new(),
+            next_handle: 0x4000,
+            pending: None,
+            device_ns: 0.0,
+            kernel_stats: Vec::new(),
+            reported: Default::default(),
+            started: Instant::now(),
+            current_device: 0,
+        })
+    }
+
+    /// A fresh opaque handle value: never null, never one of the special stream values.
+    pub fn new_handle(&mut self) -> usize {
+        self.next_handle += 16;
+        self.next_handle
+    }
+
+    /// Takes the held-back kernel failure, if any, for a synchronising call to return.
+    pub fn take_pending(&mut self) -> Result<(), hipError_t> {
+        match self.pending.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks a stream handle: null, the per-thread or legacy stream, or one created here.
+    pub fn check_stream(&self, s: hipStream_t) -> Result<(), hipError_t> {
+        let h = s as usize;
+        if h == 0 || h == STREAM_PER_THREAD || h == STREAM_LEGACY || self.streams.contains_key(&h) {
+            Ok(())
+        } else {
+            Err(INVALID_HANDLE)
+        }
+    }
+
+    /// Allocates zeroed memory that host code and kernels share.
+    pub fn alloc(&mut self, size: u64, class: AllocClass, flags: u32) -> Result<u64, hipError_t> {
+        let addr = self
+            .device
+            .memory_mut()
+            .alloc(size, AllocKind::Buffer)
+            .map_err(|_| OUT_OF_MEMORY)?;
+        self.allocations
+            .insert(addr, AllocInfo { size, class, flags });
+        Ok(addr)
+    }
+
+    /// Frees an allocation made by [`Runtime::alloc`] of one of `classes`.
+    pub fn free(&mut self, addr: u64, classes: &[AllocClass]) -> Result<(), hipError_t> {
+        match self.allocations.get(&addr) {
+            Some(info) if classes.contains(&info.class) => {}
+            _ => return Err(INVALID_VALUE),
+        }
+        self.allocations.remove(&addr);
+        self.device
+            .memory_mut()
+            .free(addr)
+            .map_err(|_| INVALID_VALUE)
+    }
+
+    /// The allocation holding `addr`: its start and what it is.
+    pub fn allocation_of(&self, addr: u64) -> Option<(u64, AllocInfo)> {
+        let a = self.device.memory().allocation_containing(addr)?;
+        let info = self.allocations.get(&a.base)?;
+        Some((a.base, *info))
+    }
+
+    /// Checks that `[addr, addr+len)` lies inside one allocation the device can reach.
+    pub fn check_device_range(&self, addr: u64, len: u64) -> Result<(), hipError_t> {
+        if addr == 0 {
+            return Err(INVALID_VALUE);
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        match self.device.memory().allocation_containing(addr) {
+            Some(a) if addr + len <= a.base + a.len() => Ok(()),
+            _ => Err(INVALID_VALUE),
+        }
+    }
+
+    /// The code object of a registered fatbin, loaded at its first use.
+    pub fn fatbin_module(&mut self, fatbin: usize) -> Result<ModuleId, hipError_t> {
+        let f = self.fatbins.get(fatbin).ok_or(INVALID_DEVICE_FUNCTION)?;
+        if let Some(r) = &f.module {
+            return r.clone().map_err(|_| NO_BINARY_FOR_GPU);
+        }
+        let (image, origin) = (f.image, f.origin.clone());
+        let r = self.load_bundle(image, &origin);
+        if let Err(e) = &r {
+            eprintln!("gcnemu-hip: {e}");
+        }
+        self.fatbins[fatbin].module = Some(r.clone());
+        r.map_err(|_| NO_BINARY_FOR_GPU)
+    }
+
+    /// Loads the code object for the device's target out of an offload bundle (or a code object).
+    pub fn load_bundle(&mut self, bytes: &[u8], origin: &str) -> Result<ModuleId, String> {
+        let target = self.settings.target.to_string();
+        let images = gcn_loader::extract(origin, bytes).map_err(|e| e.to_string())?;
+        let labels: Vec<String> = images
+            .iter()
+            .map(|i| i.label.clone().unwrap_or_else(|| "a code object".into()))
+            .collect();
+        // An entry id is `hipv4-amdgcn-amd-amdhsa--gfx900:xnack-`; a bare code object has none,
+        // and the loader checks its ELF header instead.
+        let chosen = images.into_iter().find(|i| match &i.label {
+            Some(id) => {
+                let proc = id.rsplit("--").next().unwrap_or("");
+                proc.split(':').next() == Some(target.as_str())
+            }
+            None => true,
+        });
+        let image = chosen.ok_or_else(|| {
+            format!(
+                "{origin}: no code object for {target} (found: {}); rebuild with --offload-arch={target} or run with GCNEMU_TARGET set to one of those",
+                labels.join(", ")
+            )
+        })?;
+        let module = self
+            .device
+            .load(&image.file, &image.bytes)
+            .map_err(|e| e.to_string())?;
+        tracing::info!(code_object = %image.file, kernels = module.object.kernels.len(), "loaded");
+        self.modules.push(Some(Loaded {
+            module,
+            name: image.file.clone(),
+        }));
+        Ok(self.modules.len() - 1)
+    }
+
+    /// The module a registered host symbol (kernel stub or variable) belongs to, loaded.
+    pub fn symbol_module(&mut self, sym: &DeviceSymbol) -> Result<ModuleId, hipError_t> {
+        self.fatbin_module(sym.fatbin)
+    }
+
+    pub fn loaded(&self, id: ModuleId) -> Result<&Loaded, hipError_t> {
+        self.modules
+            .get(id)
+            .and_then(|m| m.as_ref())
+            .ok_or(INVALID_HANDLE)
+    }
+
+    /// The device address and size of a `__device__`/`__constant__` variable, by its host shadow.
+    pub fn var_address(&mut self, host: *const c_void) -> Result<(u64, u64), hipError_t> {
+        let sym = self
+            .vars
+            .get(&(host as usize))
+            .cloned()
+            .ok_or(INVALID_SYMBOL)?;
+        let id = self.symbol_module(&sym)?;
+        let m = self.loaded(id)?;
+        let (addr, size) = m.module.symbol(&sym.name).ok_or(INVALID_SYMBOL)?;
+        Ok((addr, if size == 0 { sym.size } else { size }))
+    }
+
+    /// Runs a kernel to completion. Launch errors (bad configuration, arguments) return at once;
+    /// a failure of the kernel itself is reported on stderr and held for the next synchronising
+    /// call.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch(
+        &mut self,
+        module: ModuleId,
+        kernel: &str,
+        grid: dim3,
+        block: dim3,
+        shared: u64,
+        stream: hipStream_t,
+        args: ArgSource,
+    ) -> Result<(), hipError_t> {
+        self.check_stream(stream)?;
+        let grid = [grid.x, grid.y, grid.z];
+        let block = [block.x, block.y, block.z];
+        if grid.contains(&0) || block.contains(&0) {
+            return Err(INVALID_CONFIGURATION);
+        }
+        if block.iter().map(|&b| b as u64).product::<u64>() > 1024 {
+            return Err(INVALID_CONFIGURATION);
+        }
+        let shared = u32::try_from(shared).map_err(|_| INVALID_VALUE)?;
+        let loaded = self
+            .modules
+            .get(module)
+            .and_then(|m| m.as_ref())
+            .ok_or(INVALID_HANDLE)?;
+        let k = loaded
+            .module
+            .kernel(kernel)
+            .ok_or(INVALID_DEVICE_FUNCTION)?;
+        let explicit: Vec<(u64, u64)> = k
+            .meta
+            .as_ref()
+            .map(|m| {
+                m.args
+                    .iter()
+                    .filter(|a| !a.value_kind.is_hidden())
+                    .map(|a| (a.offset, a.size))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut launch_args = Vec::with_capacity(explicit.len());
+        for (i, &(offset, size)) in explicit.iter().enumerate() {
+            let bytes = match args {
+                ArgSource::Pointers(p) => {
+                    if p.is_null() {
+                        return Err(INVALID_VALUE);
+                    }
+                    // SAFETY: HIP's contract: `args` holds one pointer per explicit argument,
+                    // each to a value of the argument's size.
+                    let ptr = unsafe { *p.add(i) };
+                    if ptr.is_null() {
+                        return Err(INVALID_VALUE);
+                    }
+                    unsafe { std::slice::from_raw_parts(ptr as *const u8, size as usize) }.to_vec()
+                }
+                ArgSource::Buffer(buf) => buf
+                    .get(offset as usize..(offset + size) as usize)
+                    .ok_or(INVALID_VALUE)?
+                    .to_vec(),
+            };
+            launch_args.push(Arg::Bytes(bytes));
+        }
+        let mut opts = self.settings.launch.clone();
+        opts.dynamic_lds = shared;
+        let dims = Dims { grid, block };
+        let name = k.name.clone();
+        let result = self
+            .device
+            .launch(&loaded.module, kernel, dims, &launch_args, &opts);
+        match result {
+            Ok(stats) => {
+                self.device_ns += match &stats.timing {
+                    Some(t) => t.cycles as f64 * 1e6 / crate::api::clock_khz(self) as f64,
+                    None => stats.elapsed.as_nanos() as f64,
+                };
+                self.report_findings(&stats);
+                self.record(&name, module, Some(&stats), stats.elapsed);
+                Ok(())
+            }
+            Err(gcnemu::Error::Guest(g)) => {
+                let code = match &g.fault {
+                    gcnemu::GuestFault::Fault(
+                        gcnemu::exec::Fault::Memory { .. }
+                        | gcnemu::exec::Fault::ScalarMemory { .. }
+                        | gcnemu::exec::Fault::Lds { .. }
+                        | gcnemu::exec::Fault::Private { .. },
+                    ) => ILLEGAL_ADDRESS,
+                    _ => LAUNCH_FAILURE,
+                };
+                let origin = &self.modules[module]
+                    .as_ref()
+                    .map_or("", |l| l.name.as_str());
+                eprintln!("gcnemu: {origin}: {g}");
+                eprintln!(
+                    "gcnemu: the program sees {} from its next synchronising call",
+                    error::name_str(code)
+                );
+                self.record(&name, module, None, Duration::ZERO);
+                if let Some(s) = self.kernel_stats.iter_mut().find(|s| s.name == name) {
+                    s.faults += 1;
+                }
+                self.pending.get_or_insert(code);
+                Ok(())
+            }
+            Err(e) => {
+                eprintln!("gcnemu-hip: launch of `{kernel}`: {e}");
+                Err(match e {
+                    gcnemu::Error::Arguments(_) => INVALID_VALUE,
+                    gcnemu::Error::NoKernel { .. } => INVALID_DEVICE_FUNCTION,
+                    gcnemu::Error::Memory(_) => OUT_OF_MEMORY,
+                    _ => INVALID_CONFIGURATION,
+                })
+            }
+        }
+    }
+
+    /// Prints each hazard and stale-read finding the first time it is seen.
+    fn report_findings(&mut self, stats: &gcnemu::Stats) {
+        for h in &stats.hazards {
+            if self.reported.insert((stats.kernel.clone(), h.rule, h.pc)) {
+                eprintln!(
+                    "gcnemu: warning[{}]: {}: kernel `{}` at {:#x} (+{:#x}) `{}`: producer `{}` at +{:#x}; required {}, provided {}; {}",
+                    h.rule,
+                    h.summary,
+                    stats.kernel,
+                    h.pc,
+                    h.kernel_offset,
+                    h.instruction,
+                    h.producer,
+                    h.producer_offset,
+                    h.required,
+                    h.provided,
+                    h.fix
+                );
+            }
+        }
+        for r in &stats.stale_reads {
+            if self
+                .reported
+                .insert((stats.kernel.clone(), "missing-waitcnt", r.pc))
+            {
+                eprintln!("gcnemu: warning[missing-waitcnt]: {}", r.message());
+            }
+        }
+    }
+
+    fn record(
+        &mut self,
+        name: &str,
+        module: ModuleId,
+        stats: Option<&gcnemu::Stats>,
+        elapsed: Duration,
+    ) {
+        let i = match self.kernel_stats.iter().position(|s| s.name == name) {
+            Some(i) => i,
+            None => {
+                let code_object = self.modules[module]
+                    .as_ref()
+                    .map_or(String::new(), |l| l.name.clone());
+                self.kernel_stats.push(KernelStats::new(name, code_object));
+                self.kernel_stats.len() - 1
+            }
+        };
+        self.kernel_stats[i].add(stats, elapsed);
+    }
+}

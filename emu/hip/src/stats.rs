@@ -1,0 +1,106 @@
+//! What the program's kernels did, printed when it exits (`GCNEMU_STATS=1` on stderr,
+//! `GCNEMU_STATS_JSON=PATH` as JSON): per kernel, launches, workgroups, wave-instructions,
+//! emulation time, simulated cycles, hazard and stale-read findings, and faults.
+
+use std::time::Duration;
+
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct KernelStats {
+    pub name: String,
+    pub code_object: String,
+    pub launches: u64,
+    pub workgroups: u64,
+    pub wave_instructions: u64,
+    pub emulation_seconds: f64,
+    /// Under the timing model; 0 otherwise.
+    pub cycles: u64,
+    /// Distinct hazard findings (rule and instruction) over all launches.
+    pub hazards: u64,
+    pub stale_reads: u64,
+    pub faults: u64,
+}
+
+impl KernelStats {
+    pub fn new(name: &str, code_object: String) -> KernelStats {
+        KernelStats {
+            name: name.to_string(),
+            code_object,
+            ..Default::default()
+        }
+    }
+
+    pub fn add(&mut self, stats: Option<&gcnemu::Stats>, elapsed: Duration) {
+        self.launches += 1;
+        self.emulation_seconds += elapsed.as_secs_f64();
+        if let Some(s) = stats {
+            self.workgroups += s.workgroups;
+            self.wave_instructions += s.wave_instructions;
+            self.cycles += s.timing.as_ref().map_or(0, |t| t.cycles);
+            self.hazards = self.hazards.max(s.hazards.len() as u64);
+            self.stale_reads = self.stale_reads.max(s.stale_reads.len() as u64);
+        }
+    }
+}
+
+/// Registers the report to run when the program exits (once).
+pub fn at_exit() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        extern "C" fn report() {
+            // The program may exit while another thread holds the lock: then say nothing rather
+            // than hang.
+            let guard = match crate::runtime::lock_for_exit() {
+                Some(g) => g,
+                None => return,
+            };
+            if let Some(rt) = guard.as_ref() {
+                write_report(rt);
+            }
+        }
+        // SAFETY: `report` is a plain function that lives as long as the process.
+        unsafe { libc::atexit(report) };
+    });
+}
+
+fn write_report(rt: &crate::runtime::Runtime) {
+    if rt.settings.stats {
+        eprint!("{}", text(&rt.kernel_stats, rt.started.elapsed()));
+    }
+    if let Some(path) = &rt.settings.stats_json {
+        let json = serde_json::json!({
+            "target": rt.settings.target.to_string(),
+            "timing": rt.settings.launch.timing.is_some(),
+            "wall_seconds": rt.started.elapsed().as_secs_f64(),
+            "kernels": rt.kernel_stats,
+        });
+        let text = serde_json::to_string_pretty(&json).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            eprintln!("gcnemu-hip: cannot write {}: {e}", path.display());
+        }
+    }
+}
+
+/// The stderr summary: one line per kernel, in the order of first launch.
+pub fn text(kernels: &[KernelStats], wall: Duration) -> String {
+    let mut out = format!(
+        "gcnemu: {} kernel(s), {:.3} s of program time\n",
+        kernels.len(),
+        wall.as_secs_f64()
+    );
+    out += "gcnemu:   launches  workgroups  wave-insts      emu-s      cycles  hazards  stale  faults  kernel\n";
+    for k in kernels {
+        out += &format!(
+            "gcnemu: {:>10} {:>11} {:>11} {:>10.3} {:>11} {:>8} {:>6} {:>7}  {}\n",
+            k.launches,
+            k.workgroups,
+            k.wave_instructions,
+            k.emulation_seconds,
+            k.cycles,
+            k.hazards,
+            k.stale_reads,
+            k.faults,
+            k.name
+        );
+    }
+    out
+}

@@ -1,0 +1,223 @@
+//! Engine settings carried in environment variables: `gcnemu exec` writes them from its flags and
+//! the HIP runtime library (`libamdhip64.so.5`, crate `gcnemu-hip`) reads them in the program it
+//! runs. One parser serves both, so `exec` rejects a bad value before it starts the program.
+//!
+//! | variable | value | default |
+//! |---|---|---|
+//! | `GCNEMU_TARGET` | `gfx900`, `gfx906`, ... | `gfx900` |
+//! | `GCNEMU_TIMING` | `on` or `off` | `on` |
+//! | `GCNEMU_THREADS` | host threads of the timing model | every core |
+//! | `GCNEMU_CUS` | compute units | the target's |
+//! | `GCNEMU_SCHEDULE` | `oldest`, `round-robin`, `random` | `oldest` |
+//! | `GCNEMU_SEED` | seed of `random` | 0 |
+//! | `GCNEMU_LATENCY` | `NAME=CYCLES[,NAME=CYCLES...]` | see `gcnemu run --help` |
+//! | `GCNEMU_HAZARDS` | `off`, `warn`, `error` | `warn` |
+//! | `GCNEMU_MAX_INSTRUCTIONS` | wave-instruction budget per launch | 2×10^10 |
+//! | `GCNEMU_STATS` | `1`: a per-kernel summary on stderr at exit | off |
+//! | `GCNEMU_STATS_JSON` | path of the same summary as JSON | none |
+//! | `GCNEMU_MEMORY_LIMIT` | bytes of device memory | 4 GiB |
+
+use crate::cu::{Arbitration, TimingConfig};
+use crate::device::{LaunchOptions, DEFAULT_MAX_INSTRUCTIONS};
+use crate::memory::DEFAULT_MEMORY_LIMIT;
+use crate::run::hazards::HazardMode;
+use gcn_isa::Target;
+use std::path::PathBuf;
+
+pub const TARGET: &str = "GCNEMU_TARGET";
+pub const TIMING: &str = "GCNEMU_TIMING";
+pub const THREADS: &str = "GCNEMU_THREADS";
+pub const CUS: &str = "GCNEMU_CUS";
+pub const SCHEDULE: &str = "GCNEMU_SCHEDULE";
+pub const SEED: &str = "GCNEMU_SEED";
+pub const LATENCY: &str = "GCNEMU_LATENCY";
+pub const HAZARDS: &str = "GCNEMU_HAZARDS";
+pub const MAX_INSTRUCTIONS: &str = "GCNEMU_MAX_INSTRUCTIONS";
+pub const STATS: &str = "GCNEMU_STATS";
+pub const STATS_JSON: &str = "GCNEMU_STATS_JSON";
+pub const MEMORY_LIMIT: &str = "GCNEMU_MEMORY_LIMIT";
+
+/// Every variable this module reads.
+pub const ALL: [&str; 12] = [
+    TARGET,
+    TIMING,
+    THREADS,
+    CUS,
+    SCHEDULE,
+    SEED,
+    LATENCY,
+    HAZARDS,
+    MAX_INSTRUCTIONS,
+    STATS,
+    STATS_JSON,
+    MEMORY_LIMIT,
+];
+
+/// How a program's kernels are run.
+#[derive(Clone)]
+pub struct Settings {
+    pub target: Target,
+    pub memory_limit: u64,
+    /// Options of every launch (no progress callback).
+    pub launch: LaunchOptions,
+    /// Print a per-kernel summary at exit.
+    pub stats: bool,
+    pub stats_json: Option<PathBuf>,
+}
+
+impl Settings {
+    /// Reads the settings from the process environment.
+    pub fn from_env() -> Result<Settings, String> {
+        Settings::from_vars(|name| std::env::var(name).ok())
+    }
+
+    /// Reads the settings through `var` (a variable's value, or `None` when unset). An empty
+    /// value counts as unset. The error names the variable and what it accepts.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Settings, String> {
+        let get = |name: &str| var(name).filter(|v| !v.trim().is_empty());
+        let bad = |name: &str, value: &str, want: &str| format!("{name}={value}: expected {want}");
+        let number = |name: &str| -> Result<Option<u64>, String> {
+            get(name)
+                .map(|v| {
+                    v.trim()
+                        .parse::<u64>()
+                        .map_err(|_| bad(name, &v, "a non-negative integer"))
+                })
+                .transpose()
+        };
+        let target = match get(TARGET) {
+            Some(v) => Target::from_name(v.trim()).ok_or_else(|| {
+                let known: Vec<String> = Target::ALL.iter().map(|t| t.to_string()).collect();
+                bad(TARGET, &v, &format!("one of {}", known.join(", ")))
+            })?,
+            None => Target::Gfx900,
+        };
+        let timing_on = match get(TIMING).as_deref().map(str::trim) {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(v) => return Err(bad(TIMING, v, "on or off")),
+        };
+        let timing_only = [CUS, SCHEDULE, SEED, LATENCY];
+        let timing = if timing_on {
+            let mut t = TimingConfig::for_target(target);
+            if let Some(n) = number(CUS)? {
+                if !(1..=1024).contains(&n) {
+                    return Err(bad(CUS, &n.to_string(), "1 to 1024"));
+                }
+                t.cus = n as u32;
+            }
+            let seed = number(SEED)?.unwrap_or(0);
+            t.arbitration = match get(SCHEDULE).as_deref().map(str::trim) {
+                None | Some("oldest") => Arbitration::OldestFirst,
+                Some("round-robin") => Arbitration::RoundRobin,
+                Some("random") => Arbitration::Random { seed },
+                Some(v) => return Err(bad(SCHEDULE, v, "oldest, round-robin or random")),
+            };
+            if let Some(specs) = get(LATENCY) {
+                for spec in specs.split(',') {
+                    t.latencies
+                        .set(spec.trim())
+                        .map_err(|e| format!("{LATENCY}: {e}"))?;
+                }
+            }
+            t.threads = match number(THREADS)? {
+                Some(n) if (1..=256).contains(&n) => n as usize,
+                Some(n) => return Err(bad(THREADS, &n.to_string(), "1 to 256")),
+                None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            };
+            Some(t)
+        } else {
+            if let Some(name) = timing_only.iter().find(|n| get(n).is_some()) {
+                return Err(format!(
+                    "{name} needs the timing model; unset it or {TIMING}=off"
+                ));
+            }
+            None
+        };
+        let hazards = match get(HAZARDS).as_deref().map(str::trim) {
+            None | Some("warn") => HazardMode::Warn,
+            Some("off") => HazardMode::Off,
+            Some("error") => HazardMode::Error,
+            Some(v) => return Err(bad(HAZARDS, v, "off, warn or error")),
+        };
+        let max_instructions = number(MAX_INSTRUCTIONS)?.unwrap_or(DEFAULT_MAX_INSTRUCTIONS);
+        let stats = match get(STATS).as_deref().map(str::trim) {
+            None | Some("0") => false,
+            Some("1") => true,
+            Some(v) => return Err(bad(STATS, v, "0 or 1")),
+        };
+        let memory_limit = number(MEMORY_LIMIT)?.unwrap_or(DEFAULT_MEMORY_LIMIT);
+        Ok(Settings {
+            target,
+            memory_limit,
+            launch: LaunchOptions {
+                dynamic_lds: 0,
+                max_instructions: Some(max_instructions),
+                progress: None,
+                hazards,
+                timing,
+            },
+            stats,
+            stats_json: get(STATS_JSON).map(PathBuf::from),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn parse(vars: &[(&str, &str)]) -> Result<Settings, String> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Settings::from_vars(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_match_gcnemu_run() {
+        let s = parse(&[]).unwrap();
+        assert_eq!(s.target, Target::Gfx900);
+        assert!(s.launch.timing.is_some());
+        assert_eq!(s.launch.hazards, HazardMode::Warn);
+        assert_eq!(s.launch.max_instructions, Some(DEFAULT_MAX_INSTRUCTIONS));
+        assert!(!s.stats);
+    }
+
+    #[test]
+    fn values_and_errors() {
+        let s = parse(&[
+            (TARGET, "gfx906"),
+            (TIMING, "off"),
+            (HAZARDS, "error"),
+            (STATS, "1"),
+        ])
+        .unwrap();
+        assert_eq!(s.target, Target::Gfx906);
+        assert!(s.launch.timing.is_none());
+        assert_eq!(s.launch.hazards, HazardMode::Error);
+        assert!(s.stats);
+        let s = parse(&[(SCHEDULE, "random"), (SEED, "7"), (LATENCY, "vmem=100")]).unwrap();
+        let t = s.launch.timing.unwrap();
+        assert_eq!(t.arbitration, Arbitration::Random { seed: 7 });
+        assert_eq!(t.latencies.vmem, 100);
+        for (vars, needle) in [
+            (
+                &[(TIMING, "maybe")][..],
+                "GCNEMU_TIMING=maybe: expected on or off",
+            ),
+            (&[(TARGET, "gfx1100")][..], "GCNEMU_TARGET=gfx1100"),
+            (
+                &[(TIMING, "off"), (CUS, "4")][..],
+                "GCNEMU_CUS needs the timing model",
+            ),
+            (&[(THREADS, "-1")][..], "non-negative integer"),
+            (&[(LATENCY, "bogus=1")][..], "GCNEMU_LATENCY"),
+        ] {
+            let e = parse(vars).err().unwrap();
+            assert!(e.contains(needle), "{e}");
+        }
+    }
+}
