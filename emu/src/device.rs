@@ -444,6 +444,9 @@ impl Device {
                 text = Some((s.address, s.data.to_vec()));
             }
         }
+        for r in &elf.dynamic_relocations {
+            self.relocate(load_base, end, r).map_err(problem)?;
+        }
         let (text_addr, code) = text.ok_or_else(|| problem("no .text section".into()))?;
         // As the lint: e_flags bit 8 is XNACK "on" (v3) or "on"/"any" (v4+); v2 used bit 0.
         let xnack =
@@ -458,6 +461,58 @@ impl Device {
             hazard_table: OnceLock::new(),
             timing_facts: OnceLock::new(),
         })
+    }
+
+    /// Applies one dynamic relocation of a code object placed at `base` (`span` bytes), as
+    /// ROCm's loader does: pointers in `.data` to other globals become device addresses.
+    fn relocate(
+        &mut self,
+        base: u64,
+        span: u64,
+        r: &gcn_loader::DynamicRelocation,
+    ) -> Result<(), String> {
+        // R_AMDGPU_ABS32_LO, _HI, ABS64, ABS32, RELATIVE64.
+        const ABS32_LO: u32 = 1;
+        const ABS32_HI: u32 = 2;
+        const ABS64: u32 = 3;
+        const ABS32: u32 = 6;
+        const RELATIVE64: u32 = 13;
+        let symbol = || match &r.symbol {
+            Some((value, _)) => Ok(base.wrapping_add(*value)),
+            None => Err(format!(
+                "dynamic relocation type {} at {:#x} has no symbol",
+                r.r_type, r.offset
+            )),
+        };
+        let value = match r.r_type {
+            RELATIVE64 => base.wrapping_add_signed(r.addend),
+            ABS64 | ABS32_LO | ABS32_HI | ABS32 => symbol()?.wrapping_add_signed(r.addend),
+            t => {
+                return Err(format!(
+                    "unsupported dynamic relocation type {t} at {:#x}",
+                    r.offset
+                ))
+            }
+        };
+        let width = if matches!(r.r_type, RELATIVE64 | ABS64) {
+            8
+        } else {
+            4
+        };
+        if r.offset.checked_add(width).map_or(true, |end| end > span) {
+            return Err(format!(
+                "dynamic relocation at {:#x} lies outside the loaded sections",
+                r.offset
+            ));
+        }
+        let bytes = match r.r_type {
+            ABS32_HI => ((value >> 32) as u32).to_le_bytes().to_vec(),
+            ABS32_LO | ABS32 => (value as u32).to_le_bytes().to_vec(),
+            _ => value.to_le_bytes().to_vec(),
+        };
+        self.mem
+            .write(base + r.offset, &bytes)
+            .map_err(|e| e.to_string())
     }
 
     /// Allocates `len` zeroed bytes of device memory; returns the device address.

@@ -6,7 +6,7 @@ use crate::mach::{mach_name, EF_AMDGPU_MACH};
 use gcn_isa::Target;
 use object::elf::{self, FileHeader64};
 use object::read::elf::{ElfFile64, FileHeader, SectionHeader, Sym};
-use object::{LittleEndian as LE, Object, ObjectSection, ObjectSymbol};
+use object::{LittleEndian as LE, Object, ObjectSection, ObjectSymbol, ObjectSymbolTable};
 
 /// Input files larger than this are refused rather than read into memory (ROCm host libraries
 /// with device code for many targets run past 1 GiB: librocsparse.so.0.1 of ROCm 5.3 is 1.3 GB).
@@ -30,7 +30,7 @@ pub struct Section<'data> {
     pub size: u64,
     /// `SHF_EXECINSTR` is set.
     pub executable: bool,
-    /// The section's bytes; only loaded for executable sections with file contents.
+    /// The section's bytes: loaded for executable and allocated sections with file contents.
     pub data: &'data [u8],
 }
 
@@ -95,6 +95,20 @@ pub struct ElfObject<'data> {
     pub sections: Vec<Section<'data>>,
     /// Symbols from `.symtab`, or from `.dynsym` when `.symtab` defines none in a section.
     pub symbols: Vec<Symbol>,
+    /// The dynamic relocations (`.rela.dyn`) a loader applies at the load address.
+    pub dynamic_relocations: Vec<DynamicRelocation>,
+}
+
+/// One dynamic relocation: patch `offset` (a virtual address) with `kind` of the load address,
+/// the symbol's value (for symbol relocations) and the addend.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DynamicRelocation {
+    pub offset: u64,
+    /// `R_AMDGPU_*` type (`R_AMDGPU_RELATIVE64` is 13, `R_AMDGPU_ABS64` 3).
+    pub r_type: u32,
+    pub addend: i64,
+    /// The dynamic symbol's value and name; `None` for relocations without a symbol.
+    pub symbol: Option<(u64, String)>,
 }
 
 /// Reads `path` whole, refusing files over [`MAX_FILE_SIZE`].
@@ -145,12 +159,14 @@ impl<'data> ElfObject<'data> {
             symbols = collect_symbols(elf_file.dynamic_symbols());
             symbols.retain(|s| s.section.is_some());
         }
+        let dynamic_relocations = collect_dynamic_relocations(&elf_file);
         Ok(ElfObject {
             file: file.to_string(),
             e_flags: header.e_flags(LE),
             relocatable: header.e_type(LE) == elf::ET_REL,
             sections,
             symbols,
+            dynamic_relocations,
         })
     }
 
@@ -212,7 +228,9 @@ fn collect_sections<'data>(
         let header = section.elf_section_header();
         let executable = header.sh_flags(LE) & u64::from(elf::SHF_EXECINSTR) != 0;
         let has_bytes = header.sh_type(LE) != elf::SHT_NOBITS;
-        let data = if executable && has_bytes {
+        // Code, and what a loader copies to the device (.rodata, .data, .dynamic ...).
+        let allocated = header.sh_flags(LE) & u64::from(elf::SHF_ALLOC) != 0;
+        let data = if (executable || allocated) && has_bytes {
             section.data()?
         } else {
             &[]
@@ -227,6 +245,33 @@ fn collect_sections<'data>(
         });
     }
     Ok(out)
+}
+
+fn collect_dynamic_relocations(file: &ElfFile64<LE>) -> Vec<DynamicRelocation> {
+    let Some(relocs) = file.dynamic_relocations() else {
+        return Vec::new();
+    };
+    relocs
+        .map(|(offset, r)| {
+            let r_type = match r.flags() {
+                object::RelocationFlags::Elf { r_type } => r_type,
+                _ => 0,
+            };
+            let symbol = match r.target() {
+                object::RelocationTarget::Symbol(i) => file
+                    .dynamic_symbol_table()
+                    .and_then(|t| t.symbol_by_index(i).ok())
+                    .map(|s| (s.address(), s.name().unwrap_or("").to_string())),
+                _ => None,
+            };
+            DynamicRelocation {
+                offset,
+                r_type,
+                addend: r.addend(),
+                symbol,
+            }
+        })
+        .collect()
 }
 
 fn collect_symbols<'data, 'file>(

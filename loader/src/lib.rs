@@ -25,7 +25,9 @@ pub use descriptor::{
     KernelCodeProperties, KernelDescriptor, PgmRsrc1, PgmRsrc2, PgmRsrc3, AMD_KERNEL_CODE_T_SIZE,
     KERNEL_DESCRIPTOR_SIZE,
 };
-pub use elf::{read_file, ElfObject, Section, Symbol, SymbolKind, MAX_FILE_SIZE};
+pub use elf::{
+    read_file, DynamicRelocation, ElfObject, Section, Symbol, SymbolKind, MAX_FILE_SIZE,
+};
 pub use error::{LoadError, LoadErrorKind};
 pub use mach::{mach_name, EF_AMDGPU_MACH};
 pub use meta::{CodeObjectMeta, KernelArg, KernelMeta, ValueKind};

@@ -1,9 +1,10 @@
 //! The `gcnemu` command line. Exit status: 0 success, 2 a usage or input error.
 
 mod disasm;
+mod exec;
 mod info;
 mod lint;
-mod report;
+pub mod report;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -56,6 +57,8 @@ pub enum Command {
     Lint(lint::LintArgs),
     /// Run a kernel: gcnemu run FILE --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] --arg ...
     Run(run::RunArgs),
+    /// Run a hipcc-built program with its kernels on the emulator: gcnemu exec [OPTIONS] -- PROGRAM [ARGS]...
+    Exec(exec::ExecArgs),
 }
 
 /// A failure the user can act on; printed as `gcnemu: <message>` with exit status 2.
@@ -77,6 +80,7 @@ pub fn main() -> ExitCode {
         Command::Info(args) => info::run(args),
         Command::Lint(args) => return lint::main(args),
         Command::Run(args) => return run::main(args),
+        Command::Exec(args) => return exec::main(args),
     };
     match result.and_then(write_stdout) {
         Ok(()) => ExitCode::SUCCESS,
