@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod hip;
+
 use gcn_tests::kernels::{fixture_path, Arg, Case};
 
 /// Runs `case` on a fresh device with `opts`; returns the stats and its buffers, in argument

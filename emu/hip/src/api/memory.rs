@@ -250,8 +250,10 @@ pub unsafe extern "C" fn hipPointerGetAttributes(
         let p = ptr as *mut c_void;
         let (memory_type, host) = match info.class {
             AllocClass::Device => (memory_type::DEVICE, std::ptr::null_mut()),
-            AllocClass::Managed => (memory_type::DEVICE, p),
-            AllocClass::Host | AllocClass::Registered => (memory_type::HOST, p),
+            // ROCm backs managed memory with fine-grained host memory and reports it as such.
+            AllocClass::Managed | AllocClass::Host | AllocClass::Registered => {
+                (memory_type::HOST, p)
+            }
         };
         put(
             attributes,
@@ -305,7 +307,10 @@ pub(crate) fn copy(
     if n == 0 {
         return Ok(());
     }
-    if dst == 0 || src == 0 {
+    // Nothing is mapped in the first 64 KiB (Linux's mmap_min_addr): a small integer is not a
+    // pointer.
+    const LOWEST: u64 = 0x1_0000;
+    if dst < LOWEST || src < LOWEST {
         return Err(INVALID_VALUE);
     }
     if matches!(kind, HOST_TO_DEVICE | DEVICE_TO_DEVICE) {
