@@ -6,10 +6,12 @@ use crate::cu::trace::Trace;
 use crate::cu::{TimedError, TimedRun, TimingConfig, TimingStats};
 use crate::dispatch::{self, Launch, DYNAMIC_STACK_BYTES};
 use crate::exec::{DispatchEnv, Fault};
+use crate::hostcall::host::{DeviceHostcall, Output as HostcallOutput};
 use crate::lds::{Lds, LDS_MAX};
 use crate::memory::{AllocKind, MemError, Memory, Placement, DEFAULT_MEMORY_LIMIT};
 use crate::program::Program;
 use crate::run::hazards::{HazardMode, HazardTable, RunHazards, Seen};
+use crate::run::host::HostServices;
 use crate::run::{self, Counts, Stop};
 use crate::wave::Wave;
 use gcn_isa::Target;
@@ -118,6 +120,10 @@ pub struct Stats {
     pub stale_reads: Vec<StaleReadFinding>,
     /// The per-wave timeline, when [`TimingConfig::trace`] asked for it.
     pub trace: Option<std::sync::Arc<Trace>>,
+    /// Accesses that ran past the end of an allocation but stayed inside its last page, which a
+    /// GPU maps whole (host placement only; the sparse placement faults on them), and the first.
+    pub padding_accesses: u64,
+    pub first_padding_access: Option<crate::memory::PaddingAccess>,
 }
 
 /// A read of a register whose load had not completed (a missing `s_waitcnt`), in the terms of
@@ -380,6 +386,8 @@ pub struct Device {
     dispatches: u64,
     /// Wave slots (each with a 64 KiB VGPR file) kept from one timed launch to the next.
     wave_pool: Vec<crate::cu::engine::WaveSlot>,
+    /// Device printf and malloc (ROCm hostcall), for kernels with `hidden_hostcall_buffer`.
+    hostcall: Option<DeviceHostcall>,
 }
 
 impl Device {
@@ -389,6 +397,14 @@ impl Device {
             config,
             dispatches: 0,
             wave_pool: Vec::new(),
+            hostcall: Some(DeviceHostcall::new(HostcallOutput::default())),
+        }
+    }
+
+    /// Sends device printf text elsewhere than the process's stdout and stderr.
+    pub fn set_printf_output(&mut self, output: HostcallOutput) {
+        if let Some(h) = &mut self.hostcall {
+            h.output = output;
         }
     }
 
@@ -647,9 +663,13 @@ impl Device {
             private_size,
             scratch_per_wave,
             lds_size: lds_size as u32,
+            hostcall_buffer: 0,
         };
         let waves_per_group = launch.waves_per_group();
+        let _ = self.mem.take_padding_accesses();
         let mut temp = Vec::new();
+        // Taken out for the dispatch, so that the engines can poll it beside the memory.
+        let mut hostcall = self.hostcall.take();
         let result = (|| {
             let mut alloc = |mem: &mut Memory, len: u64, kind| -> Result<u64, Error> {
                 let a = mem.alloc(len, kind)?;
@@ -670,18 +690,46 @@ impl Device {
                     AllocKind::Scratch,
                 )?;
             }
+            if meta_args
+                .iter()
+                .any(|a| a.value_kind == ValueKind::HiddenHostcallBuffer)
+            {
+                // Every wave that can be resident at once may hold a packet.
+                let waves = match &opts.timing {
+                    Some(t) => {
+                        let cus = match t.cus {
+                            0 => crate::cu::config::default_cus(self.config.target),
+                            n => n,
+                        };
+                        cus * crate::cu::occupancy::SIMDS as u32
+                            * crate::cu::occupancy::WAVES_PER_SIMD
+                    }
+                    None => waves_per_group,
+                };
+                if let Some(h) = &mut hostcall {
+                    launch.hostcall_buffer = h.buffer_for(&mut self.mem, waves)?;
+                }
+            }
             dispatch::write_hidden_args(&mut seg, meta_args, &launch, opts.dynamic_lds);
             self.mem.write(launch.kernarg, &seg)?;
             let packet =
                 dispatch::dispatch_packet(&launch, module.load_base + k.descriptor_address);
             self.mem.write(launch.packet, &packet)?;
+            let host = match &mut hostcall {
+                Some(h) if launch.hostcall_buffer != 0 => Some(h as &mut dyn HostServices),
+                _ => None,
+            };
             match &opts.timing {
-                Some(t) => self.execute_timed(module, k, kernel, entry_index, &launch, opts, t),
+                Some(t) => {
+                    self.execute_timed(module, k, kernel, entry_index, &launch, opts, t, host)
+                }
                 None => self
-                    .execute(module, k, kernel, entry_index, &launch, opts)
+                    .execute(module, k, kernel, entry_index, &launch, opts, host)
                     .map(|(c, seen)| (c, seen, None)),
             }
         })();
+        self.hostcall = hostcall;
+        let (padding_accesses, first_padding_access) = self.mem.take_padding_accesses();
         for a in temp {
             let _ = self.mem.free(a);
         }
@@ -722,6 +770,8 @@ impl Device {
             timing,
             stale_reads,
             trace,
+            padding_accesses,
+            first_padding_access,
         })
     }
 
@@ -736,6 +786,7 @@ impl Device {
         launch: &Launch,
         opts: &LaunchOptions,
         timing: &TimingConfig,
+        host: Option<&mut dyn HostServices>,
     ) -> Result<Timed, Error> {
         let mut config = timing.clone();
         if config.cus == 0 {
@@ -763,6 +814,7 @@ impl Device {
             &mut counts,
             opts.hazards,
             &mut self.wave_pool,
+            host,
         ) {
             Ok(r) => Ok((counts, r.hazards, Some((r.stats, r.trace)))),
             Err(TimedError::Guest(stop, group)) => {
@@ -781,6 +833,7 @@ impl Device {
         entry_index: u32,
         launch: &Launch,
         opts: &LaunchOptions,
+        mut host: Option<&mut dyn HostServices>,
     ) -> Result<(Counts, Vec<Seen>), Error> {
         let env = dispatch_env(k, launch);
         let limit = opts.max_instructions.unwrap_or(u64::MAX);
@@ -810,7 +863,7 @@ impl Device {
                     if let Some(h) = &mut hazards {
                         h.start_group(group);
                     }
-                    let r = run::run_workgroup_checked(
+                    let r = run::run_workgroup_served(
                         &mut waves,
                         &module.program,
                         &mut self.mem,
@@ -819,6 +872,7 @@ impl Device {
                         &mut budget,
                         &mut counts,
                         hazards.as_mut(),
+                        host.as_mut().map(|h| &mut **h as &mut dyn HostServices),
                     );
                     if let Err(stop) = r {
                         return Err(guest_error(module, k, kernel, group, stop, limit));

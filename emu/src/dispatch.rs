@@ -32,6 +32,9 @@ pub struct Launch {
     /// Bytes of scratch per wave (the private segment of 64 lanes, swizzled).
     pub scratch_per_wave: u64,
     pub lds_size: u32,
+    /// The hostcall buffer of `hidden_hostcall_buffer` (device printf, malloc); 0 if the kernel
+    /// has none.
+    pub hostcall_buffer: u64,
 }
 
 impl Launch {
@@ -102,10 +105,11 @@ pub fn write_hidden_args(seg: &mut [u8], args: &[KernelArg], l: &Launch, dynamic
             ValueKind::HiddenPrivateBase => PRIVATE_APERTURE_BASE >> 32,
             ValueKind::HiddenSharedBase => SHARED_APERTURE_BASE >> 32,
             ValueKind::HiddenQueuePtr => l.queue,
-            // Global offsets are zero (no offset grid); printf, hostcall, device-side enqueue,
-            // completion actions, cooperative groups and the heap are services this emulator does
-            // not provide, so their pointers are null and a kernel that uses them faults on the
-            // null access instead of corrupting memory.
+            ValueKind::HiddenHostcallBuffer => l.hostcall_buffer,
+            // Global offsets are zero (no offset grid); the printf buffer (OpenCL), device-side
+            // enqueue, completion actions, cooperative groups and the v5 heap are services this
+            // emulator does not provide, so their pointers are null and a kernel that uses them
+            // faults on the null access instead of corrupting memory.
             _ => continue,
         };
         put(seg, off, &value.to_le_bytes()[..size]);

@@ -89,6 +89,7 @@ fn timed(program: &Program, mem: &mut Memory, buf: u64, waves: u32, threads: usi
         private_size: 0,
         scratch_per_wave: 0,
         lds_size: 4096,
+        hostcall_buffer: 0,
     };
     let config = TimingConfig {
         cus: 2,
@@ -119,5 +120,6 @@ fn timed(program: &Program, mem: &mut Memory, buf: u64, waves: u32, threads: usi
         &mut counts,
         HazardMode::Warn,
         &mut pool,
+        None,
     );
 }

@@ -35,6 +35,7 @@ pub mod exec;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod hazard;
+pub mod hostcall;
 pub mod lds;
 pub mod lds_banks;
 pub mod memory;

@@ -77,6 +77,9 @@ impl AllocKind {
 struct Backing {
     ptr: NonNull<u8>,
     len: usize,
+    /// Bytes from `ptr` the guest may touch: `len`, or (host placement) `len` rounded up to the
+    /// page, as a GPU maps whole pages.
+    reach: usize,
     /// `Some` when the block is ours to free.
     owned: Option<Layout>,
 }
@@ -96,18 +99,21 @@ impl Backing {
         Some(Backing {
             ptr,
             len,
+            reach: len,
             owned: Some(layout),
         })
     }
 
+    /// The bytes the guest may touch.
     fn bytes(&self) -> &[u8] {
-        // SAFETY: `ptr` is valid for `len` bytes for the backing's life (see the Send note).
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+        // SAFETY: `ptr` is valid for `reach` <= the block's bytes for the backing's life (see
+        // the Send note).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.reach) }
     }
 
     fn bytes_mut(&mut self) -> &mut [u8] {
         // SAFETY: as `bytes`, and `&mut self` makes this the only view through `Memory`.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.reach) }
     }
 }
 
@@ -132,6 +138,11 @@ impl Allocation {
         self.base + self.backing.len as u64
     }
 
+    /// The end of what the guest may touch (past `end` only in the page padding).
+    fn reach_end(&self) -> u64 {
+        self.base + self.backing.reach as u64
+    }
+
     pub fn len(&self) -> u64 {
         self.backing.len as u64
     }
@@ -141,7 +152,7 @@ impl Allocation {
     }
 
     pub fn data(&self) -> &[u8] {
-        self.backing.bytes()
+        &self.backing.bytes()[..self.backing.len]
     }
 }
 
@@ -172,6 +183,18 @@ pub struct Memory {
     used: u64,
     limit: u64,
     last: Cell<usize>,
+    /// Accesses past an allocation's end into its page padding (host placement): allowed, as
+    /// on a GPU, but counted, with the first one kept for the report.
+    padding: Cell<(u64, Option<PaddingAccess>)>,
+}
+
+/// An access that ran past the end of an allocation but stayed in its last page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PaddingAccess {
+    pub addr: u64,
+    pub len: u64,
+    pub base: u64,
+    pub size: u64,
 }
 
 impl Default for Memory {
@@ -193,6 +216,7 @@ impl Memory {
             used: 0,
             limit,
             last: Cell::new(0),
+            padding: Cell::new((0, None)),
         }
     }
 
@@ -231,8 +255,10 @@ impl Memory {
                 let padded = size_host
                     .checked_next_multiple_of(HOST_PAGE)
                     .ok_or_else(oom)?;
-                let backing = Backing::zeroed(size_host, HOST_PAGE, padded - size_host + HOST_PAGE)
-                    .ok_or_else(oom)?;
+                let mut backing =
+                    Backing::zeroed(size_host, HOST_PAGE, padded - size_host + HOST_PAGE)
+                        .ok_or_else(oom)?;
+                backing.reach = padded;
                 let base = backing.ptr.as_ptr() as u64;
                 (backing, base)
             }
@@ -267,6 +293,7 @@ impl Memory {
         let backing = Backing {
             ptr: NonNull::new(addr as *mut u8).ok_or(MemError::BadRange { addr, len })?,
             len: len as usize,
+            reach: len as usize,
             owned: None,
         };
         self.insert(Allocation {
@@ -329,10 +356,33 @@ impl Memory {
             .partition_point(|a| a.base <= addr)
             .checked_sub(1)?;
         let a = &self.allocs[i];
-        (end <= a.end()).then(|| {
+        if end > a.reach_end() {
+            return None;
+        }
+        if end > a.end() {
+            self.note_padding(addr, len, a);
+        } else {
             self.last.set(i);
-            i
-        })
+        }
+        Some(i)
+    }
+
+    #[cold]
+    fn note_padding(&self, addr: u64, len: u64, a: &Allocation) {
+        let (n, first) = self.padding.get();
+        let first = first.or(Some(PaddingAccess {
+            addr,
+            len,
+            base: a.base,
+            size: a.len(),
+        }));
+        self.padding.set((n + 1, first));
+    }
+
+    /// Takes the count of accesses into allocations' page padding since the last call, and the
+    /// first of them.
+    pub fn take_padding_accesses(&self) -> (u64, Option<PaddingAccess>) {
+        self.padding.replace((0, None))
     }
 
     /// The bytes `[addr, addr+len)`, which must lie inside one allocation.
@@ -403,15 +453,37 @@ impl Memory {
                     addr - a.base
                 );
             }
-            return format!(
-                "{:#x} bytes past the end of {} {:#x} ({} bytes)",
-                addr - a.end(),
+        }
+        // The nearest allocation the program knows of, below or above: the dispatch's own
+        // kernarg segment, packet, queue and scratch mean nothing to it.
+        let visible = |a: &&Allocation| {
+            !matches!(
+                a.kind,
+                AllocKind::Kernarg
+                    | AllocKind::DispatchPacket
+                    | AllocKind::Queue
+                    | AllocKind::Scratch
+            )
+        };
+        let below = self.allocs[..i].iter().rev().find(visible);
+        let above = self.allocs[i..].iter().find(visible);
+        let past = below.map(|a| (addr - a.end(), a));
+        let before = above.map(|a| (a.base - addr, a));
+        match (past, before) {
+            (Some((d, a)), b) if b.map_or(true, |(e, _)| d <= e) => format!(
+                "{d:#x} bytes past the end of {} {:#x} ({} bytes)",
                 a.kind.name(),
                 a.base,
                 a.len()
-            );
+            ),
+            (_, Some((d, a))) => format!(
+                "{d:#x} bytes before {} {:#x} ({} bytes)",
+                a.kind.name(),
+                a.base,
+                a.len()
+            ),
+            _ => "not in any allocation".to_string(),
         }
-        "not in any allocation".to_string()
     }
 }
 
@@ -485,10 +557,40 @@ mod tests {
         m.write_u32(a + 96, 7).unwrap();
         // SAFETY: `a` is the host address of a live 100-byte allocation.
         assert_eq!(unsafe { *((a + 96) as *const u32) }, 7);
-        assert!(m.read_u32(a + 100).is_err());
-        assert!(m.describe(a + 104).contains("4 bytes past the end"));
+        assert!(m.read_u32(a + 4096).is_err());
+        assert!(m.describe(a + 4100).contains("0xfa0 bytes past the end"));
         m.free(a).unwrap();
         assert_eq!(m.used(), 0);
+    }
+
+    #[test]
+    fn host_placement_reaches_the_page_padding_and_counts_it() {
+        let mut m = Memory::with_placement(1 << 20, Placement::Host);
+        let a = m.alloc(8, AllocKind::Buffer).unwrap();
+        m.write_u32(a + 4, 1).unwrap();
+        assert_eq!(m.take_padding_accesses(), (0, None));
+        // Past the 8 bytes but inside the page: allowed, as on a GPU, and counted.
+        m.write_u32(a + 8, 2).unwrap();
+        assert_eq!(m.read_u32(a + 4092).unwrap(), 0);
+        let (n, first) = m.take_padding_accesses();
+        assert_eq!(n, 2);
+        assert_eq!(
+            first,
+            Some(PaddingAccess {
+                addr: a + 8,
+                len: 4,
+                base: a,
+                size: 8
+            })
+        );
+        // Past the page: a fault.
+        assert!(m.read_u32(a + 4094).is_err());
+        assert!(m.read_u32(a + 4096).is_err());
+        assert_eq!(m.allocation(a).unwrap().data().len(), 8);
+        // The sparse placement has no padding.
+        let mut s = Memory::new(1 << 20);
+        let b = s.alloc(8, AllocKind::Buffer).unwrap();
+        assert!(s.read_u32(b + 8).is_err());
     }
 
     #[test]

@@ -247,3 +247,32 @@ fn transcendental_f16_special_values() {
     assert_eq!(w.vgpr[8][2], h(1.0));
     assert_eq!(w.vgpr[8][1], h(-1.0));
 }
+
+#[test]
+fn vop3_inline_float_constants_are_f16_in_f16_operands() {
+    // A VOP3-encoded f16 operand takes an inline float constant as its f16 value (2.0 is 0x4000),
+    // not the low half of the f32 bits (0x4000_0000 -> 0.0). The first line is rocPRIM's
+    // block_adjacent_difference test_op, (b + b) - a, as hipcc emits it (D2060007 8405E900).
+    let w = run(
+        "v_fma_f16 v7, v0, 2.0, -v1
+         v_add_f16_e64 v2, v0, -4.0
+         v_cvt_f32_f16_e64 v3, 0.5
+         v_cvt_f16_f32_e64 v4, 4.0
+         v_cmp_gt_f16_e64 s[2:3], 4.0, v0
+         v_ldexp_f16_e64 v8, 0.5, 2
+         v_fma_f16 v10, v0, 0.15915494, 0",
+        |w| {
+            w.vgpr[0] = [0x5555_0000 | h(3.0); 64];
+            w.vgpr[1] = [h(1.0); 64];
+            w.vgpr[7] = [0xdead_0000; 64];
+        },
+    )
+    .unwrap();
+    assert_eq!(w.vgpr[7][0], 0xdead_0000 | h(5.0)); // 3 * 2 - 1, high half kept
+    assert_eq!(w.vgpr[2][0], h(-1.0));
+    assert_eq!(w.vgpr[3][0], 0.5f32.to_bits());
+    assert_eq!(w.vgpr[4][0], h(4.0)); // an f32 source keeps the f32 constant
+    assert_eq!(w.sgpr[2], u32::MAX); // 4 > 3 in every lane
+    assert_eq!(w.vgpr[8][0], h(2.0));
+    assert_eq!(w.vgpr[10][0], h(3.0 * 0.1591796875)); // 1/(2π) as f16 0x3118
+}

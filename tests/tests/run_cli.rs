@@ -328,3 +328,44 @@ fn instruction_budget_exhaustion_is_a_guest_error() {
     let err = expect_exit(&cli.args, 1);
     assert!(err.contains("loops"), "{err}");
 }
+
+/// Device printf is served in the emulator's dispatch (hostcall), so `gcnemu run` prints what
+/// the kernel prints, in both engines and on both targets.
+#[test]
+fn device_printf_prints_on_stdout() {
+    let expected = "lane 0 of 3: 0   0.00 even a 100%\n\
+                    lane 1 of 3: 0xff   0.50 odd b 100%\n\
+                    lane 2 of 3: 0x1fe   1.00 even c 100%\n";
+    for target in ["gfx900", "gfx906"] {
+        for timing in ["on", "off"] {
+            let file = format!(
+                "{}/fixtures/hip/printf.{target}.co",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let out = run(&args(&[
+                "run",
+                &file,
+                "--kernel",
+                "hello",
+                "--grid",
+                "1",
+                "--block",
+                "64",
+                "--arg",
+                "zeros:256",
+                "--arg",
+                "3",
+                "--target",
+                target,
+                "--timing",
+                timing,
+            ]));
+            assert!(out.status.success(), "{}", describe(&out));
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                expected,
+                "{target} timing {timing}"
+            );
+        }
+    }
+}

@@ -12,6 +12,7 @@
 //! `abi/exports.tsv`).
 
 pub mod api;
+mod cstdio;
 pub mod error;
 mod log;
 pub mod runtime;

@@ -161,10 +161,14 @@ impl Runtime {
     fn from_env() -> Result<Runtime, String> {
         let settings = Settings::from_env()?;
         crate::log::init();
-        let device = Device::new(DeviceConfig {
+        let mut device = Device::new(DeviceConfig {
             target: settings.target,
             memory_limit: settings.memory_limit,
             placement: Placement::Host,
+        });
+        device.set_printf_output(gcnemu::hostcall::host::Output {
+            out: Box::new(crate::cstdio::CStream::stdout()),
+            err: Box::new(crate::cstdio::CStream::stderr()),
         });
         Ok(Runtime {
             settings,
@@ -350,8 +354,10 @@ impl Runtime {
         self.check_stream(stream)?;
         let grid = [grid.x, grid.y, grid.z];
         let block = [block.x, block.y, block.z];
+        // As hipamd's ihipLaunchKernel_validate: an empty dimension is an invalid value, a
+        // block over 1024 work-items an invalid configuration.
         if grid.contains(&0) || block.contains(&0) {
-            return Err(INVALID_CONFIGURATION);
+            return Err(INVALID_VALUE);
         }
         if block.iter().map(|&b| b as u64).product::<u64>() > 1024 {
             return Err(INVALID_CONFIGURATION);
@@ -470,6 +476,20 @@ impl Runtime {
                     h.required,
                     h.provided,
                     h.fix
+                );
+            }
+        }
+        if let Some(p) = &stats.first_padding_access {
+            if self.reported.insert((stats.kernel.clone(), "past-end", 0)) {
+                eprintln!(
+                    "gcnemu: warning[past-end]: kernel `{}`: {} access(es) past the end of an allocation, inside its last page (harmless on a GPU, which maps whole pages; a bug all the same); the first: {} bytes at {:#x}, {:#x} bytes past the end of the {}-byte allocation at {:#x}",
+                    stats.kernel,
+                    stats.padding_accesses,
+                    p.len,
+                    p.addr,
+                    p.addr - (p.base + p.size),
+                    p.size,
+                    p.base
                 );
             }
         }

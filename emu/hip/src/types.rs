@@ -41,6 +41,79 @@ pub mod memory_type {
     pub const DEVICE: i32 = 1;
 }
 
+/// The `hipDeviceAttribute_t` values `hipDeviceGetAttribute` answers (ROCm 5.2's numbering).
+pub mod device_attribute {
+    pub const ECC_ENABLED: i32 = 0;
+    pub const ASYNC_ENGINE_COUNT: i32 = 2;
+    pub const CAN_MAP_HOST_MEMORY: i32 = 3;
+    pub const CLOCK_RATE: i32 = 5;
+    pub const COMPUTE_MODE: i32 = 6;
+    pub const CONCURRENT_KERNELS: i32 = 8;
+    pub const CONCURRENT_MANAGED_ACCESS: i32 = 9;
+    pub const COOPERATIVE_LAUNCH: i32 = 10;
+    pub const COOPERATIVE_MULTI_DEVICE_LAUNCH: i32 = 11;
+    pub const DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: i32 = 13;
+    pub const INTEGRATED: i32 = 16;
+    pub const IS_MULTI_GPU_BOARD: i32 = 17;
+    pub const KERNEL_EXEC_TIMEOUT: i32 = 18;
+    pub const L2_CACHE_SIZE: i32 = 19;
+    pub const COMPUTE_CAPABILITY_MAJOR: i32 = 23;
+    pub const MANAGED_MEMORY: i32 = 24;
+    pub const MAX_BLOCKS_PER_MULTI_PROCESSOR: i32 = 25;
+    pub const MAX_BLOCK_DIM_X: i32 = 26;
+    pub const MAX_BLOCK_DIM_Y: i32 = 27;
+    pub const MAX_BLOCK_DIM_Z: i32 = 28;
+    pub const MAX_GRID_DIM_X: i32 = 29;
+    pub const MAX_GRID_DIM_Y: i32 = 30;
+    pub const MAX_GRID_DIM_Z: i32 = 31;
+    pub const MAX_TEXTURE1_D_WIDTH: i32 = 39;
+    pub const MAX_TEXTURE1_D_LINEAR: i32 = 41;
+    pub const MAX_TEXTURE2_D_WIDTH: i32 = 43;
+    pub const MAX_TEXTURE2_D_HEIGHT: i32 = 44;
+    pub const MAX_TEXTURE3_D_WIDTH: i32 = 49;
+    pub const MAX_TEXTURE3_D_HEIGHT: i32 = 50;
+    pub const MAX_TEXTURE3_D_DEPTH: i32 = 51;
+    pub const MAX_THREADS_PER_BLOCK: i32 = 56;
+    pub const MAX_THREADS_PER_MULTI_PROCESSOR: i32 = 57;
+    pub const MAX_PITCH: i32 = 58;
+    pub const MEMORY_BUS_WIDTH: i32 = 59;
+    pub const MEMORY_CLOCK_RATE: i32 = 60;
+    pub const COMPUTE_CAPABILITY_MINOR: i32 = 61;
+    pub const MULTIPROCESSOR_COUNT: i32 = 63;
+    pub const PAGEABLE_MEMORY_ACCESS: i32 = 65;
+    pub const PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: i32 = 66;
+    pub const PCI_BUS_ID: i32 = 67;
+    pub const PCI_DEVICE_ID: i32 = 68;
+    pub const PCI_DOMAIN_I_D: i32 = 69;
+    pub const MAX_REGISTERS_PER_BLOCK: i32 = 71;
+    pub const MAX_REGISTERS_PER_MULTIPROCESSOR: i32 = 72;
+    pub const MAX_SHARED_MEMORY_PER_BLOCK: i32 = 74;
+    pub const SHARED_MEM_PER_BLOCK_OPTIN: i32 = 75;
+    pub const SHARED_MEM_PER_MULTIPROCESSOR: i32 = 76;
+    pub const STREAM_PRIORITIES_SUPPORTED: i32 = 78;
+    pub const TCC_DRIVER: i32 = 80;
+    pub const TEXTURE_ALIGNMENT: i32 = 81;
+    pub const TEXTURE_PITCH_ALIGNMENT: i32 = 82;
+    pub const TOTAL_CONSTANT_MEMORY: i32 = 83;
+    pub const TOTAL_GLOBAL_MEM: i32 = 84;
+    pub const UNIFIED_ADDRESSING: i32 = 85;
+    pub const WARP_SIZE: i32 = 87;
+    pub const MEMORY_POOLS_SUPPORTED: i32 = 88;
+    pub const CLOCK_INSTRUCTION_RATE: i32 = 10000;
+    pub const MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: i32 = 10002;
+    pub const GCN_ARCH: i32 = 10003;
+    pub const COOPERATIVE_MULTI_DEVICE_UNMATCHED_FUNC: i32 = 10007;
+    pub const COOPERATIVE_MULTI_DEVICE_UNMATCHED_GRID_DIM: i32 = 10008;
+    pub const COOPERATIVE_MULTI_DEVICE_UNMATCHED_BLOCK_DIM: i32 = 10009;
+    pub const COOPERATIVE_MULTI_DEVICE_UNMATCHED_SHARED_MEM: i32 = 10010;
+    pub const IS_LARGE_BAR: i32 = 10011;
+    pub const ASIC_REVISION: i32 = 10012;
+    pub const CAN_USE_STREAM_WAIT_VALUE: i32 = 10013;
+    pub const IMAGE_SUPPORT: i32 = 10014;
+    pub const PHYSICAL_MULTI_PROCESSOR_COUNT: i32 = 10015;
+    pub const FINE_GRAIN_SUPPORT: i32 = 10016;
+}
+
 /// `hipDeviceArch_t`: 17 one-bit feature flags in one `unsigned`.
 pub type hipDeviceArch_t = c_uint;
 

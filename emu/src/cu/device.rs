@@ -63,6 +63,7 @@ pub fn run_timed(
     counts: &mut Counts,
     hazards: HazardMode,
     pool: &mut Vec<WaveSlot>,
+    host: Option<&mut dyn crate::run::host::HostServices>,
 ) -> Result<TimedResult, TimedError> {
     let waves_per_group = r.launch.waves_per_group();
     let demand = Demand::new(r.desc, waves_per_group, r.launch.lds_size);
@@ -121,7 +122,7 @@ pub fn run_timed(
         mem,
         scratch: Box::new(Wave::new(0)),
     };
-    let result = d.run(&mut sims, &mut shared, workers.as_ref());
+    let result = d.run(&mut sims, &mut shared, workers.as_ref(), host);
     for a in d.scratch_all.drain(..) {
         let _ = shared.mem.free(a);
     }
@@ -262,6 +263,7 @@ impl Dispatcher<'_, '_> {
         sims: &mut [CuSim],
         shared: &mut Shared,
         workers: Option<&rayon::ThreadPool>,
+        mut host: Option<&mut dyn crate::run::host::HostServices>,
     ) -> Result<u64, TimedError> {
         let window = self.r.config.window();
         let mut t = 0u64;
@@ -269,6 +271,19 @@ impl Dispatcher<'_, '_> {
         loop {
             let stop = t + window;
             self.run_requests(sims, shared, stop)?;
+            // Hostcall packets pushed by this window's memory operations are answered before
+            // the waves spinning on them run again.
+            if let Some(h) = host.as_deref_mut() {
+                h.poll(shared.mem).map_err(|why| {
+                    let fault = crate::exec::Fault::Guest(format!("hostcall: {why}"));
+                    let stop = Stop::Fault {
+                        wave: 0,
+                        index: self.r.entry_index,
+                        fault,
+                    };
+                    TimedError::Guest(stop, [0, 0, 0])
+                })?;
+            }
             // Running requests can finish a group whose waves had already ended.
             self.retire(sims, t);
             self.place(sims, shared.mem, t)?;

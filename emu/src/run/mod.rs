@@ -5,6 +5,7 @@
 //! (`counters.complete`), and the wave states.
 
 pub mod hazards;
+pub mod host;
 
 use crate::exec::{Cx, DispatchEnv, Fault, Flow};
 use crate::hazard::tracker::RuntimeFinding;
@@ -14,6 +15,7 @@ use crate::program::Program;
 use crate::wave::{Wave, WaveState};
 use gcn_isa::class::Category;
 use hazards::RunHazards;
+use host::HostServices;
 
 /// Instructions a wave runs before the next wave gets its turn.
 pub const QUANTUM: u32 = 64;
@@ -106,9 +108,32 @@ pub fn run_workgroup_checked(
     env: &DispatchEnv,
     budget: &mut u64,
     counts: &mut Counts,
+    hazards: Option<&mut RunHazards>,
+) -> Result<(), Stop> {
+    run_workgroup_served(waves, program, mem, lds, env, budget, counts, hazards, None)
+}
+
+/// As [`run_workgroup_checked`], polling `host` for hostcall requests after every round.
+#[allow(clippy::too_many_arguments)]
+pub fn run_workgroup_served(
+    waves: &mut [Wave],
+    program: &Program,
+    mem: &mut Memory,
+    lds: &mut Lds,
+    env: &DispatchEnv,
+    budget: &mut u64,
+    counts: &mut Counts,
     mut hazards: Option<&mut RunHazards>,
+    mut host: Option<&mut dyn HostServices>,
 ) -> Result<(), Stop> {
     loop {
+        if let Some(h) = host.as_deref_mut() {
+            h.poll(mem).map_err(|why| Stop::Fault {
+                wave: 0,
+                index: waves.first().map_or(0, |w| w.pc),
+                fault: Fault::Guest(format!("hostcall: {why}")),
+            })?;
+        }
         let mut progressed = false;
         let mut running = 0;
         for w in waves.iter_mut() {

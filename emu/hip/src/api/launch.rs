@@ -198,3 +198,16 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
     };
     call(|rt| module_launch(rt, f, grid, block, shared, stream, params, extra))
 }
+
+/// `hipLaunchKernel` on the per-thread default stream (hipcc's `-fgpu-default-stream=per-thread`).
+#[no_mangle]
+pub unsafe extern "C" fn hipLaunchKernel_spt(
+    function: *const c_void,
+    grid: dim3,
+    block: dim3,
+    args: *mut *mut c_void,
+    shared: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    hipLaunchKernel(function, grid, block, args, shared, stream)
+}

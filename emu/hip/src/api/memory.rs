@@ -702,3 +702,78 @@ pub unsafe extern "C" fn hipMemset2DAsync(
         )
     })
 }
+
+/// Stream-ordered allocation: the memory exists when the call returns, as all work does here.
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocAsync(
+    ptr: *mut *mut c_void,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    let code = call(|rt| rt.check_stream(stream));
+    if code != SUCCESS {
+        return code;
+    }
+    malloc(ptr, size, AllocClass::Device, 0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> hipError_t {
+    let code = call(|rt| rt.check_stream(stream));
+    if code != SUCCESS {
+        return code;
+    }
+    free(ptr, ALL_DEVICE)
+}
+
+// The per-thread default stream forms (`-fgpu-default-stream=per-thread`): the same calls.
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpy_spt(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: c_int,
+) -> hipError_t {
+    hipMemcpy(dst, src, size, kind)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyAsync_spt(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: c_int,
+    stream: hipStream_t,
+) -> hipError_t {
+    hipMemcpyAsync(dst, src, size, kind, stream)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemset_spt(dst: *mut c_void, value: c_int, size: usize) -> hipError_t {
+    hipMemset(dst, value, size)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpy2D_spt(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: c_int,
+) -> hipError_t {
+    hipMemcpy2D(dst, dpitch, src, spitch, width, height, kind)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemset2D_spt(
+    dst: *mut c_void,
+    pitch: usize,
+    value: c_int,
+    width: usize,
+    height: usize,
+) -> hipError_t {
+    hipMemset2D(dst, pitch, value, width, height)
+}

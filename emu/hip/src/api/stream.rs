@@ -277,3 +277,40 @@ pub unsafe extern "C" fn hipEventElapsedTime(
         }
     })
 }
+
+// The per-thread default stream forms (`-fgpu-default-stream=per-thread`): the same calls.
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamSynchronize_spt(stream: hipStream_t) -> hipError_t {
+    hipStreamSynchronize(stream)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamQuery_spt(stream: hipStream_t) -> hipError_t {
+    hipStreamQuery(stream)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamWaitEvent_spt(
+    stream: hipStream_t,
+    event: hipEvent_t,
+    flags: c_uint,
+) -> hipError_t {
+    hipStreamWaitEvent(stream, event, flags)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetFlags_spt(
+    stream: hipStream_t,
+    flags: *mut c_uint,
+) -> hipError_t {
+    hipStreamGetFlags(stream, flags)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetPriority_spt(
+    stream: hipStream_t,
+    priority: *mut c_int,
+) -> hipError_t {
+    hipStreamGetPriority(stream, priority)
+}

@@ -133,3 +133,25 @@ pub unsafe extern "C" fn hipGetSymbolSize(size: *mut usize, symbol: *const c_voi
         put(size, len as usize)
     })
 }
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyToSymbol_spt(
+    symbol: *const c_void,
+    src: *const c_void,
+    size: usize,
+    offset: usize,
+    kind: c_int,
+) -> hipError_t {
+    hipMemcpyToSymbol(symbol, src, size, offset, kind)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyFromSymbol_spt(
+    dst: *mut c_void,
+    symbol: *const c_void,
+    size: usize,
+    offset: usize,
+    kind: c_int,
+) -> hipError_t {
+    hipMemcpyFromSymbol(dst, symbol, size, offset, kind)
+}

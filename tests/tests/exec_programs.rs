@@ -1,0 +1,248 @@
+//! hipcc-built programs (`tests/fixtures/programs/`, sources beside them, rebuilt by `build.sh`)
+//! run unmodified through `gcnemu exec` and the HIP runtime library; each checks its own results
+//! against a CPU reference and prints `PASS`. CI has no hipcc and no GPU: the executables are
+//! committed and need only the C/C++ runtime libraries and ours.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn program(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/programs")).join(name)
+}
+
+/// Runs `gcnemu exec OPTIONS -- PROGRAM ARGS`.
+fn exec(options: &[&str], name: &str, args: &[&str]) -> Output {
+    let built = common::hip::built();
+    Command::new(&built.gcnemu)
+        .arg("exec")
+        .args(options)
+        .arg("--lib")
+        .arg(&built.library)
+        .arg("--")
+        .arg(program(name))
+        .args(args)
+        .output()
+        .expect("run gcnemu exec")
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The program exits 0 with `PASS` as its last line.
+fn assert_passes(options: &[&str], name: &str, args: &[&str]) -> (String, String) {
+    let out = exec(options, name, args);
+    let (stdout, stderr) = text(&out);
+    assert!(
+        out.status.success() && stdout.lines().last() == Some("PASS"),
+        "{name} {options:?}: status {:?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        out.status
+    );
+    (stdout, stderr)
+}
+
+#[test]
+fn launch_configurations_arguments_and_symbols() {
+    assert_passes(&["--timing", "off"], "launch", &[]);
+}
+
+#[test]
+fn launch_under_the_timing_model() {
+    assert_passes(&[], "launch", &[]);
+}
+
+#[test]
+fn memory_allocation_copies_and_queries() {
+    assert_passes(&["--timing", "off"], "memory", &[]);
+}
+
+#[test]
+fn streams_events_and_host_functions() {
+    assert_passes(&["--timing", "off"], "streams", &[]);
+    // Under the timing model events measure simulated time.
+    assert_passes(&[], "streams", &[]);
+}
+
+#[test]
+fn device_properties_and_attributes() {
+    let (stdout, _) = assert_passes(&["--timing", "off"], "device", &[]);
+    assert!(stdout.contains("gfx900"), "{stdout}");
+    let (stdout, _) = assert_passes(&["--timing", "off", "--target", "gfx906"], "device", &[]);
+    assert!(stdout.contains("gfx906"), "{stdout}");
+}
+
+#[test]
+fn bad_calls_return_rocm_error_codes() {
+    assert_passes(&["--timing", "off"], "errors", &[]);
+    assert_passes(&[], "errors", &[]);
+}
+
+#[test]
+fn a_kernel_fault_is_reported_and_the_host_goes_on() {
+    for args in [&[][..], &["memcpy"][..]] {
+        let (stdout, stderr) = assert_passes(&["--timing", "off"], "fault", args);
+        assert!(stdout.contains("hipErrorIllegalAddress"), "{stdout}");
+        // The emulator's report: kernel, workgroup, wave, lane, instruction, address.
+        for part in [
+            "kernel `_Z10wild_storePim`",
+            "workgroup (0, 0, 0)",
+            "global_store_dword",
+            "lane 0: store of 4 bytes at",
+            "outside device memory",
+        ] {
+            assert!(stderr.contains(part), "{part}\n{stderr}");
+        }
+    }
+}
+
+#[test]
+fn device_abort_traps_and_the_host_goes_on() {
+    let (stdout, stderr) = assert_passes(&["--timing", "off"], "assert", &["abort"]);
+    assert!(stdout.contains("hipErrorLaunchFailure"), "{stdout}");
+    assert!(stderr.contains("s_trap 2"), "{stderr}");
+}
+
+#[test]
+fn device_printf_interleaves_with_host_output() {
+    let expected = "before kernel\n\
+                    thread 0 value 0.000000 str zero\n\
+                    thread 1 value 1.500000 str one\n\
+                    thread 2 value 3.000000 str two\n\
+                    thread 3 value 4.500000 str three\n\
+                    after kernel\n\
+                    PASS\n";
+    for timing in ["on", "off"] {
+        let (stdout, _) = assert_passes(&["--timing", timing], "printf", &[]);
+        assert_eq!(stdout, expected, "timing {timing}");
+    }
+}
+
+#[test]
+fn device_malloc_and_free() {
+    assert_passes(&["--timing", "off"], "devmalloc", &[]);
+    assert_passes(&[], "devmalloc", &[]);
+}
+
+#[test]
+fn device_assert_prints_its_message_and_traps() {
+    let (stdout, stderr) = assert_passes(&["--timing", "off"], "assert", &[]);
+    assert!(stdout.contains("hipErrorLaunchFailure"), "{stdout}");
+    assert!(
+        stderr.contains("Device-side assertion `i != bad_lane' failed."),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn module_api_loads_code_objects() {
+    let saxpy = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/hip/saxpy.gfx900.co");
+    let globals = program("module_globals.gfx900.co");
+    assert_passes(
+        &["--timing", "off"],
+        "module",
+        &[saxpy, globals.to_str().unwrap()],
+    );
+}
+
+#[test]
+fn no_code_object_for_the_target_is_named() {
+    // The programs carry gfx900 and gfx906 code only.
+    let out = exec(&["--timing", "off", "--target", "gfx908"], "launch", &[]);
+    let (stdout, stderr) = text(&out);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(stderr.contains("no code object for gfx908"), "{stderr}");
+    assert!(
+        stderr.contains("gfx900") && stderr.contains("gfx906"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn stats_report_each_kernel() {
+    let (_, stderr) = assert_passes(&["--timing", "off", "--stats"], "launch", &[]);
+    assert!(stderr.contains("launches"), "{stderr}");
+    let json = std::env::temp_dir().join(format!("gcnemu-exec-stats-{}.json", std::process::id()));
+    assert_passes(
+        &["--timing", "off", "--stats-json", json.to_str().unwrap()],
+        "streams",
+        &[],
+    );
+    let report = std::fs::read_to_string(&json).unwrap();
+    let _ = std::fs::remove_file(&json);
+    assert!(report.contains("\"wave_instructions\""), "{report}");
+    assert!(report.contains("\"launches\""), "{report}");
+}
+
+#[test]
+fn bad_settings_are_rejected_before_the_program_runs() {
+    let out = exec(&["--timing", "sometimes"], "launch", &[]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(stderr.contains("GCNEMU_TIMING=sometimes"), "{stderr}");
+}
+
+/// Programs linked against Debian's ROCm libraries (`tests/fixtures/libraries/`): the libraries'
+/// own fat binaries register with our runtime and their gfx900 kernels run. They need the
+/// libraries at run time (`librocrand1`, `libhipsparse0`); `.ci/run` installs them and sets
+/// `GCNEMU_REQUIRE_ROCM_LIBS=1`, without which a machine lacking them skips these checks.
+fn library_program(name: &str, needs: &str) -> Option<PathBuf> {
+    let installed = ["/usr/lib/x86_64-linux-gnu", "/usr/lib", "/opt/rocm/lib"]
+        .iter()
+        .any(|d| std::path::Path::new(d).join(needs).exists());
+    if !installed {
+        assert!(
+            std::env::var_os("GCNEMU_REQUIRE_ROCM_LIBS").is_none(),
+            "{needs} is not installed (apt-get install librocrand1 libhipsparse0)"
+        );
+        eprintln!("skipping {name}: {needs} is not installed");
+        return None;
+    }
+    Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/libraries")).join(name))
+}
+
+fn assert_library_passes(options: &[&str], path: &std::path::Path, args: &[&str]) {
+    let built = common::hip::built();
+    let out = Command::new(&built.gcnemu)
+        .arg("exec")
+        .args(options)
+        .arg("--lib")
+        .arg(&built.library)
+        .arg("--")
+        .arg(path)
+        .args(args)
+        .output()
+        .expect("run gcnemu exec");
+    let (stdout, stderr) = text(&out);
+    assert!(
+        out.status.success() && stdout.lines().last() == Some("PASS"),
+        "{}: status {:?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        path.display(),
+        out.status
+    );
+}
+
+#[test]
+fn rocsparse_kernels_from_hipsparse() {
+    for name in ["hipsparse_csrmv", "hipsparse_convert"] {
+        if let Some(p) = library_program(name, "libhipsparse.so.0") {
+            assert_library_passes(&["--timing", "off"], &p, &[]);
+        }
+    }
+}
+
+#[test]
+fn rocrand_generators() {
+    // Checked statistically, and bit for bit against rocRAND's engines run on the CPU. XORWOW
+    // is left to release builds (`tests/fixtures/libraries/README.md`): its engine set-up is
+    // 93M wave-instructions, minutes in a debug build.
+    if let Some(p) = library_program("rocrand_uniform", "librocrand.so.1") {
+        let generators = ["philox", "mrg32k3a", "sobol32", "mtgp32"];
+        assert_library_passes(&["--timing", "off"], &p, &generators);
+    }
+}
