@@ -213,6 +213,9 @@ pub struct GuestError {
     pub pc: u64,
     /// Offset of the instruction from the kernel's entry.
     pub kernel_offset: i64,
+    /// The function the instruction is in, when that is not the kernel (a callee such as
+    /// `__assert_fail`), with the offset into it.
+    pub function: Option<(String, u64)>,
     /// The instruction as llvm-objdump prints it.
     pub instruction: String,
     pub fault: GuestFault,
@@ -238,13 +241,17 @@ impl std::fmt::Display for GuestError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let [x, y, z] = self.workgroup;
         let sign = if self.kernel_offset < 0 { "-" } else { "+" };
+        let at = match &self.function {
+            Some((name, off)) => format!("{name}+{off:#x}"),
+            None => format!(
+                "{}{sign}{:#x}",
+                self.kernel,
+                self.kernel_offset.unsigned_abs()
+            ),
+        };
         let where_ = format!(
-            "kernel `{}`, workgroup ({x}, {y}, {z}), wave {}, pc {:#x} ({}{sign}{:#x})",
-            self.kernel,
-            self.wave,
-            self.pc,
-            self.kernel,
-            self.kernel_offset.unsigned_abs()
+            "kernel `{}`, workgroup ({x}, {y}, {z}), wave {}, pc {:#x} ({at})",
+            self.kernel, self.wave, self.pc,
         );
         match &self.fault {
             GuestFault::Fault(e) => write!(f, "{where_}: `{}`: {e}", self.instruction),
@@ -982,9 +989,21 @@ fn guest_error(
         wave,
         pc,
         kernel_offset: pc as i64 - entry as i64,
+        function: enclosing_function(module, pc).filter(|(name, _)| *name != k.name),
         instruction,
         fault,
     }))
+}
+
+/// The function symbol whose code holds `pc`, and the offset into it.
+fn enclosing_function(module: &Module, pc: u64) -> Option<(String, u64)> {
+    let elf = module.object.elf().ok()?;
+    let vaddr = pc.checked_sub(module.load_base)?;
+    elf.functions()
+        .into_iter()
+        .filter(|f| f.address <= vaddr && (f.size == 0 || vaddr < f.address + f.size))
+        .max_by_key(|f| f.address)
+        .map(|f| (f.name.clone(), vaddr - f.address))
 }
 
 /// What the semantics need to know of a launch: the private segment size and the registers

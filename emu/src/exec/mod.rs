@@ -138,10 +138,19 @@ pub enum Fault {
     BadJump { addr: u64 },
     #[error("execution ran past the end of the code")]
     PastEnd,
-    #[error("s_trap {0}")]
+    #[error("s_trap {id}{meaning}", id = .0, meaning = trap_meaning(*.0))]
     Trap(u16),
     #[error("{0}")]
     Guest(String),
+}
+
+/// What the compiler means by a trap id (AMDGPUUsage, "Trap Handler ABI").
+fn trap_meaning(id: u16) -> &'static str {
+    match id {
+        2 => " (llvm.trap: the kernel called abort(), a failed assert() or __builtin_trap())",
+        3 => " (llvm.debugtrap)",
+        _ => "",
+    }
 }
 
 /// Placeholder semantics of ops that have none yet.
