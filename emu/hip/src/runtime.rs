@@ -161,9 +161,15 @@ impl Runtime {
     fn from_env() -> Result<Runtime, String> {
         let settings = Settings::from_env()?;
         crate::log::init();
+        // Unless GCNEMU_MEMORY_LIMIT says otherwise, the board's memory: untouched pages of
+        // an allocation cost the host nothing.
+        let memory_limit = match std::env::var_os(gcnemu::settings::MEMORY_LIMIT) {
+            Some(v) if !v.is_empty() => settings.memory_limit,
+            _ => crate::api::board_memory(settings.target),
+        };
         let mut device = Device::new(DeviceConfig {
             target: settings.target,
-            memory_limit: settings.memory_limit,
+            memory_limit,
             placement: Placement::Host,
         });
         device.set_printf_output(gcnemu::hostcall::host::Output {

@@ -46,7 +46,7 @@ pub struct ExecArgs {
     /// Wave-instruction budget of each launch.
     #[arg(long, value_name = "N")]
     pub max_instructions: Option<String>,
-    /// Bytes of device memory (default 4 GiB).
+    /// Bytes of device memory (default: the board's, 8 GiB for gfx900, 16 GiB for gfx906).
     #[arg(long, value_name = "BYTES")]
     pub memory_limit: Option<String>,
     /// At exit, print per kernel: launches, workgroups, wave-instructions, emulation time,

@@ -17,6 +17,7 @@ struct Board {
     memory_clock_khz: i32,
     bus_width: i32,
     gcn_arch: i32,
+    memory_bytes: u64,
 }
 
 fn board(t: Target) -> Board {
@@ -27,6 +28,7 @@ fn board(t: Target) -> Board {
             memory_clock_khz: 1_000_000,
             bus_width: 4096,
             gcn_arch: 906,
+            memory_bytes: 16 << 30,
         },
         _ => Board {
             name: "Radeon RX Vega 64 (gcnemu)",
@@ -34,8 +36,14 @@ fn board(t: Target) -> Board {
             memory_clock_khz: 945_000,
             bus_width: 2048,
             gcn_arch: 900,
+            memory_bytes: 8 << 30,
         },
     }
+}
+
+/// The board's memory: the device memory limit unless the settings give one.
+pub fn board_memory(t: Target) -> u64 {
+    board(t).memory_bytes
 }
 
 /// The engine clock, which turns simulated cycles into event times.
