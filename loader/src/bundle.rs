@@ -12,12 +12,15 @@
 
 use crate::compressed;
 use crate::error::LoadErrorKind;
+use crate::printable::printable;
 use crate::MAX_FILE_SIZE;
 use std::borrow::Cow;
 
 pub const BUNDLE_MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
 /// Offset, size and id length, each a u64.
 const ENTRY_HEADER: u64 = 24;
+/// Real ids (`hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-`) are far shorter.
+const MAX_ID_CHARS: usize = 128;
 
 /// One entry of a bundle.
 #[derive(Debug)]
@@ -51,14 +54,15 @@ fn u64_at(data: &[u8], at: u64) -> Option<u64> {
     Some(u64::from_le_bytes(bytes.try_into().ok()?))
 }
 
-/// All entries of the bundles found in `data`, which starts with a bundle magic (plain or
+/// All entries of the bundles in `data`, which starts with a bundle magic (plain or
 /// compressed). `base` is `data`'s offset in the input, for messages. Bundles are read one
-/// after the other; the gap after each (alignment padding) is skipped to the next magic.
+/// after the other; between them only zero bytes (alignment padding) may stand, so a bundle
+/// whose magic is damaged is an error naming where it starts, never silently skipped.
 pub fn read_all(data: &[u8], base: u64) -> Result<Vec<Entry<'_>>, LoadErrorKind> {
     let mut entries = Vec::new();
     let mut at = 0usize;
     let mut decompressed = 0u64;
-    while let Some(start) = next_magic(data, at) {
+    while let Some(start) = next_bundle(data, at, base)? {
         let rest = &data[start..];
         let offset = base + start as u64;
         let size = if rest.starts_with(compressed::MAGIC) {
@@ -98,17 +102,27 @@ pub fn read_all(data: &[u8], base: u64) -> Result<Vec<Entry<'_>>, LoadErrorKind>
     Ok(entries)
 }
 
-/// Position of the next plain or compressed bundle magic at or after `from`. A compressed
-/// bundle is only recognised at an 8-byte boundary, since four bytes "CCOB" are too common to
-/// trust anywhere.
-fn next_magic(data: &[u8], from: usize) -> Option<usize> {
-    let tail = data.get(from..)?;
-    tail.windows(BUNDLE_MAGIC.len().min(tail.len()).max(1))
-        .enumerate()
-        .position(|(i, w)| {
-            w.starts_with(BUNDLE_MAGIC) || ((from + i) & 7 == 0 && w.starts_with(compressed::MAGIC))
-        })
-        .map(|i| from + i)
+/// Where the next bundle starts at or after `from`, past zero padding; `None` at the end.
+/// Anything else there is a damaged bundle.
+fn next_bundle(data: &[u8], from: usize, base: u64) -> Result<Option<usize>, LoadErrorKind> {
+    let Some(tail) = data.get(from..) else {
+        return Ok(None);
+    };
+    let Some(skip) = tail.iter().position(|&b| b != 0) else {
+        return Ok(None);
+    };
+    let start = from + skip;
+    let rest = &data[start..];
+    if rest.starts_with(BUNDLE_MAGIC) || rest.starts_with(compressed::MAGIC) {
+        return Ok(Some(start));
+    }
+    Err(LoadErrorKind::Bundle {
+        offset: base + start as u64,
+        problem: format!(
+            "expected a bundle (\"__CLANG_OFFLOAD_BUNDLE__\" or \"CCOB\") or zero padding, found \"{}\"; the bundle is damaged",
+            printable(&rest[..rest.len().min(BUNDLE_MAGIC.len())], 32)
+        ),
+    })
 }
 
 /// Reads the bundle at the start of `data`; returns its entries and its size (the end of its
@@ -145,7 +159,8 @@ fn read_one(data: &[u8], base: u64) -> Result<(Vec<Entry<'_>>, usize), LoadError
             .checked_add(id_len)
             .filter(|&end| end <= len)
             .ok_or_else(|| fail(format!("entry {n}'s id ({id_len} bytes) runs past the end")))?;
-        let id = String::from_utf8_lossy(&data[pos as usize..id_end as usize]).into_owned();
+        // Ids go into messages and listings: a hostile one is escaped and cut short.
+        let id = printable(&data[pos as usize..id_end as usize], MAX_ID_CHARS);
         pos = id_end;
         let end = offset.checked_add(size).filter(|&end| end <= len);
         if end.is_none() {
@@ -244,6 +259,27 @@ pub(crate) mod tests {
         assert_eq!(entries.len(), 2);
         assert_eq!(&entries[1].bytes[..], b"two");
         assert!(entries[1].offset > 0x1000 + 4096);
+    }
+
+    #[test]
+    fn a_damaged_bundle_between_good_ones_is_an_error_not_skipped() {
+        let mut data = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx900", b"one")]);
+        data.resize(4096, 0);
+        let mut second = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx906", b"two")]);
+        second[0] = b'X';
+        data.extend(&second);
+        let err = read_all(&data, 0x1000).unwrap_err().to_string();
+        assert!(err.contains("offset 0x2000"), "{err}");
+        assert!(err.contains("found \"X_CLANG_OFFLOAD_BUNDLE__\""), "{err}");
+    }
+
+    #[test]
+    fn hostile_ids_are_escaped_and_cut() {
+        let id = [0u8; 300];
+        let data = bundle(&[(std::str::from_utf8(&id).unwrap(), b"x")]);
+        let entries = read_all(&data, 0).unwrap();
+        assert!(entries[0].id.starts_with("\\0\\0"), "{}", entries[0].id);
+        assert!(entries[0].id.ends_with("... (300 bytes)"), "{}", entries[0].id);
     }
 
     #[test]

@@ -111,26 +111,73 @@ pub struct DynamicRelocation {
     pub symbol: Option<(u64, String)>,
 }
 
-/// Reads `path` whole, refusing files over [`MAX_FILE_SIZE`].
+/// Reads `path` whole if its first bytes are those of an ELF file or an offload bundle (plain
+/// or compressed), refusing anything else before reading on, and files over
+/// [`MAX_FILE_SIZE`] (by their size where the file system knows it, else by reading one byte
+/// past the limit), so `/dev/zero` or a pipe costs only its first bytes.
 pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, LoadError> {
+    read_file_checked(path, |prefix| {
+        if is_binary_input(prefix) {
+            Ok(MAX_FILE_SIZE)
+        } else {
+            Err(unknown_format(prefix))
+        }
+    })
+}
+
+/// Bytes [`read_file_checked`] shows its check: enough for every magic number.
+pub const PREFIX_SIZE: usize = 64;
+
+/// The input starts as an ELF file or a clang offload bundle (plain or `CCOB`) does.
+pub fn is_binary_input(prefix: &[u8]) -> bool {
+    prefix.starts_with(&elf::ELFMAG)
+        || prefix.starts_with(crate::bundle::BUNDLE_MAGIC)
+        || prefix.starts_with(crate::compressed::MAGIC)
+}
+
+/// The error for an input that is none of the known formats, or empty.
+pub fn unknown_format(prefix: &[u8]) -> LoadErrorKind {
+    if prefix.is_empty() {
+        return LoadErrorKind::Empty;
+    }
+    LoadErrorKind::UnknownFormat {
+        magic: prefix.iter().take(8).copied().collect(),
+    }
+}
+
+/// Reads `path` whole when `check` accepts its first [`PREFIX_SIZE`] bytes (fewer for a
+/// shorter file), up to the size limit `check` returns for what it saw.
+pub fn read_file_checked(
+    path: &std::path::Path,
+    check: impl FnOnce(&[u8]) -> Result<u64, LoadErrorKind>,
+) -> Result<Vec<u8>, LoadError> {
     use std::io::Read;
     let file_name = path.display().to_string();
+    let fail = |kind: LoadErrorKind| LoadError::new(&file_name, kind);
     let io_err = |e| LoadError::new(&file_name, LoadErrorKind::Io(e));
-    let file = std::fs::File::open(path).map_err(io_err)?;
-    let size = file.metadata().map_err(io_err)?.len();
-    if size > MAX_FILE_SIZE {
-        return Err(LoadError::new(
-            &file_name,
-            LoadErrorKind::TooLarge {
-                size,
-                limit: MAX_FILE_SIZE,
-            },
-        ));
+    let mut file = std::fs::File::open(path).map_err(io_err)?;
+    let meta = file.metadata().map_err(io_err)?;
+    if meta.is_dir() {
+        return Err(io_err(std::io::Error::other("is a directory")));
     }
-    let mut bytes = Vec::with_capacity(size as usize);
-    file.take(MAX_FILE_SIZE)
+    let mut bytes = Vec::with_capacity(PREFIX_SIZE);
+    (&mut file)
+        .take(PREFIX_SIZE as u64)
         .read_to_end(&mut bytes)
         .map_err(io_err)?;
+    let limit = check(&bytes).map_err(fail)?;
+    // Devices and pipes report 0; only a regular file's size is known before reading.
+    let size = if meta.is_file() { meta.len() } else { 0 };
+    if size > limit {
+        return Err(fail(LoadErrorKind::TooLarge { size, limit }));
+    }
+    bytes.reserve(size.saturating_sub(bytes.len() as u64) as usize);
+    file.take((limit + 1).saturating_sub(bytes.len() as u64))
+        .read_to_end(&mut bytes)
+        .map_err(io_err)?;
+    if bytes.len() as u64 > limit {
+        return Err(fail(LoadErrorKind::TooLong { limit }));
+    }
     Ok(bytes)
 }
 

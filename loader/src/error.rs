@@ -10,6 +10,10 @@ pub enum LoadErrorKind {
     Io(#[from] std::io::Error),
     #[error("file of {size} bytes exceeds the {limit}-byte limit")]
     TooLarge { size: u64, limit: u64 },
+    #[error("more than the {limit}-byte limit in it (reading stopped there)")]
+    TooLong { limit: u64 },
+    #[error("empty file; expected a code object, an offload bundle or a host binary with a .hip_fatbin section")]
+    Empty,
     #[error("not an ELF file")]
     NotElf,
     #[error(
@@ -65,7 +69,10 @@ impl LoadError {
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.file, self.kind)
+        // File names and messages may carry strings from the file (bundle ids, kernel names):
+        // nothing in them reaches the terminal unescaped.
+        let text = format!("{}: {}", self.file, self.kind);
+        f.write_str(&crate::printable::escape_controls(&text))
     }
 }
 

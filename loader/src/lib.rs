@@ -15,6 +15,7 @@ mod descriptor;
 mod elf;
 mod error;
 mod mach;
+mod printable;
 mod meta;
 mod meta_msgpack;
 mod meta_yaml;
@@ -26,10 +27,12 @@ pub use descriptor::{
     KERNEL_DESCRIPTOR_SIZE,
 };
 pub use elf::{
-    read_file, DynamicRelocation, ElfObject, Section, Symbol, SymbolKind, MAX_FILE_SIZE,
+    is_binary_input, read_file, read_file_checked, unknown_format, DynamicRelocation, ElfObject,
+    Section, Symbol, SymbolKind, MAX_FILE_SIZE, PREFIX_SIZE,
 };
 pub use error::{LoadError, LoadErrorKind};
 pub use mach::{mach_name, EF_AMDGPU_MACH};
+pub use printable::{escape_controls, printable};
 pub use meta::{CodeObjectMeta, KernelArg, KernelMeta, ValueKind};
 pub use target::{code_object_version, target_from_e_flags, TargetId};
 
@@ -86,9 +89,7 @@ pub fn extract<'a>(file_name: &str, bytes: &'a [u8]) -> Result<Vec<ElfImage<'a>>
     } else if bytes.starts_with(bundle::BUNDLE_MAGIC) || bytes.starts_with(compressed::MAGIC) {
         bundle::read_all(bytes, 0).map_err(fail)?
     } else {
-        return Err(fail(LoadErrorKind::UnknownFormat {
-            magic: bytes.iter().take(8).copied().collect(),
-        }));
+        return Err(fail(elf::unknown_format(bytes)));
     };
     let mut out = Vec::new();
     let mut skipped = Vec::new();

@@ -92,28 +92,27 @@ fn run(args: &LintArgs) -> Result<(String, usize), String> {
     let mut inputs = Vec::new();
     for path in &args.files {
         let name = path.display().to_string();
-        let bytes = gcn_loader::read_file(path).map_err(|e| e.to_string())?;
+        let bytes = read_input(path)?;
         let options = |target, xnack| Options {
             target,
             xnack,
             enabled: enabled.clone(),
             context: args.context,
         };
-        if !bytes.starts_with(b"\x7fELF") && !bytes.starts_with(BUNDLE_MAGIC) {
-            if let Ok(source) = std::str::from_utf8(&bytes) {
-                let target = args
-                    .target
-                    .or_else(|| asm::declared_target(source))
-                    .unwrap_or(gcn_isa::Target::Gfx900);
-                let xnack = args.xnack == Some(OnOff::On);
-                let report = asm::lint_source(&name, source, &options(target, xnack))?;
-                inputs.push(Linted {
-                    label: name.clone(),
-                    uri: name,
-                    report,
-                });
-                continue;
-            }
+        if !gcn_loader::is_binary_input(&bytes) {
+            let source = assembly_text(&name, &bytes)?;
+            let target = args
+                .target
+                .or_else(|| asm::declared_target(source))
+                .unwrap_or(gcn_isa::Target::Gfx900);
+            let xnack = args.xnack == Some(OnOff::On);
+            let report = asm::lint_source(&name, source, &options(target, xnack))?;
+            inputs.push(Linted {
+                label: name.clone(),
+                uri: name,
+                report,
+            });
+            continue;
         }
         // Every code object in the file: one for a plain ELF, one per AMDGPU entry of a fat
         // binary (offload bundle, or a host file's .hip_fatbin).
@@ -196,8 +195,57 @@ fn lint_parallel(jobs: Vec<(String, ElfObject<'_>, Options)>) -> Vec<(String, li
         .collect()
 }
 
-/// The first bytes of a clang offload bundle.
-const BUNDLE_MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
+/// Assembly text is read whole only up to this size; real sources are far smaller.
+const MAX_SOURCE_SIZE: u64 = 64 << 20;
+
+/// Reads a lint input: a binary (ELF, offload bundle) under the loader's limits, or text under
+/// [`MAX_SOURCE_SIZE`]; what is neither is refused by its first bytes, before reading on.
+fn read_input(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    gcn_loader::read_file_checked(path, |prefix| {
+        if gcn_loader::is_binary_input(prefix) {
+            Ok(gcn_loader::MAX_FILE_SIZE)
+        } else if looks_like_text(prefix) {
+            Ok(MAX_SOURCE_SIZE)
+        } else {
+            Err(gcn_loader::unknown_format(prefix))
+        }
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// Text as an assembler would take it: no NULs or control characters other than whitespace
+/// (a multi-byte character cut at the end of the prefix is still text).
+fn looks_like_text(bytes: &[u8]) -> bool {
+    !bytes.is_empty()
+        && bytes
+            .iter()
+            .all(|&b| b >= 0x20 || matches!(b, b'\t' | b'\n' | b'\r' | 0x0c))
+        && match std::str::from_utf8(bytes) {
+            Ok(_) => true,
+            Err(e) => e.error_len().is_none(),
+        }
+}
+
+/// `bytes` as assembly source: UTF-8 text with at least one line of code; otherwise the error
+/// the other commands give for a file that is not a code object.
+fn assembly_text<'a>(name: &str, bytes: &'a [u8]) -> Result<&'a str, String> {
+    let not_code = || gcn_loader::LoadError::new(name, gcn_loader::unknown_format(bytes)).to_string();
+    let text = std::str::from_utf8(bytes).map_err(|_| not_code())?;
+    if !looks_like_text(bytes) {
+        return Err(not_code());
+    }
+    let code = text.lines().any(|line| {
+        let line = line.split([';', '#']).next().unwrap_or("");
+        let line = line.split("//").next().unwrap_or("");
+        !line.trim().is_empty()
+    });
+    if !code {
+        return Err(format!(
+            "{name}: no instructions or directives in it (only blank lines and comments); expected assembly text or a code object"
+        ));
+    }
+    Ok(text)
+}
 
 /// e_flags bit 8 is set for XNACK "on" (code object v3) and for "any" and "on" (v4+); LLVM
 /// applies the XNACK rules in both cases.
