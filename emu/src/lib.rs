@@ -26,6 +26,7 @@
 //! fault, a trap, an instruction without semantics, an exhausted budget — is
 //! [`Error::Guest`] with the kernel, workgroup, wave, PC and instruction.
 
+pub mod arg_type;
 pub mod cli;
 pub mod cu;
 pub mod device;

@@ -21,6 +21,7 @@ use super::report::{hazard_text, stale_text, stats_json, stats_text};
 use crate::cu::{Arbitration, TimingConfig};
 use crate::device::{describe_args, Arg, Device, DeviceConfig, Dims, LaunchOptions};
 use crate::run::hazards::HazardMode;
+use crate::arg_type::Scalar;
 use gcn_loader::{KernelArg, ValueKind};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -45,6 +46,9 @@ pub struct RunArgs {
     /// zeros:BYTES[:out=PATH].
     #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
     pub args: Vec<String>,
+    /// Bytes of device memory, which `@PATH` and `zeros:` buffers count against (default 4 GiB).
+    #[arg(long, value_name = "BYTES", default_value_t = crate::memory::DEFAULT_MEMORY_LIMIT)]
+    pub memory_limit: u64,
     /// Dynamic LDS bytes per workgroup.
     #[arg(long, value_name = "BYTES", default_value_t = 0)]
     pub dynamic_lds: u32,
@@ -146,10 +150,14 @@ fn parse_dims(text: &str) -> Result<[u32; 3], String> {
     }
     let mut d = [1u32; 3];
     for (i, p) in parts.iter().enumerate() {
-        d[i] = p
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{p}` is not a positive integer"))?;
+        let p = p.trim();
+        d[i] = p.parse().map_err(|_| {
+            if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) {
+                format!("`{p}` is too large (at most {})", u32::MAX)
+            } else {
+                format!("`{p}` is not a positive integer")
+            }
+        })?;
         if d[i] == 0 {
             return Err(format!("`{text}`: dimensions must be at least 1"));
         }
@@ -201,6 +209,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     };
     let mut dev = Device::new(DeviceConfig {
         target,
+        memory_limit: args.memory_limit,
         ..Default::default()
     });
     let module = dev.load(&name, &bytes)?;
@@ -311,12 +320,13 @@ fn parse_arg(
     spec: &KernelArg,
     outs: &mut Vec<OutFile>,
 ) -> Result<Arg, String> {
-    let (body, out) = match text.rsplit_once(":out=") {
-        Some((b, p)) if !p.is_empty() => (b, Some(PathBuf::from(p))),
-        Some(_) => return Err("`:out=` needs a path".into()),
-        None => (text, None),
-    };
+    let (body, out) = split_out(text)?;
     let buffer = |dev: &mut Device, data: &[u8], outs: &mut Vec<OutFile>, out: Option<PathBuf>| {
+        if data.is_empty() {
+            return Err(
+                "an empty buffer: a kernel can touch none of it (give at least 1 byte)".into(),
+            );
+        }
         let addr = dev.alloc(data.len() as u64).map_err(|e| e.to_string())?;
         dev.write(addr, data).map_err(|e| e.to_string())?;
         if let Some(path) = out {
@@ -329,13 +339,23 @@ fn parse_arg(
         Ok(Arg::Ptr(addr))
     };
     if let Some(path) = body.strip_prefix('@') {
-        let data = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        let memory = dev.memory();
+        let room = memory.limit().saturating_sub(memory.used());
+        let data = read_buffer_file(path, room)?;
         return buffer(dev, &data, outs, out);
     }
     if let Some(n) = body.strip_prefix("zeros:") {
-        let n: u64 = parse_uint(n).ok_or_else(|| format!("`{n}` is not a byte count"))?;
-        if n > crate::memory::DEFAULT_MEMORY_LIMIT {
-            return Err(format!("{n} bytes is more than the device's memory"));
+        let n: u64 = parse_uint(n).ok_or_else(|| match n.split_once(':') {
+            Some((_, suffix)) => {
+                format!("unknown suffix `:{suffix}` (buffers take only `:out=PATH`)")
+            }
+            None => format!("`{n}` is not a byte count"),
+        })?;
+        let limit = dev.memory().limit();
+        if n > limit {
+            return Err(format!(
+                "{n} bytes is more than the device's {limit}-byte memory"
+            ));
         }
         return buffer(dev, &vec![0u8; n as usize], outs, out);
     }
@@ -348,7 +368,14 @@ fn parse_arg(
     if spec.value_kind == ValueKind::GlobalBuffer {
         return Err("this argument is a pointer: give @PATH or zeros:BYTES".into());
     }
+    let declared = crate::arg_type::declared(spec);
     if let Some(v) = parse_int(body) {
+        // `2` for a `float` means 2.0; hex stays the raw bits, the way to give those.
+        let decimal = !body.trim_start_matches('-').starts_with("0x")
+            && !body.trim_start_matches('-').starts_with("0X");
+        if declared == Some(Scalar::Float) && decimal {
+            return float_arg(v as f64, spec);
+        }
         return Ok(if v < 0 {
             Arg::I64(v as i64)
         } else {
@@ -356,13 +383,60 @@ fn parse_arg(
         });
     }
     if let Ok(f) = body.parse::<f64>() {
-        return match spec.size {
-            4 => Ok(Arg::F32(f as f32)),
-            8 => Ok(Arg::F64(f)),
-            n => Err(format!("a float does not fit a {n}-byte argument")),
-        };
+        if declared == Some(Scalar::Integer) {
+            return Err(format!(
+                "a float for an integer argument ({})",
+                spec.type_name.as_deref().or(spec.value_type.as_deref()).unwrap_or("integer")
+            ));
+        }
+        return float_arg(f, spec);
     }
     Err("not an integer, float, bytes:HEX, @PATH or zeros:BYTES".into())
+}
+
+/// A float in a slot of the argument's size.
+fn float_arg(f: f64, spec: &KernelArg) -> Result<Arg, String> {
+    match spec.size {
+        4 => Ok(Arg::F32(f as f32)),
+        8 => Ok(Arg::F64(f)),
+        n => Err(format!("a float does not fit a {n}-byte argument")),
+    }
+}
+
+/// Splits a `:out=PATH` suffix off an argument.
+fn split_out(text: &str) -> Result<(&str, Option<PathBuf>), String> {
+    match text.rsplit_once(":out=") {
+        Some((b, p)) if !p.is_empty() => Ok((b, Some(PathBuf::from(p)))),
+        Some(_) => Err("`:out=` needs a path".into()),
+        None => Ok((text, None)),
+    }
+}
+
+/// The contents of an `@PATH` buffer, refused once they pass `room` (the device memory left),
+/// so `@/dev/zero` or a pipe costs no more than the device could hold.
+fn read_buffer_file(path: &str, room: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read {path}: {e}"))?;
+    if meta.is_dir() {
+        return Err(format!("cannot read {path}: is a directory"));
+    }
+    let too_large = |size: String| {
+        format!("{path}: {size} is more than the {room} bytes of device memory left")
+    };
+    if meta.is_file() && meta.len() > room {
+        return Err(too_large(format!("{} bytes", meta.len())));
+    }
+    let mut data = Vec::new();
+    file.take(room.saturating_add(1))
+        .read_to_end(&mut data)
+        .map_err(|e| format!("cannot read {path}: {e}"))?;
+    if data.len() as u64 > room {
+        return Err(too_large("its content".into()));
+    }
+    Ok(data)
 }
 
 fn parse_uint(t: &str) -> Option<u64> {
