@@ -33,8 +33,20 @@ pub fn declared(spec: &KernelArg) -> Option<Scalar> {
         .collect();
     let base = words.join(" ");
     let integer = [
-        "char", "short", "int", "long", "unsigned", "signed", "bool", "size_t", "ssize_t",
-        "ptrdiff_t", "uint", "ulong", "ushort", "uchar",
+        "char",
+        "short",
+        "int",
+        "long",
+        "unsigned",
+        "signed",
+        "bool",
+        "size_t",
+        "ssize_t",
+        "ptrdiff_t",
+        "uint",
+        "ulong",
+        "ushort",
+        "uchar",
     ];
     let float = ["float", "double", "half", "_Float16", "__half"];
     if float.contains(&base.as_str()) {
@@ -74,8 +86,14 @@ mod tests {
     #[test]
     fn types_named_in_metadata() {
         assert_eq!(declared(&arg(Some("int"), None)), Some(Scalar::Integer));
-        assert_eq!(declared(&arg(Some("const unsigned int"), None)), Some(Scalar::Integer));
-        assert_eq!(declared(&arg(Some("uint32_t"), None)), Some(Scalar::Integer));
+        assert_eq!(
+            declared(&arg(Some("const unsigned int"), None)),
+            Some(Scalar::Integer)
+        );
+        assert_eq!(
+            declared(&arg(Some("uint32_t"), None)),
+            Some(Scalar::Integer)
+        );
         assert_eq!(declared(&arg(Some("float"), None)), Some(Scalar::Float));
         assert_eq!(declared(&arg(None, Some("f64"))), Some(Scalar::Float));
         assert_eq!(declared(&arg(None, Some("i32"))), Some(Scalar::Integer));

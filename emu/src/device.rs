@@ -81,6 +81,9 @@ pub struct LaunchOptions {
     /// (fastest; workgroups one after another, memory completing at issue). A `cus` of 0
     /// means the target's own CU count.
     pub timing: Option<TimingConfig>,
+    /// Wall-clock limit of the launch; running past it is a guest error reporting where every
+    /// wave is. `None`: no limit.
+    pub timeout: Option<Duration>,
 }
 
 impl Default for LaunchOptions {
@@ -94,9 +97,14 @@ impl Default for LaunchOptions {
                 cus: 0,
                 ..TimingConfig::for_target(Target::Gfx900)
             }),
+            timeout: Some(DEFAULT_TIMEOUT),
         }
     }
 }
+
+/// Default wall-clock limit of one launch: far beyond any test or library kernel (the slowest
+/// take seconds), short enough that a kernel spinning forever ends with a report.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Default wave-instruction budget of a launch: minutes of emulation, so a runaway kernel ends.
 pub const DEFAULT_MAX_INSTRUCTIONS: u64 = 20_000_000_000;
@@ -235,6 +243,23 @@ pub enum GuestFault {
     },
     /// `--hazards error`: the instruction violates a hazard rule.
     Hazard(Box<HazardFinding>),
+    /// The launch ran past its wall-clock timeout; where the waves were.
+    Timeout {
+        after: Duration,
+        waves: Vec<WaveReport>,
+    },
+}
+
+/// A wave that had not ended when a launch was stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaveReport {
+    pub workgroup: [u32; 3],
+    pub wave: u32,
+    pub pc: u64,
+    /// `kernel+0x40` or `function+0x10`.
+    pub at: String,
+    pub instruction: String,
+    pub waits: String,
 }
 
 impl std::fmt::Display for GuestError {
@@ -292,6 +317,27 @@ impl std::fmt::Display for GuestError {
                 }
                 write!(f, " kept running without reaching it")
             }
+            GuestFault::Timeout { after, waves } => {
+                write!(
+                    f,
+                    "kernel `{}`: timeout: still running after {} s (wall clock); {} wave(s) had not ended:",
+                    self.kernel,
+                    after.as_secs_f64(),
+                    waves.len()
+                )?;
+                for w in waves.iter().take(MAX_REPORTED_WAVES) {
+                    let [x, y, z] = w.workgroup;
+                    write!(
+                        f,
+                        "\n  workgroup ({x}, {y}, {z}) wave {}: pc {:#x} ({}) `{}`: {}",
+                        w.wave, w.pc, w.at, w.instruction, w.waits
+                    )?;
+                }
+                if waves.len() > MAX_REPORTED_WAVES {
+                    write!(f, "\n  ... and {} more", waves.len() - MAX_REPORTED_WAVES)?;
+                }
+                Ok(())
+            }
             GuestFault::Deadlock(waves) => write!(
                 f,
                 "kernel `{}`, workgroup ({x}, {y}, {z}): deadlock: waves {waves:?} wait at s_barrier and no wave can run",
@@ -300,6 +346,9 @@ impl std::fmt::Display for GuestError {
         }
     }
 }
+
+/// Waves listed in a timeout report; a full device holds thousands.
+const MAX_REPORTED_WAVES: usize = 64;
 
 /// Errors of the API. [`Error::is_guest`] tells a kernel's own failure from a usage error.
 #[derive(Debug, thiserror::Error)]
@@ -810,6 +859,7 @@ impl Device {
             config: &config,
             entry_index,
             progress: opts.progress.as_ref(),
+            deadline: opts.timeout.map(|t| Instant::now() + t),
         };
         let limit = opts.max_instructions.unwrap_or(u64::MAX);
         let mut budget = limit;
@@ -825,7 +875,7 @@ impl Device {
         ) {
             Ok(r) => Ok((counts, r.hazards, Some((r.stats, r.trace)))),
             Err(TimedError::Guest(stop, group)) => {
-                Err(guest_error(module, k, kernel, group, stop, limit))
+                Err(guest_error(module, k, kernel, group, stop, opts))
             }
             Err(TimedError::Launch(why)) => Err(Error::Launch(format!("kernel `{kernel}`: {why}"))),
         }
@@ -845,6 +895,7 @@ impl Device {
         let env = dispatch_env(k, launch);
         let limit = opts.max_instructions.unwrap_or(u64::MAX);
         let mut budget = limit;
+        let deadline = opts.timeout.map(|t| Instant::now() + t);
         let mut counts = Counts::default();
         let mut lds = Lds::new(launch.lds_size);
         let n = launch.waves_per_group();
@@ -870,7 +921,7 @@ impl Device {
                     if let Some(h) = &mut hazards {
                         h.start_group(group);
                     }
-                    let r = run::run_workgroup_served(
+                    let r = run::run_workgroup_until(
                         &mut waves,
                         &module.program,
                         &mut self.mem,
@@ -880,9 +931,13 @@ impl Device {
                         &mut counts,
                         hazards.as_mut(),
                         host.as_mut().map(|h| &mut **h as &mut dyn HostServices),
+                        deadline,
                     );
-                    if let Err(stop) = r {
-                        return Err(guest_error(module, k, kernel, group, stop, limit));
+                    if let Err(mut stop) = r {
+                        if let Stop::Timeout { waves } = &mut stop {
+                            waves.iter_mut().for_each(|w| w.group = group);
+                        }
+                        return Err(guest_error(module, k, kernel, group, stop, opts));
                     }
                     done += 1;
                     if let Some(p) = &opts.progress {
@@ -925,11 +980,39 @@ fn guest_error(
     kernel: &str,
     group: [u32; 3],
     stop: Stop,
-    limit: u64,
+    opts: &LaunchOptions,
 ) -> Error {
+    let limit = opts.max_instructions.unwrap_or(u64::MAX);
+    let entry = module.load_base + k.entry;
     let (wave, index, fault) = match stop {
         Stop::Fault { wave, index, fault } => (wave, index, GuestFault::Fault(fault)),
         Stop::Budget { wave, index } => (wave, index, GuestFault::BudgetExhausted(limit)),
+        Stop::Timeout { waves } => {
+            let waves = waves
+                .into_iter()
+                .map(|w| {
+                    let (pc, instruction) = instruction_at(module, w.index);
+                    let at = match enclosing_function(module, pc).filter(|(n, _)| *n != k.name) {
+                        Some((name, off)) => format!("{name}+{off:#x}"),
+                        None => {
+                            let off = pc as i64 - entry as i64;
+                            let sign = if off < 0 { "-" } else { "+" };
+                            format!("{}{sign}{:#x}", k.name, off.unsigned_abs())
+                        }
+                    };
+                    WaveReport {
+                        workgroup: w.group,
+                        wave: w.wave,
+                        pc,
+                        at,
+                        instruction,
+                        waits: w.waits,
+                    }
+                })
+                .collect();
+            let after = opts.timeout.unwrap_or_default();
+            (0, u32::MAX, GuestFault::Timeout { after, waves })
+        }
         Stop::Deadlock { waiting } => (0, u32::MAX, GuestFault::Deadlock(waiting)),
         Stop::BarrierTimeout {
             waiting,
@@ -970,19 +1053,7 @@ fn guest_error(
             (wave, index, GuestFault::Hazard(Box::new(h)))
         }
     };
-    let (pc, instruction) = match module.program.insts.get(index as usize) {
-        Some(d) if module.program.bad_word(index).is_none() => (d.pc, d.inst.to_string()),
-        Some(d) => (d.pc, "<undecodable>".to_string()),
-        None => (
-            module
-                .program
-                .insts
-                .last()
-                .map_or(0, |d| d.pc + d.inst.len() as u64),
-            "<end of code>".to_string(),
-        ),
-    };
-    let entry = module.load_base + k.entry;
+    let (pc, instruction) = instruction_at(module, index);
     Error::Guest(Box::new(GuestError {
         kernel: kernel.to_string(),
         workgroup: group,
@@ -993,6 +1064,22 @@ fn guest_error(
         instruction,
         fault,
     }))
+}
+
+/// The address and text of instruction `index`.
+fn instruction_at(module: &Module, index: u32) -> (u64, String) {
+    match module.program.insts.get(index as usize) {
+        Some(d) if module.program.bad_word(index).is_none() => (d.pc, d.inst.to_string()),
+        Some(d) => (d.pc, "<undecodable>".to_string()),
+        None => (
+            module
+                .program
+                .insts
+                .last()
+                .map_or(0, |d| d.pc + d.inst.len() as u64),
+            "<end of code>".to_string(),
+        ),
+    }
 }
 
 /// The function symbol whose code holds `pc`, and the offset into it.

@@ -110,6 +110,7 @@ fn timed(program: &Program, mem: &mut Memory, buf: u64, waves: u32, threads: usi
         config: &config,
         entry_index: 0,
         progress: None,
+        deadline: None,
     };
     let (mut budget, mut counts) = (BUDGET, Counts::default());
     let mut pool = Vec::new();

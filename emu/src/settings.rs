@@ -13,12 +13,13 @@
 //! | `GCNEMU_LATENCY` | `NAME=CYCLES[,NAME=CYCLES...]` | see `gcnemu run --help` |
 //! | `GCNEMU_HAZARDS` | `off`, `warn`, `error` | `warn` |
 //! | `GCNEMU_MAX_INSTRUCTIONS` | wave-instruction budget per launch | 2×10^10 |
+//! | `GCNEMU_TIMEOUT` | wall-clock seconds per launch (`0`: none) | 600 |
 //! | `GCNEMU_STATS` | `1`: a per-kernel summary on stderr at exit | off |
 //! | `GCNEMU_STATS_JSON` | path of the same summary as JSON | none |
 //! | `GCNEMU_MEMORY_LIMIT` | bytes of device memory | 4 GiB |
 
 use crate::cu::{Arbitration, TimingConfig};
-use crate::device::{LaunchOptions, DEFAULT_MAX_INSTRUCTIONS};
+use crate::device::{LaunchOptions, DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIMEOUT};
 use crate::memory::DEFAULT_MEMORY_LIMIT;
 use crate::run::hazards::HazardMode;
 use gcn_isa::Target;
@@ -36,9 +37,10 @@ pub const MAX_INSTRUCTIONS: &str = "GCNEMU_MAX_INSTRUCTIONS";
 pub const STATS: &str = "GCNEMU_STATS";
 pub const STATS_JSON: &str = "GCNEMU_STATS_JSON";
 pub const MEMORY_LIMIT: &str = "GCNEMU_MEMORY_LIMIT";
+pub const TIMEOUT: &str = "GCNEMU_TIMEOUT";
 
 /// Every variable this module reads.
-pub const ALL: [&str; 12] = [
+pub const ALL: [&str; 13] = [
     TARGET,
     TIMING,
     THREADS,
@@ -51,6 +53,7 @@ pub const ALL: [&str; 12] = [
     STATS,
     STATS_JSON,
     MEMORY_LIMIT,
+    TIMEOUT,
 ];
 
 /// How a program's kernels are run.
@@ -147,6 +150,10 @@ impl Settings {
             Some(v) => return Err(bad(STATS, v, "0 or 1")),
         };
         let memory_limit = number(MEMORY_LIMIT)?.unwrap_or(DEFAULT_MEMORY_LIMIT);
+        let timeout = match get(TIMEOUT) {
+            None => Some(DEFAULT_TIMEOUT),
+            Some(v) => parse_timeout(&v).map_err(|why| format!("{TIMEOUT}={v}: {why}"))?,
+        };
         Ok(Settings {
             target,
             memory_limit,
@@ -156,11 +163,23 @@ impl Settings {
                 progress: None,
                 hazards,
                 timing,
+                timeout,
             },
             stats,
             stats_json: get(STATS_JSON).map(PathBuf::from),
         })
     }
+}
+
+/// A timeout in seconds (fractions allowed); `0` means none.
+pub fn parse_timeout(text: &str) -> Result<Option<std::time::Duration>, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .ok()
+        .filter(|s: &f64| s.is_finite() && *s >= 0.0 && *s < 1e9)
+        .ok_or("expected seconds, e.g. 600 or 0.5 (0: no timeout)")?;
+    Ok((seconds > 0.0).then(|| std::time::Duration::from_secs_f64(seconds)))
 }
 
 #[cfg(test)]
@@ -183,7 +202,20 @@ mod tests {
         assert!(s.launch.timing.is_some());
         assert_eq!(s.launch.hazards, HazardMode::Warn);
         assert_eq!(s.launch.max_instructions, Some(DEFAULT_MAX_INSTRUCTIONS));
+        assert_eq!(s.launch.timeout, Some(DEFAULT_TIMEOUT));
         assert!(!s.stats);
+    }
+
+    #[test]
+    fn timeout_in_seconds_or_none() {
+        let timeout = |v| parse(&[(TIMEOUT, v)]).map(|s| s.launch.timeout);
+        assert_eq!(
+            timeout("2.5"),
+            Ok(Some(std::time::Duration::from_millis(2500)))
+        );
+        assert_eq!(timeout("0"), Ok(None));
+        let e = timeout("soon").unwrap_err();
+        assert!(e.contains("GCNEMU_TIMEOUT=soon: expected seconds"), "{e}");
     }
 
     #[test]

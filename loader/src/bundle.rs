@@ -279,7 +279,11 @@ pub(crate) mod tests {
         let data = bundle(&[(std::str::from_utf8(&id).unwrap(), b"x")]);
         let entries = read_all(&data, 0).unwrap();
         assert!(entries[0].id.starts_with("\\0\\0"), "{}", entries[0].id);
-        assert!(entries[0].id.ends_with("... (300 bytes)"), "{}", entries[0].id);
+        assert!(
+            entries[0].id.ends_with("... (300 bytes)"),
+            "{}",
+            entries[0].id
+        );
     }
 
     #[test]

@@ -15,10 +15,10 @@ mod descriptor;
 mod elf;
 mod error;
 mod mach;
-mod printable;
 mod meta;
 mod meta_msgpack;
 mod meta_yaml;
+mod printable;
 mod target;
 
 pub use code_object::{CodeObject, Kernel};
@@ -32,8 +32,8 @@ pub use elf::{
 };
 pub use error::{LoadError, LoadErrorKind};
 pub use mach::{mach_name, EF_AMDGPU_MACH};
-pub use printable::{escape_controls, printable};
 pub use meta::{CodeObjectMeta, KernelArg, KernelMeta, ValueKind};
+pub use printable::{escape_controls, printable};
 pub use target::{code_object_version, target_from_e_flags, TargetId};
 
 use object::read::elf::{ElfFile, ElfFile32, ElfFile64, FileHeader};

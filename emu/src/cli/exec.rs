@@ -46,6 +46,10 @@ pub struct ExecArgs {
     /// Wave-instruction budget of each launch.
     #[arg(long, value_name = "N")]
     pub max_instructions: Option<String>,
+    /// Wall-clock seconds each launch may run (0: no limit; default 600); a launch that runs
+    /// longer ends with a report of where every wave is.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<String>,
     /// Bytes of device memory (default: the board's, 8 GiB for gfx900, 16 GiB for gfx906).
     #[arg(long, value_name = "BYTES")]
     pub memory_limit: Option<String>,
@@ -82,6 +86,7 @@ impl ExecArgs {
         set(settings::HAZARDS, &self.hazards);
         set(settings::MAX_INSTRUCTIONS, &self.max_instructions);
         set(settings::MEMORY_LIMIT, &self.memory_limit);
+        set(settings::TIMEOUT, &self.timeout);
         if !self.latencies.is_empty() {
             vars.push((settings::LATENCY, self.latencies.join(",")));
         }

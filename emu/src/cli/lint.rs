@@ -229,7 +229,8 @@ fn looks_like_text(bytes: &[u8]) -> bool {
 /// `bytes` as assembly source: UTF-8 text with at least one line of code; otherwise the error
 /// the other commands give for a file that is not a code object.
 fn assembly_text<'a>(name: &str, bytes: &'a [u8]) -> Result<&'a str, String> {
-    let not_code = || gcn_loader::LoadError::new(name, gcn_loader::unknown_format(bytes)).to_string();
+    let not_code =
+        || gcn_loader::LoadError::new(name, gcn_loader::unknown_format(bytes)).to_string();
     let text = std::str::from_utf8(bytes).map_err(|_| not_code())?;
     if !looks_like_text(bytes) {
         return Err(not_code());

@@ -18,10 +18,10 @@
 
 use super::parse_target;
 use super::report::{hazard_text, stale_text, stats_json, stats_text};
+use crate::arg_type::Scalar;
 use crate::cu::{Arbitration, TimingConfig};
 use crate::device::{describe_args, Arg, Device, DeviceConfig, Dims, LaunchOptions};
 use crate::run::hazards::HazardMode;
-use crate::arg_type::Scalar;
 use gcn_loader::{KernelArg, ValueKind};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -58,6 +58,10 @@ pub struct RunArgs {
     /// Write the summary as JSON to PATH.
     #[arg(long, value_name = "PATH")]
     pub stats_json: Option<PathBuf>,
+    /// Wall-clock seconds the launch may run (0: no limit); running longer is a guest error
+    /// (exit 1) reporting where every wave is.
+    #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = timeout_arg)]
+    pub timeout: Timeout,
     /// Wave-instruction budget; running out is a guest error (exit 1).
     #[arg(long, value_name = "N")]
     pub max_instructions: Option<u64>,
@@ -93,6 +97,14 @@ pub struct RunArgs {
     /// statistics are the same for any count. The functional mode runs on one thread.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: Option<u32>,
+}
+
+/// `--timeout`: `None` for 0 (no limit).
+#[derive(Clone, Copy, Debug)]
+pub struct Timeout(pub Option<std::time::Duration>);
+
+fn timeout_arg(text: &str) -> Result<Timeout, String> {
+    crate::settings::parse_timeout(text).map(Timeout)
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -261,6 +273,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         dynamic_lds: args.dynamic_lds,
         hazards: args.hazards,
         timing: timing_config(args, dev.target())?,
+        timeout: args.timeout.0,
         ..Default::default()
     };
     if let Some(n) = args.max_instructions {
@@ -386,7 +399,10 @@ fn parse_arg(
         if declared == Some(Scalar::Integer) {
             return Err(format!(
                 "a float for an integer argument ({})",
-                spec.type_name.as_deref().or(spec.value_type.as_deref()).unwrap_or("integer")
+                spec.type_name
+                    .as_deref()
+                    .or(spec.value_type.as_deref())
+                    .unwrap_or("integer")
             ));
         }
         return float_arg(f, spec);

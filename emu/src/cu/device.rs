@@ -36,7 +36,17 @@ pub struct TimedRun<'a> {
     pub config: &'a TimingConfig,
     pub entry_index: u32,
     pub progress: Option<&'a Progress>,
+    /// The wall-clock time after which the launch stops with [`Stop::Timeout`].
+    pub deadline: Option<std::time::Instant>,
 }
+
+/// Windows between looks at the clock (a window is a few cycles of every CU).
+const CLOCK_WINDOWS: u64 = 64;
+
+/// Most instructions one CU can issue in a cycle (one per unit: VALU, scalar, branch, vector
+/// memory, LDS, export, with room to spare): near the end of the budget, windows log their
+/// issues so the one that exhausts it is found exactly.
+const MAX_ISSUES_PER_CYCLE: u64 = 8;
 
 /// How a timed launch failed.
 #[derive(Debug)]
@@ -179,6 +189,8 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode) -> CuSim<'a> {
         seq: 0,
         issued: 0,
         last_issued: (0, 0, [0; 3]),
+        log_issues: false,
+        issue_log: Vec::new(),
         no_memory: Memory::new(0),
     }
 }
@@ -268,7 +280,15 @@ impl Dispatcher<'_, '_> {
         let window = self.r.config.window();
         let mut t = 0u64;
         let mut end = 0u64;
+        let mut windows = 0u64;
         loop {
+            windows += 1;
+            if let Some(deadline) = self.r.deadline {
+                if windows % CLOCK_WINDOWS == 0 && std::time::Instant::now() >= deadline {
+                    let waves = sims.iter().flat_map(|s| s.waves_at()).collect();
+                    return Err(TimedError::Guest(Stop::Timeout { waves }, [0; 3]));
+                }
+            }
             let stop = t + window;
             self.run_requests(sims, shared, stop)?;
             // Hostcall packets pushed by this window's memory operations are answered before
@@ -287,17 +307,21 @@ impl Dispatcher<'_, '_> {
             // Running requests can finish a group whose waves had already ended.
             self.retire(sims, t);
             self.place(sims, shared.mem, t)?;
+            let left = self
+                .budget
+                .saturating_sub(sims.iter().map(|s| s.issued).sum());
+            let near = left <= window * sims.len() as u64 * MAX_ISSUES_PER_CYCLE;
+            for s in sims.iter_mut() {
+                s.issue_log.clear();
+                s.log_issues = near;
+            }
             run_window(sims, t, stop, workers)?;
             // Groups that ended free their CU for the next window's placements.
             self.retire(sims, stop);
             self.place(sims, shared.mem, stop)?;
             let issued: u64 = sims.iter().map(|s| s.issued).sum();
             if issued > self.budget {
-                let s = sims
-                    .iter()
-                    .find(|s| s.issued > 0)
-                    .expect("something issued");
-                let (wave, index, group) = s.last_issue();
+                let (wave, index, group) = exhausting_issue(sims, left);
                 return Err(TimedError::Guest(Stop::Budget { wave, index }, group));
             }
             for s in sims.iter() {
@@ -446,6 +470,31 @@ impl Dispatcher<'_, '_> {
                 "no device memory for one workgroup's scratch ({bytes} bytes): {e}"
             ))),
         }
+    }
+}
+
+/// The instruction that went past the budget: issue number `left` of the window in (cycle, CU,
+/// issue) order, the order in which the CUs' issues would interleave on one clock, so the stop
+/// is the same for any thread count and exact for any budget.
+fn exhausting_issue(sims: &[CuSim], left: u64) -> (u32, u32, [u32; 3]) {
+    let mut issues: Vec<(u64, usize, u32, u32, [u32; 3])> = sims
+        .iter()
+        .enumerate()
+        .flat_map(|(c, s)| {
+            s.issue_log
+                .iter()
+                .map(move |&(cycle, wave, index, group)| (cycle, c, wave, index, group))
+        })
+        .collect();
+    // Stable: within a (cycle, CU) the log keeps issue order.
+    issues.sort_by_key(|&(cycle, c, ..)| (cycle, c));
+    match issues.get(left as usize) {
+        Some(&(_, _, wave, index, group)) => (wave, index, group),
+        // Not logged (cannot happen while MAX_ISSUES_PER_CYCLE holds): the last issue seen.
+        None => sims
+            .iter()
+            .find(|s| s.issued > 0)
+            .map_or((0, 0, [0; 3]), |s| s.last_issue()),
     }
 }
 

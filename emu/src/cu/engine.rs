@@ -18,7 +18,7 @@ use crate::lds::Lds;
 use crate::memory::Memory;
 use crate::program::Program;
 use crate::run::hazards::{HazardTable, RunHazards};
-use crate::run::{Counts, Stop};
+use crate::run::{Counts, Stop, WaveAt};
 use crate::wave::{WaitCounters, Wave};
 use std::collections::HashMap;
 
@@ -199,6 +199,10 @@ pub struct CuSim<'a> {
     /// one as (wave, instruction index, workgroup).
     pub issued: u64,
     pub last_issued: (u32, u32, [u32; 3]),
+    /// Near the end of the budget: every issue of the window as (cycle, wave, instruction
+    /// index, workgroup).
+    pub log_issues: bool,
+    pub issue_log: Vec<(u64, u32, u32, [u32; 3])>,
     /// Where non-memory instructions see "memory": none (they never touch it).
     pub no_memory: Memory,
 }
@@ -402,6 +406,35 @@ impl<'a> CuSim<'a> {
         }
         self.cu.next = t;
         Ok(())
+    }
+
+    /// Where each resident wave that has not ended is, and what it waits on.
+    pub fn waves_at(&self) -> Vec<WaveAt> {
+        let mut out = Vec::new();
+        for group in self.groups.iter().flatten() {
+            for &s in &group.slots {
+                let w = &self.slots[s];
+                let c = w.wave.counters;
+                let waits = match w.block {
+                    Block::Ended => continue,
+                    Block::None => "running".to_string(),
+                    Block::Waitcnt => format!(
+                        "s_waitcnt (vmcnt {}, lgkmcnt {}, expcnt {} outstanding)",
+                        c.vm, c.lgkm, c.exp
+                    ),
+                    Block::Barrier => "s_barrier".to_string(),
+                    Block::Sleep => "s_sleep".to_string(),
+                    Block::Nop => "s_nop".to_string(),
+                };
+                out.push(WaveAt {
+                    group: group.id,
+                    wave: w.wave.index,
+                    index: w.wave.pc,
+                    waits,
+                });
+            }
+        }
+        out
     }
 
     /// The last instruction issued, as (wave, instruction index, workgroup).

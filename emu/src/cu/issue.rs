@@ -161,6 +161,9 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
 
     m.issued += 1;
     m.last_issued = (wave_index, index, group_id);
+    if m.log_issues {
+        m.issue_log.push((now, wave_index, index, group_id));
+    }
     m.counts.wave_instructions += 1;
     m.counts.by_category[category_index(d.class.category)] += 1;
     let cu = &mut m.cu;

@@ -82,7 +82,24 @@ pub enum Stop {
         index: u32,
         finding: RuntimeFinding,
     },
+    /// The launch ran past its wall-clock timeout; where every wave that had not ended was.
+    Timeout { waves: Vec<WaveAt> },
 }
+
+/// Where a wave was when a launch was stopped from outside (a timeout).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaveAt {
+    pub group: [u32; 3],
+    pub wave: u32,
+    /// Instruction index of its next instruction.
+    pub index: u32,
+    /// What it waits on: `running`, `s_barrier`, `s_waitcnt (vmcnt 2, lgkmcnt 0 outstanding)`...
+    pub waits: String,
+}
+
+/// How often (in rounds of wave quanta) the functional engine looks at the clock: a round is
+/// at least [`QUANTUM`] instructions, so the clock costs nothing measurable.
+const CLOCK_ROUNDS: u32 = 16;
 
 /// Runs the waves of one workgroup to completion. `budget` is decremented per wave-instruction.
 pub fn run_workgroup(
@@ -123,10 +140,38 @@ pub fn run_workgroup_served(
     env: &DispatchEnv,
     budget: &mut u64,
     counts: &mut Counts,
+    hazards: Option<&mut RunHazards>,
+    host: Option<&mut dyn HostServices>,
+) -> Result<(), Stop> {
+    run_workgroup_until(
+        waves, program, mem, lds, env, budget, counts, hazards, host, None,
+    )
+}
+
+/// As [`run_workgroup_served`], stopping with [`Stop::Timeout`] once `deadline` has passed.
+#[allow(clippy::too_many_arguments)]
+pub fn run_workgroup_until(
+    waves: &mut [Wave],
+    program: &Program,
+    mem: &mut Memory,
+    lds: &mut Lds,
+    env: &DispatchEnv,
+    budget: &mut u64,
+    counts: &mut Counts,
     mut hazards: Option<&mut RunHazards>,
     mut host: Option<&mut dyn HostServices>,
+    deadline: Option<std::time::Instant>,
 ) -> Result<(), Stop> {
+    let mut rounds = 0u32;
     loop {
+        rounds = rounds.wrapping_add(1);
+        if let Some(deadline) = deadline {
+            if rounds % CLOCK_ROUNDS == 0 && std::time::Instant::now() >= deadline {
+                return Err(Stop::Timeout {
+                    waves: waves_at(waves),
+                });
+            }
+        }
         if let Some(h) = host.as_deref_mut() {
             h.poll(mem).map_err(|why| Stop::Fault {
                 wave: 0,
@@ -176,6 +221,23 @@ pub fn run_workgroup_served(
             return Err(Stop::Deadlock { waiting });
         }
     }
+}
+
+/// Where each wave that has not ended is (the group is filled in by the caller).
+fn waves_at(waves: &[Wave]) -> Vec<WaveAt> {
+    waves
+        .iter()
+        .filter(|w| w.state != WaveState::Ended)
+        .map(|w| WaveAt {
+            group: [0; 3],
+            wave: w.index,
+            index: w.pc,
+            waits: match w.state {
+                WaveState::Barrier => "s_barrier".into(),
+                _ => "running".into(),
+            },
+        })
+        .collect()
 }
 
 /// Runs up to [`QUANTUM`] instructions of one wave.
