@@ -115,6 +115,10 @@ impl CodeObject {
             // v2 objects may leave EF_AMDGPU_MACH 0 and name the processor in a note.
             match notes.isa.as_deref().and_then(TargetId::parse) {
                 Some(id) => target = id,
+                None if header.e_flags(LE) & crate::EF_AMDGPU_MACH != 0 => {
+                    let mach = header.e_flags(LE) & crate::EF_AMDGPU_MACH;
+                    return Err(fail(LoadErrorKind::UnknownMach { mach }));
+                }
                 None => return Err(fail(LoadErrorKind::NoTarget)),
             }
         }

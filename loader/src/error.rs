@@ -31,6 +31,8 @@ pub enum LoadErrorKind {
     Malformed(String),
     #[error("e_flags name no processor (EF_AMDGPU_MACH is 0); pass --target gfxN")]
     NoTarget,
+    #[error("e_flags name no known processor (EF_AMDGPU_MACH {mach:#x})")]
+    UnknownMach { mach: u32 },
     #[error("processor {name} (EF_AMDGPU_MACH {mach:#x}) is not a supported gfx9 target")]
     UnsupportedTarget { mach: u32, name: &'static str },
     #[error(

@@ -77,7 +77,7 @@ pub fn main(args: &LintArgs) -> ExitCode {
             }
         }
         Err(message) => {
-            eprintln!("gcnemu: {message}");
+            eprintln!("gcnemu: {}", super::printable_message(&message));
             ExitCode::from(2)
         }
     }

@@ -87,10 +87,20 @@ pub fn main() -> ExitCode {
         // A closed pipe (`gcnemu disasm x.co | head`) is the reader's choice, not an error.
         Err(CliError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("gcnemu: {e}");
+            eprintln!("gcnemu: {}", printable_message(&e.to_string()));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error message made safe for the terminal: names from files (kernels, arguments,
+/// symbols) may hold control characters; the message's own line breaks stay.
+pub fn printable_message(message: &str) -> String {
+    message
+        .split('\n')
+        .map(gcn_loader::escape_controls)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn write_stdout(text: String) -> Result<(), CliError> {

@@ -192,11 +192,11 @@ pub fn main(args: &RunArgs) -> ExitCode {
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(m)) => {
-            eprintln!("gcnemu: {m}");
+            eprintln!("gcnemu: {}", super::printable_message(&m));
             ExitCode::from(2)
         }
         Err(Failure::Guest(m)) => {
-            eprintln!("gcnemu: {m}");
+            eprintln!("gcnemu: {}", super::printable_message(&m));
             ExitCode::from(1)
         }
     }
@@ -506,4 +506,45 @@ fn progress_bar() -> crate::device::Progress {
             " ".repeat(width as usize - filled)
         );
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn by_value(type_name: &str, size: u64) -> KernelArg {
+        KernelArg {
+            name: Some("n".into()),
+            type_name: Some(type_name.into()),
+            size,
+            offset: 0,
+            value_kind: ValueKind::ByValue,
+            address_space: None,
+            pointee_align: None,
+            access: None,
+            actual_access: None,
+            is_const: false,
+            is_restrict: false,
+            is_volatile: false,
+            is_pipe: false,
+            value_type: None,
+        }
+    }
+
+    #[test]
+    fn typed_arguments_take_their_kind_of_number() {
+        let mut dev = Device::new(DeviceConfig::default());
+        let mut outs = Vec::new();
+        let mut parse = |text: &str, spec: &KernelArg| parse_arg(&mut dev, text, spec, &mut outs);
+        let e = parse("1.5", &by_value("int", 4)).unwrap_err();
+        assert!(e.contains("a float for an integer argument (int)"), "{e}");
+        assert!(matches!(parse("7", &by_value("int", 4)), Ok(Arg::U64(7))));
+        assert!(matches!(parse("2", &by_value("float", 4)), Ok(Arg::F32(f)) if f == 2.0));
+        assert!(matches!(
+            parse("0x3f800000", &by_value("float", 4)),
+            Ok(Arg::U64(0x3f80_0000))
+        ));
+        // Without a type in the metadata, the size decides, as before.
+        assert!(matches!(parse("1.5", &by_value("struct S", 4)), Ok(Arg::F32(f)) if f == 1.5));
+    }
 }
