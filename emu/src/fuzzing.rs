@@ -19,10 +19,18 @@ use gcn_loader::KernelDescriptor;
 
 /// Wave-instructions an input may run per engine.
 const BUDGET: u64 = 20_000;
-/// Code bytes taken from an input.
-const MAX_CODE: usize = 512;
+/// Code bytes taken from an input: room for real kernels (the seed corpus is the `.text` of
+/// the fixtures' kernels, up to a few KiB).
+const MAX_CODE: usize = 8192;
+/// Where the kernarg image's pointers point, inside the buffer.
+const DATA_OFFSET: u64 = 1024;
 
-/// Runs `data` — byte 0: target and wave count; the rest: code — on every engine.
+/// Runs `data` on every engine. Byte 0: bit 0 the target (gfx900, gfx906), bits 1-2 the wave
+/// count - 1, bit 3 hipcc's SGPR layout (private segment buffer, dispatch pointer, kernarg
+/// pointer in s[6:7]) instead of the kernarg pointer alone in s[0:1]. The rest: code. The
+/// kernarg segment is a 4 KiB buffer whose 8-byte slots all point into its own second KiB, so
+/// real kernels' pointer arguments lead to memory they may touch (and an `int n` read from a
+/// slot's low half is small).
 pub fn run_bytes(data: &[u8]) {
     let Some((&head, code)) = data.split_first() else {
         return;
@@ -33,6 +41,7 @@ pub fn run_bytes(data: &[u8]) {
         Target::Gfx906
     };
     let waves = 1 + (head >> 1 & 3) as u32;
+    let hipcc_layout = head & 8 != 0;
     let mut bytes = code[..code.len().min(MAX_CODE)].to_vec();
     bytes.truncate(bytes.len() / 4 * 4);
     bytes.extend_from_slice(&0xbf81_0000u32.to_le_bytes()); // s_endpgm
@@ -42,18 +51,26 @@ pub fn run_bytes(data: &[u8]) {
     let Ok(buf) = mem.alloc(4096, AllocKind::Buffer) else {
         return;
     };
-    functional(&program, &mut mem, buf, waves);
+    for slot in 0..DATA_OFFSET / 8 {
+        let _ = mem.write_u64(buf + slot * 8, buf + DATA_OFFSET);
+    }
+    functional(&program, &mut mem, buf, waves, hipcc_layout);
     for threads in [1, 2] {
-        timed(&program, &mut mem, buf, waves, threads);
+        timed(&program, &mut mem, buf, waves, threads, hipcc_layout);
     }
 }
 
-fn functional(program: &Program, mem: &mut Memory, buf: u64, waves: u32) {
+fn functional(program: &Program, mem: &mut Memory, buf: u64, waves: u32, hipcc_layout: bool) {
     let mut ws: Vec<Wave> = (0..waves)
         .map(|i| {
             let mut w = Wave::new(i);
             w.set_exec(u64::MAX);
             w.set_pair(0, buf);
+            if hipcc_layout {
+                // Dispatch packet and kernarg pointers where hipcc's kernels expect them.
+                w.set_pair(4, buf);
+                w.set_pair(6, buf);
+            }
             w.vgpr[0] = std::array::from_fn(|l| l as u32 * 4);
             w
         })
@@ -72,9 +89,22 @@ fn functional(program: &Program, mem: &mut Memory, buf: u64, waves: u32) {
     );
 }
 
-fn timed(program: &Program, mem: &mut Memory, buf: u64, waves: u32, threads: usize) {
+fn timed(
+    program: &Program,
+    mem: &mut Memory,
+    buf: u64,
+    waves: u32,
+    threads: usize,
+    hipcc_layout: bool,
+) {
     let mut desc = KernelDescriptor::default();
     desc.kernel_code_properties.enable_sgpr_kernarg_segment_ptr = true;
+    if hipcc_layout {
+        desc.kernel_code_properties
+            .enable_sgpr_private_segment_buffer = true;
+        desc.kernel_code_properties.enable_sgpr_dispatch_ptr = true;
+        desc.rsrc2.enable_sgpr_workgroup_id_x = true;
+    }
     desc.rsrc1.granulated_workitem_vgpr_count = 63;
     desc.rsrc1.granulated_wavefront_sgpr_count = 6;
     desc.rsrc2.enable_vgpr_workitem_id = 2;
@@ -82,7 +112,7 @@ fn timed(program: &Program, mem: &mut Memory, buf: u64, waves: u32, threads: usi
         grid: [2, 1, 1],
         block: [waves * 64, 1, 1],
         dispatch_id: 0,
-        packet: 0,
+        packet: buf,
         queue: 0,
         kernarg: buf,
         scratch_base: 0,

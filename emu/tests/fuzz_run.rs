@@ -53,3 +53,24 @@ fn corner_programs_run_to_an_end() {
     gcnemu::fuzzing::run_bytes(&[0x00]);
     gcnemu::fuzzing::run_bytes(&[]);
 }
+
+/// The `run` target's seed corpus (`fuzz/seed.py`): the `.text` of the fixtures' hipcc kernels
+/// behind a head byte asking for hipcc's SGPR layout, so the fuzzer starts from real programs.
+#[test]
+fn fixture_kernels_run_under_the_fuzz_harness() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/hip");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let path = e.path();
+        if path.extension().is_none_or(|x| x != "co") {
+            continue;
+        }
+        let data = std::fs::read(&path).unwrap();
+        let elf = gcn_loader::ElfObject::parse("fixture", &data).unwrap();
+        let text = elf.sections.iter().find(|s| s.name == ".text").unwrap();
+        let gfx906 = path.to_string_lossy().contains("gfx906") as u8;
+        gcnemu::fuzzing::run_bytes(&with_head(8 | 2 | gfx906, text.data));
+        n += 1;
+    }
+    assert!(n >= 10, "{n} kernels");
+}
