@@ -102,6 +102,9 @@ impl Default for LaunchOptions {
     }
 }
 
+/// Private bytes per work-item gfx9's scratch setup can give (8 MiB per wave of 64).
+const MAX_PRIVATE_BYTES: u32 = 128 << 10;
+
 /// Default wall-clock limit of one launch: far beyond any test or library kernel (the slowest
 /// take seconds), short enough that a kernel spinning forever ends with a report.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -704,7 +707,14 @@ impl Device {
         // Private segment and its scratch backing for one workgroup's waves.
         let mut private_size = desc.private_segment_fixed_size;
         if desc.kernel_code_properties.uses_dynamic_stack {
-            private_size += DYNAMIC_STACK_BYTES;
+            private_size = private_size.saturating_add(DYNAMIC_STACK_BYTES);
+        }
+        // COMPUTE_TMPRING_SIZE.WAVESIZE is 13 bits of 1 KiB: at most 8 MiB of scratch per wave,
+        // 128 KiB per work-item; a descriptor asking for more is broken, and must not overflow.
+        if private_size > MAX_PRIVATE_BYTES {
+            return Err(Error::Launch(format!(
+                "kernel `{kernel}` asks for {private_size} bytes of private memory per work-item; gfx9 scratch allows at most {MAX_PRIVATE_BYTES}"
+            )));
         }
         let private_size = private_size.next_multiple_of(4);
         let scratch_per_wave = (private_size as u64 * 64).next_multiple_of(1024);

@@ -54,15 +54,32 @@ fn u64_at(data: &[u8], at: u64) -> Option<u64> {
     Some(u64::from_le_bytes(bytes.try_into().ok()?))
 }
 
+/// What may follow the bundles in the data [`read_all`] is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tail {
+    /// Nothing: the data is a whole file or section of bundles and zero padding.
+    Exact,
+    /// Anything, after the first bundle (a fat binary in memory, given as the rest of its
+    /// mapping): the first bytes that are neither padding nor a magic end the scan.
+    Open,
+}
+
 /// All entries of the bundles in `data`, which starts with a bundle magic (plain or
 /// compressed). `base` is `data`'s offset in the input, for messages. Bundles are read one
-/// after the other; between them only zero bytes (alignment padding) may stand, so a bundle
-/// whose magic is damaged is an error naming where it starts, never silently skipped.
-pub fn read_all(data: &[u8], base: u64) -> Result<Vec<Entry<'_>>, LoadErrorKind> {
+/// after the other; between them only zero bytes (alignment padding) may stand, so with
+/// [`Tail::Exact`] a bundle whose magic is damaged is an error naming where it starts, never
+/// silently skipped.
+pub fn read_all(data: &[u8], base: u64, tail: Tail) -> Result<Vec<Entry<'_>>, LoadErrorKind> {
     let mut entries = Vec::new();
     let mut at = 0usize;
     let mut decompressed = 0u64;
-    while let Some(start) = next_bundle(data, at, base)? {
+    loop {
+        let start = match next_bundle(data, at, base) {
+            Ok(Some(start)) => start,
+            Ok(None) => break,
+            Err(_) if tail == Tail::Open && at > 0 => break,
+            Err(e) => return Err(e),
+        };
         let rest = &data[start..];
         let offset = base + start as u64;
         let size = if rest.starts_with(compressed::MAGIC) {
@@ -240,7 +257,7 @@ pub(crate) mod tests {
             ("hipv4-amdgcn-amd-amdhsa--gfx900:xnack-", b"AAAA"),
             ("hip-amdgcn-amd-amdhsa-gfx906", b"BBBBBB"),
         ]);
-        let entries = read_all(&data, 0).unwrap();
+        let entries = read_all(&data, 0, Tail::Exact).unwrap();
         assert_eq!(entries.len(), 3);
         assert!(!entries[0].is_amdgcn());
         assert_eq!(target_id(&entries[1].id), Some("gfx900:xnack-"));
@@ -255,7 +272,7 @@ pub(crate) mod tests {
         data.resize(4096, 0);
         let second = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx906", b"two")]);
         data.extend(&second);
-        let entries = read_all(&data, 0x1000).unwrap();
+        let entries = read_all(&data, 0x1000, Tail::Exact).unwrap();
         assert_eq!(entries.len(), 2);
         assert_eq!(&entries[1].bytes[..], b"two");
         assert!(entries[1].offset > 0x1000 + 4096);
@@ -268,16 +285,21 @@ pub(crate) mod tests {
         let mut second = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx906", b"two")]);
         second[0] = b'X';
         data.extend(&second);
-        let err = read_all(&data, 0x1000).unwrap_err().to_string();
+        let err = read_all(&data, 0x1000, Tail::Exact)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("offset 0x2000"), "{err}");
         assert!(err.contains("found \"X_CLANG_OFFLOAD_BUNDLE__\""), "{err}");
+        // In memory, the data after the first bundle may be anything.
+        let entries = read_all(&data, 0x1000, Tail::Open).unwrap();
+        assert_eq!(entries.len(), 1);
     }
 
     #[test]
     fn hostile_ids_are_escaped_and_cut() {
         let id = [0u8; 300];
         let data = bundle(&[(std::str::from_utf8(&id).unwrap(), b"x")]);
-        let entries = read_all(&data, 0).unwrap();
+        let entries = read_all(&data, 0, Tail::Exact).unwrap();
         assert!(entries[0].id.starts_with("\\0\\0"), "{}", entries[0].id);
         assert!(
             entries[0].id.ends_with("... (300 bytes)"),
@@ -289,7 +311,7 @@ pub(crate) mod tests {
     #[test]
     fn hostile_headers_are_refused() {
         let good = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx900", b"code")]);
-        let err = |data: &[u8]| read_all(data, 0).unwrap_err().to_string();
+        let err = |data: &[u8]| read_all(data, 0, Tail::Exact).unwrap_err().to_string();
         // Entry count far beyond the input.
         let mut many = good.clone();
         many[24..32].copy_from_slice(&u64::MAX.to_le_bytes());

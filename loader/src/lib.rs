@@ -61,7 +61,25 @@ pub struct ElfImage<'a> {
 /// bundle (plain or `CCOB`-compressed), or of the bundles in a host ELF's `.hip_fatbin`, in
 /// file order. Entries for other targets (the host, nvptx) and empty ones are skipped; a fat
 /// binary without any AMDGPU entry is an error.
+///
+/// `bytes` may run on past the bundles (a fat binary registered in memory comes as the rest of
+/// its mapping): after the last bundle, the first bytes that are neither zero padding nor a
+/// bundle end the scan. For a whole file use [`extract_file`], which allows no such tail.
 pub fn extract<'a>(file_name: &str, bytes: &'a [u8]) -> Result<Vec<ElfImage<'a>>, LoadError> {
+    extract_with(file_name, bytes, bundle::Tail::Open)
+}
+
+/// As [`extract`] for `bytes` that are a whole file: everything after a bundle must be zero
+/// padding or another bundle, so a bundle whose magic is damaged is an error, not skipped.
+pub fn extract_file<'a>(file_name: &str, bytes: &'a [u8]) -> Result<Vec<ElfImage<'a>>, LoadError> {
+    extract_with(file_name, bytes, bundle::Tail::Exact)
+}
+
+fn extract_with<'a>(
+    file_name: &str,
+    bytes: &'a [u8],
+    tail: bundle::Tail,
+) -> Result<Vec<ElfImage<'a>>, LoadError> {
     let fail = |kind| LoadError::new(file_name, kind);
     if bytes.len() as u64 > MAX_FILE_SIZE {
         return Err(fail(LoadErrorKind::TooLarge {
@@ -83,11 +101,12 @@ pub fn extract<'a>(file_name: &str, bytes: &'a [u8]) -> Result<Vec<ElfImage<'a>>
                 let (offset, fatbin) = hip_fatbin(bytes)
                     .map_err(fail)?
                     .ok_or_else(|| fail(LoadErrorKind::NoFatbin { machine }))?;
-                bundle::read_all(fatbin, offset).map_err(fail)?
+                // The section's bounds are known: it holds bundles and padding only.
+                bundle::read_all(fatbin, offset, bundle::Tail::Exact).map_err(fail)?
             }
         }
     } else if bytes.starts_with(bundle::BUNDLE_MAGIC) || bytes.starts_with(compressed::MAGIC) {
-        bundle::read_all(bytes, 0).map_err(fail)?
+        bundle::read_all(bytes, 0, tail).map_err(fail)?
     } else {
         return Err(fail(elf::unknown_format(bytes)));
     };
@@ -122,7 +141,7 @@ pub fn extract<'a>(file_name: &str, bytes: &'a [u8]) -> Result<Vec<ElfImage<'a>>
 /// one for a code object or relocatable object, one per AMDGPU bundle entry of a fat binary,
 /// labelled with its entry id (see [`extract`]).
 pub fn load(file_name: &str, bytes: &[u8]) -> Result<Vec<CodeObject>, LoadError> {
-    extract(file_name, bytes)?
+    extract_file(file_name, bytes)?
         .into_iter()
         .map(|image| {
             let id_mach = image

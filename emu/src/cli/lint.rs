@@ -116,7 +116,7 @@ fn run(args: &LintArgs) -> Result<(String, usize), String> {
         }
         // Every code object in the file: one for a plain ELF, one per AMDGPU entry of a fat
         // binary (offload bundle, or a host file's .hip_fatbin).
-        let images = gcn_loader::extract(&name, &bytes).map_err(|e| e.to_string())?;
+        let images = gcn_loader::extract_file(&name, &bytes).map_err(|e| e.to_string())?;
         let plain = images.len() == 1 && images[0].label.is_none();
         let mut jobs = Vec::new();
         let mut skipped: Vec<&'static str> = Vec::new();

@@ -40,7 +40,7 @@ pub fn disassemble_file(
     target: Option<Target>,
     symbol: Option<&str>,
 ) -> Result<Listing, String> {
-    let images = gcn_loader::extract(file, bytes).map_err(|e| e.to_string())?;
+    let images = gcn_loader::extract_file(file, bytes).map_err(|e| e.to_string())?;
     if let [image] = &images[..] {
         if image.label.is_none() {
             let obj = ElfObject::parse(&image.file, &image.bytes).map_err(|e| e.to_string())?;
