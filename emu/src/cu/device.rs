@@ -284,7 +284,7 @@ impl Dispatcher<'_, '_> {
         loop {
             windows += 1;
             if let Some(deadline) = self.r.deadline {
-                if windows % CLOCK_WINDOWS == 0 && std::time::Instant::now() >= deadline {
+                if windows.is_multiple_of(CLOCK_WINDOWS) && std::time::Instant::now() >= deadline {
                     let waves = sims.iter().flat_map(|s| s.waves_at()).collect();
                     return Err(TimedError::Guest(Stop::Timeout { waves }, [0; 3]));
                 }
@@ -477,7 +477,9 @@ impl Dispatcher<'_, '_> {
 /// issue) order, the order in which the CUs' issues would interleave on one clock, so the stop
 /// is the same for any thread count and exact for any budget.
 fn exhausting_issue(sims: &[CuSim], left: u64) -> (u32, u32, [u32; 3]) {
-    let mut issues: Vec<(u64, usize, u32, u32, [u32; 3])> = sims
+    // (cycle, CU, wave, instruction index, workgroup)
+    type Issue = (u64, usize, u32, u32, [u32; 3]);
+    let mut issues: Vec<Issue> = sims
         .iter()
         .enumerate()
         .flat_map(|(c, s)| {

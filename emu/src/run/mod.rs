@@ -166,7 +166,7 @@ pub fn run_workgroup_until(
     loop {
         rounds = rounds.wrapping_add(1);
         if let Some(deadline) = deadline {
-            if rounds % CLOCK_ROUNDS == 0 && std::time::Instant::now() >= deadline {
+            if rounds.is_multiple_of(CLOCK_ROUNDS) && std::time::Instant::now() >= deadline {
                 return Err(Stop::Timeout {
                     waves: waves_at(waves),
                 });
