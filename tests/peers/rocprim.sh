@@ -46,10 +46,14 @@
 #   imports/<test>.*           per binary: .needed (DT_NEEDED), .hip (hip imports), .targets
 #                              (offload bundles in .hip_fatbin), .list/.ntests (gtest's listing)
 #   run-logs/<test>.log        output of the binary under gcnemu
-#   run-summary.txt            the table printed by `run`
+#   run-summary.txt            the table printed by the last `run` that finished
+#                              (run-summary.<pid>.partial while it runs)
+#   run-history.txt            the tables of all finished runs, appended
 #
 # Exit status: 0 when everything selected built (build), passed (run) or both (all); 1 when some
 # test failed to compile or to pass (the others still ran); 2 for usage errors.
+# Concurrency: one build per $OUT (a lock); runs may share $OUT if their filters are disjoint
+# (run-logs/<test>.log is per binary).
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -344,6 +348,9 @@ do_build() {
     [ -d /usr/include/rocprim ] || die "/usr/include/rocprim missing (apt-get install librocprim-dev)"
     [ -x /usr/bin/time ] || die "/usr/bin/time missing (apt-get install time)"
     mkdir -p "$OUT/bin" "$OUT/logs" "$OUT/obj" "$OUT/gen"
+    # One build per $OUT at a time: builds share gen/, obj/ and build-log.txt.
+    exec 9>"$OUT/.build.lock"
+    flock -n 9 || die "another build is using $OUT"
     local name path failed=0
     while read -r name path; do
         echo "building $name"
@@ -466,7 +473,9 @@ do_run() {
     [ "${#names[@]}" -gt 0 ] || die "no built binaries in $OUT/bin (run the build mode first)"
     local name row fmt='%-36s %6s %7s %7s %8s %-12s %9s\n' bad=0
     local tests passed failed skipped status
-    local summary="$OUT/run-summary.txt"
+    # The table goes to run-summary.<pid>.partial while running and becomes run-summary.txt at
+    # the end (and is appended to run-history.txt), so runs of disjoint filters can share $OUT.
+    local summary="$OUT/run-summary.$$.partial"
     {
         echo "# $GCNEMU exec $EXEC_ARGS -- ./<test> --gtest_brief=1 --gtest_color=no $GTEST_ARGS"
         echo "# timeout ${RUN_TIMEOUT}s per binary; $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -487,25 +496,33 @@ do_run() {
     done
     # shellcheck disable=SC2059
     printf "$fmt" total "$t_tests" "$t_passed" "$t_failed" "$t_skipped" "" "" | tee -a "$summary"
+    { cat "$summary"; echo; } >>"$OUT/run-history.txt"
+    mv "$summary" "$OUT/run-summary.txt"
     echo "logs: $OUT/run-logs/"
     return "$bad"
 }
 
 # ---------------------------------------------------------------------------------------------
 
-status=0
-case "$mode" in
-    list)
-        need_src
-        selected_tests
-        ;;
-    build) do_build || status=1 ;;
-    imports) do_imports ;;
-    run) do_run || status=1 ;;
-    all)
-        do_build || status=1
-        do_imports
-        do_run || status=1
-        ;;
-esac
-exit "$status"
+main() {
+    local status=0
+    case "$mode" in
+        list)
+            need_src
+            selected_tests
+            ;;
+        build) do_build || status=1 ;;
+        imports) do_imports ;;
+        run) do_run || status=1 ;;
+        all)
+            do_build || status=1
+            do_imports
+            do_run || status=1
+            ;;
+    esac
+    return "$status"
+}
+
+# One line, so bash has read the whole file before running anything: editing the script while a
+# long run is going does not change what that run executes next.
+main; exit "$?"

@@ -14,6 +14,7 @@
 pub mod api;
 mod cstdio;
 pub mod error;
+mod image;
 mod log;
 pub mod runtime;
 pub mod stats;

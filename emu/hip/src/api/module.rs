@@ -51,59 +51,6 @@ pub unsafe extern "C" fn hipModuleLoad(
     })
 }
 
-/// The length of the code object or offload bundle at `image`, from its own headers (the API
-/// passes no size).
-fn image_len(image: *const u8) -> Option<usize> {
-    // SAFETY (all reads): the program passes a whole image; each read stays inside the extent
-    // the headers read so far promise.
-    let read = |off: usize, n: usize| unsafe { std::slice::from_raw_parts(image.add(off), n) };
-    let u64_at = |off: usize| u64::from_le_bytes(read(off, 8).try_into().unwrap());
-    let u16_at = |off: usize| u16::from_le_bytes(read(off, 2).try_into().unwrap()) as u64;
-    let head = read(0, 24);
-    if head.starts_with(b"\x7fELF") {
-        // ELF64: the section header table is normally last; take the furthest of it and of the
-        // sections and segments it describes.
-        let (shoff, shentsize, shnum) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3c));
-        let (phoff, phentsize, phnum) = (u64_at(0x20), u16_at(0x36), u16_at(0x38));
-        let mut end = shoff + shentsize * shnum;
-        for i in 0..shnum {
-            let sh = (shoff + i * shentsize) as usize;
-            let sh_type = u32::from_le_bytes(read(sh + 4, 4).try_into().unwrap());
-            if sh_type != 8 {
-                // not SHT_NOBITS
-                end = end.max(u64_at(sh + 0x18) + u64_at(sh + 0x20));
-            }
-        }
-        for i in 0..phnum {
-            let ph = (phoff + i * phentsize) as usize;
-            end = end.max(u64_at(ph + 0x08) + u64_at(ph + 0x20));
-        }
-        return (end <= MAX_IMAGE).then_some(end as usize);
-    }
-    if head == b"__CLANG_OFFLOAD_BUNDLE__" {
-        let n = u64_at(24);
-        if n > 4096 {
-            return None;
-        }
-        let (mut at, mut end) = (32usize, 32u64);
-        for _ in 0..n {
-            let (offset, size, id_len) = (u64_at(at), u64_at(at + 8), u64_at(at + 16));
-            if id_len > 4096 {
-                return None;
-            }
-            at += 24 + id_len as usize;
-            end = end.max(offset + size).max(at as u64);
-        }
-        return (end <= MAX_IMAGE).then_some(end as usize);
-    }
-    if head.starts_with(b"CCOB") {
-        // Compressed bundle: version (u16), method (u16), total size (u32).
-        let total = u32::from_le_bytes(read(8, 4).try_into().unwrap()) as usize;
-        return Some(total);
-    }
-    None
-}
-
 #[no_mangle]
 pub unsafe extern "C" fn hipModuleLoadData(
     module: *mut hipModule_t,
@@ -113,9 +60,11 @@ pub unsafe extern "C" fn hipModuleLoadData(
         if module.is_null() || image.is_null() {
             return Err(INVALID_VALUE);
         }
-        let len = image_len(image as *const u8).ok_or(INVALID_IMAGE)?;
-        // SAFETY: the extent the image's own headers give.
-        let bytes = unsafe { std::slice::from_raw_parts(image as *const u8, len) };
+        // SAFETY: the program passes a whole image; `image_len` reads only inside the extent
+        // its headers promise, bounded by MAX_IMAGE.
+        let whole = unsafe { std::slice::from_raw_parts(image as *const u8, MAX_IMAGE as usize) };
+        let len = crate::image::image_len(whole).ok_or(INVALID_IMAGE)?;
+        let bytes = &whole[..len];
         let origin = format!("code object at {:#x}", image as usize);
         let m = new_module(rt, bytes, &origin)?;
         put(module, m)

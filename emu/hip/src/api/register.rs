@@ -80,7 +80,16 @@ pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mu
             );
             return Err(INVALID_IMAGE);
         }
-        let (image, file) = mapped_from(w.binary as *const u8).ok_or(INVALID_IMAGE)?;
+        let (segment, file) = mapped_from(w.binary as *const u8).ok_or(INVALID_IMAGE)?;
+        // The bundle alone: the rest of the segment holds other bundles and data.
+        let len = crate::image::image_len(segment).ok_or_else(|| {
+            eprintln!(
+                "gcnemu-hip: {file}: the fat binary at {:#x} is not an offload bundle or code object",
+                w.binary as usize
+            );
+            INVALID_IMAGE
+        })?;
+        let image = &segment[..len];
         let origin = format!("{file}:.hip_fatbin@{:#x}", w.binary as usize);
         rt.fatbins.push(Fatbin {
             image,
