@@ -127,28 +127,13 @@ pub fn run_workgroup_checked(
     counts: &mut Counts,
     hazards: Option<&mut RunHazards>,
 ) -> Result<(), Stop> {
-    run_workgroup_served(waves, program, mem, lds, env, budget, counts, hazards, None)
-}
-
-/// As [`run_workgroup_checked`], polling `host` for hostcall requests after every round.
-#[allow(clippy::too_many_arguments)]
-pub fn run_workgroup_served(
-    waves: &mut [Wave],
-    program: &Program,
-    mem: &mut Memory,
-    lds: &mut Lds,
-    env: &DispatchEnv,
-    budget: &mut u64,
-    counts: &mut Counts,
-    hazards: Option<&mut RunHazards>,
-    host: Option<&mut dyn HostServices>,
-) -> Result<(), Stop> {
     run_workgroup_until(
-        waves, program, mem, lds, env, budget, counts, hazards, host, None,
+        waves, program, mem, lds, env, budget, counts, hazards, None, None,
     )
 }
 
-/// As [`run_workgroup_served`], stopping with [`Stop::Timeout`] once `deadline` has passed.
+/// As [`run_workgroup_checked`], polling `host` for hostcall requests after every round and
+/// stopping with [`Stop::Timeout`] once `deadline` has passed.
 #[allow(clippy::too_many_arguments)]
 pub fn run_workgroup_until(
     waves: &mut [Wave],
