@@ -101,13 +101,141 @@ fn immediate_kind(format: &str, mnemonic: &str, sample: &str) -> &'static str {
     }
 }
 
+/// The mnemonic without LLVM's encoding suffix.
+fn base_name(name: &str) -> &str {
+    name.strip_suffix("_e32")
+        .or_else(|| name.strip_suffix("_e64"))
+        .unwrap_or(name)
+}
+
+/// `Regs` expression of a `+`-joined register list (`scc+exec`).
+fn regs(list: &str) -> Result<String, String> {
+    let mut parts = Vec::new();
+    for r in list.split('+') {
+        parts.push(match r {
+            "scc" => "Regs::SCC",
+            "vcc" => "Regs::VCC",
+            "exec" => "Regs::EXEC",
+            "m0" => "Regs::M0",
+            "pc" => "Regs::PC",
+            other => return Err(format!("unknown register `{other}` in facts")),
+        });
+    }
+    Ok(parts.iter().fold("Regs::NONE".to_string(), |acc, p| {
+        format!("{acc}.union({p})")
+    }))
+}
+
+/// The `Facts` expression of a facts column (tokens documented in data/derive_facts.py).
+fn facts(column: &str) -> Result<String, String> {
+    let mut f = std::collections::BTreeMap::new();
+    for (k, v) in [
+        ("reads", "Regs::NONE"),
+        ("writes", "Regs::NONE"),
+        ("lgkm", "false"),
+        ("mem", "None"),
+        ("bytes", "0"),
+        ("sext", "false"),
+        ("d16", "D16::No"),
+        ("comps", "0"),
+        ("atomic", "None"),
+        ("dual", "false"),
+        ("st64", "false"),
+        ("src2", "false"),
+        ("cross", "false"),
+        ("rate", "Rate::Full"),
+    ] {
+        f.insert(k, v.to_string());
+    }
+    for tok in column.split(' ').filter(|t| !t.is_empty()) {
+        let (key, value) = tok.split_once('=').unwrap_or((tok, ""));
+        let expr = match (key, value) {
+            ("r", v) => ("reads", regs(v)?),
+            ("w", v) => ("writes", regs(v)?),
+            ("lgkm" | "sext" | "dual" | "st64" | "src2" | "cross", "") => (key, "true".into()),
+            ("mem", v) => (
+                "mem",
+                format!(
+                    "Some(MemKind::{})",
+                    match v {
+                        "load" => "Load",
+                        "store" => "Store",
+                        "atomic" => "Atomic",
+                        "atomic_rtn" => "AtomicReturn",
+                        "other" => "Other",
+                        _ => return Err(format!("unknown memory kind `{v}`")),
+                    }
+                ),
+            ),
+            ("bytes" | "comps", v) => {
+                let n: u8 = v.parse().map_err(|_| format!("bad count `{tok}`"))?;
+                (key, n.to_string())
+            }
+            ("d16", v) => (
+                "d16",
+                match v {
+                    "lo" => "D16::Lo",
+                    "hi" => "D16::Hi",
+                    "packed" => "D16::Packed",
+                    _ => return Err(format!("unknown d16 half `{v}`")),
+                }
+                .into(),
+            ),
+            ("atomic", v) => (
+                "atomic",
+                format!(
+                    "Some(Atomic::{})",
+                    match v {
+                        "swap" => "Swap",
+                        "cmpswap" => "CmpSwap",
+                        "add" => "Add",
+                        "sub" => "Sub",
+                        "rsub" => "Rsub",
+                        "smin" => "Smin",
+                        "umin" => "Umin",
+                        "smax" => "Smax",
+                        "umax" => "Umax",
+                        "and" => "And",
+                        "or" => "Or",
+                        "xor" => "Xor",
+                        "inc" => "Inc",
+                        "dec" => "Dec",
+                        "mskor" => "MskOr",
+                        "fadd" => "FAdd",
+                        "fmin" => "FMin",
+                        "fmax" => "FMax",
+                        "fcmpswap" => "FCmpSwap",
+                        "wrap" => "Wrap",
+                        "condxchg" => "CondXchg",
+                        _ => return Err(format!("unknown atomic `{v}`")),
+                    }
+                ),
+            ),
+            ("rate", v) => (
+                "rate",
+                match v {
+                    "quarter" => "Rate::Quarter",
+                    "dp" => "Rate::Double",
+                    "dp_quarter" => "Rate::DoubleQuarter",
+                    _ => return Err(format!("unknown rate `{v}`")),
+                }
+                .into(),
+            ),
+            _ => return Err(format!("unknown fact `{tok}`")),
+        };
+        f.insert(expr.0, expr.1);
+    }
+    let fields: Vec<String> = f.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    Ok(format!("Facts {{ {} }}", fields.join(", ")))
+}
+
 fn main() {
     let manifest = env::var("CARGO_MANIFEST_DIR").unwrap();
     let path = Path::new(&manifest).join("data/gfx9-ops.tsv");
     println!("cargo:rerun-if-changed=data/gfx9-ops.tsv");
     let text = fs::read_to_string(&path).expect("read data/gfx9-ops.tsv");
 
-    let mut rows: Vec<(usize, u32, String, u8, String, u8)> = Vec::new();
+    let mut rows: Vec<(usize, u32, String, u8, String, u8, String)> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.starts_with('#') || line.trim().is_empty() {
             continue;
@@ -186,22 +314,62 @@ fn main() {
                 other => panic!("gfx9-ops.tsv:{}: unknown flag {other}", n + 1),
             };
         }
-        rows.push((format, opcode, cols[2].to_string(), targets, slots, flags));
+        let facts = facts(cols.get(7).copied().unwrap_or(""))
+            .unwrap_or_else(|e| panic!("gfx9-ops.tsv:{}: {e}", n + 1));
+        rows.push((
+            format,
+            opcode,
+            cols[2].to_string(),
+            targets,
+            slots,
+            flags,
+            facts,
+        ));
     }
     rows.sort_by_key(|r| (r.0, r.1));
 
     let mut out = String::new();
     out.push_str("// @generated by build.rs from data/gfx9-ops.tsv. Do not edit.\n");
     writeln!(out, "pub(crate) static OPS: [OpInfo; {}] = [", rows.len()).unwrap();
-    for (format, opcode, name, targets, slots, flags) in &rows {
+    // One `Op` per operation: the encodings of one op (`v_add_f32_e32`, `v_add_f32_e64`) share it.
+    let mut ops: Vec<String> = Vec::new();
+    for row in &rows {
+        let base = base_name(&row.2);
+        if !ops.iter().any(|o| o == base) {
+            ops.push(base.to_string());
+        }
+    }
+    for (format, opcode, name, targets, slots, flags, facts) in &rows {
         writeln!(
             out,
-            "    OpInfo {{ name: \"{name}\", format: Format::{}, opcode: {opcode:#x}, targets: {targets}, flags: {flags}, operands: &[{slots}] }},",
+            "    OpInfo {{ name: \"{name}\", op: Op::{}, format: Format::{}, opcode: {opcode:#x}, targets: {targets}, flags: {flags}, facts: {facts}, operands: &[{slots}] }},",
+            base_name(name).to_ascii_uppercase(),
             format_variant(FORMATS[*format])
         )
         .unwrap();
     }
     out.push_str("];\n");
+    out.push_str(
+        "/// An operation of the instruction set: one per mnemonic, shared by its encodings.\n\
+         #[allow(non_camel_case_types)]\n\
+         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n\
+         #[repr(u16)]\npub enum Op {\n",
+    );
+    for op in &ops {
+        writeln!(out, "    {},", op.to_ascii_uppercase()).unwrap();
+    }
+    out.push_str("}\n");
+    writeln!(
+        out,
+        "impl Op {{\n    /// Every op, in table order.\n    pub const ALL: [Op; {}] = [",
+        ops.len()
+    )
+    .unwrap();
+    for op in &ops {
+        writeln!(out, "        Op::{},", op.to_ascii_uppercase()).unwrap();
+    }
+    out.push_str("    ];\n    /// The mnemonic without an encoding suffix (`v_add_f32`).\n    pub fn name(self) -> &'static str {\n        OP_NAMES[self as usize]\n    }\n}\n");
+    writeln!(out, "static OP_NAMES: [&str; {}] = {:?};", ops.len(), ops).unwrap();
     // FORMAT_START[f]..FORMAT_START[f+1] is the range of OPS rows of format f, sorted by opcode.
     let mut starts = vec![0usize; FORMATS.len() + 1];
     for f in 0..FORMATS.len() {

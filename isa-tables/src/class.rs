@@ -1,13 +1,14 @@
-//! What each opcode *is*, beyond its syntax: which functional unit issues it, which wait counters
+//! What each opcode *is* for scheduling: which functional unit issues it, which wait counters
 //! it increments, what memory it touches, and which registers it reads or writes without naming
 //! them as operands (SCC, VCC, EXEC, M0).
 //!
-//! Everything is derived from the table row (format and mnemonic), once, into [`OpClass`] values
-//! indexed by [`OpId`]; callers such as the emulator and the linter look them up at load time.
-//! The rules follow the Vega ISA: §4.4 for the counters, the per-op pseudo-code for SCC/VCC/EXEC.
+//! The unit follows from the encoding format (SOPP branches are the ones that write the PC); the
+//! rest is the row's [`Facts`] (column 8 of the table), refined per instruction by encoding bits.
+//! The counters follow the Vega ISA §4.4.
 
 use std::sync::OnceLock;
 
+use crate::facts::{MemKind, Regs};
 use crate::fields::Enc;
 use crate::table::{all_ops, Format, OpId, OpInfo};
 use crate::Inst;
@@ -41,50 +42,6 @@ pub struct Counters {
     pub vm: bool,
     pub lgkm: bool,
     pub exp: bool,
-}
-
-/// What a memory instruction does to memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MemKind {
-    Load,
-    Store,
-    /// An atomic read-modify-write that does not return the old value.
-    Atomic,
-    /// An atomic that returns the pre-op value (LLVM: `_rtn` for DS, `glc` for buffer/flat).
-    AtomicReturn,
-    /// Cache control, timers and probes: no data in registers moved to or from memory.
-    Other,
-}
-
-/// A set of the special registers instructions use implicitly.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Regs(u8);
-
-impl Regs {
-    pub const NONE: Regs = Regs(0);
-    pub const SCC: Regs = Regs(1);
-    pub const VCC: Regs = Regs(2);
-    pub const EXEC: Regs = Regs(4);
-    pub const M0: Regs = Regs(8);
-    /// The program counter (branches, calls, s_setpc).
-    pub const PC: Regs = Regs(16);
-
-    pub const fn union(self, o: Regs) -> Regs {
-        Regs(self.0 | o.0)
-    }
-    pub const fn contains(self, o: Regs) -> bool {
-        self.0 & o.0 == o.0 && o.0 != 0
-    }
-    pub const fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-}
-
-impl std::ops::BitOr for Regs {
-    type Output = Regs;
-    fn bitor(self, o: Regs) -> Regs {
-        self.union(o)
-    }
 }
 
 /// Everything [`class`] knows about one table row.
@@ -127,7 +84,7 @@ impl Inst {
             c.mem = Some(MemKind::AtomicReturn);
         }
         if self.format() == Format::Vopc && self.enc() == Enc::Sdwa && self.bits(1, 15, 1) != 0 {
-            c.writes = Regs(c.writes.0 & !Regs::VCC.0);
+            c.writes = c.writes.without(Regs::VCC);
         }
         if self.format() == Format::Mubuf && self.bits(0, 16, 1) != 0 {
             c.reads = c.reads | Regs::M0;
@@ -137,275 +94,37 @@ impl Inst {
 }
 
 fn classify_row(op: &OpInfo) -> OpClass {
-    let name = op.base_name();
-    let category = category(op.format, name);
-    let counters = match category {
-        Category::Smem | Category::Ds => Counters {
-            lgkm: true,
-            ..Counters::default()
-        },
-        Category::Vmem => Counters {
-            vm: true,
-            ..Counters::default()
-        },
-        Category::Flat => Counters {
-            vm: true,
-            lgkm: true,
-            ..Counters::default()
-        },
-        Category::Export => Counters {
-            exp: true,
-            ..Counters::default()
-        },
-        // s_sendmsg increments LGKM_CNT until the message is sent (§4.4).
-        Category::Control if name.starts_with("s_sendmsg") => Counters {
-            lgkm: true,
-            ..Counters::default()
-        },
-        _ => Counters::default(),
-    };
-    // s_memtime/s_memrealtime count as s_load_dwordx2 (§4.4); there is no gfx9 SMEM op outside LGKM.
-    let mem = match category {
-        Category::Smem | Category::Ds | Category::Vmem | Category::Flat => Some(mem_kind(name)),
-        _ => None,
-    };
-    let (reads, writes) = implicit(op.format, name);
-    OpClass {
-        category,
-        counters,
-        mem,
-        reads,
-        writes,
-    }
-}
-
-fn category(format: Format, name: &str) -> Category {
-    match format {
+    let f = &op.facts;
+    let category = match op.format {
         Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc => Category::Salu,
-        Format::Sopp if name.starts_with("s_branch") || name.starts_with("s_cbranch") => {
-            Category::Branch
-        }
+        Format::Sopp if f.writes.contains(Regs::PC) => Category::Branch,
         Format::Sopp => Category::Control,
         Format::Smem => Category::Smem,
-        Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3 | Format::Vop3p => Category::Valu,
-        Format::Vintrp => Category::Valu,
+        Format::Vop1
+        | Format::Vop2
+        | Format::Vopc
+        | Format::Vop3
+        | Format::Vop3p
+        | Format::Vintrp => Category::Valu,
         Format::Ds => Category::Ds,
         Format::Mubuf | Format::Mtbuf | Format::Mimg | Format::Global | Format::Scratch => {
             Category::Vmem
         }
         Format::Flat => Category::Flat,
         Format::Exp => Category::Export,
-    }
-}
-
-fn mem_kind(name: &str) -> MemKind {
-    let has = |s: &str| name.contains(s);
-    if has("atomic") || has("_cmpst_") || is_ds_atomic(name) {
-        // DS atomics that return print `_rtn_`; buffer/flat ones decide it with glc, which is a
-        // per-instruction bit: report the form without return here and let `Inst` refine it.
-        return if has("_rtn") {
-            MemKind::AtomicReturn
-        } else {
-            MemKind::Atomic
-        };
-    }
-    if has("load") || has("read") || has("gather") || has("sample") || has("get_resinfo") {
-        return MemKind::Load;
-    }
-    if has("store") || has("write") {
-        return MemKind::Store;
-    }
-    // ds_swizzle/permute/bpermute move data between lanes and return it, like a load.
-    if has("swizzle") || has("permute") || has("append") || has("consume") || has("ordered_count") {
-        return MemKind::Load;
-    }
-    MemKind::Other
-}
-
-/// DS read-modify-write ops are named after the operation, not "atomic".
-fn is_ds_atomic(name: &str) -> bool {
-    const OPS: [&str; 21] = [
-        "add", "sub", "rsub", "inc", "dec", "min", "max", "and", "or", "xor", "mskor", "cmpst",
-        "wrxchg", "condxchg", "umin", "umax", "fmin", "fmax", "add_f32", "wrap", "cmpxchg",
-    ];
-    let Some(rest) = name.strip_prefix("ds_") else {
-        return false;
     };
-    let rest = rest.strip_prefix("rtn_").unwrap_or(rest);
-    OPS.iter()
-        .any(|o| rest.starts_with(o) && rest.len() > o.len())
-        && !rest.starts_with("read")
-        && !rest.starts_with("write")
-}
-
-/// Implicit special-register reads and writes of one row.
-fn implicit(format: Format, name: &str) -> (Regs, Regs) {
-    let mut r = Regs::NONE;
-    let mut w = Regs::NONE;
-    match format {
-        Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc => {
-            if reads_scc(name) {
-                r = r | Regs::SCC;
-            }
-            if writes_scc(format, name) {
-                w = w | Regs::SCC;
-            }
-            if name.contains("saveexec") || name.contains("wrexec") {
-                r = r | Regs::EXEC;
-                w = w | Regs::EXEC;
-            }
-            if name.starts_with("s_movrel") || name == "s_set_gpr_idx_idx" {
-                r = r | Regs::M0;
-            }
-            if name == "s_set_gpr_idx_on" || name == "s_set_gpr_idx_idx" {
-                w = w | Regs::M0;
-            }
-            if matches!(
-                name,
-                "s_setpc_b64" | "s_swappc_b64" | "s_call_b64" | "s_rfe_b64"
-            ) || name.starts_with("s_cbranch")
-            {
-                w = w | Regs::PC;
-            }
-            if name.starts_with("s_cbranch") && name.contains("fork") {
-                r = r | Regs::EXEC;
-                w = w | Regs::EXEC;
-            }
-            if name == "s_cbranch_join" {
-                w = w | Regs::EXEC;
-            }
-        }
-        Format::Sopp => {
-            if name.starts_with("s_branch") || name.starts_with("s_cbranch") {
-                w = w | Regs::PC;
-            }
-            if name.starts_with("s_cbranch_scc") {
-                r = r | Regs::SCC;
-            }
-            if name.starts_with("s_cbranch_vcc") {
-                r = r | Regs::VCC;
-            }
-            if name.starts_with("s_cbranch_exec") {
-                r = r | Regs::EXEC;
-            }
-            if name.starts_with("s_sendmsg") || name == "s_set_gpr_idx_off" {
-                r = r | Regs::M0;
-            }
-            if name == "s_set_gpr_idx_mode" || name == "s_set_gpr_idx_off" {
-                w = w | Regs::M0;
-            }
-        }
-        Format::Vop1
-        | Format::Vop2
-        | Format::Vopc
-        | Format::Vop3
-        | Format::Vop3p
-        | Format::Vintrp => {
-            // Every VALU op is masked by EXEC (v_readlane/readfirstlane read it only to pick a lane,
-            // which is still a read of EXEC).
-            r = r | Regs::EXEC;
-            let e32 = matches!(format, Format::Vop1 | Format::Vop2 | Format::Vopc);
-            if format == Format::Vopc && e32 {
-                w = w | Regs::VCC;
-            }
-            if name.starts_with("v_cmpx_") {
-                w = w | Regs::EXEC;
-            }
-            if e32 && (is_carry_in(name) || name == "v_cndmask_b32") {
-                r = r | Regs::VCC;
-            }
-            if e32 && (is_carry_in(name) || is_carry_out(name)) {
-                w = w | Regs::VCC;
-            }
-            // v_div_fmas reads VCC in every encoding (its "src3").
-            if name.starts_with("v_div_fmas") {
-                r = r | Regs::VCC;
-            }
-            if name.starts_with("v_movrel") || name.starts_with("v_interp") {
-                r = r | Regs::M0;
-            }
-        }
-        Format::Ds => {
-            // gfx9 LDS needs no M0 bounds; the exceptions take M0 as data.
-            if name.contains("addtid") || name.starts_with("ds_gws") || name.contains("ordered") {
-                r = r | Regs::M0;
-            }
-        }
-        // `lds` buffer loads write LDS at M0.
-        Format::Mubuf => {
-            r = r | Regs::EXEC;
-        }
-        Format::Smem
-        | Format::Exp
-        | Format::Mtbuf
-        | Format::Mimg
-        | Format::Flat
-        | Format::Global
-        | Format::Scratch => {}
+    let counters = Counters {
+        vm: matches!(category, Category::Vmem | Category::Flat),
+        lgkm: matches!(category, Category::Smem | Category::Ds | Category::Flat) || f.lgkm,
+        exp: category == Category::Export,
+    };
+    OpClass {
+        category,
+        counters,
+        mem: f.mem,
+        reads: f.reads,
+        writes: f.writes,
     }
-    if matches!(
-        format,
-        Format::Ds
-            | Format::Mtbuf
-            | Format::Mimg
-            | Format::Flat
-            | Format::Global
-            | Format::Scratch
-            | Format::Exp
-    ) {
-        r = r | Regs::EXEC;
-    }
-    (r, w)
-}
-
-fn is_carry_out(name: &str) -> bool {
-    matches!(name, "v_add_co_u32" | "v_sub_co_u32" | "v_subrev_co_u32")
-}
-
-fn is_carry_in(name: &str) -> bool {
-    matches!(name, "v_addc_co_u32" | "v_subb_co_u32" | "v_subbrev_co_u32")
-}
-
-fn reads_scc(name: &str) -> bool {
-    name.starts_with("s_addc")
-        || name.starts_with("s_subb")
-        || name.starts_with("s_cselect")
-        || name.starts_with("s_cmov")
-}
-
-fn writes_scc(format: Format, name: &str) -> bool {
-    if format == Format::Sopc {
-        return !name.starts_with("s_set");
-    }
-    const PREFIXES: [&str; 24] = [
-        "s_add_",
-        "s_sub_",
-        "s_addc_",
-        "s_subb_",
-        "s_min_",
-        "s_max_",
-        "s_and_",
-        "s_or_",
-        "s_xor_",
-        "s_andn",
-        "s_orn",
-        "s_nand_",
-        "s_nor_",
-        "s_xnor_",
-        "s_lshl",
-        "s_lshr_",
-        "s_ashr_",
-        "s_bfe_",
-        "s_absdiff_",
-        "s_not_",
-        "s_wqm_",
-        "s_bcnt",
-        "s_quadmask_",
-        "s_abs_",
-    ];
-    PREFIXES.iter().any(|p| name.starts_with(p))
-        || name.starts_with("s_cmpk_")
-        || name == "s_addk_i32"
 }
 
 #[cfg(test)]

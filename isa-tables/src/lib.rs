@@ -10,6 +10,7 @@ pub mod class;
 mod decode;
 mod display;
 mod error;
+pub mod facts;
 pub mod fields;
 mod inst;
 pub mod operand;
@@ -18,10 +19,13 @@ pub mod table;
 mod target;
 
 pub use asm::{assemble, assemble_inst, is_lossy_text, AsmError, Assembly};
-pub use class::{Category, Counters, MemKind, OpClass, Regs};
+pub use class::{Category, Counters, OpClass};
 pub use decode::{classify, decode};
 pub use error::{DecodeError, DecodeErrorKind};
+pub use facts::{Atomic, Facts, MemKind, Rate, Regs, D16};
 pub use fields::Enc;
 pub use inst::Inst;
-pub use table::{all_ops, lookup, op_info, Field, Format, ImmClass, ImmKind, OpId, OpInfo, Slot};
+pub use table::{
+    all_ops, lookup, op_info, Field, Format, ImmClass, ImmKind, Op, OpId, OpInfo, Slot,
+};
 pub use target::Target;

@@ -1,5 +1,6 @@
 //! The opcode table: one row per (format, opcode, targets), compiled from `data/gfx9-ops.tsv`.
 
+use crate::facts::{Atomic, Facts, MemKind, Rate, Regs, D16};
 use crate::Target;
 
 /// A gfx9 encoding format (the first word's fixed bits select it).
@@ -148,12 +149,15 @@ pub enum Slot {
 pub struct OpInfo {
     /// The mnemonic as LLVM prints it for this encoding (`v_add_f32_e32`, `v_add_f32_e64`).
     pub name: &'static str,
+    /// The operation, shared by the op's encodings.
+    pub op: Op,
     pub format: Format,
     pub opcode: u32,
     /// Bit 0 gfx900 (and the other gfx90x APUs), bit 1 gfx906, bit 2 gfx908.
     pub targets: u8,
     /// `OP_SEL` and `INPUT_MODS` bits.
     pub flags: u8,
+    pub facts: Facts,
     pub operands: &'static [Slot],
 }
 

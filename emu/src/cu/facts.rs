@@ -3,8 +3,8 @@
 //! waits, and for DS ops the shape of its LDS access (for bank conflicts).
 
 use crate::program::{Decoded, Program};
-use gcn_isa::class::{Category, MemKind};
-use gcn_isa::Target;
+use gcn_isa::class::Category;
+use gcn_isa::{MemKind, Op, Rate, Target};
 
 /// The functional units of a CU; each cycle the issue arbiter gives each unit at most one
 /// instruction of the SIMD whose turn it is (GCN whitepaper: one per type — branch, scalar
@@ -97,7 +97,7 @@ pub fn program_facts(program: &Program) -> Vec<Facts> {
 }
 
 fn facts(d: &Decoded, target: Target) -> Facts {
-    let name = d.inst.info().base_name();
+    let info = d.inst.info();
     let class = d.class;
     let unit = match class.category {
         Category::Valu => Unit::Valu,
@@ -109,14 +109,14 @@ fn facts(d: &Decoded, target: Target) -> Facts {
         Category::Control => Unit::Internal,
     };
     let simm = d.inst.simm16();
-    let special = match name {
-        "s_waitcnt" => Special::Waitcnt(simm),
+    let special = match info.op {
+        Op::S_WAITCNT => Special::Waitcnt(simm),
         // s_nop N gives N + 1 wait states (only the low 4 bits count).
-        "s_nop" => Special::Nop((simm as u32 & 0xf) + 1),
+        Op::S_NOP => Special::Nop((simm as u32 & 0xf) + 1),
         // "Sleep for 64-960 clocks": SIMM16[3:0] × 64, and s_sleep 0 is a 1-cycle pause.
-        "s_sleep" => Special::Sleep(((simm as u32 & 0xf) * 64).max(1)),
-        "s_setprio" => Special::Setprio((simm & 3) as u8),
-        "s_wakeup" => Special::Wakeup,
+        Op::S_SLEEP => Special::Sleep(((simm as u32 & 0xf) * 64).max(1)),
+        Op::S_SETPRIO => Special::Setprio((simm & 3) as u8),
+        Op::S_WAKEUP => Special::Wakeup,
         _ => Special::None,
     };
     let latency = match class.category {
@@ -126,19 +126,17 @@ fn facts(d: &Decoded, target: Target) -> Facts {
         _ if class.counters.lgkm => Latency::Message,
         _ => Latency::None,
     };
-    let lands = matches!(class.mem, Some(MemKind::Load | MemKind::AtomicReturn))
-        && !matches!(name, "s_dcache_inv" | "s_dcache_wb");
     Facts {
         unit,
         valu_cycles: if unit == Unit::Valu {
-            valu_cycles(name, target)
+            valu_cycles(info.facts.rate, target)
         } else {
             0
         },
         special,
         latency,
-        ds: (class.category == Category::Ds).then(|| ds_shape(name, class.mem)),
-        lands,
+        ds: (class.category == Category::Ds).then(|| ds_shape(&info.facts)),
+        lands: matches!(class.mem, Some(MemKind::Load | MemKind::AtomicReturn)),
         memory: matches!(
             class.category,
             Category::Smem | Category::Ds | Category::Vmem | Category::Flat
@@ -149,100 +147,61 @@ fn facts(d: &Decoded, target: Target) -> Facts {
 /// Cycles a wave64 VALU instruction keeps its SIMD (16 lanes wide) busy, from the published
 /// rates: full rate is 4 cycles; transcendentals and 32-bit integer multiplies are quarter
 /// rate; double precision is 1/16 rate on Vega 10 (gfx900) and 1/2 on Vega 20 (gfx906).
-pub fn valu_cycles(name: &str, target: Target) -> u16 {
-    const TRANSCENDENTAL: [&str; 8] = [
-        "v_rcp_",
-        "v_rsq_",
-        "v_sqrt_",
-        "v_exp_",
-        "v_log_",
-        "v_sin_",
-        "v_cos_",
-        "v_rcp_iflag",
-    ];
-    const QUARTER_INT: [&str; 6] = [
-        "v_mul_lo_u32",
-        "v_mul_hi_u32",
-        "v_mul_hi_i32",
-        "v_mad_u64_u32",
-        "v_mad_i64_i32",
-        "v_mul_lo_i32",
-    ];
-    let f64_op = name.contains("f64") || name.starts_with("v_div_fmas") && name.ends_with("64");
-    let quarter = TRANSCENDENTAL.iter().any(|p| name.starts_with(p))
-        || QUARTER_INT.contains(&name)
-        || name.starts_with("v_trig_preop");
+pub fn valu_cycles(rate: Rate, target: Target) -> u16 {
     let dp = match target {
         Target::Gfx906 | Target::Gfx908 => 8,
         _ => 64,
     };
-    match (f64_op, quarter) {
-        // A double-precision transcendental is a quarter of the double rate.
-        (true, true) => dp * 4,
-        (true, false) => dp,
-        (false, true) => 16,
-        (false, false) => 4,
+    match rate {
+        Rate::Full => 4,
+        Rate::Quarter => 16,
+        Rate::Double => dp,
+        Rate::DoubleQuarter => dp * 4,
     }
 }
 
-fn ds_shape(name: &str, mem: Option<MemKind>) -> DsShape {
-    let has = |s: &str| name.contains(s);
-    let bytes = if has("b128") {
-        16
-    } else if has("b96") {
-        12
-    } else if has("64") && !has("st64") || has("_b64") || has("_u64") || has("_i64") {
-        8
-    } else if has("u8") || has("i8") || has("_b8") {
-        1
-    } else if has("u16") || has("i16") || has("_b16") {
-        2
-    } else {
-        4
-    };
-    // Two-address ops carry "2" right after the verb (read2, write2, wrxchg2).
-    let dual = has("read2") || has("write2") || has("wrxchg2");
-    let per_lane = !(has("swizzle")
-        || has("permute")
-        || has("append")
-        || has("consume")
-        || has("addtid")
-        || has("src2")
-        || has("gws")
-        || has("ordered")
-        || name == "ds_nop");
+fn ds_shape(f: &gcn_isa::Facts) -> DsShape {
     DsShape {
-        bytes,
-        dual,
-        st64: has("st64"),
-        atomic: matches!(mem, Some(MemKind::Atomic | MemKind::AtomicReturn)),
-        per_lane,
+        bytes: f.bytes,
+        dual: f.dual,
+        st64: f.st64,
+        atomic: matches!(f.mem, Some(MemKind::Atomic | MemKind::AtomicReturn)),
+        per_lane: !f.cross,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gcn_isa::table::lookup_name;
+
+    fn facts_of(name: &str) -> &'static gcn_isa::Facts {
+        let id = lookup_name(name, Target::Gfx900).next().expect(name);
+        &gcn_isa::op_info(id).facts
+    }
+
+    fn cycles(name: &str, target: Target) -> u16 {
+        valu_cycles(facts_of(name).rate, target)
+    }
 
     #[test]
     fn valu_rates() {
-        assert_eq!(valu_cycles("v_add_f32", Target::Gfx900), 4);
-        assert_eq!(valu_cycles("v_rcp_f32", Target::Gfx900), 16);
-        assert_eq!(valu_cycles("v_fma_f64", Target::Gfx900), 64);
-        assert_eq!(valu_cycles("v_fma_f64", Target::Gfx906), 8);
-        assert_eq!(valu_cycles("v_mul_lo_u32", Target::Gfx906), 16);
+        assert_eq!(cycles("v_add_f32_e32", Target::Gfx900), 4);
+        assert_eq!(cycles("v_rcp_f32_e32", Target::Gfx900), 16);
+        assert_eq!(cycles("v_fma_f64", Target::Gfx900), 64);
+        assert_eq!(cycles("v_fma_f64", Target::Gfx906), 8);
+        assert_eq!(cycles("v_mul_lo_u32", Target::Gfx906), 16);
+        assert_eq!(cycles("v_rsq_f64_e64", Target::Gfx900), 256);
     }
 
     #[test]
     fn ds_shapes() {
-        let s = ds_shape("ds_read2st64_b64", Some(MemKind::Load));
+        let s = ds_shape(facts_of("ds_read2st64_b64"));
         assert_eq!((s.bytes, s.dual, s.st64, s.atomic), (8, true, true, false));
-        let s = ds_shape("ds_add_rtn_u32", Some(MemKind::AtomicReturn));
+        let s = ds_shape(facts_of("ds_add_rtn_u32"));
         assert_eq!((s.bytes, s.dual, s.atomic), (4, false, true));
-        let s = ds_shape("ds_write_b128", Some(MemKind::Store));
-        assert_eq!(s.bytes, 16);
-        let s = ds_shape("ds_read_u8", Some(MemKind::Load));
-        assert_eq!(s.bytes, 1);
-        assert!(!ds_shape("ds_bpermute_b32", Some(MemKind::Load)).per_lane);
+        assert_eq!(ds_shape(facts_of("ds_write_b128")).bytes, 16);
+        assert_eq!(ds_shape(facts_of("ds_read_u8")).bytes, 1);
+        assert!(!ds_shape(facts_of("ds_bpermute_b32")).per_lane);
     }
 }

@@ -1,0 +1,135 @@
+//! What the table says about each op beyond its syntax (column 8 of `data/gfx9-ops.tsv`): the
+//! special registers it reads and writes without naming them, the memory it touches and in what
+//! shape, its atomic operation, its issue rate. The emulator, the timing model and the linter
+//! read these facts instead of looking at mnemonics.
+
+/// A set of the special registers instructions use implicitly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Regs(pub(crate) u8);
+
+impl Regs {
+    pub const NONE: Regs = Regs(0);
+    pub const SCC: Regs = Regs(1);
+    pub const VCC: Regs = Regs(2);
+    pub const EXEC: Regs = Regs(4);
+    pub const M0: Regs = Regs(8);
+    /// The program counter (branches, calls, s_setpc).
+    pub const PC: Regs = Regs(16);
+
+    pub const fn union(self, o: Regs) -> Regs {
+        Regs(self.0 | o.0)
+    }
+    pub const fn without(self, o: Regs) -> Regs {
+        Regs(self.0 & !o.0)
+    }
+    pub const fn contains(self, o: Regs) -> bool {
+        self.0 & o.0 == o.0 && o.0 != 0
+    }
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl std::ops::BitOr for Regs {
+    type Output = Regs;
+    fn bitor(self, o: Regs) -> Regs {
+        self.union(o)
+    }
+}
+
+/// What a memory instruction does to memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemKind {
+    Load,
+    Store,
+    /// An atomic read-modify-write that does not return the old value.
+    Atomic,
+    /// An atomic that returns the pre-op value (LLVM: `_rtn` for DS, `glc` for buffer/flat).
+    AtomicReturn,
+    /// Cache control, timers and probes: no data in registers moved to or from memory.
+    Other,
+}
+
+/// Which half of a VGPR a 16-bit (`d16`) memory op reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum D16 {
+    No,
+    Lo,
+    Hi,
+    /// Buffer format ops: two components per VGPR.
+    Packed,
+}
+
+/// The read-modify-write of an atomic memory op (ISA §9.1.10, §12.13 "DS").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Atomic {
+    Swap,
+    /// Compare and swap: MEM = (MEM == CMP) ? DATA : MEM.
+    CmpSwap,
+    Add,
+    Sub,
+    /// DS only: MEM = DATA - MEM.
+    Rsub,
+    Smin,
+    Umin,
+    Smax,
+    Umax,
+    And,
+    Or,
+    Xor,
+    /// MEM = MEM >= DATA ? 0 : MEM + 1.
+    Inc,
+    /// MEM = (MEM == 0 || MEM > DATA) ? DATA : MEM - 1.
+    Dec,
+    /// DS only: MEM = (MEM & ~DATA) | DATA2.
+    MskOr,
+    /// Float add, min, max and compare-and-swap (DS; buffer/flat on gfx908).
+    FAdd,
+    FMin,
+    FMax,
+    FCmpSwap,
+    /// ds_wrap_rtn_b32: MEM = (MEM >= DATA) ? MEM - DATA : MEM + DATA2.
+    Wrap,
+    /// ds_condxchg32_rtn_b64: each dword written only if its bit 31 is set.
+    CondXchg,
+}
+
+/// How many cycles a VALU op keeps its SIMD busy, relative to full rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rate {
+    Full,
+    /// Transcendentals and 32-bit integer multiplies.
+    Quarter,
+    /// Double precision (its rate depends on the chip).
+    Double,
+    /// A double-precision transcendental: a quarter of the double rate.
+    DoubleQuarter,
+}
+
+/// The facts of one table row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Facts {
+    /// Special registers read and written without being operands.
+    pub reads: Regs,
+    pub writes: Regs,
+    /// A control op that counts on LGKM_CNT (s_sendmsg, §4.4).
+    pub lgkm: bool,
+    /// `None` for instructions that do not access memory.
+    pub mem: Option<MemKind>,
+    /// Bytes accessed per element (per lane for vector and LDS memory); 0 when not one width.
+    pub bytes: u8,
+    /// A load that sign-extends its byte or short.
+    pub sext: bool,
+    pub d16: D16,
+    /// Buffer format ops: the components (x = 1 ... xyzw = 4); 0 otherwise.
+    pub comps: u8,
+    pub atomic: Option<Atomic>,
+    /// DS two-address ops (read2, write2, wrxchg2); `st64`: their offsets count 64 elements.
+    pub dual: bool,
+    pub st64: bool,
+    /// DS `_src2_` ops: both addresses from the address register, no data operand.
+    pub src2: bool,
+    /// DS ops whose lanes do not each access their own address (swizzle, permute, append...).
+    pub cross: bool,
+    pub rate: Rate,
+}
