@@ -370,6 +370,13 @@ fn main() {
     }
     out.push_str("    ];\n    /// The mnemonic without an encoding suffix (`v_add_f32`).\n    pub fn name(self) -> &'static str {\n        OP_NAMES[self as usize]\n    }\n}\n");
     writeln!(out, "static OP_NAMES: [&str; {}] = {:?};", ops.len(), ops).unwrap();
+    // For tables over every op in other crates (the emulator's semantics): `$m! { OP ... }`, so
+    // that a row added here without an entry there does not compile.
+    out.push_str("/// Calls `$m! { S_ADD_U32 S_SUB_U32 ... }` with every [`Op`].\n#[macro_export]\nmacro_rules! for_each_op {\n    ($m:ident) => {\n        $m! {");
+    for op in &ops {
+        write!(out, " {}", op.to_ascii_uppercase()).unwrap();
+    }
+    out.push_str(" }\n    };\n}\n");
     // FORMAT_START[f]..FORMAT_START[f+1] is the range of OPS rows of format f, sorted by opcode.
     let mut starts = vec![0usize; FORMATS.len() + 1];
     for f in 0..FORMATS.len() {

@@ -101,10 +101,10 @@ impl Program {
             let pc = base + off as u64;
             match gcn_isa::decode(&code[off..], target) {
                 Ok(inst) => {
-                    let exec = exec::resolve(&inst, target).unwrap_or_else(|| {
+                    if let exec::Semantics::NotEmulated(_) = exec::op_semantics(inst.info()) {
                         gaps.push(inst.info().name);
-                        exec::unimplemented
-                    });
+                    }
+                    let exec = exec::resolve(&inst);
                     insts.push(prepare(inst, pc, exec));
                     pcs.push(pc);
                     off += inst.len();

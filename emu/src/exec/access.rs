@@ -3,6 +3,7 @@
 //! atomic read-modify-write operations.
 
 use super::{Cx, Fault};
+use gcn_isa::Atomic;
 
 /// Where one lane's access goes.
 #[derive(Clone, Copy, Debug)]
@@ -140,6 +141,32 @@ pub enum AtomicOp {
 }
 
 impl AtomicOp {
+    /// The operation of a table [`Atomic`]; `None` for the DS-only float compare, wrap and
+    /// conditional exchange, which have their own paths.
+    pub fn of(a: Atomic) -> Option<AtomicOp> {
+        Some(match a {
+            Atomic::Swap => AtomicOp::Swap,
+            Atomic::CmpSwap => AtomicOp::CmpSwap,
+            Atomic::Add => AtomicOp::Add,
+            Atomic::Sub => AtomicOp::Sub,
+            Atomic::Rsub => AtomicOp::Rsub,
+            Atomic::Smin => AtomicOp::Smin,
+            Atomic::Umin => AtomicOp::Umin,
+            Atomic::Smax => AtomicOp::Smax,
+            Atomic::Umax => AtomicOp::Umax,
+            Atomic::And => AtomicOp::And,
+            Atomic::Or => AtomicOp::Or,
+            Atomic::Xor => AtomicOp::Xor,
+            Atomic::Inc => AtomicOp::Inc,
+            Atomic::Dec => AtomicOp::Dec,
+            Atomic::MskOr => AtomicOp::MskOr,
+            Atomic::FAdd => AtomicOp::AddF32,
+            Atomic::FMin => AtomicOp::MinF32,
+            Atomic::FMax => AtomicOp::MaxF32,
+            Atomic::FCmpSwap | Atomic::Wrap | Atomic::CondXchg => return None,
+        })
+    }
+
     /// Parses the op part of a mnemonic (`add`, `smin`/`min_i32`, `cmpswap`/`cmpst`...).
     pub fn parse(op: &str) -> Option<AtomicOp> {
         Some(match op {

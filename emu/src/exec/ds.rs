@@ -4,7 +4,7 @@
 
 use super::access::{self, Addr};
 use super::valu::Res;
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
 
@@ -262,43 +262,39 @@ fn ds_nop(_: &mut Cx, _: &Decoded) -> Res {
     Ok(Flow::Continue)
 }
 
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    let f: ExecFn = match name {
-        "ds_read_b32" => |cx, d| read(cx, d, 4, false),
-        "ds_read_b64" => |cx, d| read(cx, d, 8, false),
-        "ds_read_b96" => |cx, d| read(cx, d, 12, false),
-        "ds_read_b128" => |cx, d| read(cx, d, 16, false),
-        "ds_read_u8" => |cx, d| read(cx, d, 1, false),
-        "ds_read_i8" => |cx, d| read(cx, d, 1, true),
-        "ds_read_u16" => |cx, d| read(cx, d, 2, false),
-        "ds_read_i16" => |cx, d| read(cx, d, 2, true),
-        "ds_write_b8" => |cx, d| write(cx, d, 1),
-        "ds_read_u8_d16" => |cx, d| read_d16(cx, d, 1, false, false),
-        "ds_read_u8_d16_hi" => |cx, d| read_d16(cx, d, 1, false, true),
-        "ds_read_i8_d16" => |cx, d| read_d16(cx, d, 1, true, false),
-        "ds_read_i8_d16_hi" => |cx, d| read_d16(cx, d, 1, true, true),
-        "ds_read_u16_d16" => |cx, d| read_d16(cx, d, 2, false, false),
-        "ds_read_u16_d16_hi" => |cx, d| read_d16(cx, d, 2, false, true),
-        "ds_write_b8_d16_hi" => |cx, d| write_d16_hi(cx, d, 1),
-        "ds_write_b16_d16_hi" => |cx, d| write_d16_hi(cx, d, 2),
-        "ds_write_b16" => |cx, d| write(cx, d, 2),
-        "ds_write_b32" => |cx, d| write(cx, d, 4),
-        "ds_write_b64" => |cx, d| write(cx, d, 8),
-        "ds_write_b96" => |cx, d| write(cx, d, 12),
-        "ds_write_b128" => |cx, d| write(cx, d, 16),
-        "ds_read2_b32" => |cx, d| read2(cx, d, 4, 4),
-        "ds_read2st64_b32" => |cx, d| read2(cx, d, 4, 256),
-        "ds_read2_b64" => |cx, d| read2(cx, d, 8, 8),
-        "ds_read2st64_b64" => |cx, d| read2(cx, d, 8, 512),
-        "ds_write2_b32" => |cx, d| write2(cx, d, 4, 4),
-        "ds_write2st64_b32" => |cx, d| write2(cx, d, 4, 256),
-        "ds_write2_b64" => |cx, d| write2(cx, d, 8, 8),
-        "ds_write2st64_b64" => |cx, d| write2(cx, d, 8, 512),
-        "ds_bpermute_b32" => ds_bpermute_b32,
-        "ds_permute_b32" => ds_permute_b32,
-        "ds_swizzle_b32" => ds_swizzle_b32,
-        "ds_nop" => ds_nop,
-        _ => return super::ds_atomic::resolve(name).or_else(|| super::ds_extra::resolve(name)),
-    };
-    Some(f)
+semantics! {
+    DS_READ_B32 => |cx, d| read(cx, d, 4, false);
+    DS_READ_B64 => |cx, d| read(cx, d, 8, false);
+    DS_READ_B96 => |cx, d| read(cx, d, 12, false);
+    DS_READ_B128 => |cx, d| read(cx, d, 16, false);
+    DS_READ_U8 => |cx, d| read(cx, d, 1, false);
+    DS_READ_I8 => |cx, d| read(cx, d, 1, true);
+    DS_READ_U16 => |cx, d| read(cx, d, 2, false);
+    DS_READ_I16 => |cx, d| read(cx, d, 2, true);
+    DS_WRITE_B8 => |cx, d| write(cx, d, 1);
+    DS_READ_U8_D16 => |cx, d| read_d16(cx, d, 1, false, false);
+    DS_READ_U8_D16_HI => |cx, d| read_d16(cx, d, 1, false, true);
+    DS_READ_I8_D16 => |cx, d| read_d16(cx, d, 1, true, false);
+    DS_READ_I8_D16_HI => |cx, d| read_d16(cx, d, 1, true, true);
+    DS_READ_U16_D16 => |cx, d| read_d16(cx, d, 2, false, false);
+    DS_READ_U16_D16_HI => |cx, d| read_d16(cx, d, 2, false, true);
+    DS_WRITE_B8_D16_HI => |cx, d| write_d16_hi(cx, d, 1);
+    DS_WRITE_B16_D16_HI => |cx, d| write_d16_hi(cx, d, 2);
+    DS_WRITE_B16 => |cx, d| write(cx, d, 2);
+    DS_WRITE_B32 => |cx, d| write(cx, d, 4);
+    DS_WRITE_B64 => |cx, d| write(cx, d, 8);
+    DS_WRITE_B96 => |cx, d| write(cx, d, 12);
+    DS_WRITE_B128 => |cx, d| write(cx, d, 16);
+    DS_READ2_B32 => |cx, d| read2(cx, d, 4, 4);
+    DS_READ2ST64_B32 => |cx, d| read2(cx, d, 4, 256);
+    DS_READ2_B64 => |cx, d| read2(cx, d, 8, 8);
+    DS_READ2ST64_B64 => |cx, d| read2(cx, d, 8, 512);
+    DS_WRITE2_B32 => |cx, d| write2(cx, d, 4, 4);
+    DS_WRITE2ST64_B32 => |cx, d| write2(cx, d, 4, 256);
+    DS_WRITE2_B64 => |cx, d| write2(cx, d, 8, 8);
+    DS_WRITE2ST64_B64 => |cx, d| write2(cx, d, 8, 512);
+    DS_BPERMUTE_B32 => ds_bpermute_b32;
+    DS_PERMUTE_B32 => ds_permute_b32;
+    DS_SWIZZLE_B32 => ds_swizzle_b32;
+    DS_NOP => ds_nop;
 }

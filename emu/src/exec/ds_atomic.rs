@@ -7,9 +7,10 @@ use super::access::{self, Addr, AtomicOp};
 use super::ds::{data0, data1, gather, gds_check, offset0, offset1, offset16, vaddr};
 use super::fp;
 use super::valu::Res;
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
+use gcn_isa::{Atomic, MemKind};
 
 /// What a DS atomic does to MEM[A] with DATA0 (`d0`) and DATA1 (`d1`), in the ISA's operand
 /// order. Widths 32 or 64 (the float ops are f32 or f64 by width).
@@ -173,94 +174,104 @@ fn condxchg32_rtn_b64(cx: &mut Cx, d: &Decoded) -> Res {
     Ok(Flow::Continue)
 }
 
-/// The op of a `ds_<op>[_rtn]_<type>` or `ds_<op>_src2_<type>` mnemonic (without `_rtn` and
-/// `_src2`) and its width in bytes.
-pub fn parse(op: &str, ty: &str) -> Option<(Op, usize)> {
-    let bytes = match ty {
-        "u32" | "i32" | "b32" | "f32" => 4,
-        "u64" | "i64" | "b64" | "f64" => 8,
-        _ => return None,
-    };
-    let float = ty.starts_with('f');
-    let op = match (op, float) {
-        ("cmpst", true) => Op::CmpStF,
-        ("min", true) => Op::MinF,
-        ("max", true) => Op::MaxF,
-        ("add", true) if bytes == 4 => Op::AddF,
-        ("wrap", false) if bytes == 4 => Op::Wrap,
-        // min/max carry their signedness in the type suffix.
-        ("min" | "max", false) => Op::Int(AtomicOp::parse(&format!("{op}_{ty}"))?),
-        (_, false) => {
-            let op = AtomicOp::parse(op)?;
-            if matches!(op, AtomicOp::AddF32 | AtomicOp::MinF32 | AtomicOp::MaxF32) {
-                return None;
-            }
-            Op::Int(op)
-        }
-        _ => return None,
-    };
-    Some((op, bytes))
+/// The DS operation of a table [`Atomic`].
+pub fn ds_op(a: Atomic) -> Option<Op> {
+    Some(match a {
+        Atomic::FCmpSwap => Op::CmpStF,
+        Atomic::FMin => Op::MinF,
+        Atomic::FMax => Op::MaxF,
+        Atomic::FAdd => Op::AddF,
+        Atomic::Wrap => Op::Wrap,
+        Atomic::CondXchg => return None,
+        other => Op::Int(AtomicOp::of(other)?),
+    })
 }
 
-/// `ds_<op>[_rtn]_<type>` atomics and the exchange variants.
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    let f: ExecFn = match name {
-        "ds_wrxchg2_rtn_b32" => |cx, d| wrxchg2(cx, d, 4, 4),
-        "ds_wrxchg2st64_rtn_b32" => |cx, d| wrxchg2(cx, d, 4, 256),
-        "ds_wrxchg2_rtn_b64" => |cx, d| wrxchg2(cx, d, 8, 8),
-        "ds_wrxchg2st64_rtn_b64" => |cx, d| wrxchg2(cx, d, 8, 512),
-        "ds_condxchg32_rtn_b64" => condxchg32_rtn_b64,
-        _ => return resolve_atomic(name),
-    };
-    Some(f)
+/// `ds_<op>[_rtn]_<type>`: the operation, width and return from the table.
+fn atomic_op(cx: &mut Cx, d: &Decoded) -> Res {
+    let facts = &d.inst.info().facts;
+    let op = facts.atomic.and_then(ds_op).ok_or(Fault::Unimplemented)?;
+    let rtn = facts.mem == Some(MemKind::AtomicReturn);
+    atomic(cx, d, op, facts.bytes as usize, rtn)
 }
 
-fn resolve_atomic(name: &str) -> Option<ExecFn> {
-    let rest = name.strip_prefix("ds_")?;
-    if rest.contains("_src2_") {
-        return None;
-    }
-    let (rest, rtn) = match rest.find("_rtn") {
-        Some(i) => (format!("{}{}", &rest[..i], &rest[i + 4..]), true),
-        None => (rest.to_string(), false),
-    };
-    let (op, ty) = rest.rsplit_once('_')?;
-    let (op, bytes) = parse(op, ty)?;
-    macro_rules! pick {
-        ($($pat:pat => $op:expr),* $(,)?) => {
-            match (op, bytes, rtn) {
-                $(($pat, 4, false) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, $op, 4, false),
-                  ($pat, 4, true) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, $op, 4, true),
-                  ($pat, 8, false) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, $op, 8, false),
-                  ($pat, _, _) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, $op, 8, true),)*
-            }
-        };
-    }
-    use AtomicOp as A;
-    let f: ExecFn = pick!(
-        Op::Int(A::Swap) => Op::Int(A::Swap),
-        Op::Int(A::CmpSwap) => Op::Int(A::CmpSwap),
-        Op::Int(A::Add) => Op::Int(A::Add),
-        Op::Int(A::Sub) => Op::Int(A::Sub),
-        Op::Int(A::Rsub) => Op::Int(A::Rsub),
-        Op::Int(A::Smin) => Op::Int(A::Smin),
-        Op::Int(A::Umin) => Op::Int(A::Umin),
-        Op::Int(A::Smax) => Op::Int(A::Smax),
-        Op::Int(A::Umax) => Op::Int(A::Umax),
-        Op::Int(A::And) => Op::Int(A::And),
-        Op::Int(A::Or) => Op::Int(A::Or),
-        Op::Int(A::Xor) => Op::Int(A::Xor),
-        Op::Int(A::Inc) => Op::Int(A::Inc),
-        Op::Int(A::Dec) => Op::Int(A::Dec),
-        Op::Int(A::MskOr) => Op::Int(A::MskOr),
-        Op::Int(A::AddF32) => Op::Int(A::AddF32),
-        Op::Int(A::MinF32) => Op::Int(A::MinF32),
-        Op::Int(A::MaxF32) => Op::Int(A::MaxF32),
-        Op::CmpStF => Op::CmpStF,
-        Op::MinF => Op::MinF,
-        Op::MaxF => Op::MaxF,
-        Op::AddF => Op::AddF,
-        Op::Wrap => Op::Wrap,
-    );
-    Some(f)
+semantics! {
+    DS_WRXCHG2_RTN_B32 => |cx, d| wrxchg2(cx, d, 4, 4);
+    DS_WRXCHG2ST64_RTN_B32 => |cx, d| wrxchg2(cx, d, 4, 256);
+    DS_WRXCHG2_RTN_B64 => |cx, d| wrxchg2(cx, d, 8, 8);
+    DS_WRXCHG2ST64_RTN_B64 => |cx, d| wrxchg2(cx, d, 8, 512);
+    DS_CONDXCHG32_RTN_B64 => condxchg32_rtn_b64;
+    DS_ADD_U32 => atomic_op;
+    DS_SUB_U32 => atomic_op;
+    DS_RSUB_U32 => atomic_op;
+    DS_INC_U32 => atomic_op;
+    DS_DEC_U32 => atomic_op;
+    DS_MIN_I32 => atomic_op;
+    DS_MAX_I32 => atomic_op;
+    DS_MIN_U32 => atomic_op;
+    DS_MAX_U32 => atomic_op;
+    DS_AND_B32 => atomic_op;
+    DS_OR_B32 => atomic_op;
+    DS_XOR_B32 => atomic_op;
+    DS_MSKOR_B32 => atomic_op;
+    DS_CMPST_B32 => atomic_op;
+    DS_CMPST_F32 => atomic_op;
+    DS_MIN_F32 => atomic_op;
+    DS_MAX_F32 => atomic_op;
+    DS_ADD_F32 => atomic_op;
+    DS_ADD_RTN_U32 => atomic_op;
+    DS_SUB_RTN_U32 => atomic_op;
+    DS_RSUB_RTN_U32 => atomic_op;
+    DS_INC_RTN_U32 => atomic_op;
+    DS_DEC_RTN_U32 => atomic_op;
+    DS_MIN_RTN_I32 => atomic_op;
+    DS_MAX_RTN_I32 => atomic_op;
+    DS_MIN_RTN_U32 => atomic_op;
+    DS_MAX_RTN_U32 => atomic_op;
+    DS_AND_RTN_B32 => atomic_op;
+    DS_OR_RTN_B32 => atomic_op;
+    DS_XOR_RTN_B32 => atomic_op;
+    DS_MSKOR_RTN_B32 => atomic_op;
+    DS_WRXCHG_RTN_B32 => atomic_op;
+    DS_CMPST_RTN_B32 => atomic_op;
+    DS_CMPST_RTN_F32 => atomic_op;
+    DS_MIN_RTN_F32 => atomic_op;
+    DS_MAX_RTN_F32 => atomic_op;
+    DS_WRAP_RTN_B32 => atomic_op;
+    DS_ADD_RTN_F32 => atomic_op;
+    DS_ADD_U64 => atomic_op;
+    DS_SUB_U64 => atomic_op;
+    DS_RSUB_U64 => atomic_op;
+    DS_INC_U64 => atomic_op;
+    DS_DEC_U64 => atomic_op;
+    DS_MIN_I64 => atomic_op;
+    DS_MAX_I64 => atomic_op;
+    DS_MIN_U64 => atomic_op;
+    DS_MAX_U64 => atomic_op;
+    DS_AND_B64 => atomic_op;
+    DS_OR_B64 => atomic_op;
+    DS_XOR_B64 => atomic_op;
+    DS_MSKOR_B64 => atomic_op;
+    DS_CMPST_B64 => atomic_op;
+    DS_CMPST_F64 => atomic_op;
+    DS_MIN_F64 => atomic_op;
+    DS_MAX_F64 => atomic_op;
+    DS_ADD_RTN_U64 => atomic_op;
+    DS_SUB_RTN_U64 => atomic_op;
+    DS_RSUB_RTN_U64 => atomic_op;
+    DS_INC_RTN_U64 => atomic_op;
+    DS_DEC_RTN_U64 => atomic_op;
+    DS_MIN_RTN_I64 => atomic_op;
+    DS_MAX_RTN_I64 => atomic_op;
+    DS_MIN_RTN_U64 => atomic_op;
+    DS_MAX_RTN_U64 => atomic_op;
+    DS_AND_RTN_B64 => atomic_op;
+    DS_OR_RTN_B64 => atomic_op;
+    DS_XOR_RTN_B64 => atomic_op;
+    DS_MSKOR_RTN_B64 => atomic_op;
+    DS_WRXCHG_RTN_B64 => atomic_op;
+    DS_CMPST_RTN_B64 => atomic_op;
+    DS_CMPST_RTN_F64 => atomic_op;
+    DS_MIN_RTN_F64 => atomic_op;
+    DS_MAX_RTN_F64 => atomic_op;
 }

@@ -4,9 +4,9 @@
 
 use super::access::{self, Addr};
 use super::ds::{data0, gds_check, offset16, vaddr};
-use super::ds_atomic::{self, rmw, Op};
+use super::ds_atomic::{ds_op, rmw, Op};
 use super::valu::Res;
-use super::{Cx, ExecFn, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
 
@@ -41,6 +41,13 @@ fn src2(cx: &mut Cx, d: &Decoded, op: Op, bytes: usize) -> Res {
         rmw(cx, l, a, op, src, 0, bytes)?;
     }
     Ok(Flow::Continue)
+}
+
+/// `ds_<op>_src2_<type>`: the operation and width from the table (write_src2 is an exchange).
+fn src2_op(cx: &mut Cx, d: &Decoded) -> Res {
+    let facts = &d.inst.info().facts;
+    let op = facts.atomic.and_then(ds_op).ok_or(Fault::Unimplemented)?;
+    src2(cx, d, op, facts.bytes as usize)
 }
 
 /// The LDS byte address M0 supplies to append/consume and the add-tid ops: M0[15:0].
@@ -112,49 +119,40 @@ fn read_addtid(cx: &mut Cx, d: &Decoded) -> Res {
     Ok(Flow::Continue)
 }
 
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    let f: ExecFn = match name {
-        "ds_append" => |cx, d| append(cx, d, 1),
-        "ds_consume" => |cx, d| append(cx, d, -1),
-        "ds_write_addtid_b32" => write_addtid,
-        "ds_read_addtid_b32" => read_addtid,
-        _ => return resolve_src2(name),
-    };
-    Some(f)
-}
-
-/// `ds_<op>_src2_<type>`; write_src2 is an exchange of MEM[B] into MEM[A].
-fn resolve_src2(name: &str) -> Option<ExecFn> {
-    let (op, ty) = name.strip_prefix("ds_")?.split_once("_src2_")?;
-    let op = if op == "write" { "wrxchg" } else { op };
-    let (op, bytes) = ds_atomic::parse(op, ty)?;
-    use super::access::AtomicOp as A;
-    macro_rules! pick {
-        ($($pat:pat => $op:expr),* $(,)?) => {
-            match (op, bytes) {
-                $(($pat, 4) => |cx: &mut Cx, d: &Decoded| src2(cx, d, $op, 4),
-                  ($pat, _) => |cx: &mut Cx, d: &Decoded| src2(cx, d, $op, 8),)*
-                _ => return None,
-            }
-        };
-    }
-    let f: ExecFn = pick!(
-        Op::Int(A::Swap) => Op::Int(A::Swap),
-        Op::Int(A::Add) => Op::Int(A::Add),
-        Op::Int(A::Sub) => Op::Int(A::Sub),
-        Op::Int(A::Rsub) => Op::Int(A::Rsub),
-        Op::Int(A::Smin) => Op::Int(A::Smin),
-        Op::Int(A::Umin) => Op::Int(A::Umin),
-        Op::Int(A::Smax) => Op::Int(A::Smax),
-        Op::Int(A::Umax) => Op::Int(A::Umax),
-        Op::Int(A::And) => Op::Int(A::And),
-        Op::Int(A::Or) => Op::Int(A::Or),
-        Op::Int(A::Xor) => Op::Int(A::Xor),
-        Op::Int(A::Inc) => Op::Int(A::Inc),
-        Op::Int(A::Dec) => Op::Int(A::Dec),
-        Op::MinF => Op::MinF,
-        Op::MaxF => Op::MaxF,
-        Op::AddF => Op::AddF,
-    );
-    Some(f)
+semantics! {
+    DS_APPEND => |cx, d| append(cx, d, 1);
+    DS_CONSUME => |cx, d| append(cx, d, -1);
+    DS_WRITE_ADDTID_B32 => write_addtid;
+    DS_READ_ADDTID_B32 => read_addtid;
+    DS_ADD_SRC2_U32 => src2_op;
+    DS_SUB_SRC2_U32 => src2_op;
+    DS_RSUB_SRC2_U32 => src2_op;
+    DS_INC_SRC2_U32 => src2_op;
+    DS_DEC_SRC2_U32 => src2_op;
+    DS_MIN_SRC2_I32 => src2_op;
+    DS_MAX_SRC2_I32 => src2_op;
+    DS_MIN_SRC2_U32 => src2_op;
+    DS_MAX_SRC2_U32 => src2_op;
+    DS_AND_SRC2_B32 => src2_op;
+    DS_OR_SRC2_B32 => src2_op;
+    DS_XOR_SRC2_B32 => src2_op;
+    DS_WRITE_SRC2_B32 => src2_op;
+    DS_MIN_SRC2_F32 => src2_op;
+    DS_MAX_SRC2_F32 => src2_op;
+    DS_ADD_SRC2_F32 => src2_op;
+    DS_ADD_SRC2_U64 => src2_op;
+    DS_SUB_SRC2_U64 => src2_op;
+    DS_RSUB_SRC2_U64 => src2_op;
+    DS_INC_SRC2_U64 => src2_op;
+    DS_DEC_SRC2_U64 => src2_op;
+    DS_MIN_SRC2_I64 => src2_op;
+    DS_MAX_SRC2_I64 => src2_op;
+    DS_MIN_SRC2_U64 => src2_op;
+    DS_MAX_SRC2_U64 => src2_op;
+    DS_AND_SRC2_B64 => src2_op;
+    DS_OR_SRC2_B64 => src2_op;
+    DS_XOR_SRC2_B64 => src2_op;
+    DS_WRITE_SRC2_B64 => src2_op;
+    DS_MIN_SRC2_F64 => src2_op;
+    DS_MAX_SRC2_F64 => src2_op;
 }

@@ -6,7 +6,7 @@ use super::access::{self, Addr, AtomicOp};
 use super::ds::spread;
 use super::valu::Res;
 use super::vmem_ops::{self, VectorMemory};
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::memory::{flat_target, FlatTarget};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
@@ -184,9 +184,125 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize) -> Res {
     Ok(Flow::Continue)
 }
 
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    let (_, op) = name.split_once('_')?;
-    vmem_ops::resolve::<Flat>(op).or_else(|| resolve_atomic(op))
+semantics! {
+    FLAT_LOAD_UBYTE => vmem_ops::load::<Flat>;
+    FLAT_LOAD_SBYTE => vmem_ops::load::<Flat>;
+    FLAT_LOAD_USHORT => vmem_ops::load::<Flat>;
+    FLAT_LOAD_SSHORT => vmem_ops::load::<Flat>;
+    FLAT_LOAD_DWORD => vmem_ops::load::<Flat>;
+    FLAT_LOAD_DWORDX2 => vmem_ops::load::<Flat>;
+    FLAT_LOAD_DWORDX3 => vmem_ops::load::<Flat>;
+    FLAT_LOAD_DWORDX4 => vmem_ops::load::<Flat>;
+    FLAT_STORE_BYTE => vmem_ops::store::<Flat>;
+    FLAT_STORE_BYTE_D16_HI => vmem_ops::store::<Flat>;
+    FLAT_STORE_SHORT => vmem_ops::store::<Flat>;
+    FLAT_STORE_SHORT_D16_HI => vmem_ops::store::<Flat>;
+    FLAT_STORE_DWORD => vmem_ops::store::<Flat>;
+    FLAT_STORE_DWORDX2 => vmem_ops::store::<Flat>;
+    FLAT_STORE_DWORDX3 => vmem_ops::store::<Flat>;
+    FLAT_STORE_DWORDX4 => vmem_ops::store::<Flat>;
+    FLAT_LOAD_UBYTE_D16 => vmem_ops::load::<Flat>;
+    FLAT_LOAD_UBYTE_D16_HI => vmem_ops::load::<Flat>;
+    FLAT_LOAD_SBYTE_D16 => vmem_ops::load::<Flat>;
+    FLAT_LOAD_SBYTE_D16_HI => vmem_ops::load::<Flat>;
+    FLAT_LOAD_SHORT_D16 => vmem_ops::load::<Flat>;
+    FLAT_LOAD_SHORT_D16_HI => vmem_ops::load::<Flat>;
+    FLAT_ATOMIC_SWAP => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_CMPSWAP => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_ADD => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_SUB => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_SMIN => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_UMIN => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_SMAX => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_UMAX => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_AND => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_OR => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_XOR => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_INC => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_DEC => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_SWAP_X2 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_CMPSWAP_X2 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_ADD_X2 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_SUB_X2 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_SMIN_X2 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_UMIN_X2 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_SMAX_X2 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_UMAX_X2 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_AND_X2 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_OR_X2 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_XOR_X2 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_INC_X2 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_DEC_X2 => vmem_ops::atomic::<Flat>;
+    SCRATCH_LOAD_UBYTE => vmem_ops::load::<Flat>;
+    SCRATCH_LOAD_SBYTE => vmem_ops::load::<Flat>;
+    SCRATCH_LOAD_USHORT => vmem_ops::load::<Flat>;
+    SCRATCH_LOAD_SSHORT => vmem_ops::load::<Flat>;
+    SCRATCH_LOAD_DWORD => vmem_ops::load::<Flat>;
+    SCRATCH_LOAD_DWORDX2 => vmem_ops::load::<Flat>;
+    SCRATCH_LOAD_DWORDX3 => vmem_ops::load::<Flat>;
+    SCRATCH_LOAD_DWORDX4 => vmem_ops::load::<Flat>;
+    SCRATCH_STORE_BYTE => vmem_ops::store::<Flat>;
+    SCRATCH_STORE_BYTE_D16_HI => vmem_ops::store::<Flat>;
+    SCRATCH_STORE_SHORT => vmem_ops::store::<Flat>;
+    SCRATCH_STORE_SHORT_D16_HI => vmem_ops::store::<Flat>;
+    SCRATCH_STORE_DWORD => vmem_ops::store::<Flat>;
+    SCRATCH_STORE_DWORDX2 => vmem_ops::store::<Flat>;
+    SCRATCH_STORE_DWORDX3 => vmem_ops::store::<Flat>;
+    SCRATCH_STORE_DWORDX4 => vmem_ops::store::<Flat>;
+    SCRATCH_LOAD_UBYTE_D16 => vmem_ops::load::<Flat>;
+    SCRATCH_LOAD_UBYTE_D16_HI => vmem_ops::load::<Flat>;
+    SCRATCH_LOAD_SBYTE_D16 => vmem_ops::load::<Flat>;
+    SCRATCH_LOAD_SBYTE_D16_HI => vmem_ops::load::<Flat>;
+    SCRATCH_LOAD_SHORT_D16 => vmem_ops::load::<Flat>;
+    SCRATCH_LOAD_SHORT_D16_HI => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_UBYTE => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_SBYTE => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_USHORT => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_SSHORT => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_DWORD => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_DWORDX2 => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_DWORDX3 => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_DWORDX4 => vmem_ops::load::<Flat>;
+    GLOBAL_STORE_BYTE => vmem_ops::store::<Flat>;
+    GLOBAL_STORE_BYTE_D16_HI => vmem_ops::store::<Flat>;
+    GLOBAL_STORE_SHORT => vmem_ops::store::<Flat>;
+    GLOBAL_STORE_SHORT_D16_HI => vmem_ops::store::<Flat>;
+    GLOBAL_STORE_DWORD => vmem_ops::store::<Flat>;
+    GLOBAL_STORE_DWORDX2 => vmem_ops::store::<Flat>;
+    GLOBAL_STORE_DWORDX3 => vmem_ops::store::<Flat>;
+    GLOBAL_STORE_DWORDX4 => vmem_ops::store::<Flat>;
+    GLOBAL_LOAD_UBYTE_D16 => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_UBYTE_D16_HI => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_SBYTE_D16 => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_SBYTE_D16_HI => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_SHORT_D16 => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_SHORT_D16_HI => vmem_ops::load::<Flat>;
+    GLOBAL_ATOMIC_SWAP => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_CMPSWAP => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_ADD => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_SUB => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_SMIN => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_UMIN => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_SMAX => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_UMAX => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_AND => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_OR => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_XOR => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_INC => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_DEC => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_SWAP_X2 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_CMPSWAP_X2 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_ADD_X2 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_SUB_X2 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_SMIN_X2 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_UMIN_X2 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_SMAX_X2 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_UMAX_X2 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_AND_X2 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_OR_X2 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_XOR_X2 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_INC_X2 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_DEC_X2 => vmem_ops::atomic::<Flat>;
 }
 
 /// FLAT/GLOBAL/SCRATCH addressing for the shared load/store table.
@@ -205,31 +321,7 @@ impl VectorMemory for Flat {
     fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
         store_d16_hi(cx, d, bytes)
     }
-}
-
-/// `atomic_<op>[_x2]`.
-fn resolve_atomic(op: &str) -> Option<ExecFn> {
-    let op = op.strip_prefix("atomic_")?;
-    let (op, wide) = match op.strip_suffix("_x2") {
-        Some(o) => (o, true),
-        None => (op, false),
-    };
-    let parsed = AtomicOp::parse(op)?;
-    if matches!(
-        parsed,
-        AtomicOp::Rsub | AtomicOp::MskOr | AtomicOp::AddF32 | AtomicOp::MinF32 | AtomicOp::MaxF32
-    ) {
-        return None;
+    fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize) -> Res {
+        atomic(cx, d, op, bytes)
     }
-    macro_rules! pick {
-        ($($o:ident),*) => {
-            match (parsed, wide) {
-                $((AtomicOp::$o, false) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 4),
-                  (AtomicOp::$o, true) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 8),)*
-                _ => return None,
-            }
-        };
-    }
-    let f: ExecFn = pick!(Swap, CmpSwap, Add, Sub, Smin, Umin, Smax, Umax, And, Or, Xor, Inc, Dec);
-    Some(f)
 }

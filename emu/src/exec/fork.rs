@@ -11,7 +11,7 @@
 //! (it changed EXEC inside a block or forked without joining) and stops the kernel naming it.
 
 use super::valu::{scalar32, scalar64, Res};
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 
 /// Entries of the control stack (§4.6: "six-level stack").
@@ -143,11 +143,8 @@ fn join(cx: &mut Cx, d: &Decoded) -> Res {
     goto(cx, pc)
 }
 
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    Some(match name {
-        "s_cbranch_i_fork" => |cx, d| fork(cx, d, Target::Immediate),
-        "s_cbranch_g_fork" => |cx, d| fork(cx, d, Target::Register),
-        "s_cbranch_join" => join,
-        _ => return None,
-    })
+semantics! {
+    S_CBRANCH_I_FORK => |cx, d| fork(cx, d, Target::Immediate);
+    S_CBRANCH_G_FORK => |cx, d| fork(cx, d, Target::Register);
+    S_CBRANCH_JOIN => join;
 }

@@ -14,7 +14,7 @@
 //!   out-of-range indexed operands are replaced by v0).
 
 use super::valu::{scalar32, Res};
-use super::{Cx, ExecFn, Flow};
+use super::{Cx, Flow};
 use crate::program::{Decoded, Src};
 use crate::wave::VGPRS;
 use gcn_isa::operand::M0;
@@ -91,12 +91,9 @@ pub fn indexed(d: &Decoded, m0: u32) -> Decoded {
     out
 }
 
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    Some(match name {
-        "s_set_gpr_idx_on" => s_set_gpr_idx_on,
-        "s_set_gpr_idx_off" => s_set_gpr_idx_off,
-        "s_set_gpr_idx_mode" => s_set_gpr_idx_mode,
-        "s_set_gpr_idx_idx" => s_set_gpr_idx_idx,
-        _ => return None,
-    })
+semantics! {
+    S_SET_GPR_IDX_ON => s_set_gpr_idx_on;
+    S_SET_GPR_IDX_OFF => s_set_gpr_idx_off;
+    S_SET_GPR_IDX_MODE => s_set_gpr_idx_mode;
+    S_SET_GPR_IDX_IDX => s_set_gpr_idx_idx;
 }

@@ -14,7 +14,7 @@
 //! Other ids (privileged trap-handler registers, debug registers) are a clear "not supported".
 
 use super::valu::Res;
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::memory::{PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
 use crate::program::Decoded;
 
@@ -118,11 +118,8 @@ fn s_setreg_imm32_b32(cx: &mut Cx, d: &Decoded) -> Res {
     write(cx, id, offset, size, d.inst.literal().unwrap_or(0))
 }
 
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    Some(match name {
-        "s_getreg_b32" => s_getreg_b32,
-        "s_setreg_b32" => s_setreg_b32,
-        "s_setreg_imm32_b32" => s_setreg_imm32_b32,
-        _ => return None,
-    })
+semantics! {
+    S_GETREG_B32 => s_getreg_b32;
+    S_SETREG_B32 => s_setreg_b32;
+    S_SETREG_IMM32_B32 => s_setreg_imm32_b32;
 }

@@ -6,7 +6,7 @@
 //! so it follows the same rule. (f16 and packed-f16 min/max keep the IEEE-clear behaviour.)
 
 use super::valu::{self, Res};
-use super::{Cx, ExecFn};
+use super::Cx;
 use crate::program::Decoded;
 use crate::wave::mode;
 
@@ -110,20 +110,17 @@ fn v_med3_f16(cx: &mut Cx, d: &Decoded) -> Res {
     hf_op(cx, d, 3, |v| fp::med3_f64(v[0], v[1], v[2]))
 }
 
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    Some(match name {
-        "v_min_f16" => v_min_f16,
-        "v_max_f16" => v_max_f16,
-        "v_min3_f16" => v_min3_f16,
-        "v_max3_f16" => v_max3_f16,
-        "v_med3_f16" => v_med3_f16,
-        "v_min_f32" => v_min_f32,
-        "v_max_f32" => v_max_f32,
-        "v_min3_f32" => v_min3_f32,
-        "v_max3_f32" => v_max3_f32,
-        "v_med3_f32" => v_med3_f32,
-        "v_min_f64" => v_min_f64,
-        "v_max_f64" => v_max_f64,
-        _ => return None,
-    })
+semantics! {
+    V_MIN_F16 => v_min_f16;
+    V_MAX_F16 => v_max_f16;
+    V_MIN3_F16 => v_min3_f16;
+    V_MAX3_F16 => v_max3_f16;
+    V_MED3_F16 => v_med3_f16;
+    V_MIN_F32 => v_min_f32;
+    V_MAX_F32 => v_max_f32;
+    V_MIN3_F32 => v_min3_f32;
+    V_MAX3_F32 => v_max3_f32;
+    V_MED3_F32 => v_med3_f32;
+    V_MIN_F64 => v_min_f64;
+    V_MAX_F64 => v_max_f64;
 }

@@ -1,12 +1,22 @@
 //! Instruction semantics, one small function per op, grouped by encoding format.
 //!
-//! [`resolve`] maps a decoded instruction to its [`ExecFn`] once, at load time, by the op's
-//! mnemonic; an op without semantics resolves to `None` and the program records it as a named
-//! gap ([`crate::program::Program::gaps`]); executing it is a guest error naming the instruction.
-//! [`implemented`] lists what exists, for the support manifest of issue 5.
+//! Each file defines the [`Semantics`] of its ops with [`semantics!`], one line per op named
+//! after the table's [`Op`]; [`semantics::semantics`] is the exhaustive table over every `Op`,
+//! so a table row without semantics does not compile. Ops the emulator decodes but does not
+//! run say why ([`Semantics::NotInCompute`], [`Semantics::NotEmulated`]); executing one is a
+//! guest error naming the instruction and the reason. [`resolve`] picks the function of each
+//! decoded instruction once, at load time.
 
 // Lane loops index several rows (sources, results) by the same lane number.
 #![allow(clippy::needless_range_loop)]
+
+/// Defines the semantics of ops, one line each: `OP => function or closure;`. Each becomes a
+/// constant named after the op, which [`semantics::semantics`] picks up by name.
+macro_rules! semantics {
+    ($($op:ident => $f:expr;)*) => {
+        $(pub(super) const $op: super::Semantics = super::Semantics::Exec($f);)*
+    };
+}
 
 pub mod access;
 pub mod buffer_format;
@@ -19,12 +29,15 @@ pub mod fork;
 pub mod fp;
 pub mod fp_round;
 pub mod gpr_idx;
+pub mod graphics;
 pub mod h16;
 pub mod hwreg;
 pub mod ieee_minmax;
 pub mod issue;
 pub mod mtbuf;
 pub mod mubuf;
+pub mod not_emulated;
+pub mod semantics;
 pub mod smem;
 pub mod smem_rw;
 pub mod smem_scratch;
@@ -45,7 +58,7 @@ use crate::lds::Lds;
 use crate::memory::Memory;
 use crate::program::{Decoded, Program};
 use crate::wave::Wave;
-use gcn_isa::{Format, Inst, OpInfo, Target};
+use gcn_isa::{Inst, OpInfo, Target};
 
 /// The semantics of one op: runs the instruction for all lanes of the wave.
 pub type ExecFn = fn(&mut Cx, &Decoded) -> Result<Flow, Fault>;
@@ -153,11 +166,6 @@ fn trap_meaning(id: u16) -> &'static str {
     }
 }
 
-/// Placeholder semantics of ops that have none yet.
-pub fn unimplemented(_: &mut Cx, _: &Decoded) -> Result<Flow, Fault> {
-    Err(Fault::Unimplemented)
-}
-
 /// Semantics of a word that did not decode.
 pub fn undecodable(cx: &mut Cx, _: &Decoded) -> Result<Flow, Fault> {
     let index = cx.wave.pc.wrapping_sub(1);
@@ -165,44 +173,27 @@ pub fn undecodable(cx: &mut Cx, _: &Decoded) -> Result<Flow, Fault> {
     Err(Fault::Undecodable(msg.to_string()))
 }
 
-/// The semantic function of `inst`, or `None` if there is none yet. Graphics-only ops resolve
-/// to [`support::graphics_only`], which stops the kernel naming the instruction.
-pub fn resolve(inst: &Inst, target: Target) -> Option<ExecFn> {
-    let info = inst.info();
-    if support::not_in_compute(info).is_some() {
-        return Some(support::graphics_only);
-    }
-    semantics(info, target)
+/// What an op does in compute emulation.
+#[derive(Clone, Copy, Debug)]
+pub enum Semantics {
+    Exec(ExecFn),
+    /// It needs a part of the GPU that compute emulation does not model (the reason).
+    NotInCompute(&'static str),
+    /// An op of a chip the emulator decodes but does not run (the reason).
+    NotEmulated(&'static str),
 }
 
-/// The semantics of table op `op` on `target`, by its format and base mnemonic.
-pub fn semantics(op: &OpInfo, target: Target) -> Option<ExecFn> {
-    let name = op.base_name();
-    match op.format {
-        Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc | Format::Sopp => {
-            sop::resolve(name)
-                .or_else(|| sop_extra::resolve(name))
-                .or_else(|| fork::resolve(name))
-                .or_else(|| gpr_idx::resolve(name))
-                .or_else(|| sop_state::resolve(name))
-                .or_else(|| hwreg::resolve(name))
-        }
-        Format::Smem => smem::resolve(name)
-            .or_else(|| smem_rw::resolve(name))
-            .or_else(|| smem_scratch::resolve(name)),
-        Format::Vop1 | Format::Vop2 | Format::Vop3 => ieee_minmax::resolve(name)
-            .or_else(|| vop::resolve(name, target))
-            .or_else(|| vop16::resolve(name))
-            .or_else(|| vop3_misc::resolve(name))
-            .or_else(|| vopc::resolve(name))
-            .or_else(|| vop_legacy::resolve(name)),
-        Format::Vopc => vopc::resolve(name),
-        Format::Vop3p => vop3p::resolve(name),
-        Format::Ds => ds::resolve(name),
-        Format::Flat | Format::Global | Format::Scratch => flat::resolve(name),
-        Format::Mubuf => mubuf::resolve(name),
-        Format::Mtbuf => mtbuf::resolve(name),
-        _ => None,
+/// The semantics of table op `op`.
+pub fn op_semantics(op: &OpInfo) -> Semantics {
+    semantics::semantics(op.op)
+}
+
+/// The function that runs `inst`: its semantics, or a fault naming the instruction and why it
+/// does not run.
+pub fn resolve(inst: &Inst) -> ExecFn {
+    match op_semantics(inst.info()) {
+        Semantics::Exec(f) => f,
+        Semantics::NotInCompute(_) | Semantics::NotEmulated(_) => support::not_run,
     }
 }
 
@@ -210,7 +201,8 @@ pub fn semantics(op: &OpInfo, target: Target) -> Option<ExecFn> {
 pub fn implemented(target: Target) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = gcn_isa::all_ops()
         .iter()
-        .filter(|op| support::on_target(op, target) && semantics(op, target).is_some())
+        .filter(|op| support::on_target(op, target))
+        .filter(|op| matches!(op_semantics(op), Semantics::Exec(_)))
         .map(|op| op.name)
         .collect();
     out.sort_unstable();

@@ -10,7 +10,7 @@ use super::buffer_format::{self, Spec};
 use super::flat::d16_merge;
 use super::mubuf::{address, lds_bit, load_to_lds, resource, Resource};
 use super::valu::Res;
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
 use gcn_isa::Format;
@@ -155,47 +155,58 @@ fn store(cx: &mut Cx, d: &Decoded, n: usize, d16: D16) -> Res {
     Ok(Flow::Continue)
 }
 
-/// `{buffer,tbuffer}_{load,store}_format_[d16_[hi_]]{x,xy,xyz,xyzw}`.
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    let rest = name
-        .strip_prefix("tbuffer_")
-        .or_else(|| name.strip_prefix("buffer_"))?;
-    let (is_load, rest) = match rest.split_once("_format_")? {
-        ("load", r) => (true, r),
-        ("store", r) => (false, r),
-        _ => return None,
-    };
-    let (d16, comps) = if let Some(c) = rest.strip_prefix("d16_hi_") {
-        (D16::Hi, c)
-    } else if let Some(c) = rest.strip_prefix("d16_") {
-        (D16::Packed, c)
-    } else {
-        (D16::No, rest)
-    };
-    let n = match comps {
-        "x" => 1,
-        "xy" => 2,
-        "xyz" => 3,
-        "xyzw" => 4,
-        _ => return None,
-    };
-    if d16 == D16::Hi && n != 1 {
-        return None;
+/// How the op packs its components, from the table's d16 fact.
+fn packing(d: &Decoded) -> D16 {
+    match d.inst.info().facts.d16 {
+        gcn_isa::D16::Packed => D16::Packed,
+        gcn_isa::D16::Hi => D16::Hi,
+        gcn_isa::D16::No | gcn_isa::D16::Lo => D16::No,
     }
-    macro_rules! pick {
-        ($($d:ident),*) => {
-            match (is_load, d16, n) {
-                $((true, D16::$d, 1) => |cx: &mut Cx, d: &Decoded| load(cx, d, 1, D16::$d),
-                  (true, D16::$d, 2) => |cx: &mut Cx, d: &Decoded| load(cx, d, 2, D16::$d),
-                  (true, D16::$d, 3) => |cx: &mut Cx, d: &Decoded| load(cx, d, 3, D16::$d),
-                  (true, D16::$d, _) => |cx: &mut Cx, d: &Decoded| load(cx, d, 4, D16::$d),
-                  (false, D16::$d, 1) => |cx: &mut Cx, d: &Decoded| store(cx, d, 1, D16::$d),
-                  (false, D16::$d, 2) => |cx: &mut Cx, d: &Decoded| store(cx, d, 2, D16::$d),
-                  (false, D16::$d, 3) => |cx: &mut Cx, d: &Decoded| store(cx, d, 3, D16::$d),
-                  (false, D16::$d, _) => |cx: &mut Cx, d: &Decoded| store(cx, d, 4, D16::$d),)*
-            }
-        };
-    }
-    let f: ExecFn = pick!(No, Packed, Hi);
-    Some(f)
+}
+
+/// `{buffer,tbuffer}_load_format_*`: the components and packing from the table.
+fn format_load(cx: &mut Cx, d: &Decoded) -> Res {
+    load(cx, d, d.inst.info().facts.comps as usize, packing(d))
+}
+
+/// `{buffer,tbuffer}_store_format_*`.
+fn format_store(cx: &mut Cx, d: &Decoded) -> Res {
+    store(cx, d, d.inst.info().facts.comps as usize, packing(d))
+}
+
+semantics! {
+    BUFFER_LOAD_FORMAT_X => format_load;
+    BUFFER_LOAD_FORMAT_XY => format_load;
+    BUFFER_LOAD_FORMAT_XYZ => format_load;
+    BUFFER_LOAD_FORMAT_XYZW => format_load;
+    BUFFER_STORE_FORMAT_X => format_store;
+    BUFFER_STORE_FORMAT_XY => format_store;
+    BUFFER_STORE_FORMAT_XYZ => format_store;
+    BUFFER_STORE_FORMAT_XYZW => format_store;
+    BUFFER_LOAD_FORMAT_D16_X => format_load;
+    BUFFER_LOAD_FORMAT_D16_XY => format_load;
+    BUFFER_LOAD_FORMAT_D16_XYZ => format_load;
+    BUFFER_LOAD_FORMAT_D16_XYZW => format_load;
+    BUFFER_STORE_FORMAT_D16_X => format_store;
+    BUFFER_STORE_FORMAT_D16_XY => format_store;
+    BUFFER_STORE_FORMAT_D16_XYZ => format_store;
+    BUFFER_STORE_FORMAT_D16_XYZW => format_store;
+    BUFFER_LOAD_FORMAT_D16_HI_X => format_load;
+    BUFFER_STORE_FORMAT_D16_HI_X => format_store;
+    TBUFFER_LOAD_FORMAT_X => format_load;
+    TBUFFER_LOAD_FORMAT_XY => format_load;
+    TBUFFER_LOAD_FORMAT_XYZ => format_load;
+    TBUFFER_LOAD_FORMAT_XYZW => format_load;
+    TBUFFER_STORE_FORMAT_X => format_store;
+    TBUFFER_STORE_FORMAT_XY => format_store;
+    TBUFFER_STORE_FORMAT_XYZ => format_store;
+    TBUFFER_STORE_FORMAT_XYZW => format_store;
+    TBUFFER_LOAD_FORMAT_D16_X => format_load;
+    TBUFFER_LOAD_FORMAT_D16_XY => format_load;
+    TBUFFER_LOAD_FORMAT_D16_XYZ => format_load;
+    TBUFFER_LOAD_FORMAT_D16_XYZW => format_load;
+    TBUFFER_STORE_FORMAT_D16_X => format_store;
+    TBUFFER_STORE_FORMAT_D16_XY => format_store;
+    TBUFFER_STORE_FORMAT_D16_XYZ => format_store;
+    TBUFFER_STORE_FORMAT_D16_XYZW => format_store;
 }

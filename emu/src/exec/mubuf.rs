@@ -9,7 +9,7 @@ use super::ds::spread;
 use super::flat::{d16_merge, d16_value};
 use super::valu::Res;
 use super::vmem_ops::{self, VectorMemory};
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
 
@@ -259,39 +259,58 @@ fn nothing(_: &mut Cx, _: &Decoded) -> Res {
     Ok(Flow::Continue)
 }
 
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    if let Some(f) = super::mtbuf::resolve(name) {
-        return Some(f);
-    }
-    if let Some(f) = name
-        .strip_prefix("buffer_")
-        .and_then(vmem_ops::resolve::<Buffer>)
-    {
-        return Some(f);
-    }
-    let f: ExecFn = match name {
-        // No vector caches are modelled: write-back/invalidate have nothing to do.
-        "buffer_wbinvl1" | "buffer_wbinvl1_vol" => nothing,
-        _ => {
-            let op = name.strip_prefix("buffer_atomic_")?;
-            let (op, wide) = match op.strip_suffix("_x2") {
-                Some(o) => (o, true),
-                None => (op, false),
-            };
-            let parsed = AtomicOp::parse(op)?;
-            macro_rules! pick {
-                ($($o:ident),*) => {
-                    match (parsed, wide) {
-                        $((AtomicOp::$o, false) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 4),
-                          (AtomicOp::$o, true) => |cx: &mut Cx, d: &Decoded| atomic(cx, d, AtomicOp::$o, 8),)*
-                        _ => return None,
-                    }
-                };
-            }
-            pick!(Swap, CmpSwap, Add, Sub, Smin, Umin, Smax, Umax, And, Or, Xor, Inc, Dec)
-        }
-    };
-    Some(f)
+semantics! {
+    BUFFER_LOAD_UBYTE => vmem_ops::load::<Buffer>;
+    BUFFER_LOAD_SBYTE => vmem_ops::load::<Buffer>;
+    BUFFER_LOAD_USHORT => vmem_ops::load::<Buffer>;
+    BUFFER_LOAD_SSHORT => vmem_ops::load::<Buffer>;
+    BUFFER_LOAD_DWORD => vmem_ops::load::<Buffer>;
+    BUFFER_LOAD_DWORDX2 => vmem_ops::load::<Buffer>;
+    BUFFER_LOAD_DWORDX3 => vmem_ops::load::<Buffer>;
+    BUFFER_LOAD_DWORDX4 => vmem_ops::load::<Buffer>;
+    BUFFER_STORE_BYTE => vmem_ops::store::<Buffer>;
+    BUFFER_STORE_BYTE_D16_HI => vmem_ops::store::<Buffer>;
+    BUFFER_STORE_SHORT => vmem_ops::store::<Buffer>;
+    BUFFER_STORE_SHORT_D16_HI => vmem_ops::store::<Buffer>;
+    BUFFER_STORE_DWORD => vmem_ops::store::<Buffer>;
+    BUFFER_STORE_DWORDX2 => vmem_ops::store::<Buffer>;
+    BUFFER_STORE_DWORDX3 => vmem_ops::store::<Buffer>;
+    BUFFER_STORE_DWORDX4 => vmem_ops::store::<Buffer>;
+    BUFFER_LOAD_UBYTE_D16 => vmem_ops::load::<Buffer>;
+    BUFFER_LOAD_UBYTE_D16_HI => vmem_ops::load::<Buffer>;
+    BUFFER_LOAD_SBYTE_D16 => vmem_ops::load::<Buffer>;
+    BUFFER_LOAD_SBYTE_D16_HI => vmem_ops::load::<Buffer>;
+    BUFFER_LOAD_SHORT_D16 => vmem_ops::load::<Buffer>;
+    BUFFER_LOAD_SHORT_D16_HI => vmem_ops::load::<Buffer>;
+    BUFFER_ATOMIC_SWAP => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_CMPSWAP => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_ADD => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_SUB => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_SMIN => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_UMIN => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_SMAX => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_UMAX => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_AND => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_OR => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_XOR => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_INC => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_DEC => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_SWAP_X2 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_CMPSWAP_X2 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_ADD_X2 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_SUB_X2 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_SMIN_X2 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_UMIN_X2 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_SMAX_X2 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_UMAX_X2 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_AND_X2 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_OR_X2 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_XOR_X2 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_INC_X2 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_DEC_X2 => vmem_ops::atomic::<Buffer>;
+    // No vector caches are modelled: write-back/invalidate have nothing to do.
+    BUFFER_WBINVL1 => nothing;
+    BUFFER_WBINVL1_VOL => nothing;
 }
 
 /// MUBUF (V# resource) addressing for the shared load/store table.
@@ -309,5 +328,8 @@ impl VectorMemory for Buffer {
     }
     fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
         store_d16_hi(cx, d, bytes)
+    }
+    fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize) -> Res {
+        atomic(cx, d, op, bytes)
     }
 }

@@ -3,7 +3,7 @@
 //! the dispatcher from the op's class.
 
 use super::valu::Res;
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 
 /// The byte offset: IMM (bit 17) selects the 21-bit offset field, otherwise the field's low bits
@@ -83,21 +83,22 @@ fn nothing(_: &mut Cx, _: &Decoded) -> Res {
     Ok(Flow::Continue)
 }
 
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    Some(match name {
-        "s_load_dword" => |cx, d| load(cx, d, 1),
-        "s_load_dwordx2" => |cx, d| load(cx, d, 2),
-        "s_load_dwordx4" => |cx, d| load(cx, d, 4),
-        "s_load_dwordx8" => |cx, d| load(cx, d, 8),
-        "s_load_dwordx16" => |cx, d| load(cx, d, 16),
-        "s_buffer_load_dword" => |cx, d| buffer_load(cx, d, 1),
-        "s_buffer_load_dwordx2" => |cx, d| buffer_load(cx, d, 2),
-        "s_buffer_load_dwordx4" => |cx, d| buffer_load(cx, d, 4),
-        "s_buffer_load_dwordx8" => |cx, d| buffer_load(cx, d, 8),
-        "s_buffer_load_dwordx16" => |cx, d| buffer_load(cx, d, 16),
-        "s_memtime" | "s_memrealtime" => memtime,
-        // The emulator has no scalar cache: invalidates and write-backs have nothing to do.
-        "s_dcache_inv" | "s_dcache_wb" | "s_dcache_inv_vol" | "s_dcache_wb_vol" => nothing,
-        _ => return None,
-    })
+semantics! {
+    S_LOAD_DWORD => |cx, d| load(cx, d, 1);
+    S_LOAD_DWORDX2 => |cx, d| load(cx, d, 2);
+    S_LOAD_DWORDX4 => |cx, d| load(cx, d, 4);
+    S_LOAD_DWORDX8 => |cx, d| load(cx, d, 8);
+    S_LOAD_DWORDX16 => |cx, d| load(cx, d, 16);
+    S_BUFFER_LOAD_DWORD => |cx, d| buffer_load(cx, d, 1);
+    S_BUFFER_LOAD_DWORDX2 => |cx, d| buffer_load(cx, d, 2);
+    S_BUFFER_LOAD_DWORDX4 => |cx, d| buffer_load(cx, d, 4);
+    S_BUFFER_LOAD_DWORDX8 => |cx, d| buffer_load(cx, d, 8);
+    S_BUFFER_LOAD_DWORDX16 => |cx, d| buffer_load(cx, d, 16);
+    S_MEMTIME => memtime;
+    S_MEMREALTIME => memtime;
+    // The emulator has no scalar cache: invalidates and write-backs have nothing to do.
+    S_DCACHE_INV => nothing;
+    S_DCACHE_WB => nothing;
+    S_DCACHE_INV_VOL => nothing;
+    S_DCACHE_WB_VOL => nothing;
 }

@@ -5,7 +5,7 @@
 use super::access::AtomicOp;
 use super::smem::offset;
 use super::valu::Res;
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 
 /// The byte address of a plain form: (SBASE + offset) & ~3.
@@ -100,38 +100,78 @@ fn nothing(_: &mut Cx, _: &Decoded) -> Res {
     Ok(Flow::Continue)
 }
 
-macro_rules! atomics {
-    ($name:ident, $($op:ident => $s:literal),*) => {
-        fn $name(name: &str) -> Option<ExecFn> {
-            Some(match name {
-                $(
-                    concat!("s_atomic_", $s) => |cx, d| atomic(cx, d, AtomicOp::$op, false, false),
-                    concat!("s_atomic_", $s, "_x2") => |cx, d| atomic(cx, d, AtomicOp::$op, true, false),
-                    concat!("s_buffer_atomic_", $s) => |cx, d| atomic(cx, d, AtomicOp::$op, false, true),
-                    concat!("s_buffer_atomic_", $s, "_x2") => |cx, d| atomic(cx, d, AtomicOp::$op, true, true),
-                )*
-                _ => return None,
-            })
-        }
-    };
+/// s_atomic_* (`BUFFER` false) and s_buffer_atomic_*: the operation and width from the table.
+fn atomic_op<const BUFFER: bool>(cx: &mut Cx, d: &Decoded) -> Res {
+    let facts = &d.inst.info().facts;
+    let op = facts
+        .atomic
+        .and_then(AtomicOp::of)
+        .ok_or(Fault::Unimplemented)?;
+    atomic(cx, d, op, facts.bytes == 8, BUFFER)
 }
 
-atomics!(atomic_op, Swap => "swap", CmpSwap => "cmpswap", Add => "add", Sub => "sub",
-    Smin => "smin", Umin => "umin", Smax => "smax", Umax => "umax", And => "and", Or => "or",
-    Xor => "xor", Inc => "inc", Dec => "dec");
-
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    Some(match name {
-        "s_store_dword" => |cx, d| store(cx, d, 1, false),
-        "s_store_dwordx2" => |cx, d| store(cx, d, 2, false),
-        "s_store_dwordx4" => |cx, d| store(cx, d, 4, false),
-        "s_buffer_store_dword" => |cx, d| store(cx, d, 1, true),
-        "s_buffer_store_dwordx2" => |cx, d| store(cx, d, 2, true),
-        "s_buffer_store_dwordx4" => |cx, d| store(cx, d, 4, true),
-        // No scalar cache or address-translation cache is modelled.
-        "s_dcache_discard" | "s_dcache_discard_x2" | "s_atc_probe" | "s_atc_probe_buffer" => {
-            nothing
-        }
-        _ => return atomic_op(name),
-    })
+semantics! {
+    S_STORE_DWORD => |cx, d| store(cx, d, 1, false);
+    S_STORE_DWORDX2 => |cx, d| store(cx, d, 2, false);
+    S_STORE_DWORDX4 => |cx, d| store(cx, d, 4, false);
+    S_BUFFER_STORE_DWORD => |cx, d| store(cx, d, 1, true);
+    S_BUFFER_STORE_DWORDX2 => |cx, d| store(cx, d, 2, true);
+    S_BUFFER_STORE_DWORDX4 => |cx, d| store(cx, d, 4, true);
+    // No scalar cache or address-translation cache is modelled.
+    S_DCACHE_DISCARD => nothing;
+    S_DCACHE_DISCARD_X2 => nothing;
+    S_ATC_PROBE => nothing;
+    S_ATC_PROBE_BUFFER => nothing;
+    S_BUFFER_ATOMIC_SWAP => atomic_op::<true>;
+    S_BUFFER_ATOMIC_CMPSWAP => atomic_op::<true>;
+    S_BUFFER_ATOMIC_ADD => atomic_op::<true>;
+    S_BUFFER_ATOMIC_SUB => atomic_op::<true>;
+    S_BUFFER_ATOMIC_SMIN => atomic_op::<true>;
+    S_BUFFER_ATOMIC_UMIN => atomic_op::<true>;
+    S_BUFFER_ATOMIC_SMAX => atomic_op::<true>;
+    S_BUFFER_ATOMIC_UMAX => atomic_op::<true>;
+    S_BUFFER_ATOMIC_AND => atomic_op::<true>;
+    S_BUFFER_ATOMIC_OR => atomic_op::<true>;
+    S_BUFFER_ATOMIC_XOR => atomic_op::<true>;
+    S_BUFFER_ATOMIC_INC => atomic_op::<true>;
+    S_BUFFER_ATOMIC_DEC => atomic_op::<true>;
+    S_BUFFER_ATOMIC_SWAP_X2 => atomic_op::<true>;
+    S_BUFFER_ATOMIC_CMPSWAP_X2 => atomic_op::<true>;
+    S_BUFFER_ATOMIC_ADD_X2 => atomic_op::<true>;
+    S_BUFFER_ATOMIC_SUB_X2 => atomic_op::<true>;
+    S_BUFFER_ATOMIC_SMIN_X2 => atomic_op::<true>;
+    S_BUFFER_ATOMIC_UMIN_X2 => atomic_op::<true>;
+    S_BUFFER_ATOMIC_SMAX_X2 => atomic_op::<true>;
+    S_BUFFER_ATOMIC_UMAX_X2 => atomic_op::<true>;
+    S_BUFFER_ATOMIC_AND_X2 => atomic_op::<true>;
+    S_BUFFER_ATOMIC_OR_X2 => atomic_op::<true>;
+    S_BUFFER_ATOMIC_XOR_X2 => atomic_op::<true>;
+    S_BUFFER_ATOMIC_INC_X2 => atomic_op::<true>;
+    S_BUFFER_ATOMIC_DEC_X2 => atomic_op::<true>;
+    S_ATOMIC_SWAP => atomic_op::<false>;
+    S_ATOMIC_CMPSWAP => atomic_op::<false>;
+    S_ATOMIC_ADD => atomic_op::<false>;
+    S_ATOMIC_SUB => atomic_op::<false>;
+    S_ATOMIC_SMIN => atomic_op::<false>;
+    S_ATOMIC_UMIN => atomic_op::<false>;
+    S_ATOMIC_SMAX => atomic_op::<false>;
+    S_ATOMIC_UMAX => atomic_op::<false>;
+    S_ATOMIC_AND => atomic_op::<false>;
+    S_ATOMIC_OR => atomic_op::<false>;
+    S_ATOMIC_XOR => atomic_op::<false>;
+    S_ATOMIC_INC => atomic_op::<false>;
+    S_ATOMIC_DEC => atomic_op::<false>;
+    S_ATOMIC_SWAP_X2 => atomic_op::<false>;
+    S_ATOMIC_CMPSWAP_X2 => atomic_op::<false>;
+    S_ATOMIC_ADD_X2 => atomic_op::<false>;
+    S_ATOMIC_SUB_X2 => atomic_op::<false>;
+    S_ATOMIC_SMIN_X2 => atomic_op::<false>;
+    S_ATOMIC_UMIN_X2 => atomic_op::<false>;
+    S_ATOMIC_SMAX_X2 => atomic_op::<false>;
+    S_ATOMIC_UMAX_X2 => atomic_op::<false>;
+    S_ATOMIC_AND_X2 => atomic_op::<false>;
+    S_ATOMIC_OR_X2 => atomic_op::<false>;
+    S_ATOMIC_XOR_X2 => atomic_op::<false>;
+    S_ATOMIC_INC_X2 => atomic_op::<false>;
+    S_ATOMIC_DEC_X2 => atomic_op::<false>;
 }

@@ -13,7 +13,7 @@
 //! forms touch consecutive dwords from ADDR. Every access is checked against device memory.
 
 use super::valu::Res;
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 
 /// The address of the access (see the module comment).
@@ -77,14 +77,11 @@ fn store(cx: &mut Cx, d: &Decoded, n: usize) -> Res {
     Ok(Flow::Continue)
 }
 
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    Some(match name {
-        "s_scratch_load_dword" => |cx, d| load(cx, d, 1),
-        "s_scratch_load_dwordx2" => |cx, d| load(cx, d, 2),
-        "s_scratch_load_dwordx4" => |cx, d| load(cx, d, 4),
-        "s_scratch_store_dword" => |cx, d| store(cx, d, 1),
-        "s_scratch_store_dwordx2" => |cx, d| store(cx, d, 2),
-        "s_scratch_store_dwordx4" => |cx, d| store(cx, d, 4),
-        _ => return None,
-    })
+semantics! {
+    S_SCRATCH_LOAD_DWORD => |cx, d| load(cx, d, 1);
+    S_SCRATCH_LOAD_DWORDX2 => |cx, d| load(cx, d, 2);
+    S_SCRATCH_LOAD_DWORDX4 => |cx, d| load(cx, d, 4);
+    S_SCRATCH_STORE_DWORD => |cx, d| store(cx, d, 1);
+    S_SCRATCH_STORE_DWORDX2 => |cx, d| store(cx, d, 2);
+    S_SCRATCH_STORE_DWORDX4 => |cx, d| store(cx, d, 4);
 }

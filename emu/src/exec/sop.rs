@@ -2,7 +2,7 @@
 //! its ISA pseudo-code; `resolve` maps mnemonics to them. (s_getreg/s_setreg: [`super::hwreg`].)
 
 use super::valu::{scalar32, scalar64, Res};
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::WaveState;
 
@@ -39,9 +39,6 @@ fn ok() -> Res {
 macro_rules! sop {
     ($($name:ident ($cx:ident, $d:ident) $body:block)*) => {
         $(fn $name($cx: &mut Cx, $d: &Decoded) -> Res { $body ok() })*
-        fn table(name: &str) -> Option<ExecFn> {
-            Some(match name { $(stringify!($name) => $name as ExecFn,)* _ => return None })
-        }
     };
 }
 
@@ -385,53 +382,162 @@ fn s_trap(_: &mut Cx, d: &Decoded) -> Res {
 
 /// No message has a functional effect in compute emulation except ending the wave, which
 /// s_endpgm does; a message is accepted and dropped.
-fn s_sendmsg(_: &mut Cx, _: &Decoded) -> Res {
+pub(super) fn s_sendmsg(_: &mut Cx, _: &Decoded) -> Res {
     ok()
 }
 
-/// The semantics of a scalar op by name.
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    if let Some(f) = table(name) {
-        return Some(f);
-    }
-    if let Some(op) = name
-        .strip_prefix("s_")
-        .and_then(|n| n.strip_suffix("_saveexec_b64"))
-    {
-        return Some(match op {
-            "and" => |cx, d| saveexec(cx, d, |s, e| s & e),
-            "or" => |cx, d| saveexec(cx, d, |s, e| s | e),
-            "xor" => |cx, d| saveexec(cx, d, |s, e| s ^ e),
-            "andn2" => |cx, d| saveexec(cx, d, |s, e| s & !e),
-            "orn2" => |cx, d| saveexec(cx, d, |s, e| s | !e),
-            "nand" => |cx, d| saveexec(cx, d, |s, e| !(s & e)),
-            "nor" => |cx, d| saveexec(cx, d, |s, e| !(s | e)),
-            "xnor" => |cx, d| saveexec(cx, d, |s, e| !(s ^ e)),
-            "andn1" => |cx, d| saveexec(cx, d, |s, e| !s & e),
-            "orn1" => |cx, d| saveexec(cx, d, |s, e| !s | e),
-            _ => return None,
-        });
-    }
-    Some(match name {
-        "s_branch" => s_branch,
-        "s_cbranch_scc0" => s_cbranch_scc0,
-        "s_cbranch_scc1" => s_cbranch_scc1,
-        "s_cbranch_vccz" => s_cbranch_vccz,
-        "s_cbranch_vccnz" => s_cbranch_vccnz,
-        "s_cbranch_execz" => s_cbranch_execz,
-        "s_cbranch_execnz" => s_cbranch_execnz,
-        "s_cbranch_cdbgsys"
-        | "s_cbranch_cdbguser"
-        | "s_cbranch_cdbgsys_or_user"
-        | "s_cbranch_cdbgsys_and_user" => s_cbranch_cdbg,
-        "s_setpc_b64" => s_setpc_b64,
-        "s_swappc_b64" => s_swappc_b64,
-        "s_call_b64" => s_call_b64,
-        "s_endpgm" => s_endpgm,
-        "s_barrier" => s_barrier,
-        "s_waitcnt" => s_waitcnt,
-        "s_trap" => s_trap,
-        "s_sendmsg" => s_sendmsg,
-        _ => return None,
-    })
+semantics! {
+    S_NOP => s_nop;
+    S_SLEEP => s_sleep;
+    S_SETPRIO => s_setprio;
+    S_ICACHE_INV => s_icache_inv;
+    S_INCPERFLEVEL => s_incperflevel;
+    S_DECPERFLEVEL => s_decperflevel;
+    S_TTRACEDATA => s_ttracedata;
+    S_ADD_U32 => s_add_u32;
+    S_SUB_U32 => s_sub_u32;
+    S_ADD_I32 => s_add_i32;
+    S_SUB_I32 => s_sub_i32;
+    S_ADDC_U32 => s_addc_u32;
+    S_SUBB_U32 => s_subb_u32;
+    S_MIN_I32 => s_min_i32;
+    S_MIN_U32 => s_min_u32;
+    S_MAX_I32 => s_max_i32;
+    S_MAX_U32 => s_max_u32;
+    S_CSELECT_B32 => s_cselect_b32;
+    S_CSELECT_B64 => s_cselect_b64;
+    S_AND_B32 => s_and_b32;
+    S_AND_B64 => s_and_b64;
+    S_OR_B32 => s_or_b32;
+    S_OR_B64 => s_or_b64;
+    S_XOR_B32 => s_xor_b32;
+    S_XOR_B64 => s_xor_b64;
+    S_ANDN2_B32 => s_andn2_b32;
+    S_ANDN2_B64 => s_andn2_b64;
+    S_ORN2_B32 => s_orn2_b32;
+    S_ORN2_B64 => s_orn2_b64;
+    S_NAND_B32 => s_nand_b32;
+    S_NAND_B64 => s_nand_b64;
+    S_NOR_B32 => s_nor_b32;
+    S_NOR_B64 => s_nor_b64;
+    S_XNOR_B32 => s_xnor_b32;
+    S_XNOR_B64 => s_xnor_b64;
+    S_LSHL_B32 => s_lshl_b32;
+    S_LSHL_B64 => s_lshl_b64;
+    S_LSHR_B32 => s_lshr_b32;
+    S_LSHR_B64 => s_lshr_b64;
+    S_ASHR_I32 => s_ashr_i32;
+    S_ASHR_I64 => s_ashr_i64;
+    S_BFM_B32 => s_bfm_b32;
+    S_BFM_B64 => s_bfm_b64;
+    S_MUL_I32 => s_mul_i32;
+    S_MUL_HI_U32 => s_mul_hi_u32;
+    S_MUL_HI_I32 => s_mul_hi_i32;
+    S_BFE_U32 => s_bfe_u32;
+    S_BFE_I32 => s_bfe_i32;
+    S_BFE_U64 => s_bfe_u64;
+    S_BFE_I64 => s_bfe_i64;
+    S_ABSDIFF_I32 => s_absdiff_i32;
+    S_LSHL1_ADD_U32 => s_lshl1_add_u32;
+    S_LSHL2_ADD_U32 => s_lshl2_add_u32;
+    S_LSHL3_ADD_U32 => s_lshl3_add_u32;
+    S_LSHL4_ADD_U32 => s_lshl4_add_u32;
+    S_PACK_LL_B32_B16 => s_pack_ll_b32_b16;
+    S_PACK_LH_B32_B16 => s_pack_lh_b32_b16;
+    S_PACK_HH_B32_B16 => s_pack_hh_b32_b16;
+    S_MOV_B32 => s_mov_b32;
+    S_MOV_B64 => s_mov_b64;
+    S_CMOV_B32 => s_cmov_b32;
+    S_CMOV_B64 => s_cmov_b64;
+    S_NOT_B32 => s_not_b32;
+    S_NOT_B64 => s_not_b64;
+    S_WQM_B32 => s_wqm_b32;
+    S_WQM_B64 => s_wqm_b64;
+    S_BREV_B32 => s_brev_b32;
+    S_BREV_B64 => s_brev_b64;
+    S_BCNT0_I32_B32 => s_bcnt0_i32_b32;
+    S_BCNT0_I32_B64 => s_bcnt0_i32_b64;
+    S_BCNT1_I32_B32 => s_bcnt1_i32_b32;
+    S_BCNT1_I32_B64 => s_bcnt1_i32_b64;
+    S_FF0_I32_B32 => s_ff0_i32_b32;
+    S_FF0_I32_B64 => s_ff0_i32_b64;
+    S_FF1_I32_B32 => s_ff1_i32_b32;
+    S_FF1_I32_B64 => s_ff1_i32_b64;
+    S_FLBIT_I32_B32 => s_flbit_i32_b32;
+    S_FLBIT_I32_B64 => s_flbit_i32_b64;
+    S_FLBIT_I32 => s_flbit_i32;
+    S_FLBIT_I32_I64 => s_flbit_i32_i64;
+    S_SEXT_I32_I8 => s_sext_i32_i8;
+    S_SEXT_I32_I16 => s_sext_i32_i16;
+    S_BITSET0_B32 => s_bitset0_b32;
+    S_BITSET1_B32 => s_bitset1_b32;
+    S_BITSET0_B64 => s_bitset0_b64;
+    S_BITSET1_B64 => s_bitset1_b64;
+    S_ABS_I32 => s_abs_i32;
+    S_QUADMASK_B32 => s_quadmask_b32;
+    S_QUADMASK_B64 => s_quadmask_b64;
+    S_GETPC_B64 => s_getpc_b64;
+    S_CMP_EQ_I32 => s_cmp_eq_i32;
+    S_CMP_LG_I32 => s_cmp_lg_i32;
+    S_CMP_GT_I32 => s_cmp_gt_i32;
+    S_CMP_GE_I32 => s_cmp_ge_i32;
+    S_CMP_LT_I32 => s_cmp_lt_i32;
+    S_CMP_LE_I32 => s_cmp_le_i32;
+    S_CMP_EQ_U32 => s_cmp_eq_u32;
+    S_CMP_LG_U32 => s_cmp_lg_u32;
+    S_CMP_GT_U32 => s_cmp_gt_u32;
+    S_CMP_GE_U32 => s_cmp_ge_u32;
+    S_CMP_LT_U32 => s_cmp_lt_u32;
+    S_CMP_LE_U32 => s_cmp_le_u32;
+    S_CMP_EQ_U64 => s_cmp_eq_u64;
+    S_CMP_LG_U64 => s_cmp_lg_u64;
+    S_BITCMP0_B32 => s_bitcmp0_b32;
+    S_BITCMP1_B32 => s_bitcmp1_b32;
+    S_BITCMP0_B64 => s_bitcmp0_b64;
+    S_BITCMP1_B64 => s_bitcmp1_b64;
+    S_MOVK_I32 => s_movk_i32;
+    S_CMOVK_I32 => s_cmovk_i32;
+    S_ADDK_I32 => s_addk_i32;
+    S_MULK_I32 => s_mulk_i32;
+    S_CMPK_EQ_I32 => s_cmpk_eq_i32;
+    S_CMPK_LG_I32 => s_cmpk_lg_i32;
+    S_CMPK_GT_I32 => s_cmpk_gt_i32;
+    S_CMPK_GE_I32 => s_cmpk_ge_i32;
+    S_CMPK_LT_I32 => s_cmpk_lt_i32;
+    S_CMPK_LE_I32 => s_cmpk_le_i32;
+    S_CMPK_EQ_U32 => s_cmpk_eq_u32;
+    S_CMPK_LG_U32 => s_cmpk_lg_u32;
+    S_CMPK_GT_U32 => s_cmpk_gt_u32;
+    S_CMPK_GE_U32 => s_cmpk_ge_u32;
+    S_CMPK_LT_U32 => s_cmpk_lt_u32;
+    S_CMPK_LE_U32 => s_cmpk_le_u32;
+    S_AND_SAVEEXEC_B64 => |cx, d| saveexec(cx, d, |s, e| s & e);
+    S_OR_SAVEEXEC_B64 => |cx, d| saveexec(cx, d, |s, e| s | e);
+    S_XOR_SAVEEXEC_B64 => |cx, d| saveexec(cx, d, |s, e| s ^ e);
+    S_ANDN2_SAVEEXEC_B64 => |cx, d| saveexec(cx, d, |s, e| s & !e);
+    S_ORN2_SAVEEXEC_B64 => |cx, d| saveexec(cx, d, |s, e| s | !e);
+    S_NAND_SAVEEXEC_B64 => |cx, d| saveexec(cx, d, |s, e| !(s & e));
+    S_NOR_SAVEEXEC_B64 => |cx, d| saveexec(cx, d, |s, e| !(s | e));
+    S_XNOR_SAVEEXEC_B64 => |cx, d| saveexec(cx, d, |s, e| !(s ^ e));
+    S_ANDN1_SAVEEXEC_B64 => |cx, d| saveexec(cx, d, |s, e| !s & e);
+    S_ORN1_SAVEEXEC_B64 => |cx, d| saveexec(cx, d, |s, e| !s | e);
+    S_BRANCH => s_branch;
+    S_CBRANCH_SCC0 => s_cbranch_scc0;
+    S_CBRANCH_SCC1 => s_cbranch_scc1;
+    S_CBRANCH_VCCZ => s_cbranch_vccz;
+    S_CBRANCH_VCCNZ => s_cbranch_vccnz;
+    S_CBRANCH_EXECZ => s_cbranch_execz;
+    S_CBRANCH_EXECNZ => s_cbranch_execnz;
+    S_CBRANCH_CDBGSYS => s_cbranch_cdbg;
+    S_CBRANCH_CDBGUSER => s_cbranch_cdbg;
+    S_CBRANCH_CDBGSYS_OR_USER => s_cbranch_cdbg;
+    S_CBRANCH_CDBGSYS_AND_USER => s_cbranch_cdbg;
+    S_SETPC_B64 => s_setpc_b64;
+    S_SWAPPC_B64 => s_swappc_b64;
+    S_CALL_B64 => s_call_b64;
+    S_ENDPGM => s_endpgm;
+    S_BARRIER => s_barrier;
+    S_WAITCNT => s_waitcnt;
+    S_TRAP => s_trap;
+    S_SENDMSG => s_sendmsg;
 }

@@ -2,7 +2,7 @@
 //! write-EXEC forms (s_andn1/andn2_wrexec) and s_bitreplicate.
 
 use super::valu::{scalar32, scalar64, Res};
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::{Decoded, Src};
 use gcn_isa::operand::M0;
 
@@ -69,19 +69,16 @@ pub fn bitreplicate(v: u32) -> u64 {
     (0..32).fold(0u64, |r, i| r | (((v as u64 >> i) & 1) * (3 << (2 * i))))
 }
 
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    Some(match name {
-        "s_movrels_b32" => |cx, d| movrels(cx, d, 1),
-        "s_movrels_b64" => |cx, d| movrels(cx, d, 2),
-        "s_movreld_b32" => |cx, d| movreld(cx, d, 1),
-        "s_movreld_b64" => |cx, d| movreld(cx, d, 2),
-        "s_andn1_wrexec_b64" => |cx, d| wrexec(cx, d, |s, e| !s & e),
-        "s_andn2_wrexec_b64" => |cx, d| wrexec(cx, d, |s, e| s & !e),
-        "s_bitreplicate_b64_b32" => |cx, d| {
-            let v = bitreplicate(scalar32(cx, d.src[0]));
-            cx.wave.set_pair(d.sdst & 126, v);
-            Ok(Flow::Continue)
-        },
-        _ => return None,
-    })
+semantics! {
+    S_MOVRELS_B32 => |cx, d| movrels(cx, d, 1);
+    S_MOVRELS_B64 => |cx, d| movrels(cx, d, 2);
+    S_MOVRELD_B32 => |cx, d| movreld(cx, d, 1);
+    S_MOVRELD_B64 => |cx, d| movreld(cx, d, 2);
+    S_ANDN1_WREXEC_B64 => |cx, d| wrexec(cx, d, |s, e| !s & e);
+    S_ANDN2_WREXEC_B64 => |cx, d| wrexec(cx, d, |s, e| s & !e);
+    S_BITREPLICATE_B64_B32 => |cx, d| {
+        let v = bitreplicate(scalar32(cx, d.src[0]));
+        cx.wave.set_pair(d.sdst & 126, v);
+        Ok(Flow::Continue)
+    };
 }

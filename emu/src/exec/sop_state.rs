@@ -9,7 +9,7 @@
 
 use super::issue::VSKIP;
 use super::valu::{scalar32, scalar64, Res};
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::WaveState;
 
@@ -88,22 +88,17 @@ fn s_sethalt(_: &mut Cx, d: &Decoded) -> Res {
 
 /// Sends the message exactly as s_sendmsg (same simm16 layout), then halts the wave.
 fn s_sendmsghalt(cx: &mut Cx, d: &Decoded) -> Res {
-    if let Some(sendmsg) = super::sop::resolve("s_sendmsg") {
-        sendmsg(cx, d)?;
-    }
+    super::sop::s_sendmsg(cx, d)?;
     Err(halted(d))
 }
 
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    Some(match name {
-        "s_setvskip" => s_setvskip,
-        "s_rfe_b64" => s_rfe_b64,
-        "s_rfe_restore_b64" => s_rfe_restore_b64,
-        "s_endpgm_saved" => s_endpgm_saved,
-        "s_setkill" => s_setkill,
-        "s_wakeup" => s_wakeup,
-        "s_sethalt" => s_sethalt,
-        "s_sendmsghalt" => s_sendmsghalt,
-        _ => return None,
-    })
+semantics! {
+    S_SETVSKIP => s_setvskip;
+    S_RFE_B64 => s_rfe_b64;
+    S_RFE_RESTORE_B64 => s_rfe_restore_b64;
+    S_ENDPGM_SAVED => s_endpgm_saved;
+    S_SETKILL => s_setkill;
+    S_WAKEUP => s_wakeup;
+    S_SETHALT => s_sethalt;
+    S_SENDMSGHALT => s_sendmsghalt;
 }

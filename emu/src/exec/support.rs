@@ -5,7 +5,7 @@
 //! (graphics-pipeline ops: executing one is a [`Fault::NotInCompute`] naming it and the reason),
 //! or not implemented yet (executing one is [`Fault::Unimplemented`]).
 
-use super::{Cx, Fault, Flow};
+use super::{Cx, Fault, Flow, Semantics};
 use crate::program::Decoded;
 use gcn_isa::{Format, OpInfo, Target};
 use std::fmt::Write;
@@ -22,32 +22,19 @@ pub enum Support {
 
 /// Why `op` cannot run in compute emulation, if it cannot.
 pub fn not_in_compute(op: &OpInfo) -> Option<&'static str> {
-    let name = op.base_name();
-    Some(match op.format {
-        Format::Mimg => "image ops need the texture and sampler units",
-        Format::Exp => "exports feed the graphics pipeline's render targets and positions",
-        Format::Vintrp => {
-            "interpolation reads pixel-shader attributes set up by the graphics pipeline"
-        }
-        Format::Vop3 if name.starts_with("v_interp_") => {
-            "interpolation reads pixel-shader attributes set up by the graphics pipeline"
-        }
-        Format::Vop1 | Format::Vop3 if name == "v_screen_partition_4se_b32" => {
-            "a lookup for binning primitives to the four shader engines' screen tiles in the \
-             graphics pipeline; its table is not given in a form we can verify"
-        }
-        Format::Sopp if name == "s_endpgm_ordered_ps_done" => {
-            "primitive ordered pixel shading exists only in pixel shaders"
-        }
-        _ => return None,
-    })
+    match super::op_semantics(op) {
+        Semantics::NotInCompute(why) => Some(why),
+        _ => None,
+    }
 }
 
-/// Semantics of every op outside compute emulation: a fault naming it and the reason.
-pub fn graphics_only(_: &mut Cx, d: &Decoded) -> Result<Flow, Fault> {
+/// Semantics of every op that does not run: a fault naming it and the reason.
+pub fn not_run(_: &mut Cx, d: &Decoded) -> Result<Flow, Fault> {
     let info = d.inst.info();
-    let why = not_in_compute(info).unwrap_or("it belongs to the graphics pipeline");
-    Err(Fault::NotInCompute(info.name, why))
+    match super::op_semantics(info) {
+        Semantics::NotInCompute(why) => Err(Fault::NotInCompute(info.name, why)),
+        _ => Err(Fault::Unimplemented),
+    }
 }
 
 /// Does `target` have this table row?
@@ -62,13 +49,11 @@ pub fn on_target(op: &OpInfo, target: Target) -> bool {
 
 /// The status of `op` on `target` (which must have it).
 pub fn support(op: &OpInfo, target: Target) -> Support {
-    if let Some(why) = not_in_compute(op) {
-        return Support::NotInCompute(why);
-    }
-    if super::semantics(op, target).is_some() {
-        Support::Implemented
-    } else {
-        Support::Missing
+    let _ = target;
+    match super::op_semantics(op) {
+        Semantics::Exec(_) => Support::Implemented,
+        Semantics::NotInCompute(why) => Support::NotInCompute(why),
+        Semantics::NotEmulated(_) => Support::Missing,
     }
 }
 

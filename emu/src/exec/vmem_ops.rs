@@ -1,10 +1,12 @@
-//! The data-moving ops that FLAT/GLOBAL/SCRATCH and MUBUF share, named by the same suffixes
-//! (`load_ubyte`, `store_dwordx4`, `load_short_d16_hi`...): one table maps a suffix to its width,
-//! sign extension and d16 half; each format supplies how it addresses memory.
+//! The data-moving ops that FLAT/GLOBAL/SCRATCH and MUBUF share (`load_ubyte`, `store_dwordx4`,
+//! `load_short_d16_hi`, `atomic_add_x2`...): their width, sign extension, d16 half and atomic
+//! operation are table facts; each format supplies how it addresses memory.
 
+use super::access::AtomicOp;
 use super::valu::Res;
-use super::ExecFn;
+use super::Fault;
 use crate::program::Decoded;
+use gcn_isa::D16;
 
 use super::Cx;
 
@@ -16,33 +18,36 @@ pub trait VectorMemory {
     fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res;
     /// Stores the high 16 bits of the data VGPR.
     fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res;
+    /// An atomic of `bytes` (4 or 8); glc returns the old value.
+    fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize) -> Res;
 }
 
-/// The semantic function of a load/store suffix, for format `T`.
-pub fn resolve<T: VectorMemory>(op: &str) -> Option<ExecFn> {
-    Some(match op {
-        "load_ubyte" => |cx, d| T::load(cx, d, 1, false),
-        "load_sbyte" => |cx, d| T::load(cx, d, 1, true),
-        "load_ushort" => |cx, d| T::load(cx, d, 2, false),
-        "load_sshort" => |cx, d| T::load(cx, d, 2, true),
-        "load_dword" => |cx, d| T::load(cx, d, 4, false),
-        "load_dwordx2" => |cx, d| T::load(cx, d, 8, false),
-        "load_dwordx3" => |cx, d| T::load(cx, d, 12, false),
-        "load_dwordx4" => |cx, d| T::load(cx, d, 16, false),
-        "store_byte" => |cx, d| T::store(cx, d, 1),
-        "store_short" => |cx, d| T::store(cx, d, 2),
-        "store_dword" => |cx, d| T::store(cx, d, 4),
-        "store_dwordx2" => |cx, d| T::store(cx, d, 8),
-        "store_dwordx3" => |cx, d| T::store(cx, d, 12),
-        "store_dwordx4" => |cx, d| T::store(cx, d, 16),
-        "load_ubyte_d16" => |cx, d| T::load_d16(cx, d, 1, false, false),
-        "load_ubyte_d16_hi" => |cx, d| T::load_d16(cx, d, 1, false, true),
-        "load_sbyte_d16" => |cx, d| T::load_d16(cx, d, 1, true, false),
-        "load_sbyte_d16_hi" => |cx, d| T::load_d16(cx, d, 1, true, true),
-        "load_short_d16" => |cx, d| T::load_d16(cx, d, 2, false, false),
-        "load_short_d16_hi" => |cx, d| T::load_d16(cx, d, 2, false, true),
-        "store_byte_d16_hi" => |cx, d| T::store_d16_hi(cx, d, 1),
-        "store_short_d16_hi" => |cx, d| T::store_d16_hi(cx, d, 2),
-        _ => return None,
-    })
+/// A load shaped by the op's table facts: width, sign extension, d16 half.
+pub fn load<T: VectorMemory>(cx: &mut Cx, d: &Decoded) -> Res {
+    let f = &d.inst.info().facts;
+    let bytes = f.bytes as usize;
+    match f.d16 {
+        D16::Lo => T::load_d16(cx, d, bytes, f.sext, false),
+        D16::Hi => T::load_d16(cx, d, bytes, f.sext, true),
+        D16::No | D16::Packed => T::load(cx, d, bytes, f.sext),
+    }
+}
+
+/// A store shaped by the op's table facts: width, and whether it stores the high half.
+pub fn store<T: VectorMemory>(cx: &mut Cx, d: &Decoded) -> Res {
+    let f = &d.inst.info().facts;
+    match f.d16 {
+        D16::Hi => T::store_d16_hi(cx, d, f.bytes as usize),
+        _ => T::store(cx, d, f.bytes as usize),
+    }
+}
+
+/// An atomic with the operation and width of the op's table facts.
+pub fn atomic<T: VectorMemory>(cx: &mut Cx, d: &Decoded) -> Res {
+    let f = &d.inst.info().facts;
+    let op = f
+        .atomic
+        .and_then(AtomicOp::of)
+        .ok_or(Fault::Unimplemented)?;
+    T::atomic(cx, d, op, f.bytes as usize)
 }

@@ -4,10 +4,9 @@
 
 use super::fp;
 use super::valu::*;
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
-use gcn_isa::Target;
 
 macro_rules! lane_ops {
     ($($name:ident: $driver:ident |$($p:ident),*| $body:expr;)*) => {
@@ -17,12 +16,6 @@ macro_rules! lane_ops {
                 $driver(cx, d, |$($p),*| $body)
             }
         )*
-        fn lane_op(name: &str) -> Option<ExecFn> {
-            Some(match name {
-                $(stringify!($name) => $name as ExecFn,)*
-                _ => return None,
-            })
-        }
     };
 }
 
@@ -138,7 +131,6 @@ lane_ops! {
 
     // VOP3 (integer)
     v_mul_lo_u32: u32_2 |a, b| a.wrapping_mul(b);
-    v_mul_lo_i32: u32_2 |a, b| a.wrapping_mul(b);
     v_mul_hi_u32: u32_2 |a, b| ((a as u64 * b as u64) >> 32) as u32;
     v_mul_hi_i32: u32_2 |a, b| ((a as i32 as i64 * b as i32 as i64) >> 32) as u32;
     v_add_i32: u32_2c |a, b, sat| if sat { (a as i32).saturating_add(b as i32) as u32 } else { a.wrapping_add(b) };
@@ -189,47 +181,144 @@ lane_ops! {
     v_ashrrev_i64: u64_rev_shift |a, b| ((b as i64) >> (a & 63)) as u64;
 }
 
-/// The semantics of a VOP1/VOP2/VOP3 (non-compare) op by base name.
-pub fn resolve(name: &str, target: Target) -> Option<ExecFn> {
-    if matches!(name, "v_fmac_f32" | "v_xnor_b32") && !target.has_dot_insts() {
-        return None;
-    }
-    lane_op(name).or_else(|| {
-        Some(match name {
-            "v_nop" => v_nop,
-            "v_cndmask_b32" => v_cndmask_b32,
-            "v_add_co_u32" => v_add_co_u32,
-            "v_sub_co_u32" => v_sub_co_u32,
-            "v_subrev_co_u32" => v_subrev_co_u32,
-            "v_addc_co_u32" => v_addc_co_u32,
-            "v_subb_co_u32" => v_subb_co_u32,
-            "v_subbrev_co_u32" => v_subbrev_co_u32,
-            "v_madmk_f32" => v_madmk_f32,
-            "v_madak_f32" => v_madak_f32,
-            "v_mbcnt_lo_u32_b32" => v_mbcnt_lo_u32_b32,
-            "v_mbcnt_hi_u32_b32" => v_mbcnt_hi_u32_b32,
-            "v_readfirstlane_b32" => v_readfirstlane_b32,
-            "v_readlane_b32" => v_readlane_b32,
-            "v_writelane_b32" => v_writelane_b32,
-            "v_swap_b32" => v_swap_b32,
-            "v_mad_u64_u32" => v_mad_u64_u32,
-            "v_mad_i64_i32" => v_mad_i64_i32,
-            "v_div_scale_f32" => v_div_scale_f32,
-            "v_div_scale_f64" => v_div_scale_f64,
-            "v_div_fmas_f32" => v_div_fmas_f32,
-            "v_div_fmas_f64" => v_div_fmas_f64,
-            "v_ldexp_f32" => v_ldexp_f32,
-            "v_ldexp_f64" => v_ldexp_f64,
-            "v_cvt_f64_f32" => v_cvt_f64_f32,
-            "v_cvt_f64_i32" => v_cvt_f64_i32,
-            "v_cvt_f64_u32" => v_cvt_f64_u32,
-            "v_cvt_f32_f64" => v_cvt_f32_f64,
-            "v_cvt_i32_f64" => v_cvt_i32_f64,
-            "v_cvt_u32_f64" => v_cvt_u32_f64,
-            "v_frexp_exp_i32_f64" => v_frexp_exp_i32_f64,
-            _ => return None,
-        })
-    })
+semantics! {
+    V_MOV_B32 => v_mov_b32;
+    V_NOT_B32 => v_not_b32;
+    V_BFREV_B32 => v_bfrev_b32;
+    V_FFBH_U32 => v_ffbh_u32;
+    V_FFBL_B32 => v_ffbl_b32;
+    V_FFBH_I32 => v_ffbh_i32;
+    V_CVT_F32_I32 => v_cvt_f32_i32;
+    V_CVT_F32_U32 => v_cvt_f32_u32;
+    V_CVT_U32_F32 => v_cvt_u32_f32;
+    V_CVT_I32_F32 => v_cvt_i32_f32;
+    V_CVT_FLR_I32_F32 => v_cvt_flr_i32_f32;
+    V_CVT_RPI_I32_F32 => v_cvt_rpi_i32_f32;
+    V_CVT_F32_UBYTE0 => v_cvt_f32_ubyte0;
+    V_CVT_F32_UBYTE1 => v_cvt_f32_ubyte1;
+    V_CVT_F32_UBYTE2 => v_cvt_f32_ubyte2;
+    V_CVT_F32_UBYTE3 => v_cvt_f32_ubyte3;
+    V_CVT_F16_F32 => v_cvt_f16_f32;
+    V_CVT_F32_F16 => v_cvt_f32_f16;
+    V_FREXP_EXP_I32_F32 => v_frexp_exp_i32_f32;
+    V_FRACT_F32 => v_fract_f32;
+    V_TRUNC_F32 => v_trunc_f32;
+    V_CEIL_F32 => v_ceil_f32;
+    V_RNDNE_F32 => v_rndne_f32;
+    V_FLOOR_F32 => v_floor_f32;
+    V_EXP_F32 => v_exp_f32;
+    V_LOG_F32 => v_log_f32;
+    V_RCP_F32 => v_rcp_f32;
+    V_RCP_IFLAG_F32 => v_rcp_iflag_f32;
+    V_RSQ_F32 => v_rsq_f32;
+    V_SQRT_F32 => v_sqrt_f32;
+    V_SIN_F32 => v_sin_f32;
+    V_COS_F32 => v_cos_f32;
+    V_FREXP_MANT_F32 => v_frexp_mant_f32;
+    V_FRACT_F64 => v_fract_f64;
+    V_TRUNC_F64 => v_trunc_f64;
+    V_CEIL_F64 => v_ceil_f64;
+    V_RNDNE_F64 => v_rndne_f64;
+    V_FLOOR_F64 => v_floor_f64;
+    V_RCP_F64 => v_rcp_f64;
+    V_RSQ_F64 => v_rsq_f64;
+    V_SQRT_F64 => v_sqrt_f64;
+    V_FREXP_MANT_F64 => v_frexp_mant_f64;
+    V_ADD_U32 => v_add_u32;
+    V_SUB_U32 => v_sub_u32;
+    V_SUBREV_U32 => v_subrev_u32;
+    V_AND_B32 => v_and_b32;
+    V_OR_B32 => v_or_b32;
+    V_XOR_B32 => v_xor_b32;
+    V_XNOR_B32 => v_xnor_b32;
+    V_LSHLREV_B32 => v_lshlrev_b32;
+    V_LSHRREV_B32 => v_lshrrev_b32;
+    V_ASHRREV_I32 => v_ashrrev_i32;
+    V_MIN_I32 => v_min_i32;
+    V_MAX_I32 => v_max_i32;
+    V_MIN_U32 => v_min_u32;
+    V_MAX_U32 => v_max_u32;
+    V_MUL_I32_I24 => v_mul_i32_i24;
+    V_MUL_HI_I32_I24 => v_mul_hi_i32_i24;
+    V_MUL_U32_U24 => v_mul_u32_u24;
+    V_MUL_HI_U32_U24 => v_mul_hi_u32_u24;
+    V_ADD_F32 => v_add_f32;
+    V_SUB_F32 => v_sub_f32;
+    V_SUBREV_F32 => v_subrev_f32;
+    V_MUL_F32 => v_mul_f32;
+    V_MUL_LEGACY_F32 => v_mul_legacy_f32;
+    V_MAC_F32 => v_mac_f32;
+    V_FMAC_F32 => v_fmac_f32;
+    V_MUL_LO_U32 => v_mul_lo_u32;
+    V_MUL_HI_U32 => v_mul_hi_u32;
+    V_MUL_HI_I32 => v_mul_hi_i32;
+    V_ADD_I32 => v_add_i32;
+    V_SUB_I32 => v_sub_i32;
+    V_BCNT_U32_B32 => v_bcnt_u32_b32;
+    V_BFM_B32 => v_bfm_b32;
+    V_BFE_U32 => v_bfe_u32;
+    V_BFE_I32 => v_bfe_i32;
+    V_BFI_B32 => v_bfi_b32;
+    V_ALIGNBIT_B32 => v_alignbit_b32;
+    V_ALIGNBYTE_B32 => v_alignbyte_b32;
+    V_MAD_U32_U24 => v_mad_u32_u24;
+    V_MAD_I32_I24 => v_mad_i32_i24;
+    V_MIN3_I32 => v_min3_i32;
+    V_MAX3_I32 => v_max3_i32;
+    V_MIN3_U32 => v_min3_u32;
+    V_MAX3_U32 => v_max3_u32;
+    V_MED3_I32 => v_med3_i32;
+    V_MED3_U32 => v_med3_u32;
+    V_SAD_U32 => v_sad_u32;
+    V_XAD_U32 => v_xad_u32;
+    V_ADD3_U32 => v_add3_u32;
+    V_LSHL_ADD_U32 => v_lshl_add_u32;
+    V_ADD_LSHL_U32 => v_add_lshl_u32;
+    V_LSHL_OR_B32 => v_lshl_or_b32;
+    V_AND_OR_B32 => v_and_or_b32;
+    V_OR3_B32 => v_or3_b32;
+    V_FMA_F32 => v_fma_f32;
+    V_MAD_F32 => v_mad_f32;
+    V_MAD_LEGACY_F32 => v_mad_legacy_f32;
+    V_DIV_FIXUP_F32 => v_div_fixup_f32;
+    V_ADD_F64 => v_add_f64;
+    V_MUL_F64 => v_mul_f64;
+    V_FMA_F64 => v_fma_f64;
+    V_DIV_FIXUP_F64 => v_div_fixup_f64;
+    V_LSHLREV_B64 => v_lshlrev_b64;
+    V_LSHRREV_B64 => v_lshrrev_b64;
+    V_ASHRREV_I64 => v_ashrrev_i64;
+    V_NOP => v_nop;
+    V_CNDMASK_B32 => v_cndmask_b32;
+    V_ADD_CO_U32 => v_add_co_u32;
+    V_SUB_CO_U32 => v_sub_co_u32;
+    V_SUBREV_CO_U32 => v_subrev_co_u32;
+    V_ADDC_CO_U32 => v_addc_co_u32;
+    V_SUBB_CO_U32 => v_subb_co_u32;
+    V_SUBBREV_CO_U32 => v_subbrev_co_u32;
+    V_MADMK_F32 => v_madmk_f32;
+    V_MADAK_F32 => v_madak_f32;
+    V_MBCNT_LO_U32_B32 => v_mbcnt_lo_u32_b32;
+    V_MBCNT_HI_U32_B32 => v_mbcnt_hi_u32_b32;
+    V_READFIRSTLANE_B32 => v_readfirstlane_b32;
+    V_READLANE_B32 => v_readlane_b32;
+    V_WRITELANE_B32 => v_writelane_b32;
+    V_SWAP_B32 => v_swap_b32;
+    V_MAD_U64_U32 => v_mad_u64_u32;
+    V_MAD_I64_I32 => v_mad_i64_i32;
+    V_DIV_SCALE_F32 => v_div_scale_f32;
+    V_DIV_SCALE_F64 => v_div_scale_f64;
+    V_DIV_FMAS_F32 => v_div_fmas_f32;
+    V_DIV_FMAS_F64 => v_div_fmas_f64;
+    V_LDEXP_F32 => v_ldexp_f32;
+    V_LDEXP_F64 => v_ldexp_f64;
+    V_CVT_F64_F32 => v_cvt_f64_f32;
+    V_CVT_F64_I32 => v_cvt_f64_i32;
+    V_CVT_F64_U32 => v_cvt_f64_u32;
+    V_CVT_F32_F64 => v_cvt_f32_f64;
+    V_CVT_I32_F64 => v_cvt_i32_f64;
+    V_CVT_U32_F64 => v_cvt_u32_f64;
+    V_FREXP_EXP_I32_F64 => v_frexp_exp_i32_f64;
 }
 
 /// V_NOP: nothing.

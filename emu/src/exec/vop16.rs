@@ -5,7 +5,7 @@
 use super::fp;
 use super::h16::*;
 use super::valu::{fetch, Res};
-use super::{Cx, ExecFn, Flow};
+use super::{Cx, Flow};
 use crate::program::Decoded;
 use std::f64::consts::TAU;
 
@@ -16,12 +16,6 @@ macro_rules! ops16 {
                 $driver(cx, d, |$($p),*| $body)
             }
         )*
-        fn table(name: &str) -> Option<ExecFn> {
-            Some(match name {
-                $(stringify!($name) => $name as ExecFn,)*
-                _ => return None,
-            })
-        }
     };
 }
 
@@ -203,19 +197,70 @@ ops16! {
     v_pack_b32_f16: hf_pack |_x, h| h;
 }
 
-/// The semantics of a 16-bit VALU op by base name.
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    table(name).or_else(|| {
-        Some(match name {
-            "v_madmk_f16" => v_madmk_f16,
-            "v_madak_f16" => v_madak_f16,
-            "v_ldexp_f16" => v_ldexp_f16,
-            "v_cvt_f16_u16" => v_cvt_f16_u16,
-            "v_cvt_f16_i16" => v_cvt_f16_i16,
-            "v_sat_pk_u8_i16" => v_sat_pk_u8_i16,
-            _ => return None,
-        })
-    })
+semantics! {
+    V_ADD_F16 => v_add_f16;
+    V_SUB_F16 => v_sub_f16;
+    V_SUBREV_F16 => v_subrev_f16;
+    V_MUL_F16 => v_mul_f16;
+    V_MAC_F16 => v_mac_f16;
+    V_ADD_U16 => v_add_u16;
+    V_SUB_U16 => v_sub_u16;
+    V_SUBREV_U16 => v_subrev_u16;
+    V_MUL_LO_U16 => v_mul_lo_u16;
+    V_LSHLREV_B16 => v_lshlrev_b16;
+    V_LSHRREV_B16 => v_lshrrev_b16;
+    V_ASHRREV_I16 => v_ashrrev_i16;
+    V_MAX_U16 => v_max_u16;
+    V_MAX_I16 => v_max_i16;
+    V_MIN_U16 => v_min_u16;
+    V_MIN_I16 => v_min_i16;
+    V_ADD_I16 => v_add_i16;
+    V_SUB_I16 => v_sub_i16;
+    V_CVT_U16_F16 => v_cvt_u16_f16;
+    V_CVT_I16_F16 => v_cvt_i16_f16;
+    V_CVT_NORM_I16_F16 => v_cvt_norm_i16_f16;
+    V_CVT_NORM_U16_F16 => v_cvt_norm_u16_f16;
+    V_FREXP_EXP_I16_F16 => v_frexp_exp_i16_f16;
+    V_RCP_F16 => v_rcp_f16;
+    V_SQRT_F16 => v_sqrt_f16;
+    V_RSQ_F16 => v_rsq_f16;
+    V_LOG_F16 => v_log_f16;
+    V_EXP_F16 => v_exp_f16;
+    V_FREXP_MANT_F16 => v_frexp_mant_f16;
+    V_FLOOR_F16 => v_floor_f16;
+    V_CEIL_F16 => v_ceil_f16;
+    V_TRUNC_F16 => v_trunc_f16;
+    V_RNDNE_F16 => v_rndne_f16;
+    V_FRACT_F16 => v_fract_f16;
+    V_SIN_F16 => v_sin_f16;
+    V_COS_F16 => v_cos_f16;
+    V_MAD_F16 => v_mad_f16;
+    V_MAD_LEGACY_F16 => v_mad_legacy_f16;
+    V_FMA_F16 => v_fma_f16;
+    V_FMA_LEGACY_F16 => v_fma_legacy_f16;
+    V_DIV_FIXUP_F16 => v_div_fixup_f16;
+    V_DIV_FIXUP_LEGACY_F16 => v_div_fixup_legacy_f16;
+    V_MAD_U16 => v_mad_u16;
+    V_MAD_LEGACY_U16 => v_mad_legacy_u16;
+    V_MAD_I16 => v_mad_i16;
+    V_MAD_LEGACY_I16 => v_mad_legacy_i16;
+    V_MIN3_I16 => v_min3_i16;
+    V_MIN3_U16 => v_min3_u16;
+    V_MAX3_I16 => v_max3_i16;
+    V_MAX3_U16 => v_max3_u16;
+    V_MED3_I16 => v_med3_i16;
+    V_MED3_U16 => v_med3_u16;
+    V_MAD_U32_U16 => v_mad_u32_u16;
+    V_MAD_I32_I16 => v_mad_i32_i16;
+    V_CVT_PKNORM_I16_F16 => v_cvt_pknorm_i16_f16;
+    V_CVT_PKNORM_U16_F16 => v_cvt_pknorm_u16_f16;
+    V_PACK_B32_F16 => v_pack_b32_f16;
+    V_MADMK_F16 => v_madmk_f16;
+    V_MADAK_F16 => v_madak_f16;
+    V_LDEXP_F16 => v_ldexp_f16;
+    V_CVT_F16_U16 => v_cvt_f16_u16;
+    V_CVT_F16_I16 => v_cvt_f16_i16;
+    V_SAT_PK_U8_I16 => v_sat_pk_u8_i16;
 }
 
 /// The literal constant of madmk/madak, as f16 (its low half).

@@ -4,7 +4,7 @@
 use super::f16::f64_to_f16;
 use super::fp;
 use super::valu::*;
-use super::{Cx, ExecFn, Flow};
+use super::{Cx, Flow};
 use crate::program::{Decoded, Src};
 use crate::wave::{Row, WAVE_SIZE};
 
@@ -250,51 +250,47 @@ fn v_cvt_pkaccum_u8_f32(cx: &mut Cx, d: &Decoded) -> Res {
     Ok(Flow::Continue)
 }
 
-/// The semantics of these VOP3 ops by base name.
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    Some(match name {
-        "v_cvt_pkrtz_f16_f32" => |cx, d| pack_f32(cx, d, |x| f16_rtz(x as f64) as u32),
-        "v_cvt_pknorm_i16_f32" => |cx, d| pack_f32(cx, d, snorm16),
-        "v_cvt_pknorm_u16_f32" => |cx, d| pack_f32(cx, d, unorm16),
-        "v_cvt_pk_u16_u32" => |cx, d| u32_2(cx, d, |a, b| a.min(0xffff) | b.min(0xffff) << 16),
-        "v_cvt_pk_i16_i32" => |cx, d| {
-            u32_2(cx, d, |a, b| {
-                let s = |v: u32| (v as i32).clamp(-32768, 32767) as u32 & 0xffff;
-                s(a) | s(b) << 16
+semantics! {
+    V_CVT_PKRTZ_F16_F32 => |cx, d| pack_f32(cx, d, |x| f16_rtz(x as f64) as u32);
+    V_CVT_PKNORM_I16_F32 => |cx, d| pack_f32(cx, d, snorm16);
+    V_CVT_PKNORM_U16_F32 => |cx, d| pack_f32(cx, d, unorm16);
+    V_CVT_PK_U16_U32 => |cx, d| u32_2(cx, d, |a, b| a.min(0xffff) | b.min(0xffff) << 16);
+    V_CVT_PK_I16_I32 => |cx, d| {
+        u32_2(cx, d, |a, b| {
+            let s = |v: u32| (v as i32).clamp(-32768, 32767) as u32 & 0xffff;
+            s(a) | s(b) << 16
+        })
+    };
+    V_CVT_PK_U8_F32 => v_cvt_pk_u8_f32;
+    V_CVT_PKACCUM_U8_F32 => v_cvt_pkaccum_u8_f32;
+    V_PERM_B32 => |cx, d| {
+        u32_3(cx, d, |a, b, c| {
+            let input = (a as u64) << 32 | b as u64;
+            (0..4).fold(0, |r, k| {
+                r | perm_byte(input, (c >> (8 * k)) & 0xff) << (8 * k)
             })
-        },
-        "v_cvt_pk_u8_f32" => v_cvt_pk_u8_f32,
-        "v_cvt_pkaccum_u8_f32" => v_cvt_pkaccum_u8_f32,
-        "v_perm_b32" => |cx, d| {
-            u32_3(cx, d, |a, b, c| {
-                let input = (a as u64) << 32 | b as u64;
-                (0..4).fold(0, |r, k| {
-                    r | perm_byte(input, (c >> (8 * k)) & 0xff) << (8 * k)
-                })
-            })
-        },
-        "v_lerp_u8" => |cx, d| {
-            u32_3(cx, d, |a, b, c| {
-                let (a, b, c) = (bytes(a), bytes(b), bytes(c));
-                (0..4).fold(0, |r, k| r | ((a[k] + b[k] + (c[k] & 1)) >> 1) << (8 * k))
-            })
-        },
-        "v_sad_u8" => |cx, d| u32_3(cx, d, |a, b, c| sad_u8(a, b).wrapping_add(c)),
-        "v_sad_hi_u8" => |cx, d| u32_3(cx, d, |a, b, c| (sad_u8(a, b) << 16).wrapping_add(c)),
-        "v_sad_u16" => |cx, d| {
-            u32_3(cx, d, |a, b, c| {
-                let lo = (a & 0xffff).abs_diff(b & 0xffff);
-                let hi = (a >> 16).abs_diff(b >> 16);
-                (lo + hi).wrapping_add(c)
-            })
-        },
-        "v_msad_u8" => |cx, d| u32_3(cx, d, |a, b, c| msad_u8(a, b).wrapping_add(c)),
-        "v_qsad_pk_u16_u8" => |cx, d| qsad_pk(cx, d, false),
-        "v_mqsad_pk_u16_u8" => |cx, d| qsad_pk(cx, d, true),
-        "v_mqsad_u32_u8" => v_mqsad_u32_u8,
-        "v_trig_preop_f64" => v_trig_preop_f64,
-        _ => return None,
-    })
+        })
+    };
+    V_LERP_U8 => |cx, d| {
+        u32_3(cx, d, |a, b, c| {
+            let (a, b, c) = (bytes(a), bytes(b), bytes(c));
+            (0..4).fold(0, |r, k| r | ((a[k] + b[k] + (c[k] & 1)) >> 1) << (8 * k))
+        })
+    };
+    V_SAD_U8 => |cx, d| u32_3(cx, d, |a, b, c| sad_u8(a, b).wrapping_add(c));
+    V_SAD_HI_U8 => |cx, d| u32_3(cx, d, |a, b, c| (sad_u8(a, b) << 16).wrapping_add(c));
+    V_SAD_U16 => |cx, d| {
+        u32_3(cx, d, |a, b, c| {
+            let lo = (a & 0xffff).abs_diff(b & 0xffff);
+            let hi = (a >> 16).abs_diff(b >> 16);
+            (lo + hi).wrapping_add(c)
+        })
+    };
+    V_MSAD_U8 => |cx, d| u32_3(cx, d, |a, b, c| msad_u8(a, b).wrapping_add(c));
+    V_QSAD_PK_U16_U8 => |cx, d| qsad_pk(cx, d, false);
+    V_MQSAD_PK_U16_U8 => |cx, d| qsad_pk(cx, d, true);
+    V_MQSAD_U32_U8 => v_mqsad_u32_u8;
+    V_TRIG_PREOP_F64 => v_trig_preop_f64;
 }
 
 #[cfg(test)]

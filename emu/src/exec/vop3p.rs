@@ -10,7 +10,7 @@
 use super::fp;
 use super::h16::{narrow, widen};
 use super::valu::{denorm32, denorm64, fetch, write, Res};
-use super::{Cx, ExecFn, Flow};
+use super::{Cx, Flow};
 use crate::program::{Decoded, Src};
 use crate::wave::{Row, WAVE_SIZE};
 use gcn_isa::{operand, Field};
@@ -262,44 +262,40 @@ fn v_dot2_f32_f16(cx: &mut Cx, d: &Decoded) -> Res {
     Ok(Flow::Continue)
 }
 
-/// The semantics of a VOP3P op by mnemonic.
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    Some(match name {
-        "v_pk_fma_f16" => |cx, d| pk_f16(cx, d, 3, fp::fma_odd),
-        "v_pk_add_f16" => |cx, d| pk_f16(cx, d, 2, |a, b, _| a + b),
-        "v_pk_mul_f16" => |cx, d| pk_f16(cx, d, 2, |a, b, _| a * b),
-        "v_pk_min_f16" => |cx, d| pk_f16(cx, d, 2, |a, b, _| fp::min_f64(a, b)),
-        "v_pk_max_f16" => |cx, d| pk_f16(cx, d, 2, |a, b, _| fp::max_f64(a, b)),
-        "v_pk_mad_i16" => |cx, d| pk_int(cx, d, 3, |a, b, c, k| sat_i16(s(a) * s(b) + s(c), k)),
-        "v_pk_mad_u16" => |cx, d| pk_int(cx, d, 3, |a, b, c, k| sat_u16(u(a) * u(b) + u(c), k)),
-        "v_pk_mul_lo_u16" => |cx, d| pk_int(cx, d, 2, |a, b, _, _| a.wrapping_mul(b)),
-        "v_pk_add_i16" => |cx, d| pk_int(cx, d, 2, |a, b, _, k| sat_i16(s(a) + s(b), k)),
-        "v_pk_sub_i16" => |cx, d| pk_int(cx, d, 2, |a, b, _, k| sat_i16(s(a) - s(b), k)),
-        "v_pk_add_u16" => |cx, d| pk_int(cx, d, 2, |a, b, _, k| sat_u16(u(a) + u(b), k)),
-        "v_pk_sub_u16" => |cx, d| pk_int(cx, d, 2, |a, b, _, k| sat_u16(u(a) - u(b), k)),
-        // Shifts: D = S1 shifted by S0[3:0].
-        "v_pk_lshlrev_b16" => |cx, d| pk_int(cx, d, 2, |a, b, _, _| b << (a & 15)),
-        "v_pk_lshrrev_b16" => |cx, d| pk_int(cx, d, 2, |a, b, _, _| b >> (a & 15)),
-        "v_pk_ashrrev_i16" => {
-            |cx, d| pk_int(cx, d, 2, |a, b, _, _| ((b as i16) >> (a & 15)) as u16)
-        }
-        "v_pk_max_i16" => |cx, d| pk_int(cx, d, 2, |a, b, _, _| s(a).max(s(b)) as u16),
-        "v_pk_min_i16" => |cx, d| pk_int(cx, d, 2, |a, b, _, _| s(a).min(s(b)) as u16),
-        "v_pk_max_u16" => |cx, d| pk_int(cx, d, 2, |a, b, _, _| a.max(b)),
-        "v_pk_min_u16" => |cx, d| pk_int(cx, d, 2, |a, b, _, _| a.min(b)),
-        "v_mad_mix_f32" => |cx, d| mix_f32_op(cx, d, false),
-        "v_fma_mix_f32" => |cx, d| mix_f32_op(cx, d, true),
-        "v_mad_mixlo_f16" => |cx, d| mix_f16_op(cx, d, false, false),
-        "v_fma_mixlo_f16" => |cx, d| mix_f16_op(cx, d, true, false),
-        "v_mad_mixhi_f16" => |cx, d| mix_f16_op(cx, d, false, true),
-        "v_fma_mixhi_f16" => |cx, d| mix_f16_op(cx, d, true, true),
-        "v_dot2_f32_f16" => v_dot2_f32_f16,
-        "v_dot2_i32_i16" => |cx, d| dot_int(cx, d, 16, true),
-        "v_dot2_u32_u16" => |cx, d| dot_int(cx, d, 16, false),
-        "v_dot4_i32_i8" => |cx, d| dot_int(cx, d, 8, true),
-        "v_dot4_u32_u8" => |cx, d| dot_int(cx, d, 8, false),
-        "v_dot8_i32_i4" => |cx, d| dot_int(cx, d, 4, true),
-        "v_dot8_u32_u4" => |cx, d| dot_int(cx, d, 4, false),
-        _ => return None,
-    })
+semantics! {
+    V_PK_FMA_F16 => |cx, d| pk_f16(cx, d, 3, fp::fma_odd);
+    V_PK_ADD_F16 => |cx, d| pk_f16(cx, d, 2, |a, b, _| a + b);
+    V_PK_MUL_F16 => |cx, d| pk_f16(cx, d, 2, |a, b, _| a * b);
+    V_PK_MIN_F16 => |cx, d| pk_f16(cx, d, 2, |a, b, _| fp::min_f64(a, b));
+    V_PK_MAX_F16 => |cx, d| pk_f16(cx, d, 2, |a, b, _| fp::max_f64(a, b));
+    V_PK_MAD_I16 => |cx, d| pk_int(cx, d, 3, |a, b, c, k| sat_i16(s(a) * s(b) + s(c), k));
+    V_PK_MAD_U16 => |cx, d| pk_int(cx, d, 3, |a, b, c, k| sat_u16(u(a) * u(b) + u(c), k));
+    V_PK_MUL_LO_U16 => |cx, d| pk_int(cx, d, 2, |a, b, _, _| a.wrapping_mul(b));
+    V_PK_ADD_I16 => |cx, d| pk_int(cx, d, 2, |a, b, _, k| sat_i16(s(a) + s(b), k));
+    V_PK_SUB_I16 => |cx, d| pk_int(cx, d, 2, |a, b, _, k| sat_i16(s(a) - s(b), k));
+    V_PK_ADD_U16 => |cx, d| pk_int(cx, d, 2, |a, b, _, k| sat_u16(u(a) + u(b), k));
+    V_PK_SUB_U16 => |cx, d| pk_int(cx, d, 2, |a, b, _, k| sat_u16(u(a) - u(b), k));
+    // Shifts: D = S1 shifted by S0[3:0].
+    V_PK_LSHLREV_B16 => |cx, d| pk_int(cx, d, 2, |a, b, _, _| b << (a & 15));
+    V_PK_LSHRREV_B16 => |cx, d| pk_int(cx, d, 2, |a, b, _, _| b >> (a & 15));
+    V_PK_ASHRREV_I16 => {
+        |cx, d| pk_int(cx, d, 2, |a, b, _, _| ((b as i16) >> (a & 15)) as u16)
+    };
+    V_PK_MAX_I16 => |cx, d| pk_int(cx, d, 2, |a, b, _, _| s(a).max(s(b)) as u16);
+    V_PK_MIN_I16 => |cx, d| pk_int(cx, d, 2, |a, b, _, _| s(a).min(s(b)) as u16);
+    V_PK_MAX_U16 => |cx, d| pk_int(cx, d, 2, |a, b, _, _| a.max(b));
+    V_PK_MIN_U16 => |cx, d| pk_int(cx, d, 2, |a, b, _, _| a.min(b));
+    V_MAD_MIX_F32 => |cx, d| mix_f32_op(cx, d, false);
+    V_FMA_MIX_F32 => |cx, d| mix_f32_op(cx, d, true);
+    V_MAD_MIXLO_F16 => |cx, d| mix_f16_op(cx, d, false, false);
+    V_FMA_MIXLO_F16 => |cx, d| mix_f16_op(cx, d, true, false);
+    V_MAD_MIXHI_F16 => |cx, d| mix_f16_op(cx, d, false, true);
+    V_FMA_MIXHI_F16 => |cx, d| mix_f16_op(cx, d, true, true);
+    V_DOT2_F32_F16 => v_dot2_f32_f16;
+    V_DOT2_I32_I16 => |cx, d| dot_int(cx, d, 16, true);
+    V_DOT2_U32_U16 => |cx, d| dot_int(cx, d, 16, false);
+    V_DOT4_I32_I8 => |cx, d| dot_int(cx, d, 8, true);
+    V_DOT4_U32_U8 => |cx, d| dot_int(cx, d, 8, false);
+    V_DOT8_I32_I4 => |cx, d| dot_int(cx, d, 4, true);
+    V_DOT8_U32_U4 => |cx, d| dot_int(cx, d, 4, false);
 }

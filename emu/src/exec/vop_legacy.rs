@@ -4,7 +4,7 @@
 //! v_clrexcp.
 
 use super::valu::{f32_1, f32_3, fetch, finish_f32, write, Res};
-use super::{Cx, ExecFn, Flow};
+use super::{Cx, Flow};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
 
@@ -125,16 +125,13 @@ fn v_clrexcp(cx: &mut Cx, _: &Decoded) -> Res {
     Ok(Flow::Continue)
 }
 
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    Some(match name {
-        "v_exp_legacy_f32" => |cx, d| f32_1(cx, d, exp_legacy),
-        "v_log_legacy_f32" => |cx, d| f32_1(cx, d, log_legacy),
-        "v_cvt_off_f32_i4" => v_cvt_off_f32_i4,
-        "v_cubeid_f32" => |cx, d| f32_3(cx, d, cubeid),
-        "v_cubesc_f32" => |cx, d| f32_3(cx, d, cubesc),
-        "v_cubetc_f32" => |cx, d| f32_3(cx, d, cubetc),
-        "v_cubema_f32" => |cx, d| f32_3(cx, d, cubema),
-        "v_clrexcp" => v_clrexcp,
-        _ => return None,
-    })
+semantics! {
+    V_EXP_LEGACY_F32 => |cx, d| f32_1(cx, d, exp_legacy);
+    V_LOG_LEGACY_F32 => |cx, d| f32_1(cx, d, log_legacy);
+    V_CVT_OFF_F32_I4 => v_cvt_off_f32_i4;
+    V_CUBEID_F32 => |cx, d| f32_3(cx, d, cubeid);
+    V_CUBESC_F32 => |cx, d| f32_3(cx, d, cubesc);
+    V_CUBETC_F32 => |cx, d| f32_3(cx, d, cubetc);
+    V_CUBEMA_F32 => |cx, d| f32_3(cx, d, cubema);
+    V_CLREXCP => v_clrexcp;
 }

@@ -3,7 +3,7 @@
 //! into (op, type) once at load time and mapped to a monomorphised function.
 
 use super::valu::*;
-use super::{Cx, ExecFn, Flow};
+use super::{Cx, Flow};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
 
@@ -275,96 +275,205 @@ fn cmp_class_f16<const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
     finish::<X>(cx, d, bits)
 }
 
-macro_rules! by_op {
-    ($f:ident, $x:expr, $op:expr) => {
-        match ($op, $x) {
-            (F, false) => $f::<F, false> as ExecFn,
-            (LT, false) => $f::<LT, false>,
-            (EQ, false) => $f::<EQ, false>,
-            (LE, false) => $f::<LE, false>,
-            (GT, false) => $f::<GT, false>,
-            (LG, false) => $f::<LG, false>,
-            (GE, false) => $f::<GE, false>,
-            (O, false) => $f::<O, false>,
-            (U, false) => $f::<U, false>,
-            (NGE, false) => $f::<NGE, false>,
-            (NLG, false) => $f::<NLG, false>,
-            (NGT, false) => $f::<NGT, false>,
-            (NLE, false) => $f::<NLE, false>,
-            (NEQ, false) => $f::<NEQ, false>,
-            (NLT, false) => $f::<NLT, false>,
-            (_, false) => $f::<TRU, false>,
-            (F, true) => $f::<F, true>,
-            (LT, true) => $f::<LT, true>,
-            (EQ, true) => $f::<EQ, true>,
-            (LE, true) => $f::<LE, true>,
-            (GT, true) => $f::<GT, true>,
-            (LG, true) => $f::<LG, true>,
-            (GE, true) => $f::<GE, true>,
-            (O, true) => $f::<O, true>,
-            (U, true) => $f::<U, true>,
-            (NGE, true) => $f::<NGE, true>,
-            (NLG, true) => $f::<NLG, true>,
-            (NGT, true) => $f::<NGT, true>,
-            (NLE, true) => $f::<NLE, true>,
-            (NEQ, true) => $f::<NEQ, true>,
-            (NLT, true) => $f::<NLT, true>,
-            (_, true) => $f::<TRU, true>,
-        }
-    };
-}
-
-/// Semantics of `v_cmp[x]_<op>_<type>` and `v_cmp[x]_class_<type>`.
-pub fn resolve(name: &str) -> Option<ExecFn> {
-    let (x, rest) = if let Some(r) = name.strip_prefix("v_cmpx_") {
-        (true, r)
-    } else {
-        (false, name.strip_prefix("v_cmp_")?)
-    };
-    let (op, ty) = rest.split_once('_')?;
-    if op == "class" {
-        return match (ty, x) {
-            ("f32", false) => Some(cmp_class_f32::<false>),
-            ("f32", true) => Some(cmp_class_f32::<true>),
-            ("f64", false) => Some(cmp_class_f64::<false>),
-            ("f64", true) => Some(cmp_class_f64::<true>),
-            ("f16", false) => Some(cmp_class_f16::<false>),
-            ("f16", true) => Some(cmp_class_f16::<true>),
-            _ => None,
-        };
-    }
-    let float = ty.starts_with('f');
-    let code = match (op, float) {
-        ("f", _) => F,
-        ("lt", _) => LT,
-        ("eq", _) => EQ,
-        ("le", _) => LE,
-        ("gt", _) => GT,
-        ("lg", true) | ("ne", false) => LG,
-        ("ge", _) => GE,
-        ("o", true) => O,
-        ("u", true) => U,
-        ("nge", true) => NGE,
-        ("nlg", true) => NLG,
-        ("ngt", true) => NGT,
-        ("nle", true) => NLE,
-        ("neq", true) => NEQ,
-        ("nlt", true) => NLT,
-        ("tru", true) | ("t", false) => TRU,
-        _ => return None,
-    };
-    Some(match ty {
-        "f16" => by_op!(cmp_f16, x, code),
-        "f32" => by_op!(cmp_f32, x, code),
-        "f64" => by_op!(cmp_f64, x, code),
-        "i16" => by_op!(cmp_i16, x, code),
-        "u16" => by_op!(cmp_u16, x, code),
-        "i32" => by_op!(cmp_i32, x, code),
-        "u32" => by_op!(cmp_u32, x, code),
-        "i64" => by_op!(cmp_i64, x, code),
-        "u64" => by_op!(cmp_u64, x, code),
-        _ => return None,
-    })
+semantics! {
+    V_CMP_CLASS_F32 => cmp_class_f32::<false>;
+    V_CMPX_CLASS_F32 => cmp_class_f32::<true>;
+    V_CMP_CLASS_F64 => cmp_class_f64::<false>;
+    V_CMPX_CLASS_F64 => cmp_class_f64::<true>;
+    V_CMP_CLASS_F16 => cmp_class_f16::<false>;
+    V_CMPX_CLASS_F16 => cmp_class_f16::<true>;
+    V_CMP_F_F16 => cmp_f16::<F, false>;
+    V_CMP_LT_F16 => cmp_f16::<LT, false>;
+    V_CMP_EQ_F16 => cmp_f16::<EQ, false>;
+    V_CMP_LE_F16 => cmp_f16::<LE, false>;
+    V_CMP_GT_F16 => cmp_f16::<GT, false>;
+    V_CMP_LG_F16 => cmp_f16::<LG, false>;
+    V_CMP_GE_F16 => cmp_f16::<GE, false>;
+    V_CMP_O_F16 => cmp_f16::<O, false>;
+    V_CMP_U_F16 => cmp_f16::<U, false>;
+    V_CMP_NGE_F16 => cmp_f16::<NGE, false>;
+    V_CMP_NLG_F16 => cmp_f16::<NLG, false>;
+    V_CMP_NGT_F16 => cmp_f16::<NGT, false>;
+    V_CMP_NLE_F16 => cmp_f16::<NLE, false>;
+    V_CMP_NEQ_F16 => cmp_f16::<NEQ, false>;
+    V_CMP_NLT_F16 => cmp_f16::<NLT, false>;
+    V_CMP_TRU_F16 => cmp_f16::<TRU, false>;
+    V_CMPX_F_F16 => cmp_f16::<F, true>;
+    V_CMPX_LT_F16 => cmp_f16::<LT, true>;
+    V_CMPX_EQ_F16 => cmp_f16::<EQ, true>;
+    V_CMPX_LE_F16 => cmp_f16::<LE, true>;
+    V_CMPX_GT_F16 => cmp_f16::<GT, true>;
+    V_CMPX_LG_F16 => cmp_f16::<LG, true>;
+    V_CMPX_GE_F16 => cmp_f16::<GE, true>;
+    V_CMPX_O_F16 => cmp_f16::<O, true>;
+    V_CMPX_U_F16 => cmp_f16::<U, true>;
+    V_CMPX_NGE_F16 => cmp_f16::<NGE, true>;
+    V_CMPX_NLG_F16 => cmp_f16::<NLG, true>;
+    V_CMPX_NGT_F16 => cmp_f16::<NGT, true>;
+    V_CMPX_NLE_F16 => cmp_f16::<NLE, true>;
+    V_CMPX_NEQ_F16 => cmp_f16::<NEQ, true>;
+    V_CMPX_NLT_F16 => cmp_f16::<NLT, true>;
+    V_CMPX_TRU_F16 => cmp_f16::<TRU, true>;
+    V_CMP_F_F32 => cmp_f32::<F, false>;
+    V_CMP_LT_F32 => cmp_f32::<LT, false>;
+    V_CMP_EQ_F32 => cmp_f32::<EQ, false>;
+    V_CMP_LE_F32 => cmp_f32::<LE, false>;
+    V_CMP_GT_F32 => cmp_f32::<GT, false>;
+    V_CMP_LG_F32 => cmp_f32::<LG, false>;
+    V_CMP_GE_F32 => cmp_f32::<GE, false>;
+    V_CMP_O_F32 => cmp_f32::<O, false>;
+    V_CMP_U_F32 => cmp_f32::<U, false>;
+    V_CMP_NGE_F32 => cmp_f32::<NGE, false>;
+    V_CMP_NLG_F32 => cmp_f32::<NLG, false>;
+    V_CMP_NGT_F32 => cmp_f32::<NGT, false>;
+    V_CMP_NLE_F32 => cmp_f32::<NLE, false>;
+    V_CMP_NEQ_F32 => cmp_f32::<NEQ, false>;
+    V_CMP_NLT_F32 => cmp_f32::<NLT, false>;
+    V_CMP_TRU_F32 => cmp_f32::<TRU, false>;
+    V_CMPX_F_F32 => cmp_f32::<F, true>;
+    V_CMPX_LT_F32 => cmp_f32::<LT, true>;
+    V_CMPX_EQ_F32 => cmp_f32::<EQ, true>;
+    V_CMPX_LE_F32 => cmp_f32::<LE, true>;
+    V_CMPX_GT_F32 => cmp_f32::<GT, true>;
+    V_CMPX_LG_F32 => cmp_f32::<LG, true>;
+    V_CMPX_GE_F32 => cmp_f32::<GE, true>;
+    V_CMPX_O_F32 => cmp_f32::<O, true>;
+    V_CMPX_U_F32 => cmp_f32::<U, true>;
+    V_CMPX_NGE_F32 => cmp_f32::<NGE, true>;
+    V_CMPX_NLG_F32 => cmp_f32::<NLG, true>;
+    V_CMPX_NGT_F32 => cmp_f32::<NGT, true>;
+    V_CMPX_NLE_F32 => cmp_f32::<NLE, true>;
+    V_CMPX_NEQ_F32 => cmp_f32::<NEQ, true>;
+    V_CMPX_NLT_F32 => cmp_f32::<NLT, true>;
+    V_CMPX_TRU_F32 => cmp_f32::<TRU, true>;
+    V_CMP_F_F64 => cmp_f64::<F, false>;
+    V_CMP_LT_F64 => cmp_f64::<LT, false>;
+    V_CMP_EQ_F64 => cmp_f64::<EQ, false>;
+    V_CMP_LE_F64 => cmp_f64::<LE, false>;
+    V_CMP_GT_F64 => cmp_f64::<GT, false>;
+    V_CMP_LG_F64 => cmp_f64::<LG, false>;
+    V_CMP_GE_F64 => cmp_f64::<GE, false>;
+    V_CMP_O_F64 => cmp_f64::<O, false>;
+    V_CMP_U_F64 => cmp_f64::<U, false>;
+    V_CMP_NGE_F64 => cmp_f64::<NGE, false>;
+    V_CMP_NLG_F64 => cmp_f64::<NLG, false>;
+    V_CMP_NGT_F64 => cmp_f64::<NGT, false>;
+    V_CMP_NLE_F64 => cmp_f64::<NLE, false>;
+    V_CMP_NEQ_F64 => cmp_f64::<NEQ, false>;
+    V_CMP_NLT_F64 => cmp_f64::<NLT, false>;
+    V_CMP_TRU_F64 => cmp_f64::<TRU, false>;
+    V_CMPX_F_F64 => cmp_f64::<F, true>;
+    V_CMPX_LT_F64 => cmp_f64::<LT, true>;
+    V_CMPX_EQ_F64 => cmp_f64::<EQ, true>;
+    V_CMPX_LE_F64 => cmp_f64::<LE, true>;
+    V_CMPX_GT_F64 => cmp_f64::<GT, true>;
+    V_CMPX_LG_F64 => cmp_f64::<LG, true>;
+    V_CMPX_GE_F64 => cmp_f64::<GE, true>;
+    V_CMPX_O_F64 => cmp_f64::<O, true>;
+    V_CMPX_U_F64 => cmp_f64::<U, true>;
+    V_CMPX_NGE_F64 => cmp_f64::<NGE, true>;
+    V_CMPX_NLG_F64 => cmp_f64::<NLG, true>;
+    V_CMPX_NGT_F64 => cmp_f64::<NGT, true>;
+    V_CMPX_NLE_F64 => cmp_f64::<NLE, true>;
+    V_CMPX_NEQ_F64 => cmp_f64::<NEQ, true>;
+    V_CMPX_NLT_F64 => cmp_f64::<NLT, true>;
+    V_CMPX_TRU_F64 => cmp_f64::<TRU, true>;
+    V_CMP_F_I16 => cmp_i16::<F, false>;
+    V_CMP_LT_I16 => cmp_i16::<LT, false>;
+    V_CMP_EQ_I16 => cmp_i16::<EQ, false>;
+    V_CMP_LE_I16 => cmp_i16::<LE, false>;
+    V_CMP_GT_I16 => cmp_i16::<GT, false>;
+    V_CMP_NE_I16 => cmp_i16::<LG, false>;
+    V_CMP_GE_I16 => cmp_i16::<GE, false>;
+    V_CMP_T_I16 => cmp_i16::<TRU, false>;
+    V_CMP_F_U16 => cmp_u16::<F, false>;
+    V_CMP_LT_U16 => cmp_u16::<LT, false>;
+    V_CMP_EQ_U16 => cmp_u16::<EQ, false>;
+    V_CMP_LE_U16 => cmp_u16::<LE, false>;
+    V_CMP_GT_U16 => cmp_u16::<GT, false>;
+    V_CMP_NE_U16 => cmp_u16::<LG, false>;
+    V_CMP_GE_U16 => cmp_u16::<GE, false>;
+    V_CMP_T_U16 => cmp_u16::<TRU, false>;
+    V_CMPX_F_I16 => cmp_i16::<F, true>;
+    V_CMPX_LT_I16 => cmp_i16::<LT, true>;
+    V_CMPX_EQ_I16 => cmp_i16::<EQ, true>;
+    V_CMPX_LE_I16 => cmp_i16::<LE, true>;
+    V_CMPX_GT_I16 => cmp_i16::<GT, true>;
+    V_CMPX_NE_I16 => cmp_i16::<LG, true>;
+    V_CMPX_GE_I16 => cmp_i16::<GE, true>;
+    V_CMPX_T_I16 => cmp_i16::<TRU, true>;
+    V_CMPX_F_U16 => cmp_u16::<F, true>;
+    V_CMPX_LT_U16 => cmp_u16::<LT, true>;
+    V_CMPX_EQ_U16 => cmp_u16::<EQ, true>;
+    V_CMPX_LE_U16 => cmp_u16::<LE, true>;
+    V_CMPX_GT_U16 => cmp_u16::<GT, true>;
+    V_CMPX_NE_U16 => cmp_u16::<LG, true>;
+    V_CMPX_GE_U16 => cmp_u16::<GE, true>;
+    V_CMPX_T_U16 => cmp_u16::<TRU, true>;
+    V_CMP_F_I32 => cmp_i32::<F, false>;
+    V_CMP_LT_I32 => cmp_i32::<LT, false>;
+    V_CMP_EQ_I32 => cmp_i32::<EQ, false>;
+    V_CMP_LE_I32 => cmp_i32::<LE, false>;
+    V_CMP_GT_I32 => cmp_i32::<GT, false>;
+    V_CMP_NE_I32 => cmp_i32::<LG, false>;
+    V_CMP_GE_I32 => cmp_i32::<GE, false>;
+    V_CMP_T_I32 => cmp_i32::<TRU, false>;
+    V_CMP_F_U32 => cmp_u32::<F, false>;
+    V_CMP_LT_U32 => cmp_u32::<LT, false>;
+    V_CMP_EQ_U32 => cmp_u32::<EQ, false>;
+    V_CMP_LE_U32 => cmp_u32::<LE, false>;
+    V_CMP_GT_U32 => cmp_u32::<GT, false>;
+    V_CMP_NE_U32 => cmp_u32::<LG, false>;
+    V_CMP_GE_U32 => cmp_u32::<GE, false>;
+    V_CMP_T_U32 => cmp_u32::<TRU, false>;
+    V_CMPX_F_I32 => cmp_i32::<F, true>;
+    V_CMPX_LT_I32 => cmp_i32::<LT, true>;
+    V_CMPX_EQ_I32 => cmp_i32::<EQ, true>;
+    V_CMPX_LE_I32 => cmp_i32::<LE, true>;
+    V_CMPX_GT_I32 => cmp_i32::<GT, true>;
+    V_CMPX_NE_I32 => cmp_i32::<LG, true>;
+    V_CMPX_GE_I32 => cmp_i32::<GE, true>;
+    V_CMPX_T_I32 => cmp_i32::<TRU, true>;
+    V_CMPX_F_U32 => cmp_u32::<F, true>;
+    V_CMPX_LT_U32 => cmp_u32::<LT, true>;
+    V_CMPX_EQ_U32 => cmp_u32::<EQ, true>;
+    V_CMPX_LE_U32 => cmp_u32::<LE, true>;
+    V_CMPX_GT_U32 => cmp_u32::<GT, true>;
+    V_CMPX_NE_U32 => cmp_u32::<LG, true>;
+    V_CMPX_GE_U32 => cmp_u32::<GE, true>;
+    V_CMPX_T_U32 => cmp_u32::<TRU, true>;
+    V_CMP_F_I64 => cmp_i64::<F, false>;
+    V_CMP_LT_I64 => cmp_i64::<LT, false>;
+    V_CMP_EQ_I64 => cmp_i64::<EQ, false>;
+    V_CMP_LE_I64 => cmp_i64::<LE, false>;
+    V_CMP_GT_I64 => cmp_i64::<GT, false>;
+    V_CMP_NE_I64 => cmp_i64::<LG, false>;
+    V_CMP_GE_I64 => cmp_i64::<GE, false>;
+    V_CMP_T_I64 => cmp_i64::<TRU, false>;
+    V_CMP_F_U64 => cmp_u64::<F, false>;
+    V_CMP_LT_U64 => cmp_u64::<LT, false>;
+    V_CMP_EQ_U64 => cmp_u64::<EQ, false>;
+    V_CMP_LE_U64 => cmp_u64::<LE, false>;
+    V_CMP_GT_U64 => cmp_u64::<GT, false>;
+    V_CMP_NE_U64 => cmp_u64::<LG, false>;
+    V_CMP_GE_U64 => cmp_u64::<GE, false>;
+    V_CMP_T_U64 => cmp_u64::<TRU, false>;
+    V_CMPX_F_I64 => cmp_i64::<F, true>;
+    V_CMPX_LT_I64 => cmp_i64::<LT, true>;
+    V_CMPX_EQ_I64 => cmp_i64::<EQ, true>;
+    V_CMPX_LE_I64 => cmp_i64::<LE, true>;
+    V_CMPX_GT_I64 => cmp_i64::<GT, true>;
+    V_CMPX_NE_I64 => cmp_i64::<LG, true>;
+    V_CMPX_GE_I64 => cmp_i64::<GE, true>;
+    V_CMPX_T_I64 => cmp_i64::<TRU, true>;
+    V_CMPX_F_U64 => cmp_u64::<F, true>;
+    V_CMPX_LT_U64 => cmp_u64::<LT, true>;
+    V_CMPX_EQ_U64 => cmp_u64::<EQ, true>;
+    V_CMPX_LE_U64 => cmp_u64::<LE, true>;
+    V_CMPX_GT_U64 => cmp_u64::<GT, true>;
+    V_CMPX_NE_U64 => cmp_u64::<LG, true>;
+    V_CMPX_GE_U64 => cmp_u64::<GE, true>;
+    V_CMPX_T_U64 => cmp_u64::<TRU, true>;
 }
 
 /// The 64-lane mask of a per-lane predicate (bit l for lane l).

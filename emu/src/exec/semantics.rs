@@ -1,0 +1,28 @@
+//! The semantics of every op: an exhaustive match over [`Op`], generated from the table's op
+//! list. Each arm names the constant that one of the format files defines with `semantics!` (or
+//! the graphics and other-chip files with their reasons), so a new table row without semantics
+//! is a compile error here, and two files defining the same op are an ambiguity error.
+
+use super::Semantics;
+use gcn_isa::Op;
+
+#[allow(unused_imports)]
+use super::{
+    ds::*, ds_atomic::*, ds_extra::*, flat::*, fork::*, gpr_idx::*, graphics::*, hwreg::*,
+    ieee_minmax::*, mtbuf::*, mubuf::*, not_emulated::*, smem::*, smem_rw::*, smem_scratch::*,
+    sop::*, sop_extra::*, sop_state::*, vop::*, vop16::*, vop3_misc::*, vop3p::*, vop_legacy::*,
+    vopc::*,
+};
+
+macro_rules! table {
+    ($($op:ident)*) => {
+        /// The semantics of `op`.
+        pub fn semantics(op: Op) -> Semantics {
+            match op {
+                $(Op::$op => $op,)*
+            }
+        }
+    };
+}
+
+gcn_isa::for_each_op!(table);
