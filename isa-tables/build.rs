@@ -144,6 +144,8 @@ fn facts(column: &str) -> Result<String, String> {
         ("src2", "false"),
         ("cross", "false"),
         ("rate", "Rate::Full"),
+        ("dst", "DstUse::Write"),
+        ("f16src", "false"),
     ] {
         f.insert(k, v.to_string());
     }
@@ -152,7 +154,9 @@ fn facts(column: &str) -> Result<String, String> {
         let expr = match (key, value) {
             ("r", v) => ("reads", regs(v)?),
             ("w", v) => ("writes", regs(v)?),
-            ("lgkm" | "sext" | "dual" | "st64" | "src2" | "cross", "") => (key, "true".into()),
+            ("lgkm" | "sext" | "dual" | "st64" | "src2" | "cross" | "f16src", "") => {
+                (key, "true".into())
+            }
             ("mem", v) => (
                 "mem",
                 format!(
@@ -210,6 +214,15 @@ fn facts(column: &str) -> Result<String, String> {
                         _ => return Err(format!("unknown atomic `{v}`")),
                     }
                 ),
+            ),
+            ("dst", v) => (
+                "dst",
+                match v {
+                    "read" => "DstUse::Read",
+                    "rw" => "DstUse::ReadWrite",
+                    _ => return Err(format!("unknown destination use `{v}`")),
+                }
+                .into(),
             ),
             ("rate", v) => (
                 "rate",

@@ -202,7 +202,7 @@ fn prepare(inst: Inst, pc: u64, exec: ExecFn) -> Decoded {
                 if n < 3 =>
             {
                 if let Some(code) = inst.code(field) {
-                    let class = if format == Format::Vop3 && vop3_f16_srcs(info.base_name()) {
+                    let class = if info.facts.f16src {
                         ImmClass::F16
                     } else {
                         class
@@ -346,18 +346,6 @@ fn resolve_src(inst: &Inst, code: u16, dwords: u8, class: ImmClass) -> Src {
         operand::LDS_DIRECT => Src::LdsDirect,
         _ => Src::Const(0),
     }
-}
-
-/// Whether the sources of a VOP3-encoded op are f16 operands, whose inline float constants the
-/// hardware supplies as f16 bit patterns (2.0 is 0x4000, not the low half of 0x4000_0000 = 0.0).
-/// The table's immediate classes say how constants print, and llvm-objdump prints a VOP3 f16
-/// operand's like a 32-bit float's (`B32`), so they cannot tell; the source type, the last type
-/// suffix of the name, does: every source of an `_f16` op (v_cvt_f16_f32 and v_cvt_pkrtz_f16_f32
-/// read f32), including the integer src1 of v_ldexp_f16 and v_cmp(x)_class_f16, which gfx8+
-/// hardware reads as f16 (LLVM issue 58167). 16-bit integer operands keep their `I16` class.
-/// (The graphics-only v_interp_*_f16 rows never execute, so their sources do not matter.)
-fn vop3_f16_srcs(name: &str) -> bool {
-    name.ends_with("_f16")
 }
 
 /// The inline float constants 0.5, -0.5, 1, -1, 2, -2, 4, -4, 1/(2π) in the operand's type.

@@ -20,6 +20,14 @@ Tokens, space-separated (absent = no / default):
   dual            DS two-address ops (read2, write2, wrxchg2); st64: their offsets count 64 elements
   src2            DS `_src2_` ops (operand addresses from the address register, no data)
   cross           DS ops whose lanes do not each access their own address (swizzle, permute...)
+  dst=D           how the destination slot is used when not only written: read (s_cmpk_*,
+                  s_setreg_b32, s_cbranch_i_fork keep an operand in sdst; v_interp_*_e64 a VGPR
+                  source), rw (accumulators:
+                  s_addk/s_mulk/s_cmovk, s_cmov_*, s_bitset*, v_mac_*, v_fmac_*, v_writelane_b32)
+  f16src          VOP3 rows whose sources the hardware reads as f16 (inline float constants are
+                  f16 bit patterns): every `_f16` op, including v_ldexp_f16's and
+                  v_cmp_class_f16's integer src1 (LLVM issue 58167); the printed immediate classes
+                  cannot tell, since llvm-objdump prints them like 32-bit floats
   rate=R          VALU issue rate: quarter (transcendental, 32-bit integer multiply), dp (f64),
                   dp_quarter (f64 transcendental); absent = full rate
 Run from the repository root: python3 isa-tables/data/derive_facts.py"""
@@ -227,6 +235,21 @@ def valu_rate(name):
         (f64, quarter))
 
 
+def dst_use(fmt, name):
+    if fmt == "SOPK" and (name.startswith("s_cmpk_") or name in ("s_setreg_b32", "s_cbranch_i_fork")):
+        return "read"
+    if fmt == "VOP3" and name.startswith("v_interp_"):
+        return "read"  # the e64 form carries a VGPR source in the sdst slot
+    if fmt == "SOPK" and name in ("s_addk_i32", "s_mulk_i32", "s_cmovk_i32"):
+        return "rw"
+    if fmt == "SOP1" and (name.startswith("s_cmov_") or name.startswith("s_bitset")):
+        return "rw"
+    if fmt in VALU and (name.startswith("v_mac_") or name.startswith("v_fmac_")
+                        or name.startswith("v_pk_fmac_") or name == "v_writelane_b32"):
+        return "rw"
+    return None
+
+
 def facts(fmt, mnemonic):
     name = base(mnemonic)
     r, w = implicit(fmt, name)
@@ -245,6 +268,11 @@ def facts(fmt, mnemonic):
         toks += ds_shape(name)
     if fmt == "SMEM":
         toks += smem_shape(name)
+    if fmt == "VOP3" and name.endswith("_f16"):
+        toks.append("f16src")
+    dst = dst_use(fmt, name)
+    if dst:
+        toks.append("dst=" + dst)
     if fmt in VALU:
         rate = valu_rate(name)
         if rate:

@@ -106,6 +106,17 @@ pub enum Rate {
     DoubleQuarter,
 }
 
+/// How an op uses its destination slot (sdst or vdst).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DstUse {
+    Write,
+    /// The slot holds a source (s_cmpk_*'s SGPR, s_setreg_b32's value, v_interp_*_e64's VGPR).
+    Read,
+    /// Read and written: accumulators (v_mac_*, v_fmac_*, s_addk_i32), conditional moves,
+    /// bit sets, v_writelane_b32 (the other lanes keep their values).
+    ReadWrite,
+}
+
 /// The facts of one table row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Facts {
@@ -132,4 +143,9 @@ pub struct Facts {
     /// DS ops whose lanes do not each access their own address (swizzle, permute, append...).
     pub cross: bool,
     pub rate: Rate,
+    pub dst: DstUse,
+    /// VOP3: the hardware reads the sources as f16, so inline float constants are f16 bit
+    /// patterns (2.0 is 0x4000); the printed immediate classes cannot tell (llvm-objdump
+    /// prints these like 32-bit floats).
+    pub f16src: bool,
 }

@@ -20,6 +20,7 @@ use crate::program::Program;
 use crate::run::hazards::{HazardTable, RunHazards};
 use crate::run::{Counts, Stop, WaveAt};
 use crate::wave::{WaitCounters, Wave};
+use gcn_isa::Op;
 use std::collections::HashMap;
 
 /// Why a resident wave is not issuing, if it is not.
@@ -422,9 +423,9 @@ impl<'a> CuSim<'a> {
                         "s_waitcnt (vmcnt {}, lgkmcnt {}, expcnt {} outstanding)",
                         c.vm, c.lgkm, c.exp
                     ),
-                    Block::Barrier => "s_barrier".to_string(),
-                    Block::Sleep => "s_sleep".to_string(),
-                    Block::Nop => "s_nop".to_string(),
+                    Block::Barrier => Op::S_BARRIER.name().to_string(),
+                    Block::Sleep => Op::S_SLEEP.name().to_string(),
+                    Block::Nop => Op::S_NOP.name().to_string(),
                 };
                 out.push(WaveAt {
                     group: group.id,

@@ -8,7 +8,7 @@
 mod line;
 mod symbols;
 
-use gcn_isa::Target;
+use gcn_isa::{Format, Inst, Target};
 use gcn_loader::{mach_name, ElfObject, Section};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -222,7 +222,7 @@ impl SectionWalk<'_, '_> {
                     if let Some(name) = self.tables.symbolized_branch(self.section.index, target) {
                         self.out.truncate(start + 1);
                         self.out.push_str(&replace_last_operand(&text, name));
-                    } else if annotates_branch_target(&text) {
+                    } else if annotates_branch_target(&inst) {
                         annotation = self.tables.target_annotation(self.section.index, target);
                     }
                 }
@@ -264,13 +264,10 @@ fn slice(bytes: &[u8], start: u64, end: u64) -> &[u8] {
 }
 
 /// llvm-objdump annotates a target only when the instruction's first operand is the PC-relative
-/// one: `s_branch` and the `s_cbranch_<cond>` family, not `s_call_b64` or the fork/join ops.
-fn annotates_branch_target(text: &str) -> bool {
-    let mnemonic = text.split_whitespace().next().unwrap_or("");
-    mnemonic == "s_branch"
-        || (mnemonic.starts_with("s_cbranch_")
-            && !mnemonic.ends_with("_fork")
-            && mnemonic != "s_cbranch_join")
+/// one: `s_branch` and the `s_cbranch_<cond>` family (the SOPP branches), not `s_call_b64` or
+/// the fork/join ops.
+fn annotates_branch_target(inst: &Inst) -> bool {
+    inst.format() == Format::Sopp
 }
 
 /// `s_branch 65535` with the operand replaced by a symbol name: `s_branch lbl`.
@@ -287,11 +284,14 @@ mod tests {
 
     #[test]
     fn only_sopp_branches_get_target_annotations() {
-        assert!(annotates_branch_target("s_branch 3"));
-        assert!(annotates_branch_target("s_cbranch_execz 65524"));
-        assert!(!annotates_branch_target("s_call_b64 s[0:1], 2"));
-        assert!(!annotates_branch_target("s_cbranch_i_fork s[0:1], 3"));
-        assert!(!annotates_branch_target("s_cbranch_join s0"));
+        let annotates = |text: &str| {
+            annotates_branch_target(&gcn_isa::assemble_inst(text, Target::Gfx900).unwrap())
+        };
+        assert!(annotates("s_branch 3"));
+        assert!(annotates("s_cbranch_execz 65524"));
+        assert!(!annotates("s_call_b64 s[0:1], 2"));
+        assert!(!annotates("s_cbranch_i_fork s[0:1], 3"));
+        assert!(!annotates("s_cbranch_join s0"));
     }
 
     #[test]

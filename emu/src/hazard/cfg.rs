@@ -10,6 +10,7 @@
 
 use super::check::{History, Step};
 use super::model::InstModel;
+use gcn_isa::{Op, Regs};
 use hashbrown::HashMap;
 
 /// One reachable instruction.
@@ -176,18 +177,18 @@ type Targets = [Option<(u64, bool)>; 2];
 /// Where control can go after the instruction at `addr` (`next` is the following address);
 /// the flag marks the return edge of a call.
 fn successors(m: &InstModel, addr: u64, next: u64) -> Targets {
-    let name = m.name;
     let target = m.inst.branch_target(addr);
-    match name {
-        "s_endpgm"
-        | "s_endpgm_saved"
-        | "s_endpgm_ordered_ps_done"
-        | "s_setpc_b64"
-        | "s_rfe_b64"
-        | "s_rfe_restore_b64" => [None, None],
-        "s_branch" => [target.map(|t| (t, false)), None],
-        "s_swappc_b64" | "s_call_b64" => [Some((next, true)), None],
-        _ if name.starts_with("s_cbranch_") => [Some((next, false)), target.map(|t| (t, false))],
+    match m.op {
+        Op::S_ENDPGM
+        | Op::S_ENDPGM_SAVED
+        | Op::S_ENDPGM_ORDERED_PS_DONE
+        | Op::S_SETPC_B64
+        | Op::S_RFE_B64
+        | Op::S_RFE_RESTORE_B64 => [None, None],
+        Op::S_BRANCH => [target.map(|t| (t, false)), None],
+        Op::S_SWAPPC_B64 | Op::S_CALL_B64 => [Some((next, true)), None],
+        // The conditional branches, forks and joins: fall through or jump.
+        _ if m.class.writes.contains(Regs::PC) => [Some((next, false)), target.map(|t| (t, false))],
         _ => [Some((next, false)), None],
     }
 }

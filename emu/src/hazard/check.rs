@@ -9,6 +9,7 @@ use super::model::{InstModel, M0Reader, HW_REG_MODE, HW_REG_TRAPSTS, MODE_VSKIP_
 use super::regs::{self, RegSet};
 use super::rules::{Check, ClauseKind, Consumer, Producer, Rule};
 use gcn_isa::operand::{EXECZ, VCCZ};
+use gcn_isa::Op;
 
 /// What the visitor tells the walk after looking at one instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +77,9 @@ fn watch(consumer: Consumer, m: &InstModel) -> Option<Watch> {
             regs_only(w)
         }
         Consumer::LaneSelect => regs_only(m.lane_select()),
-        Consumer::DivFmas if m.name.starts_with("v_div_fmas") => regs_only(regs::VCC),
+        Consumer::DivFmas if matches!(m.op, Op::V_DIV_FMAS_F32 | Op::V_DIV_FMAS_F64) => {
+            regs_only(regs::VCC)
+        }
         Consumer::ValuWritesVgpr if m.is_valu() => regs_only(m.writes.vgprs()),
         Consumer::VmemReadsSgpr if m.is_vmem_or_flat() => regs_only(m.reads.scalar()),
         Consumer::M0GdsSendmsg if m.m0_reader == Some(M0Reader::GdsSendmsg) => {
@@ -86,7 +89,7 @@ fn watch(consumer: Consumer, m: &InstModel) -> Option<Watch> {
         Consumer::M0SMovrel if m.m0_reader == Some(M0Reader::SMovrel) => regs_only(regs::M0_SET),
         Consumer::DppReadsVgpr if m.is_dpp() => regs_only(m.reads.vgprs()),
         Consumer::Dpp if m.is_dpp() => regs_only(regs::EXEC),
-        Consumer::Rfe if matches!(m.name, "s_rfe_b64" | "s_rfe_restore_b64") => Some(none),
+        Consumer::Rfe if matches!(m.op, Op::S_RFE_B64 | Op::S_RFE_RESTORE_B64) => Some(none),
         _ => None,
     }
 }
@@ -103,7 +106,7 @@ fn produces(producer: Producer, watch: &Watch, m: &InstModel) -> bool {
         Producer::SetregModeVskip => {
             hwreg(HW_REG_MODE) && m.hwreg.is_some_and(|h| h.covers_bit(MODE_VSKIP_BIT))
         }
-        Producer::SetVskip => m.name == "s_setvskip",
+        Producer::SetVskip => m.op == Op::S_SETVSKIP,
         Producer::WideStoreData => m.wide_store_data().overlaps(watch.regs),
     }
 }

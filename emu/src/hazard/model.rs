@@ -6,7 +6,7 @@
 
 use super::regs::{self, RegSet};
 use gcn_isa::operand::{self, EXECZ, M0, SCC, VCCZ};
-use gcn_isa::{Category, Enc, Field, Format, Inst, MemKind, OpClass, Regs};
+use gcn_isa::{Atomic, Category, DstUse, Enc, Field, Format, Inst, MemKind, Op, OpClass, Regs};
 
 /// Hardware register ids of `s_getreg`/`s_setreg` (`hwreg(...)`), Vega ISA §12.
 pub const HW_REG_MODE: u8 = 1;
@@ -65,13 +65,12 @@ pub struct InstModel {
     lane_select: Option<u16>,
     pub hwreg: Option<Hwreg>,
     pub m0_reader: Option<M0Reader>,
-    pub name: &'static str,
+    pub op: Op,
 }
 
 impl InstModel {
     pub fn new(inst: Inst) -> InstModel {
         let class = inst.class();
-        let name = inst.info().base_name();
         let mut m = InstModel {
             inst,
             class,
@@ -82,7 +81,7 @@ impl InstModel {
             lane_select: None,
             hwreg: None,
             m0_reader: None,
-            name,
+            op: inst.info().op,
         };
         m.explicit_operands();
         m.special_reads();
@@ -122,11 +121,19 @@ impl InstModel {
     }
 
     pub fn is_setreg(&self) -> bool {
-        matches!(self.name, "s_setreg_b32" | "s_setreg_imm32_b32")
+        matches!(self.op, Op::S_SETREG_B32 | Op::S_SETREG_IMM32_B32)
     }
 
     pub fn is_getreg(&self) -> bool {
-        self.name == "s_getreg_b32"
+        self.op == Op::S_GETREG_B32
+    }
+
+    /// cmpswap atomics return only the old value: the first half of their data.
+    fn returns_half(&self) -> bool {
+        matches!(
+            self.inst.info().facts.atomic,
+            Some(Atomic::CmpSwap | Atomic::FCmpSwap)
+        )
     }
 
     /// A vector instruction in the sense of "S_SETREG MODE.vskip → any vector op".
@@ -159,9 +166,7 @@ impl InstModel {
             if dir.write {
                 let written = match (self.class.mem, field) {
                     // cmpswap returns only the old value, the first half of its data.
-                    (Some(MemKind::AtomicReturn), Field::Vdata)
-                        if self.name.contains("cmpswap") =>
-                    {
+                    (Some(MemKind::AtomicReturn), Field::Vdata) if self.returns_half() => {
                         RegSet::range(code, dwords.div_ceil(2))
                     }
                     _ => set,
@@ -183,7 +188,7 @@ impl InstModel {
                 .register_operands()
                 .find(|(field, _, _)| *field == Field::Vdata);
             if let (Some((_, _, dwords)), Some(vdst)) = (data, inst.code(Field::Vdst)) {
-                let returned = if self.name.contains("cmpswap") {
+                let returned = if self.returns_half() {
                     dwords.div_ceil(2)
                 } else {
                     dwords
@@ -200,38 +205,13 @@ impl InstModel {
 
     /// Whether an explicit operand in `field` is read, written or both.
     fn direction(&self, field: Field) -> Dir {
-        let name = self.name;
         let format = self.inst.format();
         match field {
-            Field::Sdst => match format {
-                Format::Sopk
-                    if name.starts_with("s_cmpk_")
-                        || name == "s_setreg_b32"
-                        || name == "s_cbranch_i_fork" =>
-                {
-                    Dir::READ
-                }
-                Format::Sopk if matches!(name, "s_addk_i32" | "s_mulk_i32" | "s_cmovk_i32") => {
-                    Dir::READ_WRITE
-                }
-                Format::Sop1 if name.starts_with("s_cmov_") || name.starts_with("s_bitset") => {
-                    Dir::READ_WRITE
-                }
-                // v_interp_*_e64 carries a VGPR source in this slot.
-                Format::Vop3 if name.starts_with("v_interp") => Dir::READ,
-                _ => Dir::WRITE,
+            Field::Sdst | Field::Vdst => match self.inst.info().facts.dst {
+                DstUse::Write => Dir::WRITE,
+                DstUse::Read => Dir::READ,
+                DstUse::ReadWrite => Dir::READ_WRITE,
             },
-            Field::Vdst => {
-                let accumulates = name.starts_with("v_mac_")
-                    || name.starts_with("v_fmac_")
-                    || name.starts_with("v_pk_fmac_")
-                    || name == "v_writelane_b32";
-                if accumulates {
-                    Dir::READ_WRITE
-                } else {
-                    Dir::WRITE
-                }
-            }
             Field::VdstSgpr | Field::VdstAgpr => Dir::WRITE,
             Field::Sdata => match self.class.mem {
                 Some(MemKind::Store | MemKind::Atomic) => Dir::READ,
@@ -249,26 +229,23 @@ impl InstModel {
     }
 
     fn special_reads(&mut self) {
-        match self.name {
-            "s_cbranch_vccz" | "s_cbranch_vccnz" => self.reads.insert(VCCZ, 1),
-            "s_cbranch_execz" | "s_cbranch_execnz" => self.reads.insert(EXECZ, 1),
-            "s_cbranch_scc0" | "s_cbranch_scc1" => self.reads.insert(SCC, 1),
+        match self.op {
+            Op::S_CBRANCH_VCCZ | Op::S_CBRANCH_VCCNZ => self.reads.insert(VCCZ, 1),
+            Op::S_CBRANCH_EXECZ | Op::S_CBRANCH_EXECNZ => self.reads.insert(EXECZ, 1),
+            Op::S_CBRANCH_SCC0 | Op::S_CBRANCH_SCC1 => self.reads.insert(SCC, 1),
             _ => {}
         }
     }
 
     fn facts(&mut self) {
         let inst = self.inst;
-        if inst.format() == Format::Sopp && self.name == "s_nop" {
+        if self.op == Op::S_NOP {
             self.wait_states = (inst.simm16() & 7) as u8 + 1;
         }
-        if matches!(
-            self.name,
-            "s_setreg_b32" | "s_setreg_imm32_b32" | "s_getreg_b32"
-        ) {
+        if self.is_setreg() || self.is_getreg() {
             self.hwreg = Some(Hwreg::decode(inst.simm16()));
         }
-        if matches!(self.name, "v_readlane_b32" | "v_writelane_b32") {
+        if matches!(self.op, Op::V_READLANE_B32 | Op::V_WRITELANE_B32) {
             if let Some(code) = inst.code(Field::Src1) {
                 if code < 128 {
                     self.lane_select = Some(code);
@@ -312,17 +289,20 @@ impl InstModel {
 
     fn m0_group(&self) -> Option<M0Reader> {
         let inst = self.inst;
-        let name = self.name;
-        if matches!(name, "s_sendmsg" | "s_sendmsghalt" | "s_ttracedata") {
+        let op = self.op;
+        if matches!(op, Op::S_SENDMSG | Op::S_SENDMSGHALT | Op::S_TTRACEDATA) {
             return Some(M0Reader::GdsSendmsg);
         }
         if inst.format() == Format::Ds
             && inst.bits(0, 16, 1) != 0
-            && !matches!(name, "ds_nop" | "ds_permute_b32" | "ds_bpermute_b32")
+            && !matches!(op, Op::DS_NOP | Op::DS_PERMUTE_B32 | Op::DS_BPERMUTE_B32)
         {
             return Some(M0Reader::GdsSendmsg);
         }
-        if name.starts_with("s_movrels_") || name.starts_with("s_movreld_") {
+        if matches!(
+            op,
+            Op::S_MOVRELS_B32 | Op::S_MOVRELS_B64 | Op::S_MOVRELD_B32 | Op::S_MOVRELD_B64
+        ) {
             return Some(M0Reader::SMovrel);
         }
         let lds_dma = match inst.format() {
@@ -331,7 +311,7 @@ impl InstModel {
             _ => false,
         };
         if lds_dma
-            || name.contains("addtid")
+            || matches!(op, Op::DS_READ_ADDTID_B32 | Op::DS_WRITE_ADDTID_B32)
             || inst.format() == Format::Vintrp
             || self.reads.contains(operand::LDS_DIRECT)
         {

@@ -15,7 +15,7 @@ use super::model::InstModel;
 use super::regs;
 use super::rules::ClauseKind;
 use super::rules::{Check, Gate, Producer, Rule, RULES};
-use gcn_isa::Inst;
+use gcn_isa::{Inst, Op};
 use std::borrow::Borrow;
 use std::collections::VecDeque;
 
@@ -103,7 +103,7 @@ impl ProducerKind {
             ProducerKind::SaluWrites => m.is_salu() && !m.writes.is_empty(),
             ProducerKind::AnyWrites => !m.writes.is_empty(),
             ProducerKind::Setreg => m.is_setreg(),
-            ProducerKind::SetVskip => m.name == "s_setvskip",
+            ProducerKind::SetVskip => m.op == Op::S_SETVSKIP,
             ProducerKind::WideStore => !m.wide_store_data().is_empty(),
             ProducerKind::SmemMember => m.is_smem(),
             ProducerKind::VmemMember => m.is_vmem_or_flat(),

@@ -12,7 +12,7 @@ use super::cfg::Graph;
 use super::model::InstModel;
 use super::regs::RegSet;
 use super::rules::LoadKind;
-use gcn_isa::{Category, MemKind};
+use gcn_isa::{Category, MemKind, Op};
 
 /// The LGKM_CNT ordering classes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,7 +184,7 @@ fn min_opt(a: Option<u8>, b: Option<u8>) -> Option<u8> {
 /// The effect of node `i` on `state`, reporting uses of pending registers into `out`.
 fn transfer(graph: &Graph, i: usize, state: &mut State, out: &mut Vec<WaitFinding>) {
     let m = &graph.nodes[i].model;
-    if m.name == "s_waitcnt" {
+    if m.op == Op::S_WAITCNT {
         apply_waitcnt(state, m.inst.simm16());
         return;
     }

@@ -14,6 +14,7 @@ use crate::memory::Memory;
 use crate::program::Program;
 use crate::wave::{Wave, WaveState};
 use gcn_isa::class::Category;
+use gcn_isa::Op;
 use hazards::RunHazards;
 use host::HostServices;
 
@@ -218,7 +219,7 @@ fn waves_at(waves: &[Wave]) -> Vec<WaveAt> {
             wave: w.index,
             index: w.pc,
             waits: match w.state {
-                WaveState::Barrier => "s_barrier".into(),
+                WaveState::Barrier => Op::S_BARRIER.name().into(),
                 _ => "running".into(),
             },
         })
