@@ -135,6 +135,8 @@ pub struct Stats {
     /// GPU maps whole (host placement only; the sparse placement faults on them), and the first.
     pub padding_accesses: u64,
     pub first_padding_access: Option<crate::memory::PaddingAccess>,
+    /// `--check memcheck`: accesses reported and dropped that would have faulted without it.
+    pub dropped_faults: u64,
 }
 
 /// A read of a register whose load had not completed (a missing `s_waitcnt`), in the terms of
@@ -229,6 +231,8 @@ pub struct GuestError {
     pub function: Option<(String, u64)>,
     /// The instruction as llvm-objdump prints it.
     pub instruction: String,
+    /// `file:line` of the instruction, when the code object has a DWARF line table.
+    pub source: Option<String>,
     pub fault: GuestFault,
 }
 
@@ -276,6 +280,10 @@ impl std::fmt::Display for GuestError {
                 self.kernel,
                 self.kernel_offset.unsigned_abs()
             ),
+        };
+        let at = match &self.source {
+            Some(line) => format!("{at}, {line}"),
+            None => at,
         };
         let where_ = format!(
             "kernel `{}`, workgroup ({x}, {y}, {z}), wave {}, pc {:#x} ({at})",
@@ -400,9 +408,32 @@ pub struct Module {
     /// Hazard models of `program`, built by the first launch that checks hazards.
     hazard_table: OnceLock<HazardTable>,
     timing_facts: OnceLock<Vec<Facts>>,
+    /// The DWARF line table, read at the first question about a source line.
+    lines: OnceLock<Option<gcn_loader::LineTable>>,
 }
 
 impl Module {
+    /// `file:line` of the instruction at device address `pc`, when the code object carries a
+    /// DWARF line table (`hipcc -g`).
+    pub fn source_line(&self, pc: u64) -> Option<String> {
+        self.line_table()?.line(pc.checked_sub(self.load_base)?)
+    }
+
+    /// The code object's line table, if it has one (a damaged one counts as none, said once).
+    pub fn line_table(&self) -> Option<&gcn_loader::LineTable> {
+        self.lines
+            .get_or_init(|| {
+                match gcn_loader::LineTable::parse(&self.object.file, &self.object.bytes) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        tracing::warn!("no source lines: {e}");
+                        None
+                    }
+                }
+            })
+            .as_ref()
+    }
+
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
         self.object
             .kernels
@@ -447,6 +478,8 @@ pub struct Device {
     wave_pool: Vec<crate::cu::engine::WaveSlot>,
     /// Device printf and malloc (ROCm hostcall), for kernels with `hidden_hostcall_buffer`.
     hostcall: Option<DeviceHostcall>,
+    /// Sanitizer findings of the launches since the last [`Device::take_findings`].
+    findings: Vec<crate::check::Finding>,
 }
 
 impl Device {
@@ -457,7 +490,20 @@ impl Device {
             dispatches: 0,
             wave_pool: Vec::new(),
             hostcall: Some(DeviceHostcall::new(HostcallOutput::default())),
+            findings: Vec::new(),
         }
+    }
+
+    /// Runs the sanitizers of `set` (`--check`) on every launch and on the memory allocated
+    /// from now on (call it before allocating).
+    pub fn enable_checks(&mut self, set: crate::check::CheckSet) {
+        self.mem.enable_checks(set);
+    }
+
+    /// The sanitizer findings of the launches so far (failed ones too), merged per kernel and
+    /// instruction; taking them starts a new list.
+    pub fn take_findings(&mut self) -> Vec<crate::check::Finding> {
+        std::mem::take(&mut self.findings)
     }
 
     /// Sends device printf text elsewhere than the process's stdout and stderr.
@@ -535,6 +581,7 @@ impl Device {
             xnack,
             hazard_table: OnceLock::new(),
             timing_facts: OnceLock::new(),
+            lines: OnceLock::new(),
         })
     }
 
@@ -795,6 +842,13 @@ impl Device {
             }
         })();
         self.hostcall = hostcall;
+        let mut dropped_faults = 0;
+        if let Some(c) = self.mem.check_state() {
+            dropped_faults = std::mem::take(&mut c.would_fault);
+            let records = c.findings.take();
+            let found = crate::check::name::findings(module, k, records);
+            crate::check::report::merge(&mut self.findings, found);
+        }
         let (padding_accesses, first_padding_access) = self.mem.take_padding_accesses();
         for a in temp {
             let _ = self.mem.free(a);
@@ -838,6 +892,7 @@ impl Device {
             trace,
             padding_accesses,
             first_padding_access,
+            dropped_faults,
         })
     }
 
@@ -927,7 +982,7 @@ impl Device {
                         dispatch::init_wave(w, &k.descriptor, launch, group, i as u32);
                         w.pc = entry_index;
                     }
-                    lds.reset();
+                    lds.start_group(group);
                     if let Some(h) = &mut hazards {
                         h.start_group(group);
                     }
@@ -1072,6 +1127,7 @@ fn guest_error(
         kernel_offset: pc as i64 - entry as i64,
         function: enclosing_function(module, pc).filter(|(name, _)| *name != k.name),
         instruction,
+        source: module.source_line(pc),
         fault,
     }))
 }
@@ -1093,7 +1149,7 @@ fn instruction_at(module: &Module, index: u32) -> (u64, String) {
 }
 
 /// The function symbol whose code holds `pc`, and the offset into it.
-fn enclosing_function(module: &Module, pc: u64) -> Option<(String, u64)> {
+pub(crate) fn enclosing_function(module: &Module, pc: u64) -> Option<(String, u64)> {
     let elf = module.object.elf().ok()?;
     let vaddr = pc.checked_sub(module.load_base)?;
     elf.functions()

@@ -4,12 +4,23 @@
 //! zero and drop the write; a kernel doing that has a bug worth naming). Bank-conflict accounting
 //! belongs to the compute-unit model (issue 6) and hooks in at the DS instruction, not here.
 
+use crate::check::lds::LdsShadow;
+
 /// Upper bound of LDS a workgroup may allocate on gfx9.
 pub const LDS_MAX: u32 = 64 * 1024;
+
+/// Waves a workgroup can have (1024 work-items of 64).
+const MAX_WAVES: usize = 16;
 
 #[derive(Debug)]
 pub struct Lds {
     data: Vec<u8>,
+    /// The workgroup using it (for the sanitizers' reports).
+    pub group: [u32; 3],
+    /// `s_barrier`s each wave of the workgroup has passed: the racecheck's epochs.
+    barriers: [u32; MAX_WAVES],
+    /// The sanitizers' per-byte history, made at the first checked access.
+    pub(crate) shadow: Option<Box<LdsShadow>>,
 }
 
 impl Lds {
@@ -17,7 +28,32 @@ impl Lds {
     pub fn new(size: u32) -> Lds {
         Lds {
             data: vec![0; size as usize],
+            group: [0; 3],
+            barriers: [0; MAX_WAVES],
+            shadow: None,
         }
+    }
+
+    /// Fresh LDS for workgroup `group`.
+    pub fn for_group(size: u32, group: [u32; 3]) -> Lds {
+        Lds {
+            group,
+            ..Lds::new(size)
+        }
+    }
+
+    /// Wave `wave` passed an `s_barrier`. Counted always (one add per barrier) so that the
+    /// epochs are right whenever the first checked access comes.
+    #[inline]
+    pub fn note_barrier(&mut self, wave: u32) {
+        if let Some(n) = self.barriers.get_mut(wave as usize) {
+            *n += 1;
+        }
+    }
+
+    /// How many barriers wave `wave` has passed.
+    pub fn epoch(&self, wave: u32) -> u32 {
+        self.barriers.get(wave as usize).copied().unwrap_or(0)
     }
 
     pub fn size(&self) -> u32 {
@@ -27,6 +63,16 @@ impl Lds {
     /// Zeroes the contents for the next workgroup (LDS is not preserved between workgroups).
     pub fn reset(&mut self) {
         self.data.fill(0);
+        self.barriers = [0; MAX_WAVES];
+        if let Some(s) = &mut self.shadow {
+            s.reset();
+        }
+    }
+
+    /// Resets for workgroup `group`.
+    pub fn start_group(&mut self, group: [u32; 3]) {
+        self.reset();
+        self.group = group;
     }
 
     #[inline]

@@ -10,6 +10,8 @@
 //! way the guest reaches only what is allocated or registered. Lookups keep the index of the last
 //! allocation hit, because the 64 lanes of one instruction almost always hit one buffer.
 
+use crate::check::init::Written;
+use crate::check::{Check, CheckSet, GlobalCheck};
 use std::alloc::Layout;
 use std::cell::Cell;
 use std::ptr::NonNull;
@@ -131,10 +133,12 @@ pub struct Allocation {
     pub base: u64,
     pub kind: AllocKind,
     backing: Backing,
+    /// initcheck: which bytes have been written (`None`: not tracked, all count as written).
+    pub(crate) written: Option<Written>,
 }
 
 impl Allocation {
-    fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         self.base + self.backing.len as u64
     }
 
@@ -153,6 +157,11 @@ impl Allocation {
 
     pub fn data(&self) -> &[u8] {
         &self.backing.bytes()[..self.backing.len]
+    }
+
+    pub(crate) fn data_mut(&mut self) -> &mut [u8] {
+        let len = self.backing.len;
+        &mut self.backing.bytes_mut()[..len]
     }
 }
 
@@ -186,6 +195,8 @@ pub struct Memory {
     /// Accesses past an allocation's end into its page padding (host placement): allowed, as
     /// on a GPU, but counted, with the first one kept for the report.
     padding: Cell<(u64, Option<PaddingAccess>)>,
+    /// The sanitizers' state (`--check`); `None` costs the access path one branch.
+    check: Option<Box<GlobalCheck>>,
 }
 
 /// An access that ran past the end of an allocation but stayed in its last page.
@@ -217,6 +228,87 @@ impl Memory {
             limit,
             last: Cell::new(0),
             padding: Cell::new((0, None)),
+            check: None,
+        }
+    }
+
+    /// Turns the sanitizers of `set` on for what is allocated from now on.
+    pub fn enable_checks(&mut self, set: CheckSet) {
+        self.check = (!set.is_empty()).then(|| Box::new(GlobalCheck::new(set)));
+    }
+
+    /// Whether any sanitizer runs: the one test the access path makes.
+    #[inline(always)]
+    pub fn checking(&self) -> bool {
+        self.check.is_some()
+    }
+
+    pub fn checks(&self) -> CheckSet {
+        self.check.as_ref().map_or(CheckSet::NONE, |c| c.set)
+    }
+
+    /// The sanitizers' state.
+    pub fn check_state(&mut self) -> Option<&mut GlobalCheck> {
+        self.check.as_deref_mut()
+    }
+
+    /// The allocations and the sanitizers' state at once, for the checked access path.
+    pub(crate) fn check_parts(&mut self) -> (&mut [Allocation], Option<&mut GlobalCheck>) {
+        (&mut self.allocs, self.check.as_deref_mut())
+    }
+
+    /// Index of the live allocation holding all of `[addr, addr+len)`, its page padding
+    /// excluded (the sanitizers report what the page-granular path lets through).
+    pub(crate) fn locate(&self, addr: u64, len: u64) -> Option<usize> {
+        let end = addr.checked_add(len)?;
+        let last = self.last.get();
+        if let Some(a) = self.allocs.get(last) {
+            if addr >= a.base && end <= a.end() {
+                return Some(last);
+            }
+        }
+        let i = self
+            .allocs
+            .partition_point(|a| a.base <= addr)
+            .checked_sub(1)?;
+        (end <= self.allocs[i].end()).then(|| {
+            self.last.set(i);
+            i
+        })
+    }
+
+    /// Whether the unchecked path lets `[addr, addr+len)` through (page padding included),
+    /// without counting it as a padding access.
+    pub(crate) fn reachable(&self, addr: u64, len: u64) -> bool {
+        let Some(end) = addr.checked_add(len) else {
+            return false;
+        };
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        i.checked_sub(1)
+            .is_some_and(|i| end <= self.allocs[i].reach_end())
+    }
+
+    /// initcheck: the host wrote `[addr, addr+len)` (a copy or fill the runtime made).
+    pub fn note_host_write(&mut self, addr: u64, len: u64) {
+        if self.check.is_none() || len == 0 {
+            return;
+        }
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        if let Some(a) = i.checked_sub(1).map(|i| &mut self.allocs[i]) {
+            if addr < a.end() {
+                let off = (addr - a.base) as usize;
+                if let Some(w) = &mut a.written {
+                    w.set(off, len as usize);
+                }
+            }
+        }
+    }
+
+    /// initcheck: the allocation at `base` holds memory the host writes directly (host or
+    /// managed memory), so all of it counts as written.
+    pub fn note_host_visible(&mut self, base: u64) {
+        if let Ok(i) = self.allocs.binary_search_by_key(&base, |a| a.base) {
+            self.allocs[i].written = None;
         }
     }
 
@@ -264,10 +356,19 @@ impl Memory {
             }
         };
         self.used += size;
+        // initcheck tracks the buffers programs allocate; what the runtime fills (kernargs,
+        // packets, code) is written by construction, and scratch is the compiler's business.
+        let written = match &self.check {
+            Some(c) if c.set.has(Check::Initcheck) && kind == AllocKind::Buffer => {
+                Some(Written::new(size_host))
+            }
+            _ => None,
+        };
         self.insert(Allocation {
             base,
             kind,
             backing,
+            written,
         });
         Ok(base)
     }
@@ -300,6 +401,7 @@ impl Memory {
             base: addr,
             kind,
             backing,
+            written: None,
         });
         Ok(())
     }
@@ -327,6 +429,15 @@ impl Memory {
             self.used -= a.len();
         }
         self.last.set(0);
+        if let Some(c) = &mut self.check {
+            if c.set.has(Check::Memcheck) && a.kind == AllocKind::Buffer {
+                // Keeps the block (so the host allocator cannot hand its addresses out again
+                // while a use after free may still come) and a tombstone naming it.
+                let held = a.backing.owned.is_some();
+                c.tombstones
+                    .bury(a.base, a.len(), a.kind, held.then_some(a));
+            }
+        }
         Ok(())
     }
 
@@ -433,6 +544,7 @@ impl Memory {
     /// Writes `data` at `addr` (host side).
     pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemError> {
         self.bytes_mut(addr, data.len())?.copy_from_slice(data);
+        self.note_host_write(addr, data.len() as u64);
         Ok(())
     }
 

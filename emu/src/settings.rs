@@ -17,7 +17,11 @@
 //! | `GCNEMU_STATS` | `1`: a per-kernel summary on stderr at exit | off |
 //! | `GCNEMU_STATS_JSON` | path of the same summary as JSON | none |
 //! | `GCNEMU_MEMORY_LIMIT` | bytes of device memory | 4 GiB |
+//! | `GCNEMU_CHECK` | sanitizers: `memcheck,racecheck,initcheck,leaks` or `all` | none |
+//! | `GCNEMU_CHECK_JSON` | path of the sanitizer findings as JSON, written at exit | none |
+//! | `GCNEMU_CHECK_ERROR` | `1`: exit with status 1 when a sanitizer found anything | off |
 
+use crate::check::CheckSet;
 use crate::cu::{Arbitration, TimingConfig};
 use crate::device::{LaunchOptions, DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIMEOUT};
 use crate::memory::DEFAULT_MEMORY_LIMIT;
@@ -38,9 +42,12 @@ pub const STATS: &str = "GCNEMU_STATS";
 pub const STATS_JSON: &str = "GCNEMU_STATS_JSON";
 pub const MEMORY_LIMIT: &str = "GCNEMU_MEMORY_LIMIT";
 pub const TIMEOUT: &str = "GCNEMU_TIMEOUT";
+pub const CHECK: &str = "GCNEMU_CHECK";
+pub const CHECK_JSON: &str = "GCNEMU_CHECK_JSON";
+pub const CHECK_ERROR: &str = "GCNEMU_CHECK_ERROR";
 
 /// Every variable this module reads.
-pub const ALL: [&str; 13] = [
+pub const ALL: [&str; 16] = [
     TARGET,
     TIMING,
     THREADS,
@@ -54,6 +61,9 @@ pub const ALL: [&str; 13] = [
     STATS_JSON,
     MEMORY_LIMIT,
     TIMEOUT,
+    CHECK,
+    CHECK_JSON,
+    CHECK_ERROR,
 ];
 
 /// How a program's kernels are run.
@@ -66,6 +76,12 @@ pub struct Settings {
     /// Print a per-kernel summary at exit.
     pub stats: bool,
     pub stats_json: Option<PathBuf>,
+    /// The sanitizers to run.
+    pub checks: CheckSet,
+    /// Where to write their findings at exit.
+    pub check_json: Option<PathBuf>,
+    /// Exit with status 1 when they found anything.
+    pub check_error: bool,
 }
 
 impl Settings {
@@ -154,6 +170,20 @@ impl Settings {
             None => Some(DEFAULT_TIMEOUT),
             Some(v) => parse_timeout(&v).map_err(|why| format!("{TIMEOUT}={v}: {why}"))?,
         };
+        let checks = match get(CHECK) {
+            Some(v) => CheckSet::parse(&v).map_err(|why| format!("{CHECK}={v}: {why}"))?,
+            None => CheckSet::NONE,
+        };
+        let check_error = match get(CHECK_ERROR).as_deref().map(str::trim) {
+            None | Some("0") => false,
+            Some("1") => true,
+            Some(v) => return Err(bad(CHECK_ERROR, v, "0 or 1")),
+        };
+        if checks.is_empty() {
+            if let Some(name) = [CHECK_JSON, CHECK_ERROR].iter().find(|n| get(n).is_some()) {
+                return Err(format!("{name} needs {CHECK}"));
+            }
+        }
         Ok(Settings {
             target,
             memory_limit,
@@ -167,6 +197,9 @@ impl Settings {
             },
             stats,
             stats_json: get(STATS_JSON).map(PathBuf::from),
+            checks,
+            check_json: get(CHECK_JSON).map(PathBuf::from),
+            check_error,
         })
     }
 }
@@ -231,6 +264,15 @@ mod tests {
         assert!(s.launch.timing.is_none());
         assert_eq!(s.launch.hazards, HazardMode::Error);
         assert!(s.stats);
+        let s = parse(&[
+            (CHECK, "all"),
+            (CHECK_ERROR, "1"),
+            (CHECK_JSON, "/tmp/c.json"),
+        ])
+        .unwrap();
+        assert_eq!(s.checks.names(), "memcheck,racecheck,initcheck,leaks");
+        assert!(s.check_error);
+        assert_eq!(s.check_json, Some(PathBuf::from("/tmp/c.json")));
         let s = parse(&[(SCHEDULE, "random"), (SEED, "7"), (LATENCY, "vmem=100")]).unwrap();
         let t = s.launch.timing.unwrap();
         assert_eq!(t.arbitration, Arbitration::Random { seed: 7 });
@@ -247,6 +289,14 @@ mod tests {
             ),
             (&[(THREADS, "-1")][..], "non-negative integer"),
             (&[(LATENCY, "bogus=1")][..], "GCNEMU_LATENCY"),
+            (
+                &[(CHECK, "memcheck,asan")][..],
+                "GCNEMU_CHECK=memcheck,asan: unknown check `asan`",
+            ),
+            (
+                &[(CHECK_ERROR, "1")][..],
+                "GCNEMU_CHECK_ERROR needs GCNEMU_CHECK",
+            ),
         ] {
             let e = parse(vars).err().unwrap();
             assert!(e.contains(needle), "{e}");

@@ -14,6 +14,7 @@ mod compressed;
 mod descriptor;
 mod elf;
 mod error;
+mod lines;
 mod mach;
 mod meta;
 mod meta_msgpack;
@@ -31,6 +32,7 @@ pub use elf::{
     Section, Symbol, SymbolKind, MAX_FILE_SIZE, PREFIX_SIZE,
 };
 pub use error::{LoadError, LoadErrorKind};
+pub use lines::LineTable;
 pub use mach::{mach_name, EF_AMDGPU_MACH};
 pub use meta::{CodeObjectMeta, KernelArg, KernelMeta, ValueKind};
 pub use printable::{escape_controls, printable};

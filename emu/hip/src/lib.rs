@@ -12,6 +12,7 @@
 //! `abi/exports.tsv`).
 
 pub mod api;
+pub mod checks;
 mod cstdio;
 pub mod error;
 mod image;

@@ -118,6 +118,8 @@ pub struct Runtime {
     pub reported: std::collections::HashSet<(String, &'static str, u64)>,
     pub started: Instant,
     pub current_device: i32,
+    /// The sanitizers' findings and allocation sites (`GCNEMU_CHECK`).
+    pub checks: crate::checks::CheckState,
 }
 
 static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
@@ -172,6 +174,7 @@ impl Runtime {
             memory_limit,
             placement: Placement::Host,
         });
+        device.enable_checks(settings.checks);
         device.set_printf_output(gcnemu::hostcall::host::Output {
             out: Box::new(crate::cstdio::CStream::stdout()),
             err: Box::new(crate::cstdio::CStream::stderr()),
@@ -195,6 +198,7 @@ impl Runtime {
             reported: Default::default(),
             started: Instant::now(),
             current_device: 0,
+            checks: Default::default(),
         })
     }
 
@@ -231,6 +235,13 @@ impl Runtime {
             .map_err(|_| OUT_OF_MEMORY)?;
         self.allocations
             .insert(addr, AllocInfo { size, class, flags });
+        if class != AllocClass::Device {
+            // Host and managed memory are written by host code the runtime never sees.
+            self.device.memory_mut().note_host_visible(addr);
+        }
+        if self.settings.checks.has(gcnemu::check::Check::Leaks) {
+            self.checks.sites.insert(addr, crate::checks::call_site());
+        }
         Ok(addr)
     }
 
@@ -241,6 +252,7 @@ impl Runtime {
             _ => return Err(INVALID_VALUE),
         }
         self.allocations.remove(&addr);
+        self.checks.sites.remove(&addr);
         self.device
             .memory_mut()
             .free(addr)
@@ -425,10 +437,23 @@ impl Runtime {
                     None => stats.elapsed.as_nanos() as f64,
                 };
                 self.report_findings(&stats);
+                let found = self.device.take_findings();
+                self.checks.after_launch(found);
+                if stats.dropped_faults > 0 {
+                    // memcheck let the kernel run on past accesses that fault on a GPU: the
+                    // program still gets the error it would get without --check.
+                    eprintln!(
+                        "gcnemu: kernel `{name}`: {} access(es) outside device memory (reported by memcheck); the program sees hipErrorIllegalAddress from its next synchronising call",
+                        stats.dropped_faults
+                    );
+                    self.pending.get_or_insert(ILLEGAL_ADDRESS);
+                }
                 self.record(&name, module, Some(&stats), stats.elapsed);
                 Ok(())
             }
             Err(gcnemu::Error::Guest(g)) => {
+                let found = self.device.take_findings();
+                self.checks.after_launch(found);
                 let code = match &g.fault {
                     gcnemu::GuestFault::Fault(
                         gcnemu::exec::Fault::Memory { .. }

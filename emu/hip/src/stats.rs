@@ -55,6 +55,14 @@ pub fn at_exit() {
             };
             if let Some(rt) = guard.as_ref() {
                 write_report(rt);
+                if crate::checks::at_exit(rt) && rt.settings.check_error {
+                    // The program's own status is lost either way; flush what it printed.
+                    // SAFETY: flushing every C stream and ending the process, as exit would.
+                    unsafe {
+                        libc::fflush(std::ptr::null_mut());
+                        libc::_exit(1);
+                    }
+                }
             }
         }
         // SAFETY: `report` is a plain function that lives as long as the process.

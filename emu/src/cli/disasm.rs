@@ -1,4 +1,4 @@
-//! `gcnemu disasm FILE [--target gfxN] [--kernel NAME]`.
+//! `gcnemu disasm FILE [--target gfxN] [--kernel NAME] [--source]`.
 
 use super::{parse_target, CliError};
 use std::path::PathBuf;
@@ -15,15 +15,24 @@ pub struct DisasmArgs {
     /// Only the function or kernel with this symbol name.
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
+    /// Interleave the source lines (`file:line` and its text), as `llvm-objdump -S`, for code
+    /// objects with a DWARF line table (`hipcc -g`).
+    #[arg(long)]
+    pub source: bool,
 }
 
 /// The listing, ready to print.
 pub fn run(args: &DisasmArgs) -> Result<String, CliError> {
     let bytes = gcn_loader::read_file(&args.file)?;
     let name = args.file.display().to_string();
-    let listing =
-        crate::disasm::disassemble_file(&name, &bytes, args.target, args.kernel.as_deref())
-            .map_err(CliError::Input)?;
+    let listing = crate::disasm::disassemble_file(
+        &name,
+        &bytes,
+        args.target,
+        args.kernel.as_deref(),
+        args.source,
+    )
+    .map_err(CliError::Input)?;
     for skipped in &listing.skipped {
         eprintln!("gcnemu: skipped {skipped}");
     }

@@ -60,6 +60,16 @@ pub struct ExecArgs {
     /// Write the same summary as JSON to PATH at exit.
     #[arg(long, value_name = "PATH")]
     pub stats_json: Option<PathBuf>,
+    /// Sanitizers: memcheck, racecheck, initcheck, leaks (comma-separated) or all. Findings go
+    /// to stderr as they are found; a summary (and the leaks) at exit.
+    #[arg(long, value_name = "LIST")]
+    pub check: Option<String>,
+    /// Write the sanitizer findings as JSON to PATH at exit.
+    #[arg(long, value_name = "PATH", requires = "check")]
+    pub check_json: Option<PathBuf>,
+    /// Exit with status 1 when a sanitizer found anything.
+    #[arg(long, requires = "check")]
+    pub check_error: bool,
     /// The runtime library to use (default: libamdhip64.so beside gcnemu, or GCNEMU_HIP_LIB).
     #[arg(long, value_name = "PATH")]
     pub lib: Option<PathBuf>,
@@ -87,6 +97,13 @@ impl ExecArgs {
         set(settings::MAX_INSTRUCTIONS, &self.max_instructions);
         set(settings::MEMORY_LIMIT, &self.memory_limit);
         set(settings::TIMEOUT, &self.timeout);
+        set(settings::CHECK, &self.check);
+        if let Some(p) = &self.check_json {
+            vars.push((settings::CHECK_JSON, p.display().to_string()));
+        }
+        if self.check_error {
+            vars.push((settings::CHECK_ERROR, "1".into()));
+        }
         if !self.latencies.is_empty() {
             vars.push((settings::LATENCY, self.latencies.join(",")));
         }

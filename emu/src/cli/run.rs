@@ -97,6 +97,16 @@ pub struct RunArgs {
     /// statistics are the same for any count. The functional mode runs on one thread.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: Option<u32>,
+    /// Sanitizers: memcheck, racecheck, initcheck, leaks (comma-separated) or all. Findings go
+    /// to stderr; a faulting access is reported and dropped, so the kernel runs on.
+    #[arg(long, value_name = "LIST", value_parser = crate::check::CheckSet::parse)]
+    pub check: Option<crate::check::CheckSet>,
+    /// Write the sanitizer findings as JSON to PATH.
+    #[arg(long, value_name = "PATH", requires = "check")]
+    pub check_json: Option<PathBuf>,
+    /// Exit with status 1 when a sanitizer finds anything.
+    #[arg(long, requires = "check")]
+    pub check_error: bool,
 }
 
 /// `--timeout`: `None` for 0 (no limit).
@@ -224,6 +234,8 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         memory_limit: args.memory_limit,
         ..Default::default()
     });
+    let checks = args.check.unwrap_or_default();
+    dev.enable_checks(checks);
     let module = dev.load(&name, &bytes)?;
     let kernel = module.kernel(&args.kernel).ok_or_else(|| {
         let names: Vec<&str> = module
@@ -290,6 +302,11 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     if opts.progress.is_some() {
         eprint!("\r\x1b[2K");
     }
+    let found = if checks.is_empty() {
+        0
+    } else {
+        report_checks(args, checks, dev.take_findings())?
+    };
     let stats = match result {
         Ok(s) => s,
         Err(e) if e.is_guest() => return Err(Failure::Guest(e.to_string())),
@@ -323,7 +340,31 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         std::fs::write(path, stats_json(&stats))
             .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display())))?;
     }
+    if args.check_error && found > 0 {
+        return Err(Failure::Guest(format!(
+            "{found} sanitizer finding(s) (--check-error)"
+        )));
+    }
     Ok(())
+}
+
+/// Prints the sanitizer findings and their summary on stderr, writes `--check-json`; returns
+/// how many there were.
+fn report_checks(
+    args: &RunArgs,
+    checks: crate::check::CheckSet,
+    findings: Vec<crate::check::Finding>,
+) -> Result<usize, Failure> {
+    use crate::check::report;
+    for f in &findings {
+        eprintln!("gcnemu: {}", f.text());
+    }
+    eprintln!("gcnemu: {}", report::summary(checks, &findings));
+    if let Some(path) = &args.check_json {
+        std::fs::write(path, report::json(checks, &findings))
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(findings.len())
 }
 
 /// Turns one `--arg` into a launch argument; buffer forms allocate device memory.

@@ -89,7 +89,7 @@ impl CuSim<'_> {
         }
         self.groups[g] = Some(Group {
             id,
-            lds: Lds::new(start.launch.lds_size),
+            lds: Lds::for_group(start.launch.lds_size, id),
             slots,
             alive: simds.len() as u32,
             cu: c,

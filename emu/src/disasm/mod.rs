@@ -6,6 +6,7 @@
 //! `.long`; branch targets are annotated with the nearest preceding symbol.
 
 mod line;
+mod source;
 mod symbols;
 
 use gcn_isa::{Format, Inst, Target};
@@ -25,6 +26,8 @@ pub struct Options<'a> {
     pub target: Target,
     /// Only the block of the symbol with this name (llvm-objdump's `--disassemble-symbols`).
     pub symbol: Option<&'a str>,
+    /// Interleave the source lines of this line table (`--source`).
+    pub lines: Option<&'a gcn_loader::LineTable>,
 }
 
 /// The listing of every code object in a file's `bytes`: a code object or relocatable object
@@ -32,14 +35,23 @@ pub struct Options<'a> {
 /// binary's `.hip_fatbin`, one after the other, each under its own `<file>:<entry id>@<offset>:`
 /// header. `target` overrides the ELF's processor for a plain ELF and picks the entries for that
 /// processor in a fat binary; without it, entries for processors the decoder does not know are
-/// left out (`Listing::skipped`). `symbol` limits the listing to one function or kernel. `Err`
-/// is a message naming the file.
+/// left out (`Listing::skipped`). `symbol` limits the listing to one function or kernel; `source`
+/// interleaves the source lines of code objects that have a DWARF line table. `Err` is a
+/// message naming the file.
 pub fn disassemble_file(
     file: &str,
     bytes: &[u8],
     target: Option<Target>,
     symbol: Option<&str>,
+    source: bool,
 ) -> Result<Listing, String> {
+    let line_table =
+        |image: &gcn_loader::ElfImage<'_>| -> Result<Option<gcn_loader::LineTable>, String> {
+            if !source {
+                return Ok(None);
+            }
+            gcn_loader::LineTable::parse(&image.file, &image.bytes).map_err(|e| e.to_string())
+        };
     let images = gcn_loader::extract_file(file, bytes).map_err(|e| e.to_string())?;
     if let [image] = &images[..] {
         if image.label.is_none() {
@@ -48,8 +60,13 @@ pub fn disassemble_file(
                 Some(target) => target,
                 None => obj.target().map_err(|e| e.to_string())?,
             };
-            let text = disassemble(&obj, &Options { target, symbol })
-                .map_err(|e| format!("{file}: {e}"))?;
+            let lines = line_table(image)?;
+            let options = Options {
+                target,
+                symbol,
+                lines: lines.as_ref(),
+            };
+            let text = disassemble(&obj, &options).map_err(|e| format!("{file}: {e}"))?;
             return Ok(Listing {
                 text,
                 skipped: Vec::new(),
@@ -79,12 +96,14 @@ pub fn disassemble_file(
                 }
             },
         };
+        let lines = line_table(image)?;
         // With one symbol asked for, code objects without it are passed over.
         if let Ok(text) = disassemble(
             &obj,
             &Options {
                 target: decode_for,
                 symbol,
+                lines: lines.as_ref(),
             },
         ) {
             listing.text.push_str(&text);
@@ -117,6 +136,7 @@ pub fn disassemble(obj: &ElfObject, options: &Options) -> Result<String, String>
     let mut out = format!("\n{}:\tfile format elf64-amdgpu\n", obj.file);
     let mut tables = SymbolTables::new(obj);
     let mut found = HashSet::new();
+    let mut source = options.lines.map(source::SourceLines::new);
     for section in obj.code_sections().filter(|s| s.size > 0) {
         let symbols = tables
             .code_section_symbols(section.index, section.address, &section.name)
@@ -126,6 +146,7 @@ pub fn disassemble(obj: &ElfObject, options: &Options) -> Result<String, String>
             tables: &tables,
             options,
             out: &mut out,
+            source: source.as_mut(),
         };
         walk.blocks(&symbols, &mut found);
     }
@@ -137,14 +158,15 @@ pub fn disassemble(obj: &ElfObject, options: &Options) -> Result<String, String>
     }
 }
 
-struct SectionWalk<'a, 'o> {
+struct SectionWalk<'a, 'o, 's> {
     section: &'a Section<'a>,
     tables: &'a SymbolTables,
     options: &'a Options<'a>,
     out: &'o mut String,
+    source: Option<&'o mut source::SourceLines<'s>>,
 }
 
-impl SectionWalk<'_, '_> {
+impl SectionWalk<'_, '_, '_> {
     fn blocks(&mut self, symbols: &[SymbolInfo], found: &mut HashSet<String>) {
         let section_end = self.section.address.saturating_add(self.section.size);
         let mut printed_header = false;
@@ -208,6 +230,9 @@ impl SectionWalk<'_, '_> {
 
     /// Prints the instruction at the start of `rest` and returns its size in bytes.
     fn instruction(&mut self, rest: &[u8], address: u64) -> usize {
+        if let Some(s) = self.source.as_deref_mut() {
+            s.before(address, self.out);
+        }
         match gcn_isa::decode(rest, self.options.target) {
             Ok(inst) => {
                 let size = inst.len().clamp(1, rest.len());

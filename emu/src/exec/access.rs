@@ -4,6 +4,7 @@
 
 use super::{Cx, Fault};
 use gcn_isa::Atomic;
+use crate::check::{self, Access};
 
 /// Where one lane's access goes.
 #[derive(Clone, Copy, Debug)]
@@ -55,7 +56,68 @@ fn lds_fault(cx: &Cx, lane: usize, what: &'static str, addr: u32, len: usize) ->
 }
 
 /// Reads `out.len()` bytes for `lane`.
-pub fn load(cx: &Cx, lane: usize, at: Addr, out: &mut [u8]) -> Result<(), Fault> {
+#[inline]
+pub fn load(cx: &mut Cx, lane: usize, at: Addr, out: &mut [u8]) -> Result<(), Fault> {
+    if cx.mem.checking() && checked_load(cx, lane, at, out, Access::Load) {
+        return Ok(());
+    }
+    load_unchecked(cx, lane, at, out)
+}
+
+/// Reads the bytes a partial store merges into (MTBUF formats that leave components alone). The
+/// sanitizers do not count it as a read; an address the store will report reads as 0.
+pub fn peek(cx: &Cx, lane: usize, at: Addr, out: &mut [u8]) -> Result<(), Fault> {
+    match load_unchecked(cx, lane, at, out) {
+        Err(_) if cx.mem.checking() => {
+            out.fill(0);
+            Ok(())
+        }
+        r => r,
+    }
+}
+
+/// The sanitizers' view of a load (`--check`); true when they performed it or reported and
+/// dropped it, false to let it fault as it would without them.
+#[cold]
+fn checked_load(cx: &mut Cx, lane: usize, at: Addr, out: &mut [u8], access: Access) -> bool {
+    match at {
+        Addr::Global(a) => check::global::load(cx, lane, a, out, access),
+        Addr::Lds(a) => match cx.lds.bytes(a, out.len()) {
+            Some(b) => {
+                out.copy_from_slice(b);
+                check::lds::access(cx, lane, a, out.len(), access);
+                true
+            }
+            None => {
+                out.fill(0);
+                check::lds::outside(cx, lane, a, out.len(), access)
+            }
+        },
+        Addr::Private(_) => false,
+    }
+}
+
+/// The sanitizers' view of a store; as [`checked_load`]. The write half of an atomic was checked
+/// with its read.
+#[cold]
+fn checked_store(cx: &mut Cx, lane: usize, at: Addr, data: &[u8], access: Access) -> bool {
+    match at {
+        Addr::Global(a) => check::global::store(cx, lane, a, data, access),
+        Addr::Lds(a) => match cx.lds.bytes_mut(a, data.len()) {
+            Some(b) => {
+                b.copy_from_slice(data);
+                if access != Access::Atomic {
+                    check::lds::access(cx, lane, a, data.len(), access);
+                }
+                true
+            }
+            None => check::lds::outside(cx, lane, a, data.len(), access),
+        },
+        Addr::Private(_) => false,
+    }
+}
+
+fn load_unchecked(cx: &Cx, lane: usize, at: Addr, out: &mut [u8]) -> Result<(), Fault> {
     match at {
         Addr::Global(a) => {
             let b = cx
@@ -87,7 +149,15 @@ pub fn load(cx: &Cx, lane: usize, at: Addr, out: &mut [u8]) -> Result<(), Fault>
 }
 
 /// Writes `data` for `lane`.
+#[inline]
 pub fn store(cx: &mut Cx, lane: usize, at: Addr, data: &[u8]) -> Result<(), Fault> {
+    if cx.mem.checking() && checked_store(cx, lane, at, data, Access::Store) {
+        return Ok(());
+    }
+    store_unchecked(cx, lane, at, data)
+}
+
+fn store_unchecked(cx: &mut Cx, lane: usize, at: Addr, data: &[u8]) -> Result<(), Fault> {
     match at {
         Addr::Global(a) => match cx.mem.bytes_mut(a, data.len()) {
             Ok(b) => b.copy_from_slice(data),
@@ -263,11 +333,45 @@ pub fn atomic(
     data2: u64,
     bytes: usize,
 ) -> Result<u64, Fault> {
+    rmw(cx, lane, at, bytes, |old| {
+        op.apply(old, data, data2, 8 * bytes as u32)
+    })
+}
+
+/// One lane's read-modify-write of `bytes` (4 or 8) at `at`: MEM = new(MEM); returns the old
+/// value. The sanitizers see it as one atomic access.
+pub fn rmw(
+    cx: &mut Cx,
+    lane: usize,
+    at: Addr,
+    bytes: usize,
+    new: impl FnOnce(u64) -> u64,
+) -> Result<u64, Fault> {
     let mut buf = [0u8; 8];
-    load(cx, lane, at, &mut buf[..bytes])?;
+    if cx.mem.checking() {
+        let (addr, lds) = match at {
+            Addr::Global(a) => (a, false),
+            Addr::Lds(a) => (a as u64, true),
+            Addr::Private(o) => (o as u64, false),
+        };
+        if check::global::misaligned_atomic(cx, lane, addr, bytes, lds) {
+            return Ok(0);
+        }
+        if checked_load(cx, lane, at, &mut buf[..bytes], Access::Atomic) {
+            let old = u64::from_le_bytes(buf);
+            checked_store(
+                cx,
+                lane,
+                at,
+                &new(old).to_le_bytes()[..bytes],
+                Access::Atomic,
+            );
+            return Ok(old);
+        }
+    }
+    load_unchecked(cx, lane, at, &mut buf[..bytes])?;
     let old = u64::from_le_bytes(buf);
-    let new = op.apply(old, data, data2, 8 * bytes as u32);
-    store(cx, lane, at, &new.to_le_bytes()[..bytes])?;
+    store_unchecked(cx, lane, at, &new(old).to_le_bytes()[..bytes])?;
     Ok(old)
 }
 

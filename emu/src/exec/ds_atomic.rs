@@ -82,12 +82,9 @@ pub fn rmw(
     d1: u64,
     bytes: usize,
 ) -> Result<u64, Fault> {
-    let mut buf = [0u8; 8];
-    access::load(cx, l, Addr::Lds(a), &mut buf[..bytes])?;
-    let old = u64::from_le_bytes(buf);
-    let new = op.apply(old, d0, d1, 8 * bytes as u32);
-    access::store(cx, l, Addr::Lds(a), &new.to_le_bytes()[..bytes])?;
-    Ok(old)
+    access::rmw(cx, l, Addr::Lds(a), bytes, |old| {
+        op.apply(old, d0, d1, 8 * bytes as u32)
+    })
 }
 
 /// DS atomics at ADDR + offset: MEM = op(MEM, DATA0[, DATA1]); `rtn` returns the old value.

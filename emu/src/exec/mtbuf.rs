@@ -135,7 +135,7 @@ fn store(cx: &mut Cx, d: &Decoded, n: usize, d16: D16) -> Res {
         let reg = |i: usize| cx.wave.vgpr[(vdata + i) % 256][l];
         let mut elem = [0u8; 16];
         // Components the op does not supply keep their bits: read the element first.
-        access::load(cx, l, Addr::Global(a), &mut elem[..spec.bytes])?;
+        access::peek(cx, l, Addr::Global(a), &mut elem[..spec.bytes])?;
         match d16 {
             D16::No => {
                 let v: [u32; 4] = std::array::from_fn(reg);

@@ -363,7 +363,8 @@ fn s_endpgm(cx: &mut Cx, _: &Decoded) -> Res {
     Ok(Flow::End)
 }
 
-fn s_barrier(_: &mut Cx, _: &Decoded) -> Res {
+fn s_barrier(cx: &mut Cx, _: &Decoded) -> Res {
+    cx.lds.note_barrier(cx.wave.index);
     Ok(Flow::Barrier)
 }
 

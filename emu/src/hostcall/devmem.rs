@@ -39,6 +39,9 @@ impl DeviceHeap {
         let Ok(base) = mem.alloc(size, AllocKind::Buffer) else {
             return 0;
         };
+        // The device heap's allocator (ockl) keeps its own state in the blocks and counts on
+        // them being zeroed, as ROCclr's are: initcheck leaves them alone.
+        mem.note_host_visible(base);
         if base % align == 0 {
             self.blocks.insert(base, base);
             return base;
@@ -51,6 +54,7 @@ impl DeviceHeap {
         let Ok(base) = mem.alloc(padded, AllocKind::Buffer) else {
             return 0;
         };
+        mem.note_host_visible(base);
         let addr = base.next_multiple_of(align);
         self.blocks.insert(addr, base);
         addr

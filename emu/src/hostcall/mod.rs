@@ -136,6 +136,8 @@ impl HostcallBuffer {
     pub fn create(mem: &mut Memory, packets: u32) -> Result<u64, MemError> {
         let packets = packets.clamp(1, MAX_PACKETS as u32);
         let addr = mem.alloc(Self::size(packets), AllocKind::Buffer)?;
+        // The host side reads and writes the packets directly: initcheck cannot follow it.
+        mem.note_host_visible(addr);
         let index_mask = packets.next_power_of_two() as u64 - 1;
         let headers = addr + Self::HEADER_ARRAY;
         let signal = addr + Self::SIGNAL;

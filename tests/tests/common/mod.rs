@@ -15,6 +15,21 @@ pub fn run_with(
     version: u32,
     opts: &gcnemu::LaunchOptions,
 ) -> Result<(gcnemu::Stats, Vec<Vec<u8>>), String> {
+    run_checked(case, target, version, opts, gcnemu::check::CheckSet::NONE)
+        .map(|(stats, out, _)| (stats, out))
+}
+
+/// What [`run_checked`] returns: the stats, the buffers and the sanitizers' findings.
+pub type Checked = (gcnemu::Stats, Vec<Vec<u8>>, Vec<gcnemu::check::Finding>);
+
+/// As [`run_with`], with the sanitizers of `checks`; also returns what they found.
+pub fn run_checked(
+    case: &Case,
+    target: &str,
+    version: u32,
+    opts: &gcnemu::LaunchOptions,
+    checks: gcnemu::check::CheckSet,
+) -> Result<Checked, String> {
     let path = fixture_path(case.fixture, target, version);
     let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let target_id = gcn_isa::Target::from_name(target).ok_or(format!("unknown target {target}"))?;
@@ -22,6 +37,7 @@ pub fn run_with(
         target: target_id,
         ..Default::default()
     });
+    dev.enable_checks(checks);
     let name = path.file_name().unwrap().to_string_lossy();
     let module = dev.load(&name, &bytes).map_err(|e| e.to_string())?;
     let mut buffers = Vec::new();
@@ -58,5 +74,5 @@ pub fn run_with(
         .iter()
         .map(|&(addr, len)| dev.read(addr, len).map_err(|e| e.to_string()))
         .collect::<Result<_, _>>()?;
-    Ok((stats, out))
+    Ok((stats, out, dev.take_findings()))
 }

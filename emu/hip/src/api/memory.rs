@@ -328,6 +328,7 @@ pub(crate) fn copy(
     // SAFETY: device sides were checked against live allocations; host sides are the
     // program's own memory, as it promised by passing them.
     unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n as usize) };
+    rt.device.memory_mut().note_host_write(dst, n);
     Ok(())
 }
 
@@ -551,6 +552,7 @@ fn fill<const N: usize>(
     for chunk in bytes.chunks_exact_mut(N) {
         chunk.copy_from_slice(&value);
     }
+    rt.device.memory_mut().note_host_write(dst, len);
     Ok(())
 }
 

@@ -1,0 +1,199 @@
+//! memcheck and initcheck on global memory (GLOBAL/FLAT/MUBUF/MTBUF accesses): every lane's
+//! access must lie inside one live allocation; one that does not is reported with the nearest
+//! allocation, or as a use after free when a freed allocation held the address, and is dropped
+//! (a load reads 0) so that the kernel runs on and one run reports every faulting site. A load of
+//! bytes nothing has written is an initcheck finding.
+
+use super::{Access, Check, Kind, Record, Site};
+use crate::exec::Cx;
+use crate::memory::{AllocKind, Allocation};
+use std::collections::VecDeque;
+
+/// Freed allocations whose blocks are kept back from the host allocator, up to this many bytes.
+const QUARANTINE_BYTES: u64 = 256 << 20;
+/// Tombstones kept (the oldest go first).
+const MAX_TOMBSTONES: usize = 1 << 16;
+
+/// A freed allocation.
+#[derive(Debug)]
+pub struct Tombstone {
+    pub base: u64,
+    pub len: u64,
+    pub kind: AllocKind,
+    /// The block itself while it is in quarantine.
+    held: Option<Allocation>,
+}
+
+/// The freed allocations memcheck remembers, newest last.
+#[derive(Debug, Default)]
+pub struct Tombstones {
+    list: VecDeque<Tombstone>,
+    held_bytes: u64,
+}
+
+impl Tombstones {
+    /// Remembers a freed allocation; `held` keeps its block out of reuse for a while.
+    pub fn bury(&mut self, base: u64, len: u64, kind: AllocKind, held: Option<Allocation>) {
+        if held.is_some() {
+            self.held_bytes += len;
+        }
+        self.list.push_back(Tombstone {
+            base,
+            len,
+            kind,
+            held,
+        });
+        // Oldest blocks go back to the allocator first; their tombstones stay a while longer.
+        let mut i = 0;
+        while self.held_bytes > QUARANTINE_BYTES && i < self.list.len() {
+            if let Some(a) = self.list[i].held.take() {
+                self.held_bytes -= a.len();
+            }
+            i += 1;
+        }
+        if self.list.len() > MAX_TOMBSTONES {
+            if let Some(t) = self.list.pop_front() {
+                if t.held.is_some() {
+                    self.held_bytes -= t.len;
+                }
+            }
+        }
+    }
+
+    /// The most recently freed allocation that held `addr`.
+    pub fn find(&self, addr: u64) -> Option<&Tombstone> {
+        self.list
+            .iter()
+            .rev()
+            .find(|t| addr >= t.base && addr < t.base + t.len.max(1))
+    }
+}
+
+/// Who is accessing: the wave's workgroup and position, the lane and the instruction.
+pub fn site(cx: &Cx, lane: usize) -> Site {
+    Site {
+        group: cx.lds.group,
+        wave: cx.wave.index,
+        lane: lane as u8,
+        index: cx.wave.pc.wrapping_sub(1),
+    }
+}
+
+/// The checked form of one lane's global load (`access` is `Load`, or `Atomic` for the read of
+/// a read-modify-write). Returns false when the access is outside memory and memcheck is off:
+/// the caller then faults as without `--check`.
+pub fn load(cx: &mut Cx, lane: usize, addr: u64, out: &mut [u8], access: Access) -> bool {
+    let len = out.len();
+    let Some(i) = cx.mem.locate(addr, len as u64) else {
+        out.fill(0);
+        return outside(cx, lane, addr, len, access);
+    };
+    let at = site(cx, lane);
+    let (allocs, check) = cx.mem.check_parts();
+    let a = &allocs[i];
+    let off = (addr - a.base) as usize;
+    out.copy_from_slice(&a.data()[off..off + len]);
+    if let (Some(w), Some(c)) = (&a.written, check) {
+        if let Some(first) = w.first_unwritten(off, len) {
+            let (base, size) = (a.base, a.len());
+            c.findings.note(Kind::UninitializedRead, at.index, || Record {
+                kind: Kind::UninitializedRead,
+                site: at,
+                access,
+                addr,
+                len: len as u32,
+                detail: format!(
+                    "byte {:#x} of {} {base:#x} ({size} bytes) has not been written by the host or a kernel",
+                    first,
+                    AllocKind::Buffer.name()
+                ),
+                other: None,
+                count: 1,
+            });
+        }
+    }
+    true
+}
+
+/// The checked form of one lane's global store; as [`load`].
+pub fn store(cx: &mut Cx, lane: usize, addr: u64, data: &[u8], access: Access) -> bool {
+    let len = data.len();
+    let Some(i) = cx.mem.locate(addr, len as u64) else {
+        return outside(cx, lane, addr, len, access);
+    };
+    let (allocs, _) = cx.mem.check_parts();
+    let a = &mut allocs[i];
+    let off = (addr - a.base) as usize;
+    a.data_mut()[off..off + len].copy_from_slice(data);
+    if let Some(w) = &mut a.written {
+        w.set(off, len);
+    }
+    true
+}
+
+/// memcheck: an atomic at an address that is not a multiple of its size. Returns true when it
+/// was reported (and the atomic is to be dropped).
+pub fn misaligned_atomic(cx: &mut Cx, lane: usize, addr: u64, bytes: usize, lds: bool) -> bool {
+    if addr.is_multiple_of(bytes as u64) || !cx.mem.checks().has(Check::Memcheck) {
+        return false;
+    }
+    let at = site(cx, lane);
+    let detail = if lds {
+        format!("LDS address {addr:#x} is not a multiple of {bytes}")
+    } else {
+        format!("{addr:#x} is not a multiple of {bytes}")
+    };
+    if let Some(c) = cx.mem.check_state() {
+        c.findings
+            .note(Kind::MisalignedAtomic, at.index, || Record {
+                kind: Kind::MisalignedAtomic,
+                site: at,
+                access: Access::Atomic,
+                addr,
+                len: bytes as u32,
+                detail,
+                other: None,
+                count: 1,
+            });
+    }
+    true
+}
+
+/// An access outside every live allocation: reported under memcheck (true), else left to fault.
+fn outside(cx: &mut Cx, lane: usize, addr: u64, len: usize, access: Access) -> bool {
+    if !cx.mem.checks().has(Check::Memcheck) {
+        return false;
+    }
+    let at = site(cx, lane);
+    let described = cx.mem.describe(addr);
+    // An access into an allocation's page padding goes through on a GPU; one past it faults.
+    let faults = !cx.mem.reachable(addr, len as u64);
+    let Some(c) = cx.mem.check_state() else {
+        return false;
+    };
+    c.would_fault += faults as u64;
+    let (kind, detail) = match c.tombstones.find(addr) {
+        Some(t) => (
+            Kind::UseAfterFree,
+            format!(
+                "inside {} {:#x} ({} bytes) at +{:#x}, which has been freed",
+                t.kind.name(),
+                t.base,
+                t.len,
+                addr - t.base
+            ),
+        ),
+        None => (Kind::OutOfBounds, described),
+    };
+    c.findings.note(kind, at.index, || Record {
+        kind,
+        site: at,
+        access,
+        addr,
+        len: len as u32,
+        detail,
+        other: None,
+        count: 1,
+    });
+    true
+}
