@@ -2,11 +2,13 @@
 //! (saxpy), each timed through the library — functional only (`--timing off`) and under the
 //! cycle-level CU model — and as the same algorithm in native Rust. Prints medians of several
 //! runs: wave-instructions per second, the slowdown against native, simulated cycles per
-//! second and what the timing model costs over the functional run.
+//! second and what the timing model costs over the functional run; then the same with every
+//! sanitizer on (`--check all`) and what they cost over the run without them.
 //!
 //! `cargo run --release -p gcnemu --bin bench [-- RUNS]` ("timed all" uses every core; the
 //! results are the same as on one thread).
 
+use gcnemu::check::CheckSet;
 use gcnemu::{Arg, Device, DeviceConfig, Dims, LaunchOptions};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -65,8 +67,9 @@ fn modes() -> Vec<(&'static str, LaunchOptions)> {
     out
 }
 
-fn collatz(runs: usize, mode: &'static str, opts: &LaunchOptions) -> Result {
+fn collatz(runs: usize, mode: &'static str, opts: &LaunchOptions, checks: CheckSet) -> Result {
     let mut dev = Device::new(DeviceConfig::default());
+    dev.enable_checks(checks);
     let module = dev
         .load("loop.gfx900.co", &fixture("loop.gfx900.co"))
         .unwrap();
@@ -137,8 +140,9 @@ fn collatz(runs: usize, mode: &'static str, opts: &LaunchOptions) -> Result {
     }
 }
 
-fn saxpy(runs: usize, mode: &'static str, opts: &LaunchOptions) -> Result {
+fn saxpy(runs: usize, mode: &'static str, opts: &LaunchOptions, checks: CheckSet) -> Result {
     let mut dev = Device::new(DeviceConfig::default());
+    dev.enable_checks(checks);
     let module = dev
         .load("saxpy.gfx900.co", &fixture("saxpy.gfx900.co"))
         .unwrap();
@@ -197,23 +201,15 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(5);
     println!("median of {runs} runs");
-    type Kernel = fn(usize, &'static str, &LaunchOptions) -> Result;
+    type Kernel = fn(usize, &'static str, &LaunchOptions, CheckSet) -> Result;
     let kernels: [Kernel; 2] = [collatz, saxpy];
+    let all = CheckSet::parse("all").expect("`all` names every check");
     for k in kernels {
         let mut functional = None;
+        let mut unchecked = Vec::new();
         for (mode, opts) in modes() {
-            let r = k(runs, mode, &opts);
-            let rate = r.wave_instructions as f64 / r.emu.as_secs_f64();
-            print!(
-                "{:<30} {:<10} {:>10} wave-insts  emu {:>9.3} ms  {:>6.1} M wave-inst/s  native {:>7.3} ms  slowdown {:>5.0}x",
-                r.name,
-                r.mode,
-                r.wave_instructions,
-                r.emu.as_secs_f64() * 1e3,
-                rate / 1e6,
-                r.native.as_secs_f64() * 1e3,
-                r.emu.as_secs_f64() / r.native.as_secs_f64()
-            );
+            let r = k(runs, mode, &opts, CheckSet::NONE);
+            print!("{}", line(&r));
             match functional {
                 None => functional = Some(r.emu),
                 // Device cycles (all CUs advance together) per second of host time.
@@ -225,6 +221,30 @@ fn main() {
                 ),
             }
             println!();
+            unchecked.push(r.emu);
+        }
+        for ((mode, opts), without) in modes().into_iter().zip(unchecked) {
+            let r = k(runs, mode, &opts, all);
+            println!(
+                "{}  --check all costs {:.2}x",
+                line(&r),
+                r.emu.as_secs_f64() / without.as_secs_f64()
+            );
         }
     }
+}
+
+/// The figures every mode prints.
+fn line(r: &Result) -> String {
+    let rate = r.wave_instructions as f64 / r.emu.as_secs_f64();
+    format!(
+        "{:<30} {:<10} {:>10} wave-insts  emu {:>9.3} ms  {:>6.1} M wave-inst/s  native {:>7.3} ms  slowdown {:>5.0}x",
+        r.name,
+        r.mode,
+        r.wave_instructions,
+        r.emu.as_secs_f64() * 1e3,
+        rate / 1e6,
+        r.native.as_secs_f64() * 1e3,
+        r.emu.as_secs_f64() / r.native.as_secs_f64()
+    )
 }
