@@ -32,7 +32,7 @@ pub use elf::{
     Section, Symbol, SymbolKind, MAX_FILE_SIZE, PREFIX_SIZE,
 };
 pub use error::{LoadError, LoadErrorKind};
-pub use lines::LineTable;
+pub use lines::{outer_line, LineTable};
 pub use mach::{mach_name, EF_AMDGPU_MACH};
 pub use meta::{CodeObjectMeta, KernelArg, KernelMeta, ValueKind};
 pub use printable::{escape_controls, printable};

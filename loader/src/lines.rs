@@ -113,6 +113,32 @@ impl LineTable {
     }
 }
 
+/// Where the code at `address` sits in the function that was compiled, through every call the
+/// compiler inlined: the line of the outermost frame (for a host call of `hipMalloc` through
+/// HIP's inline template wrapper, the caller's line, not the header's). `None` without DWARF.
+pub fn outer_line(data: &[u8], address: u64) -> Option<String> {
+    let elf = object::File::parse(data).ok()?;
+    let load = |id: gimli::SectionId| -> Result<Cow<[u8]>, gimli::Error> {
+        Ok(match elf.section_by_name(id.name()) {
+            Some(s) => s.uncompressed_data().unwrap_or(Cow::Borrowed(&[])),
+            None => Cow::Borrowed(&[]),
+        })
+    };
+    let sections = gimli::DwarfSections::load(load).ok()?;
+    let dwarf = sections.borrow(|s| gimli::EndianSlice::new(s, gimli::LittleEndian));
+    let context = addr2line::Context::from_dwarf(dwarf).ok()?;
+    let mut frames = context.find_frames(address).skip_all_loads().ok()?;
+    let mut outer = None;
+    while let Ok(Some(frame)) = frames.next() {
+        if let Some(l) = frame.location {
+            if let (Some(file), Some(line)) = (l.file, l.line) {
+                outer = Some(format!("{file}:{line}"));
+            }
+        }
+    }
+    outer
+}
+
 /// The path of a line-program file entry: its directory joined with its name unless the name
 /// is absolute.
 fn file_name<R: gimli::Reader>(

@@ -213,6 +213,11 @@ fn leaked_allocation() {
             && detail.contains("by hipMalloc at sanitize+0x"),
         "{detail}"
     );
+    // The program's own line, not that of HIP's inline template wrapper around hipMalloc.
+    assert!(
+        detail.contains(&format!("{} still live", line_of("hipMalloc(&kept"))),
+        "{detail}"
+    );
 }
 
 #[test]

@@ -76,17 +76,28 @@ fn describe_site(addr: usize) -> String {
                 .into_owned()
         })
     };
-    let file = c(info.dli_fname).unwrap_or_default();
-    let file = file.rsplit('/').next().unwrap_or("").to_string();
+    let path = c(info.dli_fname).unwrap_or_default();
+    let file = path.rsplit('/').next().unwrap_or("").to_string();
     // The return address is just past the call; -1 lands in the call instruction.
     let off = addr.wrapping_sub(info.dli_fbase as usize).wrapping_sub(1);
-    match c(info.dli_sname) {
+    let mut text = match c(info.dli_sname) {
         Some(sym) => format!(
             "{file}+{off:#x} ({sym}+{:#x})",
             addr.wrapping_sub(info.dli_saddr as usize).wrapping_sub(1)
         ),
         None => format!("{file}+{off:#x}"),
+    };
+    if let Some(line) = host_line(&path, off as u64) {
+        text += &format!(", {line}");
     }
+    text
+}
+
+/// `file:line` of `offset` in the host object at `path` (position-independent, so the offset
+/// from its load base is its virtual address), when it was built with `-g`.
+fn host_line(path: &str, offset: u64) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    gcn_loader::outer_line(&bytes, offset)
 }
 
 fn api_name(class: AllocClass) -> &'static str {
