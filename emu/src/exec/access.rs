@@ -3,8 +3,8 @@
 //! atomic read-modify-write operations.
 
 use super::{Cx, Fault};
-use gcn_isa::Atomic;
 use crate::check::{self, Access};
+use gcn_isa::Atomic;
 
 /// Where one lane's access goes.
 #[derive(Clone, Copy, Debug)]
