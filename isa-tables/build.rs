@@ -146,6 +146,7 @@ fn facts(column: &str) -> Result<String, String> {
         ("rate", "Rate::Full"),
         ("dst", "DstUse::Write"),
         ("f16src", "false"),
+        ("round", "Rounding::Integer"),
     ] {
         f.insert(k, v.to_string());
     }
@@ -221,6 +222,16 @@ fn facts(column: &str) -> Result<String, String> {
                     "read" => "DstUse::Read",
                     "rw" => "DstUse::ReadWrite",
                     _ => return Err(format!("unknown destination use `{v}`")),
+                }
+                .into(),
+            ),
+            ("round", v) => (
+                "round",
+                match v {
+                    "exact" => "Rounding::Exact",
+                    "f32" => "Rounding::F32",
+                    "wide" => "Rounding::Wide",
+                    _ => return Err(format!("unknown rounding `{v}`")),
                 }
                 .into(),
             ),

@@ -28,6 +28,10 @@ Tokens, space-separated (absent = no / default):
                   f16 bit patterns): every `_f16` op, including v_ldexp_f16's and
                   v_cmp_class_f16's integer src1 (LLVM issue 58167); the printed immediate classes
                   cannot tell, since llvm-objdump prints them like 32-bit floats
+  round=R         VALU ops with a float result, by how MODE.FP_ROUND affects it: f32 (an f32
+                  result that depends on the direction), wide (f16/f64, FP_ROUND[3:2]), exact (a
+                  float result that is exact in every direction: compares, min/max, floor...,
+                  widening conversions, moves); absent: no float result
   rate=R          VALU issue rate: quarter (transcendental, 32-bit integer multiply), dp (f64),
                   dp_quarter (f64 transcendental); absent = full rate
 Run from the repository root: python3 isa-tables/data/derive_facts.py"""
@@ -224,6 +228,23 @@ def smem_shape(name):
     return []
 
 
+def rounding(name):
+    types = ["f16", "f32", "f64", "i4", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64",
+             "b32", "b64"]
+    result = next((t for t in name.split("_") if t in types), None)
+    if result not in ("f16", "f32", "f64"):
+        return None
+    exact_prefixes = ["v_cmp", "v_min", "v_max", "v_med3", "v_floor", "v_ceil", "v_trunc",
+                      "v_rndne", "v_fract", "v_frexp", "v_cubeid", "v_cubesc", "v_cubetc",
+                      "v_div_fixup", "v_mov", "v_pk_min", "v_pk_max"]
+    exact_names = ["v_cvt_off_f32_i4", "v_cvt_f32_ubyte0", "v_cvt_f32_ubyte1", "v_cvt_f32_ubyte2",
+                   "v_cvt_f32_ubyte3", "v_cvt_f32_f16", "v_cvt_f64_f32", "v_cvt_f64_i32",
+                   "v_cvt_f64_u32", "v_cvt_pkrtz_f16_f32", "v_pk_mov_b32"]
+    if any(name.startswith(p) for p in exact_prefixes) or name in exact_names:
+        return "exact"
+    return "f32" if result == "f32" else "wide"
+
+
 def valu_rate(name):
     trans = ["v_rcp_", "v_rsq_", "v_sqrt_", "v_exp_", "v_log_", "v_sin_", "v_cos_", "v_rcp_iflag"]
     quarter_int = ["v_mul_lo_u32", "v_mul_hi_u32", "v_mul_hi_i32", "v_mad_u64_u32",
@@ -273,6 +294,8 @@ def facts(fmt, mnemonic):
     dst = dst_use(fmt, name)
     if dst:
         toks.append("dst=" + dst)
+    if fmt in VALU and rounding(name):
+        toks.append("round=" + rounding(name))
     if fmt in VALU:
         rate = valu_rate(name)
         if rate:

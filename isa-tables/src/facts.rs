@@ -117,6 +117,19 @@ pub enum DstUse {
     ReadWrite,
 }
 
+/// How a VALU op's result depends on the rounding direction (MODE.FP_ROUND).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rounding {
+    /// No float result (integer and bit ops; not a VALU op).
+    Integer,
+    /// A float result that is exact, so the same in every direction.
+    Exact,
+    /// An f32 result rounded by FP_ROUND[1:0].
+    F32,
+    /// An f16 or f64 result rounded by FP_ROUND[3:2].
+    Wide,
+}
+
 /// The facts of one table row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Facts {
@@ -148,4 +161,5 @@ pub struct Facts {
     /// patterns (2.0 is 0x4000); the printed immediate classes cannot tell (llvm-objdump
     /// prints these like 32-bit floats).
     pub f16src: bool,
+    pub round: Rounding,
 }

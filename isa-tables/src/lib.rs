@@ -22,7 +22,7 @@ pub use asm::{assemble, assemble_inst, is_lossy_text, AsmError, Assembly};
 pub use class::{Category, Counters, OpClass};
 pub use decode::{classify, decode};
 pub use error::{DecodeError, DecodeErrorKind};
-pub use facts::{Atomic, DstUse, Facts, MemKind, Rate, Regs, D16};
+pub use facts::{Atomic, DstUse, Facts, MemKind, Rate, Regs, Rounding, D16};
 pub use fields::Enc;
 pub use inst::Inst;
 pub use table::{

@@ -23,7 +23,7 @@ use super::valu::{
 use super::{Cx, ExecFn, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
-use gcn_isa::OpInfo;
+use gcn_isa::{Op, OpInfo, Rounding};
 
 /// A directed rounding mode (FP_ROUND encoding 1, 2, 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -280,90 +280,41 @@ fn v_div_fmas_f32(cx: &mut Cx, d: &Decoded) -> Res {
     Ok(Flow::Continue)
 }
 
-/// Directed-rounding replacements of f32 ops, by base mnemonic.
-fn directed_f32(name: &str) -> Option<ExecFn> {
-    Some(match name {
-        "v_add_f32" => v_add_f32,
-        "v_sub_f32" => v_sub_f32,
-        "v_subrev_f32" => v_subrev_f32,
-        "v_mul_f32" => v_mul_f32,
-        "v_mul_legacy_f32" => v_mul_legacy_f32,
-        "v_fma_f32" => v_fma_f32,
-        "v_mad_f32" => v_mad_f32,
-        "v_mac_f32" => v_mac_f32,
-        "v_fmac_f32" => v_fmac_f32,
-        "v_div_fmas_f32" => v_div_fmas_f32,
-        "v_ldexp_f32" => v_ldexp_f32,
-        "v_cvt_f32_i32" => v_cvt_f32_i32,
-        "v_cvt_f32_u32" => v_cvt_f32_u32,
-        "v_cvt_f32_f64" => v_cvt_f32_f64,
+/// Directed-rounding replacements of f32 ops.
+fn directed_f32(op: Op) -> Option<ExecFn> {
+    Some(match op {
+        Op::V_ADD_F32 => v_add_f32,
+        Op::V_SUB_F32 => v_sub_f32,
+        Op::V_SUBREV_F32 => v_subrev_f32,
+        Op::V_MUL_F32 => v_mul_f32,
+        Op::V_MUL_LEGACY_F32 => v_mul_legacy_f32,
+        Op::V_FMA_F32 => v_fma_f32,
+        Op::V_MAD_F32 => v_mad_f32,
+        Op::V_MAC_F32 => v_mac_f32,
+        Op::V_FMAC_F32 => v_fmac_f32,
+        Op::V_DIV_FMAS_F32 => v_div_fmas_f32,
+        Op::V_LDEXP_F32 => v_ldexp_f32,
+        Op::V_CVT_F32_I32 => v_cvt_f32_i32,
+        Op::V_CVT_F32_U32 => v_cvt_f32_u32,
+        Op::V_CVT_F32_F64 => v_cvt_f32_f64,
         _ => return None,
     })
-}
-
-/// Float-result ops whose result is exact, so the same in every rounding direction.
-fn exact(name: &str) -> bool {
-    const PREFIXES: [&str; 17] = [
-        "v_cmp",
-        "v_min",
-        "v_max",
-        "v_med3",
-        "v_floor",
-        "v_ceil",
-        "v_trunc",
-        "v_rndne",
-        "v_fract",
-        "v_frexp",
-        "v_cubeid",
-        "v_cubesc",
-        "v_cubetc",
-        "v_div_fixup",
-        "v_mov",
-        "v_pk_min",
-        "v_pk_max",
-    ];
-    const NAMES: [&str; 11] = [
-        "v_cvt_off_f32_i4",
-        "v_cvt_f32_ubyte0",
-        "v_cvt_f32_ubyte1",
-        "v_cvt_f32_ubyte2",
-        "v_cvt_f32_ubyte3",
-        "v_cvt_f32_f16",
-        "v_cvt_f64_f32",
-        "v_cvt_f64_i32",
-        "v_cvt_f64_u32",
-        // Rounds toward zero by definition.
-        "v_cvt_pkrtz_f16_f32",
-        "v_pk_mov_b32",
-    ];
-    PREFIXES.iter().any(|p| name.starts_with(p)) || NAMES.contains(&name)
-}
-
-/// The result type of a VALU op: the first type token of its name (`v_cvt_f32_i32` -> f32,
-/// `v_dot2_f32_f16` -> f32, `v_cvt_i32_f32` -> i32, `v_add_u32` -> u32).
-fn result_type(name: &str) -> Option<&str> {
-    const TYPES: [&str; 14] = [
-        "f16", "f32", "f64", "i4", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "b32",
-        "b64",
-    ];
-    name.split('_').find(|t| TYPES.contains(t))
 }
 
 /// How VALU op `op` runs when MODE.FP_ROUND (`mode` bits [3:0]) is not all nearest-even:
 /// `Ok(None)` as usual (its result does not depend on the direction), `Ok(Some(f))` through the
 /// directed replacement `f`, or an error naming the op and the mode if that is not modelled.
 pub fn under_mode(op: &OpInfo, mode: u32) -> Result<Option<ExecFn>, Fault> {
-    let name = op.base_name();
-    let (field, wide) = match result_type(name) {
-        Some("f32") => (mode & 3, false),
-        Some("f16" | "f64") => ((mode >> 2) & 3, true),
-        _ => return Ok(None),
+    let (field, wide) = match op.facts.round {
+        Rounding::F32 => (mode & 3, false),
+        Rounding::Wide => ((mode >> 2) & 3, true),
+        Rounding::Integer | Rounding::Exact => return Ok(None),
     };
-    if field == 0 || exact(name) {
+    if field == 0 {
         return Ok(None);
     }
     if !wide {
-        if let Some(f) = directed_f32(name) {
+        if let Some(f) = directed_f32(op.op) {
             return Ok(Some(f));
         }
     }

@@ -11,7 +11,7 @@ use super::{Cx, Flow};
 use crate::program::Decoded;
 use crate::wave::{Row, WAVE_SIZE};
 use gcn_isa::table::OP_SEL;
-use gcn_isa::Format;
+use gcn_isa::{Format, Op};
 
 pub type Row16 = [u16; WAVE_SIZE];
 pub type RowF = [f64; WAVE_SIZE];
@@ -113,8 +113,8 @@ pub fn finish_hf(cx: &Cx, d: &Decoded, r: &RowF) -> Row16 {
 /// Ops that keep the other half of the destination on gfx9 (outside the op_sel rows).
 fn keeps_other_half(d: &Decoded) -> bool {
     matches!(
-        d.inst.info().base_name(),
-        "v_mac_f16" | "v_madak_f16" | "v_madmk_f16"
+        d.inst.info().op,
+        Op::V_MAC_F16 | Op::V_MADAK_F16 | Op::V_MADMK_F16
     )
 }
 
