@@ -147,6 +147,11 @@ fn facts(column: &str) -> Result<String, String> {
         ("dst", "DstUse::Write"),
         ("f16src", "false"),
         ("round", "Rounding::Integer"),
+        ("lds", "false"),
+        ("gather4", "false"),
+        ("int16x2", "false"),
+        ("mix", "false"),
+        ("lit64", "Literal64::Zext"),
     ] {
         f.insert(k, v.to_string());
     }
@@ -155,9 +160,11 @@ fn facts(column: &str) -> Result<String, String> {
         let expr = match (key, value) {
             ("r", v) => ("reads", regs(v)?),
             ("w", v) => ("writes", regs(v)?),
-            ("lgkm" | "sext" | "dual" | "st64" | "src2" | "cross" | "f16src", "") => {
-                (key, "true".into())
-            }
+            (
+                "lgkm" | "sext" | "dual" | "st64" | "src2" | "cross" | "f16src" | "lds" | "gather4"
+                | "int16x2" | "mix",
+                "",
+            ) => (key, "true".into()),
             ("mem", v) => (
                 "mem",
                 format!(
@@ -212,6 +219,7 @@ fn facts(column: &str) -> Result<String, String> {
                         "fcmpswap" => "FCmpSwap",
                         "wrap" => "Wrap",
                         "condxchg" => "CondXchg",
+                        "pk_fadd" => "PkFAdd",
                         _ => return Err(format!("unknown atomic `{v}`")),
                     }
                 ),
@@ -222,6 +230,15 @@ fn facts(column: &str) -> Result<String, String> {
                     "read" => "DstUse::Read",
                     "rw" => "DstUse::ReadWrite",
                     _ => return Err(format!("unknown destination use `{v}`")),
+                }
+                .into(),
+            ),
+            ("lit64", v) => (
+                "lit64",
+                match v {
+                    "high" => "Literal64::High",
+                    "sext" => "Literal64::Sext",
+                    _ => return Err(format!("unknown literal extension `{v}`")),
                 }
                 .into(),
             ),

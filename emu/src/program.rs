@@ -8,7 +8,7 @@
 use crate::exec::{self, ExecFn};
 use gcn_isa::class::OpClass;
 use gcn_isa::operand::{self, EXEC_LO, VCC_LO};
-use gcn_isa::{Enc, Field, Format, ImmClass, Inst, Slot, Target};
+use gcn_isa::{Enc, Field, Format, ImmClass, Inst, Literal64, Slot, Target};
 
 /// A source operand, resolved at load time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -327,16 +327,11 @@ fn resolve_src(inst: &Inst, code: u16, dwords: u8, class: ImmClass) -> Src {
         240..=248 => Src::Const(inline_float(code, wide, class)),
         operand::LITERAL => {
             let lit = inst.literal().unwrap_or(0);
-            let name = inst.info().name;
-            Src::Const(if !wide {
-                lit as u64
-            } else if name.contains("_f64") {
-                // A float literal supplies the high half of a double.
-                (lit as u64) << 32
-            } else if name.contains("_i64") {
-                lit as i32 as i64 as u64
-            } else {
-                lit as u64
+            Src::Const(match inst.info().facts.lit64 {
+                _ if !wide => lit as u64,
+                Literal64::High => (lit as u64) << 32,
+                Literal64::Sext => lit as i32 as i64 as u64,
+                Literal64::Zext => lit as u64,
             })
         }
         235..=239 => Src::Aperture(code),

@@ -16,7 +16,7 @@ Tokens, space-separated (absent = no / default):
   d16=HALF        lo | hi: a 16-bit result or source in that half of the VGPR; packed: d16 format
   comps=N         buffer/tbuffer format ops: components (x=1 ... xyzw=4)
   atomic=OP       the read-modify-write: swap cmpswap add sub rsub smin umin smax umax and or xor
-                  inc dec mskor fadd fmin fmax fcmpswap wrap condxchg
+                  inc dec mskor fadd fmin fmax fcmpswap wrap condxchg pk_fadd
   dual            DS two-address ops (read2, write2, wrxchg2); st64: their offsets count 64 elements
   src2            DS `_src2_` ops (operand addresses from the address register, no data)
   cross           DS ops whose lanes do not each access their own address (swizzle, permute...)
@@ -32,6 +32,14 @@ Tokens, space-separated (absent = no / default):
                   result that depends on the direction), wide (f16/f64, FP_ROUND[3:2]), exact (a
                   float result that is exact in every direction: compares, min/max, floor...,
                   widening conversions, moves); absent: no float result
+  lds             buffer/global/scratch loads with an LDS-DMA form (the `lds` bit: the data goes
+                  to LDS at M0): dword-or-less loads, and buffer_load_format_x
+  gather4         MIMG gather4 ops (always four components)
+  int16x2         VOP3P packed 16-bit integer ops (LLVM 15 decodes neg only on src0)
+  mix             VOP3P mixed-precision ops (v_mad_mix*, v_fma_mix*): op_sel_hi defaults to 0
+                  and neg_lo/neg_hi print as each source's neg/abs
+  lit64=L         how a 32-bit literal fills a 64-bit source: high (the high half of an f64:
+                  `_f64` ops) or sext (`_i64` ops); absent: zero-extended
   rate=R          VALU issue rate: quarter (transcendental, 32-bit integer multiply), dp (f64),
                   dp_quarter (f64 transcendental); absent = full rate
 Run from the repository root: python3 isa-tables/data/derive_facts.py"""
@@ -173,6 +181,8 @@ def vmem_shape(name):
     if m:
         toks.append(f"bytes={8 if m.group(2) else 4}")
         toks.append(f"atomic={m.group(1)}")
+    if op in ("atomic_add_f32", "atomic_pk_add_f16"):  # gfx908
+        toks += ["bytes=4", "atomic=" + ("fadd" if op == "atomic_add_f32" else "pk_fadd")]
     return toks
 
 
@@ -271,6 +281,19 @@ def dst_use(fmt, name):
     return None
 
 
+def mimg_shape(name):
+    toks = []
+    m = re.fullmatch(r"image_atomic_([a-z]+)", name)
+    if m:
+        toks.append("atomic=" + m.group(1))
+    if name.startswith("image_gather4"):
+        toks.append("gather4")
+    if (name.startswith("image_sample") or name.startswith("image_gather4")
+            or name in ("image_load", "image_load_mip", "image_store", "image_store_mip")):
+        toks.append("d16=packed")
+    return toks
+
+
 def facts(fmt, mnemonic):
     name = base(mnemonic)
     r, w = implicit(fmt, name)
@@ -289,8 +312,22 @@ def facts(fmt, mnemonic):
         toks += ds_shape(name)
     if fmt == "SMEM":
         toks += smem_shape(name)
+    if fmt == "MIMG":
+        toks += mimg_shape(name)
+    lds_loads = ("load_ubyte", "load_sbyte", "load_ushort", "load_sshort", "load_dword")
+    if (fmt == "MUBUF" and name in ["buffer_" + l for l in lds_loads + ("load_format_x",)]) or \
+            (fmt in ("GLOBAL", "SCRATCH") and name.split("_", 1)[1] in lds_loads):
+        toks.append("lds")
+    if fmt == "VOP3P" and name.startswith("v_pk_") and name[-3:] in ("i16", "u16", "b16"):
+        toks.append("int16x2")
+    if fmt == "VOP3P" and "_mix" in name:
+        toks.append("mix")
     if fmt == "VOP3" and name.endswith("_f16"):
         toks.append("f16src")
+    if "_f64" in name:
+        toks.append("lit64=high")
+    elif "_i64" in name:
+        toks.append("lit64=sext")
     dst = dst_use(fmt, name)
     if dst:
         toks.append("dst=" + dst)

@@ -7,7 +7,7 @@ use crate::decode::effective_class;
 use crate::fields::{self, Enc};
 use crate::inst::Inst;
 use crate::operand::{self, LITERAL};
-use crate::table::{Field, Format, ImmKind, Slot};
+use crate::table::{Field, Format, ImmKind, Op, Slot};
 
 type Invalid = (&'static str, u32);
 
@@ -19,7 +19,7 @@ fn modifier_masks(inst: &Inst) -> [u32; 2] {
         Format::Sop2 => [0xff80_0000, 0],
         Format::Sop1 => [0xff80_ff00, 0],
         // s_set_gpr_idx_on keeps its raw SSRC1 field: the gpr_idx() enables.
-        Format::Sopc if inst.info().name == "s_set_gpr_idx_on" => [0xffff_ff00, 0],
+        Format::Sopc if inst.info().op == Op::S_SET_GPR_IDX_ON => [0xffff_ff00, 0],
         Format::Sopc => [0xffff_0000, 0],
         Format::Sopk | Format::Sopp => [0xffff_ffff, 0],
         Format::Smem => {

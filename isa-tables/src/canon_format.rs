@@ -1,13 +1,14 @@
 //! Format-specific canonicalisation rules (which fields LLVM ignores or rejects).
 
+use crate::facts::D16;
 use crate::inst::Inst;
 use crate::operand;
-use crate::table::{Field, Format};
+use crate::table::{Field, Format, Op};
 
 pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str, u32)> {
     rejected_by_llvm(inst)?;
     match inst.format() {
-        Format::Vop3 if inst.info().name.starts_with("v_interp_") => interp_vop3(inst, keep)?,
+        Format::Vop3 if inst.info().op.is_interp() => interp_vop3(inst, keep)?,
         Format::Vop3 | Format::Vop3p => {
             // Sources the op does not have must be zero (LLVM's decoder tables fix them).
             let has = |f: Field| {
@@ -27,7 +28,7 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 if missing((w[0] >> 11) & 7) || missing(w[1] >> 29) || missing((w[0] >> 8) & 7) {
                     return Err(("op_sel/neg of a missing source", w[0]));
                 }
-                if n == 2 && !inst.info().name.contains("_mix") {
+                if n == 2 && !inst.info().facts.mix {
                     inst.words[0] |= 1 << 14;
                 }
             }
@@ -87,23 +88,14 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
             // llvm-mc-15 decodes it for buffer_load_format_x, ubyte, sbyte, ushort, sshort and
             // dword on gfx9, and rejects every other op with the bit set.
             if inst.format() == Format::Mubuf && inst.bit(0, 16) {
-                let name = inst.info().name;
-                const LDS_LOADS: [&str; 6] = [
-                    "buffer_load_format_x",
-                    "buffer_load_ubyte",
-                    "buffer_load_sbyte",
-                    "buffer_load_ushort",
-                    "buffer_load_sshort",
-                    "buffer_load_dword",
-                ];
-                if !LDS_LOADS.contains(&name) {
+                if !inst.info().facts.lds {
                     return Err(("lds=1 on an op without an LDS form", inst.words[0]));
                 }
                 // The data goes to LDS: LLVM neither prints nor keeps vdata.
                 keep[1] &= !(0xff << 8);
             }
             // LLVM 15 has no tfe form of the buffer atomics: the bit is dropped.
-            if inst.info().name.starts_with("buffer_atomic_") {
+            if inst.info().facts.atomic.is_some() {
                 keep[1] &= !(1 << 23);
             }
             // vaddr is "off" unless offen or idxen uses it.
@@ -114,16 +106,7 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
         // lds (bit 13): on gfx9 only global/scratch loads of a dword or less write LDS
         // (M0-addressed); LLVM then neither prints nor keeps vdst, and rejects every other op.
         Format::Flat | Format::Global | Format::Scratch if inst.bit(0, 13) => {
-            const LDS_LOADS: [&str; 5] = [
-                "load_ubyte",
-                "load_sbyte",
-                "load_ushort",
-                "load_sshort",
-                "load_dword",
-            ];
-            let name = inst.info().name;
-            let op = name.split_once('_').map_or("", |(_, op)| op);
-            if inst.format() == Format::Flat || !LDS_LOADS.contains(&op) {
+            if !inst.info().facts.lds {
                 return Err(("lds=1 on an op without an LDS form", inst.words[0]));
             }
             keep[1] &= !(0xff << 24);
@@ -157,7 +140,7 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
             Err(("SDWA/DPP of a 64-bit op", w1))
         }
         // The accumulating v_mac_f32/v_mac_f16 have no SDWA form in LLVM 15 (DPP they have).
-        (Format::Vop2, crate::Enc::Sdwa) if info.name.starts_with("v_mac_") => {
+        (Format::Vop2, crate::Enc::Sdwa) if matches!(info.op, Op::V_MAC_F32 | Op::V_MAC_F16) => {
             Err(("SDWA form of v_mac", w1))
         }
         // SDWA omod (bits 15:14) only where the op's VOP3 form has omod.
@@ -185,7 +168,7 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         // whose DPP form keeps them unprinted).
         (Format::Vop1 | Format::Vop2, crate::Enc::Dpp)
             if info.flags & crate::table::INPUT_MODS == 0
-                && !info.name.starts_with("v_dot")
+                && !info.op.is_dot_accumulate()
                 && w1 & (0xf << 20) != 0 =>
         {
             Err(("DPP source modifier", w1))
@@ -217,36 +200,22 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         (Format::Flat, _) if (w1 >> 16) & 0x7f != 0 => Err(("FLAT saddr", (w1 >> 16) & 0x7f)),
         // d16 exists only on the image loads, stores, samples and gathers that convert data.
         (Format::Mimg, _) if w1 & (1 << 31) != 0 => {
-            let n = info.name;
-            let d16 = n.starts_with("image_sample")
-                || n.starts_with("image_gather4")
-                || [
-                    "image_load",
-                    "image_load_mip",
-                    "image_store",
-                    "image_store_mip",
-                ]
-                .contains(&n);
-            if d16 {
+            if info.facts.d16 == D16::Packed {
                 Ok(())
             } else {
                 Err(("d16 on an image op without it", w1))
             }
         }
         // ds_nop has no operands and no offset.
-        (Format::Ds, _) if info.name == "ds_nop" && (w0 & 0x201_ffff != 0 || w1 != 0) => {
+        (Format::Ds, _) if info.op == Op::DS_NOP && (w0 & 0x201_ffff != 0 || w1 != 0) => {
             Err(("ds_nop operands", w0))
         }
         // DS bit 25 (unused) is ignored by LLVM except on the src2 ops, which reject it.
-        (Format::Ds, _) if w0 & (1 << 25) != 0 && info.name.contains("_src2_") => {
+        (Format::Ds, _) if w0 & (1 << 25) != 0 && info.facts.src2 => {
             Err(("DS bit 25 on a src2 op", w0))
         }
         // Packed 16-bit integer ops: LLVM 15 decodes neg_lo/neg_hi on src0 only.
-        (Format::Vop3p, _)
-            if info.name.starts_with("v_pk_")
-                && ["i16", "u16", "b16"].iter().any(|t| info.name.ends_with(t))
-                && (w1 >> 30 != 0 || (w0 >> 9) & 3 != 0) =>
-        {
+        (Format::Vop3p, _) if info.facts.int16x2 && (w1 >> 30 != 0 || (w0 >> 9) & 3 != 0) => {
             Err(("neg of a packed integer op", w0))
         }
         _ => Ok(()),
@@ -255,10 +224,9 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
 
 /// Does the VOP3 (`_e64`) row of this VOP1/VOP2 op carry `flag` (NO_CLAMP / NO_OMOD)?
 fn vop3_form_lacks(info: &crate::table::OpInfo, flag: u8) -> bool {
-    let e64 = format!("{}_e64", info.base_name());
     crate::table::all_ops()
         .iter()
-        .find(|r| r.format == Format::Vop3 && r.name == e64)
+        .find(|r| r.format == Format::Vop3 && r.op == info.op)
         .is_some_and(|r| r.flags & flag != 0)
 }
 
@@ -267,10 +235,9 @@ fn vop3_form_lacks(info: &crate::table::OpInfo, flag: u8) -> bool {
 /// forms' third source. LLVM 15 rejects abs/neg on src0 and on sources the op lacks, `high` on
 /// the f32 forms, and literals; op_sel bits are dropped.
 fn interp_vop3(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str, u32)> {
-    let name = inst.info().name;
     let w = inst.words;
-    let is_mov = name.starts_with("v_interp_mov");
-    let f16 = name.ends_with("_f16");
+    let is_mov = inst.info().op == Op::V_INTERP_MOV_F32;
+    let f16 = inst.info().facts.f16src;
     let has_src2 = crate::syntax::nsrc(inst) == 2;
     let src1 = (w[1] >> 9) & 0x1ff;
     let src2 = (w[1] >> 18) & 0x1ff;

@@ -3,7 +3,7 @@
 use crate::fields::{self, Enc, Kind};
 use crate::inst::Inst;
 use crate::operand::{self, LITERAL};
-use crate::table::{lookup, Field, Format, ImmClass, ImmKind, Slot};
+use crate::table::{lookup, Field, Format, ImmClass, ImmKind, Op, Slot};
 use crate::{DecodeError, DecodeErrorKind, Target};
 
 fn word(bytes: &[u8], i: usize) -> Option<u32> {
@@ -167,7 +167,7 @@ pub(crate) fn source_class(
 /// v_swap_b32's src0 is a VGPR whatever bit 8 says: LLVM reads the low 8 bits as a VGPR number
 /// (and so never a literal).
 pub(crate) fn src0_is_vgpr_only(info: &crate::table::OpInfo) -> bool {
-    info.format == Format::Vop1 && info.name == "v_swap_b32"
+    info.format == Format::Vop1 && info.op == Op::V_SWAP_B32
 }
 
 /// Class used when the table says `None` for a source (operands that were never probed).

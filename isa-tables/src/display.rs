@@ -1,11 +1,12 @@
 //! LLVM-syntax text for an [`Inst`]: the mnemonic, the operands in the table's order, then the
 //! format's modifiers, exactly as `llvm-objdump-15 -d` prints them.
 
+use crate::facts::Atomic;
 use crate::fields::Enc;
 use crate::inst::Inst;
 use crate::operand::{self, write_operand, write_register};
 use crate::syntax;
-use crate::table::{Field, Format, ImmClass, ImmKind, Slot};
+use crate::table::{Field, Format, ImmClass, ImmKind, Op, Slot};
 use std::fmt::{self, Write};
 
 impl fmt::Display for Inst {
@@ -40,7 +41,7 @@ impl Inst {
                 (self.bit(1, 29 + i as u32), abs, false)
             }
             // mad_mix/fma_mix: neg_lo is the source's neg, neg_hi its abs.
-            (Format::Vop3p, _) if self.info().name.contains("_mix") => {
+            (Format::Vop3p, _) if self.info().facts.mix => {
                 (self.bit(1, 29 + i as u32), self.bit(0, 8 + i as u32), false)
             }
             (Format::Vop3p, _) => (false, false, false),
@@ -120,7 +121,7 @@ impl Inst {
     /// For a returning (glc) flat-family atomic, the width of the value it returns.
     pub fn returned_dwords(&self) -> Option<u8> {
         let info = self.info();
-        if !info.format.is_flat_family() || !info.name.contains("_atomic_") || !self.bit(0, 16) {
+        if !info.format.is_flat_family() || info.facts.atomic.is_none() || !self.bit(0, 16) {
             return None;
         }
         let data = info.operands.iter().find_map(|s| match s {
@@ -131,18 +132,20 @@ impl Inst {
             } => Some(*dwords),
             _ => None,
         })?;
-        Some(if info.name.contains("cmpswap") {
-            data / 2
-        } else {
-            data
-        })
+        Some(
+            if matches!(info.facts.atomic, Some(Atomic::CmpSwap | Atomic::FCmpSwap)) {
+                data / 2
+            } else {
+                data
+            },
+        )
     }
 
     /// Operands LLVM leaves out in some encodings.
     fn omits(&self, slot: &Slot) -> bool {
         if let (Format::Sopp, Slot::Imm(ImmKind::Uimm16)) = (self.format(), slot) {
             // s_endpgm's immediate is printed only when set
-            return self.info().name == "s_endpgm" && self.simm16() == 0;
+            return self.info().op == Op::S_ENDPGM && self.simm16() == 0;
         }
         match (self.format(), slot) {
             // buffer loads to LDS have no data register
@@ -234,7 +237,7 @@ impl Inst {
         let imm = self.simm16();
         match kind {
             ImmKind::Simm16 => write!(f, "{:#x}", imm),
-            ImmKind::Uimm16 if self.info().name == "s_endpgm" => write!(f, "{imm}"),
+            ImmKind::Uimm16 if self.info().op == Op::S_ENDPGM => write!(f, "{imm}"),
             ImmKind::Uimm16 => syntax::write_u16(f, imm),
             ImmKind::Label => write!(f, "{}", imm),
             ImmKind::Hwreg => syntax::write_hwreg(f, imm),

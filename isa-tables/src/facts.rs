@@ -92,6 +92,8 @@ pub enum Atomic {
     Wrap,
     /// ds_condxchg32_rtn_b64: each dword written only if its bit 31 is set.
     CondXchg,
+    /// gfx908 buffer/global_atomic_pk_add_f16: two f16 adds.
+    PkFAdd,
 }
 
 /// How many cycles a VALU op keeps its SIMD busy, relative to full rate.
@@ -130,6 +132,17 @@ pub enum Rounding {
     Wide,
 }
 
+/// How a 32-bit literal fills a 64-bit source operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Literal64 {
+    /// Zero-extended (bit and unsigned ops).
+    Zext,
+    /// Sign-extended (`_i64` ops).
+    Sext,
+    /// The high half of a double (`_f64` ops); the low half is zero.
+    High,
+}
+
 /// The facts of one table row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Facts {
@@ -162,4 +175,13 @@ pub struct Facts {
     /// prints these like 32-bit floats).
     pub f16src: bool,
     pub round: Rounding,
+    /// Buffer/global/scratch loads with an LDS-DMA form (the `lds` bit sends the data to LDS).
+    pub lds: bool,
+    /// MIMG gather4: always four components.
+    pub gather4: bool,
+    /// VOP3P packed 16-bit integer ops.
+    pub int16x2: bool,
+    /// VOP3P mixed-precision ops (v_mad_mix*, v_fma_mix*).
+    pub mix: bool,
+    pub lit64: Literal64,
 }

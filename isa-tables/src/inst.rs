@@ -3,6 +3,7 @@
 //! Keeping the words (rather than a struct per format) makes `encode` exact by construction and
 //! lets every accessor read the ISA's own bit fields; `fields.rs` says where each one lives.
 
+use crate::facts::Atomic;
 use crate::fields::{self, Enc};
 use crate::operand;
 use crate::table::{op_info, Field, Format, OpId, OpInfo, Slot};
@@ -189,11 +190,11 @@ impl Inst {
     /// atomics 1 or 2 (default 1), cmpswap 2 or 4 (default 2), gather4 2, 4 or 5 (default 4),
     /// everything else 1 to 5.
     fn mimg_vdata_dwords(&self) -> u8 {
-        let name = self.info().name;
-        let gather = name.starts_with("image_gather4");
-        let (default, widths): (u32, &[u32]) = if name.starts_with("image_atomic_cmpswap") {
+        let facts = &self.info().facts;
+        let gather = facts.gather4;
+        let (default, widths): (u32, &[u32]) = if facts.atomic == Some(Atomic::CmpSwap) {
             (2, &[2, 4])
-        } else if name.starts_with("image_atomic_") {
+        } else if facts.atomic.is_some() {
             (1, &[1, 2])
         } else if gather {
             (4, &[2, 4, 5])

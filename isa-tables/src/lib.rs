@@ -13,6 +13,7 @@ mod error;
 pub mod facts;
 pub mod fields;
 mod inst;
+mod op;
 pub mod operand;
 mod syntax;
 pub mod table;
@@ -22,7 +23,7 @@ pub use asm::{assemble, assemble_inst, is_lossy_text, AsmError, Assembly};
 pub use class::{Category, Counters, OpClass};
 pub use decode::{classify, decode};
 pub use error::{DecodeError, DecodeErrorKind};
-pub use facts::{Atomic, DstUse, Facts, MemKind, Rate, Regs, Rounding, D16};
+pub use facts::{Atomic, DstUse, Facts, Literal64, MemKind, Rate, Regs, Rounding, D16};
 pub use fields::Enc;
 pub use inst::Inst;
 pub use table::{

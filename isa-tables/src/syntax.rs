@@ -3,7 +3,7 @@
 use crate::fields::Enc;
 use crate::inst::Inst;
 use crate::operand::write_register;
-use crate::table::{Format, Slot};
+use crate::table::{Format, Op, Slot};
 use std::fmt::{self, Write};
 
 /// An unsigned 16-bit immediate: decimal in the inline-integer range, else hex (LLVM's printU16Imm).
@@ -363,7 +363,7 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
                 write_bits_list(f, "op_sel", listed, n + 1)?;
             }
             // f16 interpolation: the attribute's high half (src0 bit 8)
-            let interp_high = inst.info().name.starts_with("v_interp_") && inst.bit(1, 8);
+            let interp_high = inst.info().op.is_interp() && inst.bit(1, 8);
             flag(f, interp_high, "high")?;
             write_clamp_omod(f, b0(15), (inst.words[1] >> 27) & 3)
         }
@@ -377,7 +377,7 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             if op_sel & full != 0 {
                 write_bits_list(f, "op_sel", op_sel, n)?;
             }
-            let mix = inst.info().name.contains("_mix");
+            let mix = inst.info().facts.mix;
             if (!mix && op_sel_hi & full != full) || (mix && op_sel_hi & full != 0) {
                 write_bits_list(f, "op_sel_hi", op_sel_hi, n)?;
             }
@@ -392,18 +392,14 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
         }
         Format::Ds => {
             let (o0, o1) = (w0 & 0xff, (w0 >> 8) & 0xff);
-            let two = inst.info().name.contains('2')
-                && (inst.info().name.contains("read2")
-                    || inst.info().name.contains("write2")
-                    || inst.info().name.contains("wrxchg2"));
-            if two {
+            if inst.info().facts.dual {
                 if o0 != 0 {
                     write!(f, " offset0:{o0}")?;
                 }
                 if o1 != 0 {
                     write!(f, " offset1:{o1}")?;
                 }
-            } else if inst.info().name == "ds_swizzle_b32" {
+            } else if inst.info().op == Op::DS_SWIZZLE_B32 {
                 write_swizzle(f, w0 & 0xffff)?;
             } else if w0 & 0xffff != 0 {
                 write!(f, " offset:{}", w0 & 0xffff)?;

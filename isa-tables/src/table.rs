@@ -1,6 +1,6 @@
 //! The opcode table: one row per (format, opcode, targets), compiled from `data/gfx9-ops.tsv`.
 
-use crate::facts::{Atomic, DstUse, Facts, MemKind, Rate, Regs, Rounding, D16};
+use crate::facts::{Atomic, DstUse, Facts, Literal64, MemKind, Rate, Regs, Rounding, D16};
 use crate::Target;
 
 /// A gfx9 encoding format (the first word's fixed bits select it).

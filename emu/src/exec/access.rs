@@ -233,7 +233,7 @@ impl AtomicOp {
             Atomic::FAdd => AtomicOp::AddF32,
             Atomic::FMin => AtomicOp::MinF32,
             Atomic::FMax => AtomicOp::MaxF32,
-            Atomic::FCmpSwap | Atomic::Wrap | Atomic::CondXchg => return None,
+            Atomic::FCmpSwap | Atomic::Wrap | Atomic::CondXchg | Atomic::PkFAdd => return None,
         })
     }
 

@@ -3,7 +3,7 @@
 
 use crate::fields::Enc;
 use crate::operand;
-use crate::table::{Format, OpInfo};
+use crate::table::{Format, Op, OpInfo};
 
 /// Words with the format's fixed bits, the opcode and the defaults LLVM's assembler uses.
 pub fn base_words(info: &OpInfo, enc: Enc) -> [u32; 2] {
@@ -50,11 +50,11 @@ pub fn base_words(info: &OpInfo, enc: Enc) -> [u32; 2] {
         (Format::Mtbuf, _) => w[0] |= 1 << 19,
         (Format::Vop3p, _) => {
             // op_sel_hi defaults to all ones for packed math, zero for the mix ops.
-            if !info.name.contains("_mix") {
+            if !info.facts.mix {
                 set_op_sel_hi(&mut w, 0b111, 3);
             }
         }
-        (Format::Sopp, _) if info.name == "s_waitcnt" => w[0] |= 0xcf7f,
+        (Format::Sopp, _) if info.op == Op::S_WAITCNT => w[0] |= 0xcf7f,
         _ => {}
     }
     w

@@ -6,7 +6,7 @@ use super::special;
 use super::value::parse_int;
 use crate::fields::Enc;
 use crate::syntax::{DFMT, NFMT};
-use crate::table::Format;
+use crate::table::{Format, Op};
 
 /// A modifier that did not apply.
 pub type ModError = String;
@@ -151,7 +151,7 @@ fn mtbuf_format(v: Option<&str>) -> Result<(u32, u32), ModError> {
 pub fn apply(
     format: Format,
     enc: Enc,
-    mnemonic: &str,
+    op: Op,
     w: &mut [u32; 2],
     modifier: &str,
 ) -> Result<(), ModError> {
@@ -227,7 +227,7 @@ pub fn apply(
                 let srcs = v & ((1 << (n - 1)) - 1);
                 w.set(0, 11, 4, srcs | ((v >> (n - 1)) << 3))
             }
-            "high" if mnemonic.starts_with("v_interp_") => w.flag(1, 8),
+            "high" if op.is_interp() => w.flag(1, 8),
             _ => unknown(),
         },
         Format::Vop3p => match name {
@@ -242,7 +242,7 @@ pub fn apply(
             _ => unknown(),
         },
         Format::Ds => match name {
-            "offset" if mnemonic == "ds_swizzle_b32" => {
+            "offset" if op == Op::DS_SWIZZLE_B32 => {
                 let v = special::swizzle(value.unwrap_or(""))
                     .ok_or_else(|| format!("`{modifier}`: bad swizzle"))?;
                 w.set(0, 0, 16, v as u32)

@@ -131,7 +131,7 @@ impl Builder<'_> {
                     self.set_bits(0, 8 + i, 1, op.abs as u32);
                 }
             }
-            (Format::Vop3p, _) if self.info.name.contains("_mix") && !op.sext => {
+            (Format::Vop3p, _) if self.info.facts.mix && !op.sext => {
                 self.set_bits(1, 29 + i, 1, op.neg as u32);
                 self.set_bits(0, 8 + i, 1, op.abs as u32);
             }
@@ -438,7 +438,7 @@ pub fn build(
         .collect();
     // glc flat-family atomics name the returned register first.
     let returns = info.format.is_flat_family()
-        && info.name.contains("_atomic_")
+        && info.facts.atomic.is_some()
         && parts.operands.len() == slots.len() + 1;
     if returns {
         let t = texts.next().unwrap_or_default();
@@ -482,7 +482,7 @@ pub fn build(
         .any(|s| matches!(s, Slot::Imm(ImmKind::Waitcnt)))
     {
         for m in &mods {
-            modifiers::apply(info.format, enc, info.name, &mut b.w, m)?;
+            modifiers::apply(info.format, enc, info.op, &mut b.w, m)?;
         }
     }
     let one_word = matches!(
