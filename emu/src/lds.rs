@@ -4,7 +4,7 @@
 //! zero and drop the write; a kernel doing that has a bug worth naming). Bank-conflict accounting
 //! belongs to the compute-unit model (issue 6) and hooks in at the DS instruction, not here.
 
-use crate::check::lds::LdsShadow;
+use crate::check::group::GroupShadow;
 
 /// Upper bound of LDS a workgroup may allocate on gfx9.
 pub const LDS_MAX: u32 = 64 * 1024;
@@ -19,8 +19,9 @@ pub struct Lds {
     pub group: [u32; 3],
     /// `s_barrier`s each wave of the workgroup has passed: the racecheck's epochs.
     barriers: [u32; MAX_WAVES],
-    /// The sanitizers' per-byte history, made at the first checked access.
-    pub(crate) shadow: Option<Box<LdsShadow>>,
+    /// The sanitizers' state of the workgroup (its LDS and global access history), made at the
+    /// first checked access.
+    pub(crate) shadow: Option<Box<GroupShadow>>,
 }
 
 impl Lds {

@@ -1,6 +1,6 @@
 //! The sanitizers under `gcnemu exec --check`: `tests/fixtures/programs/sanitize` has one seeded
-//! bug per mode (an LDS race, an off-by-one store, a use after free, a read of memory nothing
-//! wrote, a leak), built with line tables; each must be reported at its source line, the same
+//! bug per mode (an LDS race, the same race through global memory, an off-by-one store, a use
+//! after free, a read of memory nothing wrote, a leak), built with line tables; each must be reported at its source line, the same
 //! program with the bug fixed must report nothing, and so must the other, clean programs.
 
 mod common;
@@ -148,6 +148,25 @@ fn lds_race_names_both_accesses() {
             want.sort();
             assert_eq!(pair, want, "{timing:?}: {f}");
             assert_ne!(f["wave"], f["other"]["wave"], "{f}");
+        }
+    }
+}
+
+#[test]
+fn global_race_between_waves_of_a_workgroup() {
+    let write = line_of("buf[t] = 3 * t;");
+    let read = line_of("out[t] = buf[N - 1 - t];");
+    for timing in [&[][..], &["--timing", "off"][..]] {
+        for f in seeded("grace", "global-race", "", timing) {
+            assert_eq!(f["check"], "racecheck");
+            let mut pair = [
+                source(&f["place"]).to_string(),
+                source(&f["other"]["place"]).to_string(),
+            ];
+            pair.sort();
+            let mut want = [write.clone(), read.clone()];
+            want.sort();
+            assert_eq!(pair, want, "{timing:?}: {f}");
         }
     }
 }

@@ -2,11 +2,16 @@
 //! access must lie inside one live allocation; one that does not is reported with the nearest
 //! allocation, or as a use after free when a freed allocation held the address, and is dropped
 //! (a load reads 0) so that the kernel runs on and one run reports every faulting site. A load of
-//! bytes nothing has written is an initcheck finding.
+//! bytes nothing has written is an initcheck finding. racecheck follows the dwords each
+//! workgroup touches ([`super::group::GroupShadow`]): two of its waves accessing the same bytes
+//! with no barrier between, at least one writing, race.
 
+use super::group::GroupShadow;
+use super::race::{Conflict, Mark};
 use super::{Access, Check, Kind, Record, Site};
 use crate::exec::Cx;
 use crate::memory::{AllocKind, Allocation};
+use gcn_isa::Format;
 use std::collections::VecDeque;
 
 /// Freed allocations whose blocks are kept back from the host allocator, up to this many bytes.
@@ -89,6 +94,9 @@ pub fn load(cx: &mut Cx, lane: usize, addr: u64, out: &mut [u8], access: Access)
         return outside(cx, lane, addr, len, access);
     };
     let at = site(cx, lane);
+    if cx.mem.checks().has(Check::Racecheck) {
+        race(cx, at, addr, len, access);
+    }
     let (allocs, check) = cx.mem.check_parts();
     let a = &allocs[i];
     let off = (addr - a.base) as usize;
@@ -121,6 +129,11 @@ pub fn store(cx: &mut Cx, lane: usize, addr: u64, data: &[u8], access: Access) -
     let Some(i) = cx.mem.locate(addr, len as u64) else {
         return outside(cx, lane, addr, len, access);
     };
+    // The write half of an atomic was checked with its read.
+    if access != Access::Atomic && cx.mem.checks().has(Check::Racecheck) {
+        let at = site(cx, lane);
+        race(cx, at, addr, len, access);
+    }
     let (allocs, _) = cx.mem.check_parts();
     let a = &mut allocs[i];
     let off = (addr - a.base) as usize;
@@ -129,6 +142,89 @@ pub fn store(cx: &mut Cx, lane: usize, addr: u64, data: &[u8], access: Access) -
         w.set(off, len);
     }
     true
+}
+
+/// racecheck: records the access of `[addr, addr+len)` by `at` in its workgroup's history of
+/// global dwords, and reports a race with another wave of the group.
+fn race(cx: &mut Cx, at: Site, addr: u64, len: usize, access: Access) {
+    let epoch = cx.lds.epoch(cx.wave.index);
+    let size = cx.lds.size();
+    let shadow = cx
+        .lds
+        .shadow
+        .get_or_insert_with(|| Box::new(GroupShadow::new(size)));
+    // An atomic load (`glc`) is an atomic access: it does not race with atomics.
+    let access = if access == Access::Load {
+        let glc = match shadow.glc {
+            Some((index, glc)) if index == at.index => glc,
+            _ => {
+                let glc = glc(cx.program, at.index);
+                shadow.glc = Some((at.index, glc));
+                glc
+            }
+        };
+        if glc {
+            Access::Atomic
+        } else {
+            access
+        }
+    } else {
+        access
+    };
+    if access == Access::Atomic {
+        shadow.note_sync(at.wave, epoch);
+    }
+    let end = addr + len as u64;
+    let mut conflict: Option<Conflict> = None;
+    let mut dword = addr & !3;
+    while dword < end {
+        let (lo, hi) = (addr.max(dword), end.min(dword + 4));
+        let mask = (((1u32 << (hi - lo)) - 1) << (lo - dword)) as u8;
+        let me = Mark::new(epoch, at.index, at.wave, at.lane, access, mask);
+        if let Some(cell) = shadow.global_cell(dword, epoch) {
+            conflict = conflict.or(cell.access(me, access));
+        }
+        dword += 4;
+    }
+    let Some(k) = conflict else {
+        return;
+    };
+    if shadow.synced(at.wave, epoch) || shadow.synced(k.mark.wave as u32, epoch) {
+        return;
+    }
+    let other = Site {
+        group: at.group,
+        wave: k.mark.wave as u32,
+        lane: k.mark.lane,
+        index: k.mark.index,
+    };
+    if let Some(c) = cx.mem.check_state() {
+        c.findings.note(Kind::GlobalRace, at.index, || Record {
+            kind: Kind::GlobalRace,
+            site: at,
+            access,
+            addr,
+            len: len as u32,
+            detail: format!(
+                "also accessed by wave {} of the workgroup with no s_barrier between",
+                other.wave
+            ),
+            other: Some((other, k.access)),
+            count: 1,
+        });
+    }
+}
+
+/// Whether instruction `index` has its `glc` bit set (a vector memory instruction).
+fn glc(program: &crate::program::Program, index: u32) -> bool {
+    let Some(d) = program.insts.get(index as usize) else {
+        return false;
+    };
+    match d.inst.info().format {
+        Format::Flat | Format::Global | Format::Scratch => d.inst.bits(0, 16, 1) != 0,
+        Format::Mubuf | Format::Mtbuf => d.inst.bits(0, 14, 1) != 0,
+        _ => false,
+    }
 }
 
 /// memcheck: an atomic at an address that is not a multiple of its size. Returns true when it

@@ -12,9 +12,11 @@
 //! the instruction and its source line.
 
 pub mod global;
+pub mod group;
 pub mod init;
 pub mod lds;
 pub mod name;
+pub mod race;
 pub mod report;
 
 pub use report::Finding;

@@ -1,0 +1,189 @@
+//! The sanitizers' state of one workgroup, kept in its [`crate::lds::Lds`] (the one object both
+//! engines give every instruction of the group): the racecheck history of every LDS byte, whose
+//! write marks also tell initcheck which bytes were written, and of the global dwords the group
+//! touched.
+//!
+//! Waves may order their global accesses without barriers, through atomics and fences (a lock,
+//! a flag, ROCm's device malloc): racecheck does not follow that happens-before, so a pair of
+//! global accesses in which either wave made an atomic access in the same barrier interval is not
+//! reported. LDS races are always reported.
+
+use super::race::Cell;
+use hashbrown::HashMap;
+
+/// Global memory is remembered in chunks of this many dwords (256 bytes), found by a hash of the
+/// chunk's address: the lanes of one instruction mostly hit one chunk, which is kept at hand.
+const CHUNK: usize = 64;
+/// Chunks per workgroup before those of dead epochs are dropped (1 MiB of global memory).
+const PRUNE_AT: usize = 4096;
+/// Past this many live chunks (2 MiB of global memory touched within one barrier interval), the
+/// group stops remembering new ones.
+const MAX_CHUNKS: usize = 8192;
+
+#[derive(Debug)]
+pub struct GroupShadow {
+    pub lds: Vec<Cell>,
+    /// Chunk address (global address / 256) → index in `chunks`.
+    index: HashMap<u64, u32>,
+    chunks: Vec<[Cell; CHUNK]>,
+    /// The chunk last used: (chunk address, index).
+    last: Option<(u64, u32)>,
+    /// Chunks at which the next prune happens (doubles with what a prune leaves, so pruning
+    /// costs a constant per chunk).
+    next_prune: usize,
+    /// The newest epoch at the last prune.
+    pruned_at: u32,
+    /// The last instruction asked about and whether it has `glc` (the lanes of one instruction
+    /// come one after another).
+    pub glc: Option<(u32, bool)>,
+    /// The highest barrier epoch seen: entries older than the one before it are dead.
+    newest_epoch: u32,
+    /// Per wave, 1 + the last epoch in which it made an atomic access to global memory (an
+    /// atomic, or a `glc` load as atomic loads compile to): it may be synchronizing with other
+    /// waves through memory rather than barriers.
+    synced: [u32; 16],
+}
+
+impl GroupShadow {
+    pub fn new(lds_size: u32) -> GroupShadow {
+        GroupShadow {
+            lds: vec![Cell::default(); lds_size as usize],
+            index: HashMap::new(),
+            chunks: Vec::new(),
+            last: None,
+            glc: None,
+            next_prune: PRUNE_AT,
+            pruned_at: 0,
+            newest_epoch: 0,
+            synced: [0; 16],
+        }
+    }
+
+    /// Wave `wave` made an atomic access to global memory in `epoch`.
+    pub fn note_sync(&mut self, wave: u32, epoch: u32) {
+        if let Some(s) = self.synced.get_mut(wave as usize) {
+            *s = epoch + 1;
+        }
+    }
+
+    /// Whether wave `wave` made an atomic access to global memory in `epoch`.
+    pub fn synced(&self, wave: u32, epoch: u32) -> bool {
+        self.synced.get(wave as usize) == Some(&(epoch + 1))
+    }
+
+    pub fn reset(&mut self) {
+        self.lds.fill(Cell::default());
+        self.index.clear();
+        self.chunks.clear();
+        self.last = None;
+        self.glc = None;
+        self.next_prune = PRUNE_AT;
+        self.pruned_at = 0;
+        self.newest_epoch = 0;
+        self.synced = [0; 16];
+    }
+
+    /// The history of the global dword at `addr` (a multiple of 4), if there is room for it.
+    #[inline]
+    pub fn global_cell(&mut self, addr: u64, epoch: u32) -> Option<&mut Cell> {
+        let key = addr / (4 * CHUNK as u64);
+        let slot = (addr / 4) as usize % CHUNK;
+        let i = match self.last {
+            Some((k, i)) if k == key => i,
+            _ => {
+                self.newest_epoch = self.newest_epoch.max(epoch);
+                let i = match self.index.get(&key) {
+                    Some(&i) => i,
+                    None => self.new_chunk(key)?,
+                };
+                self.last = Some((key, i));
+                i
+            }
+        };
+        Some(&mut self.chunks[i as usize][slot])
+    }
+
+    #[cold]
+    fn new_chunk(&mut self, key: u64) -> Option<u32> {
+        // At the cap, a prune helps only once a barrier has passed since the last one.
+        let full = self.chunks.len() >= MAX_CHUNKS;
+        if self.chunks.len() >= self.next_prune || (full && self.pruned_at != self.newest_epoch) {
+            self.prune();
+            self.pruned_at = self.newest_epoch;
+            self.next_prune = (2 * self.chunks.len()).max(PRUNE_AT);
+        }
+        if self.chunks.len() >= MAX_CHUNKS {
+            return None;
+        }
+        self.chunks.push([Cell::default(); CHUNK]);
+        let i = self.chunks.len() as u32 - 1;
+        self.index.insert(key, i);
+        Some(i)
+    }
+
+    /// Drops the chunks no access to come can race with: every wave still running is at most
+    /// one barrier behind the newest epoch, so what is older is ordered before it.
+    fn prune(&mut self) {
+        let live = self.newest_epoch.saturating_sub(1);
+        let alive = |c: &[Cell; CHUNK]| {
+            c.iter().any(|m| {
+                m.write.epoch.max(m.read.epoch) >= live && (m.write.valid() || m.read.valid())
+            })
+        };
+        let mut keys: Vec<(u64, u32)> = self.index.drain().collect();
+        keys.sort_unstable_by_key(|&(_, i)| i);
+        let mut kept = Vec::new();
+        for (key, i) in keys {
+            let chunk = &self.chunks[i as usize];
+            if alive(chunk) {
+                self.index.insert(key, kept.len() as u32);
+                kept.push(*chunk);
+            }
+        }
+        self.chunks = kept;
+        self.last = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::race::Mark;
+    use crate::check::Access;
+
+    fn touch(g: &mut GroupShadow, chunk: u64, epoch: u32) -> bool {
+        let me = Mark::new(epoch, 0, 0, 0, Access::Store, 0xf);
+        match g.global_cell(chunk * 4 * CHUNK as u64, epoch) {
+            Some(c) => {
+                c.access(me, Access::Store);
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[test]
+    fn dead_epochs_are_pruned_and_live_ones_bounded() {
+        let mut g = GroupShadow::new(0);
+        for chunk in 0..PRUNE_AT as u64 {
+            assert!(touch(&mut g, chunk, 0));
+        }
+        // Two barriers later nothing of epoch 0 can race any more.
+        assert!(touch(&mut g, 1 << 20, 2));
+        assert_eq!(g.chunks.len(), 1);
+        // Without barriers everything stays live, up to the cap.
+        let mut g = GroupShadow::new(0);
+        for chunk in 0..MAX_CHUNKS as u64 {
+            assert!(touch(&mut g, chunk, 0));
+        }
+        assert!(!touch(&mut g, MAX_CHUNKS as u64, 0));
+        // A chunk already known is still found.
+        assert!(touch(&mut g, 7, 0));
+        // Once a barrier has passed, the cap makes room again.
+        assert!(touch(&mut g, 7, 2));
+        assert!(touch(&mut g, MAX_CHUNKS as u64 + 1, 2));
+        assert_eq!(g.chunks.len(), 2);
+        g.reset();
+        assert!(touch(&mut g, MAX_CHUNKS as u64, 0));
+    }
+}

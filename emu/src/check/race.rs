@@ -1,0 +1,179 @@
+//! racecheck's memory of the accesses to one location (an LDS byte, or a dword of global memory)
+//! within a workgroup: its last write, and a read since, each with the wave, lane, instruction and
+//! the wave's barrier epoch (how many `s_barrier`s it had passed). All waves of a workgroup pass
+//! each barrier together, so accesses of two waves are ordered exactly when their epochs differ;
+//! in the same epoch they race if at least one writes and they are not both atomics. A mark also
+//! holds which bytes of the location it touched, so that waves using different bytes of one dword
+//! do not race.
+
+use super::Access;
+
+/// One access remembered for a location.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Mark {
+    pub epoch: u32,
+    pub index: u32,
+    pub wave: u8,
+    pub lane: u8,
+    pub flags: u8,
+    /// The bytes of the location it touched (bit i: byte i).
+    pub mask: u8,
+}
+
+pub const VALID: u8 = 1;
+pub const ATOMIC: u8 = 2;
+/// Read by more than one wave in the mark's epoch.
+pub const MANY: u8 = 4;
+
+impl Mark {
+    pub fn new(epoch: u32, index: u32, wave: u32, lane: u8, access: Access, mask: u8) -> Mark {
+        Mark {
+            epoch,
+            index,
+            wave: wave as u8,
+            lane,
+            flags: VALID | if access == Access::Atomic { ATOMIC } else { 0 },
+            mask,
+        }
+    }
+
+    pub fn valid(self) -> bool {
+        self.flags & VALID != 0
+    }
+
+    /// What the access did, as the report names it.
+    pub fn write_kind(self) -> Access {
+        if self.flags & ATOMIC != 0 {
+            Access::Atomic
+        } else {
+            Access::Store
+        }
+    }
+}
+
+/// The earlier access of a racing pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    pub mark: Mark,
+    pub access: Access,
+}
+
+/// The history of one location.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cell {
+    pub write: Mark,
+    pub read: Mark,
+}
+
+impl Cell {
+    /// Records access `me` (a load, a store, or an atomic checked once as both) and returns the
+    /// earlier access it races with, if any.
+    pub fn access(&mut self, me: Mark, access: Access) -> Option<Conflict> {
+        let w = self.write;
+        let concurrent = |m: Mark| m.valid() && m.epoch == me.epoch && m.mask & me.mask != 0;
+        let other_write = concurrent(w) && w.wave != me.wave;
+        match access {
+            Access::Load => {
+                let r = &mut self.read;
+                if r.valid() && r.epoch == me.epoch && r.wave == me.wave {
+                    r.mask |= me.mask;
+                } else if concurrent(*r) {
+                    r.flags |= MANY;
+                } else {
+                    *r = me;
+                }
+                other_write.then(|| Conflict {
+                    mark: w,
+                    access: w.write_kind(),
+                })
+            }
+            Access::Store | Access::Atomic => {
+                let atomic = access == Access::Atomic;
+                let mut conflict =
+                    (other_write && !(atomic && w.flags & ATOMIC != 0)).then(|| Conflict {
+                        mark: w,
+                        access: w.write_kind(),
+                    });
+                let r = self.read;
+                if conflict.is_none() && concurrent(r) && (r.wave != me.wave || r.flags & MANY != 0)
+                {
+                    conflict = Some(Conflict {
+                        mark: r,
+                        access: Access::Load,
+                    });
+                }
+                self.write = me;
+                conflict
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mark(epoch: u32, wave: u32, access: Access, mask: u8) -> Mark {
+        Mark::new(epoch, 10 + wave, wave, 0, access, mask)
+    }
+
+    #[test]
+    fn waves_race_within_an_epoch_only() {
+        let mut c = Cell::default();
+        assert_eq!(
+            c.access(mark(0, 0, Access::Store, 0xf), Access::Store),
+            None
+        );
+        // Another wave reads what wave 0 wrote, with no barrier between.
+        let r = c.access(mark(0, 1, Access::Load, 0xf), Access::Load);
+        assert_eq!(r.map(|k| (k.mark.wave, k.access)), Some((0, Access::Store)));
+        // After a barrier (epoch 1) the same read is ordered.
+        let mut c = Cell::default();
+        c.access(mark(0, 0, Access::Store, 0xf), Access::Store);
+        assert_eq!(c.access(mark(1, 1, Access::Load, 0xf), Access::Load), None);
+        // A wave's own accesses never race.
+        assert_eq!(
+            c.access(mark(1, 1, Access::Store, 0xf), Access::Store),
+            None
+        );
+        // A write after another wave's read in the same epoch races with the read.
+        let w = c.access(mark(1, 2, Access::Store, 0xf), Access::Store);
+        assert_eq!(w.map(|k| (k.mark.wave, k.access)), Some((1, Access::Store)));
+    }
+
+    #[test]
+    fn atomics_do_not_race_with_atomics_but_do_with_plain_accesses() {
+        let mut c = Cell::default();
+        for wave in 0..4 {
+            assert_eq!(
+                c.access(mark(0, wave, Access::Atomic, 0xf), Access::Atomic),
+                None
+            );
+        }
+        let r = c.access(mark(0, 5, Access::Load, 0xf), Access::Load);
+        assert_eq!(
+            r.map(|k| (k.mark.wave, k.access)),
+            Some((3, Access::Atomic))
+        );
+    }
+
+    #[test]
+    fn different_bytes_of_a_dword_do_not_race() {
+        let mut c = Cell::default();
+        c.access(mark(0, 0, Access::Store, 0b0011), Access::Store);
+        assert_eq!(
+            c.access(mark(0, 1, Access::Store, 0b1100), Access::Store),
+            None
+        );
+        assert_eq!(
+            c.access(mark(0, 0, Access::Load, 0b0001), Access::Load),
+            None
+        );
+        // Reads of several waves, then a write of one of them: the others' reads race.
+        let mut c = Cell::default();
+        c.access(mark(0, 0, Access::Load, 0xf), Access::Load);
+        c.access(mark(0, 1, Access::Load, 0xf), Access::Load);
+        let w = c.access(mark(0, 1, Access::Store, 0xf), Access::Store);
+        assert_eq!(w.map(|k| k.mark.wave), Some(0));
+    }
+}
