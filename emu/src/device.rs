@@ -12,6 +12,7 @@ use crate::memory::{AllocKind, MemError, Memory, Placement, DEFAULT_MEMORY_LIMIT
 use crate::program::Program;
 use crate::run::hazards::{HazardMode, HazardTable, RunHazards, Seen};
 use crate::run::host::HostServices;
+use crate::run::spin::DEFAULT_SPIN_LIMIT;
 use crate::run::{self, Counts, Stop};
 use crate::wave::Wave;
 use gcn_isa::Target;
@@ -84,6 +85,10 @@ pub struct LaunchOptions {
     /// Wall-clock limit of the launch; running past it is a guest error reporting where every
     /// wave is. `None`: no limit.
     pub timeout: Option<Duration>,
+    /// The spin detector ([`crate::run::spin`]): write-free iterations of one loop before a
+    /// wave's state is compared; a launch whose waves all spin (or wait at a barrier for the
+    /// spinning ones) ends as a livelock. 0 turns it off.
+    pub spin_limit: u32,
 }
 
 impl Default for LaunchOptions {
@@ -98,6 +103,7 @@ impl Default for LaunchOptions {
                 ..TimingConfig::for_target(Target::Gfx900)
             }),
             timeout: Some(DEFAULT_TIMEOUT),
+            spin_limit: DEFAULT_SPIN_LIMIT,
         }
     }
 }
@@ -255,6 +261,29 @@ pub enum GuestFault {
         after: Duration,
         waves: Vec<WaveReport>,
     },
+    /// Every wave that had not ended went round a loop with no change to memory or to its
+    /// registers (`loops`), or waited at a barrier for those (`barrier` waves), after at least
+    /// `limit` write-free iterations each.
+    Livelock {
+        loops: Vec<LoopReport>,
+        barrier: u32,
+        limit: u32,
+    },
+}
+
+/// A wave caught in a livelock and the loop it goes round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopReport {
+    pub workgroup: [u32; 3],
+    pub wave: u32,
+    /// Addresses of the loop's first instruction and of its backward branch.
+    pub start: u64,
+    pub branch: u64,
+    /// Both as `kernel+0x40` or `function+0x10`.
+    pub start_at: String,
+    pub branch_at: String,
+    /// The backward branch as llvm-objdump prints it.
+    pub instruction: String,
 }
 
 /// A wave that had not ended when a launch was stopped.
@@ -346,6 +375,34 @@ impl std::fmt::Display for GuestError {
                 }
                 if waves.len() > MAX_REPORTED_WAVES {
                     write!(f, "\n  ... and {} more", waves.len() - MAX_REPORTED_WAVES)?;
+                }
+                Ok(())
+            }
+            GuestFault::Livelock {
+                loops,
+                barrier,
+                limit,
+            } => {
+                write!(
+                    f,
+                    "kernel `{}`: livelock: {} wave(s) go round a loop with no change to memory or to their registers ({limit}+ iterations each), and no other wave can write",
+                    self.kernel,
+                    loops.len()
+                )?;
+                if *barrier > 0 {
+                    write!(f, " ({barrier} more wait at s_barrier for them)")?;
+                }
+                write!(f, ":")?;
+                for l in loops.iter().take(MAX_REPORTED_WAVES) {
+                    let [x, y, z] = l.workgroup;
+                    write!(
+                        f,
+                        "\n  workgroup ({x}, {y}, {z}) wave {}: loop {:#x}..{:#x} ({} to {}) `{}`",
+                        l.wave, l.start, l.branch, l.start_at, l.branch_at, l.instruction
+                    )?;
+                }
+                if loops.len() > MAX_REPORTED_WAVES {
+                    write!(f, "\n  ... and {} more", loops.len() - MAX_REPORTED_WAVES)?;
                 }
                 Ok(())
             }
@@ -920,7 +977,7 @@ impl Device {
             models: table,
             desc: &k.descriptor,
             launch,
-            env: dispatch_env(k, launch),
+            env: dispatch_env(k, launch, opts),
             config: &config,
             entry_index,
             progress: opts.progress.as_ref(),
@@ -957,7 +1014,7 @@ impl Device {
         opts: &LaunchOptions,
         mut host: Option<&mut dyn HostServices>,
     ) -> Result<(Counts, Vec<Seen>), Error> {
-        let env = dispatch_env(k, launch);
+        let env = dispatch_env(k, launch, opts);
         let limit = opts.max_instructions.unwrap_or(u64::MAX);
         let mut budget = limit;
         let deadline = opts.timeout.map(|t| Instant::now() + t);
@@ -999,8 +1056,14 @@ impl Device {
                         deadline,
                     );
                     if let Err(mut stop) = r {
-                        if let Stop::Timeout { waves } = &mut stop {
-                            waves.iter_mut().for_each(|w| w.group = group);
+                        match &mut stop {
+                            Stop::Timeout { waves } => {
+                                waves.iter_mut().for_each(|w| w.group = group)
+                            }
+                            Stop::Livelock { spinners, .. } => {
+                                spinners.iter_mut().for_each(|s| s.group = group)
+                            }
+                            _ => {}
                         }
                         return Err(guest_error(module, k, kernel, group, stop, opts));
                     }
@@ -1057,14 +1120,7 @@ fn guest_error(
                 .into_iter()
                 .map(|w| {
                     let (pc, instruction) = instruction_at(module, w.index);
-                    let at = match enclosing_function(module, pc).filter(|(n, _)| *n != k.name) {
-                        Some((name, off)) => format!("{name}+{off:#x}"),
-                        None => {
-                            let off = pc as i64 - entry as i64;
-                            let sign = if off < 0 { "-" } else { "+" };
-                            format!("{}{sign}{:#x}", k.name, off.unsigned_abs())
-                        }
-                    };
+                    let at = code_location(module, k, pc);
                     WaveReport {
                         workgroup: w.group,
                         wave: w.wave,
@@ -1077,6 +1133,33 @@ fn guest_error(
                 .collect();
             let after = opts.timeout.unwrap_or_default();
             (0, u32::MAX, GuestFault::Timeout { after, waves })
+        }
+        Stop::Livelock { spinners, barrier } => {
+            let first = spinners
+                .first()
+                .map_or((0, u32::MAX), |s| (s.wave, s.branch));
+            let loops = spinners
+                .into_iter()
+                .map(|s| {
+                    let (start, _) = instruction_at(module, s.target);
+                    let (branch, instruction) = instruction_at(module, s.branch);
+                    LoopReport {
+                        workgroup: s.group,
+                        wave: s.wave,
+                        start,
+                        branch,
+                        start_at: code_location(module, k, start),
+                        branch_at: code_location(module, k, branch),
+                        instruction,
+                    }
+                })
+                .collect();
+            let fault = GuestFault::Livelock {
+                loops,
+                barrier,
+                limit: opts.spin_limit,
+            };
+            (first.0, first.1, fault)
         }
         Stop::Deadlock { waiting } => (0, u32::MAX, GuestFault::Deadlock(waiting)),
         Stop::BarrierTimeout {
@@ -1132,6 +1215,18 @@ fn guest_error(
     }))
 }
 
+/// Where `pc` is for a reader: `function+0x10` inside a callee, else `kernel+0x40`.
+fn code_location(module: &Module, k: &Kernel, pc: u64) -> String {
+    match enclosing_function(module, pc).filter(|(n, _)| *n != k.name) {
+        Some((name, off)) => format!("{name}+{off:#x}"),
+        None => {
+            let off = pc as i64 - (module.load_base + k.entry) as i64;
+            let sign = if off < 0 { "-" } else { "+" };
+            format!("{}{sign}{:#x}", k.name, off.unsigned_abs())
+        }
+    }
+}
+
 /// The address and text of instruction `index`.
 fn instruction_at(module: &Module, index: u32) -> (u64, String) {
     match module.program.insts.get(index as usize) {
@@ -1161,12 +1256,13 @@ pub(crate) fn enclosing_function(module: &Module, pc: u64) -> Option<(String, u6
 
 /// What the semantics need to know of a launch: the private segment size and the registers
 /// each wave is allocated (as the hardware rounds them).
-fn dispatch_env(k: &Kernel, launch: &Launch) -> DispatchEnv {
+fn dispatch_env(k: &Kernel, launch: &Launch, opts: &LaunchOptions) -> DispatchEnv {
     let demand = crate::cu::occupancy::Demand::new(&k.descriptor, 1, 0);
     DispatchEnv {
         private_size: launch.private_size,
         vgprs: demand.vgprs,
         sgprs: demand.sgprs,
+        spin_limit: opts.spin_limit,
     }
 }
 

@@ -22,6 +22,8 @@ pub struct Lds {
     /// The sanitizers' state of the workgroup (its LDS and global access history), made at the
     /// first checked access.
     pub(crate) shadow: Option<Box<GroupShadow>>,
+    /// Writes so far: the spin detector's sign that the workgroup's LDS may have changed.
+    writes: u64,
 }
 
 impl Lds {
@@ -32,6 +34,7 @@ impl Lds {
             group: [0; 3],
             barriers: [0; MAX_WAVES],
             shadow: None,
+            writes: 0,
         }
     }
 
@@ -65,6 +68,7 @@ impl Lds {
     pub fn reset(&mut self) {
         self.data.fill(0);
         self.barriers = [0; MAX_WAVES];
+        self.writes = self.writes.wrapping_add(1);
         if let Some(s) = &mut self.shadow {
             s.reset();
         }
@@ -74,6 +78,12 @@ impl Lds {
     pub fn start_group(&mut self, group: [u32; 3]) {
         self.reset();
         self.group = group;
+    }
+
+    /// How many writes the LDS has seen (equal counts: unchanged).
+    #[inline]
+    pub fn writes(&self) -> u64 {
+        self.writes
     }
 
     #[inline]
@@ -90,6 +100,7 @@ impl Lds {
 
     #[inline]
     pub fn bytes_mut(&mut self, addr: u32, len: usize) -> Option<&mut [u8]> {
+        self.writes = self.writes.wrapping_add(1);
         self.range(addr, len).map(|r| &mut self.data[r])
     }
 

@@ -197,6 +197,9 @@ pub struct Memory {
     padding: Cell<(u64, Option<PaddingAccess>)>,
     /// The sanitizers' state (`--check`); `None` costs the access path one branch.
     check: Option<Box<GlobalCheck>>,
+    /// Writes so far (every store, atomic and host write, and every change of the mapping): the
+    /// spin detector's sign that memory may have changed ([`crate::run::spin`]).
+    writes: u64,
 }
 
 /// An access that ran past the end of an allocation but stayed in its last page.
@@ -229,6 +232,7 @@ impl Memory {
             last: Cell::new(0),
             padding: Cell::new((0, None)),
             check: None,
+            writes: 0,
         }
     }
 
@@ -290,6 +294,7 @@ impl Memory {
 
     /// initcheck: the host wrote `[addr, addr+len)` (a copy or fill the runtime made).
     pub fn note_host_write(&mut self, addr: u64, len: u64) {
+        self.writes = self.writes.wrapping_add(1);
         if self.check.is_none() || len == 0 {
             return;
         }
@@ -364,6 +369,7 @@ impl Memory {
             }
             _ => None,
         };
+        self.writes += 1;
         self.insert(Allocation {
             base,
             kind,
@@ -391,6 +397,7 @@ impl Memory {
         if self.overlaps(addr, len) {
             return Err(MemError::Overlap { addr, len });
         }
+        self.writes += 1;
         let backing = Backing {
             ptr: NonNull::new(addr as *mut u8).ok_or(MemError::BadRange { addr, len })?,
             len: len as usize,
@@ -425,6 +432,7 @@ impl Memory {
             .binary_search_by_key(&addr, |a| a.base)
             .map_err(|_| MemError::NotAllocationStart { addr })?;
         let a = self.allocs.remove(i);
+        self.writes += 1;
         if a.backing.owned.is_some() {
             self.used -= a.len();
         }
@@ -514,9 +522,17 @@ impl Memory {
             addr,
             len: len as u64,
         })?;
+        self.writes = self.writes.wrapping_add(1);
         let a = &mut self.allocs[i];
         let off = (addr - a.base) as usize;
         Ok(&mut a.backing.bytes_mut()[off..off + len])
+    }
+
+    /// How many writes (and mapping changes) memory has seen: equal counts mean unchanged
+    /// memory.
+    #[inline]
+    pub fn writes(&self) -> u64 {
+        self.writes
     }
 
     pub fn read_u32(&self, addr: u64) -> Result<u32, MemError> {

@@ -14,6 +14,7 @@
 //! | `GCNEMU_HAZARDS` | `off`, `warn`, `error` | `warn` |
 //! | `GCNEMU_MAX_INSTRUCTIONS` | wave-instruction budget per launch | 2×10^10 |
 //! | `GCNEMU_TIMEOUT` | wall-clock seconds per launch (`0`: none) | 600 |
+//! | `GCNEMU_SPIN_LIMIT` | spin detector: write-free loop iterations before a look (`0`: off) | 1024 |
 //! | `GCNEMU_STATS` | `1`: a per-kernel summary on stderr at exit | off |
 //! | `GCNEMU_STATS_JSON` | path of the same summary as JSON | none |
 //! | `GCNEMU_MEMORY_LIMIT` | bytes of device memory | 4 GiB |
@@ -26,6 +27,7 @@ use crate::cu::{Arbitration, TimingConfig};
 use crate::device::{LaunchOptions, DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIMEOUT};
 use crate::memory::DEFAULT_MEMORY_LIMIT;
 use crate::run::hazards::HazardMode;
+use crate::run::spin::DEFAULT_SPIN_LIMIT;
 use gcn_isa::Target;
 use std::path::PathBuf;
 
@@ -45,9 +47,10 @@ pub const TIMEOUT: &str = "GCNEMU_TIMEOUT";
 pub const CHECK: &str = "GCNEMU_CHECK";
 pub const CHECK_JSON: &str = "GCNEMU_CHECK_JSON";
 pub const CHECK_ERROR: &str = "GCNEMU_CHECK_ERROR";
+pub const SPIN_LIMIT: &str = "GCNEMU_SPIN_LIMIT";
 
 /// Every variable this module reads.
-pub const ALL: [&str; 16] = [
+pub const ALL: [&str; 17] = [
     TARGET,
     TIMING,
     THREADS,
@@ -64,6 +67,7 @@ pub const ALL: [&str; 16] = [
     CHECK,
     CHECK_JSON,
     CHECK_ERROR,
+    SPIN_LIMIT,
 ];
 
 /// How a program's kernels are run.
@@ -184,6 +188,11 @@ impl Settings {
                 return Err(format!("{name} needs {CHECK}"));
             }
         }
+        let spin_limit = match number(SPIN_LIMIT)? {
+            Some(n) => u32::try_from(n)
+                .map_err(|_| bad(SPIN_LIMIT, &n.to_string(), "at most 4294967295"))?,
+            None => DEFAULT_SPIN_LIMIT,
+        };
         Ok(Settings {
             target,
             memory_limit,
@@ -194,6 +203,7 @@ impl Settings {
                 hazards,
                 timing,
                 timeout,
+                spin_limit,
             },
             stats,
             stats_json: get(STATS_JSON).map(PathBuf::from),
@@ -236,6 +246,8 @@ mod tests {
         assert_eq!(s.launch.hazards, HazardMode::Warn);
         assert_eq!(s.launch.max_instructions, Some(DEFAULT_MAX_INSTRUCTIONS));
         assert_eq!(s.launch.timeout, Some(DEFAULT_TIMEOUT));
+        assert_eq!(s.launch.spin_limit, DEFAULT_SPIN_LIMIT);
+        assert_eq!(parse(&[(SPIN_LIMIT, "0")]).unwrap().launch.spin_limit, 0);
         assert!(!s.stats);
     }
 

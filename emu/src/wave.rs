@@ -89,6 +89,8 @@ pub struct Wave {
     /// CSP[2:0], the fork/join control-stack pointer of §4.6 (entries live in SGPRs; see
     /// [`crate::exec::fork`]).
     pub csp: u8,
+    /// The spin detector's view of the wave's loops ([`crate::run::spin`]).
+    pub spin: crate::run::spin::SpinState,
 }
 
 impl Wave {
@@ -106,6 +108,7 @@ impl Wave {
             lanes: 0,
             instructions: 0,
             csp: 0,
+            spin: Default::default(),
         }
     }
 
@@ -127,6 +130,7 @@ impl Wave {
         self.lanes = 0;
         self.instructions = 0;
         self.csp = 0;
+        self.spin = Default::default();
     }
 
     #[inline]

@@ -50,6 +50,11 @@ pub struct ExecArgs {
     /// longer ends with a report of where every wave is.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<String>,
+    /// Spin detector: write-free iterations of a loop before a wave's registers are compared
+    /// (0: off; default 1024); a launch whose waves all repeat their loops unchanged ends as a
+    /// livelock.
+    #[arg(long, value_name = "N")]
+    pub spin_limit: Option<String>,
     /// Bytes of device memory (default: the board's, 8 GiB for gfx900, 16 GiB for gfx906).
     #[arg(long, value_name = "BYTES")]
     pub memory_limit: Option<String>,
@@ -97,6 +102,7 @@ impl ExecArgs {
         set(settings::MAX_INSTRUCTIONS, &self.max_instructions);
         set(settings::MEMORY_LIMIT, &self.memory_limit);
         set(settings::TIMEOUT, &self.timeout);
+        set(settings::SPIN_LIMIT, &self.spin_limit);
         set(settings::CHECK, &self.check);
         if let Some(p) = &self.check_json {
             vars.push((settings::CHECK_JSON, p.display().to_string()));

@@ -65,6 +65,11 @@ pub struct RunArgs {
     /// Wave-instruction budget; running out is a guest error (exit 1).
     #[arg(long, value_name = "N")]
     pub max_instructions: Option<u64>,
+    /// Spin detector: after N iterations of a loop with no memory write anywhere, compare the
+    /// wave's registers; when every wave repeats its loop unchanged (or waits at a barrier for
+    /// those), end the run as a livelock (exit 1) naming the loops. 0 turns it off.
+    #[arg(long, value_name = "N", default_value_t = crate::run::spin::DEFAULT_SPIN_LIMIT)]
+    pub spin_limit: u32,
     /// Check issued instructions against the hazard rules: off, warn (report after the run) or
     /// error (the first hazard is a guest error).
     #[arg(long, value_enum, value_name = "MODE", default_value_t = HazardMode::Warn)]
@@ -286,6 +291,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         hazards: args.hazards,
         timing: timing_config(args, dev.target())?,
         timeout: args.timeout.0,
+        spin_limit: args.spin_limit,
         ..Default::default()
     };
     if let Some(n) = args.max_instructions {

@@ -7,7 +7,7 @@
 
 use super::config::{Arbitration, TimingConfig};
 use super::deferred::{self, Request, Shared};
-use super::engine::{Cu, CuSim, Env, WaveSlot};
+use super::engine::{Block, Cu, CuSim, Env, WaveSlot};
 use super::facts::Facts;
 use super::occupancy::{occupancy, Demand, Occupancy};
 use super::place::Start;
@@ -20,6 +20,7 @@ use crate::exec::DispatchEnv;
 use crate::memory::{AllocKind, Memory};
 use crate::program::Program;
 use crate::run::hazards::{HazardMode, HazardTable, RunHazards, Seen};
+use crate::run::spin::{Epoch, Spinner};
 use crate::run::{Counts, Stop};
 use crate::wave::Wave;
 use gcn_loader::KernelDescriptor;
@@ -42,6 +43,10 @@ pub struct TimedRun<'a> {
 
 /// Windows between looks at the clock (a window is a few cycles of every CU).
 const CLOCK_WINDOWS: u64 = 64;
+
+/// Windows between looks for a livelock once a wave has been found spinning: a livelock lasts,
+/// so looking now and then finds it as surely as looking every window.
+const SPIN_WINDOWS: u64 = 16;
 
 /// Most instructions one CU can issue in a cycle (one per unit: VALU, scalar, branch, vector
 /// memory, LDS, export, with room to spare): near the end of the budget, windows log their
@@ -192,6 +197,8 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode) -> CuSim<'a> {
         log_issues: false,
         issue_log: Vec::new(),
         no_memory: Memory::new(0),
+        mem_epoch: 0,
+        spin_seen: false,
     }
 }
 
@@ -307,13 +314,20 @@ impl Dispatcher<'_, '_> {
             // Running requests can finish a group whose waves had already ended.
             self.retire(sims, t);
             self.place(sims, shared.mem, t)?;
+            if windows.is_multiple_of(SPIN_WINDOWS) && sims.iter().any(|s| s.spin_seen) {
+                if let Some((stop, group)) = livelock(sims, shared.mem.writes()) {
+                    return Err(TimedError::Guest(stop, group));
+                }
+            }
             let left = self
                 .budget
                 .saturating_sub(sims.iter().map(|s| s.issued).sum());
             let near = left <= window * sims.len() as u64 * MAX_ISSUES_PER_CYCLE;
+            let mem_epoch = shared.mem.writes();
             for s in sims.iter_mut() {
                 s.issue_log.clear();
                 s.log_issues = near;
+                s.mem_epoch = mem_epoch;
             }
             run_window(sims, t, stop, workers)?;
             // Groups that ended free their CU for the next window's placements.
@@ -471,6 +485,48 @@ impl Dispatcher<'_, '_> {
             ))),
         }
     }
+}
+
+/// The livelock of the launch, if it is one (looked at between windows, after the memory
+/// requests and the host have run): every resident wave that has not ended spins with nothing
+/// written since it was found spinning, or waits at a barrier; no write is in flight; and
+/// workgroups still to come cannot start, as none of these will end. The stop comes with the
+/// first spinning wave's workgroup.
+fn livelock(sims: &[CuSim], memory: u64) -> Option<(Stop, [u32; 3])> {
+    let mut spinners = Vec::new();
+    let mut barrier = 0;
+    for sim in sims {
+        let program = sim.e.program;
+        let writing = sim
+            .requests
+            .iter()
+            .any(|q| program.insts[q.index as usize].class.mem != Some(gcn_isa::MemKind::Load));
+        if writing {
+            return None;
+        }
+        for group in sim.groups.iter().flatten() {
+            let epoch = Epoch {
+                memory,
+                lds: group.lds.writes(),
+            };
+            for &s in &group.slots {
+                let w = &sim.slots[s];
+                match w.block {
+                    Block::Ended => {}
+                    Block::Barrier => barrier += 1,
+                    _ if w.wave.spin.stuck_at(epoch) => spinners.push(Spinner {
+                        group: group.id,
+                        wave: w.wave.index,
+                        target: w.wave.spin.target,
+                        branch: w.wave.spin.branch,
+                    }),
+                    _ => return None,
+                }
+            }
+        }
+    }
+    let group = spinners.first()?.group;
+    Some((Stop::Livelock { spinners, barrier }, group))
 }
 
 /// The instruction that went past the budget: issue number `left` of the window in (cycle, CU,

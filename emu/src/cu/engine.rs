@@ -206,6 +206,12 @@ pub struct CuSim<'a> {
     pub issue_log: Vec<(u64, u32, u32, [u32; 3])>,
     /// Where non-memory instructions see "memory": none (they never touch it).
     pub no_memory: Memory,
+    /// Device memory's write count during this window (memory changes only between windows),
+    /// for the spin detector.
+    pub mem_epoch: u64,
+    /// A wave of this CU has been found spinning in this launch: the dispatcher looks for a
+    /// livelock from then on.
+    pub spin_seen: bool,
 }
 
 /// The first cycle at or after `t` in which SIMD `simd` has the issue slot.

@@ -13,6 +13,7 @@ use crate::exec::issue::VSKIP;
 use crate::exec::{Cx, Flow};
 use crate::hazard::regs::RegSet;
 use crate::lds_banks::{bank_cost, DsAccess};
+use crate::run::spin::{Epoch, SpinState};
 use crate::run::{category_index, Stop};
 use crate::wave::WAVE_SIZE;
 
@@ -140,6 +141,15 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
             slot.wave.pc = index;
             slot.block = Block::Waitcnt;
             return Ok(());
+        }
+        // A taken backward branch (the next instruction at or before this one).
+        let limit = m.e.env.spin_limit;
+        if slot.wave.pc <= index && flow == Flow::Continue && limit != 0 {
+            let epoch = Epoch {
+                memory: m.mem_epoch,
+                lds: group.lds.writes(),
+            };
+            m.spin_seen |= SpinState::back_edge(&mut slot.wave, index, epoch, limit, m.e.env.vgprs);
         }
         // s_sendmsg counts on LGKM_CNT until the message is sent; a vector memory op skipped
         // by MODE.vskip has issued nothing to wait for.

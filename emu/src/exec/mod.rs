@@ -84,6 +84,9 @@ pub struct DispatchEnv {
     /// VGPRs and SGPRs each wave has, as allocated (for s_getreg of GPR_ALLOC).
     pub vgprs: u32,
     pub sgprs: u32,
+    /// Write-free iterations of a loop before the spin detector compares a wave's state
+    /// ([`crate::run::spin`]); 0 turns it off.
+    pub spin_limit: u32,
 }
 
 impl Default for DispatchEnv {
@@ -93,6 +96,7 @@ impl Default for DispatchEnv {
             private_size: 0,
             vgprs: 256,
             sgprs: 112,
+            spin_limit: crate::run::spin::DEFAULT_SPIN_LIMIT,
         }
     }
 }

@@ -8,6 +8,8 @@ use crate::memory::Memory;
 
 pub trait HostServices {
     /// Serves whatever the kernels have asked for since the last call. An error (a malformed
-    /// request) ends the dispatch as a guest error.
+    /// request) ends the dispatch as a guest error. Every request visible in memory is
+    /// answered by the call that sees it, through `mem`: the spin detector takes a poll that
+    /// wrote nothing to mean the host owes no wave an answer.
     fn poll(&mut self, mem: &mut Memory) -> Result<(), String>;
 }

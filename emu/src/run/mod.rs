@@ -6,6 +6,7 @@
 
 pub mod hazards;
 pub mod host;
+pub mod spin;
 
 use crate::exec::{Cx, DispatchEnv, Fault, Flow};
 use crate::hazard::tracker::RuntimeFinding;
@@ -85,6 +86,12 @@ pub enum Stop {
     },
     /// The launch ran past its wall-clock timeout; where every wave that had not ended was.
     Timeout { waves: Vec<WaveAt> },
+    /// Every wave that had not ended spins in a loop that nothing will ever release (see
+    /// [`spin`]) or waits at a barrier that those never reach (`barrier` of them).
+    Livelock {
+        spinners: Vec<spin::Spinner>,
+        barrier: u32,
+    },
 }
 
 /// Where a wave was when a launch was stopped from outside (a timeout).
@@ -165,6 +172,16 @@ pub fn run_workgroup_until(
                 fault: Fault::Guest(format!("hostcall: {why}")),
             })?;
         }
+        // After the host has answered: a wave waiting on a hostcall sees its answer as a write.
+        if env.spin_limit != 0 && waves.iter().any(|w| w.spin.spinning) {
+            let epoch = spin::Epoch {
+                memory: mem.writes(),
+                lds: lds.writes(),
+            };
+            if let Some(stop) = livelock(waves, epoch) {
+                return Err(stop);
+            }
+        }
         let mut progressed = false;
         let mut running = 0;
         for w in waves.iter_mut() {
@@ -207,6 +224,28 @@ pub fn run_workgroup_until(
             return Err(Stop::Deadlock { waiting });
         }
     }
+}
+
+/// The livelock of a workgroup run on its own, if it is one: every wave that has not ended
+/// spins with nothing written since, or waits at the barrier (the group is filled in by the
+/// caller).
+fn livelock(waves: &[Wave], epoch: spin::Epoch) -> Option<Stop> {
+    let mut spinners = Vec::new();
+    let mut barrier = 0;
+    for w in waves {
+        match w.state {
+            WaveState::Ended => {}
+            WaveState::Barrier => barrier += 1,
+            WaveState::Running if w.spin.stuck_at(epoch) => spinners.push(spin::Spinner {
+                group: [0; 3],
+                wave: w.index,
+                target: w.spin.target,
+                branch: w.spin.branch,
+            }),
+            WaveState::Running => return None,
+        }
+    }
+    (!spinners.is_empty()).then_some(Stop::Livelock { spinners, barrier })
 }
 
 /// Where each wave that has not ended is (the group is filled in by the caller).
@@ -306,6 +345,14 @@ fn step_wave(
                 return Ok(());
             }
             _ => {}
+        }
+        // A taken backward branch (the next instruction at or before this one).
+        if cx.wave.pc <= at && env.spin_limit != 0 {
+            let epoch = spin::Epoch {
+                memory: cx.mem.writes(),
+                lds: cx.lds.writes(),
+            };
+            spin::SpinState::back_edge(cx.wave, at, epoch, env.spin_limit, env.vgprs);
         }
     }
     Ok(())
