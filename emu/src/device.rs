@@ -579,6 +579,16 @@ impl Device {
     /// decodes its code.
     pub fn load(&mut self, file_name: &str, bytes: &[u8]) -> Result<Module, Error> {
         let objects = gcn_loader::load(file_name, bytes)?;
+        self.load_objects(file_name, objects)
+    }
+
+    /// As [`Device::load`], from the code objects already read out of the file called
+    /// `file_name` (say, what [`gcn_loader::load_salvaged`] kept of a damaged fat binary).
+    pub fn load_objects(
+        &mut self,
+        file_name: &str,
+        objects: Vec<CodeObject>,
+    ) -> Result<Module, Error> {
         let target = self.config.target;
         let found: Vec<String> = objects.iter().map(|o| o.target.mach.clone()).collect();
         let object = objects

@@ -2,7 +2,8 @@
 //! `lint` and `run`: each ends promptly with exit status 0, 1 or 2 (never a panic or a
 //! signal), and what it prints on stderr is escaped and short. Then the specific promises of
 //! issue 16: empty and binary files are not assembly, hostile bundle ids are escaped, a damaged
-//! bundle in a fat binary is an error, endless inputs are refused by their first bytes.
+//! part of a fat binary is a warning and exit status 2 (0 with `--keep-going`) or, with
+//! nothing usable left, an error; endless inputs are refused by their first bytes.
 //!
 //! `GCNEMU_MALFORMED_DIR=DIR` keeps the files there, with `results.tsv` (kind, command,
 //! status, first line of stderr).
@@ -208,22 +209,101 @@ fn hostile_bundle_ids_are_escaped_and_cut() {
     assert!(stdout.contains("\\u{1b}]0;pwned\\u{7}"), "{stdout}");
 }
 
+/// Exit status, stdout and stderr of a command that must end promptly and print safely.
+fn full(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_gcnemu"))
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    check_message(
+        &args.join(" "),
+        &Outcome {
+            status: o.status.code().unwrap_or(-1),
+            stderr: stderr.clone(),
+            elapsed: Duration::ZERO,
+        },
+    );
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr,
+    )
+}
+
+/// A fat binary with one damaged bundle, or a bundle with one entry that is not a code object,
+/// among usable ones: `info`, `disasm` and `lint` print the rest, warn about the damaged part
+/// (naming its offset or entry) and exit 2; with `--keep-going` they print the same and exit
+/// as if nothing were wrong, still warning. Never a silently shorter listing.
 #[test]
-fn a_damaged_bundle_in_a_fat_binary_is_an_error_in_every_command() {
-    for name in [
-        "fatbin-second-magic-corrupt.so",
-        "fatbin-first-magic-corrupt.so",
+fn a_damaged_part_is_a_warning_and_exit_status_2_unless_keep_going() {
+    for (name, needle) in [
+        (
+            "fatbin-second-magic-corrupt.so",
+            "offload bundle at offset 0x8000: expected a bundle",
+        ),
+        (
+            "fatbin-first-magic-corrupt.so",
+            "offload bundle at offset 0x3000: expected a bundle",
+        ),
+        (
+            "bundle-one-entry-not-elf.bundle",
+            "hipv4-amdgcn-amd-amdhsa--gfx906@0x",
+        ),
     ] {
         let (_dir, path) = one(name);
         let file = path.to_str().unwrap();
-        for (command, args) in commands(file) {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let (status, stderr) = status_and_stderr(&args);
+        for command in ["info", "disasm", "lint"] {
+            let (status, stdout, stderr) = full(&[command, file]);
             assert_eq!(status, 2, "{command} {name}: {stderr}");
             assert!(
-                stderr.contains("the bundle is damaged"),
+                stderr.contains("gcnemu: warning: ") && stderr.contains(needle),
                 "{command} {name}: {stderr}"
             );
+            assert!(
+                stderr.contains("1 damaged part(s) left out") && stderr.contains("--keep-going"),
+                "{command} {name}: {stderr}"
+            );
+            assert!(!stdout.is_empty(), "{command} {name}: nothing printed");
+            let (kept, kept_stdout, kept_stderr) = full(&[command, "--keep-going", file]);
+            let clean = if command == "lint" { [0, 1] } else { [0, 0] };
+            assert!(clean.contains(&kept), "{command} {name}: {kept_stderr}");
+            assert!(
+                kept_stderr.contains(needle),
+                "{command} {name}: {kept_stderr}"
+            );
+            assert!(!kept_stderr.contains("left out (see"), "{kept_stderr}");
+            assert_eq!(stdout, kept_stdout, "{command} {name}");
+        }
+    }
+    // `run` does not run from a damaged file unless told to.
+    let (_dir, path) = one("bundle-one-entry-not-elf.bundle");
+    let file = path.to_str().unwrap();
+    let mut args: Vec<String> = commands(file).pop().unwrap().1;
+    let (status, _, stderr) = full(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("nothing was run (--keep-going"), "{stderr}");
+    args.push("--keep-going".into());
+    let (status, _, stderr) = full(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(status, 0, "{stderr}");
+    assert!(stderr.contains("gcnemu: warning: "), "{stderr}");
+}
+
+/// With nothing usable left, a damaged fat binary is an error naming the damage.
+#[test]
+fn a_fat_binary_with_nothing_usable_is_an_error() {
+    for name in ["bundle-entry-not-elf.bundle", "bundle-count-huge.bundle"] {
+        let (_dir, path) = one(name);
+        let file = path.to_str().unwrap();
+        for keep in [false, true] {
+            let mut args = vec!["info", file];
+            if keep {
+                args.push("--keep-going");
+            }
+            let (status, stdout, stderr) = full(&args);
+            assert_eq!(status, 2, "{name}: {stderr}");
+            assert!(stdout.is_empty(), "{name}: {stdout}");
+            assert!(!stderr.contains("warning"), "{name}: {stderr}");
         }
     }
 }

@@ -69,54 +69,99 @@ pub enum Tail {
 /// after the other; between them only zero bytes (alignment padding) may stand, so with
 /// [`Tail::Exact`] a bundle whose magic is damaged is an error naming where it starts, never
 /// silently skipped.
-pub fn read_all(data: &[u8], base: u64, tail: Tail) -> Result<Vec<Entry<'_>>, LoadErrorKind> {
+///
+/// With `damaged`, a bundle that cannot be read is recorded there instead, and reading goes on
+/// at the next bundle magic after it (the caller says so: a file with damaged parts is never
+/// taken for a whole one).
+pub fn read_all<'d>(
+    data: &'d [u8],
+    base: u64,
+    tail: Tail,
+    mut damaged: Option<&mut Vec<LoadErrorKind>>,
+) -> Result<Vec<Entry<'d>>, LoadErrorKind> {
     let mut entries = Vec::new();
     let mut at = 0usize;
     let mut decompressed = 0u64;
     loop {
-        let start = match next_bundle(data, at, base) {
-            Ok(Some(start)) => start,
+        let (result, from) = match next_bundle(data, at, base) {
+            Ok(Some(start)) => (read_bundle(data, start, base, &mut decompressed), start),
             Ok(None) => break,
             Err(_) if tail == Tail::Open && at > 0 => break,
-            Err(e) => return Err(e),
+            // Only zero bytes lie between `at` and the damage.
+            Err(e) => (Err(e), at),
         };
-        let rest = &data[start..];
-        let offset = base + start as u64;
-        let size = if rest.starts_with(compressed::MAGIC) {
-            let (bundle, size) = compressed::decompress(rest, offset)?;
-            // A compressed bundle holds a plain one; entries' offsets are reported inside it.
-            if !bundle.starts_with(BUNDLE_MAGIC) {
-                return Err(LoadErrorKind::Compressed {
-                    offset,
-                    problem: "decompressed data is not an offload bundle".into(),
-                });
+        match result {
+            Ok((found, end)) => {
+                entries.extend(found);
+                at = end;
             }
-            decompressed += bundle.len() as u64;
-            if decompressed > MAX_FILE_SIZE {
-                return Err(LoadErrorKind::Compressed {
-                    offset,
-                    problem: format!(
-                        "compressed bundles expand to more than the {MAX_FILE_SIZE}-byte limit"
-                    ),
-                });
+            Err(e) => {
+                let Some(list) = damaged.as_deref_mut() else {
+                    return Err(e);
+                };
+                list.push(e);
+                match next_magic(data, from + 1) {
+                    Some(next) => at = next,
+                    None => break,
+                }
             }
-            let (inner, _) = read_one(&bundle, offset)?;
-            // Offsets inside the decompressed data mean nothing in the file; report the bundle's.
-            entries.extend(inner.into_iter().map(|e| Entry {
+        }
+    }
+    Ok(entries)
+}
+
+/// The entries of the bundle (plain or compressed) at `start`, and where the data after it
+/// begins. `decompressed` totals what compressed bundles expanded to so far.
+fn read_bundle<'d>(
+    data: &'d [u8],
+    start: usize,
+    base: u64,
+    decompressed: &mut u64,
+) -> Result<(Vec<Entry<'d>>, usize), LoadErrorKind> {
+    let rest = &data[start..];
+    let offset = base + start as u64;
+    let (entries, size) = if rest.starts_with(compressed::MAGIC) {
+        let (bundle, size) = compressed::decompress(rest, offset)?;
+        // A compressed bundle holds a plain one; entries' offsets are reported inside it.
+        if !bundle.starts_with(BUNDLE_MAGIC) {
+            return Err(LoadErrorKind::Compressed {
+                offset,
+                problem: "decompressed data is not an offload bundle".into(),
+            });
+        }
+        *decompressed += bundle.len() as u64;
+        if *decompressed > MAX_FILE_SIZE {
+            return Err(LoadErrorKind::Compressed {
+                offset,
+                problem: format!(
+                    "compressed bundles expand to more than the {MAX_FILE_SIZE}-byte limit"
+                ),
+            });
+        }
+        let (inner, _) = read_one(&bundle, offset)?;
+        // Offsets inside the decompressed data mean nothing in the file; report the bundle's.
+        let entries = inner
+            .into_iter()
+            .map(|e| Entry {
                 offset,
                 bytes: Cow::Owned(e.bytes.into_owned()),
                 id: e.id,
-            }));
-            size
-        } else {
-            let (found, size) = read_one(rest, offset)?;
-            entries.extend(found);
-            size
-        };
-        // `size` is at least the header, so the scan always moves forward.
-        at = start + size.max(1);
-    }
-    Ok(entries)
+            })
+            .collect();
+        (entries, size)
+    } else {
+        read_one(rest, offset)?
+    };
+    // `size` is at least the header, so the scan always moves forward.
+    Ok((entries, start + size.max(1)))
+}
+
+/// Where the next bundle magic (plain or compressed) starts at or after `from`.
+fn next_magic(data: &[u8], from: usize) -> Option<usize> {
+    let tail = data.get(from..)?;
+    (0..tail.len())
+        .find(|&i| tail[i..].starts_with(BUNDLE_MAGIC) || tail[i..].starts_with(compressed::MAGIC))
+        .map(|i| from + i)
 }
 
 /// Where the next bundle starts at or after `from`, past zero padding; `None` at the end.
@@ -257,7 +302,7 @@ pub(crate) mod tests {
             ("hipv4-amdgcn-amd-amdhsa--gfx900:xnack-", b"AAAA"),
             ("hip-amdgcn-amd-amdhsa-gfx906", b"BBBBBB"),
         ]);
-        let entries = read_all(&data, 0, Tail::Exact).unwrap();
+        let entries = read_all(&data, 0, Tail::Exact, None).unwrap();
         assert_eq!(entries.len(), 3);
         assert!(!entries[0].is_amdgcn());
         assert_eq!(target_id(&entries[1].id), Some("gfx900:xnack-"));
@@ -272,7 +317,7 @@ pub(crate) mod tests {
         data.resize(4096, 0);
         let second = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx906", b"two")]);
         data.extend(&second);
-        let entries = read_all(&data, 0x1000, Tail::Exact).unwrap();
+        let entries = read_all(&data, 0x1000, Tail::Exact, None).unwrap();
         assert_eq!(entries.len(), 2);
         assert_eq!(&entries[1].bytes[..], b"two");
         assert!(entries[1].offset > 0x1000 + 4096);
@@ -285,21 +330,42 @@ pub(crate) mod tests {
         let mut second = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx906", b"two")]);
         second[0] = b'X';
         data.extend(&second);
-        let err = read_all(&data, 0x1000, Tail::Exact)
+        let err = read_all(&data, 0x1000, Tail::Exact, None)
             .unwrap_err()
             .to_string();
         assert!(err.contains("offset 0x2000"), "{err}");
         assert!(err.contains("found \"X_CLANG_OFFLOAD_BUNDLE__\""), "{err}");
         // In memory, the data after the first bundle may be anything.
-        let entries = read_all(&data, 0x1000, Tail::Open).unwrap();
+        let entries = read_all(&data, 0x1000, Tail::Open, None).unwrap();
         assert_eq!(entries.len(), 1);
+        // Keeping going: the damage is recorded and the bundles around it are read.
+        let mut third = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx908", b"three")]);
+        let mut more = data.clone();
+        more.resize(more.len().next_multiple_of(4096), 0);
+        more.append(&mut third);
+        let mut damaged = Vec::new();
+        let entries = read_all(&more, 0x1000, Tail::Exact, Some(&mut damaged)).unwrap();
+        let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "hipv4-amdgcn-amd-amdhsa--gfx900",
+                "hipv4-amdgcn-amd-amdhsa--gfx908"
+            ]
+        );
+        assert_eq!(damaged.len(), 1);
+        assert!(
+            damaged[0].to_string().contains("offset 0x2000"),
+            "{}",
+            damaged[0]
+        );
     }
 
     #[test]
     fn hostile_ids_are_escaped_and_cut() {
         let id = [0u8; 300];
         let data = bundle(&[(std::str::from_utf8(&id).unwrap(), b"x")]);
-        let entries = read_all(&data, 0, Tail::Exact).unwrap();
+        let entries = read_all(&data, 0, Tail::Exact, None).unwrap();
         assert!(entries[0].id.starts_with("\\0\\0"), "{}", entries[0].id);
         assert!(
             entries[0].id.ends_with("... (300 bytes)"),
@@ -311,7 +377,11 @@ pub(crate) mod tests {
     #[test]
     fn hostile_headers_are_refused() {
         let good = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx900", b"code")]);
-        let err = |data: &[u8]| read_all(data, 0, Tail::Exact).unwrap_err().to_string();
+        let err = |data: &[u8]| {
+            read_all(data, 0, Tail::Exact, None)
+                .unwrap_err()
+                .to_string()
+        };
         // Entry count far beyond the input.
         let mut many = good.clone();
         many[24..32].copy_from_slice(&u64::MAX.to_le_bytes());

@@ -68,19 +68,45 @@ pub struct ElfImage<'a> {
 /// its mapping): after the last bundle, the first bytes that are neither zero padding nor a
 /// bundle end the scan. For a whole file use [`extract_file`], which allows no such tail.
 pub fn extract<'a>(file_name: &str, bytes: &'a [u8]) -> Result<Vec<ElfImage<'a>>, LoadError> {
-    extract_with(file_name, bytes, bundle::Tail::Open)
+    extract_with(file_name, bytes, bundle::Tail::Open, None)
 }
 
 /// As [`extract`] for `bytes` that are a whole file: everything after a bundle must be zero
 /// padding or another bundle, so a bundle whose magic is damaged is an error, not skipped.
 pub fn extract_file<'a>(file_name: &str, bytes: &'a [u8]) -> Result<Vec<ElfImage<'a>>, LoadError> {
-    extract_with(file_name, bytes, bundle::Tail::Exact)
+    extract_with(file_name, bytes, bundle::Tail::Exact, None)
+}
+
+/// What a fat binary with damaged parts still holds: the usable parts, and one error per
+/// damaged bundle or entry that was left out (each naming its offset, or its entry).
+#[derive(Debug)]
+pub struct Salvaged<T> {
+    pub kept: Vec<T>,
+    pub damaged: Vec<LoadError>,
+}
+
+/// As [`extract_file`], but a damaged bundle of a fat binary is left out and recorded in
+/// [`Salvaged::damaged`], and reading goes on at the next bundle after it. Still an error when
+/// nothing usable is left (then the first damage is the error) or the container itself is
+/// unreadable. Callers must say that the result is incomplete.
+pub fn extract_file_salvaged<'a>(
+    file_name: &str,
+    bytes: &'a [u8],
+) -> Result<Salvaged<ElfImage<'a>>, LoadError> {
+    let mut damaged = Vec::new();
+    let kept = extract_with(file_name, bytes, bundle::Tail::Exact, Some(&mut damaged));
+    match kept {
+        Ok(kept) => Ok(Salvaged { kept, damaged }),
+        Err(e) if damaged.is_empty() => Err(e),
+        Err(_) => Err(damaged.remove(0)),
+    }
 }
 
 fn extract_with<'a>(
     file_name: &str,
     bytes: &'a [u8],
     tail: bundle::Tail,
+    mut damaged: Option<&mut Vec<LoadError>>,
 ) -> Result<Vec<ElfImage<'a>>, LoadError> {
     let fail = |kind| LoadError::new(file_name, kind);
     if bytes.len() as u64 > MAX_FILE_SIZE {
@@ -104,11 +130,11 @@ fn extract_with<'a>(
                     .map_err(fail)?
                     .ok_or_else(|| fail(LoadErrorKind::NoFatbin { machine }))?;
                 // The section's bounds are known: it holds bundles and padding only.
-                bundle::read_all(fatbin, offset, bundle::Tail::Exact).map_err(fail)?
+                read_bundles(file_name, fatbin, offset, bundle::Tail::Exact, &mut damaged)?
             }
         }
     } else if bytes.starts_with(bundle::BUNDLE_MAGIC) || bytes.starts_with(compressed::MAGIC) {
-        bundle::read_all(bytes, 0, tail).map_err(fail)?
+        read_bundles(file_name, bytes, 0, tail, &mut damaged)?
     } else {
         return Err(fail(elf::unknown_format(bytes)));
     };
@@ -139,41 +165,89 @@ fn extract_with<'a>(
     Ok(out)
 }
 
+/// [`bundle::read_all`], with damaged bundles going to `damaged` as errors about `file_name`
+/// when it is given.
+fn read_bundles<'a>(
+    file_name: &str,
+    data: &'a [u8],
+    offset: u64,
+    tail: bundle::Tail,
+    damaged: &mut Option<&mut Vec<LoadError>>,
+) -> Result<Vec<bundle::Entry<'a>>, LoadError> {
+    let fail = |kind| LoadError::new(file_name, kind);
+    match damaged {
+        Some(list) => {
+            let mut kinds = Vec::new();
+            let entries = bundle::read_all(data, offset, tail, Some(&mut kinds)).map_err(fail)?;
+            list.extend(kinds.into_iter().map(fail));
+            Ok(entries)
+        }
+        None => bundle::read_all(data, offset, tail, None).map_err(fail),
+    }
+}
+
 /// Every AMDGPU code object in `bytes` (the contents of the file called `file_name`), parsed:
 /// one for a code object or relocatable object, one per AMDGPU bundle entry of a fat binary,
 /// labelled with its entry id (see [`extract`]).
 pub fn load(file_name: &str, bytes: &[u8]) -> Result<Vec<CodeObject>, LoadError> {
     extract_file(file_name, bytes)?
         .into_iter()
-        .map(|image| {
-            let id_mach = image
-                .label
-                .as_deref()
-                .and_then(bundle::target_id)
-                .and_then(TargetId::parse)
-                .map(|t| t.mach);
-            let mut code_object = CodeObject::parse(
-                &image.file,
-                image.label.as_deref(),
-                image.bytes.into_owned(),
-            )?;
-            code_object.bundle_offset = image.bundle_offset;
-            // Runtimes select by entry id; an ELF for another processor is a broken bundle.
-            match id_mach {
-                Some(mach) if mach != code_object.target.mach => Err(LoadError::new(
-                    image.file,
-                    LoadErrorKind::Bundle {
-                        offset: image.bundle_offset.unwrap_or(0),
-                        problem: format!(
-                            "entry id names {mach} but the ELF header says {}",
-                            code_object.target.mach
-                        ),
-                    },
-                )),
-                _ => Ok(code_object),
-            }
-        })
+        .map(parse_image)
         .collect()
+}
+
+/// As [`load`], but a damaged bundle, or a bundle entry that is not a valid code object, is
+/// left out and recorded (see [`extract_file_salvaged`]). A plain code object that does not
+/// parse is still an error, as is a fat binary with nothing usable left.
+pub fn load_salvaged(file_name: &str, bytes: &[u8]) -> Result<Salvaged<CodeObject>, LoadError> {
+    let Salvaged {
+        kept: images,
+        mut damaged,
+    } = extract_file_salvaged(file_name, bytes)?;
+    let mut kept = Vec::new();
+    for image in images {
+        let in_bundle = image.label.is_some();
+        match parse_image(image) {
+            Ok(object) => kept.push(object),
+            Err(e) if in_bundle => damaged.push(e),
+            Err(e) => return Err(e),
+        }
+    }
+    if kept.is_empty() {
+        return Err(damaged.remove(0));
+    }
+    Ok(Salvaged { kept, damaged })
+}
+
+/// Parses one extracted ELF; an entry whose id names another processor than its ELF header
+/// is a broken bundle.
+fn parse_image(image: ElfImage) -> Result<CodeObject, LoadError> {
+    let id_mach = image
+        .label
+        .as_deref()
+        .and_then(bundle::target_id)
+        .and_then(TargetId::parse)
+        .map(|t| t.mach);
+    let mut code_object = CodeObject::parse(
+        &image.file,
+        image.label.as_deref(),
+        image.bytes.into_owned(),
+    )?;
+    code_object.bundle_offset = image.bundle_offset;
+    // Runtimes select by entry id; an ELF for another processor is a broken bundle.
+    match id_mach {
+        Some(mach) if mach != code_object.target.mach => Err(LoadError::new(
+            image.file,
+            LoadErrorKind::Bundle {
+                offset: image.bundle_offset.unwrap_or(0),
+                problem: format!(
+                    "entry id names {mach} but the ELF header says {}",
+                    code_object.target.mach
+                ),
+            },
+        )),
+        _ => Ok(code_object),
+    }
 }
 
 /// Reads `path` and [`load`]s it, naming it as given.

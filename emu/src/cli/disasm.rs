@@ -19,22 +19,31 @@ pub struct DisasmArgs {
     /// objects with a DWARF line table (`hipcc -g`).
     #[arg(long)]
     pub source: bool,
+    #[command(flatten)]
+    pub keep: super::KeepGoing,
 }
 
 /// The listing, ready to print.
-pub fn run(args: &DisasmArgs) -> Result<String, CliError> {
+pub fn run(args: &DisasmArgs) -> Result<super::Output, CliError> {
     let bytes = gcn_loader::read_file(&args.file)?;
     let name = args.file.display().to_string();
-    let listing = crate::disasm::disassemble_file(
+    let salvaged = gcn_loader::extract_file_salvaged(&name, &bytes)?;
+    let mut damaged = salvaged.damaged;
+    let listing = crate::disasm::disassemble_images(
         &name,
-        &bytes,
+        salvaged.kept,
         args.target,
         args.kernel.as_deref(),
         args.source,
     )
     .map_err(CliError::Input)?;
+    damaged.extend(listing.damaged);
+    let incomplete = super::warn_damaged(&name, &damaged, args.keep, super::PRINTED_THE_REST);
     for skipped in &listing.skipped {
         eprintln!("gcnemu: skipped {skipped}");
     }
-    Ok(listing.text)
+    Ok(super::Output {
+        text: listing.text,
+        incomplete,
+    })
 }

@@ -14,28 +14,40 @@ pub struct InfoArgs {
     /// Print JSON (every field of every descriptor and metadata record) instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub keep: super::KeepGoing,
 }
 
 #[derive(Serialize)]
 struct Report<'a> {
     file: String,
     code_objects: &'a [CodeObject],
+    /// Damaged bundles and entries left out of a fat binary.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    damaged: Vec<String>,
 }
 
-pub fn run(args: &InfoArgs) -> Result<String, CliError> {
-    let objects = gcn_loader::load_file(&args.file)?;
+pub fn run(args: &InfoArgs) -> Result<super::Output, CliError> {
     let file = args.file.display().to_string();
-    if args.json {
+    let bytes = gcn_loader::read_file(&args.file)?;
+    let salvaged = gcn_loader::load_salvaged(&file, &bytes)?;
+    let objects = salvaged.kept;
+    let incomplete =
+        super::warn_damaged(&file, &salvaged.damaged, args.keep, super::PRINTED_THE_REST);
+    let text = if args.json {
         let report = Report {
             file,
             code_objects: &objects,
+            damaged: salvaged.damaged.iter().map(|e| e.to_string()).collect(),
         };
         let mut text = serde_json::to_string_pretty(&report)
             .map_err(|e| CliError::Input(format!("cannot encode JSON: {e}")))?;
         text.push('\n');
-        return Ok(text);
-    }
-    Ok(text_report(&file, &objects))
+        text
+    } else {
+        text_report(&file, &objects)
+    };
+    Ok(super::Output { text, incomplete })
 }
 
 fn text_report(file: &str, objects: &[CodeObject]) -> String {

@@ -52,12 +52,14 @@ pub struct LintArgs {
     /// List the rules and exit.
     #[arg(long)]
     pub rules: bool,
+    #[command(flatten)]
+    pub keep: super::KeepGoing,
 }
 
 /// Runs the subcommand, printing its own output; returns the exit status.
 pub fn main(args: &LintArgs) -> ExitCode {
     match run(args) {
-        Ok((text, findings)) => {
+        Ok((text, findings, incomplete)) => {
             let mut stdout = std::io::stdout().lock();
             match stdout
                 .write_all(text.as_bytes())
@@ -70,7 +72,12 @@ pub fn main(args: &LintArgs) -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
-            if findings > 0 {
+            for message in &incomplete {
+                eprintln!("gcnemu: {message}");
+            }
+            if !incomplete.is_empty() {
+                ExitCode::from(2)
+            } else if findings > 0 {
                 ExitCode::from(1)
             } else {
                 ExitCode::SUCCESS
@@ -83,11 +90,13 @@ pub fn main(args: &LintArgs) -> ExitCode {
     }
 }
 
-/// The report text and the number of findings.
-fn run(args: &LintArgs) -> Result<(String, usize), String> {
+/// The report text, the number of findings, and per file with damaged parts left out (without
+/// `--keep-going`) why the exit status is 2.
+fn run(args: &LintArgs) -> Result<(String, usize, Vec<String>), String> {
     if args.rules {
-        return Ok((rules_table(), 0));
+        return Ok((rules_table(), 0, Vec::new()));
     }
+    let mut incomplete = Vec::new();
     let enabled = enabled_rules(&args.allow, &args.deny)?;
     let mut inputs = Vec::new();
     for path in &args.files {
@@ -116,12 +125,22 @@ fn run(args: &LintArgs) -> Result<(String, usize), String> {
         }
         // Every code object in the file: one for a plain ELF, one per AMDGPU entry of a fat
         // binary (offload bundle, or a host file's .hip_fatbin).
-        let images = gcn_loader::extract_file(&name, &bytes).map_err(|e| e.to_string())?;
+        let salvaged =
+            gcn_loader::extract_file_salvaged(&name, &bytes).map_err(|e| e.to_string())?;
+        let (images, mut damaged) = (salvaged.kept, salvaged.damaged);
         let plain = images.len() == 1 && images[0].label.is_none();
         let mut jobs = Vec::new();
         let mut skipped: Vec<&'static str> = Vec::new();
         for image in &images {
-            let obj = ElfObject::parse(&image.file, &image.bytes).map_err(|e| e.to_string())?;
+            let obj = match ElfObject::parse(&image.file, &image.bytes) {
+                Ok(obj) => obj,
+                // A bundle entry that is not an ELF file is a damaged part of the fat binary.
+                Err(e) if !plain => {
+                    damaged.push(e);
+                    continue;
+                }
+                Err(e) => return Err(e.to_string()),
+            };
             let own = obj.target();
             let target = match (args.target, own) {
                 // A plain ELF is decoded for the processor asked for.
@@ -142,6 +161,15 @@ fn run(args: &LintArgs) -> Result<(String, usize), String> {
             };
             jobs.push((image.file.clone(), obj, options(target, xnack)));
         }
+        if jobs.is_empty() && !damaged.is_empty() && skipped.is_empty() {
+            return Err(damaged.swap_remove(0).to_string());
+        }
+        incomplete.extend(super::warn_damaged(
+            &name,
+            &damaged,
+            args.keep,
+            super::PRINTED_THE_REST,
+        ));
         if !skipped.is_empty() {
             skipped.sort();
             let mut kinds = skipped.clone();
@@ -166,7 +194,7 @@ fn run(args: &LintArgs) -> Result<(String, usize), String> {
         Format::Json => output::json(&inputs),
         Format::Sarif => output::sarif(&inputs),
     };
-    Ok((text, findings))
+    Ok((text, findings, incomplete))
 }
 
 /// Lints code objects on all available cores, keeping their order.

@@ -72,6 +72,49 @@ pub enum CliError {
     Output(#[from] std::io::Error),
 }
 
+/// What `info` and `disasm` print, and why the exit status is 2 although they printed it (a
+/// fat binary with damaged parts, without `--keep-going`).
+pub struct Output {
+    pub text: String,
+    pub incomplete: Option<String>,
+}
+
+/// `--keep-going` of the commands that read code objects.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct KeepGoing {
+    /// A fat binary or bundle with a damaged bundle or entry: use the rest and exit as if
+    /// nothing were wrong (each damaged part is still a warning on stderr). Without it the
+    /// rest is used too, but the exit status is 2 (`run` does not run at all).
+    #[arg(long)]
+    pub keep_going: bool,
+}
+
+/// What `info`, `disasm` and `lint` do with the rest of a damaged fat binary.
+pub const PRINTED_THE_REST: &str =
+    "what was printed covers the rest only (--keep-going accepts that with exit status 0)";
+
+/// Prints each damaged part left out of `file` as a warning; returns, unless keeping going,
+/// the message that makes the exit status 2, ending with what the command did (`outcome`).
+pub fn warn_damaged(
+    file: &str,
+    damaged: &[gcn_loader::LoadError],
+    keep: KeepGoing,
+    outcome: &str,
+) -> Option<String> {
+    for d in damaged {
+        eprintln!(
+            "gcnemu: warning: {}; left out",
+            printable_message(&d.to_string())
+        );
+    }
+    (!damaged.is_empty() && !keep.keep_going).then(|| {
+        printable_message(&format!(
+            "{file}: {} damaged part(s) left out (see the warnings); {outcome}",
+            damaged.len()
+        ))
+    })
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose);
@@ -82,7 +125,15 @@ pub fn main() -> ExitCode {
         Command::Run(args) => return run::main(args),
         Command::Exec(args) => return exec::main(args),
     };
-    match result.and_then(write_stdout) {
+    let incomplete = match &result {
+        Ok(out) => out.incomplete.clone(),
+        Err(_) => None,
+    };
+    match result.and_then(|out| write_stdout(out.text)) {
+        Ok(()) if incomplete.is_some() => {
+            eprintln!("gcnemu: {}", incomplete.unwrap_or_default());
+            ExitCode::from(2)
+        }
         Ok(()) => ExitCode::SUCCESS,
         // A closed pipe (`gcnemu disasm x.co | head`) is the reader's choice, not an error.
         Err(CliError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

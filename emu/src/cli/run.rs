@@ -62,6 +62,8 @@ pub struct RunArgs {
     /// (exit 1) reporting where every wave is.
     #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = timeout_arg)]
     pub timeout: Timeout,
+    #[command(flatten)]
+    pub keep: super::KeepGoing,
     /// Wave-instruction budget; running out is a guest error (exit 1).
     #[arg(long, value_name = "N")]
     pub max_instructions: Option<u64>,
@@ -227,9 +229,16 @@ struct OutFile {
 fn run(args: &RunArgs) -> Result<(), Failure> {
     let bytes = gcn_loader::read_file(&args.file)?;
     let name = args.file.display().to_string();
+    let salvaged = gcn_loader::load_salvaged(&name, &bytes)?;
+    // A damaged fat binary runs only when asked to: the kernel may be in the part left out.
+    let outcome = "nothing was run (--keep-going runs from the rest)";
+    if let Some(why) = super::warn_damaged(&name, &salvaged.damaged, args.keep, outcome) {
+        return Err(Failure::Usage(why));
+    }
+    let objects = salvaged.kept;
     let target = match args.target {
         Some(t) => t,
-        None => gcn_loader::load(&name, &bytes)?
+        None => objects
             .iter()
             .find_map(|o| o.isa_target())
             .ok_or_else(|| Failure::Usage(format!("{name}: no gfx9 code object")))?,
@@ -241,7 +250,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     });
     let checks = args.check.unwrap_or_default();
     dev.enable_checks(checks);
-    let module = dev.load(&name, &bytes)?;
+    let module = dev.load_objects(&name, objects)?;
     let kernel = module.kernel(&args.kernel).ok_or_else(|| {
         let names: Vec<&str> = module
             .object

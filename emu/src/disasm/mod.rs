@@ -45,6 +45,24 @@ pub fn disassemble_file(
     symbol: Option<&str>,
     source: bool,
 ) -> Result<Listing, String> {
+    let images = gcn_loader::extract_file(file, bytes).map_err(|e| e.to_string())?;
+    let listing = disassemble_images(file, images, target, symbol, source)?;
+    match listing.damaged.first() {
+        Some(e) => Err(e.to_string()),
+        None => Ok(listing),
+    }
+}
+
+/// As [`disassemble_file`] for the ELF images extracted from `file`; a bundle entry that is not
+/// an ELF file is left out and named in [`Listing::damaged`] (a plain ELF file that is not is
+/// the error).
+pub fn disassemble_images(
+    file: &str,
+    images: Vec<gcn_loader::ElfImage>,
+    target: Option<Target>,
+    symbol: Option<&str>,
+    source: bool,
+) -> Result<Listing, String> {
     let line_table =
         |image: &gcn_loader::ElfImage<'_>| -> Result<Option<gcn_loader::LineTable>, String> {
             if !source {
@@ -52,7 +70,6 @@ pub fn disassemble_file(
             }
             gcn_loader::LineTable::parse(&image.file, &image.bytes).map_err(|e| e.to_string())
         };
-    let images = gcn_loader::extract_file(file, bytes).map_err(|e| e.to_string())?;
     if let [image] = &images[..] {
         if image.label.is_none() {
             let obj = ElfObject::parse(&image.file, &image.bytes).map_err(|e| e.to_string())?;
@@ -70,17 +87,25 @@ pub fn disassemble_file(
             return Ok(Listing {
                 text,
                 skipped: Vec::new(),
+                damaged: Vec::new(),
             });
         }
     }
     let mut listing = Listing {
         text: String::new(),
         skipped: Vec::new(),
+        damaged: Vec::new(),
     };
     let mut processors = Vec::new();
     let mut listed = 0;
     for image in &images {
-        let obj = ElfObject::parse(&image.file, &image.bytes).map_err(|e| e.to_string())?;
+        let obj = match ElfObject::parse(&image.file, &image.bytes) {
+            Ok(obj) => obj,
+            Err(e) => {
+                listing.damaged.push(e);
+                continue;
+            }
+        };
         let own = mach_name(obj.mach()).unwrap_or("unknown");
         if !processors.contains(&own) {
             processors.push(own);
@@ -110,6 +135,11 @@ pub fn disassemble_file(
             listed += 1;
         }
     }
+    if listed == 0 && processors.is_empty() {
+        if let Some(e) = listing.damaged.first() {
+            return Err(e.to_string());
+        }
+    }
     if listed == 0 {
         let mut why = match (target, symbol) {
             (Some(t), _) if !processors.contains(&t.name()) => format!("no code object for {t}"),
@@ -129,6 +159,8 @@ pub struct Listing {
     pub text: String,
     /// One line per code object left out because the decoder does not support its processor.
     pub skipped: Vec<String>,
+    /// Bundle entries left out because they are not valid ELF files.
+    pub damaged: Vec<gcn_loader::LoadError>,
 }
 
 /// The listing of `obj`; `Err` names a requested symbol that no code section holds.

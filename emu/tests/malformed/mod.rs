@@ -343,6 +343,16 @@ pub fn kinds() -> Vec<(&'static str, Vec<u8>)> {
             bundle(&[(gfx900, b"this is not an ELF file")]),
         ),
         (
+            "bundle-one-entry-not-elf.bundle",
+            bundle(&[
+                (gfx900, &co),
+                (
+                    b"hipv4-amdgcn-amd-amdhsa--gfx906",
+                    b"this is not an ELF file",
+                ),
+            ]),
+        ),
+        (
             "bundle-id-target-mismatch.bundle",
             bundle(&[(b"hipv4-amdgcn-amd-amdhsa--gfx906", &co)]),
         ),
