@@ -66,7 +66,7 @@ impl SpinState {
     /// Wave `w` took a backward branch from instruction `branch` to `target` (`w.pc`), with
     /// the write counts at `epoch`. `vgprs` is how many VGPRs the wave is allocated. Returns
     /// true when this back-edge found the wave spinning.
-    #[inline(never)]
+    #[inline]
     pub fn back_edge(w: &mut Wave, branch: u32, epoch: Epoch, limit: u32, vgprs: u32) -> bool {
         let target = w.pc;
         let s = &mut w.spin;
@@ -87,6 +87,20 @@ impl SpinState {
         if s.quiet < threshold {
             return false;
         }
+        Self::look(w, branch, target, threshold, limit, vgprs)
+    }
+
+    /// A look at the state after enough quiet back-edges: the rare, slow part.
+    #[cold]
+    #[inline(never)]
+    fn look(
+        w: &mut Wave,
+        branch: u32,
+        target: u32,
+        threshold: u32,
+        limit: u32,
+        vgprs: u32,
+    ) -> bool {
         let scalar = scalar_fingerprint(w);
         let s = &mut w.spin;
         match s.checkpoint {
