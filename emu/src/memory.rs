@@ -256,6 +256,12 @@ impl Memory {
         self.check.as_deref_mut()
     }
 
+    /// A write made through [`Memory::check_parts`] (the sanitizers' checked store), counted
+    /// as [`Memory::bytes_mut`] counts its own.
+    pub(crate) fn count_write(&mut self) {
+        self.writes = self.writes.wrapping_add(1);
+    }
+
     /// The allocations and the sanitizers' state at once, for the checked access path.
     pub(crate) fn check_parts(&mut self) -> (&mut [Allocation], Option<&mut GlobalCheck>) {
         (&mut self.allocs, self.check.as_deref_mut())

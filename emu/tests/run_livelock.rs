@@ -155,6 +155,44 @@ fn a_spin_on_a_flag_another_wave_sets_is_no_livelock() {
 }
 
 #[test]
+fn stores_through_the_sanitizers_count_as_writes() {
+    // `--check all` stores through its own checked path: the handoff must still go through,
+    // and the spin on a flag nobody sets must still be a livelock.
+    let co = fixture("timing/spin.co");
+    for timing in ["off", "on"] {
+        let (status, _, stderr, _) = gcnemu(&[
+            "run",
+            &co,
+            "--kernel",
+            "handoff",
+            "--grid",
+            "2",
+            "--block",
+            "128",
+            "--arg",
+            "zeros:64",
+            "--arg",
+            "500",
+            "--arg",
+            "2",
+            "--timing",
+            timing,
+            "--spin-limit",
+            "1",
+            "--check",
+            "all",
+        ]);
+        assert_eq!(status, 0, "{timing}: {stderr}");
+        let (status, _, stderr, _) = gcnemu(&[
+            "run", &co, "--kernel", "spin", "--grid", "1", "--block", "64", "--arg", "zeros:64",
+            "--timing", timing, "--check", "all",
+        ]);
+        assert_eq!(status, 1, "{timing}: {stderr}");
+        assert!(stderr.contains("livelock"), "{timing}: {stderr}");
+    }
+}
+
+#[test]
 fn waves_waiting_for_a_hostcall_answer_are_no_livelock() {
     let co = fixture("hip/printf.gfx900.co");
     for timing in ["off", "on"] {

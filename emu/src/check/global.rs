@@ -134,6 +134,7 @@ pub fn store(cx: &mut Cx, lane: usize, addr: u64, data: &[u8], access: Access) -
         let at = site(cx, lane);
         race(cx, at, addr, len, access);
     }
+    cx.mem.count_write();
     let (allocs, _) = cx.mem.check_parts();
     let a = &mut allocs[i];
     let off = (addr - a.base) as usize;
