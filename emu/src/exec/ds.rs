@@ -1,6 +1,6 @@
 //! DS (LDS) instructions: reads and writes (incl. read2/write2 and st64 forms) and the cross-lane
 //! ds_permute/ds_bpermute/ds_swizzle, which use the LDS crossbar but not LDS memory. Atomics are
-//! in `ds_atomic`, the src2/append/consume/add-tid ops in `ds_extra`.
+//! in `ds_atomic`, the src2/append/consume/add-tid ops in `ds_cross`.
 
 use super::access::{self, Addr};
 use super::valu::Res;

@@ -387,7 +387,29 @@ pub(super) fn s_sendmsg(_: &mut Cx, _: &Decoded) -> Res {
     ok()
 }
 
+/// EXEC = f(S0, EXEC); SDST = EXEC; SCC = EXEC != 0.
+fn wrexec(cx: &mut Cx, d: &Decoded, f: fn(u64, u64) -> u64) -> Res {
+    let s = s0_64(cx, d);
+    let new = f(s, cx.wave.exec());
+    cx.wave.set_exec(new);
+    cx.wave.set_pair(d.sdst & 126, new);
+    cx.wave.scc = new != 0;
+    Ok(Flow::Continue)
+}
+
+/// Each bit of S0.u32 twice: bit i goes to bits 2i and 2i+1.
+pub fn bitreplicate(v: u32) -> u64 {
+    (0..32).fold(0u64, |r, i| r | (((v as u64 >> i) & 1) * (3 << (2 * i))))
+}
+
 semantics! {
+    S_ANDN1_WREXEC_B64 => |cx, d| wrexec(cx, d, |s, e| !s & e);
+    S_ANDN2_WREXEC_B64 => |cx, d| wrexec(cx, d, |s, e| s & !e);
+    S_BITREPLICATE_B64_B32 => |cx, d| {
+        let v = bitreplicate(s0(cx, d));
+        set64(cx, d, v);
+        ok()
+    };
     S_NOP => s_nop;
     S_SLEEP => s_sleep;
     S_SETPRIO => s_setprio;

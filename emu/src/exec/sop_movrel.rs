@@ -1,5 +1,4 @@
-//! SOP1 ops beyond the common core: M0-relative SGPR moves (s_movrels/s_movreld), the gfx9
-//! write-EXEC forms (s_andn1/andn2_wrexec) and s_bitreplicate.
+//! M0-relative SGPR moves: s_movrels (read s[base + M0]) and s_movreld (write it).
 
 use super::valu::{scalar32, scalar64, Res};
 use super::{Cx, Fault, Flow};
@@ -54,31 +53,9 @@ fn movreld(cx: &mut Cx, d: &Decoded, n: u32) -> Res {
     Ok(Flow::Continue)
 }
 
-/// EXEC = f(S0, EXEC); SDST = EXEC; SCC = EXEC != 0.
-fn wrexec(cx: &mut Cx, d: &Decoded, f: fn(u64, u64) -> u64) -> Res {
-    let s = scalar64(cx, d.src[0]);
-    let new = f(s, cx.wave.exec());
-    cx.wave.set_exec(new);
-    cx.wave.set_pair(d.sdst & 126, new);
-    cx.wave.scc = new != 0;
-    Ok(Flow::Continue)
-}
-
-/// Each bit of S0.u32 twice: bit i goes to bits 2i and 2i+1.
-pub fn bitreplicate(v: u32) -> u64 {
-    (0..32).fold(0u64, |r, i| r | (((v as u64 >> i) & 1) * (3 << (2 * i))))
-}
-
 semantics! {
     S_MOVRELS_B32 => |cx, d| movrels(cx, d, 1);
     S_MOVRELS_B64 => |cx, d| movrels(cx, d, 2);
     S_MOVRELD_B32 => |cx, d| movreld(cx, d, 1);
     S_MOVRELD_B64 => |cx, d| movreld(cx, d, 2);
-    S_ANDN1_WREXEC_B64 => |cx, d| wrexec(cx, d, |s, e| !s & e);
-    S_ANDN2_WREXEC_B64 => |cx, d| wrexec(cx, d, |s, e| s & !e);
-    S_BITREPLICATE_B64_B32 => |cx, d| {
-        let v = bitreplicate(scalar32(cx, d.src[0]));
-        cx.wave.set_pair(d.sdst & 126, v);
-        Ok(Flow::Continue)
-    };
 }
