@@ -1,6 +1,7 @@
 //! The sanitizers under `gcnemu exec --check`: `tests/fixtures/programs/sanitize` has one seeded
 //! bug per mode (an LDS race, the same race through global memory, an off-by-one store, a use
-//! after free, a read of memory nothing wrote, a leak), built with line tables; each must be reported at its source line, the same
+//! after free, a read of memory nothing wrote, a leak, a store to host memory never
+//! registered), built with line tables; each must be reported at its source line, the same
 //! program with the bug fixed must report nothing, and so must the other, clean programs.
 
 mod common;
@@ -207,6 +208,22 @@ fn use_after_free() {
         String::from_utf8_lossy(&out.stdout).contains("sync hipErrorIllegalAddress"),
         "{}",
         describe(&out)
+    );
+}
+
+#[test]
+fn host_memory_never_registered() {
+    let findings = seeded(
+        "host",
+        "out-of-bounds",
+        &line_of("out[threadIdx.x] = v;"),
+        &[],
+    );
+    let detail = findings[0]["detail"].as_str().unwrap();
+    assert!(
+        detail
+            .starts_with("host memory ([heap]) the program never registered with hipHostRegister"),
+        "{detail}"
     );
 }
 

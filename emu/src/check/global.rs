@@ -10,7 +10,7 @@ use super::group::GroupShadow;
 use super::race::{Conflict, Mark};
 use super::{Access, Check, Kind, Record, Site};
 use crate::exec::Cx;
-use crate::memory::{AllocKind, Allocation};
+use crate::memory::{AllocKind, Allocation, Placement};
 use gcn_isa::Format;
 use std::collections::VecDeque;
 
@@ -256,41 +256,108 @@ pub fn misaligned_atomic(cx: &mut Cx, lane: usize, addr: u64, bytes: usize, lds:
     true
 }
 
+/// memcheck: a private (scratch) access past the work-item's segment, reported and dropped;
+/// false when memcheck is off (the caller faults).
+pub fn private_outside(cx: &mut Cx, lane: usize, offset: u32, len: usize, access: Access) -> bool {
+    if !cx.mem.checks().has(Check::Memcheck) {
+        return false;
+    }
+    let at = site(cx, lane);
+    let size = cx.env.private_size;
+    let Some(c) = cx.mem.check_state() else {
+        return false;
+    };
+    c.would_fault += 1;
+    c.findings
+        .note(Kind::PrivateOutOfBounds, at.index, || Record {
+            kind: Kind::PrivateOutOfBounds,
+            site: at,
+            access,
+            addr: offset as u64,
+            len: len as u32,
+            detail: format!("outside the work-item's {size}-byte private segment"),
+            other: None,
+            count: 1,
+        });
+    true
+}
+
 /// An access outside every live allocation: reported under memcheck (true), else left to fault.
 fn outside(cx: &mut Cx, lane: usize, addr: u64, len: usize, access: Access) -> bool {
     if !cx.mem.checks().has(Check::Memcheck) {
         return false;
     }
     let at = site(cx, lane);
-    let described = cx.mem.describe(addr);
     // An access into an allocation's page padding goes through on a GPU; one past it faults.
     let faults = !cx.mem.reachable(addr, len as u64);
+    let host = cx.mem.placement() == Placement::Host;
     let Some(c) = cx.mem.check_state() else {
         return false;
     };
     c.would_fault += faults as u64;
-    let (kind, detail) = match c.tombstones.find(addr) {
-        Some(t) => (
-            Kind::UseAfterFree,
-            format!(
-                "inside {} {:#x} ({} bytes) at +{:#x}, which has been freed",
-                t.kind.name(),
-                t.base,
-                t.len,
-                addr - t.base
-            ),
-        ),
-        None => (Kind::OutOfBounds, described),
+    let freed = c
+        .tombstones
+        .find(addr)
+        .map(|t| (t.kind.name(), t.base, t.len));
+    let kind = match freed {
+        Some(_) => Kind::UseAfterFree,
+        None => Kind::OutOfBounds,
     };
-    c.findings.note(kind, at.index, || Record {
-        kind,
-        site: at,
-        access,
-        addr,
-        len: len as u32,
-        detail,
-        other: None,
-        count: 1,
-    });
+    // The description (a search of the allocations, or of the process's mappings) only for
+    // the first occurrence of each finding.
+    if c.findings.bump(kind, at.index) {
+        return true;
+    }
+    let detail = match freed {
+        Some((name, base, size)) => format!(
+            "inside {name} {base:#x} ({size} bytes) at +{:#x}, which has been freed",
+            addr - base
+        ),
+        None => {
+            let nearest = cx.mem.describe(addr);
+            match host.then(|| host_mapping(addr)).flatten() {
+                Some(what) => format!(
+                    "host memory ({what}) the program never registered with hipHostRegister; nearest allocation: {nearest}"
+                ),
+                None => nearest,
+            }
+        }
+    };
+    if let Some(c) = cx.mem.check_state() {
+        c.findings.note(kind, at.index, || Record {
+            kind,
+            site: at,
+            access,
+            addr,
+            len: len as u32,
+            detail,
+            other: None,
+            count: 1,
+        });
+    }
     true
+}
+
+/// What the process has mapped at `addr` (`[heap]`, `[stack]`, a file, `anonymous memory`),
+/// from `/proc/self/maps`: under the HIP runtime device pointers are host pointers, so a kernel
+/// handed plain host memory reaches an address that is mapped but not registered.
+fn host_mapping(addr: u64) -> Option<String> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines().find_map(|line| {
+        let mut fields = line.split_whitespace();
+        let (lo, hi) = fields.next()?.split_once('-')?;
+        let (lo, hi) = (
+            u64::from_str_radix(lo, 16).ok()?,
+            u64::from_str_radix(hi, 16).ok()?,
+        );
+        if !(lo..hi).contains(&addr) {
+            return None;
+        }
+        let path = fields.nth(4).unwrap_or("");
+        Some(if path.is_empty() {
+            "anonymous memory".to_string()
+        } else {
+            path.to_string()
+        })
+    })
 }

@@ -225,6 +225,17 @@ impl Findings {
         }
     }
 
+    /// Counts another occurrence of a finding already seen; false when it is new.
+    pub fn bump(&mut self, kind: Kind, index: u32) -> bool {
+        match self.index.get(&(kind, index)) {
+            Some(&i) => {
+                self.records[i].count += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
     pub fn take(&mut self) -> Vec<Record> {
         self.index.clear();
         std::mem::take(&mut self.records)

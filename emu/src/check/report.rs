@@ -68,13 +68,10 @@ impl Finding {
         if self.kind == Kind::Leak {
             return format!("{head}: {} ({times})", self.detail);
         }
-        let space = if matches!(
-            self.kind,
-            Kind::LdsOutOfBounds | Kind::UninitializedLdsRead | Kind::LdsRace
-        ) {
-            "LDS "
-        } else {
-            ""
+        let space = match self.kind {
+            Kind::LdsOutOfBounds | Kind::UninitializedLdsRead | Kind::LdsRace => "LDS ",
+            Kind::PrivateOutOfBounds => "private offset ",
+            _ => "",
         };
         let [x, y, z] = self.workgroup;
         let mut out = format!(

@@ -93,7 +93,13 @@ fn checked_load(cx: &mut Cx, lane: usize, at: Addr, out: &mut [u8], access: Acce
                 check::lds::outside(cx, lane, a, out.len(), access)
             }
         },
-        Addr::Private(_) => false,
+        Addr::Private(o) => {
+            let outside = private_check(cx, lane, o, out.len()).is_err();
+            outside && {
+                out.fill(0);
+                check::global::private_outside(cx, lane, o, out.len(), access)
+            }
+        }
     }
 }
 
@@ -113,7 +119,10 @@ fn checked_store(cx: &mut Cx, lane: usize, at: Addr, data: &[u8], access: Access
             }
             None => check::lds::outside(cx, lane, a, data.len(), access),
         },
-        Addr::Private(_) => false,
+        Addr::Private(o) => {
+            private_check(cx, lane, o, data.len()).is_err()
+                && check::global::private_outside(cx, lane, o, data.len(), access)
+        }
     }
 }
 
