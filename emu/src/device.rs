@@ -7,13 +7,14 @@ use crate::cu::{TimedError, TimedRun, TimingConfig, TimingStats};
 use crate::dispatch::{self, Launch, DYNAMIC_STACK_BYTES};
 use crate::exec::{DispatchEnv, Fault};
 use crate::hostcall::host::{DeviceHostcall, Output as HostcallOutput};
+use crate::launch::hazards::{HazardMode, HazardTable, RunHazards, Seen};
+use crate::launch::host::HostServices;
+use crate::launch::spin::DEFAULT_SPIN_LIMIT;
+use crate::launch::{Counts, Stop};
 use crate::lds::{Lds, LDS_MAX};
 use crate::memory::{AllocKind, MemError, Memory, Placement, DEFAULT_MEMORY_LIMIT};
 use crate::program::Program;
-use crate::run::hazards::{HazardMode, HazardTable, RunHazards, Seen};
-use crate::run::host::HostServices;
-use crate::run::spin::DEFAULT_SPIN_LIMIT;
-use crate::run::{self, Counts, Stop};
+use crate::run;
 use crate::wave::Wave;
 use gcn_isa::Target;
 use gcn_loader::{CodeObject, Kernel, KernelArg, LoadError, ValueKind};
@@ -85,7 +86,7 @@ pub struct LaunchOptions {
     /// Wall-clock limit of the launch; running past it is a guest error reporting where every
     /// wave is. `None`: no limit.
     pub timeout: Option<Duration>,
-    /// The spin detector ([`crate::run::spin`]): write-free iterations of one loop before a
+    /// The spin detector ([`crate::launch::spin`]): write-free iterations of one loop before a
     /// wave's state is compared; a launch whose waves all spin (or wait at a barrier for the
     /// spinning ones) ends as a livelock. 0 turns it off.
     pub spin_limit: u32,
@@ -946,10 +947,10 @@ impl Device {
             workgroups: total,
             waves: total * waves_per_group as u64,
             wave_instructions: counts.wave_instructions,
-            by_category: run::CATEGORIES
+            by_category: crate::launch::CATEGORIES
                 .iter()
                 .zip(counts.by_category)
-                .map(|(c, n)| (run::category_name(*c), n))
+                .map(|(c, n)| (crate::launch::category_name(*c), n))
                 .collect(),
             elapsed,
             hazard_mode: opts.hazards,

@@ -8,11 +8,12 @@
 use crate::cu::{run_timed, Arbitration, TimingConfig};
 use crate::dispatch::Launch;
 use crate::exec::DispatchEnv;
+use crate::launch::hazards::{HazardMode, HazardTable};
+use crate::launch::Counts;
 use crate::lds::Lds;
 use crate::memory::{AllocKind, Memory};
 use crate::program::Program;
-use crate::run::hazards::{HazardMode, HazardTable};
-use crate::run::{run_workgroup, Counts};
+use crate::run::run_workgroup;
 use crate::wave::Wave;
 use gcn_isa::Target;
 use gcn_loader::KernelDescriptor;

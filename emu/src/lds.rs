@@ -1,8 +1,8 @@
 //! The local data share of one workgroup: its static plus dynamic allocation, byte-addressed.
 //!
 //! An access outside the workgroup's allocation is reported as a fault (the hardware would return
-//! zero and drop the write; a kernel doing that has a bug worth naming). Bank-conflict accounting
-//! belongs to the compute-unit model (issue 6) and hooks in at the DS instruction, not here.
+//! zero and drop the write; a kernel doing that has a bug worth naming). Bank conflicts are the
+//! timing model's ([`crate::lds_banks`]), charged per DS instruction, not here.
 
 use crate::check::group::GroupShadow;
 

@@ -1,5 +1,5 @@
-//! LDS bank conflicts of one DS instruction: a pure cost function for the cycle-level scheduler
-//! (issue 6), not yet wired into execution.
+//! LDS bank conflicts of one DS instruction: a pure cost function, which the timing model
+//! ([`crate::cu::issue`]) charges per DS instruction.
 //!
 //! # The model
 //! Facts (seed 001, the GCN LDS chapter; seed 002 and the AMD APP OpenCL Programming Guide

@@ -38,6 +38,7 @@ pub mod exec;
 pub mod fuzzing;
 pub mod hazard;
 pub mod hostcall;
+pub mod launch;
 pub mod lds;
 pub mod lds_banks;
 pub mod memory;
@@ -50,4 +51,4 @@ pub use device::{
     Arg, Device, DeviceConfig, Dims, Error, GuestError, GuestFault, HazardFinding, LaunchOptions,
     Module, Stats,
 };
-pub use run::hazards::HazardMode;
+pub use launch::hazards::HazardMode;

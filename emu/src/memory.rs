@@ -198,7 +198,7 @@ pub struct Memory {
     /// The sanitizers' state (`--check`); `None` costs the access path one branch.
     check: Option<Box<GlobalCheck>>,
     /// Writes so far (every store, atomic and host write, and every change of the mapping): the
-    /// spin detector's sign that memory may have changed ([`crate::run::spin`]).
+    /// spin detector's sign that memory may have changed ([`crate::launch::spin`]).
     writes: u64,
 }
 

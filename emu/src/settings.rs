@@ -25,9 +25,9 @@
 use crate::check::CheckSet;
 use crate::cu::{Arbitration, TimingConfig};
 use crate::device::{LaunchOptions, DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIMEOUT};
+use crate::launch::hazards::HazardMode;
+use crate::launch::spin::DEFAULT_SPIN_LIMIT;
 use crate::memory::DEFAULT_MEMORY_LIMIT;
-use crate::run::hazards::HazardMode;
-use crate::run::spin::DEFAULT_SPIN_LIMIT;
 use gcn_isa::Target;
 use std::path::PathBuf;
 
@@ -158,10 +158,10 @@ impl Settings {
             None
         };
         let hazards = match get(HAZARDS).as_deref().map(str::trim) {
-            None | Some("warn") => HazardMode::Warn,
-            Some("off") => HazardMode::Off,
-            Some("error") => HazardMode::Error,
-            Some(v) => return Err(bad(HAZARDS, v, "off, warn or error")),
+            None => HazardMode::Warn,
+            Some(v) => v
+                .parse()
+                .map_err(|_| bad(HAZARDS, v, "off, warn or error"))?,
         };
         let max_instructions = number(MAX_INSTRUCTIONS)?.unwrap_or(DEFAULT_MAX_INSTRUCTIONS);
         let stats = match get(STATS).as_deref().map(str::trim) {

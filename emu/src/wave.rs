@@ -33,9 +33,9 @@ pub enum WaveState {
     Ended,
 }
 
-/// Outstanding-operation counters of §4.4. Memory operations currently complete at issue, so
-/// `issue` is followed by `complete` within the same step; the cycle-level scheduler (issue 6)
-/// will complete them later and let `s_waitcnt` stall on these values.
+/// Outstanding-operation counters of §4.4. The functional engine completes memory operations at
+/// issue (`issue` then `complete` in the same step); the timing model completes them after
+/// their latency, and `s_waitcnt` stalls on these values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WaitCounters {
     pub vm: u8,
@@ -89,8 +89,8 @@ pub struct Wave {
     /// CSP[2:0], the fork/join control-stack pointer of §4.6 (entries live in SGPRs; see
     /// [`crate::exec::fork`]).
     pub csp: u8,
-    /// The spin detector's view of the wave's loops ([`crate::run::spin`]).
-    pub spin: crate::run::spin::SpinState,
+    /// The spin detector's view of the wave's loops ([`crate::launch::spin`]).
+    pub spin: crate::launch::spin::SpinState,
 }
 
 impl Wave {

@@ -4,10 +4,11 @@
 
 use gcn_isa::{assemble, Target};
 use gcnemu::exec::{DispatchEnv, Fault};
+use gcnemu::launch::{Counts, Stop};
 use gcnemu::lds::Lds;
 use gcnemu::memory::Memory;
 use gcnemu::program::Program;
-use gcnemu::run::{run_workgroup, Counts, Stop};
+use gcnemu::run::run_workgroup;
 use gcnemu::wave::Wave;
 
 /// Runs `asm` (s_endpgm appended) on one wave prepared by `setup`; returns the wave.

@@ -5,11 +5,12 @@
 
 use gcn_isa::{assemble, Target};
 use gcnemu::exec::DispatchEnv;
+use gcnemu::launch::hazards::{HazardMode, HazardTable, RunHazards, Seen};
+use gcnemu::launch::{Counts, Stop};
 use gcnemu::lds::Lds;
 use gcnemu::memory::Memory;
 use gcnemu::program::Program;
-use gcnemu::run::hazards::{HazardMode, HazardTable, RunHazards, Seen};
-use gcnemu::run::{run_workgroup_checked, Counts, Stop};
+use gcnemu::run::run_workgroup_checked;
 use gcnemu::wave::{Wave, WaveState};
 use gcnemu::{Arg, Device, DeviceConfig, Dims, LaunchOptions};
 use std::path::{Path, PathBuf};

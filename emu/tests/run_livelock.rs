@@ -6,11 +6,12 @@
 
 use gcn_isa::{assemble, Target};
 use gcnemu::exec::DispatchEnv;
+use gcnemu::launch::host::HostServices;
+use gcnemu::launch::{Counts, Stop};
 use gcnemu::lds::Lds;
 use gcnemu::memory::{AllocKind, Memory};
 use gcnemu::program::Program;
-use gcnemu::run::host::HostServices;
-use gcnemu::run::{run_workgroup_until, Counts, Stop};
+use gcnemu::run::run_workgroup_until;
 use gcnemu::wave::Wave;
 use std::path::PathBuf;
 use std::process::Command;

@@ -3,7 +3,7 @@
 
 use crate::cu::stats::STALL_REASONS;
 use crate::device::{HazardFinding, Stats};
-use crate::run::hazards::HazardMode;
+use crate::launch::hazards::HazardMode;
 
 pub fn stats_text(s: &Stats) -> String {
     let mut out = format!(

@@ -21,7 +21,7 @@ use super::report::{hazard_text, stale_text, stats_json, stats_text};
 use crate::arg_type::Scalar;
 use crate::cu::{Arbitration, TimingConfig};
 use crate::device::{describe_args, Arg, Device, DeviceConfig, Dims, LaunchOptions};
-use crate::run::hazards::HazardMode;
+use crate::launch::hazards::HazardMode;
 use gcn_loader::{KernelArg, ValueKind};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -70,11 +70,11 @@ pub struct RunArgs {
     /// Spin detector: after N iterations of a loop with no memory write anywhere, compare the
     /// wave's registers; when every wave repeats its loop unchanged (or waits at a barrier for
     /// those), end the run as a livelock (exit 1) naming the loops. 0 turns it off.
-    #[arg(long, value_name = "N", default_value_t = crate::run::spin::DEFAULT_SPIN_LIMIT)]
+    #[arg(long, value_name = "N", default_value_t = crate::launch::spin::DEFAULT_SPIN_LIMIT)]
     pub spin_limit: u32,
     /// Check issued instructions against the hazard rules: off, warn (report after the run) or
     /// error (the first hazard is a guest error).
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = HazardMode::Warn)]
+    #[arg(long, value_name = "MODE", default_value_t = HazardMode::Warn, value_parser = hazard_mode())]
     pub hazards: HazardMode,
     /// The processor to run as (default: the first gfx9 code object in FILE).
     #[arg(long, value_parser = parse_target)]
@@ -603,4 +603,11 @@ mod tests {
         // Without a type in the metadata, the size decides, as before.
         assert!(matches!(parse("1.5", &by_value("struct S", 4)), Ok(Arg::F32(f)) if f == 1.5));
     }
+}
+
+/// `--hazards off|warn|error` (clap lists the values in help and errors).
+fn hazard_mode() -> impl clap::builder::TypedValueParser<Value = HazardMode> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["off", "warn", "error"])
+        .try_map(|s| s.parse::<HazardMode>())
 }

@@ -14,9 +14,9 @@ use super::engine::{Block, CuSim};
 use super::inflight::Landing;
 use crate::exec::{Cx, DispatchEnv, Fault};
 use crate::hazard::regs::RegSet;
+use crate::launch::Stop;
 use crate::memory::Memory;
 use crate::program::Program;
-use crate::run::Stop;
 use crate::wave::{Row, Wave, SCALAR_CODES, VGPRS};
 use gcn_isa::operand::VGPR0;
 

@@ -17,11 +17,11 @@ use super::trace::Trace;
 use crate::device::Progress;
 use crate::dispatch::Launch;
 use crate::exec::DispatchEnv;
+use crate::launch::hazards::{HazardMode, HazardTable, RunHazards, Seen};
+use crate::launch::spin::{Epoch, Spinner};
+use crate::launch::{Counts, Stop};
 use crate::memory::{AllocKind, Memory};
 use crate::program::Program;
-use crate::run::hazards::{HazardMode, HazardTable, RunHazards, Seen};
-use crate::run::spin::{Epoch, Spinner};
-use crate::run::{Counts, Stop};
 use crate::wave::Wave;
 use gcn_loader::KernelDescriptor;
 use std::collections::HashMap;
@@ -78,7 +78,7 @@ pub fn run_timed(
     counts: &mut Counts,
     hazards: HazardMode,
     pool: &mut Vec<WaveSlot>,
-    host: Option<&mut dyn crate::run::host::HostServices>,
+    host: Option<&mut dyn crate::launch::host::HostServices>,
 ) -> Result<TimedResult, TimedError> {
     let waves_per_group = r.launch.waves_per_group();
     let demand = Demand::new(r.desc, waves_per_group, r.launch.lds_size);
@@ -282,7 +282,7 @@ impl Dispatcher<'_, '_> {
         sims: &mut [CuSim],
         shared: &mut Shared,
         workers: Option<&rayon::ThreadPool>,
-        mut host: Option<&mut dyn crate::run::host::HostServices>,
+        mut host: Option<&mut dyn crate::launch::host::HostServices>,
     ) -> Result<u64, TimedError> {
         let window = self.r.config.window();
         let mut t = 0u64;

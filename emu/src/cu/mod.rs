@@ -1,4 +1,4 @@
-//! The compute-unit model (issue 6): workgroups placed on CUs by occupancy, waves issuing cycle by
+//! The compute-unit model: workgroups placed on CUs by occupancy, waves issuing cycle by
 //! cycle under the gfx9 issue rules, memory operations completing after a latency with their data
 //! landing in registers only then, VM/LGKM/EXP counters, barriers, banked LDS, and what it shows
 //! (stall cycles by reason, occupancy, a Chrome trace, stale-read diagnostics).

@@ -85,7 +85,7 @@ pub struct DispatchEnv {
     pub vgprs: u32,
     pub sgprs: u32,
     /// Write-free iterations of a loop before the spin detector compares a wave's state
-    /// ([`crate::run::spin`]); 0 turns it off.
+    /// ([`crate::launch::spin`]); 0 turns it off.
     pub spin_limit: u32,
 }
 
@@ -96,7 +96,7 @@ impl Default for DispatchEnv {
             private_size: 0,
             vgprs: 256,
             sgprs: 112,
-            spin_limit: crate::run::spin::DEFAULT_SPIN_LIMIT,
+            spin_limit: crate::launch::spin::DEFAULT_SPIN_LIMIT,
         }
     }
 }

@@ -3,8 +3,8 @@
 //! [`HostServices`].
 
 use super::{HostcallBuffer, Services, MAX_PACKETS};
+use crate::launch::host::HostServices;
 use crate::memory::{MemError, Memory};
-use crate::run::host::HostServices;
 use std::io::Write;
 
 /// Where device printf text goes: `out` for printf, `err` for `fprintf(stderr, ...)`.

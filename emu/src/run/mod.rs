@@ -1,109 +1,21 @@
-//! Functional execution of one workgroup: its waves step round-robin, a quantum of instructions
-//! at a time, so s_barrier works and spin-waits between waves make progress; memory operations
-//! complete when issued. The cycle-level compute-unit scheduler (issue 6) replaces this loop;
-//! everything it needs is in one place: issue (`counters.issue`), the semantics call, completion
-//! (`counters.complete`), and the wave states.
-
-pub mod hazards;
-pub mod host;
-pub mod spin;
+//! The functional engine (`--timing off`): the waves of one workgroup step round-robin, a
+//! quantum of instructions at a time, so s_barrier works and spin-waits between waves make
+//! progress; memory operations complete when issued. The timing model ([`crate::cu`]) runs the
+//! same semantic functions cycle by cycle; what both report is in [`crate::launch`].
 
 use crate::exec::{Cx, DispatchEnv, Fault, Flow};
-use crate::hazard::tracker::RuntimeFinding;
+use crate::launch::hazards::RunHazards;
+use crate::launch::host::HostServices;
+use crate::launch::spin;
+use crate::launch::{category_index, Counts, Stop, WaveAt};
 use crate::lds::Lds;
 use crate::memory::Memory;
 use crate::program::Program;
 use crate::wave::{Wave, WaveState};
-use gcn_isa::class::Category;
 use gcn_isa::Op;
-use hazards::RunHazards;
-use host::HostServices;
 
 /// Instructions a wave runs before the next wave gets its turn.
 pub const QUANTUM: u32 = 64;
-
-/// Counts of executed wave-instructions.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub wave_instructions: u64,
-    /// By issue category, indexed by [`category_index`].
-    pub by_category: [u64; CATEGORIES.len()],
-}
-
-/// The categories in the order of [`Counts::by_category`].
-pub const CATEGORIES: [Category; 9] = [
-    Category::Salu,
-    Category::Control,
-    Category::Branch,
-    Category::Smem,
-    Category::Valu,
-    Category::Ds,
-    Category::Vmem,
-    Category::Flat,
-    Category::Export,
-];
-
-pub fn category_index(c: Category) -> usize {
-    CATEGORIES.iter().position(|&x| x == c).unwrap_or(0)
-}
-
-pub fn category_name(c: Category) -> &'static str {
-    match c {
-        Category::Salu => "salu",
-        Category::Control => "control",
-        Category::Branch => "branch",
-        Category::Smem => "smem",
-        Category::Valu => "valu",
-        Category::Ds => "lds",
-        Category::Vmem => "vmem",
-        Category::Flat => "flat",
-        Category::Export => "export",
-    }
-}
-
-/// Why a workgroup stopped early.
-#[derive(Debug)]
-pub enum Stop {
-    /// A guest fault in wave `wave` at instruction index `index`.
-    Fault { wave: u32, index: u32, fault: Fault },
-    /// The instruction budget ran out (in wave `wave` at `index`).
-    Budget { wave: u32, index: u32 },
-    /// Waves wait at a barrier that can never complete.
-    Deadlock { waiting: Vec<u32> },
-    /// (Timing model) waves `waiting` sat at s_barrier for `cycles` while the others of the
-    /// group kept running — `running` as (wave, instruction index) — without arriving.
-    BarrierTimeout {
-        waiting: Vec<u32>,
-        running: Vec<(u32, u32)>,
-        cycles: u64,
-    },
-    /// `--hazards error`: wave `wave` issued instruction `index` violating a hazard rule (the
-    /// finding's `producer_pc` is an instruction index too).
-    Hazard {
-        wave: u32,
-        index: u32,
-        finding: RuntimeFinding,
-    },
-    /// The launch ran past its wall-clock timeout; where every wave that had not ended was.
-    Timeout { waves: Vec<WaveAt> },
-    /// Every wave that had not ended spins in a loop that nothing will ever release (see
-    /// [`spin`]) or waits at a barrier that those never reach (`barrier` of them).
-    Livelock {
-        spinners: Vec<spin::Spinner>,
-        barrier: u32,
-    },
-}
-
-/// Where a wave was when a launch was stopped from outside (a timeout).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WaveAt {
-    pub group: [u32; 3],
-    pub wave: u32,
-    /// Instruction index of its next instruction.
-    pub index: u32,
-    /// What it waits on: `running`, `s_barrier`, `s_waitcnt (vmcnt 2, lgkmcnt 0 outstanding)`...
-    pub waits: String,
-}
 
 /// How often (in rounds of wave quanta) the functional engine looks at the clock: a round is
 /// at least [`QUANTUM`] instructions, so the clock costs nothing measurable.

@@ -5,10 +5,11 @@
 
 use gcn_isa::{assemble, Target};
 use gcnemu::exec::{DispatchEnv, Fault};
+use gcnemu::launch::{Counts, Stop};
 use gcnemu::lds::Lds;
 use gcnemu::memory::Memory;
 use gcnemu::program::Program;
-use gcnemu::run::{run_workgroup, Counts, Stop};
+use gcnemu::run::run_workgroup;
 use gcnemu::wave::Wave;
 
 /// MODE with f32 and f16/f64 denormals kept (what HIP kernels get), IEEE on.

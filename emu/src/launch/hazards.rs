@@ -14,7 +14,7 @@ use crate::program::Program;
 use hashbrown::HashMap;
 
 /// What to do about a hazard seen at run time.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HazardMode {
     /// Do not check.
     Off,
@@ -32,6 +32,24 @@ impl HazardMode {
             HazardMode::Warn => "warn",
             HazardMode::Error => "error",
         }
+    }
+}
+
+impl std::str::FromStr for HazardMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<HazardMode, String> {
+        match s {
+            "off" => Ok(HazardMode::Off),
+            "warn" => Ok(HazardMode::Warn),
+            "error" => Ok(HazardMode::Error),
+            other => Err(format!("`{other}` is not a hazard mode (off, warn, error)")),
+        }
+    }
+}
+
+impl std::fmt::Display for HazardMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

@@ -1,0 +1,42 @@
+//! What a launch counts, in either engine: wave-instructions, in total and by issue category.
+
+use gcn_isa::class::Category;
+
+/// Counts of executed wave-instructions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub wave_instructions: u64,
+    /// By issue category, indexed by [`category_index`].
+    pub by_category: [u64; CATEGORIES.len()],
+}
+
+/// The categories in the order of [`Counts::by_category`].
+pub const CATEGORIES: [Category; 9] = [
+    Category::Salu,
+    Category::Control,
+    Category::Branch,
+    Category::Smem,
+    Category::Valu,
+    Category::Ds,
+    Category::Vmem,
+    Category::Flat,
+    Category::Export,
+];
+
+pub fn category_index(c: Category) -> usize {
+    CATEGORIES.iter().position(|&x| x == c).unwrap_or(0)
+}
+
+pub fn category_name(c: Category) -> &'static str {
+    match c {
+        Category::Salu => "salu",
+        Category::Control => "control",
+        Category::Branch => "branch",
+        Category::Smem => "smem",
+        Category::Valu => "valu",
+        Category::Ds => "lds",
+        Category::Vmem => "vmem",
+        Category::Flat => "flat",
+        Category::Export => "export",
+    }
+}
