@@ -110,10 +110,16 @@ impl Lds {
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
+    /// Writes a dword from outside the DS path (MUBUF's `lds` loads); the sanitizers count its
+    /// bytes as written, by no wave in particular.
     #[inline]
     pub fn write_u32(&mut self, addr: u32, v: u32) -> Option<()> {
         self.bytes_mut(addr, 4)
-            .map(|b| b.copy_from_slice(&v.to_le_bytes()))
+            .map(|b| b.copy_from_slice(&v.to_le_bytes()))?;
+        if let Some(s) = &mut self.shadow {
+            s.note_dma_write(addr as usize, 4);
+        }
+        Some(())
     }
 }
 

@@ -1,6 +1,7 @@
 //! memcheck at the instruction level: an LDS access past the workgroup's allocation, a scratch
 //! access past the private segment and a misaligned atomic are reported (with lane and address)
-//! and dropped, where without `--check` each is a fault (or, for the atomic, goes through).
+//! and dropped, where without `--check` each is a fault (or, for the atomic, goes through); and
+//! initcheck on LDS written by buffer loads.
 
 mod exec_common;
 
@@ -98,4 +99,33 @@ fn misaligned_atomic() {
     );
     // Dropped: memory is unchanged.
     assert_eq!(mem.read_u32(buf).unwrap(), 0);
+}
+
+/// initcheck on LDS: bytes a buffer load with `lds` wrote count as written; others do not.
+#[test]
+fn lds_bytes_written_by_buffer_loads_count_as_written() {
+    let mut mem = Memory::new(1 << 20);
+    mem.enable_checks(CheckSet::parse("initcheck").unwrap());
+    let base = mem.alloc(64, AllocKind::Buffer).unwrap();
+    mem.write(base, &[1; 64]).unwrap();
+    let asm = "buffer_load_dword v0, s[4:7], 0 offen lds\n\
+               s_waitcnt vmcnt(0)\n\
+               ds_read_b32 v3, v0\n\
+               ds_read_b32 v4, v0 offset:256\n\
+               s_waitcnt lgkmcnt(0)";
+    exec_common::run_with(Target::Gfx900, asm, &mut mem, |w| {
+        w.set_exec(0xf);
+        w.sgpr[4] = base as u32;
+        w.sgpr[5] = (base >> 32) as u32 & 0xffff;
+        w.sgpr[6] = 64;
+        w.sgpr[124] = 0; // M0: LDS offset 0
+        for l in 0..64 {
+            w.vgpr[0][l] = 4 * l as u32;
+        }
+    })
+    .unwrap();
+    let f = findings(&mut mem);
+    let kinds: Vec<(Kind, u64)> = f.iter().map(|r| (r.kind, r.addr)).collect();
+    // Only the second read, 256 bytes up, reads LDS nothing wrote.
+    assert_eq!(kinds, [(Kind::UninitializedLdsRead, 256)]);
 }

@@ -8,7 +8,8 @@
 //! global accesses in which either wave made an atomic access in the same barrier interval is not
 //! reported. LDS races are always reported.
 
-use super::race::Cell;
+use super::race::{Cell, Mark};
+use super::Access;
 use hashbrown::HashMap;
 
 /// Global memory is remembered in chunks of this many dwords (256 bytes), found by a hash of the
@@ -56,6 +57,15 @@ impl GroupShadow {
             pruned_at: 0,
             newest_epoch: 0,
             synced: [0; 16],
+        }
+    }
+
+    /// LDS bytes written by a load to LDS (MUBUF with `lds`): written for initcheck, but in an
+    /// epoch no wave is in, so they race with nothing.
+    pub fn note_dma_write(&mut self, addr: usize, len: usize) {
+        let end = (addr + len).min(self.lds.len());
+        for c in &mut self.lds[addr.min(end)..end] {
+            c.write = Mark::new(u32::MAX, 0, u8::MAX as u32, 0, Access::Store, 1);
         }
     }
 
@@ -148,8 +158,6 @@ impl GroupShadow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::race::Mark;
-    use crate::check::Access;
 
     fn touch(g: &mut GroupShadow, chunk: u64, epoch: u32) -> bool {
         let me = Mark::new(epoch, 0, 0, 0, Access::Store, 0xf);

@@ -11,6 +11,14 @@ use super::race::{Conflict, Mark};
 use super::{Access, Check, CheckSet, Kind, Record, Site};
 use crate::exec::Cx;
 
+/// The workgroup's sanitizer state, made at its first use.
+pub fn shadow<'a>(cx: &'a mut Cx) -> &'a mut GroupShadow {
+    let size = cx.lds.size();
+    cx.lds
+        .shadow
+        .get_or_insert_with(|| Box::new(GroupShadow::new(size)))
+}
+
 /// Checks and records one lane's access of `[addr, addr+len)`, which lies inside the LDS.
 pub fn access(cx: &mut Cx, lane: usize, addr: u32, len: usize, access: Access) {
     let set = cx.mem.checks();

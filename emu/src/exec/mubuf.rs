@@ -140,6 +140,10 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
 /// LDS base is our address 0). Sub-dword loads store their extended dword.
 pub(super) fn load_to_lds(cx: &mut Cx, d: &Decoded, exec: u64, vals: &[u32; WAVE_SIZE]) -> Res {
     let base = (cx.wave.m0() & 0xffff) + d.inst.bits(0, 0, 12);
+    if cx.mem.checking() {
+        // So that initcheck sees these bytes written.
+        crate::check::lds::shadow(cx);
+    }
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
