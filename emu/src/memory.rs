@@ -298,6 +298,20 @@ impl Memory {
             .is_some_and(|i| end <= self.allocs[i].reach_end())
     }
 
+    /// Whether `addr` lies in an allocation, its page padding or the guard page after it: memory
+    /// that is the allocation's own, whatever else the host has there.
+    pub(crate) fn near_allocation(&self, addr: u64) -> bool {
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        i.checked_sub(1).is_some_and(|i| {
+            let a = &self.allocs[i];
+            let guard = match self.placement {
+                Placement::Host => HOST_PAGE as u64,
+                Placement::Sparse => GRANULE,
+            };
+            addr < a.reach_end() + guard
+        })
+    }
+
     /// initcheck: the host wrote `[addr, addr+len)` (a copy or fill the runtime made).
     pub fn note_host_write(&mut self, addr: u64, len: u64) {
         self.writes = self.writes.wrapping_add(1);

@@ -290,7 +290,7 @@ fn outside(cx: &mut Cx, lane: usize, addr: u64, len: usize, access: Access) -> b
     let at = site(cx, lane);
     // An access into an allocation's page padding goes through on a GPU; one past it faults.
     let faults = !cx.mem.reachable(addr, len as u64);
-    let host = cx.mem.placement() == Placement::Host;
+    let host = cx.mem.placement() == Placement::Host && !cx.mem.near_allocation(addr);
     let Some(c) = cx.mem.check_state() else {
         return false;
     };

@@ -38,7 +38,7 @@ pub struct Other {
 pub struct Finding {
     pub check: Check,
     pub kind: Kind,
-    /// The kernel launched (empty for a leak).
+    /// The kernel launched, by its symbol (empty for a leak); the text shows it demangled.
     pub kernel: String,
     /// The instruction (none for a leak).
     pub place: Option<Place>,
@@ -79,7 +79,7 @@ impl Finding {
             self.access, self.len, self.addr, self.wave, self.lane, self.detail
         );
         if let Some(p) = &self.place {
-            out += &format!("; kernel `{}` at {}", self.kernel, p.text());
+            out += &format!("; kernel `{}` at {}", demangle(&self.kernel), p.text());
         }
         if let Some(o) = &self.other {
             out += &format!(
@@ -92,6 +92,15 @@ impl Finding {
         }
         out + &format!(" ({times})")
     }
+}
+
+/// A C++ symbol as the source spells it (`scale(int const*, int*, int)`); other names as they
+/// are.
+pub fn demangle(name: &str) -> String {
+    cpp_demangle::Symbol::new(name)
+        .ok()
+        .and_then(|s| s.demangle(&Default::default()).ok())
+        .unwrap_or_else(|| name.to_string())
 }
 
 /// The closing line: how many findings of each check.
@@ -132,5 +141,16 @@ pub fn merge(into: &mut Vec<Finding>, new: Vec<Finding>) {
             Some(g) => g.count += f.count,
             None => into.push(f),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::demangle;
+
+    #[test]
+    fn kernel_names_read_as_in_the_source() {
+        assert_eq!(demangle("_Z5scalePKiPii"), "scale(int const*, int*, int)");
+        assert_eq!(demangle("saxpy"), "saxpy");
     }
 }
