@@ -1,6 +1,7 @@
-//! memcheck at the instruction level: an LDS access past the workgroup's allocation, a scratch
-//! access past the private segment and a misaligned atomic are reported (with lane and address)
-//! and dropped, where without `--check` each is a fault (or, for the atomic, goes through); and
+//! memcheck at the instruction level: an LDS access past the workgroup's allocation, a scalar
+//! load outside memory, a scratch access past the private segment and a misaligned atomic are
+//! reported (with lane and address) and dropped, where without `--check` each is a fault (or,
+//! for the atomic, goes through); and
 //! initcheck on LDS written by buffer loads.
 
 mod exec_common;
@@ -128,4 +129,23 @@ fn lds_bytes_written_by_buffer_loads_count_as_written() {
     let kinds: Vec<(Kind, u64)> = f.iter().map(|r| (r.kind, r.addr)).collect();
     // Only the second read, 256 bytes up, reads LDS nothing wrote.
     assert_eq!(kinds, [(Kind::UninitializedLdsRead, 256)]);
+}
+
+#[test]
+fn scalar_load_outside_memory() {
+    let asm = "s_load_dword s0, s[2:3], 0x0\ns_waitcnt lgkmcnt(0)";
+    let setup = |w: &mut gcnemu::wave::Wave| {
+        w.sgpr[0] = 5;
+        w.sgpr[2] = 0xdead_0000;
+        w.sgpr[3] = 0x7;
+    };
+    let e =
+        exec_common::run_with(Target::Gfx900, asm, &mut Memory::new(1 << 20), setup).unwrap_err();
+    assert!(e.to_string().contains("outside device memory"), "{e}");
+    let mut mem = checked_memory();
+    let w = exec_common::run_with(Target::Gfx900, asm, &mut mem, setup).unwrap();
+    assert_eq!(w.sgpr[0], 0);
+    let f = findings(&mut mem);
+    assert_eq!(f.len(), 1);
+    assert_eq!((f[0].kind, f[0].addr), (Kind::OutOfBounds, 0x7_dead_0000));
 }

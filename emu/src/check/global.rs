@@ -282,6 +282,12 @@ pub fn private_outside(cx: &mut Cx, lane: usize, offset: u32, len: usize, access
     true
 }
 
+/// memcheck: a scalar load (`s_load_dword*`) outside every live allocation, reported (as by
+/// lane 0) and dropped; false when memcheck is off (the caller faults).
+pub fn scalar_outside(cx: &mut Cx, addr: u64, len: usize) -> bool {
+    outside(cx, 0, addr, len, Access::Load)
+}
+
 /// An access outside every live allocation: reported under memcheck (true), else left to fault.
 fn outside(cx: &mut Cx, lane: usize, addr: u64, len: usize, access: Access) -> bool {
     if !cx.mem.checks().has(Check::Memcheck) {
