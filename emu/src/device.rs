@@ -7,15 +7,14 @@ use crate::cu::{TimedError, TimedRun, TimingConfig, TimingStats};
 use crate::dispatch::{self, Launch, DYNAMIC_STACK_BYTES};
 use crate::exec::{DispatchEnv, Fault};
 use crate::hostcall::host::{DeviceHostcall, Output as HostcallOutput};
-use crate::launch::hazards::{HazardMode, HazardTable, RunHazards, Seen};
+use crate::launch::hazards::{HazardMode, HazardTable, Seen};
 use crate::launch::host::HostServices;
 use crate::launch::spin::DEFAULT_SPIN_LIMIT;
 use crate::launch::{Counts, Stop};
-use crate::lds::{Lds, LDS_MAX};
+use crate::lds::LDS_MAX;
 use crate::memory::{AllocKind, MemError, Memory, Placement, DEFAULT_MEMORY_LIMIT};
 use crate::program::Program;
 use crate::run;
-use crate::wave::Wave;
 use gcn_isa::Target;
 use gcn_loader::{CodeObject, Kernel, KernelArg, LoadError, ValueKind};
 use std::sync::{Arc, OnceLock};
@@ -90,6 +89,10 @@ pub struct LaunchOptions {
     /// wave's state is compared; a launch whose waves all spin (or wait at a barrier for the
     /// spinning ones) ends as a livelock. 0 turns it off.
     pub spin_limit: u32,
+    /// Host threads of the functional engine (`timing: None`): workgroups run on this many
+    /// at once ([`crate::run::groups`] says what that changes); 0 means every core. Launches
+    /// with sanitizers or a hostcall buffer (device printf) run on one.
+    pub threads: usize,
 }
 
 impl Default for LaunchOptions {
@@ -105,6 +108,7 @@ impl Default for LaunchOptions {
             }),
             timeout: Some(DEFAULT_TIMEOUT),
             spin_limit: DEFAULT_SPIN_LIMIT,
+            threads: 0,
         }
     }
 }
@@ -847,6 +851,7 @@ impl Device {
             hostcall_buffer: 0,
         };
         let waves_per_group = launch.waves_per_group();
+        let workers = self.functional_workers(opts, dims, meta_args);
         let _ = self.mem.take_padding_accesses();
         let mut temp = Vec::new();
         // Taken out for the dispatch, so that the engines can poll it beside the memory.
@@ -863,11 +868,12 @@ impl Device {
             launch.kernarg = alloc(&mut self.mem, padded, AllocKind::Kernarg)?;
             launch.packet = alloc(&mut self.mem, 64, AllocKind::DispatchPacket)?;
             launch.queue = alloc(&mut self.mem, 256, AllocKind::Queue)?;
-            // The timing model gives each resident workgroup its own scratch.
+            // The timing model gives each resident workgroup its own scratch; the functional
+            // engine one per worker thread.
             if scratch_per_wave > 0 && opts.timing.is_none() {
                 launch.scratch_base = alloc(
                     &mut self.mem,
-                    scratch_per_wave * waves_per_group as u64,
+                    scratch_per_wave * waves_per_group as u64 * workers as u64,
                     AllocKind::Scratch,
                 )?;
             }
@@ -905,7 +911,7 @@ impl Device {
                     self.execute_timed(module, k, kernel, entry_index, &launch, opts, t, host)
                 }
                 None => self
-                    .execute(module, k, kernel, entry_index, &launch, opts, host)
+                    .execute(module, k, kernel, entry_index, &launch, opts, host, workers)
                     .map(|(c, seen)| (c, seen, None)),
             }
         })();
@@ -964,6 +970,24 @@ impl Device {
         })
     }
 
+    /// Threads a functional launch of `dims` runs on: `opts.threads` (0: every core), at most
+    /// one per workgroup, and one when sanitizers run or the kernel can make hostcalls (both
+    /// keep state that one thread owns).
+    fn functional_workers(&self, opts: &LaunchOptions, dims: Dims, args: &[KernelArg]) -> usize {
+        let hostcall = args
+            .iter()
+            .any(|a| a.value_kind == ValueKind::HiddenHostcallBuffer);
+        if opts.timing.is_some() || self.mem.checking() || hostcall {
+            return 1;
+        }
+        let threads = match opts.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let groups = dims.grid.iter().map(|&g| g as u64).product::<u64>();
+        threads.min(groups.min(1024) as usize).max(1)
+    }
+
     /// Runs the workgroups under the compute-unit model, several CUs and workgroups at once.
     #[allow(clippy::too_many_arguments)]
     fn execute_timed(
@@ -1014,7 +1038,9 @@ impl Device {
         }
     }
 
-    /// Runs every workgroup in order (x fastest), deterministically.
+    /// Runs the workgroups functionally: in dispatch order on one thread, or on `workers`
+    /// threads ([`crate::run::groups`]).
+    #[allow(clippy::too_many_arguments)]
     fn execute(
         &mut self,
         module: &Module,
@@ -1023,69 +1049,35 @@ impl Device {
         entry_index: u32,
         launch: &Launch,
         opts: &LaunchOptions,
-        mut host: Option<&mut dyn HostServices>,
+        host: Option<&mut dyn HostServices>,
+        workers: usize,
     ) -> Result<(Counts, Vec<Seen>), Error> {
-        let env = dispatch_env(k, launch, opts);
-        let limit = opts.max_instructions.unwrap_or(u64::MAX);
-        let mut budget = limit;
-        let deadline = opts.timeout.map(|t| Instant::now() + t);
-        let mut counts = Counts::default();
-        let mut lds = Lds::new(launch.lds_size);
-        let n = launch.waves_per_group();
-        let mut waves: Vec<Wave> = (0..n).map(Wave::new).collect();
-        let mut hazards = match opts.hazards {
-            HazardMode::Off => None,
-            mode => Some(RunHazards::new(mode, module.hazard_table(), n)),
+        let progress = opts.progress.as_deref().map(|p| p as run::groups::Progress);
+        let dispatch = run::groups::Dispatch {
+            program: &module.program,
+            desc: &k.descriptor,
+            launch,
+            env: dispatch_env(k, launch, opts),
+            entry_index,
+            // VGPRs the kernel allocates: (granulated count + 1) * 4 on gfx9.
+            vgprs: (k.descriptor.rsrc1.granulated_workitem_vgpr_count as usize + 1) * 4,
+            hazards: match opts.hazards {
+                HazardMode::Off => None,
+                mode => Some((mode, module.hazard_table())),
+            },
+            deadline: opts.timeout.map(|t| Instant::now() + t),
+            progress,
         };
-        // VGPRs the kernel allocates: (granulated count + 1) * 4 on gfx9.
-        let vgprs = (k.descriptor.rsrc1.granulated_workitem_vgpr_count as usize + 1) * 4;
-        let total = launch.grid.iter().map(|&g| g as u64).product::<u64>();
-        let mut done = 0u64;
-        for z in 0..launch.grid[2] {
-            for y in 0..launch.grid[1] {
-                for x in 0..launch.grid[0] {
-                    let group = [x, y, z];
-                    for (i, w) in waves.iter_mut().enumerate() {
-                        w.reset(i as u32, vgprs);
-                        dispatch::init_wave(w, &k.descriptor, launch, group, i as u32);
-                        w.pc = entry_index;
-                    }
-                    lds.start_group(group);
-                    if let Some(h) = &mut hazards {
-                        h.start_group(group);
-                    }
-                    let r = run::run_workgroup_until(
-                        &mut waves,
-                        &module.program,
-                        &mut self.mem,
-                        &mut lds,
-                        &env,
-                        &mut budget,
-                        &mut counts,
-                        hazards.as_mut(),
-                        host.as_mut().map(|h| &mut **h as &mut dyn HostServices),
-                        deadline,
-                    );
-                    if let Err(mut stop) = r {
-                        match &mut stop {
-                            Stop::Timeout { waves } => {
-                                waves.iter_mut().for_each(|w| w.group = group)
-                            }
-                            Stop::Livelock { spinners, .. } => {
-                                spinners.iter_mut().for_each(|s| s.group = group)
-                            }
-                            _ => {}
-                        }
-                        return Err(guest_error(module, k, kernel, group, stop, opts));
-                    }
-                    done += 1;
-                    if let Some(p) = &opts.progress {
-                        p(done, total);
-                    }
-                }
-            }
+        let budget = opts.max_instructions.unwrap_or(u64::MAX);
+        let out = if workers > 1 {
+            dispatch.run_parallel(&mut self.mem, budget, workers)
+        } else {
+            dispatch.run(&mut self.mem, budget, host)
+        };
+        match out.result {
+            Ok(()) => Ok((out.counts, out.hazards)),
+            Err((group, stop)) => Err(guest_error(module, k, kernel, group, stop, opts)),
         }
-        Ok((counts, hazards.map(|h| h.findings()).unwrap_or_default()))
     }
 }
 

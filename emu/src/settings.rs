@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | `GCNEMU_TARGET` | `gfx900`, `gfx906`, ... | `gfx900` |
 //! | `GCNEMU_TIMING` | `on` or `off` | `on` |
-//! | `GCNEMU_THREADS` | host threads of the timing model | every core |
+//! | `GCNEMU_THREADS` | host threads running workgroups (functional) or CUs (timing model) | every core |
 //! | `GCNEMU_CUS` | compute units | the target's |
 //! | `GCNEMU_SCHEDULE` | `oldest`, `round-robin`, `random` | `oldest` |
 //! | `GCNEMU_SEED` | seed of `random` | 0 |
@@ -121,6 +121,11 @@ impl Settings {
             Some(v) => return Err(bad(TIMING, v, "on or off")),
         };
         let timing_only = [CUS, SCHEDULE, SEED, LATENCY];
+        let threads = match number(THREADS)? {
+            Some(n) if (1..=256).contains(&n) => n as usize,
+            Some(n) => return Err(bad(THREADS, &n.to_string(), "1 to 256")),
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
         let timing = if timing_on {
             let mut t = TimingConfig::for_target(target);
             if let Some(n) = number(CUS)? {
@@ -143,11 +148,7 @@ impl Settings {
                         .map_err(|e| format!("{LATENCY}: {e}"))?;
                 }
             }
-            t.threads = match number(THREADS)? {
-                Some(n) if (1..=256).contains(&n) => n as usize,
-                Some(n) => return Err(bad(THREADS, &n.to_string(), "1 to 256")),
-                None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            };
+            t.threads = threads;
             Some(t)
         } else {
             if let Some(name) = timing_only.iter().find(|n| get(n).is_some()) {
@@ -204,6 +205,7 @@ impl Settings {
                 timing,
                 timeout,
                 spin_limit,
+                threads,
             },
             stats,
             stats_json: get(STATS_JSON).map(PathBuf::from),

@@ -1,17 +1,63 @@
-//! Emulation speed: an ALU-heavy kernel (Collatz steps, divergent loops) and a memory-heavy one
-//! (saxpy), each timed through the library — functional only (`--timing off`) and under the
-//! cycle-level CU model — and as the same algorithm in native Rust. Prints medians of several
-//! runs: wave-instructions per second, the slowdown against native, simulated cycles per
-//! second and what the timing model costs over the functional run; then the same with every
-//! sanitizer on (`--check all`) and what they cost over the run without them.
+//! Emulation speed against native code. Each kernel (hipcc-built fixtures in
+//! `tests/fixtures/hip/`) runs through the library in four modes — functional on one thread and
+//! on every core, the cycle-level CU model on one thread and on every core — and as the same
+//! algorithm in scalar native Rust, timed in the same process. Prints medians of several runs:
+//! emulated and native time and their ratio, wave-instructions per second, the peak heap the
+//! emulator held, and for the timed modes what the timing model costs over the functional run
+//! (time and peak memory). Then each kernel with every sanitizer on (`--check all`).
 //!
-//! `cargo run --release -p gcnemu --bin bench [-- RUNS]` ("timed all" uses every core; the
-//! results are the same as on one thread).
+//! `cargo run --release -p gcnemu --bin bench [-- RUNS [KERNEL...]]` (default 5 runs, every
+//! kernel: mandelbrot, saxpy, reduce, histogram, collatz).
 
 use gcnemu::check::CheckSet;
-use gcnemu::{Arg, Device, DeviceConfig, Dims, LaunchOptions};
+use gcnemu::{Arg, Device, DeviceConfig, Dims, LaunchOptions, Module};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
+
+/// The system allocator, counting the bytes held now and the most held since the last reset:
+/// the emulator's device memory, register files and queues all come from the heap.
+struct Counting;
+
+static HELD: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to `System`, only counting.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc(l);
+        if !p.is_null() {
+            let now = HELD.fetch_add(l.size(), Relaxed) + l.size();
+            PEAK.fetch_max(now, Relaxed);
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(l);
+        if !p.is_null() {
+            let now = HELD.fetch_add(l.size(), Relaxed) + l.size();
+            PEAK.fetch_max(now, Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l);
+        HELD.fetch_sub(l.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, size: usize) -> *mut u8 {
+        let q = System.realloc(p, l, size);
+        if !q.is_null() {
+            let now = HELD.fetch_add(size, Relaxed) + size;
+            HELD.fetch_sub(l.size(), Relaxed);
+            PEAK.fetch_max(now, Relaxed);
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
 
 fn fixture(name: &str) -> Vec<u8> {
     let path = format!(
@@ -26,91 +72,276 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-fn bytes_of<T: Copy>(v: &[T], f: impl Fn(&T) -> [u8; 4]) -> Vec<u8> {
+fn le32<T: Copy>(v: &[T], f: impl Fn(&T) -> [u8; 4]) -> Vec<u8> {
     v.iter().flat_map(f).collect()
 }
 
-struct Result {
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// One bench kernel: its launch, how to check the emulator's output, and the native version.
+struct Kernel {
     name: &'static str,
-    mode: &'static str,
-    wave_instructions: u64,
-    /// Simulated cycles (timed mode only).
-    cycles: u64,
-    emu: Duration,
-    native: Duration,
+    what: &'static str,
+    object: &'static str,
+    entry: &'static str,
+    dims: Dims,
+    /// Buffers to create (initial contents) before the arguments are built.
+    buffers: Vec<Vec<u8>>,
+    /// The arguments, given the buffers' device addresses.
+    args: fn(&[u64]) -> Vec<Arg>,
+    /// Panics unless the buffers after a launch hold the right result.
+    check: Box<dyn Fn(&[Vec<u8>])>,
+    /// The same algorithm natively, once; returns the time of the algorithm alone (inputs
+    /// are made outside it).
+    native: Box<dyn Fn() -> Duration>,
 }
 
-/// The ways of running: functional only, and the timing model with the target's CUs on one
-/// host thread and on all of them.
-fn modes() -> Vec<(&'static str, LaunchOptions)> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let timed = |threads: usize| {
-        let mut o = LaunchOptions::default();
-        if let Some(t) = &mut o.timing {
-            t.threads = threads;
-        }
-        o
-    };
-    let mut out = vec![
-        (
-            "functional",
-            LaunchOptions {
-                timing: None,
-                ..LaunchOptions::default()
-            },
-        ),
-        ("timed 1T", timed(1)),
-    ];
-    if cores > 1 {
-        out.push(("timed all", timed(cores)));
+const MANDEL_W: usize = 1024;
+const MANDEL_H: usize = 768;
+const MANDEL_ITER: i32 = 256;
+const MANDEL_X0: f32 = -2.0;
+const MANDEL_Y0: f32 = -1.125;
+const MANDEL_STEP: f32 = 3.0 / 1024.0;
+
+/// Escape counts as the gfx900 code computes them: the compiler contracts `zr*zr + zi*zi` and
+/// `2*zr*zi + ci` (and the pixel coordinate) into fused multiply-adds.
+fn mandelbrot_exact(px: usize, py: usize) -> u32 {
+    let cr = (px as f32).mul_add(MANDEL_STEP, MANDEL_X0);
+    let ci = (py as f32).mul_add(MANDEL_STEP, MANDEL_Y0);
+    let (mut zr, mut zi, mut i) = (0f32, 0f32, 0);
+    while i < MANDEL_ITER && zr.mul_add(zr, zi * zi) <= 4.0 {
+        let t = (zr * zr - zi * zi) + cr;
+        zi = (zr + zr).mul_add(zi, ci);
+        zr = t;
+        i += 1;
     }
-    out
+    i as u32
 }
 
-fn collatz(runs: usize, mode: &'static str, opts: &LaunchOptions, checks: CheckSet) -> Result {
-    let mut dev = Device::new(DeviceConfig::default());
-    dev.enable_checks(checks);
-    let module = dev
-        .load("loop.gfx900.co", &fixture("loop.gfx900.co"))
-        .unwrap();
-    let n = 64 * 1024usize;
-    let (limit, repeat) = (1000i32, 2i32);
-    let start: Vec<u32> = (0..n as u32)
+fn mandelbrot() -> Kernel {
+    Kernel {
+        name: "mandelbrot",
+        what: "ALU, divergent loop",
+        object: "mandelbrot.gfx900.co",
+        entry: "mandelbrot",
+        dims: Dims {
+            grid: [(MANDEL_W / 16) as u32, (MANDEL_H / 16) as u32, 1],
+            block: [16, 16, 1],
+        },
+        buffers: vec![vec![0; 4 * MANDEL_W * MANDEL_H]],
+        args: |b| {
+            vec![
+                Arg::Ptr(b[0]),
+                Arg::I32(MANDEL_W as i32),
+                Arg::I32(MANDEL_H as i32),
+                Arg::I32(MANDEL_ITER),
+                Arg::F32(MANDEL_X0),
+                Arg::F32(MANDEL_Y0),
+                Arg::F32(MANDEL_STEP),
+            ]
+        },
+        check: Box::new(|out| {
+            let got = words(&out[0]);
+            for py in 0..MANDEL_H {
+                for px in 0..MANDEL_W {
+                    let want = mandelbrot_exact(px, py);
+                    assert_eq!(
+                        got[py * MANDEL_W + px],
+                        want,
+                        "mandelbrot pixel ({px}, {py})"
+                    );
+                }
+            }
+        }),
+        // Scalar code as a C programmer writes it (no fused multiply-add on baseline x86-64).
+        native: Box::new(|| {
+            let mut out = vec![0u32; MANDEL_W * MANDEL_H];
+            let t = Instant::now();
+            let (x0, y0, step) = black_box((MANDEL_X0, MANDEL_Y0, MANDEL_STEP));
+            for py in 0..MANDEL_H {
+                for px in 0..MANDEL_W {
+                    let cr = x0 + px as f32 * step;
+                    let ci = y0 + py as f32 * step;
+                    let (mut zr, mut zi, mut i) = (0f32, 0f32, 0);
+                    while i < MANDEL_ITER && zr * zr + zi * zi <= 4.0 {
+                        let t = zr * zr - zi * zi + cr;
+                        zi = 2.0 * zr * zi + ci;
+                        zr = t;
+                        i += 1;
+                    }
+                    out[py * MANDEL_W + px] = i as u32;
+                }
+            }
+            black_box(&out);
+            t.elapsed()
+        }),
+    }
+}
+
+const SAXPY_N: usize = 4 << 20;
+const SAXPY_A: f32 = 1.5;
+
+fn saxpy_inputs() -> (Vec<f32>, Vec<f32>) {
+    let x = (0..SAXPY_N).map(|i| (i % 1000) as f32 * 0.25).collect();
+    let y = (0..SAXPY_N).map(|i| (i % 7) as f32).collect();
+    (x, y)
+}
+
+fn saxpy() -> Kernel {
+    let (x, y) = saxpy_inputs();
+    Kernel {
+        name: "saxpy",
+        what: "memory",
+        object: "saxpy.gfx900.co",
+        entry: "saxpy",
+        dims: Dims {
+            grid: [(SAXPY_N / 256) as u32, 1, 1],
+            block: [256, 1, 1],
+        },
+        buffers: vec![le32(&x, |v| v.to_le_bytes()), le32(&y, |v| v.to_le_bytes())],
+        args: |b| {
+            vec![
+                Arg::F32(SAXPY_A),
+                Arg::Ptr(b[0]),
+                Arg::Ptr(b[1]),
+                Arg::I32(SAXPY_N as i32),
+            ]
+        },
+        check: Box::new(|out| {
+            let (x, y) = saxpy_inputs();
+            let want: Vec<u32> = x
+                .iter()
+                .zip(&y)
+                .map(|(x, y)| SAXPY_A.mul_add(*x, *y).to_bits())
+                .collect();
+            assert!(words(&out[1]) == want, "saxpy result differs");
+        }),
+        native: Box::new(|| {
+            let (x, mut y) = saxpy_inputs();
+            let t = Instant::now();
+            for (o, xi) in y.iter_mut().zip(&x) {
+                *o = black_box(SAXPY_A) * *xi + *o;
+            }
+            black_box(&y);
+            t.elapsed()
+        }),
+    }
+}
+
+const REDUCE_N: usize = 1 << 20;
+
+fn reduce() -> Kernel {
+    // Small integers, so that the float sums are exact in any order of the blocks' atomics.
+    let input: Vec<f32> = (0..REDUCE_N).map(|i| (i % 8) as f32).collect();
+    Kernel {
+        name: "reduce",
+        what: "LDS tree, barriers",
+        object: "reduce.gfx900.co",
+        entry: "reduce_sum",
+        dims: Dims {
+            grid: [(REDUCE_N / 256) as u32, 1, 1],
+            block: [256, 1, 1],
+        },
+        buffers: vec![le32(&input, |v| v.to_le_bytes()), vec![0; 4]],
+        args: |b| vec![Arg::Ptr(b[0]), Arg::Ptr(b[1]), Arg::I32(REDUCE_N as i32)],
+        check: Box::new(|out| {
+            let want: f32 = (0..REDUCE_N).map(|i| (i % 8) as f32).sum();
+            assert_eq!(f32::from_bits(words(&out[1])[0]), want, "reduce sum");
+        }),
+        native: Box::new(move || {
+            let t = Instant::now();
+            let mut s = 0f32;
+            for v in black_box(&input) {
+                s += *v;
+            }
+            black_box(s);
+            t.elapsed()
+        }),
+    }
+}
+
+const HIST_N: usize = 4 << 20;
+
+fn hist_data() -> Vec<u8> {
+    (0..HIST_N as u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8 ^ (i as u8 & 3))
+        .collect()
+}
+
+fn histogram() -> Kernel {
+    let data = hist_data();
+    // stats: min, max, the first index to win a compare-and-swap, the last exchange.
+    let stats = le32(&[i32::MAX, i32::MIN, 0, 0], |v| v.to_le_bytes());
+    Kernel {
+        name: "histogram",
+        what: "LDS and global atomics",
+        object: "atomics.gfx900.co",
+        entry: "histogram",
+        dims: Dims {
+            grid: [(HIST_N / 256) as u32, 1, 1],
+            block: [256, 1, 1],
+        },
+        buffers: vec![data, vec![0; 4 * 256], stats],
+        args: |b| {
+            vec![
+                Arg::Ptr(b[0]),
+                Arg::Ptr(b[1]),
+                Arg::Ptr(b[2]),
+                Arg::I32(HIST_N as i32),
+            ]
+        },
+        check: Box::new(|out| {
+            let mut bins = [0u32; 256];
+            for &v in &hist_data() {
+                bins[v as usize] += 1;
+            }
+            assert!(words(&out[1]) == bins, "histogram bins");
+            let s = words(&out[2]);
+            let (lo, hi) = hist_data()
+                .iter()
+                .fold((255, 0), |(a, b), &v| (a.min(v), b.max(v)));
+            assert_eq!((s[0], s[1]), (lo as u32, hi as u32), "histogram min/max");
+        }),
+        native: Box::new(|| {
+            let data = hist_data();
+            let t = Instant::now();
+            let mut bins = [0u32; 256];
+            let (mut lo, mut hi) = (u8::MAX, 0u8);
+            for &v in black_box(&data) {
+                bins[v as usize] += 1;
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+            black_box((&bins, lo, hi));
+            t.elapsed()
+        }),
+    }
+}
+
+const COLLATZ_N: usize = 64 * 1024;
+const COLLATZ_LIMIT: i32 = 1000;
+const COLLATZ_REPEAT: i32 = 2;
+
+fn collatz_start() -> Vec<u32> {
+    (0..COLLATZ_N as u32)
         .map(|i| i.wrapping_mul(2_654_435_761) % 100_000 + 1)
-        .collect();
-    let sa = dev.alloc(4 * n as u64).unwrap();
-    dev.write(sa, &bytes_of(&start, |v| v.to_le_bytes()))
-        .unwrap();
-    let oa = dev.alloc(4 * n as u64).unwrap();
-    let dims = Dims {
-        grid: [(n / 256) as u32, 1, 1],
-        block: [256, 1, 1],
-    };
-    let args = [
-        Arg::Ptr(sa),
-        Arg::Ptr(oa),
-        Arg::I32(limit),
-        Arg::I32(repeat),
-    ];
-    let mut emu = Vec::new();
-    let (mut insts, mut cycles) = (0, 0);
-    for _ in 0..runs {
-        let s = dev.launch(&module, "collatz", dims, &args, opts).unwrap();
-        insts = s.wave_instructions;
-        cycles = s.timing.map_or(0, |t| t.cycles);
-        emu.push(s.elapsed);
-    }
-    let got = dev.read(oa, 4 * n).unwrap();
-    let mut native = Vec::new();
-    let mut out = vec![0u32; n];
-    for _ in 0..runs {
-        let t = Instant::now();
-        for (i, o) in out.iter_mut().enumerate() {
+        .collect()
+}
+
+fn collatz_native(start: &[u32]) -> Vec<u32> {
+    start
+        .iter()
+        .map(|&s| {
             let mut total = 0u32;
-            for r in 0..repeat as u32 {
-                let mut x = black_box(start[i]).wrapping_add(r);
+            for r in 0..COLLATZ_REPEAT as u32 {
+                let mut x = black_box(s).wrapping_add(r);
                 let mut steps = 0u32;
-                while x != 1 && steps < limit as u32 {
+                while x != 1 && steps < COLLATZ_LIMIT as u32 {
                     x = if x & 1 != 0 {
                         x.wrapping_mul(3).wrapping_add(1)
                     } else {
@@ -120,131 +351,183 @@ fn collatz(runs: usize, mode: &'static str, opts: &LaunchOptions, checks: CheckS
                 }
                 total += steps;
             }
-            *o = total;
-        }
-        black_box(&out);
-        native.push(t.elapsed());
-    }
-    assert_eq!(
-        got,
-        bytes_of(&out, |v| v.to_le_bytes()),
-        "emulated collatz differs from native"
-    );
-    Result {
-        name: "collatz (ALU, divergent loops)",
-        mode,
-        wave_instructions: insts,
-        cycles,
-        emu: median(emu),
-        native: median(native),
+            total
+        })
+        .collect()
+}
+
+fn collatz() -> Kernel {
+    let start = collatz_start();
+    Kernel {
+        name: "collatz",
+        what: "ALU, integer, divergent",
+        object: "loop.gfx900.co",
+        entry: "collatz",
+        dims: Dims {
+            grid: [(COLLATZ_N / 256) as u32, 1, 1],
+            block: [256, 1, 1],
+        },
+        buffers: vec![le32(&start, |v| v.to_le_bytes()), vec![0; 4 * COLLATZ_N]],
+        args: |b| {
+            vec![
+                Arg::Ptr(b[0]),
+                Arg::Ptr(b[1]),
+                Arg::I32(COLLATZ_LIMIT),
+                Arg::I32(COLLATZ_REPEAT),
+            ]
+        },
+        check: Box::new(|out| {
+            assert!(
+                words(&out[1]) == collatz_native(&collatz_start()),
+                "collatz steps differ"
+            );
+        }),
+        native: Box::new(move || {
+            let t = Instant::now();
+            black_box(collatz_native(black_box(&start)));
+            t.elapsed()
+        }),
     }
 }
 
-fn saxpy(runs: usize, mode: &'static str, opts: &LaunchOptions, checks: CheckSet) -> Result {
+/// The ways of running: functional and timed, on one thread and on every core.
+fn modes(cores: usize) -> Vec<(&'static str, LaunchOptions)> {
+    let functional = |threads| LaunchOptions {
+        timing: None,
+        threads,
+        ..LaunchOptions::default()
+    };
+    let timed = |threads: usize| {
+        let mut o = LaunchOptions::default();
+        if let Some(t) = &mut o.timing {
+            t.threads = threads;
+        }
+        o
+    };
+    let mut out = vec![("functional 1T", functional(1))];
+    if cores > 1 {
+        out.push(("functional all", functional(cores)));
+    }
+    out.push(("timed 1T", timed(1)));
+    if cores > 1 {
+        out.push(("timed all", timed(cores)));
+    }
+    out
+}
+
+/// Medians of one kernel in one mode.
+struct Measured {
+    wave_instructions: u64,
+    emu: Duration,
+    /// Most heap held during the runs, over what was held before them.
+    peak: usize,
+}
+
+/// Runs `k` `runs` times in mode `opts` (buffers rewritten before each run) and checks the
+/// output of the last.
+fn measure(k: &Kernel, runs: usize, opts: &LaunchOptions, checks: CheckSet) -> Measured {
+    let before = HELD.load(Relaxed);
+    PEAK.store(before, Relaxed);
     let mut dev = Device::new(DeviceConfig::default());
     dev.enable_checks(checks);
-    let module = dev
-        .load("saxpy.gfx900.co", &fixture("saxpy.gfx900.co"))
-        .unwrap();
-    let n = 4 * 1024 * 1024usize;
-    let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.25).collect();
-    let y: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
-    let xa = dev.alloc(4 * n as u64).unwrap();
-    let ya = dev.alloc(4 * n as u64).unwrap();
-    dev.write(xa, &bytes_of(&x, |v| v.to_le_bytes())).unwrap();
-    let a = 1.5f32;
-    let dims = Dims {
-        grid: [(n / 256) as u32, 1, 1],
-        block: [256, 1, 1],
-    };
-    let args = [Arg::F32(a), Arg::Ptr(xa), Arg::Ptr(ya), Arg::I32(n as i32)];
-    let yb = bytes_of(&y, |v| v.to_le_bytes());
-    let mut emu = Vec::new();
-    let (mut insts, mut cycles) = (0, 0);
+    let module: Module = dev.load(k.object, &fixture(k.object)).unwrap();
+    let bufs: Vec<u64> = k
+        .buffers
+        .iter()
+        .map(|b| dev.alloc(b.len() as u64).unwrap())
+        .collect();
+    let args = (k.args)(&bufs);
+    let mut times = Vec::new();
+    let mut insts = 0;
     for _ in 0..runs {
-        dev.write(ya, &yb).unwrap();
-        let s = dev.launch(&module, "saxpy", dims, &args, opts).unwrap();
-        insts = s.wave_instructions;
-        cycles = s.timing.map_or(0, |t| t.cycles);
-        emu.push(s.elapsed);
-    }
-    let got = dev.read(ya, 4 * n).unwrap();
-    let mut native = Vec::new();
-    let mut out = y.clone();
-    for _ in 0..runs {
-        out.copy_from_slice(&y);
-        let t = Instant::now();
-        for (o, xi) in out.iter_mut().zip(&x) {
-            *o = black_box(a).mul_add(*xi, *o);
+        for (a, b) in bufs.iter().zip(&k.buffers) {
+            dev.write(*a, b).unwrap();
         }
-        black_box(&out);
-        native.push(t.elapsed());
+        let s = dev.launch(&module, k.entry, k.dims, &args, opts).unwrap();
+        insts = s.wave_instructions;
+        times.push(s.elapsed);
     }
-    assert_eq!(
-        got,
-        bytes_of(&out, |v| v.to_le_bytes()),
-        "emulated saxpy differs from native"
-    );
-    Result {
-        name: "saxpy (memory)",
-        mode,
+    let out: Vec<Vec<u8>> = bufs
+        .iter()
+        .zip(&k.buffers)
+        .map(|(a, b)| dev.read(*a, b.len()).unwrap())
+        .collect();
+    (k.check)(&out);
+    Measured {
         wave_instructions: insts,
-        cycles,
-        emu: median(emu),
-        native: median(native),
+        emu: median(times),
+        peak: PEAK.load(Relaxed).saturating_sub(before),
     }
+}
+
+fn native_time(k: &Kernel, runs: usize) -> Duration {
+    median((0..runs).map(|_| (k.native)()).collect())
 }
 
 fn main() {
-    let runs: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(5);
-    println!("median of {runs} runs");
-    type Kernel = fn(usize, &'static str, &LaunchOptions, CheckSet) -> Result;
-    let kernels: [Kernel; 2] = [collatz, saxpy];
-    let all = CheckSet::parse("all").expect("`all` names every check");
-    for k in kernels {
-        let mut functional = None;
-        let mut unchecked = Vec::new();
-        for (mode, opts) in modes() {
-            let r = k(runs, mode, &opts, CheckSet::NONE);
-            print!("{}", line(&r));
-            match functional {
-                None => functional = Some(r.emu),
-                // Device cycles (all CUs advance together) per second of host time.
-                Some(f) => print!(
-                    "  {} cycles, {:.1} k cycles/s, timing costs {:.2}x",
-                    r.cycles,
-                    r.cycles as f64 / r.emu.as_secs_f64() / 1e3,
-                    r.emu.as_secs_f64() / f.as_secs_f64()
-                ),
+    let mut argv = std::env::args().skip(1);
+    let runs: usize = argv.next().and_then(|a| a.parse().ok()).unwrap_or(5);
+    let only: Vec<String> = argv.collect();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "median of {runs} runs; {cores} cores; ratio = emulated time / native time (one thread)"
+    );
+    println!(
+        "{:<11} {:<15} {:>11} {:>10} {:>9} {:>7} {:>8} {:>9}  timing model",
+        "kernel", "mode", "wave-insts", "emu ms", "native ms", "ratio", "M wi/s", "peak MB"
+    );
+    let kernels: [fn() -> Kernel; 5] = [mandelbrot, saxpy, reduce, histogram, collatz];
+    for make in kernels {
+        let k = make();
+        if !only.is_empty() && !only.iter().any(|o| o == k.name) {
+            continue;
+        }
+        let native = native_time(&k, runs);
+        let mut functional: Vec<Measured> = Vec::new();
+        for (mode, opts) in modes(cores) {
+            let m = measure(&k, runs, &opts, CheckSet::NONE);
+            print!(
+                "{:<11} {:<15} {:>11} {:>10.1} {:>9.1} {:>7.2} {:>8.1} {:>9.1}",
+                k.name,
+                mode,
+                m.wave_instructions,
+                m.emu.as_secs_f64() * 1e3,
+                native.as_secs_f64() * 1e3,
+                m.emu.as_secs_f64() / native.as_secs_f64(),
+                m.wave_instructions as f64 / m.emu.as_secs_f64() / 1e6,
+                m.peak as f64 / 1e6,
+            );
+            if mode.starts_with("functional") {
+                functional.push(m);
+            } else {
+                // Against the functional run on as many threads.
+                let f = if mode.ends_with("1T") {
+                    &functional[0]
+                } else {
+                    functional.last().unwrap_or(&functional[0])
+                };
+                print!(
+                    "  {:.2}x time, {:.2}x peak",
+                    m.emu.as_secs_f64() / f.emu.as_secs_f64(),
+                    m.peak as f64 / f.peak.max(1) as f64
+                );
             }
             println!();
-            unchecked.push(r.emu);
         }
-        for ((mode, opts), without) in modes().into_iter().zip(unchecked) {
-            let r = k(runs, mode, &opts, all);
-            println!(
-                "{}  --check all costs {:.2}x",
-                line(&r),
-                r.emu.as_secs_f64() / without.as_secs_f64()
-            );
-        }
+        let functional_1t = &modes(cores)[0].1;
+        let checked = measure(&k, runs, functional_1t, CheckSet::parse("all").unwrap());
+        println!(
+            "{:<11} {:<15} {:>11} {:>10.1} {:>9.1} {:>7.2} {:>8.1} {:>9.1}  --check all costs {:.2}x",
+            k.name,
+            "checked 1T",
+            checked.wave_instructions,
+            checked.emu.as_secs_f64() * 1e3,
+            native.as_secs_f64() * 1e3,
+            checked.emu.as_secs_f64() / native.as_secs_f64(),
+            checked.wave_instructions as f64 / checked.emu.as_secs_f64() / 1e6,
+            checked.peak as f64 / 1e6,
+            checked.emu.as_secs_f64() / functional[0].emu.as_secs_f64()
+        );
+        println!(" ({} — {})", k.name, k.what);
     }
-}
-
-/// The figures every mode prints.
-fn line(r: &Result) -> String {
-    let rate = r.wave_instructions as f64 / r.emu.as_secs_f64();
-    format!(
-        "{:<30} {:<10} {:>10} wave-insts  emu {:>9.3} ms  {:>6.1} M wave-inst/s  native {:>7.3} ms  slowdown {:>5.0}x",
-        r.name,
-        r.mode,
-        r.wave_instructions,
-        r.emu.as_secs_f64() * 1e3,
-        rate / 1e6,
-        r.native.as_secs_f64() * 1e3,
-        r.emu.as_secs_f64() / r.native.as_secs_f64()
-    )
 }

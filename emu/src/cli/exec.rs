@@ -25,7 +25,7 @@ pub struct ExecArgs {
     /// simulated time) or off (functional only, fastest).
     #[arg(long, value_name = "ON|OFF")]
     pub timing: Option<String>,
-    /// Host threads of the timing model (default: every core).
+    /// Host threads running workgroups, or the timing model's CUs (default: every core).
     #[arg(long, value_name = "N")]
     pub threads: Option<String>,
     /// Compute units (default: the target's).

@@ -100,8 +100,9 @@ pub struct RunArgs {
     /// Write a Chrome trace-event timeline (one track per wave; open in Perfetto) to PATH.
     #[arg(long, value_name = "PATH")]
     pub trace_json: Option<PathBuf>,
-    /// Host threads for the timing model's CUs (default: the machine's cores). Results and
-    /// statistics are the same for any count. The functional mode runs on one thread.
+    /// Host threads (default: the machine's cores): the timing model's CUs, or with
+    /// `--timing off` the workgroups. Timing results and statistics are the same for any count;
+    /// functional results too unless workgroups race (see README, "Threads").
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: Option<u32>,
     /// Sanitizers: memcheck, racecheck, initcheck, leaks (comma-separated) or all. Findings go
@@ -301,6 +302,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         timing: timing_config(args, dev.target())?,
         timeout: args.timeout.0,
         spin_limit: args.spin_limit,
+        threads: args.threads.map_or(0, |n| n as usize),
         ..Default::default()
     };
     if let Some(n) = args.max_instructions {

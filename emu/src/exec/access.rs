@@ -128,13 +128,10 @@ fn checked_store(cx: &mut Cx, lane: usize, at: Addr, data: &[u8], access: Access
 
 fn load_unchecked(cx: &Cx, lane: usize, at: Addr, out: &mut [u8]) -> Result<(), Fault> {
     match at {
-        Addr::Global(a) => {
-            let b = cx
-                .mem
-                .bytes(a, out.len())
-                .map_err(|_| global_fault(cx, lane, "load", a, out.len()))?;
-            out.copy_from_slice(b);
-        }
+        Addr::Global(a) => cx
+            .mem
+            .load(a, out)
+            .map_err(|_| global_fault(cx, lane, "load", a, out.len()))?,
         Addr::Lds(a) => {
             let b = cx
                 .lds
@@ -147,10 +144,9 @@ fn load_unchecked(cx: &Cx, lane: usize, at: Addr, out: &mut [u8]) -> Result<(), 
             let fs = cx.wave.flat_scratch();
             for (i, byte) in out.iter_mut().enumerate() {
                 let a = private_address(fs, o + i as u32, lane);
-                *byte = cx
-                    .mem
-                    .bytes(a, 1)
-                    .map_err(|_| global_fault(cx, lane, "scratch load", a, 1))?[0];
+                cx.mem
+                    .load(a, std::slice::from_mut(byte))
+                    .map_err(|_| global_fault(cx, lane, "scratch load", a, 1))?;
             }
         }
     }
@@ -168,10 +164,11 @@ pub fn store(cx: &mut Cx, lane: usize, at: Addr, data: &[u8]) -> Result<(), Faul
 
 fn store_unchecked(cx: &mut Cx, lane: usize, at: Addr, data: &[u8]) -> Result<(), Fault> {
     match at {
-        Addr::Global(a) => match cx.mem.bytes_mut(a, data.len()) {
-            Ok(b) => b.copy_from_slice(data),
-            Err(_) => return Err(global_fault(cx, lane, "store", a, data.len())),
-        },
+        Addr::Global(a) => {
+            if cx.mem.store(a, data).is_err() {
+                return Err(global_fault(cx, lane, "store", a, data.len()));
+            }
+        }
         Addr::Lds(a) => match cx.lds.bytes_mut(a, data.len()) {
             Some(b) => b.copy_from_slice(data),
             None => return Err(lds_fault(cx, lane, "store", a, data.len())),
@@ -181,9 +178,8 @@ fn store_unchecked(cx: &mut Cx, lane: usize, at: Addr, data: &[u8]) -> Result<()
             let fs = cx.wave.flat_scratch();
             for (i, byte) in data.iter().enumerate() {
                 let a = private_address(fs, o + i as u32, lane);
-                match cx.mem.bytes_mut(a, 1) {
-                    Ok(b) => b[0] = *byte,
-                    Err(_) => return Err(global_fault(cx, lane, "scratch store", a, 1)),
+                if cx.mem.store(a, std::slice::from_ref(byte)).is_err() {
+                    return Err(global_fault(cx, lane, "scratch store", a, 1));
                 }
             }
         }
@@ -354,7 +350,7 @@ pub fn rmw(
     lane: usize,
     at: Addr,
     bytes: usize,
-    new: impl FnOnce(u64) -> u64,
+    mut new: impl FnMut(u64) -> u64,
 ) -> Result<u64, Fault> {
     let mut buf = [0u8; 8];
     if cx.mem.checking() {
@@ -377,6 +373,13 @@ pub fn rmw(
             );
             return Ok(old);
         }
+    }
+    // Global memory is shared by the workgroups running on other threads: one host atomic.
+    if let Addr::Global(a) = at {
+        return cx
+            .mem
+            .rmw(a, bytes, &mut new)
+            .map_err(|_| global_fault(cx, lane, "atomic", a, bytes));
     }
     load_unchecked(cx, lane, at, &mut buf[..bytes])?;
     let old = u64::from_le_bytes(buf);

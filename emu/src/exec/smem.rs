@@ -29,22 +29,23 @@ fn load(cx: &mut Cx, d: &Decoded, n: usize) -> Res {
     let base = cx.wave.pair(d.regs[0] & 126);
     let addr = base.wrapping_add(offset(cx, d)) & !3;
     let dst = d.sdst as usize;
-    if cx.mem.bytes(addr, 4 * n).is_err()
-        && cx.mem.checking()
-        && crate::check::global::scalar_outside(cx, addr, 4 * n)
-    {
-        // Reported and dropped by memcheck: the load reads 0.
-        for i in dst..(dst + n).min(128) {
-            cx.wave.sgpr[i] = 0;
+    let mut bytes = [0u8; 64];
+    let bytes = &mut bytes[..4 * n];
+    if cx.mem.load(addr, bytes).is_err() {
+        if cx.mem.checking() && crate::check::global::scalar_outside(cx, addr, 4 * n) {
+            // Reported and dropped by memcheck: the load reads 0.
+            for i in dst..(dst + n).min(128) {
+                cx.wave.sgpr[i] = 0;
+            }
+            return Ok(Flow::Continue);
         }
-        return Ok(Flow::Continue);
+        return Err(Fault::ScalarMemory {
+            what: "load",
+            addr,
+            len: 4 * n as u32,
+            detail: cx.mem.describe(addr),
+        });
     }
-    let bytes = cx.mem.bytes(addr, 4 * n).map_err(|_| Fault::ScalarMemory {
-        what: "load",
-        addr,
-        len: 4 * n as u32,
-        detail: cx.mem.describe(addr),
-    })?;
     for (i, w) in bytes.chunks_exact(4).enumerate() {
         if dst + i < 128 {
             cx.wave.sgpr[dst + i] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);

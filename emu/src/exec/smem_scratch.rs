@@ -48,9 +48,10 @@ fn fault(cx: &Cx, what: &'static str, addr: u64, len: usize) -> Fault {
 /// SDATA[0..n] = MEM[ADDR..ADDR + 4n].
 fn load(cx: &mut Cx, d: &Decoded, n: usize) -> Res {
     let addr = address(cx, d);
-    let bytes = cx
-        .mem
-        .bytes(addr, 4 * n)
+    let mut bytes = [0u8; 16];
+    let bytes = &mut bytes[..4 * n];
+    cx.mem
+        .load(addr, bytes)
         .map_err(|_| fault(cx, "scratch load", addr, 4 * n))?;
     let mut vals = [0u32; 4];
     for (v, w) in vals.iter_mut().zip(bytes.chunks_exact(4)) {
@@ -70,9 +71,8 @@ fn store(cx: &mut Cx, d: &Decoded, n: usize) -> Res {
         let v = cx.wave.sgpr[(d.sdst as usize + i) & 127];
         buf[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
     }
-    match cx.mem.bytes_mut(addr, 4 * n) {
-        Ok(b) => b.copy_from_slice(&buf[..4 * n]),
-        Err(_) => return Err(fault(cx, "scratch store", addr, 4 * n)),
+    if cx.mem.store(addr, &buf[..4 * n]).is_err() {
+        return Err(fault(cx, "scratch store", addr, 4 * n));
     }
     Ok(Flow::Continue)
 }

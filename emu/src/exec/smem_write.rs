@@ -49,9 +49,8 @@ fn store(cx: &mut Cx, d: &Decoded, n: usize, buffer: bool) -> Res {
         let v = cx.wave.sgpr[(d.sdst as usize + i) & 127];
         buf[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
     }
-    match cx.mem.bytes_mut(addr, 4 * n) {
-        Ok(b) => b.copy_from_slice(&buf[..4 * n]),
-        Err(_) => return Err(fault(cx, "store", addr, 4 * n)),
+    if cx.mem.store(addr, &buf[..4 * n]).is_err() {
+        return Err(fault(cx, "store", addr, 4 * n));
     }
     Ok(Flow::Continue)
 }
@@ -75,18 +74,12 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, wide: bool, buffer: bool) -> R
     } else {
         (reg(0), reg(1))
     };
-    let old_bytes = cx
+    let old = cx
         .mem
-        .bytes(addr, bytes)
+        .rmw(addr, bytes, |old| {
+            op.apply(old, data, cmp, 8 * bytes as u32)
+        })
         .map_err(|_| fault(cx, "atomic", addr, bytes))?;
-    let mut b = [0u8; 8];
-    b[..bytes].copy_from_slice(old_bytes);
-    let old = u64::from_le_bytes(b);
-    let new = op.apply(old, data, cmp, 8 * bytes as u32);
-    // The read above proved the range is mapped.
-    if let Ok(m) = cx.mem.bytes_mut(addr, bytes) {
-        m.copy_from_slice(&new.to_le_bytes()[..bytes]);
-    }
     if d.inst.bits(0, 16, 1) != 0 {
         cx.wave.sgpr[s & 127] = old as u32;
         if wide {

@@ -10,6 +10,16 @@ pub struct Counts {
     pub by_category: [u64; CATEGORIES.len()],
 }
 
+impl Counts {
+    /// Adds another thread's counts.
+    pub fn add(&mut self, other: &Counts) {
+        self.wave_instructions += other.wave_instructions;
+        for (a, b) in self.by_category.iter_mut().zip(other.by_category) {
+            *a += b;
+        }
+    }
+}
+
 /// The categories in the order of [`Counts::by_category`].
 pub const CATEGORIES: [Category; 9] = [
     Category::Salu,

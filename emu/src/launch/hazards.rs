@@ -195,3 +195,26 @@ impl<'p> RunHazards<'p> {
         out
     }
 }
+
+/// The findings of the workers of a parallel dispatch as one thread would have them: hits
+/// summed, the first sighting from the workgroup first in dispatch order (each worker keeps
+/// its own first, and runs its workgroups in dispatch order).
+pub fn merge(lists: Vec<Vec<Seen>>, grid: [u32; 3]) -> Vec<Seen> {
+    let order =
+        |g: [u32; 3]| (g[2] as u64 * grid[1] as u64 + g[1] as u64) * grid[0] as u64 + g[0] as u64;
+    let mut by: HashMap<(u32, &'static str), Seen> = HashMap::new();
+    for s in lists.into_iter().flatten() {
+        by.entry((s.consumer, s.rule.id))
+            .and_modify(|m| {
+                let hits = m.hits + s.hits;
+                if order(s.workgroup) < order(m.workgroup) {
+                    *m = s;
+                }
+                m.hits = hits;
+            })
+            .or_insert(s);
+    }
+    let mut out: Vec<Seen> = by.into_values().collect();
+    out.sort_by_key(|s| (s.consumer, s.rule.id));
+    out
+}

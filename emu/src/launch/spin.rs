@@ -29,6 +29,30 @@ use crate::wave::{Wave, VGPRS};
 /// Default number of write-free iterations of one loop before a wave's state is compared.
 pub const DEFAULT_SPIN_LIMIT: u32 = 1024;
 
+/// The threads of a parallel functional dispatch, as the spin detector sees them: one thread's
+/// waves all spinning is a livelock only when every other thread's waves spin too or it has no
+/// workgroup left, since another thread's waves may still write what these wait for.
+#[derive(Clone, Copy)]
+pub struct Peers<'a> {
+    /// Per thread: its waves all spin (or it has nothing left to run).
+    pub stuck: &'a [std::sync::atomic::AtomicBool],
+    /// This thread's entry.
+    pub me: usize,
+}
+
+impl Peers<'_> {
+    /// Records whether this thread's waves are stuck; true when every thread's are.
+    pub fn all_stuck(&self, stuck: bool) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        let mine = &self.stuck[self.me];
+        // Written only on a change: the flag is read by the others every round they spin.
+        if mine.load(SeqCst) != stuck {
+            mine.store(stuck, SeqCst);
+        }
+        stuck && self.stuck.iter().all(|s| s.load(SeqCst))
+    }
+}
+
 /// Back-edges compared with the fingerprint: a loop whose state repeats with a period of up to
 /// this many iterations (1 for a plain spin, 2 for one that toggles a register) is found.
 pub const PERIODS: u32 = 8;

@@ -14,6 +14,8 @@ use crate::program::Program;
 use crate::wave::{Wave, WaveState};
 use gcn_isa::Op;
 
+pub mod groups;
+
 /// Instructions a wave runs before the next wave gets its turn.
 pub const QUANTUM: u32 = 64;
 
@@ -63,9 +65,30 @@ pub fn run_workgroup_until(
     env: &DispatchEnv,
     budget: &mut u64,
     counts: &mut Counts,
+    hazards: Option<&mut RunHazards>,
+    host: Option<&mut dyn HostServices>,
+    deadline: Option<std::time::Instant>,
+) -> Result<(), Stop> {
+    run_workgroup_among(
+        waves, program, mem, lds, env, budget, counts, hazards, host, deadline, None,
+    )
+}
+
+/// As [`run_workgroup_until`], as one of the threads `peers` of a parallel dispatch: the
+/// workgroup's waves all spinning is a livelock only when the other threads' are too.
+#[allow(clippy::too_many_arguments)]
+pub fn run_workgroup_among(
+    waves: &mut [Wave],
+    program: &Program,
+    mem: &mut Memory,
+    lds: &mut Lds,
+    env: &DispatchEnv,
+    budget: &mut u64,
+    counts: &mut Counts,
     mut hazards: Option<&mut RunHazards>,
     mut host: Option<&mut dyn HostServices>,
     deadline: Option<std::time::Instant>,
+    peers: Option<spin::Peers>,
 ) -> Result<(), Stop> {
     let mut rounds = 0u32;
     loop {
@@ -77,6 +100,8 @@ pub fn run_workgroup_until(
                 });
             }
         }
+        // Other threads' workgroups learn of this one's writes once a round.
+        mem.publish_writes();
         if let Some(h) = host.as_deref_mut() {
             h.poll(mem).map_err(|why| Stop::Fault {
                 wave: 0,
@@ -90,9 +115,17 @@ pub fn run_workgroup_until(
                 memory: mem.writes(),
                 lds: lds.writes(),
             };
-            if let Some(stop) = livelock(waves, epoch) {
-                return Err(stop);
+            let stop = livelock(waves, epoch);
+            match peers {
+                Some(p) if !p.all_stuck(stop.is_some()) => {}
+                _ => {
+                    if let Some(stop) = stop {
+                        return Err(stop);
+                    }
+                }
             }
+        } else if let Some(p) = peers {
+            p.all_stuck(false);
         }
         let mut progressed = false;
         let mut running = 0;

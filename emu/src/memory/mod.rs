@@ -15,6 +15,10 @@ use crate::check::{Check, CheckSet, GlobalCheck};
 use std::alloc::Layout;
 use std::cell::Cell;
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+mod relaxed;
 
 /// First address handed out: above 4 GiB so that a truncated 32-bit pointer never looks valid.
 pub const HEAP_BASE: u64 = 0x0000_0001_0000_0000;
@@ -86,7 +90,8 @@ struct Backing {
     owned: Option<Layout>,
 }
 
-// SAFETY: an owned block is reachable only through its `Allocation`; a registered range was
+// SAFETY: an owned block is reachable only through its `Allocation` (and the worker views of a
+// dispatch, which access it only atomically and end before it can be freed); a registered range was
 // handed to the device by the program, which promises (as HIP requires) not to touch it while a
 // kernel runs. Every access goes through `Memory`, whose `&`/`&mut` borrows order them.
 unsafe impl Send for Backing {}
@@ -200,6 +205,18 @@ pub struct Memory {
     /// Writes so far (every store, atomic and host write, and every change of the mapping): the
     /// spin detector's sign that memory may have changed ([`crate::launch::spin`]).
     writes: u64,
+    /// A worker view's link to the writes of the other workers of its dispatch
+    /// ([`Memory::worker_view`]); `None` for the device's own memory.
+    shared_writes: Option<SharedWrites>,
+}
+
+/// The write count the worker views of one dispatch share: each view adds to it when it has
+/// written since it last did ([`Memory::publish_writes`]), so a wave spinning on a flag another
+/// workgroup sets sees memory change.
+#[derive(Debug)]
+struct SharedWrites {
+    total: Arc<AtomicU64>,
+    published: u64,
 }
 
 /// An access that ran past the end of an allocation but stayed in its last page.
@@ -233,6 +250,7 @@ impl Memory {
             padding: Cell::new((0, None)),
             check: None,
             writes: 0,
+            shared_writes: None,
         }
     }
 
@@ -552,19 +570,138 @@ impl Memory {
     /// memory.
     #[inline]
     pub fn writes(&self) -> u64 {
-        self.writes
+        match &self.shared_writes {
+            None => self.writes,
+            Some(s) => self.writes.wrapping_add(s.total.load(Ordering::Relaxed)),
+        }
+    }
+
+    /// A worker view tells the other workers that it has written since it last told them
+    /// (called once per round of the run loop, so the shared count is touched rarely).
+    #[inline]
+    pub fn publish_writes(&mut self) {
+        if let Some(s) = &mut self.shared_writes {
+            if s.published != self.writes {
+                s.published = self.writes;
+                s.total.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Where the guest's `[addr, addr+len)` lives on the host; it lies inside one allocation.
+    #[inline]
+    fn guest_ptr(&self, addr: u64, len: usize) -> Result<*mut u8, MemError> {
+        let i = self.find(addr, len as u64).ok_or(MemError::Unmapped {
+            addr,
+            len: len as u64,
+        })?;
+        let a = &self.allocs[i];
+        // SAFETY: `find` checked that the range lies within the allocation's reach.
+        Ok(unsafe { a.backing.ptr.as_ptr().add((addr - a.base) as usize) })
+    }
+
+    /// A guest load of `out.len()` bytes at `addr` (see [`relaxed`] for why it is atomic).
+    #[inline]
+    pub fn load(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
+        let p = self.guest_ptr(addr, out.len())?;
+        // SAFETY: `p` is valid for the range; guest accesses are all atomic.
+        unsafe { relaxed::load(p, out) };
+        Ok(())
+    }
+
+    /// A guest store of `data` at `addr`.
+    #[inline]
+    pub fn store(&mut self, addr: u64, data: &[u8]) -> Result<(), MemError> {
+        let p = self.guest_ptr(addr, data.len())?;
+        self.writes = self.writes.wrapping_add(1);
+        // SAFETY: as in `load`.
+        unsafe { relaxed::store(p, data) };
+        Ok(())
+    }
+
+    /// A guest read-modify-write of the `bytes`-byte (4 or 8) value at `addr`: one host atomic
+    /// when aligned (what device atomics need once workgroups run on several threads), else a
+    /// load and a store. Returns the old value.
+    #[inline]
+    pub fn rmw(
+        &mut self,
+        addr: u64,
+        bytes: usize,
+        mut new: impl FnMut(u64) -> u64,
+    ) -> Result<u64, MemError> {
+        let p = self.guest_ptr(addr, bytes)?;
+        self.writes = self.writes.wrapping_add(1);
+        // SAFETY: as in `load`.
+        if let Some(old) = unsafe { relaxed::rmw(p, bytes, &mut new) } {
+            return Ok(old);
+        }
+        let mut buf = [0u8; 8];
+        // SAFETY: as in `load`.
+        unsafe { relaxed::load(p, &mut buf[..bytes]) };
+        let old = u64::from_le_bytes(buf);
+        unsafe { relaxed::store(p, &new(old).to_le_bytes()[..bytes]) };
+        Ok(old)
+    }
+
+    /// A view of the same allocations for one worker thread of a parallel functional dispatch:
+    /// it reaches exactly the bytes this memory reaches, keeps its own lookup cache and write
+    /// count, and shares `total` with the other views for the spin detector. It has no
+    /// sanitizer state (dispatches with `--check` run on one thread) and owns nothing.
+    ///
+    /// # Safety
+    /// The view must be dropped before `self` is mutated or dropped, and used only for guest
+    /// accesses ([`Memory::load`], [`Memory::store`], [`Memory::rmw`]) and lookups: those are
+    /// atomic, so views on several threads may touch the same bytes.
+    pub(crate) unsafe fn worker_view(&self, total: Arc<AtomicU64>) -> Memory {
+        let allocs = self
+            .allocs
+            .iter()
+            .map(|a| Allocation {
+                base: a.base,
+                kind: a.kind,
+                backing: Backing {
+                    ptr: a.backing.ptr,
+                    len: a.backing.len,
+                    reach: a.backing.reach,
+                    owned: None,
+                },
+                written: None,
+            })
+            .collect();
+        Memory {
+            allocs,
+            placement: self.placement,
+            next: self.next,
+            used: self.used,
+            limit: self.limit,
+            last: Cell::new(0),
+            padding: Cell::new((0, None)),
+            check: None,
+            writes: 0,
+            shared_writes: Some(SharedWrites {
+                total,
+                published: 0,
+            }),
+        }
+    }
+
+    /// Adds the page-padding accesses a worker view counted to this memory's.
+    pub(crate) fn absorb_padding(&self, view: &Memory) {
+        let (n, first) = view.take_padding_accesses();
+        let (m, mine) = self.padding.get();
+        self.padding.set((m + n, mine.or(first)));
     }
 
     pub fn read_u32(&self, addr: u64) -> Result<u32, MemError> {
-        let b = self.bytes(addr, 4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        let mut b = [0u8; 4];
+        self.load(addr, &mut b)?;
+        Ok(u32::from_le_bytes(b))
     }
 
     pub fn read_u64(&self, addr: u64) -> Result<u64, MemError> {
-        let b = self.bytes(addr, 8)?;
-        let mut w = [0u8; 8];
-        w.copy_from_slice(b);
-        Ok(u64::from_le_bytes(w))
+        let mut b = [0u8; 8];
+        self.load(addr, &mut b)?;
+        Ok(u64::from_le_bytes(b))
     }
 
     pub fn write_u32(&mut self, addr: u64, v: u32) -> Result<(), MemError> {

@@ -1,0 +1,146 @@
+//! Guest loads, stores and atomics on device memory as host atomics.
+//!
+//! Workgroups of a functional dispatch run on several host threads at once, each through its
+//! own view of the same allocations ([`super::Memory::worker_view`]), and guest programs may
+//! race as they may on a GPU. Doing every guest access as an atomic keeps such races defined on
+//! the host: loads acquire and stores release, which on x86-64 are plain moves, and a device
+//! atomic is one host read-modify-write. Acquire/release rather than relaxed so that the
+//! message passing GPU code relies on (write data, then set a flag another workgroup polls)
+//! holds on weakly ordered hosts too. Memory is little-endian on the device; values are
+//! converted with `from_le`/`to_le`, which cost nothing on little-endian hosts.
+
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8};
+
+/// Copies `out.len()` bytes from `src`.
+///
+/// # Safety
+/// `src .. src + out.len()` is valid for reads for the call, and every concurrent access to
+/// it is atomic (made by this module).
+#[inline]
+pub unsafe fn load(src: *mut u8, out: &mut [u8]) {
+    let at = src as usize;
+    match out.len() {
+        4 if at.is_multiple_of(4) => {
+            let v = AtomicU32::from_ptr(src.cast()).load(Acquire);
+            out.copy_from_slice(&v.to_ne_bytes());
+        }
+        8 if at.is_multiple_of(8) => {
+            let v = AtomicU64::from_ptr(src.cast()).load(Acquire);
+            out.copy_from_slice(&v.to_ne_bytes());
+        }
+        2 if at.is_multiple_of(2) => {
+            let v = AtomicU16::from_ptr(src.cast()).load(Acquire);
+            out.copy_from_slice(&v.to_ne_bytes());
+        }
+        n if n.is_multiple_of(4) && at.is_multiple_of(4) => {
+            for (i, chunk) in out.chunks_exact_mut(4).enumerate() {
+                let v = AtomicU32::from_ptr(src.add(4 * i).cast()).load(Acquire);
+                chunk.copy_from_slice(&v.to_ne_bytes());
+            }
+        }
+        _ => {
+            for (i, b) in out.iter_mut().enumerate() {
+                *b = AtomicU8::from_ptr(src.add(i)).load(Acquire);
+            }
+        }
+    }
+}
+
+/// Copies `data` to `dst`.
+///
+/// # Safety
+/// `dst .. dst + data.len()` is valid for writes for the call, and every concurrent access to
+/// it is atomic.
+#[inline]
+pub unsafe fn store(dst: *mut u8, data: &[u8]) {
+    let at = dst as usize;
+    match data.len() {
+        4 if at.is_multiple_of(4) => {
+            let v = u32::from_ne_bytes(data.try_into().unwrap_or_default());
+            AtomicU32::from_ptr(dst.cast()).store(v, Release);
+        }
+        8 if at.is_multiple_of(8) => {
+            let v = u64::from_ne_bytes(data.try_into().unwrap_or_default());
+            AtomicU64::from_ptr(dst.cast()).store(v, Release);
+        }
+        2 if at.is_multiple_of(2) => {
+            let v = u16::from_ne_bytes(data.try_into().unwrap_or_default());
+            AtomicU16::from_ptr(dst.cast()).store(v, Release);
+        }
+        n if n.is_multiple_of(4) && at.is_multiple_of(4) => {
+            for (i, chunk) in data.chunks_exact(4).enumerate() {
+                let v = u32::from_ne_bytes(chunk.try_into().unwrap_or_default());
+                AtomicU32::from_ptr(dst.add(4 * i).cast()).store(v, Release);
+            }
+        }
+        _ => {
+            for (i, b) in data.iter().enumerate() {
+                AtomicU8::from_ptr(dst.add(i)).store(*b, Release);
+            }
+        }
+    }
+}
+
+/// Replaces the `bytes`-byte (4 or 8) little-endian value at `p` with `new(old)` as one host
+/// atomic operation; returns the old value. `None` when `p` is not aligned to `bytes`: the
+/// caller does the access as a load and a store, which is not atomic against other threads.
+///
+/// # Safety
+/// As [`store`], for `bytes` bytes.
+#[inline]
+pub unsafe fn rmw(p: *mut u8, bytes: usize, mut new: impl FnMut(u64) -> u64) -> Option<u64> {
+    let at = p as usize;
+    match bytes {
+        4 if at.is_multiple_of(4) => {
+            let a = AtomicU32::from_ptr(p.cast());
+            let step = |v: u32| Some(u32::to_le(new(u32::from_le(v) as u64) as u32));
+            let old = a.fetch_update(AcqRel, Acquire, step).unwrap_or_else(|v| v);
+            Some(u32::from_le(old) as u64)
+        }
+        8 if at.is_multiple_of(8) => {
+            let a = AtomicU64::from_ptr(p.cast());
+            let step = |v: u64| Some(u64::to_le(new(u64::from_le(v))));
+            let old = a.fetch_update(AcqRel, Acquire, step).unwrap_or_else(|v| v);
+            Some(u64::from_le(old))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_at_every_alignment_and_size() {
+        let mut buf = [0u64; 4];
+        let base = buf.as_mut_ptr().cast::<u8>();
+        for off in 0..8 {
+            for len in [1, 2, 3, 4, 8, 12, 16] {
+                let data: Vec<u8> = (0..len as u8).map(|i| i.wrapping_mul(37) ^ off).collect();
+                let mut out = vec![0u8; len];
+                unsafe {
+                    store(base.add(off as usize), &data);
+                    load(base.add(off as usize), &mut out);
+                }
+                assert_eq!(out, data, "offset {off} length {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn rmw_returns_old_and_stores_new() {
+        let mut buf = [0u64; 2];
+        let p = buf.as_mut_ptr().cast::<u8>();
+        unsafe {
+            store(p, &7u32.to_le_bytes());
+            assert_eq!(rmw(p, 4, |v| v + 5), Some(7));
+            let mut out = [0u8; 4];
+            load(p, &mut out);
+            assert_eq!(u32::from_le_bytes(out), 12);
+            assert_eq!(rmw(p.add(8), 8, |_| u64::MAX), Some(0));
+            assert_eq!(rmw(p.add(2), 4, |v| v), None);
+        }
+    }
+}

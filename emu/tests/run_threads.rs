@@ -1,0 +1,143 @@
+//! The functional engine on several host threads (`LaunchOptions::threads`): the same memory,
+//! counts and hazard findings as on one thread for programs without races between workgroups;
+//! device atomics are host atomics; the first failing workgroup in dispatch order is reported.
+
+use gcnemu::{Arg, Device, DeviceConfig, Dims, LaunchOptions, Stats};
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/hip")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn functional(threads: usize) -> LaunchOptions {
+    LaunchOptions {
+        timing: None,
+        threads,
+        ..LaunchOptions::default()
+    }
+}
+
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Runs mandelbrot (64 x 48 pixels, 16 x 16 workgroups) on `threads`; the counts and stats.
+fn mandelbrot(threads: usize) -> (Vec<u32>, Stats) {
+    let mut dev = Device::new(DeviceConfig::default());
+    let module = dev
+        .load("mandelbrot", &fixture("mandelbrot.gfx900.co"))
+        .unwrap();
+    let (w, h) = (64usize, 48usize);
+    let out = dev.alloc(4 * (w * h) as u64).unwrap();
+    let args = [
+        Arg::Ptr(out),
+        Arg::I32(w as i32),
+        Arg::I32(h as i32),
+        Arg::I32(64),
+        Arg::F32(-2.0),
+        Arg::F32(-1.125),
+        Arg::F32(3.0 / 64.0),
+    ];
+    let dims = Dims {
+        grid: [4, 3, 1],
+        block: [16, 16, 1],
+    };
+    let stats = dev
+        .launch(&module, "mandelbrot", dims, &args, &functional(threads))
+        .unwrap();
+    (words(&dev.read(out, 4 * w * h).unwrap()), stats)
+}
+
+#[test]
+fn results_counts_and_hazards_do_not_depend_on_threads() {
+    let (one, s1) = mandelbrot(1);
+    // The set has points inside (256 iterations would be the cap) and outside.
+    assert!(one.contains(&64) && one.contains(&1), "{one:?}");
+    for threads in [2, 3, 5] {
+        let (many, s) = mandelbrot(threads);
+        assert_eq!(many, one, "{threads} threads");
+        assert_eq!(
+            s.wave_instructions, s1.wave_instructions,
+            "{threads} threads"
+        );
+        assert_eq!(s.by_category, s1.by_category, "{threads} threads");
+        let names = |s: &Stats| format!("{:?}", s.hazards);
+        assert_eq!(names(&s), names(&s1), "{threads} threads");
+    }
+}
+
+#[test]
+fn device_atomics_are_host_atomics() {
+    // 64 workgroups of 256 add into 256 global bins (after LDS atomics) and min/max one word:
+    // lost updates between threads would show in the totals.
+    let n = 64 * 256usize;
+    let data: Vec<u8> = (0..n as u32).map(|i| (i * 7 + i / 256) as u8).collect();
+    let mut want = vec![0u32; 256];
+    for &v in &data {
+        want[v as usize] += 1;
+    }
+    for threads in [1, 2, 4] {
+        let mut dev = Device::new(DeviceConfig::default());
+        let module = dev.load("atomics", &fixture("atomics.gfx900.co")).unwrap();
+        let d = dev.alloc(n as u64).unwrap();
+        dev.write(d, &data).unwrap();
+        let bins = dev.alloc(4 * 256).unwrap();
+        let stats = dev.alloc(16).unwrap();
+        let init: Vec<u8> = [i32::MAX, i32::MIN, 0, 0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        dev.write(stats, &init).unwrap();
+        let args = [
+            Arg::Ptr(d),
+            Arg::Ptr(bins),
+            Arg::Ptr(stats),
+            Arg::I32(n as i32),
+        ];
+        let dims = Dims {
+            grid: [64, 1, 1],
+            block: [256, 1, 1],
+        };
+        dev.launch(&module, "histogram", dims, &args, &functional(threads))
+            .unwrap();
+        assert_eq!(
+            words(&dev.read(bins, 1024).unwrap()),
+            want,
+            "{threads} threads"
+        );
+        let s = words(&dev.read(stats, 16).unwrap());
+        assert_eq!((s[0], s[1]), (0, 255), "{threads} threads");
+        // The exchange leaves some work-item's index; the compare-and-swap the first winner's.
+        assert!((s[3] as usize) < n, "{threads} threads: {s:?}");
+    }
+}
+
+#[test]
+fn the_first_failing_workgroup_in_dispatch_order_is_reported() {
+    // saxpy with n past the end of 1000-element buffers: every workgroup from the fourth on
+    // (work-items 768..) reaches outside x. On any thread count the report names the fourth.
+    for threads in [1, 2, 3] {
+        let mut dev = Device::new(DeviceConfig::default());
+        let module = dev.load("saxpy", &fixture("saxpy.gfx900.co")).unwrap();
+        let x = dev.alloc(4 * 1000).unwrap();
+        let y = dev.alloc(4 * 1000).unwrap();
+        let args = [Arg::F32(2.0), Arg::Ptr(x), Arg::Ptr(y), Arg::I32(64 * 256)];
+        let dims = Dims {
+            grid: [64, 1, 1],
+            block: [256, 1, 1],
+        };
+        let err = dev
+            .launch(&module, "saxpy", dims, &args, &functional(threads))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("workgroup (3, 0, 0)"),
+            "{threads} threads: {err}"
+        );
+    }
+}
