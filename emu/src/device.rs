@@ -469,6 +469,10 @@ pub struct Module {
     pub xnack: bool,
     /// Hazard models of `program`, built by the first launch that checks hazards.
     hazard_table: OnceLock<HazardTable>,
+    /// The `.text` bytes and their device address, for the static hazard check.
+    text: (u64, Vec<u8>),
+    /// Per kernel entry: whether no run of it can show a hazard ([`Module::hazard_free`]).
+    hazard_free: std::sync::Mutex<hashbrown::HashMap<u64, bool>>,
     timing_facts: OnceLock<Vec<Facts>>,
     /// The DWARF line table, read at the first question about a source line.
     lines: OnceLock<Option<gcn_loader::LineTable>>,
@@ -522,6 +526,27 @@ impl Module {
     pub fn hazard_table(&self) -> &HazardTable {
         self.hazard_table
             .get_or_init(|| HazardTable::new(&self.program, self.xnack))
+    }
+
+    /// Whether no run of kernel `k` can show a run-time hazard (worked out once per kernel from
+    /// its control-flow graph, [`crate::launch::hazards::statically_clean`]); launches of such
+    /// kernels skip the hazard tracker.
+    pub fn hazard_free(&self, k: &Kernel) -> bool {
+        let entry = self.load_base + k.entry;
+        let mut cache = self.hazard_free.lock().unwrap_or_else(|e| e.into_inner());
+        *cache.entry(entry).or_insert_with(|| {
+            let (base, bytes) = &self.text;
+            let text_end = base + bytes.len() as u64;
+            let end = k
+                .code_size
+                .map_or(text_end, |n| entry.saturating_add(n).min(text_end));
+            if entry < *base || entry >= end {
+                return false;
+            }
+            let graph =
+                crate::hazard::cfg::Graph::build(bytes, *base, entry, end, self.program.target);
+            crate::launch::hazards::statically_clean(&graph, self.hazard_table().enabled)
+        })
     }
 
     /// What each instruction means to the timing model, worked out at the first timed launch.
@@ -651,6 +676,8 @@ impl Device {
             load_base,
             program,
             xnack,
+            text: (load_base + text_addr, code),
+            hazard_free: Default::default(),
             hazard_table: OnceLock::new(),
             timing_facts: OnceLock::new(),
             lines: OnceLock::new(),
@@ -1026,7 +1053,11 @@ impl Device {
             &mut self.mem,
             &mut budget,
             &mut counts,
-            opts.hazards,
+            // A kernel no run can show a hazard in needs no tracker.
+            match module.hazard_free(k) {
+                true => HazardMode::Off,
+                false => opts.hazards,
+            },
             &mut self.wave_pool,
             host,
         ) {
@@ -1063,6 +1094,7 @@ impl Device {
             vgprs: (k.descriptor.rsrc1.granulated_workitem_vgpr_count as usize + 1) * 4,
             hazards: match opts.hazards {
                 HazardMode::Off => None,
+                _ if module.hazard_free(k) => None,
                 mode => Some((mode, module.hazard_table())),
             },
             deadline: opts.timeout.map(|t| Instant::now() + t),

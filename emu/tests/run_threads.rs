@@ -141,3 +141,30 @@ fn the_first_failing_workgroup_in_dispatch_order_is_reported() {
         );
     }
 }
+
+#[test]
+fn a_livelock_across_threads_is_still_found() {
+    // `spin` waits for a flag nothing sets: every workgroup, on every thread, spins.
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/timing/spin.co");
+    let bytes = std::fs::read(&path).unwrap();
+    for threads in [2, 3] {
+        let mut dev = Device::new(DeviceConfig::default());
+        let module = dev.load("spin.co", &bytes).unwrap();
+        let flag = dev.alloc(64).unwrap();
+        let dims = Dims {
+            grid: [6, 1, 1],
+            block: [64, 1, 1],
+        };
+        let err = dev
+            .launch(
+                &module,
+                "spin",
+                dims,
+                &[Arg::Ptr(flag)],
+                &functional(threads),
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("livelock"), "{threads} threads: {err}");
+    }
+}

@@ -83,6 +83,9 @@ fn words(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
+/// Panics unless the buffers after a launch hold the right result.
+type Check = Box<dyn Fn(&[Vec<u8>])>;
+
 /// One bench kernel: its launch, how to check the emulator's output, and the native version.
 struct Kernel {
     name: &'static str,
@@ -95,7 +98,7 @@ struct Kernel {
     /// The arguments, given the buffers' device addresses.
     args: fn(&[u64]) -> Vec<Arg>,
     /// Panics unless the buffers after a launch hold the right result.
-    check: Box<dyn Fn(&[Vec<u8>])>,
+    check: Check,
     /// The same algorithm natively, once; returns the time of the algorithm alone (inputs
     /// are made outside it).
     native: Box<dyn Fn() -> Duration>,
@@ -225,7 +228,7 @@ fn saxpy() -> Kernel {
             let (x, mut y) = saxpy_inputs();
             let t = Instant::now();
             for (o, xi) in y.iter_mut().zip(&x) {
-                *o = black_box(SAXPY_A) * *xi + *o;
+                *o += black_box(SAXPY_A) * *xi;
             }
             black_box(&y);
             t.elapsed()

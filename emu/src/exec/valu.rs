@@ -401,8 +401,75 @@ fn int_clamp(d: &Decoded) -> Result<(), Fault> {
     Ok(())
 }
 
+/// Whether `d` runs without operand transformations: native encoding (no DPP lane movement, no
+/// SDWA selection) and no input or output modifiers. The drivers below then read VGPR sources
+/// in place and write the result row once, instead of copying every row through
+/// [`fetch`]/[`finish_f32`]/[`write`], which is most of what a simple op costs.
+#[inline(always)]
+fn is_plain(d: &Decoded) -> bool {
+    d.inst.enc() == Enc::Native && d.mods.is_plain()
+}
+
+/// Source `i` of a plain instruction: the VGPR row itself, or `tmp` holding the scalar.
+#[inline(always)]
+fn plain_src<'a>(cx: &'a Cx, d: &Decoded, i: usize, tmp: &'a mut Row) -> &'a Row {
+    match d.src[i] {
+        Src::Vgpr(r) => &cx.wave.vgpr[r as usize],
+        other => {
+            *tmp = [scalar32(cx, other); WAVE_SIZE];
+            tmp
+        }
+    }
+}
+
+/// Writes a plain instruction's result row under EXEC.
+#[inline(always)]
+fn plain_write(cx: &mut Cx, d: &Decoded, r: &Row) {
+    let exec = cx.wave.exec();
+    cx.wave.write_row(d.vdst as usize, r, exec);
+}
+
+/// f32 inputs and outputs keep denormals (MODE.FP_DENORM f32 = 3), so plain f32 ops need no
+/// flushing either.
+#[inline(always)]
+fn plain_f32(cx: &Cx, d: &Decoded) -> bool {
+    is_plain(d) && denorm32(cx) == 3
+}
+
+/// `f` over the rows of sources 0 and 1: in place when `d` is plain, else as [`fetch`] gives
+/// them. `floats` asks for f32 inputs (plain then also needs MODE to keep f32 denormals).
+#[inline(always)]
+pub fn with_rows2<R>(cx: &Cx, d: &Decoded, floats: bool, f: impl FnOnce(&Row, &Row) -> R) -> R {
+    if is_plain(d) && (!floats || denorm32(cx) == 3) {
+        let (mut ta, mut tb) = ([0u32; WAVE_SIZE], [0u32; WAVE_SIZE]);
+        let a = plain_src(cx, d, 0, &mut ta);
+        let b = plain_src(cx, d, 1, &mut tb);
+        return f(a, b);
+    }
+    if floats {
+        let a = fetch_f32(cx, d, 0).map(f32::to_bits);
+        let b = fetch_f32(cx, d, 1).map(f32::to_bits);
+        return f(&a, &b);
+    }
+    f(&fetch(cx, d, 0), &fetch(cx, d, 1))
+}
+
+/// Plain sources `0..N` of `d` as rows (see [`is_plain`]), then `f` over them.
+macro_rules! with_plain_rows {
+    ($cx:expr, $d:expr, [$($a:ident: $i:expr),*], $body:expr) => {{
+        $(let mut $a = [0u32; WAVE_SIZE];)*
+        $(let $a = plain_src($cx, $d, $i, &mut $a);)*
+        $body
+    }};
+}
+
 #[inline]
 pub fn u32_1(cx: &mut Cx, d: &Decoded, f: impl Fn(u32) -> u32) -> Res {
+    if is_plain(d) {
+        let r: Row = with_plain_rows!(cx, d, [a: 0], std::array::from_fn(|l| f(a[l])));
+        plain_write(cx, d, &r);
+        return Ok(Flow::Continue);
+    }
     int_clamp(d)?;
     let a = fetch(cx, d, 0);
     let mut r = [0u32; WAVE_SIZE];
@@ -415,6 +482,11 @@ pub fn u32_1(cx: &mut Cx, d: &Decoded, f: impl Fn(u32) -> u32) -> Res {
 
 #[inline]
 pub fn u32_2(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32) -> u32) -> Res {
+    if is_plain(d) {
+        let r: Row = with_plain_rows!(cx, d, [a: 0, b: 1], std::array::from_fn(|l| f(a[l], b[l])));
+        plain_write(cx, d, &r);
+        return Ok(Flow::Continue);
+    }
     int_clamp(d)?;
     let a = fetch(cx, d, 0);
     let b = fetch(cx, d, 1);
@@ -447,6 +519,16 @@ pub fn from_f32(cx: &mut Cx, d: &Decoded, f: impl Fn(f32) -> u32) -> Res {
 
 #[inline]
 pub fn u32_3(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, u32) -> u32) -> Res {
+    if is_plain(d) {
+        let r: Row = with_plain_rows!(
+            cx,
+            d,
+            [a: 0, b: 1, c: 2],
+            std::array::from_fn(|l| f(a[l], b[l], c[l]))
+        );
+        plain_write(cx, d, &r);
+        return Ok(Flow::Continue);
+    }
     int_clamp(d)?;
     let a = fetch(cx, d, 0);
     let b = fetch(cx, d, 1);
@@ -461,6 +543,16 @@ pub fn u32_3(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, u32) -> u32) -> Res 
 
 #[inline]
 pub fn f32_1(cx: &mut Cx, d: &Decoded, f: impl Fn(f32) -> f32) -> Res {
+    if plain_f32(cx, d) {
+        let r: Row = with_plain_rows!(
+            cx,
+            d,
+            [a: 0],
+            std::array::from_fn(|l| f(f32::from_bits(a[l])).to_bits())
+        );
+        plain_write(cx, d, &r);
+        return Ok(Flow::Continue);
+    }
     let a = fetch_f32(cx, d, 0);
     let mut r = [0f32; WAVE_SIZE];
     for l in 0..WAVE_SIZE {
@@ -473,6 +565,16 @@ pub fn f32_1(cx: &mut Cx, d: &Decoded, f: impl Fn(f32) -> f32) -> Res {
 
 #[inline]
 pub fn f32_2(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32) -> f32) -> Res {
+    if plain_f32(cx, d) {
+        let r: Row = with_plain_rows!(
+            cx,
+            d,
+            [a: 0, b: 1],
+            std::array::from_fn(|l| f(f32::from_bits(a[l]), f32::from_bits(b[l])).to_bits())
+        );
+        plain_write(cx, d, &r);
+        return Ok(Flow::Continue);
+    }
     let a = fetch_f32(cx, d, 0);
     let b = fetch_f32(cx, d, 1);
     let mut r = [0f32; WAVE_SIZE];
@@ -486,6 +588,19 @@ pub fn f32_2(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32) -> f32) -> Res {
 
 #[inline]
 pub fn f32_3(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32, f32) -> f32) -> Res {
+    if plain_f32(cx, d) {
+        let r: Row = with_plain_rows!(
+            cx,
+            d,
+            [a: 0, b: 1, c: 2],
+            std::array::from_fn(|l| {
+                let v = |x: &Row| f32::from_bits(x[l]);
+                f(v(a), v(b), v(c)).to_bits()
+            })
+        );
+        plain_write(cx, d, &r);
+        return Ok(Flow::Continue);
+    }
     let a = fetch_f32(cx, d, 0);
     let b = fetch_f32(cx, d, 1);
     let c = fetch_f32(cx, d, 2);

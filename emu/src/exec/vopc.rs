@@ -5,7 +5,7 @@
 use super::valu::*;
 use super::{Cx, Flow};
 use crate::program::Decoded;
-use crate::wave::WAVE_SIZE;
+use crate::wave::{Row, WAVE_SIZE};
 
 /// Compare predicates, numbered for the const generic.
 const F: u8 = 0;
@@ -80,13 +80,11 @@ fn finish<const X: bool>(cx: &mut Cx, d: &Decoded, bits: u64) -> Res {
 }
 
 fn cmp_f32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let a = fetch_f32(cx, d, 0);
-    let b = fetch_f32(cx, d, 1);
-    finish::<X>(
-        cx,
-        d,
-        lane_mask(|l| float_pred::<OP>(a[l] as f64, b[l] as f64)),
-    )
+    let bits = with_rows2(cx, d, true, |a, b| {
+        let f = |r: &Row, l: usize| f32::from_bits(r[l]) as f64;
+        lane_mask(|l| float_pred::<OP>(f(a, l), f(b, l)))
+    });
+    finish::<X>(cx, d, bits)
 }
 
 fn cmp_f64<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
@@ -117,19 +115,17 @@ fn cmp_f16<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
 }
 
 fn cmp_i32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let a = fetch(cx, d, 0);
-    let b = fetch(cx, d, 1);
-    finish::<X>(
-        cx,
-        d,
-        lane_mask(|l| int_pred::<OP, i32>(a[l] as i32, b[l] as i32)),
-    )
+    let bits = with_rows2(cx, d, false, |a, b| {
+        lane_mask(|l| int_pred::<OP, i32>(a[l] as i32, b[l] as i32))
+    });
+    finish::<X>(cx, d, bits)
 }
 
 fn cmp_u32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let a = fetch(cx, d, 0);
-    let b = fetch(cx, d, 1);
-    finish::<X>(cx, d, lane_mask(|l| int_pred::<OP, u32>(a[l], b[l])))
+    let bits = with_rows2(cx, d, false, |a, b| {
+        lane_mask(|l| int_pred::<OP, u32>(a[l], b[l]))
+    });
+    finish::<X>(cx, d, bits)
 }
 
 fn cmp_i16<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {

@@ -66,6 +66,9 @@ pub struct DecodeProblem {
 pub struct Graph {
     pub nodes: Vec<Node>,
     pub problems: Vec<DecodeProblem>,
+    /// Some path leaves the graph: a branch outside `[entry, end)`, or a jump, call or return
+    /// through a register (whose target the graph does not know).
+    pub escapes: bool,
 }
 
 /// Wait states the shortest callee (a lone `s_setpc_b64`) provides across a call.
@@ -87,6 +90,7 @@ impl Graph {
         let mut slot_of: Vec<u32> = vec![u32::MAX; slots.min(MAX_NODES * 4)];
         let mut decoded: Vec<Option<(u64, InstModel, Targets)>> = Vec::new();
         let mut problems = Vec::new();
+        let mut escapes = false;
         let mut work = vec![entry];
         let in_range = |a: u64| a >= entry && a < end && a % 4 == entry % 4;
         while let Some(addr) = work.pop() {
@@ -111,7 +115,18 @@ impl Graph {
             let model = InstModel::new(inst);
             let next = addr + inst.len() as u64;
             let mut succs = successors(&model, addr, next);
+            escapes |= matches!(
+                model.op,
+                Op::S_SETPC_B64
+                    | Op::S_SWAPPC_B64
+                    | Op::S_CALL_B64
+                    | Op::S_RFE_B64
+                    | Op::S_RFE_RESTORE_B64
+                    | Op::S_CBRANCH_G_FORK
+                    | Op::S_CBRANCH_JOIN
+            );
             for s in succs.iter_mut() {
+                escapes |= s.is_some_and(|(a, _)| !in_range(a));
                 *s = s.filter(|(a, _)| in_range(*a));
                 if let Some((a, _)) = s {
                     work.push(*a);
@@ -157,7 +172,11 @@ impl Graph {
             }
         }
         problems.sort_by_key(|p| p.addr);
-        Graph { nodes, problems }
+        Graph {
+            nodes,
+            problems,
+            escapes,
+        }
     }
 
     /// The node at byte address `addr`.

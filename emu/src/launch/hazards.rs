@@ -218,3 +218,23 @@ pub fn merge(lists: Vec<Vec<Seen>>, grid: [u32; 3]) -> Vec<Seen> {
     out.sort_by_key(|s| (s.consumer, s.rule.id));
     out
 }
+
+/// Whether a kernel whose reachable code is `graph` can never show a run-time hazard under the
+/// rules of `enabled`: every path stays in the graph (no indirect jump, call or return, no
+/// branch out of it, nothing undecodable) and no consumer has a violating producer on any path
+/// — the static lint's walk, which takes the fewest wait states over all paths. A run issues
+/// the same instructions along one of those paths, with at least those wait states (a stalled
+/// `s_waitcnt` only adds some), so tracking it would find nothing: launches skip the tracker,
+/// which otherwise costs about as much as executing the instructions.
+pub fn statically_clean(graph: &crate::hazard::cfg::Graph, enabled: u64) -> bool {
+    if graph.escapes || !graph.problems.is_empty() {
+        return false;
+    }
+    graph.nodes.iter().enumerate().all(|(i, node)| {
+        RULES.iter().enumerate().all(|(r, rule)| {
+            enabled & 1 << r == 0
+                || !crate::hazard::check::is_consumer(rule, &node.model)
+                || crate::hazard::check::check(rule, &node.model, &graph.history(i)).is_none()
+        })
+    })
+}

@@ -34,22 +34,36 @@ pub const DEFAULT_SPIN_LIMIT: u32 = 1024;
 /// workgroup left, since another thread's waves may still write what these wait for.
 #[derive(Clone, Copy)]
 pub struct Peers<'a> {
-    /// Per thread: its waves all spin (or it has nothing left to run).
-    pub stuck: &'a [std::sync::atomic::AtomicBool],
+    /// Per thread: [`Peers::RUNNING`], [`Peers::IDLE`] (nothing left to run), or the shared
+    /// write count at which its waves were last seen all stuck. A claim made before the count
+    /// moved on is stale: the write may be what the thread waits for.
+    pub claims: &'a [std::sync::atomic::AtomicU64],
+    /// The dispatch's published write count ([`crate::memory::Memory::publish_writes`]).
+    pub writes: &'a std::sync::atomic::AtomicU64,
     /// This thread's entry.
     pub me: usize,
 }
 
 impl Peers<'_> {
-    /// Records whether this thread's waves are stuck; true when every thread's are.
+    pub const RUNNING: u64 = u64::MAX;
+    pub const IDLE: u64 = u64::MAX - 1;
+
+    /// Records whether this thread's waves are stuck; true when every thread's are, with no
+    /// write published since any of them said so.
     pub fn all_stuck(&self, stuck: bool) -> bool {
         use std::sync::atomic::Ordering::SeqCst;
-        let mine = &self.stuck[self.me];
-        // Written only on a change: the flag is read by the others every round they spin.
-        if mine.load(SeqCst) != stuck {
-            mine.store(stuck, SeqCst);
+        let now = self.writes.load(SeqCst);
+        let claim = if stuck { now } else { Self::RUNNING };
+        let mine = &self.claims[self.me];
+        // Written only on a change: the claims are read by the others every round they spin.
+        if mine.load(SeqCst) != claim {
+            mine.store(claim, SeqCst);
         }
-        stuck && self.stuck.iter().all(|s| s.load(SeqCst))
+        stuck
+            && self.claims.iter().all(|c| {
+                let c = c.load(SeqCst);
+                c == now || c == Self::IDLE
+            })
     }
 }
 

@@ -116,23 +116,27 @@ impl Dispatch<'_> {
         let views: Vec<Memory> = (0..threads)
             .map(|_| unsafe { shared.worker_view(writes.clone()) })
             .collect();
-        // Until it runs out of workgroups, a thread is not stuck.
-        let stuck: Vec<AtomicBool> = (0..threads).map(|_| AtomicBool::new(false)).collect();
+        let claims: Vec<AtomicU64> = (0..threads)
+            .map(|_| AtomicU64::new(Peers::RUNNING))
+            .collect();
         let work = |index: usize, mut view: Memory| {
             let peers = Some(Peers {
-                stuck: &stuck,
+                claims: &claims,
+                writes: &writes,
                 me: index,
             });
             let mut worker = Worker::new(self, index);
             let mut local = 0u64;
             let mut result = Ok(());
             while !failed.load(Ordering::Relaxed) {
+                // The last round's writes, before this thread can say it is idle.
+                view.publish_writes();
                 let n = next.fetch_add(1, Ordering::Relaxed);
                 if n >= total {
                     break;
                 }
                 let group = self.group(n);
-                stuck[index].store(false, Ordering::SeqCst);
+                claims[index].store(Peers::RUNNING, Ordering::SeqCst);
                 let mut r = worker.run_group(self, group, &mut view, &mut local, None, peers);
                 // Out of its slice: take another and go on where the waves stopped.
                 while matches!(r, Err(Stop::Budget { .. })) && take_budget(&budget, &mut local) {
@@ -149,7 +153,8 @@ impl Dispatch<'_> {
                 }
             }
             // Nothing left to run: this thread writes nothing more.
-            stuck[index].store(true, Ordering::SeqCst);
+            view.publish_writes();
+            claims[index].store(Peers::IDLE, Ordering::SeqCst);
             // What was not spent goes back for the others.
             budget.fetch_add(local, Ordering::Relaxed);
             (worker, result, view)

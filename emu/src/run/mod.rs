@@ -116,13 +116,14 @@ pub fn run_workgroup_among(
                 lds: lds.writes(),
             };
             let stop = livelock(waves, epoch);
-            match peers {
-                Some(p) if !p.all_stuck(stop.is_some()) => {}
-                _ => {
-                    if let Some(stop) = stop {
-                        return Err(stop);
-                    }
-                }
+            // With peers: only when every thread is stuck, and no write was published while
+            // this one looked (a thread publishes before it says it is idle).
+            let stuck = match peers {
+                Some(p) => p.all_stuck(stop.is_some()) && mem.writes() == epoch.memory,
+                None => true,
+            };
+            if let (true, Some(stop)) = (stuck, stop) {
+                return Err(stop);
             }
         } else if let Some(p) = peers {
             p.all_stuck(false);
@@ -260,14 +261,13 @@ fn step_wave(
         }
         tracing::trace!(wave = index, pc = format_args!("{:#x}", d.pc), "{}", d.inst);
         cx.wave.pc = at + 1;
-        cx.wave.counters.issue(d.class.counters);
+        // Memory operations complete at issue in this functional model, so the wait counters
+        // stay 0 and every s_waitcnt is satisfied.
         let flow = crate::exec::issue::execute(&mut cx, d).map_err(|fault| Stop::Fault {
             wave: index,
             index: at,
             fault,
         })?;
-        // Memory operations complete at issue in this functional model.
-        cx.wave.counters.complete(d.class.counters);
         match flow {
             Flow::Continue => {}
             Flow::Stall => {
