@@ -23,6 +23,81 @@ pub mod mode {
     pub const IEEE: u32 = 1 << 9;
 }
 
+/// A row of zeros: what a VGPR beyond the allocation reads.
+static ZERO_ROW: Row = [0; WAVE_SIZE];
+
+/// A wave's VGPR file: the rows its kernel allocates (`granulated count + 1) * 4` on gfx9), not
+/// all 256 the encoding can name, so a resident wave costs what the hardware gives it (the
+/// timing model keeps thousands resident). An instruction naming a VGPR beyond the allocation
+/// (undefined on hardware; compiled code never does) reads zeros and its write is dropped.
+#[derive(Clone)]
+pub struct Vgprs {
+    rows: Vec<Row>,
+    /// Where writes beyond the allocation go (cleared at every such access).
+    spare: Box<Row>,
+}
+
+impl Vgprs {
+    /// `n` zeroed rows.
+    fn new(n: usize) -> Vgprs {
+        Vgprs {
+            rows: vec![[0; WAVE_SIZE]; n.min(VGPRS)],
+            spare: Box::new([0; WAVE_SIZE]),
+        }
+    }
+
+    /// Makes the file `n` zeroed rows, giving back memory a larger earlier allocation held.
+    fn reset(&mut self, n: usize) {
+        let n = n.min(VGPRS);
+        if self.rows.capacity() > 2 * n.max(8) {
+            self.rows = Vec::with_capacity(n);
+        }
+        self.rows.clear();
+        self.rows.resize(n, [0; WAVE_SIZE]);
+    }
+
+    /// The allocated rows.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, Row> {
+        self.rows.iter()
+    }
+}
+
+impl std::ops::Index<usize> for Vgprs {
+    type Output = Row;
+
+    #[inline(always)]
+    fn index(&self, i: usize) -> &Row {
+        self.rows.get(i).unwrap_or(&ZERO_ROW)
+    }
+}
+
+impl std::ops::IndexMut<usize> for Vgprs {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut Row {
+        if i < self.rows.len() {
+            &mut self.rows[i]
+        } else {
+            self.out_of_range()
+        }
+    }
+}
+
+impl Vgprs {
+    #[cold]
+    fn out_of_range(&mut self) -> &mut Row {
+        *self.spare = [0; WAVE_SIZE];
+        &mut self.spare
+    }
+}
+
 /// Where a wave is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WaveState {
@@ -72,7 +147,7 @@ pub struct Wave {
     /// Indexed by operand code: 0–101 SGPRs, 102/103 FLAT_SCRATCH, 104/105 XNACK_MASK,
     /// 106/107 VCC, 108–123 TTMP0–15, 124 M0, 125 (unused), 126/127 EXEC.
     pub sgpr: [u32; SCALAR_CODES],
-    pub vgpr: Box<[Row; VGPRS]>,
+    pub vgpr: Vgprs,
     pub scc: bool,
     /// Index of the next instruction in the program.
     pub pc: u32,
@@ -94,10 +169,16 @@ pub struct Wave {
 }
 
 impl Wave {
+    /// Wave `index` with all 256 VGPRs (what instruction-level tests use).
     pub fn new(index: u32) -> Wave {
+        Wave::with_vgprs(index, VGPRS)
+    }
+
+    /// Wave `index` with `vgprs` VGPRs.
+    pub fn with_vgprs(index: u32, vgprs: usize) -> Wave {
         Wave {
             sgpr: [0; SCALAR_CODES],
-            vgpr: Box::new([[0; WAVE_SIZE]; VGPRS]),
+            vgpr: Vgprs::new(vgprs),
             scc: false,
             pc: 0,
             mode: 0,
@@ -112,14 +193,11 @@ impl Wave {
         }
     }
 
-    /// Makes this the fresh wave `index` of a new workgroup, reusing the VGPR file: only the
-    /// first `vgprs` rows (what the kernel allocates) are cleared, so starting a workgroup does
-    /// not cost a 64 KiB clear per wave.
+    /// Makes this the fresh wave `index` of a new workgroup with `vgprs` zeroed VGPRs (what
+    /// the kernel allocates), reusing the file's memory.
     pub fn reset(&mut self, index: u32, vgprs: usize) {
         self.sgpr = [0; SCALAR_CODES];
-        for row in self.vgpr.iter_mut().take(vgprs.min(VGPRS)) {
-            *row = [0; WAVE_SIZE];
-        }
+        self.vgpr.reset(vgprs);
         self.scc = false;
         self.pc = 0;
         self.mode = 0;

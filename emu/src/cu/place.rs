@@ -112,7 +112,7 @@ impl CuSim<'_> {
 /// A slot holding no wave yet.
 pub fn new_slot() -> WaveSlot {
     WaveSlot {
-        wave: Wave::new(0),
+        wave: Wave::with_vgprs(0, 0),
         cu: 0,
         simd: 0,
         group: 0,

@@ -226,7 +226,7 @@ impl<'a> Worker<'a> {
             launch.scratch_base += index as u64 * d.scratch_per_group();
         }
         Worker {
-            waves: (0..n).map(Wave::new).collect(),
+            waves: (0..n).map(|i| Wave::with_vgprs(i, d.vgprs)).collect(),
             lds: Lds::new(d.launch.lds_size),
             launch,
             hazards: d
