@@ -1,0 +1,81 @@
+//! Kernel arguments: the typed [`Arg`]s of a launch, their bytes in the kernarg segment, and the
+//! list of what a kernel expects for error messages.
+
+use gcn_loader::{KernelArg, ValueKind};
+
+/// A kernel argument by value or pointer, in the order of the kernel's explicit arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// A device address (from [`Device::alloc`](super::Device::alloc)).
+    Ptr(u64),
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+    /// Raw bytes (structs by value); the length must equal the argument's size.
+    Bytes(Vec<u8>),
+}
+
+/// The kernel's explicit arguments, one per line, for error messages.
+pub fn describe_args(args: &[&KernelArg]) -> String {
+    let mut s = String::from("expected arguments:");
+    for (i, a) in args.iter().enumerate() {
+        let kind = match a.value_kind {
+            ValueKind::GlobalBuffer => "pointer".to_string(),
+            ValueKind::ByValue => "by value".to_string(),
+            ref other => other.name().to_string(),
+        };
+        let label = match (a.type_name.as_deref(), a.name.as_deref()) {
+            (Some(t), Some(n)) => format!("{t} {n}: "),
+            (None, Some(n)) => format!("{n}: "),
+            (Some(t), None) => format!("{t}: "),
+            (None, None) => String::new(),
+        };
+        s += &format!("\n  {i}: {label}{} bytes, {kind}", a.size);
+    }
+    if args.is_empty() {
+        s += " none";
+    }
+    s
+}
+
+/// The bytes of an argument for a kernarg slot of `spec.size` bytes.
+pub(super) fn arg_bytes(a: &Arg, spec: &KernelArg) -> Result<Vec<u8>, String> {
+    let size = spec.size as usize;
+    let int = |v: i128| -> Result<Vec<u8>, String> {
+        let bits = 8 * size as u32;
+        if size == 0 || size > 8 {
+            return Err(format!("an integer does not fit a {size}-byte argument"));
+        }
+        let (min, max) = (-(1i128 << (bits - 1)), (1i128 << bits) - 1);
+        if v < min || v > max {
+            return Err(format!("{v} does not fit in {size} bytes"));
+        }
+        Ok((v as u64).to_le_bytes()[..size].to_vec())
+    };
+    match a {
+        Arg::Ptr(p) if size == 8 => Ok(p.to_le_bytes().to_vec()),
+        Arg::Ptr(_) => Err(format!(
+            "a pointer needs an 8-byte argument, this one has {size} bytes"
+        )),
+        Arg::I32(v) => int(*v as i128),
+        Arg::U32(v) => int(*v as i128),
+        Arg::I64(v) => int(*v as i128),
+        Arg::U64(v) => int(*v as i128),
+        Arg::F32(v) if size == 4 => Ok(v.to_le_bytes().to_vec()),
+        Arg::F64(v) if size == 8 => Ok(v.to_le_bytes().to_vec()),
+        Arg::F32(_) => Err(format!(
+            "an f32 needs a 4-byte argument, this one has {size} bytes"
+        )),
+        Arg::F64(_) => Err(format!(
+            "an f64 needs an 8-byte argument, this one has {size} bytes"
+        )),
+        Arg::Bytes(b) if b.len() == size => Ok(b.clone()),
+        Arg::Bytes(b) => Err(format!(
+            "{} bytes given for a {size}-byte argument",
+            b.len()
+        )),
+    }
+}
