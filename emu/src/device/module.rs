@@ -225,7 +225,7 @@ impl Device {
         } else {
             4
         };
-        if r.offset.checked_add(width).map_or(true, |end| end > span) {
+        if r.offset.checked_add(width).is_none_or(|end| end > span) {
             return Err(format!(
                 "dynamic relocation at {:#x} lies outside the loaded sections",
                 r.offset
