@@ -1,7 +1,9 @@
 //! Kernel arguments: the typed [`Arg`]s of a launch, their bytes in the kernarg segment, and the
 //! list of what a kernel expects for error messages.
 
-use gcn_loader::{KernelArg, ValueKind};
+use gcn_loader::{Kernel, KernelArg, ValueKind};
+
+use super::Error;
 
 /// A kernel argument by value or pointer, in the order of the kernel's explicit arguments.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,6 +18,52 @@ pub enum Arg {
     F64(f64),
     /// Raw bytes (structs by value); the length must equal the argument's size.
     Bytes(Vec<u8>),
+}
+
+/// The kernarg segment of a launch of `k` with `args` placed at their offsets; the hidden
+/// arguments after them are written once the launch is laid out
+/// ([`crate::dispatch::write_hidden_args`]). Its size is the largest of the descriptor's, the
+/// metadata's, and the end of the last argument.
+pub(super) fn kernarg_segment(kernel: &str, k: &Kernel, args: &[Arg]) -> Result<Vec<u8>, Error> {
+    let meta_args: &[KernelArg] = k.meta.as_ref().map_or(&[], |m| &m.args);
+    let explicit: Vec<&KernelArg> = meta_args
+        .iter()
+        .filter(|a| !a.value_kind.is_hidden())
+        .collect();
+    let kernarg_size = meta_args
+        .iter()
+        .map(|a| a.offset + a.size)
+        .chain([k.descriptor.kernarg_size as u64])
+        .chain(k.meta.as_ref().map(|m| m.kernarg_segment_size))
+        .max()
+        .unwrap_or(0);
+    let mut seg = vec![0u8; kernarg_size as usize];
+    if k.meta.is_none() && !args.is_empty() {
+        return Err(Error::Arguments(format!(
+            "kernel `{kernel}` has no metadata describing its arguments; cannot place {} argument(s)",
+            args.len()
+        )));
+    }
+    if args.len() != explicit.len() {
+        return Err(Error::Arguments(format!(
+            "kernel `{kernel}` takes {} argument(s), {} given\n{}",
+            explicit.len(),
+            args.len(),
+            describe_args(&explicit)
+        )));
+    }
+    for (i, (a, spec)) in args.iter().zip(&explicit).enumerate() {
+        let bytes = arg_bytes(a, spec).map_err(|why| {
+            Error::Arguments(format!(
+                "argument {i} ({}): {why}\n{}",
+                spec.name.as_deref().unwrap_or("unnamed"),
+                describe_args(&explicit)
+            ))
+        })?;
+        let off = spec.offset as usize;
+        seg[off..off + bytes.len()].copy_from_slice(&bytes);
+    }
+    Ok(seg)
 }
 
 /// The kernel's explicit arguments, one per line, for error messages.
@@ -42,7 +90,7 @@ pub fn describe_args(args: &[&KernelArg]) -> String {
 }
 
 /// The bytes of an argument for a kernarg slot of `spec.size` bytes.
-pub(super) fn arg_bytes(a: &Arg, spec: &KernelArg) -> Result<Vec<u8>, String> {
+fn arg_bytes(a: &Arg, spec: &KernelArg) -> Result<Vec<u8>, String> {
     let size = spec.size as usize;
     let int = |v: i128| -> Result<Vec<u8>, String> {
         let bits = 8 * size as u32;

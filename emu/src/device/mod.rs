@@ -22,7 +22,7 @@ pub use options::{
 };
 pub use stats::{HazardFinding, StaleReadFinding, Stats};
 
-use args::arg_bytes;
+use args::kernarg_segment;
 use options::check_dims;
 use report::{guest_error, hazard_finding, stale_finding};
 
@@ -166,45 +166,10 @@ impl Device {
                 problem: format!("kernel `{kernel}` entry {:#x} is not in .text", k.entry),
             })?;
 
-        // Kernarg segment, explicit arguments first.
+        // Kernarg segment, explicit arguments first; the hidden ones once the launch is laid out.
         let meta_args: &[KernelArg] = k.meta.as_ref().map_or(&[], |m| &m.args);
-        let explicit: Vec<&KernelArg> = meta_args
-            .iter()
-            .filter(|a| !a.value_kind.is_hidden())
-            .collect();
-        let kernarg_size = meta_args
-            .iter()
-            .map(|a| a.offset + a.size)
-            .chain([desc.kernarg_size as u64])
-            .chain(k.meta.as_ref().map(|m| m.kernarg_segment_size))
-            .max()
-            .unwrap_or(0);
-        let mut seg = vec![0u8; kernarg_size as usize];
-        if k.meta.is_none() && !args.is_empty() {
-            return Err(Error::Arguments(format!(
-                "kernel `{kernel}` has no metadata describing its arguments; cannot place {} argument(s)",
-                args.len()
-            )));
-        }
-        if args.len() != explicit.len() {
-            return Err(Error::Arguments(format!(
-                "kernel `{kernel}` takes {} argument(s), {} given\n{}",
-                explicit.len(),
-                args.len(),
-                describe_args(&explicit)
-            )));
-        }
-        for (i, (a, spec)) in args.iter().zip(&explicit).enumerate() {
-            let bytes = arg_bytes(a, spec).map_err(|why| {
-                Error::Arguments(format!(
-                    "argument {i} ({}): {why}\n{}",
-                    spec.name.as_deref().unwrap_or("unnamed"),
-                    describe_args(&explicit)
-                ))
-            })?;
-            let off = spec.offset as usize;
-            seg[off..off + bytes.len()].copy_from_slice(&bytes);
-        }
+        let mut seg = kernarg_segment(kernel, k, args)?;
+        let kernarg_size = seg.len() as u64;
 
         // Private segment and its scratch backing for one workgroup's waves.
         let mut private_size = desc.private_segment_fixed_size;
