@@ -1,8 +1,8 @@
 //! Per-lane memory access shared by DS, FLAT/GLOBAL/SCRATCH and MUBUF: global memory, the
 //! workgroup's LDS, and the lane's private segment (swizzled in scratch backing memory), plus the
-//! atomic read-modify-write operations.
+//! read-modify-write every atomic goes through (what it computes is [`super::atomic_ops`]).
 
-use super::{Cx, Fault};
+use super::{atomic_ops, Cx, Fault};
 use crate::check::{self, Access};
 use gcn_isa::Atomic;
 
@@ -187,159 +187,19 @@ fn store_unchecked(cx: &mut Cx, lane: usize, at: Addr, data: &[u8]) -> Result<()
     Ok(())
 }
 
-/// Atomic operations (the `<op>` of `*_atomic_<op>` / `ds_<op>`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AtomicOp {
-    Swap,
-    /// Compare and swap; `cmp` holds the comparand.
-    CmpSwap,
-    Add,
-    Sub,
-    /// DS only: MEM = DATA - MEM.
-    Rsub,
-    Smin,
-    Umin,
-    Smax,
-    Umax,
-    And,
-    Or,
-    Xor,
-    /// MEM = MEM >= DATA ? 0 : MEM + 1.
-    Inc,
-    /// MEM = (MEM == 0 || MEM > DATA) ? DATA : MEM - 1.
-    Dec,
-    /// DS only: MEM = (MEM & ~DATA) | DATA2.
-    MskOr,
-    AddF32,
-    MinF32,
-    MaxF32,
-}
-
-impl AtomicOp {
-    /// The operation of a table [`Atomic`]; `None` for the DS-only float compare, wrap and
-    /// conditional exchange, which have their own paths.
-    pub fn of(a: Atomic) -> Option<AtomicOp> {
-        Some(match a {
-            Atomic::Swap => AtomicOp::Swap,
-            Atomic::CmpSwap => AtomicOp::CmpSwap,
-            Atomic::Add => AtomicOp::Add,
-            Atomic::Sub => AtomicOp::Sub,
-            Atomic::Rsub => AtomicOp::Rsub,
-            Atomic::Smin => AtomicOp::Smin,
-            Atomic::Umin => AtomicOp::Umin,
-            Atomic::Smax => AtomicOp::Smax,
-            Atomic::Umax => AtomicOp::Umax,
-            Atomic::And => AtomicOp::And,
-            Atomic::Or => AtomicOp::Or,
-            Atomic::Xor => AtomicOp::Xor,
-            Atomic::Inc => AtomicOp::Inc,
-            Atomic::Dec => AtomicOp::Dec,
-            Atomic::MskOr => AtomicOp::MskOr,
-            Atomic::FAdd => AtomicOp::AddF32,
-            Atomic::FMin => AtomicOp::MinF32,
-            Atomic::FMax => AtomicOp::MaxF32,
-            Atomic::FCmpSwap | Atomic::Wrap | Atomic::CondXchg | Atomic::PkFAdd => return None,
-        })
-    }
-
-    /// Parses the op part of a mnemonic (`add`, `smin`/`min_i32`, `cmpswap`/`cmpst`...).
-    pub fn parse(op: &str) -> Option<AtomicOp> {
-        Some(match op {
-            "swap" | "wrxchg" => AtomicOp::Swap,
-            "cmpswap" | "cmpst" => AtomicOp::CmpSwap,
-            "add" => AtomicOp::Add,
-            "sub" => AtomicOp::Sub,
-            "rsub" => AtomicOp::Rsub,
-            "smin" | "min_i32" | "min_i64" => AtomicOp::Smin,
-            "umin" | "min_u32" | "min_u64" => AtomicOp::Umin,
-            "smax" | "max_i32" | "max_i64" => AtomicOp::Smax,
-            "umax" | "max_u32" | "max_u64" => AtomicOp::Umax,
-            "and" => AtomicOp::And,
-            "or" => AtomicOp::Or,
-            "xor" => AtomicOp::Xor,
-            "inc" => AtomicOp::Inc,
-            "dec" => AtomicOp::Dec,
-            "mskor" => AtomicOp::MskOr,
-            "add_f32" => AtomicOp::AddF32,
-            "min_f32" => AtomicOp::MinF32,
-            "max_f32" => AtomicOp::MaxF32,
-            _ => return None,
-        })
-    }
-
-    /// The new memory value from the old one, the data and the second operand (comparand of
-    /// CmpSwap, DATA2 of MskOr). Widths up to 64 bits; `bits` is 32 or 64.
-    pub fn apply(self, old: u64, data: u64, data2: u64, bits: u32) -> u64 {
-        let mask = if bits == 64 { !0 } else { (1u64 << bits) - 1 };
-        let sx = |v: u64| {
-            if bits == 64 {
-                v as i64
-            } else {
-                v as u32 as i32 as i64
-            }
-        };
-        let r = match self {
-            AtomicOp::Swap => data,
-            AtomicOp::CmpSwap => {
-                if old == data2 {
-                    data
-                } else {
-                    old
-                }
-            }
-            AtomicOp::Add => old.wrapping_add(data),
-            AtomicOp::Sub => old.wrapping_sub(data),
-            AtomicOp::Rsub => data.wrapping_sub(old),
-            AtomicOp::Smin => sx(old).min(sx(data)) as u64,
-            AtomicOp::Umin => old.min(data),
-            AtomicOp::Smax => sx(old).max(sx(data)) as u64,
-            AtomicOp::Umax => old.max(data),
-            AtomicOp::And => old & data,
-            AtomicOp::Or => old | data,
-            AtomicOp::Xor => old ^ data,
-            AtomicOp::Inc => {
-                if old >= data {
-                    0
-                } else {
-                    old + 1
-                }
-            }
-            AtomicOp::Dec => {
-                if old == 0 || old > data {
-                    data
-                } else {
-                    old - 1
-                }
-            }
-            AtomicOp::MskOr => (old & !data) | data2,
-            AtomicOp::AddF32 => {
-                (f32::from_bits(old as u32) + f32::from_bits(data as u32)).to_bits() as u64
-            }
-            AtomicOp::MinF32 => {
-                super::fp::min_f32(f32::from_bits(old as u32), f32::from_bits(data as u32))
-                    .to_bits() as u64
-            }
-            AtomicOp::MaxF32 => {
-                super::fp::max_f32(f32::from_bits(old as u32), f32::from_bits(data as u32))
-                    .to_bits() as u64
-            }
-        };
-        r & mask
-    }
-}
-
-/// One lane's atomic at `at`; returns the old value. `bytes` is 4 or 8.
+/// One lane's atomic at `at` (an op [`atomic_ops::shared`] let through); returns the old value.
+/// `bytes` is 4 or 8.
 pub fn atomic(
     cx: &mut Cx,
     lane: usize,
     at: Addr,
-    op: AtomicOp,
+    op: Atomic,
     data: u64,
     data2: u64,
     bytes: usize,
 ) -> Result<u64, Fault> {
     rmw(cx, lane, at, bytes, |old| {
-        op.apply(old, data, data2, 8 * bytes as u32)
+        atomic_ops::apply(op, old, data, data2, 8 * bytes as u32).unwrap_or(old)
     })
 }
 
@@ -385,26 +245,4 @@ pub fn rmw(
     let old = u64::from_le_bytes(buf);
     store_unchecked(cx, lane, at, &new(old).to_le_bytes()[..bytes])?;
     Ok(old)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::AtomicOp::*;
-
-    #[test]
-    fn atomic_edges() {
-        assert_eq!(Add.apply(0xffff_ffff, 1, 0, 32), 0);
-        assert_eq!(Smin.apply(5, 0xffff_ffff, 0, 32), 0xffff_ffff);
-        assert_eq!(Umin.apply(5, 0xffff_ffff, 0, 32), 5);
-        assert_eq!(Inc.apply(7, 7, 0, 32), 0);
-        assert_eq!(Inc.apply(6, 7, 0, 32), 7);
-        assert_eq!(Dec.apply(0, 9, 0, 32), 9);
-        assert_eq!(Dec.apply(10, 9, 0, 32), 9);
-        assert_eq!(Dec.apply(3, 9, 0, 32), 2);
-        assert_eq!(CmpSwap.apply(4, 9, 4, 32), 9);
-        assert_eq!(CmpSwap.apply(5, 9, 4, 32), 5);
-        assert_eq!(MskOr.apply(0xff, 0x0f, 0x100, 32), 0x1f0);
-        assert_eq!(Smax.apply(u64::MAX, 1, 0, 64), 1);
-        assert_eq!(Rsub.apply(3, 10, 0, 32), 7);
-    }
 }

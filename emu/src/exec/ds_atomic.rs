@@ -1,9 +1,10 @@
 //! DS atomics on one address, with and without return: the integer ops shared with the buffer
-//! and flat atomics ([`AtomicOp`]), plus the DS-only float compare-store, f64 min/max and wrap;
+//! and flat atomics ([`atomic_ops`]), plus the DS-only float compare-store, f64 min/max and wrap;
 //! the two-address ds_wrxchg2(st64)_rtn and ds_condxchg32_rtn_b64. Lanes run in order, so the
 //! result of lanes hitting one address is deterministic (lane 0 first).
 
-use super::access::{self, Addr, AtomicOp};
+use super::access::{self, Addr};
+use super::atomic_ops;
 use super::ds::{data0, data1, gather, gds_check, offset0, offset1, offset16, vaddr};
 use super::fp;
 use super::valu::Res;
@@ -16,8 +17,8 @@ use gcn_isa::{Atomic, MemKind};
 /// order. Widths 32 or 64 (the float ops are f32 or f64 by width).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
-    /// One of the atomics every memory path has.
-    Int(AtomicOp),
+    /// One of the atomics every memory path has ([`atomic_ops::shared`]).
+    Int(Atomic),
     /// ds_cmpst_f32/f64: MEM = (MEM == DATA0) ? DATA1 : MEM, compared as floats (+0 == -0,
     /// NaN equals nothing).
     CmpStF,
@@ -41,9 +42,14 @@ impl Op {
             }
         };
         match self {
-            // DS compare-store puts the comparand first; AtomicOp wants (new, comparand).
-            Op::Int(AtomicOp::CmpSwap) => AtomicOp::CmpSwap.apply(old, d1, d0, bits),
-            Op::Int(op) => op.apply(old, d0, d1, bits),
+            Op::Int(op) => {
+                // DS compare-store puts the comparand first; apply wants (new, comparand).
+                let (data, data2) = match op {
+                    Atomic::CmpSwap => (d1, d0),
+                    _ => (d0, d1),
+                };
+                atomic_ops::apply(op, old, data, data2, bits).unwrap_or(old)
+            }
             Op::CmpStF => {
                 let equal = if bits == 32 {
                     f32::from_bits(old as u32) == f32::from_bits(d0 as u32)
@@ -130,7 +136,7 @@ fn wrxchg2(cx: &mut Cx, d: &Decoded, elem: usize, stride: u32) -> Res {
         {
             let a = base.wrapping_add(off * stride);
             let v = join(gather(cx, reg, l, words), words);
-            let old = rmw(cx, l, a, Op::Int(AtomicOp::Swap), v, 0, elem)?;
+            let old = rmw(cx, l, a, Op::Int(Atomic::Swap), v, 0, elem)?;
             out[k * words][l] = old as u32;
             if words == 2 {
                 out[k * words + 1][l] = (old >> 32) as u32;
@@ -180,7 +186,7 @@ pub fn ds_op(a: Atomic) -> Option<Op> {
         Atomic::FAdd => Op::AddF,
         Atomic::Wrap => Op::Wrap,
         Atomic::CondXchg => return None,
-        other => Op::Int(AtomicOp::of(other)?),
+        other => Op::Int(atomic_ops::shared(other)?),
     })
 }
 

@@ -9,6 +9,7 @@ use super::valu::Res;
 use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
+use gcn_isa::Atomic;
 
 /// The two addresses of a src2 op (ISA: `A = ADDR_BASE; B = A + 4 * (offset1[7] ?
 /// {A[31], A[31:17]} : {offset1[6], offset1[6:0], offset0})`): the dword stride is a signed
@@ -66,15 +67,7 @@ fn append(cx: &mut Cx, d: &Decoded, sign: i32) -> Res {
     let a = m0_base(cx).wrapping_add(offset16(d));
     let lane = exec.trailing_zeros() as usize;
     let n = exec.count_ones() as i32 * sign;
-    let old = rmw(
-        cx,
-        lane,
-        a,
-        Op::Int(super::access::AtomicOp::Add),
-        n as u32 as u64,
-        0,
-        4,
-    )?;
+    let old = rmw(cx, lane, a, Op::Int(Atomic::Add), n as u32 as u64, 0, 4)?;
     cx.wave
         .write_row(d.vdst as usize, &[old as u32; WAVE_SIZE], exec);
     Ok(Flow::Continue)

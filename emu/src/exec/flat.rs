@@ -2,7 +2,7 @@
 //! glc 16; vaddr, data, saddr [22:16], vdst). FLAT addresses are routed by aperture to global
 //! memory, the workgroup's LDS or the lane's private segment.
 
-use super::access::{self, Addr, AtomicOp};
+use super::access::{self, Addr};
 use super::ds::spread;
 use super::valu::Res;
 use super::vmem_ops::{self, VectorMemory};
@@ -10,6 +10,7 @@ use super::{Cx, Fault, Flow};
 use crate::memory::{flat_target, FlatTarget};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
+use gcn_isa::Atomic;
 use gcn_isa::Format;
 
 /// `saddr` = 0x7f means "off".
@@ -155,7 +156,7 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
 
 /// Atomics: DATA holds the operand (and, for cmpswap, the comparand after it); with glc the old
 /// value is returned in VDST.
-fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize) -> Res {
+fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
     let exec = cx.wave.exec();
     let glc = d.inst.bits(0, 16, 1) != 0;
     let data = d.regs[1].saturating_sub(256) as usize;
@@ -321,7 +322,7 @@ impl VectorMemory for Flat {
     fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
         store_d16_hi(cx, d, bytes)
     }
-    fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize) -> Res {
+    fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
         atomic(cx, d, op, bytes)
     }
 }

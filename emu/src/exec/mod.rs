@@ -19,6 +19,7 @@ macro_rules! semantics {
 }
 
 pub mod access;
+pub mod atomic_ops;
 pub mod buffer_format;
 pub mod ds;
 pub mod ds_atomic;

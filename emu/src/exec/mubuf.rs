@@ -4,7 +4,7 @@
 //! dwordx2..x4 are checked per dword, everything else whole).
 //! This is also how compiled code reaches the private segment (stack and spills).
 
-use super::access::{self, Addr, AtomicOp};
+use super::access::{self, Addr};
 use super::ds::spread;
 use super::flat::{d16_merge, d16_value};
 use super::valu::Res;
@@ -12,6 +12,7 @@ use super::vmem_ops::{self, VectorMemory};
 use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
+use gcn_isa::Atomic;
 
 /// The fields of a V# the address calculation uses.
 pub(super) struct Resource {
@@ -227,7 +228,7 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
 }
 
 /// VDATA holds the operand (then the comparand for cmpswap); glc returns the old value there.
-fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize) -> Res {
+fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
     let rsrc = resource(cx, d);
     let exec = cx.wave.exec();
     let glc = d.inst.bits(0, 14, 1) != 0;
@@ -333,7 +334,7 @@ impl VectorMemory for Buffer {
     fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
         store_d16_hi(cx, d, bytes)
     }
-    fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize) -> Res {
+    fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
         atomic(cx, d, op, bytes)
     }
 }

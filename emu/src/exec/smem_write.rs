@@ -2,11 +2,12 @@
 //! s_buffer_atomic_* (returning the old value in SDATA with glc), plus the cache hints that have
 //! nothing to do without a modelled scalar cache (s_dcache_discard*, s_atc_probe*).
 
-use super::access::AtomicOp;
+use super::atomic_ops;
 use super::smem::offset;
 use super::valu::Res;
 use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
+use gcn_isa::Atomic;
 
 /// The byte address of a plain form: (SBASE + offset) & ~3.
 fn plain_addr(cx: &Cx, d: &Decoded) -> u64 {
@@ -57,7 +58,7 @@ fn store(cx: &mut Cx, d: &Decoded, n: usize, buffer: bool) -> Res {
 
 /// MEM[addr] = op(MEM[addr], SDATA); with glc, SDATA = the old value. cmpswap takes the new value
 /// in the first half of SDATA and the comparand in the second.
-fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, wide: bool, buffer: bool) -> Res {
+fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, wide: bool, buffer: bool) -> Res {
     let bytes = if wide { 8 } else { 4 };
     let addr = if buffer {
         match buffer_addr(cx, d, bytes as u64) {
@@ -77,7 +78,7 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, wide: bool, buffer: bool) -> R
     let old = cx
         .mem
         .rmw(addr, bytes, |old| {
-            op.apply(old, data, cmp, 8 * bytes as u32)
+            atomic_ops::apply(op, old, data, cmp, 8 * bytes as u32).unwrap_or(old)
         })
         .map_err(|_| fault(cx, "atomic", addr, bytes))?;
     if d.inst.bits(0, 16, 1) != 0 {
@@ -98,7 +99,7 @@ fn atomic_op<const BUFFER: bool>(cx: &mut Cx, d: &Decoded) -> Res {
     let facts = &d.inst.info().facts;
     let op = facts
         .atomic
-        .and_then(AtomicOp::of)
+        .and_then(atomic_ops::shared)
         .ok_or(Fault::Unimplemented)?;
     atomic(cx, d, op, facts.bytes == 8, BUFFER)
 }

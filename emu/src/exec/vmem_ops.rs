@@ -2,11 +2,11 @@
 //! `load_short_d16_hi`, `atomic_add_x2`...): their width, sign extension, d16 half and atomic
 //! operation are table facts; each format supplies how it addresses memory.
 
-use super::access::AtomicOp;
+use super::atomic_ops;
 use super::valu::Res;
 use super::Fault;
 use crate::program::Decoded;
-use gcn_isa::D16;
+use gcn_isa::{Atomic, D16};
 
 use super::Cx;
 
@@ -19,7 +19,7 @@ pub trait VectorMemory {
     /// Stores the high 16 bits of the data VGPR.
     fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res;
     /// An atomic of `bytes` (4 or 8); glc returns the old value.
-    fn atomic(cx: &mut Cx, d: &Decoded, op: AtomicOp, bytes: usize) -> Res;
+    fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res;
 }
 
 /// A load shaped by the op's table facts: width, sign extension, d16 half.
@@ -47,7 +47,7 @@ pub fn atomic<T: VectorMemory>(cx: &mut Cx, d: &Decoded) -> Res {
     let f = &d.inst.info().facts;
     let op = f
         .atomic
-        .and_then(AtomicOp::of)
+        .and_then(atomic_ops::shared)
         .ok_or(Fault::Unimplemented)?;
     T::atomic(cx, d, op, f.bytes as usize)
 }
