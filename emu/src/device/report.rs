@@ -153,6 +153,16 @@ fn instruction_at(module: &Module, index: u32) -> (u64, String) {
     }
 }
 
+/// The address and disassembly of instruction `index` as the findings list it (0 and `missing`
+/// past the last one).
+fn listed(module: &Module, index: u32, missing: &str) -> (u64, String) {
+    module
+        .program
+        .insts
+        .get(index as usize)
+        .map_or((0, missing.to_string()), |d| (d.pc, d.inst.to_string()))
+}
+
 /// A stale-register read in the terms of the kernel: addresses, offsets, disassembly.
 pub(super) fn stale_finding(
     module: &Module,
@@ -160,13 +170,7 @@ pub(super) fn stale_finding(
     r: &crate::cu::StaleRead,
 ) -> StaleReadFinding {
     let entry = module.load_base + k.entry;
-    let at = |index: u32| {
-        module
-            .program
-            .insts
-            .get(index as usize)
-            .map_or((0, String::new()), |d| (d.pc, d.inst.to_string()))
-    };
+    let at = |index| listed(module, index, "");
     let (pc, instruction) = at(r.consumer);
     let (load_pc, load) = at(r.load);
     StaleReadFinding {
@@ -190,15 +194,7 @@ pub(super) fn stale_finding(
 /// and the requirement and fix worded as the static lint words them.
 pub(super) fn hazard_finding(module: &Module, k: &Kernel, s: &Seen) -> HazardFinding {
     let entry = module.load_base + k.entry;
-    let at = |index: u32| {
-        module
-            .program
-            .insts
-            .get(index as usize)
-            .map_or((0, String::from("<end of code>")), |d| {
-                (d.pc, d.inst.to_string())
-            })
-    };
+    let at = |index| listed(module, index, "<end of code>");
     let (pc, instruction) = at(s.consumer);
     let (producer_pc, producer) = at(s.producer);
     let (required, provided, fix) = match s.rule.check {
