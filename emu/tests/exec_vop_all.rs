@@ -30,6 +30,11 @@ fn for_lanes<C: Copy + std::fmt::Debug>(
         for (l, &c) in chunk.iter().enumerate() {
             check(&w, l, c);
         }
+        exec_common::vet(&w, |w| {
+            for (l, &c) in chunk.iter().enumerate() {
+                check(w, l, c);
+            }
+        });
     }
 }
 

@@ -3,6 +3,9 @@
 
 #![allow(dead_code)]
 
+pub mod record;
+pub mod vectors;
+
 use gcn_isa::{assemble, Target};
 use gcnemu::exec::{DispatchEnv, Fault};
 use gcnemu::launch::{Counts, Stop};
@@ -24,6 +27,7 @@ pub fn run_with(
 ) -> Result<Wave, Fault> {
     let text = format!("{asm}\ns_endpgm\n");
     let code = assemble(&text, target).unwrap_or_else(|e| panic!("{e:?}"));
+    record::note_asm(target, asm);
     run_code(target, &code.bytes, mem, setup)
 }
 
@@ -41,6 +45,7 @@ pub fn run_code(
     w.set_exec(u64::MAX);
     w.mode = MODE_DENORMS;
     setup(&mut w);
+    record::note_input(&w, mem);
     let mut waves = [w];
     let mut lds = Lds::new(4096);
     let env = DispatchEnv {
@@ -76,4 +81,20 @@ pub fn cyc(vals: &[u32]) -> [u32; 64] {
 /// f16 bits of an f32 value (exactly representable ones in the tests).
 pub fn h(v: f32) -> u32 {
     half::f16::from_f32(v).to_bits() as u32
+}
+
+/// After checking a run of `run` (no device memory) with `check`: in vector generation
+/// (`GEN_VECTORS=1`), records that run as a test vector whose expected values are what `check`
+/// verifies (`record.rs`); otherwise nothing.
+pub fn vet(w: &Wave, check: impl Fn(&Wave)) {
+    if record::on() {
+        record::record(w, &mut Memory::default(), &|w, _| check(w));
+    }
+}
+
+/// `vet` for a run with device memory: `check` sees the wave and the memory.
+pub fn vet_mem(w: &Wave, mem: &mut Memory, check: impl Fn(&Wave, &Memory)) {
+    if record::on() {
+        record::record(w, mem, &check);
+    }
 }
