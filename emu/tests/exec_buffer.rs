@@ -244,10 +244,14 @@ fn fewer_components_and_dst_sel() {
             }
         },
     );
-    let v = |r: usize| w.vgpr[r][0];
-    assert_eq!(v(1), 0x11);
-    assert_eq!([v(2), v(3)], [0x11, 0x22]);
-    assert_eq!([v(4), v(5), v(6), v(7)], [0x11, 0x22, 0x33, 0xeeee]);
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        let v = |r: usize| w.vgpr[r][0];
+        assert_eq!(v(1), 0x11);
+        assert_eq!([v(2), v(3)], [0x11, 0x22]);
+        assert_eq!([v(4), v(5), v(6), v(7)], [0x11, 0x22, 0x33, 0xeeee]);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
     // DST_SEL: X <- W (the default 1), Y <- one, Z <- zero, W <- X.
     let (mut mem, base) = memory(&[0x05, 0x00, 0x09, 0x00]);
     let sel = 7 | 1 << 3 | 0 << 6 | 4 << 9;
@@ -256,10 +260,14 @@ fn fewer_components_and_dst_sel() {
         &mut mem,
         |w| vsharp(w, base, 64, sel | UINT << 12 | 5 << 15),
     );
-    assert_eq!(
-        [w.vgpr[4][0], w.vgpr[5][0], w.vgpr[6][0], w.vgpr[7][0]],
-        [1, 1, 0, 5]
-    );
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        assert_eq!(
+            [w.vgpr[4][0], w.vgpr[5][0], w.vgpr[6][0], w.vgpr[7][0]],
+            [1, 1, 0, 5]
+        );
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 #[test]
@@ -275,13 +283,17 @@ fn out_of_range_loads_read_zero_and_stores_are_dropped() {
             w.vgpr[8][0] = 0x77;
         },
     );
-    assert_eq!([w.vgpr[2][0], w.vgpr[3][0]], [0, 0]);
-    // Every component reads 0, even the W a 32_32 element lacks (its DST_SEL is W, not 1).
-    assert_eq!(
-        [w.vgpr[4][0], w.vgpr[5][0], w.vgpr[6][0], w.vgpr[7][0]],
-        [0, 0, 0, 0]
-    );
-    assert_eq!(mem.bytes(base + 4, 4).unwrap(), &[2, 0, 0, 0]);
+    let chk = |w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        assert_eq!([w.vgpr[2][0], w.vgpr[3][0]], [0, 0]);
+        // Every component reads 0, even the W a 32_32 element lacks (its DST_SEL is W, not 1).
+        assert_eq!(
+            [w.vgpr[4][0], w.vgpr[5][0], w.vgpr[6][0], w.vgpr[7][0]],
+            [0, 0, 0, 0]
+        );
+        assert_eq!(mem.bytes(base + 4, 4).unwrap(), &[2, 0, 0, 0]);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
     // DST_SEL = 1 still gives one out of range (1.0 for a float format).
     let w = run(
         "buffer_load_format_xyzw v[4:7], off, s[4:7], 0",
@@ -295,10 +307,14 @@ fn out_of_range_loads_read_zero_and_stores_are_dropped() {
             )
         },
     );
-    assert_eq!(
-        [w.vgpr[4][0], w.vgpr[5][0], w.vgpr[6][0], w.vgpr[7][0]],
-        [0, 0, f(1.0), f(1.0)]
-    );
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        assert_eq!(
+            [w.vgpr[4][0], w.vgpr[5][0], w.vgpr[6][0], w.vgpr[7][0]],
+            [0, 0, f(1.0), f(1.0)]
+        );
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 #[test]
@@ -318,9 +334,13 @@ fn structured_format_access_uses_index_and_stride() {
             w.vgpr[6][0] = 0xeeee;
         },
     );
-    assert_eq!(mem.bytes(base + 14, 4).unwrap(), &[0xcd, 0xab, 0xff, 0xff]);
-    assert_eq!([w.vgpr[4][0], w.vgpr[5][0]], [0xabcd, 0xffff]);
-    assert_eq!(w.vgpr[6][0], 0);
+    let chk = |w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        assert_eq!(mem.bytes(base + 14, 4).unwrap(), &[0xcd, 0xab, 0xff, 0xff]);
+        assert_eq!([w.vgpr[4][0], w.vgpr[5][0]], [0xabcd, 0xffff]);
+        assert_eq!(w.vgpr[6][0], 0);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 /// buffer_store_format_xyzw of `vals` with (dfmt, nfmt); returns the element's bytes.
@@ -443,9 +463,13 @@ fn d16_loads_pack_halves() {
             }
         },
     );
-    assert_eq!(w.vgpr[1][0], 0x5555_3c00); // f16 1.0 low, high half kept
-    assert_eq!(w.vgpr[2][0], 0x0000_3c00);
-    assert_eq!(w.vgpr[3][0], 0x3c00_6666);
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        assert_eq!(w.vgpr[1][0], 0x5555_3c00); // f16 1.0 low, high half kept
+        assert_eq!(w.vgpr[2][0], 0x0000_3c00);
+        assert_eq!(w.vgpr[3][0], 0x3c00_6666);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
     // 16_16_16_16 SINT: 16-bit integers; xyz keeps the high half of the second VGPR.
     let w = run(
         "buffer_load_format_d16_xyz v[1:2], off, s[4:7], 0\nbuffer_load_format_d16_xyzw v[3:4], off, s[4:7], 0\nbuffer_load_format_d16_xyzw v[5:6], off, s[4:7], 0 offset:8",
@@ -457,17 +481,25 @@ fn d16_loads_pack_halves() {
             }
         },
     );
-    assert_eq!([w.vgpr[1][0], w.vgpr[2][0]], [0xff80_00ff, 0x5555_0001]);
-    assert_eq!([w.vgpr[3][0], w.vgpr[4][0]], [0xff80_00ff, 0x0002_0001]);
-    // Element at 8 is past num_records 12 (needs 8 bytes): all zero.
-    assert_eq!([w.vgpr[5][0], w.vgpr[6][0]], [0, 0]);
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        assert_eq!([w.vgpr[1][0], w.vgpr[2][0]], [0xff80_00ff, 0x5555_0001]);
+        assert_eq!([w.vgpr[3][0], w.vgpr[4][0]], [0xff80_00ff, 0x0002_0001]);
+        // Element at 8 is past num_records 12 (needs 8 bytes): all zero.
+        assert_eq!([w.vgpr[5][0], w.vgpr[6][0]], [0, 0]);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
     // 16_16 FLOAT with d16_xyzw: the missing W is f16 1.0.
     let w = run(
         "buffer_load_format_d16_xyzw v[1:2], off, s[4:7], 0",
         &mut mem,
         |w| vsharp(w, base, 64, word3(5, FLOAT)),
     );
-    assert_eq!([w.vgpr[1][0], w.vgpr[2][0]], [0xff80_00ff, 0x3c00_0000]);
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        assert_eq!([w.vgpr[1][0], w.vgpr[2][0]], [0xff80_00ff, 0x3c00_0000]);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 #[test]
@@ -516,16 +548,20 @@ fn tbuffer_formats_come_from_the_instruction() {
             w.vgpr[14][0] = 0x5555_6666;
         },
     );
-    let v = |r: usize| w.vgpr[r][0];
-    assert_eq!(v(1), 0xffff_ff80);
-    assert_eq!([v(2), v(3)], [0x80, 0x7f]);
-    assert_eq!([v(4), v(5), v(6)], [f(128.0), f(127.0), f(255.0)]);
-    assert_eq!([v(7), v(8), v(9), v(10)], [0x7f80, 0x1ff, 0, 1]);
-    // f16(128 / 255 = 0.50196): 0.5 + 4 * 2^-11 -> 0x3804 (the high half was 0).
-    assert_eq!(v(11), 0x3804);
-    assert_eq!(v(12), 0x007f_ff80);
-    assert_eq!([v(13), v(14)], [0x007f_0080, 0x5555_00ff]);
-    assert_eq!([v(15), v(16)], [0x01ff_7f80, 0x0001_0000]);
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        let v = |r: usize| w.vgpr[r][0];
+        assert_eq!(v(1), 0xffff_ff80);
+        assert_eq!([v(2), v(3)], [0x80, 0x7f]);
+        assert_eq!([v(4), v(5), v(6)], [f(128.0), f(127.0), f(255.0)]);
+        assert_eq!([v(7), v(8), v(9), v(10)], [0x7f80, 0x1ff, 0, 1]);
+        // f16(128 / 255 = 0.50196): 0.5 + 4 * 2^-11 -> 0x3804 (the high half was 0).
+        assert_eq!(v(11), 0x3804);
+        assert_eq!(v(12), 0x007f_ff80);
+        assert_eq!([v(13), v(14)], [0x007f_0080, 0x5555_00ff]);
+        assert_eq!([v(15), v(16)], [0x01ff_7f80, 0x0001_0000]);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 #[test]

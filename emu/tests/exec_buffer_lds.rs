@@ -52,10 +52,14 @@ fn dword_and_sbyte_loads_land_in_lds() {
         |w| setup(w, base, 16),
     )
     .unwrap();
-    assert_eq!(&w.vgpr[3][..4], &[DATA[1], DATA[2], DATA[3], 0]);
-    // Low bytes 0x11, 0xf2, 0x33, 0x44, sign-extended.
-    assert_eq!(&w.vgpr[4][..4], &[0x11, 0xffff_fff2, 0x33, 0x44]);
-    assert!(w.vgpr[1][..4].iter().all(|&v| v == 0xdead));
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        assert_eq!(&w.vgpr[3][..4], &[DATA[1], DATA[2], DATA[3], 0]);
+        // Low bytes 0x11, 0xf2, 0x33, 0x44, sign-extended.
+        assert_eq!(&w.vgpr[4][..4], &[0x11, 0xffff_fff2, 0x33, 0x44]);
+        assert!(w.vgpr[1][..4].iter().all(|&v| v == 0xdead));
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 #[test]
@@ -77,7 +81,11 @@ fn format_x_load_converts_then_lands_in_lds() {
         },
     )
     .unwrap();
-    assert_eq!(&w.vgpr[3][..4], &DATA);
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        assert_eq!(&w.vgpr[3][..4], &DATA);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 #[test]

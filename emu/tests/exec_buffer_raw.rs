@@ -48,19 +48,23 @@ fn loads_of_every_width_and_per_dword_range_checks() {
         // num_records 12: dword 3 (bytes 12..16) is out of range.
         |w| vsharp(w, base, 0, 12, 0),
     );
-    let v = |r: usize| w.vgpr[r][0];
-    assert_eq!([v(1), v(2)], [0x81, 0xffff_ff81]);
-    assert_eq!([v(3), v(4)], [0x9234, 0xffff_9234]);
-    assert_eq!(v(5), 0x4433_2211);
-    assert_eq!([v(6), v(7)], [0x4433_2211, 0x8877_6655]);
-    assert_eq!([v(8), v(9), v(10)], [0x9234_7f81, 0x4433_2211, 0x8877_6655]);
-    // Dwords at 4 and 8 are in range, 12 is not: it reads 0 (and so does the 4th).
-    assert_eq!(
-        [v(11), v(12), v(13), v(14)],
-        [0x4433_2211, 0x8877_6655, 0, 0]
-    );
-    // A dword at 10 straddles the end (10 + 4 > 12): all out; a short at 10 fits.
-    assert_eq!([v(15), v(16)], [0, 0x8877]);
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        let v = |r: usize| w.vgpr[r][0];
+        assert_eq!([v(1), v(2)], [0x81, 0xffff_ff81]);
+        assert_eq!([v(3), v(4)], [0x9234, 0xffff_9234]);
+        assert_eq!(v(5), 0x4433_2211);
+        assert_eq!([v(6), v(7)], [0x4433_2211, 0x8877_6655]);
+        assert_eq!([v(8), v(9), v(10)], [0x9234_7f81, 0x4433_2211, 0x8877_6655]);
+        // Dwords at 4 and 8 are in range, 12 is not: it reads 0 (and so does the 4th).
+        assert_eq!(
+            [v(11), v(12), v(13), v(14)],
+            [0x4433_2211, 0x8877_6655, 0, 0]
+        );
+        // A dword at 10 straddles the end (10 + 4 > 12): all out; a short at 10 fits.
+        assert_eq!([v(15), v(16)], [0, 0x8877]);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 #[test]
@@ -77,10 +81,14 @@ fn d16_loads_and_stores() {
             w.vgpr[4][0] = 0x00ab_0000;
         },
     );
-    assert_eq!(w.vgpr[1][0], 0x0081_6666);
-    assert_eq!(w.vgpr[2][0], 0x5555_ff81);
-    assert_eq!(w.vgpr[3][0], 0x007f_6666);
-    assert_eq!(mem.bytes(base + 8, 2).unwrap(), &[0xab, 0x66]);
+    let chk = |w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        assert_eq!(w.vgpr[1][0], 0x0081_6666);
+        assert_eq!(w.vgpr[2][0], 0x5555_ff81);
+        assert_eq!(w.vgpr[3][0], 0x007f_6666);
+        assert_eq!(mem.bytes(base + 8, 2).unwrap(), &[0xab, 0x66]);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 #[test]
@@ -124,13 +132,21 @@ fn offen_idxen_add_tid_and_swizzle_addressing() {
             w.vgpr[1][0] = 8;
         },
     );
-    assert_eq!(w.vgpr[3][0], 16);
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        assert_eq!(w.vgpr[3][0], 16);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
     // ADD_TID_ENABLE: lane l adds l to the index; lanes 0 and 5 with stride 8 read dwords 0, 10.
     let w = run("buffer_load_dword v3, off, s[4:7], 0", &mut mem, |w| {
         vsharp(w, base, 8, 64, 1 << 23);
         w.set_exec(1 | 1 << 5);
     });
-    assert_eq!([w.vgpr[3][0], w.vgpr[3][5]], [0, 10]);
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        assert_eq!([w.vgpr[3][0], w.vgpr[3][5]], [0, 10]);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
     // Swizzled: element size 4 (field 1), index stride 8 (field 0), stride 8. Index 9, offset 4:
     // (9 / 8 * 8 + 4 / 4 * 4) * 8 + (9 % 8) * 4 + 0 = 96 + 4 = 100 -> dword 25.
     let w = run(
@@ -142,7 +158,11 @@ fn offen_idxen_add_tid_and_swizzle_addressing() {
             w.vgpr[0][0] = 9;
         },
     );
-    assert_eq!(w.vgpr[3][0], 25);
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        assert_eq!(w.vgpr[3][0], 25);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 /// (x1 mnemonic, x2 mnemonic, memory before, data, comparand, memory after)
@@ -312,7 +332,11 @@ fn atomics_out_of_range_do_nothing() {
             w.vgpr[2][0] = 5;
         },
     );
-    assert_eq!(mem.bytes(base, 4).unwrap(), &[7, 0, 0, 0]);
-    // The returned value of an out-of-range atomic is 0, like a load.
-    assert_eq!(w.vgpr[2][0], 0);
+    let chk = |w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        assert_eq!(mem.bytes(base, 4).unwrap(), &[7, 0, 0, 0]);
+        // The returned value of an out-of-range atomic is 0, like a load.
+        assert_eq!(w.vgpr[2][0], 0);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }

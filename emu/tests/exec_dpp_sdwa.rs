@@ -92,14 +92,18 @@ fn dpp_every_control_with_and_without_bound_ctrl() {
                 }
             })
             .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-            for l in 0..64 {
-                let want = match dpp_src(&ctrl, l) {
-                    Some(s) => 0x100 + s as u32,
-                    None if bound => 0,
-                    None => 0xdead_0000 + l as u32,
-                };
-                assert_eq!(w.vgpr[1][l], want, "{asm}: lane {l}");
-            }
+            let chk = |w: &gcnemu::wave::Wave| {
+                for l in 0..64 {
+                    let want = match dpp_src(&ctrl, l) {
+                        Some(s) => 0x100 + s as u32,
+                        None if bound => 0,
+                        None => 0xdead_0000 + l as u32,
+                    };
+                    assert_eq!(w.vgpr[1][l], want, "{asm}: lane {l}");
+                }
+            };
+            chk(&w);
+            exec_common::vet(&w, chk);
         }
     }
 }
@@ -119,17 +123,21 @@ fn dpp_row_and_bank_masks_and_an_alu_op() {
         }
     })
     .unwrap();
-    for l in 0..64 {
-        let (row, bank) = (l / 16, l % 16 / 4);
-        let written = (row == 1 || row == 3) && (bank == 1 || bank == 2) && l != 21;
-        let src0 = if l % 16 == 0 {
-            0
-        } else {
-            1000 * (l as u32 - 1)
-        };
-        let want = if written { src0 + l as u32 } else { 7 };
-        assert_eq!(w.vgpr[2][l], want, "lane {l}");
-    }
+    let chk = |w: &gcnemu::wave::Wave| {
+        for l in 0..64 {
+            let (row, bank) = (l / 16, l % 16 / 4);
+            let written = (row == 1 || row == 3) && (bank == 1 || bank == 2) && l != 21;
+            let src0 = if l % 16 == 0 {
+                0
+            } else {
+                1000 * (l as u32 - 1)
+            };
+            let want = if written { src0 + l as u32 } else { 7 };
+            assert_eq!(w.vgpr[2][l], want, "lane {l}");
+        }
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 /// Source field of an SDWA select: BYTE_0..3, WORD_0/1 or DWORD, zero- or sign-extended.
@@ -201,8 +209,12 @@ fn sdwa_source_selects_with_sext() {
                     w.vgpr[1] = [b; 64];
                 })
                 .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-                let want = sel(a, s0, sx).wrapping_add(sel(b, s1, sx));
-                assert_eq!(w.vgpr[2][0], want, "{asm}");
+                let chk = |w: &gcnemu::wave::Wave| {
+                    let want = sel(a, s0, sx).wrapping_add(sel(b, s1, sx));
+                    assert_eq!(w.vgpr[2][0], want, "{asm}");
+                };
+                chk(&w);
+                exec_common::vet(&w, chk);
             }
         }
     }
@@ -222,12 +234,16 @@ fn sdwa_destination_selects_and_unused_bits() {
                     w.vgpr[1] = [old; 64];
                 })
                 .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-                let want = place(sel(src, s, false), d, unused, old);
-                assert_eq!(
-                    w.vgpr[1][0], want,
-                    "{asm}: got {:#x} want {want:#x}",
-                    w.vgpr[1][0]
-                );
+                let chk = |w: &gcnemu::wave::Wave| {
+                    let want = place(sel(src, s, false), d, unused, old);
+                    assert_eq!(
+                        w.vgpr[1][0], want,
+                        "{asm}: got {:#x} want {want:#x}",
+                        w.vgpr[1][0]
+                    );
+                };
+                chk(&w);
+                exec_common::vet(&w, chk);
             }
         }
     }
@@ -259,11 +275,15 @@ fn sdwa_f16_halves_neg_abs_and_compares() {
         }
     })
     .unwrap();
-    assert_eq!(w.vgpr[2][0], h(1.25) << 16 | 0x1234);
-    assert_eq!(w.vgpr[3][0], (-6.0f32).to_bits());
-    assert_eq!(w.vgpr[6][0], 1.5f32.to_bits());
-    let want: u64 = (0..64)
-        .filter(|l| l % 3 == 0 || *l == 0xff)
-        .fold(0, |m, l| m | 1 << l);
-    assert_eq!(w.vcc(), want);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], h(1.25) << 16 | 0x1234);
+        assert_eq!(w.vgpr[3][0], (-6.0f32).to_bits());
+        assert_eq!(w.vgpr[6][0], 1.5f32.to_bits());
+        let want: u64 = (0..64)
+            .filter(|l| l % 3 == 0 || *l == 0xff)
+            .fold(0, |m, l| m | 1 << l);
+        assert_eq!(w.vcc(), want);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }

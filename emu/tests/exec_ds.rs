@@ -312,10 +312,14 @@ fn lanes_hitting_one_address_serialise_in_lane_order() {
         |_| {},
     )
     .unwrap();
-    for l in 0..64 {
-        assert_eq!(w.vgpr[3][l], 100 + 3 * l as u32);
-        assert_eq!(w.vgpr[4][l], 100 + 3 * 64);
-    }
+    let chk = |w: &gcnemu::wave::Wave| {
+        for l in 0..64 {
+            assert_eq!(w.vgpr[3][l], 100 + 3 * l as u32);
+            assert_eq!(w.vgpr[4][l], 100 + 3 * 64);
+        }
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 /// Seeds LDS dwords 0..63 with 0x100 + i through ds_write_addtid_b32 (M0 = 0, all lanes), then
@@ -331,12 +335,20 @@ fn seeded(asm: &str, setup: impl FnOnce(&mut Wave)) -> Wave {
 fn addtid_uses_m0_offset_and_lane() {
     // Lane l reads dword (M0 + 8 + 4l) / 4 = l + 3 (M0 = 4): 0x100 + l + 3.
     let w = seeded("s_mov_b32 m0, 4\nds_read_addtid_b32 v1 offset:8", |_| {});
-    for l in 0..61 {
-        assert_eq!(w.vgpr[1][l], 0x103 + l as u32);
-    }
+    let chk = |w: &gcnemu::wave::Wave| {
+        for l in 0..61 {
+            assert_eq!(w.vgpr[1][l], 0x103 + l as u32);
+        }
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     // M0 bits above 15 are not part of the base.
     let w = seeded("s_mov_b32 m0, 0x10004\nds_read_addtid_b32 v1", |_| {});
-    assert_eq!(w.vgpr[1][0], 0x101);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[1][0], 0x101);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -345,20 +357,24 @@ fn read_and_write_widths() {
         "v_mov_b32_e32 v0, 0\nds_read_u8 v1, v0 offset:5\nds_read_i8 v2, v0 offset:9\nds_read_u16 v3, v0 offset:4\nds_read_i16 v4, v0 offset:8\nds_read_b64 v[5:6], v0 offset:4\nds_read_b96 v[7:9], v0 offset:8\nds_read_b128 v[10:13], v0 offset:16",
         |_| {},
     );
-    // Dword i holds 0x100 + i: bytes (0x00 + i, 0x01, 0, 0).
-    assert_eq!(w.vgpr[1][0], 0x01); // byte 5 = high byte of 0x101
-    assert_eq!(w.vgpr[2][0], 0x01); // byte 9 = 0x01, positive
-    assert_eq!(w.vgpr[3][0], 0x101);
-    assert_eq!(w.vgpr[4][0], 0x102);
-    assert_eq!([w.vgpr[5][0], w.vgpr[6][0]], [0x101, 0x102]);
-    assert_eq!(
-        [w.vgpr[7][0], w.vgpr[8][0], w.vgpr[9][0]],
-        [0x102, 0x103, 0x104]
-    );
-    assert_eq!(
-        [w.vgpr[10][0], w.vgpr[11][0], w.vgpr[12][0], w.vgpr[13][0]],
-        [0x104, 0x105, 0x106, 0x107]
-    );
+    let chk = |w: &gcnemu::wave::Wave| {
+        // Dword i holds 0x100 + i: bytes (0x00 + i, 0x01, 0, 0).
+        assert_eq!(w.vgpr[1][0], 0x01); // byte 5 = high byte of 0x101
+        assert_eq!(w.vgpr[2][0], 0x01); // byte 9 = 0x01, positive
+        assert_eq!(w.vgpr[3][0], 0x101);
+        assert_eq!(w.vgpr[4][0], 0x102);
+        assert_eq!([w.vgpr[5][0], w.vgpr[6][0]], [0x101, 0x102]);
+        assert_eq!(
+            [w.vgpr[7][0], w.vgpr[8][0], w.vgpr[9][0]],
+            [0x102, 0x103, 0x104]
+        );
+        assert_eq!(
+            [w.vgpr[10][0], w.vgpr[11][0], w.vgpr[12][0], w.vgpr[13][0]],
+            [0x104, 0x105, 0x106, 0x107]
+        );
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     let w = run(
         "v_mov_b32_e32 v0, 0\nds_write_b128 v0, v[4:7]\nds_write_b8 v0, v1 offset:1\nds_write_b16 v0, v2 offset:6\nds_write_b96 v0, v[4:6] offset:16\nds_write_b64 v0, v[6:7] offset:32\nds_read_b128 v[10:13], v0\nds_read_i8 v14, v0 offset:1\nds_read_i16 v15, v0 offset:6\nds_read_b96 v[16:18], v0 offset:16\nds_read_b64 v[19:20], v0 offset:32\ns_waitcnt lgkmcnt(0)",
         |w| {
@@ -371,17 +387,21 @@ fn read_and_write_widths() {
         },
     )
     .unwrap();
-    assert_eq!(
-        [w.vgpr[10][0], w.vgpr[11][0], w.vgpr[12][0], w.vgpr[13][0]],
-        [0x1111_8011, 0x8001_2222, 0x3333_3333, 0x4444_4444]
-    );
-    assert_eq!(w.vgpr[14][0], 0xffff_ff80); // -128
-    assert_eq!(w.vgpr[15][0], 0xffff_8001);
-    assert_eq!(
-        [w.vgpr[16][0], w.vgpr[17][0], w.vgpr[18][0]],
-        [0x1111_1111, 0x2222_2222, 0x3333_3333]
-    );
-    assert_eq!([w.vgpr[19][0], w.vgpr[20][0]], [0x3333_3333, 0x4444_4444]);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(
+            [w.vgpr[10][0], w.vgpr[11][0], w.vgpr[12][0], w.vgpr[13][0]],
+            [0x1111_8011, 0x8001_2222, 0x3333_3333, 0x4444_4444]
+        );
+        assert_eq!(w.vgpr[14][0], 0xffff_ff80); // -128
+        assert_eq!(w.vgpr[15][0], 0xffff_8001);
+        assert_eq!(
+            [w.vgpr[16][0], w.vgpr[17][0], w.vgpr[18][0]],
+            [0x1111_1111, 0x2222_2222, 0x3333_3333]
+        );
+        assert_eq!([w.vgpr[19][0], w.vgpr[20][0]], [0x3333_3333, 0x4444_4444]);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -395,10 +415,14 @@ fn d16_halves() {
             w.vgpr[4] = [0x00f7_0000; 64];
         },
     );
-    assert_eq!(w.vgpr[1][0], 0x0001_6666);
-    assert_eq!(w.vgpr[2][0], 0x5555_fff7); // 0xf7 sign-extended to 16 bits
-    assert_eq!(w.vgpr[3][0], 0x0102_6666);
-    assert_eq!(w.vgpr[5][0], 0x1f7); // byte 0 of dword 3 (0x103) replaced by 0xf7
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[1][0], 0x0001_6666);
+        assert_eq!(w.vgpr[2][0], 0x5555_fff7); // 0xf7 sign-extended to 16 bits
+        assert_eq!(w.vgpr[3][0], 0x0102_6666);
+        assert_eq!(w.vgpr[5][0], 0x1f7); // byte 0 of dword 3 (0x103) replaced by 0xf7
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -414,20 +438,24 @@ fn read2_write2_and_st64() {
         },
     )
     .unwrap();
-    assert_eq!([w.vgpr[10][0], w.vgpr[11][0]], [0xa1, 0xa2]);
-    assert_eq!([w.vgpr[12][0], w.vgpr[13][0]], [0xa1, 0xa2]);
-    assert_eq!(
-        [w.vgpr[20][0], w.vgpr[21][0], w.vgpr[22][0], w.vgpr[23][0]],
-        [0xb4, 0xb5, 0xb6, 0xb7]
-    );
-    // st64_b64 wrote DATA1 at 8 + 512 and DATA0 at 8 + 1536; read back in the other order.
-    assert_eq!(
-        [w.vgpr[24][0], w.vgpr[25][0], w.vgpr[26][0], w.vgpr[27][0]],
-        [0xb6, 0xb7, 0xb4, 0xb5]
-    );
-    // st64_b32 wrote 8 + 256 and 8 + 512; the st64_b64 pair later overwrote 8 + 512 with 0xb6.
-    assert_eq!([w.vgpr[28][0], w.vgpr[29][0]], [0xa1, 0xb6]);
-    assert_eq!([w.vgpr[30][0], w.vgpr[31][0]], [0xa2, 0xa1]);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!([w.vgpr[10][0], w.vgpr[11][0]], [0xa1, 0xa2]);
+        assert_eq!([w.vgpr[12][0], w.vgpr[13][0]], [0xa1, 0xa2]);
+        assert_eq!(
+            [w.vgpr[20][0], w.vgpr[21][0], w.vgpr[22][0], w.vgpr[23][0]],
+            [0xb4, 0xb5, 0xb6, 0xb7]
+        );
+        // st64_b64 wrote DATA1 at 8 + 512 and DATA0 at 8 + 1536; read back in the other order.
+        assert_eq!(
+            [w.vgpr[24][0], w.vgpr[25][0], w.vgpr[26][0], w.vgpr[27][0]],
+            [0xb6, 0xb7, 0xb4, 0xb5]
+        );
+        // st64_b32 wrote 8 + 256 and 8 + 512; the st64_b64 pair later overwrote 8 + 512 with 0xb6.
+        assert_eq!([w.vgpr[28][0], w.vgpr[29][0]], [0xa1, 0xb6]);
+        assert_eq!([w.vgpr[30][0], w.vgpr[31][0]], [0xa2, 0xa1]);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -440,10 +468,14 @@ fn wrxchg2_returns_both_old_values() {
             w.vgpr[11][0] = 0xbb;
         },
     );
-    assert_eq!([w.vgpr[2][0], w.vgpr[3][0]], [0x102, 0x103]);
-    assert_eq!([w.vgpr[4][0], w.vgpr[5][0]], [0xaa, 0xbb]);
-    assert_eq!([w.vgpr[6][0], w.vgpr[7][0]], [0x101, 0]);
-    assert_eq!(w.vgpr[8][0], 0xbb);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!([w.vgpr[2][0], w.vgpr[3][0]], [0x102, 0x103]);
+        assert_eq!([w.vgpr[4][0], w.vgpr[5][0]], [0xaa, 0xbb]);
+        assert_eq!([w.vgpr[6][0], w.vgpr[7][0]], [0x101, 0]);
+        assert_eq!(w.vgpr[8][0], 0xbb);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     let w = seeded(
         "v_mov_b32_e32 v0, 0\nds_wrxchg2_rtn_b64 v[2:5], v0, v[10:11], v[12:13] offset0:1 offset1:3\nds_read2_b64 v[20:23], v0 offset0:1 offset1:3\nds_wrxchg2st64_rtn_b64 v[6:9], v0, v[10:11], v[12:13] offset0:0 offset1:1\nds_read_b64 v[24:25], v0 offset:512",
         |w| {
@@ -453,18 +485,22 @@ fn wrxchg2_returns_both_old_values() {
             }
         },
     );
-    let row = |r: usize| {
-        [
-            w.vgpr[r][0],
-            w.vgpr[r + 1][0],
-            w.vgpr[r + 2][0],
-            w.vgpr[r + 3][0],
-        ]
+    let chk = |w: &gcnemu::wave::Wave| {
+        let row = |r: usize| {
+            [
+                w.vgpr[r][0],
+                w.vgpr[r + 1][0],
+                w.vgpr[r + 2][0],
+                w.vgpr[r + 3][0],
+            ]
+        };
+        assert_eq!(row(2), [0x102, 0x103, 0x106, 0x107]);
+        assert_eq!(row(20), [0xa0, 0xa1, 0xb0, 0xb1]);
+        assert_eq!(row(6), [0x100, 0x101, 0, 0]);
+        assert_eq!([w.vgpr[24][0], w.vgpr[25][0]], [0xb0, 0xb1]);
     };
-    assert_eq!(row(2), [0x102, 0x103, 0x106, 0x107]);
-    assert_eq!(row(20), [0xa0, 0xa1, 0xb0, 0xb1]);
-    assert_eq!(row(6), [0x100, 0x101, 0, 0]);
-    assert_eq!([w.vgpr[24][0], w.vgpr[25][0]], [0xb0, 0xb1]);
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -479,10 +515,14 @@ fn condxchg32_writes_dwords_whose_bit31_is_set() {
             w.vgpr[11][0] = 0xffff_ffff; // written as 0x7fffffff
         },
     );
-    assert_eq!([w.vgpr[2][0], w.vgpr[3][0]], [0x102, 0x103]);
-    assert_eq!([w.vgpr[6][0], w.vgpr[7][0]], [0x55, 0x103]);
-    assert_eq!([w.vgpr[8][0], w.vgpr[9][0]], [0x104, 0x105]);
-    assert_eq!([w.vgpr[12][0], w.vgpr[13][0]], [0x104, 0x7fff_ffff]);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!([w.vgpr[2][0], w.vgpr[3][0]], [0x102, 0x103]);
+        assert_eq!([w.vgpr[6][0], w.vgpr[7][0]], [0x55, 0x103]);
+        assert_eq!([w.vgpr[8][0], w.vgpr[9][0]], [0x104, 0x105]);
+        assert_eq!([w.vgpr[12][0], w.vgpr[13][0]], [0x104, 0x7fff_ffff]);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -496,16 +536,20 @@ fn append_and_consume_count_active_lanes() {
             w.vgpr[4] = [0xeeee; 64];
         },
     );
-    for l in [0, 3, 8, 11, 32] {
-        assert_eq!(w.vgpr[1][l], 0x103, "lane {l}");
-    }
-    assert_eq!(w.vgpr[1][4], 0xeeee); // inactive lanes keep their value
-    assert_eq!(w.vgpr[2][0], 0x103 + 9);
-    assert_eq!(w.vgpr[2][2], 0x103 + 9);
-    assert_eq!(w.vgpr[3][0], 0x103 + 9 - 3);
-    // With EXEC = 0 nothing changes.
-    assert_eq!(w.vgpr[4][0], 0xeeee);
-    assert_eq!(w.vgpr[5][0], 0x103 + 6);
+    let chk = |w: &gcnemu::wave::Wave| {
+        for l in [0, 3, 8, 11, 32] {
+            assert_eq!(w.vgpr[1][l], 0x103, "lane {l}");
+        }
+        assert_eq!(w.vgpr[1][4], 0xeeee); // inactive lanes keep their value
+        assert_eq!(w.vgpr[2][0], 0x103 + 9);
+        assert_eq!(w.vgpr[2][2], 0x103 + 9);
+        assert_eq!(w.vgpr[3][0], 0x103 + 9 - 3);
+        // With EXEC = 0 nothing changes.
+        assert_eq!(w.vgpr[4][0], 0xeeee);
+        assert_eq!(w.vgpr[5][0], 0x103 + 6);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 /// One src2 case: mnemonic, 64-bit, MEM[A] before, MEM[B], MEM[A] after.
@@ -571,16 +615,20 @@ fn src2_ops_take_b_from_the_offset_or_the_address() {
             }
         })
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let get = |r: usize| {
-            wv.vgpr[r][0] as u64
-                | if wide {
-                    (wv.vgpr[r + 1][0] as u64) << 32
-                } else {
-                    0
-                }
+        let chk = |wv: &gcnemu::wave::Wave| {
+            let get = |r: usize| {
+                wv.vgpr[r][0] as u64
+                    | if wide {
+                        (wv.vgpr[r + 1][0] as u64) << 32
+                    } else {
+                        0
+                    }
+            };
+            assert_eq!(get(20), after, "{name} with the offset stride");
+            assert_eq!(get(22), after, "{name} with the address stride");
         };
-        assert_eq!(get(20), after, "{name} with the offset stride");
-        assert_eq!(get(22), after, "{name} with the address stride");
+        chk(&wv);
+        exec_common::vet(&wv, chk);
     }
 }
 
@@ -596,11 +644,15 @@ fn swizzle_modes() {
         },
     )
     .unwrap();
-    // Lane 5 reads inactive lane 6 (0); lane 6 itself is not written.
-    assert_eq!(&w.vgpr[1][..8], &[3, 2, 1, 0, 7, 0, 0, 4]);
-    assert_eq!(w.vgpr[2][32], 33);
-    assert_eq!(w.vgpr[2][33], 32);
-    assert_eq!(w.vgpr[2][7], 0); // reads inactive lane 6
+    let chk = |w: &gcnemu::wave::Wave| {
+        // Lane 5 reads inactive lane 6 (0); lane 6 itself is not written.
+        assert_eq!(&w.vgpr[1][..8], &[3, 2, 1, 0, 7, 0, 0, 4]);
+        assert_eq!(w.vgpr[2][32], 33);
+        assert_eq!(w.vgpr[2][33], 32);
+        assert_eq!(w.vgpr[2][7], 0); // reads inactive lane 6
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -616,12 +668,16 @@ fn permute_and_bpermute() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][1], 1000);
-    assert_eq!(w.vgpr[2][0], 1063);
-    assert_eq!(w.vgpr[3][0], 1001);
-    assert_eq!(w.vgpr[3][63], 1000);
-    assert_eq!(w.vgpr[4][2], 1063);
-    assert_eq!(w.vgpr[4][3], 0);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][1], 1000);
+        assert_eq!(w.vgpr[2][0], 1063);
+        assert_eq!(w.vgpr[3][0], 1001);
+        assert_eq!(w.vgpr[3][63], 1000);
+        assert_eq!(w.vgpr[4][2], 1063);
+        assert_eq!(w.vgpr[4][3], 0);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]

@@ -14,12 +14,16 @@ fn add_f16_edges_and_zeroed_high_half() {
         w.vgpr[2] = [0xdead_beef; 64];
     })
     .unwrap();
-    assert_eq!(w.vgpr[2][0], 0x3c01);
-    assert_eq!(w.vgpr[2][1], 0x7c00); // +inf
-    assert_eq!(w.vgpr[2][2] & 0x7e00, 0x7e00); // quiet NaN, high half zero
-    assert!(w.vgpr[2][2] <= 0xffff);
-    assert_eq!(w.vgpr[2][3], 0x8000); // -0 + -0 = -0
-    assert_eq!(w.vgpr[2][4], 0x0002); // denormals kept (MODE)
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], 0x3c01);
+        assert_eq!(w.vgpr[2][1], 0x7c00); // +inf
+        assert_eq!(w.vgpr[2][2] & 0x7e00, 0x7e00); // quiet NaN, high half zero
+        assert!(w.vgpr[2][2] <= 0xffff);
+        assert_eq!(w.vgpr[2][3], 0x8000); // -0 + -0 = -0
+        assert_eq!(w.vgpr[2][4], 0x0002); // denormals kept (MODE)
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -31,8 +35,12 @@ fn f16_denormals_flush_when_mode_says_so() {
         w.vgpr[4] = [0x3800; 64]; // 0.5
     })
     .unwrap();
-    assert_eq!(w.vgpr[2][0], 0);
-    assert_eq!(w.vgpr[3][0], 0);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], 0);
+        assert_eq!(w.vgpr[3][0], 0);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -45,9 +53,13 @@ fn mul_f16_modifiers_clamp_and_omod() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][0], h(-3.0));
-    assert_eq!(w.vgpr[3][0], h(0.0)); // -3 clamped to [0, 1]
-    assert_eq!(w.vgpr[4][0], h(-12.0));
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], h(-3.0));
+        assert_eq!(w.vgpr[3][0], h(0.0)); // -3 clamped to [0, 1]
+        assert_eq!(w.vgpr[4][0], h(-12.0));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -65,10 +77,14 @@ fn fma_rounds_once_mad_twice() {
         },
     )
     .unwrap();
-    // v_fma_f16 / v_mad_f16 (op_sel rows) keep the high half on gfx9.
-    assert_eq!(w.vgpr[3][0], 0xabcd_0010);
-    assert_eq!(w.vgpr[4][0], 0x1234_0000);
-    assert_eq!(w.vgpr[5][0], 0x5555_0000);
+    let chk = |w: &gcnemu::wave::Wave| {
+        // v_fma_f16 / v_mad_f16 (op_sel rows) keep the high half on gfx9.
+        assert_eq!(w.vgpr[3][0], 0xabcd_0010);
+        assert_eq!(w.vgpr[4][0], 0x1234_0000);
+        assert_eq!(w.vgpr[5][0], 0x5555_0000);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -84,13 +100,17 @@ fn op_sel_reads_and_writes_high_halves() {
         },
     )
     .unwrap();
-    // 3 * 2 + 0.5 into the high half, low half kept.
-    assert_eq!(w.vgpr[3][0], (h(6.5) << 16) | 0x1111);
-    // max(0x4200 (3.0 bits as i16), -16, 7) = 0x4200, low half written, high kept.
-    assert_eq!(w.vgpr[4][0], 0x2222_4200);
-    // 0x4200 * 0xfff0 + S2 (full 32 bits).
-    let s2 = (h(0.5) << 16) | 7;
-    assert_eq!(w.vgpr[5][0], (0x4200u32 * 0xfff0).wrapping_add(s2));
+    let chk = |w: &gcnemu::wave::Wave| {
+        // 3 * 2 + 0.5 into the high half, low half kept.
+        assert_eq!(w.vgpr[3][0], (h(6.5) << 16) | 0x1111);
+        // max(0x4200 (3.0 bits as i16), -16, 7) = 0x4200, low half written, high kept.
+        assert_eq!(w.vgpr[4][0], 0x2222_4200);
+        // 0x4200 * 0xfff0 + S2 (full 32 bits).
+        let s2 = (h(0.5) << 16) | 7;
+        assert_eq!(w.vgpr[5][0], (0x4200u32 * 0xfff0).wrapping_add(s2));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -104,17 +124,21 @@ fn conversions_f16_integers() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][0], 0x7c00); // 65535 rounds past the largest f16: inf
-    assert_eq!(w.vgpr[2][1], h(2048.0)); // tie to even
-    assert_eq!(w.vgpr[2][2], h(2052.0)); // tie to even (upwards)
-    assert_eq!(w.vgpr[2][3], h(32768.0));
-    assert_eq!(w.vgpr[5][3], h(-32768.0));
-    assert_eq!(w.vgpr[3][0], 0); // negative saturates to 0
-    assert_eq!(w.vgpr[3][1], 0); // NaN -> 0
-    assert_eq!(w.vgpr[3][2], 65504);
-    assert_eq!(w.vgpr[4][0], 0xffff); // -1
-    assert_eq!(w.vgpr[4][2], 0x7fff); // saturates
-    assert_eq!(w.vgpr[4][3], 0x8000); // -inf -> -32768
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], 0x7c00); // 65535 rounds past the largest f16: inf
+        assert_eq!(w.vgpr[2][1], h(2048.0)); // tie to even
+        assert_eq!(w.vgpr[2][2], h(2052.0)); // tie to even (upwards)
+        assert_eq!(w.vgpr[2][3], h(32768.0));
+        assert_eq!(w.vgpr[5][3], h(-32768.0));
+        assert_eq!(w.vgpr[3][0], 0); // negative saturates to 0
+        assert_eq!(w.vgpr[3][1], 0); // NaN -> 0
+        assert_eq!(w.vgpr[3][2], 65504);
+        assert_eq!(w.vgpr[4][0], 0xffff); // -1
+        assert_eq!(w.vgpr[4][2], 0x7fff); // saturates
+        assert_eq!(w.vgpr[4][3], 0x8000); // -inf -> -32768
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -130,17 +154,21 @@ fn rounding_fract_ldexp_frexp_f16() {
         },
     )
     .unwrap();
-    assert_eq!(&w.vgpr[2][..4], &[h(2.0), h(4.0), h(-2.0), 0x8000]);
-    // fract(-2^-24) stays below 1.0: 0x3bff; fract(-0.25) = 0.75; inf -> NaN.
-    assert_eq!(&w.vgpr[3][..3], &[0x3bff, h(0.75), h(0.75)]);
-    assert_eq!(w.vgpr[3][3] & 0x7c00, 0x7c00);
-    assert_ne!(w.vgpr[3][3] & 0x3ff, 0);
-    // 2^16 overflows; 2^-24 is the smallest denormal; 1.5 * 2^-25 = 0.75 ulp rounds up.
-    assert_eq!(&w.vgpr[4][..4], &[0x7c00, 0x0001, 0x0001, h(-12.0)]);
-    assert_eq!(&w.vgpr[7][..4], &[4, (-23i16) as u16 as u32, 0, 0]);
-    assert_eq!(&w.vgpr[9][..3], &[h(0.5), h(0.5), h(-0.75)]);
-    assert_eq!(&w.vgpr[10][..3], &[h(2.0), h(3.0), h(-3.0)]);
-    assert_eq!(&w.vgpr[11][..3], &[h(3.0), h(4.0), h(-2.0)]);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(&w.vgpr[2][..4], &[h(2.0), h(4.0), h(-2.0), 0x8000]);
+        // fract(-2^-24) stays below 1.0: 0x3bff; fract(-0.25) = 0.75; inf -> NaN.
+        assert_eq!(&w.vgpr[3][..3], &[0x3bff, h(0.75), h(0.75)]);
+        assert_eq!(w.vgpr[3][3] & 0x7c00, 0x7c00);
+        assert_ne!(w.vgpr[3][3] & 0x3ff, 0);
+        // 2^16 overflows; 2^-24 is the smallest denormal; 1.5 * 2^-25 = 0.75 ulp rounds up.
+        assert_eq!(&w.vgpr[4][..4], &[0x7c00, 0x0001, 0x0001, h(-12.0)]);
+        assert_eq!(&w.vgpr[7][..4], &[4, (-23i16) as u16 as u32, 0, 0]);
+        assert_eq!(&w.vgpr[9][..3], &[h(0.5), h(0.5), h(-0.75)]);
+        assert_eq!(&w.vgpr[10][..3], &[h(2.0), h(3.0), h(-3.0)]);
+        assert_eq!(&w.vgpr[11][..3], &[h(3.0), h(4.0), h(-2.0)]);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -154,10 +182,14 @@ fn min_max_med3_f16_nan_and_zeros() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][0], h(2.0)); // NaN loses
-    assert_eq!(w.vgpr[2][1], 0x0000); // max(+0, -0) = +0
-    assert_eq!(w.vgpr[3][1], 0x8000); // min(+0, -0) = -0
-    assert_eq!(w.vgpr[4][2], h(2.0));
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], h(2.0)); // NaN loses
+        assert_eq!(w.vgpr[2][1], 0x0000); // max(+0, -0) = +0
+        assert_eq!(w.vgpr[3][1], 0x8000); // min(+0, -0) = -0
+        assert_eq!(w.vgpr[4][2], h(2.0));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -171,14 +203,18 @@ fn sixteen_bit_integer_ops_wrap_shift_and_saturate() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][0], 0); // wraps
-    assert_eq!(w.vgpr[3][0], 0xffff); // saturates
-    assert_eq!(w.vgpr[4][0], 0xfffe); // 17 & 15 = 1
-    assert_eq!(w.vgpr[5][0], 0xffff);
-    assert_eq!(w.vgpr[7][0], 0x8000); // -32768 - 1 saturates
-    assert_eq!(w.vgpr[8][0], 0); // 0 - 1 saturates at 0
-    assert_eq!(w.vgpr[9][0], 1); // 0xffff^2 mod 2^16
-    assert_eq!(w.vgpr[10][0], 0xffff); // 16 & 15 = 0
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], 0); // wraps
+        assert_eq!(w.vgpr[3][0], 0xffff); // saturates
+        assert_eq!(w.vgpr[4][0], 0xfffe); // 17 & 15 = 1
+        assert_eq!(w.vgpr[5][0], 0xffff);
+        assert_eq!(w.vgpr[7][0], 0x8000); // -32768 - 1 saturates
+        assert_eq!(w.vgpr[8][0], 0); // 0 - 1 saturates at 0
+        assert_eq!(w.vgpr[9][0], 1); // 0xffff^2 mod 2^16
+        assert_eq!(w.vgpr[10][0], 0xffff); // 16 & 15 = 0
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -193,15 +229,19 @@ fn packing_and_normalising() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][0], h(-2.0) << 16 | h(-0.5));
-    // 0.5 * 32767 = 16383.5 -> 16384 (ties to even); -2 clamps to -1 -> -32767.
-    assert_eq!(w.vgpr[3][0], 0x8001 << 16 | 0x4000);
-    // 0.5 * 65535 = 32767.5 -> 32768; -2 clamps to 0.
-    assert_eq!(w.vgpr[4][0], 0x8000);
-    // lo 0x0150 = 336 -> 255, hi 0xff80 = -128 -> 0.
-    assert_eq!(w.vgpr[5][0], 0x00ff);
-    assert_eq!(&w.vgpr[7][..3], &[0, 0x8001, 8192]); // 0.25 * 32767 = 8191.75
-    assert_eq!(&w.vgpr[9][..3], &[0, 0, 16384]); // 0.25 * 65535 = 16383.75
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], h(-2.0) << 16 | h(-0.5));
+        // 0.5 * 32767 = 16383.5 -> 16384 (ties to even); -2 clamps to -1 -> -32767.
+        assert_eq!(w.vgpr[3][0], 0x8001 << 16 | 0x4000);
+        // 0.5 * 65535 = 32767.5 -> 32768; -2 clamps to 0.
+        assert_eq!(w.vgpr[4][0], 0x8000);
+        // lo 0x0150 = 336 -> 255, hi 0xff80 = -128 -> 0.
+        assert_eq!(w.vgpr[5][0], 0x00ff);
+        assert_eq!(&w.vgpr[7][..3], &[0, 0x8001, 8192]); // 0.25 * 32767 = 8191.75
+        assert_eq!(&w.vgpr[9][..3], &[0, 0, 16384]); // 0.25 * 65535 = 16383.75
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -218,10 +258,14 @@ fn class_f16_and_sdwa_high_word() {
         },
     )
     .unwrap();
-    // Lanes 0-3 match; lane 4 (-0 tested against +0's bit) does not; the pattern repeats by 5.
-    let expect: u64 = (0..64).filter(|l| l % 5 != 4).map(|l| 1u64 << l).sum();
-    assert_eq!(w.pair(0), expect);
-    assert_eq!(w.vgpr[2][0], (h(3.5) << 16) | 0x4321);
+    let chk = |w: &gcnemu::wave::Wave| {
+        // Lanes 0-3 match; lane 4 (-0 tested against +0's bit) does not; the pattern repeats by 5.
+        let expect: u64 = (0..64).filter(|l| l % 5 != 4).map(|l| 1u64 << l).sum();
+        assert_eq!(w.pair(0), expect);
+        assert_eq!(w.vgpr[2][0], (h(3.5) << 16) | 0x4321);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -234,18 +278,22 @@ fn transcendental_f16_special_values() {
         },
     )
     .unwrap();
-    assert_eq!(&w.vgpr[2][..3], &[h(0.25), 0xfc00, 0]); // 1/-0 = -inf, 1/inf = +0
-    assert_eq!(&w.vgpr[3][..3], &[h(2.0), 0x8000, 0x7c00]);
-    assert_eq!(w.vgpr[4][0], h(0.5));
-    assert_eq!(w.vgpr[4][1], 0xfc00); // rsq(-0) = -inf
-    assert_eq!(&w.vgpr[5][..3], &[h(16.0), h(1.0), 0x7c00]);
-    assert_eq!(&w.vgpr[6][..3], &[h(2.0), 0xfc00, 0x7c00]); // log2(-0) = -inf
-    assert_eq!(w.vgpr[6][3] & 0x7e00, 0x7e00); // log2(-1) = NaN
-                                               // sin/cos take revolutions: sin(0.25 rev) = 1, cos(0) = 1, sin(-0.25) = -1.
-    assert_eq!(w.vgpr[7][0], h(1.0));
-    assert_eq!(w.vgpr[7][3], h(-1.0));
-    assert_eq!(w.vgpr[8][2], h(1.0));
-    assert_eq!(w.vgpr[8][1], h(-1.0));
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(&w.vgpr[2][..3], &[h(0.25), 0xfc00, 0]); // 1/-0 = -inf, 1/inf = +0
+        assert_eq!(&w.vgpr[3][..3], &[h(2.0), 0x8000, 0x7c00]);
+        assert_eq!(w.vgpr[4][0], h(0.5));
+        assert_eq!(w.vgpr[4][1], 0xfc00); // rsq(-0) = -inf
+        assert_eq!(&w.vgpr[5][..3], &[h(16.0), h(1.0), 0x7c00]);
+        assert_eq!(&w.vgpr[6][..3], &[h(2.0), 0xfc00, 0x7c00]); // log2(-0) = -inf
+        assert_eq!(w.vgpr[6][3] & 0x7e00, 0x7e00); // log2(-1) = NaN
+                                                   // sin/cos take revolutions: sin(0.25 rev) = 1, cos(0) = 1, sin(-0.25) = -1.
+        assert_eq!(w.vgpr[7][0], h(1.0));
+        assert_eq!(w.vgpr[7][3], h(-1.0));
+        assert_eq!(w.vgpr[8][2], h(1.0));
+        assert_eq!(w.vgpr[8][1], h(-1.0));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -268,11 +316,15 @@ fn vop3_inline_float_constants_are_f16_in_f16_operands() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[7][0], 0xdead_0000 | h(5.0)); // 3 * 2 - 1, high half kept
-    assert_eq!(w.vgpr[2][0], h(-1.0));
-    assert_eq!(w.vgpr[3][0], 0.5f32.to_bits());
-    assert_eq!(w.vgpr[4][0], h(4.0)); // an f32 source keeps the f32 constant
-    assert_eq!(w.sgpr[2], u32::MAX); // 4 > 3 in every lane
-    assert_eq!(w.vgpr[8][0], h(2.0));
-    assert_eq!(w.vgpr[10][0], h(3.0 * 0.1591796875)); // 1/(2π) as f16 0x3118
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[7][0], 0xdead_0000 | h(5.0)); // 3 * 2 - 1, high half kept
+        assert_eq!(w.vgpr[2][0], h(-1.0));
+        assert_eq!(w.vgpr[3][0], 0.5f32.to_bits());
+        assert_eq!(w.vgpr[4][0], h(4.0)); // an f32 source keeps the f32 constant
+        assert_eq!(w.sgpr[2], u32::MAX); // 4 > 3 in every lane
+        assert_eq!(w.vgpr[8][0], h(2.0));
+        assert_eq!(w.vgpr[10][0], h(3.0 * 0.1591796875)); // 1/(2π) as f16 0x3118
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }

@@ -147,23 +147,27 @@ fn global_and_flat_loads_every_width() {
                 }
             })
             .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-            for l in 0..64 {
-                let want = if OFF >> l & 1 != 0 {
-                    vec![0xaaaa_bbbb; size.div_ceil(4)]
-                } else {
-                    loaded(
-                        &bytes,
-                        lane_offset(l, size) + 8,
-                        size,
-                        signed,
-                        d16,
-                        0xaaaa_bbbb,
-                    )
-                };
-                for (i, &v) in want.iter().enumerate() {
-                    assert_eq!(w.vgpr[4 + i][l], v, "{name} lane {l} dword {i}");
+            let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+                for l in 0..64 {
+                    let want = if OFF >> l & 1 != 0 {
+                        vec![0xaaaa_bbbb; size.div_ceil(4)]
+                    } else {
+                        loaded(
+                            &bytes,
+                            lane_offset(l, size) + 8,
+                            size,
+                            signed,
+                            d16,
+                            0xaaaa_bbbb,
+                        )
+                    };
+                    for (i, &v) in want.iter().enumerate() {
+                        assert_eq!(w.vgpr[4 + i][l], v, "{name} lane {l} dword {i}");
+                    }
                 }
-            }
+            };
+            chk(&w, &mem);
+            exec_common::vet_mem(&w, &mut mem, chk);
         }
     }
 }
@@ -184,13 +188,17 @@ fn global_saddr_form_and_negative_offset() {
         w.set_exec(0xffff);
     })
     .unwrap();
-    for l in 0..16 {
-        let at = 16 * l;
-        assert_eq!(w.vgpr[4][l], le(&bytes[at..at + 4]), "lane {l}");
-        let at = 4096 + 16 * l + 4094;
-        let s = le(&bytes[at..at + 2]) as u16 as i16 as i32 as u32;
-        assert_eq!(w.vgpr[5][l], s, "lane {l}");
-    }
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        for l in 0..16 {
+            let at = 16 * l;
+            assert_eq!(w.vgpr[4][l], le(&bytes[at..at + 4]), "lane {l}");
+            let at = 4096 + 16 * l + 4094;
+            let s = le(&bytes[at..at + 2]) as u16 as i16 as i32 as u32;
+            assert_eq!(w.vgpr[5][l], s, "lane {l}");
+        }
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 /// (suffix, bytes, store the high half).
@@ -347,22 +355,26 @@ fn scratch_stores_and_loads_every_width() {
             }
         })
         .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-        for l in 0..64 {
-            let bytes: Vec<u8> = (0..8)
-                .flat_map(|i| (data(l, i % 4) ^ (i as u32 * 0x1111)).to_le_bytes())
-                .collect();
-            let want = loaded(
-                &bytes,
-                lane_offset(l, size) % 16,
-                size,
-                signed,
-                d16,
-                0xaaaa_bbbb,
-            );
-            for (i, &v) in want.iter().enumerate() {
-                assert_eq!(w.vgpr[4 + i][l], v, "{name} lane {l} dword {i}");
+        let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+            for l in 0..64 {
+                let bytes: Vec<u8> = (0..8)
+                    .flat_map(|i| (data(l, i % 4) ^ (i as u32 * 0x1111)).to_le_bytes())
+                    .collect();
+                let want = loaded(
+                    &bytes,
+                    lane_offset(l, size) % 16,
+                    size,
+                    signed,
+                    d16,
+                    0xaaaa_bbbb,
+                );
+                for (i, &v) in want.iter().enumerate() {
+                    assert_eq!(w.vgpr[4 + i][l], v, "{name} lane {l} dword {i}");
+                }
             }
-        }
+        };
+        chk(&w, &mem);
+        exec_common::vet_mem(&w, &mut mem, chk);
     }
 }
 
@@ -501,41 +513,45 @@ fn global_and_flat_atomics() {
                         }
                     })
                     .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-                    for l in 0..64 {
-                        let on = OFF >> l & 1 == 0;
-                        let new = if on {
-                            f(mem0(l), val(l), cmp(l), bits) & mask
-                        } else {
-                            mem0(l)
-                        };
-                        let got = mem.read_u64(base + 8 * l as u64).unwrap();
-                        let what = format!(
-                            "{asm} lane {l}: mem {:#x} data {:#x} cmp {:#x}",
-                            mem0(l),
-                            val(l),
-                            cmp(l)
-                        );
-                        if bits == 32 {
-                            assert_eq!(got as u32 as u64, new, "{what}: memory");
-                            assert_eq!(got >> 32, 0xdead_0000, "{what}: the next dword");
-                        } else {
-                            assert_eq!(got, new, "{what}: memory");
-                        }
-                        let ret = w.vgpr[8][l] as u64
-                            | if bits == 64 {
-                                (w.vgpr[9][l] as u64) << 32
+                    let chk = |w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+                        for l in 0..64 {
+                            let on = OFF >> l & 1 == 0;
+                            let new = if on {
+                                f(mem0(l), val(l), cmp(l), bits) & mask
                             } else {
-                                0
+                                mem0(l)
                             };
-                        let want_ret = if glc && on {
-                            mem0(l)
-                        } else if bits == 64 {
-                            0x0bad_0bad_0bad_0bad
-                        } else {
-                            0x0bad_0bad
-                        };
-                        assert_eq!(ret, want_ret, "{what}: returned value");
-                    }
+                            let got = mem.read_u64(base + 8 * l as u64).unwrap();
+                            let what = format!(
+                                "{asm} lane {l}: mem {:#x} data {:#x} cmp {:#x}",
+                                mem0(l),
+                                val(l),
+                                cmp(l)
+                            );
+                            if bits == 32 {
+                                assert_eq!(got as u32 as u64, new, "{what}: memory");
+                                assert_eq!(got >> 32, 0xdead_0000, "{what}: the next dword");
+                            } else {
+                                assert_eq!(got, new, "{what}: memory");
+                            }
+                            let ret = w.vgpr[8][l] as u64
+                                | if bits == 64 {
+                                    (w.vgpr[9][l] as u64) << 32
+                                } else {
+                                    0
+                                };
+                            let want_ret = if glc && on {
+                                mem0(l)
+                            } else if bits == 64 {
+                                0x0bad_0bad_0bad_0bad
+                            } else {
+                                0x0bad_0bad
+                            };
+                            assert_eq!(ret, want_ret, "{what}: returned value");
+                        }
+                    };
+                    chk(&w, &mem);
+                    exec_common::vet_mem(&w, &mut mem, chk);
                 }
             }
         }
@@ -585,8 +601,12 @@ fn flat_addresses_route_to_private_memory() {
         }
     })
     .unwrap();
-    for l in 0..64 {
-        assert_eq!(w.vgpr[4][l], 0x1000 + l as u32, "lane {l}");
-        assert_eq!(w.vgpr[6][l], 0x2000 + l as u32, "lane {l}");
-    }
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        for l in 0..64 {
+            assert_eq!(w.vgpr[4][l], 0x1000 + l as u32, "lane {l}");
+            assert_eq!(w.vgpr[6][l], 0x2000 + l as u32, "lane {l}");
+        }
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }

@@ -27,13 +27,17 @@ fn clamp_of_nan_follows_dx10_clamp() {
             },
         )
         .unwrap();
-        let got = w.vgpr[2][0];
-        if nan_out == 0 {
-            assert_eq!(got, 0, "mode {mode:#x}");
-        } else {
-            assert!(f32::from_bits(got).is_nan(), "mode {mode:#x}: {got:#x}");
-        }
-        assert_eq!(w.vgpr[3][0], 1f32.to_bits());
+        let chk = |w: &gcnemu::wave::Wave| {
+            let got = w.vgpr[2][0];
+            if nan_out == 0 {
+                assert_eq!(got, 0, "mode {mode:#x}");
+            } else {
+                assert!(f32::from_bits(got).is_nan(), "mode {mode:#x}: {got:#x}");
+            }
+            assert_eq!(w.vgpr[3][0], 1f32.to_bits());
+        };
+        chk(&w);
+        exec_common::vet(&w, chk);
     }
 }
 
@@ -50,14 +54,18 @@ fn f16_and_packed_clamp_of_nan_follow_dx10_clamp() {
             },
         )
         .unwrap();
-        let lo = w.vgpr[2][0] & 0xffff;
-        let (plo, phi) = (w.vgpr[3][0] & 0xffff, w.vgpr[3][0] >> 16);
-        let nan = |h: u32| h & 0x7c00 == 0x7c00 && h & 0x3ff != 0;
-        if dx10 {
-            assert_eq!((lo, plo, phi), (0, 0, 0));
-        } else {
-            assert!(nan(lo) && nan(plo) && nan(phi), "{lo:#x} {plo:#x} {phi:#x}");
-        }
+        let chk = |w: &gcnemu::wave::Wave| {
+            let lo = w.vgpr[2][0] & 0xffff;
+            let (plo, phi) = (w.vgpr[3][0] & 0xffff, w.vgpr[3][0] >> 16);
+            let nan = |h: u32| h & 0x7c00 == 0x7c00 && h & 0x3ff != 0;
+            if dx10 {
+                assert_eq!((lo, plo, phi), (0, 0, 0));
+            } else {
+                assert!(nan(lo) && nan(plo) && nan(phi), "{lo:#x} {plo:#x} {phi:#x}");
+            }
+        };
+        chk(&w);
+        exec_common::vet(&w, chk);
     }
 }
 
@@ -80,21 +88,29 @@ fn min_max_with_a_signaling_nan_follow_ieee_mode() {
     };
     // IEEE on: the signaling NaN comes out, quieted (payload kept).
     let w = run(asm, setup(DENORMS | IEEE)).unwrap();
-    for r in [2, 3, 4, 6] {
-        assert_eq!(w.vgpr[r][0], SNAN32 | 0x0040_0000, "v{r}");
-    }
-    // A quiet NaN still loses to a number.
-    assert_eq!(w.vgpr[7][0], 3f32.to_bits());
-    let d = w.vgpr[10][0] as u64 | (w.vgpr[11][0] as u64) << 32;
-    assert_eq!(d, SNAN64 | 0x0008_0000_0000_0000);
+    let chk = |w: &gcnemu::wave::Wave| {
+        for r in [2, 3, 4, 6] {
+            assert_eq!(w.vgpr[r][0], SNAN32 | 0x0040_0000, "v{r}");
+        }
+        // A quiet NaN still loses to a number.
+        assert_eq!(w.vgpr[7][0], 3f32.to_bits());
+        let d = w.vgpr[10][0] as u64 | (w.vgpr[11][0] as u64) << 32;
+        assert_eq!(d, SNAN64 | 0x0008_0000_0000_0000);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     // IEEE off: the NaN loses to the number (min3(sNaN, 3, -1) = -1; med3 with a NaN is min3).
     let w = run(asm, setup(DENORMS)).unwrap();
-    assert_eq!(w.vgpr[2][0], 3f32.to_bits());
-    assert_eq!(w.vgpr[3][0], 3f32.to_bits());
-    assert_eq!(w.vgpr[4][0], (-1f32).to_bits());
-    assert_eq!(w.vgpr[6][0], (-1f32).to_bits());
-    let d = w.vgpr[10][0] as u64 | (w.vgpr[11][0] as u64) << 32;
-    assert_eq!(d, 2f64.to_bits());
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], 3f32.to_bits());
+        assert_eq!(w.vgpr[3][0], 3f32.to_bits());
+        assert_eq!(w.vgpr[4][0], (-1f32).to_bits());
+        assert_eq!(w.vgpr[6][0], (-1f32).to_bits());
+        let d = w.vgpr[10][0] as u64 | (w.vgpr[11][0] as u64) << 32;
+        assert_eq!(d, 2f64.to_bits());
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -110,13 +126,21 @@ fn f16_min_max_with_a_signaling_nan_follow_ieee_mode() {
         }
     };
     let w = run(asm, setup(DENORMS | IEEE)).unwrap();
-    for r in [2, 3, 4, 6] {
-        assert_eq!(w.vgpr[r][0] & 0xffff, 0x7e01, "v{r}");
-    }
+    let chk = |w: &gcnemu::wave::Wave| {
+        for r in [2, 3, 4, 6] {
+            assert_eq!(w.vgpr[r][0] & 0xffff, 0x7e01, "v{r}");
+        }
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     let w = run(asm, setup(DENORMS)).unwrap();
-    let lo = |r: usize| w.vgpr[r][0] & 0xffff;
-    assert_eq!(
-        [lo(2), lo(3), lo(4), lo(6)],
-        [0x4200, 0x4200, 0xbc00, 0xbc00]
-    );
+    let chk = |w: &gcnemu::wave::Wave| {
+        let lo = |r: usize| w.vgpr[r][0] & 0xffff;
+        assert_eq!(
+            [lo(2), lo(3), lo(4), lo(6)],
+            [0x4200, 0x4200, 0xbc00, 0xbc00]
+        );
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }

@@ -146,16 +146,20 @@ fn check(asm: &str, srcs: usize, exact: impl Fn(&[f32]) -> (i128, i32)) {
                 }
             })
             .unwrap();
-            for l in 0..64 {
-                let args: Vec<f32> = inputs.iter().map(|v| v[l]).collect();
-                let want = round_ref(exact(&args), round);
-                assert_eq!(
-                    w.vgpr[10][l],
-                    want.to_bits(),
-                    "{asm} round {round} args {args:?}: got {}",
-                    f32::from_bits(w.vgpr[10][l])
-                );
-            }
+            let chk = |w: &gcnemu::wave::Wave| {
+                for l in 0..64 {
+                    let args: Vec<f32> = inputs.iter().map(|v| v[l]).collect();
+                    let want = round_ref(exact(&args), round);
+                    assert_eq!(
+                        w.vgpr[10][l],
+                        want.to_bits(),
+                        "{asm} round {round} args {args:?}: got {}",
+                        f32::from_bits(w.vgpr[10][l])
+                    );
+                }
+            };
+            chk(&w);
+            exec_common::vet(&w, chk);
         }
     }
 }
@@ -201,12 +205,16 @@ fn mad_and_mac_round_twice() {
             },
         )
         .unwrap();
-        for l in 0..64 {
-            let p = round_ref(mul_exact(parts(a[l]), parts(b[l])), round);
-            let want = round_ref(add_exact(parts(p), parts(c[l])), round);
-            assert_eq!(w.vgpr[10][l], want.to_bits(), "mad {round} lane {l}");
-            assert_eq!(w.vgpr[11][l], want.to_bits(), "mac {round} lane {l}");
-        }
+        let chk = |w: &gcnemu::wave::Wave| {
+            for l in 0..64 {
+                let p = round_ref(mul_exact(parts(a[l]), parts(b[l])), round);
+                let want = round_ref(add_exact(parts(p), parts(c[l])), round);
+                assert_eq!(w.vgpr[10][l], want.to_bits(), "mad {round} lane {l}");
+                assert_eq!(w.vgpr[11][l], want.to_bits(), "mac {round} lane {l}");
+            }
+        };
+        chk(&w);
+        exec_common::vet(&w, chk);
     }
 }
 
@@ -219,7 +227,11 @@ fn exact_zero_sums_take_the_ieee_sign() {
             w.vgpr[1] = [(-3.5f32).to_bits(); 64];
         })
         .unwrap();
-        assert_eq!(w.vgpr[10][0], sign, "round {round}");
+        let chk = |w: &gcnemu::wave::Wave| {
+            assert_eq!(w.vgpr[10][0], sign, "round {round}");
+        };
+        chk(&w);
+        exec_common::vet(&w, chk);
     }
 }
 
@@ -239,8 +251,12 @@ fn overflow_and_underflow_follow_the_direction() {
             },
         )
         .unwrap();
-        assert_eq!(w.vgpr[10][0], big, "MAX * 2, round {round}");
-        assert_eq!(w.vgpr[11][0], small, "2^-149 * 0.5, round {round}");
+        let chk = |w: &gcnemu::wave::Wave| {
+            assert_eq!(w.vgpr[10][0], big, "MAX * 2, round {round}");
+            assert_eq!(w.vgpr[11][0], small, "2^-149 * 0.5, round {round}");
+        };
+        chk(&w);
+        exec_common::vet(&w, chk);
     }
 }
 
@@ -266,18 +282,22 @@ fn conversions_to_f32_round_in_each_direction() {
             },
         )
         .unwrap();
-        assert_eq!(f32::from_bits(w.vgpr[10][0]), i, "i32 round {round}");
-        assert_eq!(f32::from_bits(w.vgpr[11][0]), u, "u32 round {round}");
-        assert_eq!(f32::from_bits(w.vgpr[12][0]), neg, "-i32 round {round}");
-        // 1/3 in f64 is not an f32: it lies strictly between two neighbours.
-        let lo = third as f32;
-        let (lo, hi) = if (lo as f64) < third {
-            (lo, step_up(lo))
-        } else {
-            (step_down(lo), lo)
+        let chk = |w: &gcnemu::wave::Wave| {
+            assert_eq!(f32::from_bits(w.vgpr[10][0]), i, "i32 round {round}");
+            assert_eq!(f32::from_bits(w.vgpr[11][0]), u, "u32 round {round}");
+            assert_eq!(f32::from_bits(w.vgpr[12][0]), neg, "-i32 round {round}");
+            // 1/3 in f64 is not an f32: it lies strictly between two neighbours.
+            let lo = third as f32;
+            let (lo, hi) = if (lo as f64) < third {
+                (lo, step_up(lo))
+            } else {
+                (step_down(lo), lo)
+            };
+            let want = if round == UP { hi } else { lo };
+            assert_eq!(f32::from_bits(w.vgpr[13][0]), want, "f64 round {round}");
         };
-        let want = if round == UP { hi } else { lo };
-        assert_eq!(f32::from_bits(w.vgpr[13][0]), want, "f64 round {round}");
+        chk(&w);
+        exec_common::vet(&w, chk);
     }
 }
 
@@ -290,7 +310,11 @@ fn ldexp_and_div_fmas_round_into_the_denormals() {
             w.vgpr[1] = [(-149i32) as u32; 64];
         })
         .unwrap();
-        assert_eq!(w.vgpr[10][0], want, "round {round}");
+        let chk = |w: &gcnemu::wave::Wave| {
+            assert_eq!(w.vgpr[10][0], want, "round {round}");
+        };
+        chk(&w);
+        exec_common::vet(&w, chk);
     }
     // v_div_fmas_f32 with VCC set and |S2| < 2 scales fma(S0, S1, S2) by 2^-64:
     // (1.5 * 2^-85) * 2^-64 = 1.5 * 2^-149 again.
@@ -302,7 +326,11 @@ fn ldexp_and_div_fmas_round_into_the_denormals() {
             w.set_vcc(u64::MAX);
         })
         .unwrap();
-        assert_eq!(w.vgpr[10][0], want, "round {round}");
+        let chk = |w: &gcnemu::wave::Wave| {
+            assert_eq!(w.vgpr[10][0], want, "round {round}");
+        };
+        chk(&w);
+        exec_common::vet(&w, chk);
     }
 }
 
@@ -336,7 +364,11 @@ fn exact_ops_run_unchanged_and_unmodelled_ones_are_named() {
         w.vgpr[3] = [(2f64.powi(-60).to_bits() >> 32) as u32; 64];
     })
     .unwrap();
-    assert_eq!((w.vgpr[10][0], w.vgpr[11][0]), (0, 0x3ff0_0000));
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!((w.vgpr[10][0], w.vgpr[11][0]), (0, 0x3ff0_0000));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     let e = run("v_add_f64 v[10:11], v[0:1], v[2:3]", DOWN << 2, |_| {}).unwrap_err();
     assert!(matches!(e, Fault::Guest(m) if m.contains("v_add_f64") && m.contains("f16/f64")));
 }
@@ -354,5 +386,9 @@ fn rounding_composes_with_vgpr_indexing() {
         },
     )
     .unwrap();
-    assert_eq!(f32::from_bits(w.vgpr[10][0]), 1.0 + f32::EPSILON);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(f32::from_bits(w.vgpr[10][0]), 1.0 + f32::EPSILON);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }

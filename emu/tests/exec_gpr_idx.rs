@@ -71,17 +71,21 @@ fn on_sets_m0_and_mode_and_indexes_src0() {
         },
     )
     .unwrap();
-    // M0[7:0] = 3, M0[15:12] = 0b0001, other bits kept.
-    assert_eq!(w.sgpr[124], 0xffff_0f03 | 1 << 12);
-    assert_eq!(
-        w.mode & GPR_IDX_EN,
-        0,
-        "s_set_gpr_idx_off clears MODE.gpr_idx_en"
-    );
-    assert_eq!(w.vgpr[1][0], 13_000);
-    assert_eq!(w.vgpr[1][63], 13_063);
-    // After off, v10 is v10 again although M0 still holds the index.
-    assert_eq!(w.vgpr[2][5], 10_005);
+    let chk = |w: &gcnemu::wave::Wave| {
+        // M0[7:0] = 3, M0[15:12] = 0b0001, other bits kept.
+        assert_eq!(w.sgpr[124], 0xffff_0f03 | 1 << 12);
+        assert_eq!(
+            w.mode & GPR_IDX_EN,
+            0,
+            "s_set_gpr_idx_off clears MODE.gpr_idx_en"
+        );
+        assert_eq!(w.vgpr[1][0], 13_000);
+        assert_eq!(w.vgpr[1][63], 13_063);
+        // After off, v10 is v10 again although M0 still holds the index.
+        assert_eq!(w.vgpr[2][5], 10_005);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -91,8 +95,12 @@ fn mode_bit_is_visible_while_on() {
         |_| {},
     )
     .unwrap();
-    assert_eq!(w.sgpr[4], 1);
-    assert_ne!(w.mode & GPR_IDX_EN, 0);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.sgpr[4], 1);
+        assert_ne!(w.mode & GPR_IDX_EN, 0);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -105,11 +113,15 @@ fn dst_indexing_writes_the_moved_register_only() {
         },
     )
     .unwrap();
-    assert_eq!(
-        w.vgpr[25][7], 1_007,
-        "v20 + 5 receives v1 (src0 not indexed)"
-    );
-    assert_eq!(w.vgpr[20][7], 20_007, "v20 itself is untouched");
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(
+            w.vgpr[25][7], 1_007,
+            "v20 + 5 receives v1 (src0 not indexed)"
+        );
+        assert_eq!(w.vgpr[20][7], 20_007, "v20 itself is untouched");
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -127,13 +139,17 @@ fn src1_and_src2_indexing_in_vop2_and_vop3() {
         },
     )
     .unwrap();
-    // v1 + v6 (src1 moved by 4).
-    assert_eq!(w.vgpr[0][2], 1_002 + 6_002);
-    // v1 * v6 + v8: 24-bit operands, so worked in u64 and wrapped.
-    let want = (1_002u64 * 6_002 + 8_002) as u32;
-    assert_eq!(w.vgpr[3][2], want);
-    // An SGPR src0 is not indexed even if SRC0 were on; here src1 v2 -> v6.
-    assert_eq!(w.vgpr[5][2], 9 + 6_002);
+    let chk = |w: &gcnemu::wave::Wave| {
+        // v1 + v6 (src1 moved by 4).
+        assert_eq!(w.vgpr[0][2], 1_002 + 6_002);
+        // v1 * v6 + v8: 24-bit operands, so worked in u64 and wrapped.
+        let want = (1_002u64 * 6_002 + 8_002) as u32;
+        assert_eq!(w.vgpr[3][2], want);
+        // An SGPR src0 is not indexed even if SRC0 were on; here src1 v2 -> v6.
+        assert_eq!(w.vgpr[5][2], 9 + 6_002);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -151,13 +167,17 @@ fn sgpr_operands_and_sgpr_destinations_are_not_moved() {
         },
     )
     .unwrap();
-    // src0 is an SGPR (unchanged), src1 not enabled, dst v0 -> v3.
-    assert_eq!(w.vgpr[3][1], 100 + 1_001);
-    assert_eq!(w.vgpr[0][1], 1, "v0 keeps its value");
-    // v_readfirstlane reads v13 lane 0 into s8 (an SGPR destination is not a VGPR number).
-    assert_eq!(w.sgpr[8], 13_000);
-    // v_cmp: src0 v10 -> v13 compared with v13: all lanes equal; written to s[10:11].
-    assert_eq!(w.pair(10), u64::MAX);
+    let chk = |w: &gcnemu::wave::Wave| {
+        // src0 is an SGPR (unchanged), src1 not enabled, dst v0 -> v3.
+        assert_eq!(w.vgpr[3][1], 100 + 1_001);
+        assert_eq!(w.vgpr[0][1], 1, "v0 keeps its value");
+        // v_readfirstlane reads v13 lane 0 into s8 (an SGPR destination is not a VGPR number).
+        assert_eq!(w.sgpr[8], 13_000);
+        // v_cmp: src0 v10 -> v13 compared with v13: all lanes equal; written to s[10:11].
+        assert_eq!(w.pair(10), u64::MAX);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -170,8 +190,12 @@ fn wide_operands_move_their_base() {
         },
     )
     .unwrap();
-    // src0 is the shift amount (constant 0, not moved); src1 v[10:11] is not enabled.
-    assert_eq!((w.vgpr[0][0], w.vgpr[1][0]), (10_000, 11_000));
+    let chk = |w: &gcnemu::wave::Wave| {
+        // src0 is the shift amount (constant 0, not moved); src1 v[10:11] is not enabled.
+        assert_eq!((w.vgpr[0][0], w.vgpr[1][0]), (10_000, 11_000));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     let w = run(
         "s_set_gpr_idx_on s2, gpr_idx(SRC1)\nv_lshlrev_b64 v[0:1], 0, v[10:11]\ns_set_gpr_idx_off",
         |w| {
@@ -180,7 +204,11 @@ fn wide_operands_move_their_base() {
         },
     )
     .unwrap();
-    assert_eq!((w.vgpr[0][0], w.vgpr[1][0]), (12_000, 13_000));
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!((w.vgpr[0][0], w.vgpr[1][0]), (12_000, 13_000));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -200,11 +228,15 @@ fn mode_and_idx_change_one_field_each() {
         },
     )
     .unwrap();
-    // Enables now DST only (M0[15]) with index 1: v1 -> v2 gets v10.
-    assert_eq!(w.vgpr[2][0], 10_000);
-    // Then index 7: v2 -> v9 gets v10; src0 not moved.
-    assert_eq!(w.vgpr[9][3], 10_003);
-    assert_eq!(w.sgpr[124], 0x8000_0000 | 1 << 15 | 7);
+    let chk = |w: &gcnemu::wave::Wave| {
+        // Enables now DST only (M0[15]) with index 1: v1 -> v2 gets v10.
+        assert_eq!(w.vgpr[2][0], 10_000);
+        // Then index 7: v2 -> v9 gets v10; src0 not moved.
+        assert_eq!(w.vgpr[9][3], 10_003);
+        assert_eq!(w.sgpr[124], 0x8000_0000 | 1 << 15 | 7);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -217,7 +249,11 @@ fn index_past_v255_selects_v0() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[1][4], 4, "read from v0");
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[1][4], 4, "read from v0");
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     let w = run(
         "s_set_gpr_idx_on s2, gpr_idx(SRC0)\nv_mov_b32 v1, v55\ns_set_gpr_idx_off",
         |w| {
@@ -226,7 +262,11 @@ fn index_past_v255_selects_v0() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[1][4], 255_004);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[1][4], 255_004);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -246,9 +286,13 @@ fn lds_addresses_are_not_indexed() {
         },
     )
     .unwrap();
-    // s_set_gpr_idx_on kept M0[31:16] and set [15:12] and [7:0]: the LDS limit stays large.
-    assert_eq!(w.vgpr[3][9], 0x109);
-    assert_eq!(w.vgpr[4][9], 0);
+    let chk = |w: &gcnemu::wave::Wave| {
+        // s_set_gpr_idx_on kept M0[31:16] and set [15:12] and [7:0]: the LDS limit stays large.
+        assert_eq!(w.vgpr[3][9], 0x109);
+        assert_eq!(w.vgpr[4][9], 0);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -271,15 +315,19 @@ fn setvskip_skips_vector_instructions_only() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[0][0], 0, "v_mov skipped");
-    assert_eq!(
-        w.vgpr[6][0], 0,
-        "ds_write skipped: the later read finds LDS still zero"
-    );
-    assert_eq!(w.sgpr[3], 9, "scalar ops still run");
-    assert_eq!(w.sgpr[4], 1, "MODE.vskip reads back as 1");
-    assert_eq!(w.mode & VSKIP, 0);
-    assert_eq!(w.vgpr[5][0], 8, "vector ops run again once cleared");
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[0][0], 0, "v_mov skipped");
+        assert_eq!(
+            w.vgpr[6][0], 0,
+            "ds_write skipped: the later read finds LDS still zero"
+        );
+        assert_eq!(w.sgpr[3], 9, "scalar ops still run");
+        assert_eq!(w.sgpr[4], 1, "MODE.vskip reads back as 1");
+        assert_eq!(w.mode & VSKIP, 0);
+        assert_eq!(w.vgpr[5][0], 8, "vector ops run again once cleared");
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -289,7 +337,11 @@ fn setvskip_bit_clear_leaves_vskip_off() {
         w.sgpr[1] = 3;
     })
     .unwrap();
-    assert_eq!(w.vgpr[0][0], 7);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[0][0], 7);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -299,7 +351,11 @@ fn setreg_of_mode_vskip_also_skips() {
         |_| {},
     )
     .unwrap();
-    assert_eq!((w.vgpr[0][0], w.vgpr[1][0]), (0, 3));
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!((w.vgpr[0][0], w.vgpr[1][0]), (0, 3));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 /// The hipcc-compiled fixture `tests/fixtures/hip/gpr_idx.hip`: a uniform-indexed register

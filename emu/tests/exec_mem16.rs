@@ -32,12 +32,16 @@ fn global_d16_loads_keep_the_other_half() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][0], 0xaaaa_0081);
-    assert_eq!(w.vgpr[3][0], 0xff81_bbbb); // -127 sign-extended to 16 bits, high half
-    assert_eq!(w.vgpr[4][0], 0xaaaa_9234);
-    assert_eq!(w.vgpr[5][0], 0x9234_bbbb);
-    assert_eq!(w.vgpr[6][0], 0xaaaa_ff81);
-    assert_eq!(w.vgpr[7][0], 0x007f_bbbb);
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        assert_eq!(w.vgpr[2][0], 0xaaaa_0081);
+        assert_eq!(w.vgpr[3][0], 0xff81_bbbb); // -127 sign-extended to 16 bits, high half
+        assert_eq!(w.vgpr[4][0], 0xaaaa_9234);
+        assert_eq!(w.vgpr[5][0], 0x9234_bbbb);
+        assert_eq!(w.vgpr[6][0], 0xaaaa_ff81);
+        assert_eq!(w.vgpr[7][0], 0x007f_bbbb);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 #[test]
@@ -78,10 +82,14 @@ fn buffer_d16_loads_and_out_of_range_reads_zero() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][0], 0x7f81_2222);
-    assert_eq!(w.vgpr[3][0], 0x1111_0092);
-    assert_eq!(w.vgpr[4][0], 0x1111_0000); // past num_records: the half reads 0
-    assert_eq!(mem.bytes(base + 6, 2).unwrap(), &[0xef, 0xbe]);
+    let chk = |w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        assert_eq!(w.vgpr[2][0], 0x7f81_2222);
+        assert_eq!(w.vgpr[3][0], 0x1111_0092);
+        assert_eq!(w.vgpr[4][0], 0x1111_0000); // past num_records: the half reads 0
+        assert_eq!(mem.bytes(base + 6, 2).unwrap(), &[0xef, 0xbe]);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 #[test]
@@ -96,9 +104,13 @@ fn lds_d16_reads_and_writes() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][0], 0xff80_6666); // byte 3 = 0x80 sign-extended into the high half
-    assert_eq!(w.vgpr[3][0], 0x5555_80ff); // the d16_hi write stored 0x80ff
-    assert_eq!(w.vgpr[4][0], 0x5555_0034);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], 0xff80_6666); // byte 3 = 0x80 sign-extended into the high half
+        assert_eq!(w.vgpr[3][0], 0x5555_80ff); // the d16_hi write stored 0x80ff
+        assert_eq!(w.vgpr[4][0], 0x5555_0034);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]

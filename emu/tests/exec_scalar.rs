@@ -20,11 +20,15 @@ fn movrel_reads_and_writes_relative_to_m0() {
         },
     )
     .unwrap();
-    assert_eq!(w.sgpr[20], 0x1313);
-    assert_eq!((w.sgpr[22], w.sgpr[23]), (0x1313, 0x1414));
-    assert_eq!(w.sgpr[33], 0xabc);
-    assert_eq!((w.sgpr[43], w.sgpr[44]), (0x22, 0x33));
-    assert_eq!(w.sgpr[30], 0);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.sgpr[20], 0x1313);
+        assert_eq!((w.sgpr[22], w.sgpr[23]), (0x1313, 0x1414));
+        assert_eq!(w.sgpr[33], 0xabc);
+        assert_eq!((w.sgpr[43], w.sgpr[44]), (0x22, 0x33));
+        assert_eq!(w.sgpr[30], 0);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -48,12 +52,16 @@ fn wrexec_forms_and_bitreplicate() {
         },
     )
     .unwrap();
-    // EXEC = ~S0 & EXEC.
-    assert_eq!(w.exec(), 0x0000_0000_ffff_00f0);
-    assert_eq!(w.pair(0), 0x0000_0000_ffff_00f0);
-    assert_eq!(w.sgpr[4], 1);
-    // bits 0, 2, 31 -> pairs 0-1, 4-5, 62-63.
-    assert_eq!(w.pair(6), 0xc000_0000_0000_0033);
+    let chk = |w: &gcnemu::wave::Wave| {
+        // EXEC = ~S0 & EXEC.
+        assert_eq!(w.exec(), 0x0000_0000_ffff_00f0);
+        assert_eq!(w.pair(0), 0x0000_0000_ffff_00f0);
+        assert_eq!(w.sgpr[4], 1);
+        // bits 0, 2, 31 -> pairs 0-1, 4-5, 62-63.
+        assert_eq!(w.pair(6), 0xc000_0000_0000_0033);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     let w = run(
         "s_andn2_wrexec_b64 s[0:1], s[2:3]\ns_cselect_b32 s4, 1, 0",
         |w| {
@@ -62,8 +70,12 @@ fn wrexec_forms_and_bitreplicate() {
         },
     )
     .unwrap();
-    assert_eq!(w.exec(), 0); // S0 & ~EXEC
-    assert_eq!(w.sgpr[4], 0);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.exec(), 0); // S0 & ~EXEC
+        assert_eq!(w.sgpr[4], 0);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -93,13 +105,17 @@ fn scalar_stores_and_atomics() {
         },
     )
     .unwrap();
-    let word = |o: u64| u32::from_le_bytes(mem.bytes(base + o, 4).unwrap().try_into().unwrap());
-    assert_eq!((word(8), word(12)), (0x1111, 0x2222));
-    assert_eq!(w.sgpr[6], 7); // old value returned (glc)
-    assert_eq!((w.sgpr[8], w.sgpr[9]), (u32::MAX, u32::MAX));
-    assert_eq!((word(24), word(28)), (0, 0));
-    assert_eq!(word(16), 99); // 12 matched the comparand
-    assert_eq!(w.sgpr[10], 99); // no glc: SDATA unchanged
-    assert_eq!(word(0), 0xfeed);
-    assert_eq!(word(0x20), 0);
+    let chk = |w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        let word = |o: u64| u32::from_le_bytes(mem.bytes(base + o, 4).unwrap().try_into().unwrap());
+        assert_eq!((word(8), word(12)), (0x1111, 0x2222));
+        assert_eq!(w.sgpr[6], 7); // old value returned (glc)
+        assert_eq!((w.sgpr[8], w.sgpr[9]), (u32::MAX, u32::MAX));
+        assert_eq!((word(24), word(28)), (0, 0));
+        assert_eq!(word(16), 99); // 12 matched the comparand
+        assert_eq!(w.sgpr[10], 99); // no glc: SDATA unchanged
+        assert_eq!(word(0), 0xfeed);
+        assert_eq!(word(0x20), 0);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }

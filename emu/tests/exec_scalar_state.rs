@@ -24,7 +24,11 @@ s_mov_b32 s6, 2";
 #[test]
 fn rfe_b64_jumps_to_the_byte_address_in_s0() {
     let w = run(&JUMP_OVER.replace("RFE", "s_rfe_b64 s[0:1]"), |_| {}).unwrap();
-    assert_eq!((w.sgpr[5], w.sgpr[6]), (0, 2));
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!((w.sgpr[5], w.sgpr[6]), (0, 2));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -34,7 +38,11 @@ fn rfe_restore_b64_jumps_and_ignores_inst_atc() {
         |w| w.sgpr[2] = 1,
     )
     .unwrap();
-    assert_eq!((w.sgpr[5], w.sgpr[6]), (0, 2));
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!((w.sgpr[5], w.sgpr[6]), (0, 2));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -57,8 +65,12 @@ fn rfe_to_the_middle_of_an_instruction_is_a_bad_jump() {
 #[test]
 fn endpgm_saved_ends_the_wave() {
     let w = run("s_mov_b32 s0, 1\ns_endpgm_saved\ns_mov_b32 s0, 2", |_| {}).unwrap();
-    assert_eq!(w.sgpr[0], 1);
-    assert_eq!(w.state, WaveState::Ended);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.sgpr[0], 1);
+        assert_eq!(w.state, WaveState::Ended);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -68,14 +80,22 @@ fn setkill_1_terminates_setkill_0_does_not() {
         |_| {},
     )
     .unwrap();
-    assert_eq!(w.sgpr[0], 1);
-    assert_eq!(w.state, WaveState::Ended);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.sgpr[0], 1);
+        assert_eq!(w.state, WaveState::Ended);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
 fn wakeup_is_a_functional_no_op() {
     let w = run("s_wakeup\ns_mov_b32 s0, 3", |_| {}).unwrap();
-    assert_eq!(w.sgpr[0], 3);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.sgpr[0], 3);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -108,13 +128,17 @@ fn mode_csp_field_reads_the_control_stack_pointer() {
         |w| w.mode = 0x3f0,
     )
     .unwrap();
-    assert_eq!(w.sgpr[0], 5);
-    assert_eq!(w.csp, 5);
-    assert_eq!(w.sgpr[1], 0x3f0 | 5 << 29);
-    assert_eq!(
-        w.mode, 0x3f0,
-        "CSP lives in the stack pointer, not in the mode bits"
-    );
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.sgpr[0], 5);
+        assert_eq!(w.csp, 5);
+        assert_eq!(w.sgpr[1], 0x3f0 | 5 << 29);
+        assert_eq!(
+            w.mode, 0x3f0,
+            "CSP lives in the stack pointer, not in the mode bits"
+        );
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -132,9 +156,13 @@ fn mode_round_set_by_setreg_directs_later_f32_adds() {
         },
     )
     .unwrap();
-    assert_eq!(f32::from_bits(w.vgpr[1][0]), 1.0 + 2f32.powi(-23));
-    assert_eq!(f32::from_bits(w.vgpr[3][0]), 1.0);
-    assert_eq!(w.mode & 3, 3);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(f32::from_bits(w.vgpr[1][0]), 1.0 + 2f32.powi(-23));
+        assert_eq!(f32::from_bits(w.vgpr[3][0]), 1.0);
+        assert_eq!(w.mode & 3, 3);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -148,8 +176,12 @@ fn trapsts_is_kept_and_v_clrexcp_clears_the_alu_exceptions() {
         |_| {},
     )
     .unwrap();
-    assert_eq!(w.sgpr[0], 0x1ff);
-    assert_eq!(w.sgpr[1], 0x180);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.sgpr[0], 0x1ff);
+        assert_eq!(w.sgpr[1], 0x180);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -162,10 +194,14 @@ fn read_only_registers_ignore_writes() {
         |w| w.index = 6,
     )
     .unwrap();
-    // Wave 6 of its workgroup: SIMD 6 % 4 = 2 at [5:4], WAVE_ID 6 / 4 = 1 at [3:0].
-    assert_eq!(w.sgpr[0], 2 << 4 | 1);
-    // Nothing outstanding: all counters 0.
-    assert_eq!(w.sgpr[1], 0);
+    let chk = |w: &gcnemu::wave::Wave| {
+        // Wave 6 of its workgroup: SIMD 6 % 4 = 2 at [5:4], WAVE_ID 6 / 4 = 1 at [3:0].
+        assert_eq!(w.sgpr[0], 2 << 4 | 1);
+        // Nothing outstanding: all counters 0.
+        assert_eq!(w.sgpr[1], 0);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -176,8 +212,12 @@ fn lds_alloc_reports_the_workgroup_lds_in_256_byte_units() {
         |_| {},
     )
     .unwrap();
-    assert_eq!(w.sgpr[0], 16 << 12);
-    assert_eq!(w.sgpr[1], 16);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.sgpr[0], 16 << 12);
+        assert_eq!(w.sgpr[1], 16);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -194,9 +234,13 @@ fn sh_mem_bases_gives_the_aperture_high_bits() {
         |_| {},
     )
     .unwrap();
-    assert_eq!(w.sgpr[0], w.sgpr[3]);
-    assert_eq!(w.sgpr[1], w.sgpr[5]);
-    assert_ne!(w.sgpr[0], w.sgpr[1]);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.sgpr[0], w.sgpr[3]);
+        assert_eq!(w.sgpr[1], w.sgpr[5]);
+        assert_ne!(w.sgpr[0], w.sgpr[1]);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -209,8 +253,12 @@ fn gpr_alloc_reports_the_wave_allocation() {
         |_| {},
     )
     .unwrap();
-    assert_eq!(w.sgpr[0], 63 << 8 | 6 << 24);
-    assert_eq!(w.sgpr[1], 63);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.sgpr[0], 63 << 8 | 6 << 24);
+        assert_eq!(w.sgpr[1], 63);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 // ---- SMEM scalar scratch ----
@@ -242,12 +290,16 @@ fn scratch_loads_use_imm_and_scaled_sgpr_offsets() {
         },
     )
     .unwrap();
-    // 0x24 bytes = dword 9.
-    assert_eq!(w.sgpr[10], 0x1000 + 9);
-    // 512 bytes = dword 128, then 129.
-    assert_eq!((w.sgpr[12], w.sgpr[13]), (0x1000 + 128, 0x1000 + 129));
-    // 512 + 0x10 = dword 132 ... 135.
-    assert_eq!(&w.sgpr[16..20], &[0x1084, 0x1085, 0x1086, 0x1087]);
+    let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+        // 0x24 bytes = dword 9.
+        assert_eq!(w.sgpr[10], 0x1000 + 9);
+        // 512 bytes = dword 128, then 129.
+        assert_eq!((w.sgpr[12], w.sgpr[13]), (0x1000 + 128, 0x1000 + 129));
+        // 512 + 0x10 = dword 132 ... 135.
+        assert_eq!(&w.sgpr[16..20], &[0x1084, 0x1085, 0x1086, 0x1087]);
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 #[test]

@@ -67,10 +67,14 @@ fn loads_every_width_and_offset_form() {
                 w.sgpr[20 + n] = 0x5555;
             })
             .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-            for i in 0..n {
-                assert_eq!(w.sgpr[20 + i], word(first + i), "{asm}: dword {i}");
-            }
-            assert_eq!(w.sgpr[20 + n], 0x5555, "{asm}: wrote past its width");
+            let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+                for i in 0..n {
+                    assert_eq!(w.sgpr[20 + i], word(first + i), "{asm}: dword {i}");
+                }
+                assert_eq!(w.sgpr[20 + n], 0x5555, "{asm}: wrote past its width");
+            };
+            chk(&w, &mem);
+            exec_common::vet_mem(&w, &mut mem, chk);
         }
     }
 }
@@ -265,24 +269,28 @@ fn atomics_every_op_both_widths() {
                                 }
                             })
                             .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-                            let what = format!("{asm}: mem {m0:#x} data {v:#x} cmp {cmp:#x}");
-                            let got = mem.read_u64(base + 0x10).unwrap();
-                            let want = f(m0, v, cmp, bits) & mask;
-                            if bits == 32 {
-                                assert_eq!(got & 0xffff_ffff, want, "{what}: memory");
-                                assert_eq!(got >> 32, 0x7777_0000, "{what}: next dword");
-                            } else {
-                                assert_eq!(got, want, "{what}: memory");
-                            }
-                            // glc returns the pre-op value in the first data SGPR(s); without
-                            // it they keep the data.
-                            let ret = w.sgpr[20] as u64
-                                | if bits == 64 {
-                                    (w.sgpr[21] as u64) << 32
+                            let chk = |w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+                                let what = format!("{asm}: mem {m0:#x} data {v:#x} cmp {cmp:#x}");
+                                let got = mem.read_u64(base + 0x10).unwrap();
+                                let want = f(m0, v, cmp, bits) & mask;
+                                if bits == 32 {
+                                    assert_eq!(got & 0xffff_ffff, want, "{what}: memory");
+                                    assert_eq!(got >> 32, 0x7777_0000, "{what}: next dword");
                                 } else {
-                                    0
-                                };
-                            assert_eq!(ret, if glc { m0 } else { v }, "{what}: SDATA");
+                                    assert_eq!(got, want, "{what}: memory");
+                                }
+                                // glc returns the pre-op value in the first data SGPR(s); without
+                                // it they keep the data.
+                                let ret = w.sgpr[20] as u64
+                                    | if bits == 64 {
+                                        (w.sgpr[21] as u64) << 32
+                                    } else {
+                                        0
+                                    };
+                                assert_eq!(ret, if glc { m0 } else { v }, "{what}: SDATA");
+                            };
+                            chk(&w, &mem);
+                            exec_common::vet_mem(&w, &mut mem, chk);
                         }
                     }
                 }
@@ -321,15 +329,19 @@ fn cache_controls_probes_and_timers() {
         vsharp(w, base, 0x100);
     })
     .unwrap();
-    assert!(
-        w.pair(14) > w.pair(10),
-        "s_memtime went backwards: {} then {}",
-        w.pair(10),
-        w.pair(14)
-    );
-    assert!(w.pair(12) >= w.pair(10) && w.pair(12) <= w.pair(14));
-    assert_eq!(w.sgpr[20], word(0));
-    for i in 0..64 {
-        assert_eq!(mem.read_u32(base + 4 * i as u64).unwrap(), word(i));
-    }
+    let chk = |w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        assert!(
+            w.pair(14) > w.pair(10),
+            "s_memtime went backwards: {} then {}",
+            w.pair(10),
+            w.pair(14)
+        );
+        assert!(w.pair(12) >= w.pair(10) && w.pair(12) <= w.pair(14));
+        assert_eq!(w.sgpr[20], word(0));
+        for i in 0..64 {
+            assert_eq!(mem.read_u32(base + 4 * i as u64).unwrap(), word(i));
+        }
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }

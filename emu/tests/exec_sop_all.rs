@@ -226,10 +226,14 @@ fn sop2_32_bit() {
                         w.scc = scc;
                     })
                     .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-                    let (d, c) = f(a, b, scc);
-                    let what = format!("{name} {a:#x}, {b:#x} (scc {scc})");
-                    assert_eq!(w.sgpr[10], d, "{what}: D");
-                    assert_eq!(w.scc, c.unwrap_or(scc), "{what}: SCC");
+                    let chk = |w: &gcnemu::wave::Wave| {
+                        let (d, c) = f(a, b, scc);
+                        let what = format!("{name} {a:#x}, {b:#x} (scc {scc})");
+                        assert_eq!(w.sgpr[10], d, "{what}: D");
+                        assert_eq!(w.scc, c.unwrap_or(scc), "{what}: SCC");
+                    };
+                    chk(&w);
+                    exec_common::vet(&w, chk);
                 }
             }
         }
@@ -251,24 +255,28 @@ fn sop2_64_bit() {
                         w.scc = scc;
                     })
                     .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-                    // 32-bit sources see the low half.
-                    let (sa, sb) = match name {
-                        "s_bfm_b64" | "s_mul_i32" => (a & 0xffff_ffff, b & 0xffff_ffff),
-                        "s_cselect_b64" | "s_and_b64" | "s_or_b64" | "s_xor_b64"
-                        | "s_andn2_b64" | "s_orn2_b64" | "s_nand_b64" | "s_nor_b64"
-                        | "s_xnor_b64" => (a, b),
-                        _ => (a, b & 0xffff_ffff),
+                    let chk = |w: &gcnemu::wave::Wave| {
+                        // 32-bit sources see the low half.
+                        let (sa, sb) = match name {
+                            "s_bfm_b64" | "s_mul_i32" => (a & 0xffff_ffff, b & 0xffff_ffff),
+                            "s_cselect_b64" | "s_and_b64" | "s_or_b64" | "s_xor_b64"
+                            | "s_andn2_b64" | "s_orn2_b64" | "s_nand_b64" | "s_nor_b64"
+                            | "s_xnor_b64" => (a, b),
+                            _ => (a, b & 0xffff_ffff),
+                        };
+                        let (d, c) = f(sa, sb, scc);
+                        let got = if name == "s_mul_i32" {
+                            assert_eq!(w.sgpr[11], 0x5a5a_5a5a, "s_mul_i32 wrote s11");
+                            w.sgpr[10] as u64
+                        } else {
+                            w.pair(10)
+                        };
+                        let what = format!("{name} {a:#x}, {b:#x} (scc {scc})");
+                        assert_eq!(got, d, "{what}: D");
+                        assert_eq!(w.scc, c.unwrap_or(scc), "{what}: SCC");
                     };
-                    let (d, c) = f(sa, sb, scc);
-                    let got = if name == "s_mul_i32" {
-                        assert_eq!(w.sgpr[11], 0x5a5a_5a5a, "s_mul_i32 wrote s11");
-                        w.sgpr[10] as u64
-                    } else {
-                        w.pair(10)
-                    };
-                    let what = format!("{name} {a:#x}, {b:#x} (scc {scc})");
-                    assert_eq!(got, d, "{what}: D");
-                    assert_eq!(w.scc, c.unwrap_or(scc), "{what}: SCC");
+                    chk(&w);
+                    exec_common::vet(&w, chk);
                 }
             }
         }
@@ -406,10 +414,14 @@ fn sop1_32_bit() {
                     w.scc = scc;
                 })
                 .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-                let (d, c) = f(a, scc);
-                let what = format!("{name} {a:#x} (scc {scc})");
-                assert_eq!(w.sgpr[10], d, "{what}: D");
-                assert_eq!(w.scc, c.unwrap_or(scc), "{what}: SCC");
+                let chk = |w: &gcnemu::wave::Wave| {
+                    let (d, c) = f(a, scc);
+                    let what = format!("{name} {a:#x} (scc {scc})");
+                    assert_eq!(w.sgpr[10], d, "{what}: D");
+                    assert_eq!(w.scc, c.unwrap_or(scc), "{what}: SCC");
+                };
+                chk(&w);
+                exec_common::vet(&w, chk);
             }
         }
     }
@@ -434,17 +446,21 @@ fn sop1_64_bit() {
                     w.scc = scc;
                 })
                 .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-                let src = if one_src { a & 0xffff_ffff } else { a };
-                let (d, c) = f(src, scc);
-                let got = if one_dst {
-                    assert_eq!(w.sgpr[11], 0xdead_beef, "{asm}: wrote s11");
-                    w.sgpr[10] as u64
-                } else {
-                    w.pair(10)
+                let chk = |w: &gcnemu::wave::Wave| {
+                    let src = if one_src { a & 0xffff_ffff } else { a };
+                    let (d, c) = f(src, scc);
+                    let got = if one_dst {
+                        assert_eq!(w.sgpr[11], 0xdead_beef, "{asm}: wrote s11");
+                        w.sgpr[10] as u64
+                    } else {
+                        w.pair(10)
+                    };
+                    let what = format!("{asm} with {a:#x} (scc {scc})");
+                    assert_eq!(got, d, "{what}: D");
+                    assert_eq!(w.scc, c.unwrap_or(scc), "{what}: SCC");
                 };
-                let what = format!("{asm} with {a:#x} (scc {scc})");
-                assert_eq!(got, d, "{what}: D");
-                assert_eq!(w.scc, c.unwrap_or(scc), "{what}: SCC");
+                chk(&w);
+                exec_common::vet(&w, chk);
             }
         }
     }
@@ -576,10 +592,14 @@ fn sopk_ops() {
                         w.scc = scc;
                     })
                     .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-                    let (want, c) = f(d, k, scc);
-                    let what = format!("{name} s10={d:#x}, {k:#x} (scc {scc})");
-                    assert_eq!(w.sgpr[10], want, "{what}: D");
-                    assert_eq!(w.scc, c.unwrap_or(scc), "{what}: SCC");
+                    let chk = |w: &gcnemu::wave::Wave| {
+                        let (want, c) = f(d, k, scc);
+                        let what = format!("{name} s10={d:#x}, {k:#x} (scc {scc})");
+                        assert_eq!(w.sgpr[10], want, "{what}: D");
+                        assert_eq!(w.scc, c.unwrap_or(scc), "{what}: SCC");
+                    };
+                    chk(&w);
+                    exec_common::vet(&w, chk);
                 }
             }
         }
@@ -595,13 +615,17 @@ fn getreg_setreg_mode_and_trapsts() {
         |_| {},
     )
     .unwrap();
-    let mode0 = exec_common::MODE_DENORMS;
-    assert_eq!(w.sgpr[10], mode0);
-    assert_eq!(w.sgpr[11], mode0 & !0xf0, "denormal field cleared");
-    assert_eq!(w.sgpr[12], 0xc);
-    assert_eq!(w.mode, mode0 & !0xf0 | 0xc0);
-    assert_eq!(w.sgpr[13], 5);
-    assert_eq!(w.sgpr[14], 1, "STATUS.SCC");
+    let chk = |w: &gcnemu::wave::Wave| {
+        let mode0 = exec_common::MODE_DENORMS;
+        assert_eq!(w.sgpr[10], mode0);
+        assert_eq!(w.sgpr[11], mode0 & !0xf0, "denormal field cleared");
+        assert_eq!(w.sgpr[12], 0xc);
+        assert_eq!(w.mode, mode0 & !0xf0 | 0xc0);
+        assert_eq!(w.sgpr[13], 5);
+        assert_eq!(w.sgpr[14], 1, "STATUS.SCC");
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -635,7 +659,11 @@ fn sopc_compares() {
                         w.scc = scc;
                     })
                     .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-                    assert_eq!(w.scc, f(a, b), "{name} {a:#x}, {b:#x}");
+                    let chk = |w: &gcnemu::wave::Wave| {
+                        assert_eq!(w.scc, f(a, b), "{name} {a:#x}, {b:#x}");
+                    };
+                    chk(&w);
+                    exec_common::vet(&w, chk);
                 }
             }
         }
@@ -657,12 +685,16 @@ fn sopc_compares() {
                     w.set_pair(6, b);
                 })
                 .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-                let b = if ops.ends_with("s6") {
-                    b & 0xffff_ffff
-                } else {
-                    b
+                let chk = |w: &gcnemu::wave::Wave| {
+                    let b = if ops.ends_with("s6") {
+                        b & 0xffff_ffff
+                    } else {
+                        b
+                    };
+                    assert_eq!(w.scc, f(a, b), "{name} {a:#x}, {b:#x}");
                 };
-                assert_eq!(w.scc, f(a, b), "{name} {a:#x}, {b:#x}");
+                chk(&w);
+                exec_common::vet(&w, chk);
             }
         }
     }
@@ -688,12 +720,16 @@ fn sopp_conditional_branches() {
             w.set_vcc(vcc);
         })
         .unwrap();
-        assert_eq!(
-            w.sgpr[10],
-            if taken { 0 } else { 1 },
-            "{name} scc={scc} vcc={vcc:#x}"
-        );
-        assert_eq!(w.sgpr[11], 2);
+        let chk = |w: &gcnemu::wave::Wave| {
+            assert_eq!(
+                w.sgpr[10],
+                if taken { 0 } else { 1 },
+                "{name} scc={scc} vcc={vcc:#x}"
+            );
+            assert_eq!(w.sgpr[11], 2);
+        };
+        chk(&w);
+        exec_common::vet(&w, chk);
     }
 }
 
@@ -708,7 +744,11 @@ fn sopp_ops_without_visible_effect_continue() {
         |w| w.scc = true,
     )
     .unwrap();
-    assert_eq!((w.sgpr[10], w.sgpr[11], w.sgpr[12]), (7, 8, 9));
-    assert!(w.scc);
-    assert_eq!(w.exec(), u64::MAX);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!((w.sgpr[10], w.sgpr[11], w.sgpr[12]), (7, 8, 9));
+        assert!(w.scc);
+        assert_eq!(w.exec(), u64::MAX);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }

@@ -1,43 +1,36 @@
-//! Keeps `emu/SUPPORT.md` (the support manifest) equal to what the opcode table and the semantics
-//! say now. `UPDATE_SUPPORT=1 cargo test -p gcnemu --test exec_support` rewrites it.
+//! Keeps `emu/SUPPORT.md` (the support manifest) equal to what the opcode table, the semantics
+//! and the test vectors say now. `UPDATE_SUPPORT=1 cargo test -p gcnemu --test exec_support` rewrites it.
 
+mod exec_common;
+use exec_common::vectors::{check, load_all};
 use gcnemu::exec::support::{manifest, not_in_compute, support, Support};
 use std::collections::HashSet;
 use std::path::Path;
 
-/// Mnemonics that appear as a whole word in the instruction-level tests (`exec_*.rs`, which
-/// assemble and run them).
-fn tested_words() -> HashSet<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let mut words = HashSet::new();
-    for entry in std::fs::read_dir(&dir).expect("emu/tests") {
-        let path = entry.expect("dir entry").path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if !name.starts_with("exec_") || !name.ends_with(".rs") || name == "exec_support.rs" {
+/// The table rows (format and mnemonic) that passing test vectors (`emu/tests/vectors/`) run
+/// in their own encoding: an SDWA or DPP form does not count for the VOP1/VOP2 row.
+fn tested_rows() -> HashSet<(&'static str, &'static str)> {
+    let (vectors, errors) = load_all();
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut rows = HashSet::new();
+    for v in &vectors {
+        let (bad, ops) = check(v);
+        if !bad.is_empty() {
             continue;
         }
-        // Snippets separate instructions with the escape `\n`, which must not glue an `n` on.
-        let text = std::fs::read_to_string(&path)
-            .expect("test source")
-            .replace("\\n", " ");
-        for w in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-            // Assembly carries LLVM's encoding suffixes; the manifest matches base names.
-            let w = w
-                .strip_suffix("_e32")
-                .or_else(|| w.strip_suffix("_e64"))
-                .or_else(|| w.strip_suffix("_sdwa"))
-                .or_else(|| w.strip_suffix("_dpp"))
-                .unwrap_or(w);
-            words.insert(w.to_string());
+        for (mnemonic, info) in ops {
+            if mnemonic == info.name {
+                rows.insert((info.format.name(), info.name));
+            }
         }
     }
-    words
+    rows
 }
 
 #[test]
 fn support_manifest_is_current() {
-    let words = tested_words();
-    let text = manifest(&|name| words.contains(name));
+    let rows = tested_rows();
+    let text = manifest(&|op| rows.contains(&(op.format.name(), op.name)));
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("SUPPORT.md");
     if std::env::var_os("UPDATE_SUPPORT").is_some() {
         std::fs::write(&path, &text).expect("write SUPPORT.md");

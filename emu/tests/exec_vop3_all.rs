@@ -29,6 +29,11 @@ fn for_lanes<C: Copy>(
         for (l, &c) in chunk.iter().enumerate() {
             check(&w, l, c);
         }
+        exec_common::vet(&w, |w| {
+            for (l, &c) in chunk.iter().enumerate() {
+                check(w, l, c);
+            }
+        });
     }
 }
 
@@ -1032,10 +1037,14 @@ fn mad_mix_lo_hi_write_one_half() {
         }
     })
     .unwrap();
-    let lo = r16((1.5f32 * 3.0 + 0.125) as f64);
-    let hi = r16((-2.0f32 * 0.25 + 0.125) as f64);
-    assert_eq!(w.vgpr[3][0], 0xabcd_0000 | lo as u32);
-    assert_eq!(w.vgpr[4][0], (hi as u32) << 16 | 0x1234);
+    let chk = |w: &gcnemu::wave::Wave| {
+        let lo = r16((1.5f32 * 3.0 + 0.125) as f64);
+        let hi = r16((-2.0f32 * 0.25 + 0.125) as f64);
+        assert_eq!(w.vgpr[3][0], 0xabcd_0000 | lo as u32);
+        assert_eq!(w.vgpr[4][0], (hi as u32) << 16 | 0x1234);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -1054,28 +1063,32 @@ fn misc_vop1_nop_swap_fmac_xnor() {
         }
     })
     .unwrap();
-    let a = 1.0f32 + f32::EPSILON;
-    let b = 1.0f32 - f32::EPSILON / 2.0;
-    let fused = a.mul_add(b, -1.0);
-    assert_ne!(fused, a * b - 1.0, "inputs must tell fused from unfused");
-    for l in 0..63 {
+    let chk = |w: &gcnemu::wave::Wave| {
+        let a = 1.0f32 + f32::EPSILON;
+        let b = 1.0f32 - f32::EPSILON / 2.0;
+        let fused = a.mul_add(b, -1.0);
+        assert_ne!(fused, a * b - 1.0, "inputs must tell fused from unfused");
+        for l in 0..63 {
+            assert_eq!(
+                (w.vgpr[0][l], w.vgpr[1][l]),
+                (100 + l as u32, l as u32),
+                "swap lane {l}"
+            );
+            assert_eq!(w.vgpr[2][l], fused.to_bits(), "v_fmac_f32_e32");
+            assert_eq!(w.vgpr[5][l], fused.to_bits(), "v_fmac_f32_e64");
+            assert_eq!(
+                w.vgpr[6][l],
+                !((100 + l as u32) ^ l as u32),
+                "v_xnor_b32_e32"
+            );
+            assert_eq!(w.vgpr[7][l], !((100 + l as u32) ^ 5), "v_xnor_b32_e64");
+        }
         assert_eq!(
-            (w.vgpr[0][l], w.vgpr[1][l]),
-            (100 + l as u32, l as u32),
-            "swap lane {l}"
+            (w.vgpr[0][63], w.vgpr[1][63]),
+            (63, 163),
+            "inactive lane swapped"
         );
-        assert_eq!(w.vgpr[2][l], fused.to_bits(), "v_fmac_f32_e32");
-        assert_eq!(w.vgpr[5][l], fused.to_bits(), "v_fmac_f32_e64");
-        assert_eq!(
-            w.vgpr[6][l],
-            !((100 + l as u32) ^ l as u32),
-            "v_xnor_b32_e32"
-        );
-        assert_eq!(w.vgpr[7][l], !((100 + l as u32) ^ 5), "v_xnor_b32_e64");
-    }
-    assert_eq!(
-        (w.vgpr[0][63], w.vgpr[1][63]),
-        (63, 163),
-        "inactive lane swapped"
-    );
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }

@@ -12,9 +12,13 @@ fn cvt_pkrtz_truncates_toward_zero() {
         w.vgpr[1] = cyc(&[(-65519.0f32).to_bits(), f32::NAN.to_bits()]);
     })
     .unwrap();
-    assert_eq!(w.vgpr[2][0], 0xfbff << 16 | 0x3c00);
-    assert_eq!(w.vgpr[2][1] & 0xffff, 0x7bff);
-    assert_eq!(w.vgpr[2][1] >> 16 & 0x7e00, 0x7e00); // NaN stays NaN
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], 0xfbff << 16 | 0x3c00);
+        assert_eq!(w.vgpr[2][1] & 0xffff, 0x7bff);
+        assert_eq!(w.vgpr[2][1] >> 16 & 0x7e00, 0x7e00); // NaN stays NaN
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -31,16 +35,20 @@ fn cvt_pk_norm_and_saturating_packs() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][0], 0x8001 << 16 | 0x4000); // {-1 -> -32767, 16383.5 -> 16384}
-    assert_eq!(w.vgpr[3][0], 0x8000); // {0, 32767.5 -> 32768}
-                                      // u16: 70000 -> 0xffff, -70000 as unsigned is huge -> 0xffff.
-    assert_eq!(w.vgpr[4][0], 0xffff_ffff);
-    assert_eq!(w.vgpr[7][0], 0x8000_7fff);
-    // Byte 2 of 0x11223344 replaced: 254.5 -> 254 (ties to even), 300 -> 255, NaN -> 0, 2.5 -> 2.
-    assert_eq!(
-        &w.vgpr[8][..4],
-        &[0x11fe_3344, 0x11ff_3344, 0x1100_3344, 0x1102_3344]
-    );
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], 0x8001 << 16 | 0x4000); // {-1 -> -32767, 16383.5 -> 16384}
+        assert_eq!(w.vgpr[3][0], 0x8000); // {0, 32767.5 -> 32768}
+                                          // u16: 70000 -> 0xffff, -70000 as unsigned is huge -> 0xffff.
+        assert_eq!(w.vgpr[4][0], 0xffff_ffff);
+        assert_eq!(w.vgpr[7][0], 0x8000_7fff);
+        // Byte 2 of 0x11223344 replaced: 254.5 -> 254 (ties to even), 300 -> 255, NaN -> 0, 2.5 -> 2.
+        assert_eq!(
+            &w.vgpr[8][..4],
+            &[0x11fe_3344, 0x11ff_3344, 0x1100_3344, 0x1102_3344]
+        );
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -53,9 +61,13 @@ fn perm_b32_selectors() {
         w.vgpr[3] = cyc(&[0x0001_0203, 0x0704_0809, 0x0c0d_ff0c]);
     })
     .unwrap();
-    assert_eq!(w.vgpr[2][0], 0x11a2_3344);
-    assert_eq!(w.vgpr[2][1], 0x8855_ff00); // byte 1 = 0xa2 sign -> 0xff; byte 3 = 0x44 -> 0
-    assert_eq!(w.vgpr[2][2], 0x00ff_ff00);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], 0x11a2_3344);
+        assert_eq!(w.vgpr[2][1], 0x8855_ff00); // byte 1 = 0xa2 sign -> 0xff; byte 3 = 0x44 -> 0
+        assert_eq!(w.vgpr[2][2], 0x00ff_ff00);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -69,15 +81,19 @@ fn sad_family_and_lerp() {
         },
     )
     .unwrap();
-    // |0xff-0| + |0x10-0x20| + |0xff-0x01| + |0-0| = 255 + 16 + 254 = 525.
-    assert_eq!(w.vgpr[2][0], 525 + 5);
-    assert_eq!(w.vgpr[3][0], (525 << 16) + 5);
-    // |0x10ff - 0x2000| + |0x00ff - 0x0001| + 1
-    assert_eq!(w.vgpr[4][0], (0x2000 - 0x10ff) + 0xfe + 1);
-    // Reference bytes equal to 0 (bytes 0 and 3) are skipped: 16 + 254.
-    assert_eq!(w.vgpr[5][0], 270);
-    // Per byte (a + b + (c & 1)) >> 1: (0+0+1)>>1, (0xff+1+1)>>1, (0x10+0x20+0)>>1, (0xff+0+1)>>1.
-    assert_eq!(w.vgpr[6][0], 0x0080_1880);
+    let chk = |w: &gcnemu::wave::Wave| {
+        // |0xff-0| + |0x10-0x20| + |0xff-0x01| + |0-0| = 255 + 16 + 254 = 525.
+        assert_eq!(w.vgpr[2][0], 525 + 5);
+        assert_eq!(w.vgpr[3][0], (525 << 16) + 5);
+        // |0x10ff - 0x2000| + |0x00ff - 0x0001| + 1
+        assert_eq!(w.vgpr[4][0], (0x2000 - 0x10ff) + 0xfe + 1);
+        // Reference bytes equal to 0 (bytes 0 and 3) are skipped: 16 + 254.
+        assert_eq!(w.vgpr[5][0], 270);
+        // Per byte (a + b + (c & 1)) >> 1: (0+0+1)>>1, (0xff+1+1)>>1, (0x10+0x20+0)>>1, (0xff+0+1)>>1.
+        assert_eq!(w.vgpr[6][0], 0x0080_1880);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -97,20 +113,24 @@ fn quad_sads() {
         },
     )
     .unwrap();
-    // Windows: [1 2 3 4], [2 3 4 5], [3 4 5 6], [4 5 6 7] against [0 2 0 4]; |x - y| per byte:
-    // [1 0 3 0], [2 1 4 1], [3 2 5 2], [4 3 6 3]. The masked forms skip the zero bytes 0 and 2.
-    let full = [4, 8, 12, 16];
-    let masked = [0, 2, 4, 6];
-    let acc = [0xfffe, 3, 0x10, 0];
-    let pack = |s: [u32; 4]| {
-        let v: Vec<u32> = (0..4).map(|k| (acc[k] + s[k]) & 0xffff).collect();
-        (v[0] | v[1] << 16, v[2] | v[3] << 16)
+    let chk = |w: &gcnemu::wave::Wave| {
+        // Windows: [1 2 3 4], [2 3 4 5], [3 4 5 6], [4 5 6 7] against [0 2 0 4]; |x - y| per byte:
+        // [1 0 3 0], [2 1 4 1], [3 2 5 2], [4 3 6 3]. The masked forms skip the zero bytes 0 and 2.
+        let full = [4, 8, 12, 16];
+        let masked = [0, 2, 4, 6];
+        let acc = [0xfffe, 3, 0x10, 0];
+        let pack = |s: [u32; 4]| {
+            let v: Vec<u32> = (0..4).map(|k| (acc[k] + s[k]) & 0xffff).collect();
+            (v[0] | v[1] << 16, v[2] | v[3] << 16)
+        };
+        assert_eq!((w.vgpr[2][0], w.vgpr[3][0]), pack(full)); // 0xfffe + 4 wraps to 2
+        assert_eq!((w.vgpr[8][0], w.vgpr[9][0]), pack(masked));
+        for (k, m) in masked.iter().enumerate() {
+            assert_eq!(w.vgpr[10 + k][0], 1000 * (k as u32 + 1) + m);
+        }
     };
-    assert_eq!((w.vgpr[2][0], w.vgpr[3][0]), pack(full)); // 0xfffe + 4 wraps to 2
-    assert_eq!((w.vgpr[8][0], w.vgpr[9][0]), pack(masked));
-    for (k, m) in masked.iter().enumerate() {
-        assert_eq!(w.vgpr[10 + k][0], 1000 * (k as u32 + 1) + m);
-    }
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -123,14 +143,18 @@ fn trig_preop_segments() {
         },
     )
     .unwrap();
-    let get = |r: usize| f64::from_bits(w.vgpr[r][0] as u64 | (w.vgpr[r + 1][0] as u64) << 32);
-    // 2/π = 0.A2F9836E4E441529FC27...(hex): the first 53 bits, then the next 53.
-    assert_eq!(
-        get(2),
-        (0xa2f9836e4e441529u64 >> 11) as f64 * 2f64.powi(-53)
-    );
-    let next53 = ((0xa2f9836e4e441529u128 << 64 | 0xfc2757d1f534ddc0) >> (128 - 106)) as u64
-        & ((1 << 53) - 1);
-    assert_eq!(get(4), next53 as f64 * 2f64.powi(-106));
+    let chk = |w: &gcnemu::wave::Wave| {
+        let get = |r: usize| f64::from_bits(w.vgpr[r][0] as u64 | (w.vgpr[r + 1][0] as u64) << 32);
+        // 2/π = 0.A2F9836E4E441529FC27...(hex): the first 53 bits, then the next 53.
+        assert_eq!(
+            get(2),
+            (0xa2f9836e4e441529u64 >> 11) as f64 * 2f64.powi(-53)
+        );
+        let next53 = ((0xa2f9836e4e441529u128 << 64 | 0xfc2757d1f534ddc0) >> (128 - 106)) as u64
+            & ((1 << 53) - 1);
+        assert_eq!(get(4), next53 as f64 * 2f64.powi(-106));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     let _ = h;
 }

@@ -21,12 +21,16 @@ fn pk_add_f16_lanes_overflow_and_inline_constants() {
         },
     )
     .unwrap();
-    // 65504 + 2 rounds back to 65504 (ulp 32); 1 + -1 = +0.
-    assert_eq!(w.vgpr[2][0], 0x7bff << 16);
-    // The inline constant is f16 1.0 in bits [15:0] and zero above: op_sel_hi:[1,0] makes the
-    // high lane read the low half too; the default reads the zero high half.
-    assert_eq!(w.vgpr[3][0], pk(3.0, 2.0));
-    assert_eq!(w.vgpr[4][0], pk(2.0, 2.0));
+    let chk = |w: &gcnemu::wave::Wave| {
+        // 65504 + 2 rounds back to 65504 (ulp 32); 1 + -1 = +0.
+        assert_eq!(w.vgpr[2][0], 0x7bff << 16);
+        // The inline constant is f16 1.0 in bits [15:0] and zero above: op_sel_hi:[1,0] makes the
+        // high lane read the low half too; the default reads the zero high half.
+        assert_eq!(w.vgpr[3][0], pk(3.0, 2.0));
+        assert_eq!(w.vgpr[4][0], pk(2.0, 2.0));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -40,19 +44,27 @@ fn pk_mul_fma_neg_lo_neg_hi_op_sel_and_clamp() {
         },
     )
     .unwrap();
-    // lo: -(0.5) * 4 = -2; hi: 3 * -(-2) = 6.
-    assert_eq!(w.vgpr[2][0], pk(6.0, -2.0));
-    // Swapped halves of src0: lo = 3 * 4, hi = 0.5 * -2.
-    assert_eq!(w.vgpr[3][0], pk(-1.0, 12.0));
-    // lo: 0.5*4 - 3 = -1 -> 0; hi: 3*-2 + 0.25 = -5.75 -> 0 ... clamp to [0, 1].
-    assert_eq!(w.vgpr[4][0], 0);
+    let chk = |w: &gcnemu::wave::Wave| {
+        // lo: -(0.5) * 4 = -2; hi: 3 * -(-2) = 6.
+        assert_eq!(w.vgpr[2][0], pk(6.0, -2.0));
+        // Swapped halves of src0: lo = 3 * 4, hi = 0.5 * -2.
+        assert_eq!(w.vgpr[3][0], pk(-1.0, 12.0));
+        // lo: 0.5*4 - 3 = -1 -> 0; hi: 3*-2 + 0.25 = -5.75 -> 0 ... clamp to [0, 1].
+        assert_eq!(w.vgpr[4][0], 0);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     let w = run("v_pk_fma_f16 v4, v0, v1, v5 clamp", |w| {
         w.vgpr[0] = [pk(0.5, 0.5); 64];
         w.vgpr[1] = [pk(0.5, 4.0); 64];
         w.vgpr[5] = [pk(0.25, 0.0); 64];
     })
     .unwrap();
-    assert_eq!(w.vgpr[4][0], pk(0.5, 1.0));
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[4][0], pk(0.5, 1.0));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -62,8 +74,12 @@ fn pk_min_max_f16_nan_and_zero() {
         w.vgpr[1] = [h(1.0) << 16 | 0x8000; 64]; // hi 1.0, lo -0
     })
     .unwrap();
-    assert_eq!(w.vgpr[2][0], h(1.0) << 16); // NaN loses; max(+0, -0) = +0
-    assert_eq!(w.vgpr[3][0], h(1.0) << 16 | 0x8000);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], h(1.0) << 16); // NaN loses; max(+0, -0) = +0
+        assert_eq!(w.vgpr[3][0], h(1.0) << 16 | 0x8000);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -78,19 +94,23 @@ fn pk_integer_ops_wrap_saturate_and_shift() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][0], 0x0000_0005); // 0xffff + 1 wraps
-    assert_eq!(w.vgpr[3][0], 0xffff_0005); // saturates
-                                           // hi: -32768 - 1 -> -32768; lo: 32767 - 2 = 32765.
-    assert_eq!(w.vgpr[4][0], 0x8000_7ffd);
-    // hi: 0xffff << 1; lo: 3 << 15.
-    assert_eq!(w.vgpr[6][0], 0xfffe_8000);
-    // hi: 0x8000 >> 1 (arith); lo: 0x7fff >> 15 = 0.
-    assert_eq!(w.vgpr[8][0], 0xc000_0000);
-    // hi: 0xffff^2 + 1 = 0xfffe0002 -> 0x0002; lo: 9 + 2 = 11.
-    assert_eq!(w.vgpr[9][0], 0x0002_000b);
-    assert_eq!(w.vgpr[10][0], 0x0001_0003); // max(-1, 1), max(3, 2)
-    assert_eq!(w.vgpr[11][0], 0x0001_0009);
-    assert_eq!(w.vgpr[12][0], 0x0001_0002);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], 0x0000_0005); // 0xffff + 1 wraps
+        assert_eq!(w.vgpr[3][0], 0xffff_0005); // saturates
+                                               // hi: -32768 - 1 -> -32768; lo: 32767 - 2 = 32765.
+        assert_eq!(w.vgpr[4][0], 0x8000_7ffd);
+        // hi: 0xffff << 1; lo: 3 << 15.
+        assert_eq!(w.vgpr[6][0], 0xfffe_8000);
+        // hi: 0x8000 >> 1 (arith); lo: 0x7fff >> 15 = 0.
+        assert_eq!(w.vgpr[8][0], 0xc000_0000);
+        // hi: 0xffff^2 + 1 = 0xfffe0002 -> 0x0002; lo: 9 + 2 = 11.
+        assert_eq!(w.vgpr[9][0], 0x0002_000b);
+        assert_eq!(w.vgpr[10][0], 0x0001_0003); // max(-1, 1), max(3, 2)
+        assert_eq!(w.vgpr[11][0], 0x0001_0009);
+        assert_eq!(w.vgpr[12][0], 0x0001_0002);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -106,10 +126,14 @@ fn fma_mix_selects_f16_or_f32_sources() {
         },
     )
     .unwrap();
-    assert_eq!(f32::from_bits(w.vgpr[2][0]), 1.5 * 2.0 + 0.25);
-    assert_eq!(f32::from_bits(w.vgpr[4][0]), 3.0 * 2.0 + 0.25);
-    assert_eq!(w.vgpr[6][0], 0xaaaa_0000 | h(3.25));
-    assert_eq!(w.vgpr[7][0], h(3.25) << 16 | 0x5555);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(f32::from_bits(w.vgpr[2][0]), 1.5 * 2.0 + 0.25);
+        assert_eq!(f32::from_bits(w.vgpr[4][0]), 3.0 * 2.0 + 0.25);
+        assert_eq!(w.vgpr[6][0], 0xaaaa_0000 | h(3.25));
+        assert_eq!(w.vgpr[7][0], h(3.25) << 16 | 0x5555);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -122,7 +146,11 @@ fn fma_mix_is_fused_mad_mix_is_not() {
         w.vgpr[1] = [(-1.0f32 - 2f32.powi(-11)).to_bits(); 64];
     };
     let fused = run(&asm("v_fma_mix_f32"), setup).unwrap();
-    assert_eq!(f32::from_bits(fused.vgpr[2][0]), 2f32.powi(-24));
+    let chk = |fused: &gcnemu::wave::Wave| {
+        assert_eq!(f32::from_bits(fused.vgpr[2][0]), 2f32.powi(-24));
+    };
+    chk(&fused);
+    exec_common::vet(&fused, chk);
     let mad = run_with(
         Target::Gfx900,
         &asm("v_mad_mix_f32"),
@@ -130,7 +158,11 @@ fn fma_mix_is_fused_mad_mix_is_not() {
         setup,
     )
     .unwrap();
-    assert_eq!(f32::from_bits(mad.vgpr[2][0]), 0.0);
+    let chk = |mad: &gcnemu::wave::Wave| {
+        assert_eq!(f32::from_bits(mad.vgpr[2][0]), 0.0);
+    };
+    chk(&mad);
+    exec_common::vet(&mad, chk);
 }
 
 #[test]
@@ -149,14 +181,18 @@ fn dot_products_gfx906() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][0], 4 * 16384 + 10);
-    assert_eq!(w.vgpr[2][1], (4 * 16384 - 10) as u32);
-    assert_eq!(w.vgpr[3][0], 4 * 16384 + 10);
-    assert_eq!(w.vgpr[4][0], 8 * 225 + 10);
-    assert_eq!(w.vgpr[6][1], (8 - 10i32) as u32); // 8 * (-1 * -1) - 10
-    assert_eq!(w.vgpr[7][0], i32::MAX as u32); // 2 * 2^30 + (2^31 - 1) saturates
-    assert_eq!(w.vgpr[10][0], u32::MAX); // 2 * 0xffff^2 + 0xffffffff saturates
-    assert_eq!(f32::from_bits(w.vgpr[11][0]), 1.0 * 2.0 + 3.0 * 0.5 + 0.25);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], 4 * 16384 + 10);
+        assert_eq!(w.vgpr[2][1], (4 * 16384 - 10) as u32);
+        assert_eq!(w.vgpr[3][0], 4 * 16384 + 10);
+        assert_eq!(w.vgpr[4][0], 8 * 225 + 10);
+        assert_eq!(w.vgpr[6][1], (8 - 10i32) as u32); // 8 * (-1 * -1) - 10
+        assert_eq!(w.vgpr[7][0], i32::MAX as u32); // 2 * 2^30 + (2^31 - 1) saturates
+        assert_eq!(w.vgpr[10][0], u32::MAX); // 2 * 0xffff^2 + 0xffffffff saturates
+        assert_eq!(f32::from_bits(w.vgpr[11][0]), 1.0 * 2.0 + 3.0 * 0.5 + 0.25);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -172,6 +208,10 @@ fn fma_mix_neg_and_abs_modifiers() {
         w.vgpr[3] = [0.25f32.to_bits(); 64];
     })
     .unwrap();
-    // -(1.5) * |-4| + 0.25
-    assert_eq!(f32::from_bits(w.vgpr[5][0]), -1.5 * 4.0 + 0.25);
+    let chk = |w: &gcnemu::wave::Wave| {
+        // -(1.5) * |-4| + 0.25
+        assert_eq!(f32::from_bits(w.vgpr[5][0]), -1.5 * 4.0 + 0.25);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }

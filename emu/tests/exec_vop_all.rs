@@ -707,16 +707,20 @@ fn vop2_carry_ops_and_cndmask() {
         },
     )
     .unwrap();
-    for l in 0..64 {
-        let v = if (16..32).contains(&l) {
-            f(-3.0)
-        } else {
-            f(2.0)
-        };
-        assert_eq!(w.vgpr[2][l], v, "v_cndmask_b32_e32 lane {l}");
-        let v = if l >= 48 { f(3.0) } else { f(-2.0) };
-        assert_eq!(w.vgpr[3][l], v, "v_cndmask_b32_e64 lane {l}");
-    }
+    let chk = |w: &gcnemu::wave::Wave| {
+        for l in 0..64 {
+            let v = if (16..32).contains(&l) {
+                f(-3.0)
+            } else {
+                f(2.0)
+            };
+            assert_eq!(w.vgpr[2][l], v, "v_cndmask_b32_e32 lane {l}");
+            let v = if l >= 48 { f(3.0) } else { f(-2.0) };
+            assert_eq!(w.vgpr[3][l], v, "v_cndmask_b32_e64 lane {l}");
+        }
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]

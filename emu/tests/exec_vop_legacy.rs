@@ -45,9 +45,17 @@ fn exp_legacy_specials_and_exact_powers() {
         w.vgpr[0] = cyc(&bits(&input))
     })
     .unwrap();
-    assert_eq!(&w.vgpr[1][..input.len()], &want);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(&w.vgpr[1][..input.len()], &want);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     let w = run("v_exp_legacy_f32 v1, v0", |w| w.vgpr[0] = [NAN; 64]).unwrap();
-    assert!(f32::from_bits(w.vgpr[1][0]).is_nan());
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert!(f32::from_bits(w.vgpr[1][0]).is_nan());
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -57,7 +65,11 @@ fn exp_legacy_takes_input_modifiers() {
         w.vgpr[0] = cyc(&[3.0f32.to_bits(), (-3.0f32).to_bits()])
     })
     .unwrap();
-    assert_eq!(&w.vgpr[1][..2], &[0.125f32.to_bits(); 2]);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(&w.vgpr[1][..2], &[0.125f32.to_bits(); 2]);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -90,9 +102,17 @@ fn log_legacy_specials_and_exact_values() {
     ];
     // The harness MODE keeps f32 denormals, so the flush above is the op's own rule.
     let w = run("v_log_legacy_f32_e32 v1, v0", |w| w.vgpr[0] = cyc(&input)).unwrap();
-    assert_eq!(&w.vgpr[1][..input.len()], &want);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(&w.vgpr[1][..input.len()], &want);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     let w = run("v_log_legacy_f32 v1, v0", |w| w.vgpr[0] = [NAN; 64]).unwrap();
-    assert!(f32::from_bits(w.vgpr[1][0]).is_nan());
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert!(f32::from_bits(w.vgpr[1][0]).is_nan());
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -105,19 +125,27 @@ fn cvt_off_f32_i4_maps_the_signed_nibble_to_sixteenths() {
         (if n < 8 { n } else { n - 16 }) as f32 / 16.0
     };
     let w = run("v_cvt_off_f32_i4_e32 v1, v0", |w| w.vgpr[0] = cyc(&input)).unwrap();
-    for (i, &x) in input.iter().enumerate() {
-        assert_eq!(w.vgpr[1][i], nib(x).to_bits(), "input {x:#x}");
-    }
-    assert_eq!(w.vgpr[1][7], 0.4375f32.to_bits());
-    assert_eq!(w.vgpr[1][8], (-0.5f32).to_bits());
+    let chk = |w: &gcnemu::wave::Wave| {
+        for (i, &x) in input.iter().enumerate() {
+            assert_eq!(w.vgpr[1][i], nib(x).to_bits(), "input {x:#x}");
+        }
+        assert_eq!(w.vgpr[1][7], 0.4375f32.to_bits());
+        assert_eq!(w.vgpr[1][8], (-0.5f32).to_bits());
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     // VOP3 output modifiers: ×2, and clamp to [0, 1].
     let w = run(
         "v_cvt_off_f32_i4_e64 v1, v0 mul:2\nv_cvt_off_f32_i4_e64 v2, v0 clamp",
         |w| w.vgpr[0] = cyc(&[7, 8]),
     )
     .unwrap();
-    assert_eq!(&w.vgpr[1][..2], &[0.875f32.to_bits(), (-1.0f32).to_bits()]);
-    assert_eq!(&w.vgpr[2][..2], &[0.4375f32.to_bits(), 0]);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(&w.vgpr[1][..2], &[0.875f32.to_bits(), (-1.0f32).to_bits()]);
+        assert_eq!(&w.vgpr[2][..2], &[0.4375f32.to_bits(), 0]);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 /// (x, y, z) and the expected (id, sc, tc, ma) from the ISA pseudo-code: z is major if
@@ -151,16 +179,20 @@ fn cube_ops_follow_the_major_axis_rules() {
         },
     )
     .unwrap();
-    for (lane, (input, want)) in CUBE.iter().enumerate() {
-        for (k, op) in ["cubeid", "cubesc", "cubetc", "cubema"].iter().enumerate() {
-            let got = f32::from_bits(w.vgpr[4 + k][lane]);
-            if want[k].is_nan() {
-                assert!(got.is_nan(), "{op}{input:?}");
-            } else {
-                assert_eq!(got.to_bits(), want[k].to_bits(), "{op}{input:?} = {got}");
+    let chk = |w: &gcnemu::wave::Wave| {
+        for (lane, (input, want)) in CUBE.iter().enumerate() {
+            for (k, op) in ["cubeid", "cubesc", "cubetc", "cubema"].iter().enumerate() {
+                let got = f32::from_bits(w.vgpr[4 + k][lane]);
+                if want[k].is_nan() {
+                    assert!(got.is_nan(), "{op}{input:?}");
+                } else {
+                    assert_eq!(got.to_bits(), want[k].to_bits(), "{op}{input:?} = {got}");
+                }
             }
         }
-    }
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -175,7 +207,11 @@ fn cube_ops_take_input_modifiers() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[4][0], 5.0f32.to_bits());
-    assert_eq!(w.vgpr[5][0], (-1.0f32).to_bits());
-    assert_eq!(w.vgpr[6][0], 6.0f32.to_bits());
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[4][0], 5.0f32.to_bits());
+        assert_eq!(w.vgpr[5][0], (-1.0f32).to_bits());
+        assert_eq!(w.vgpr[6][0], 6.0f32.to_bits());
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }

@@ -248,9 +248,13 @@ fn check(name: &str, w: W, class: bool, cases: &[(u64, u64)], want: &dyn Fn(u64,
         // VOPC: the mask goes to VCC (and EXEC for cmpx), all lanes on.
         let asm = format!("{name}_e32 vcc, {a}, {b}");
         let wv = run(&asm, setup).unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-        assert_eq!(wv.vcc(), expect, "{asm}: {}", explain(wv.vcc(), expect));
-        let exec = if cmpx { expect } else { u64::MAX };
-        assert_eq!(wv.exec(), exec, "{asm}: EXEC");
+        let chk = |wv: &gcnemu::wave::Wave| {
+            assert_eq!(wv.vcc(), expect, "{asm}: {}", explain(wv.vcc(), expect));
+            let exec = if cmpx { expect } else { u64::MAX };
+            assert_eq!(wv.exec(), exec, "{asm}: EXEC");
+        };
+        chk(&wv);
+        exec_common::vet(&wv, chk);
         // VOP3: the mask goes to s[20:21]; lanes off in EXEC read 0; VCC is untouched.
         let asm = format!("{name}_e64 s[20:21], {a}, {b}");
         let wv = run(&asm, |wv| {
@@ -259,16 +263,24 @@ fn check(name: &str, w: W, class: bool, cases: &[(u64, u64)], want: &dyn Fn(u64,
             wv.set_vcc(0x1234_5678_9abc_def0);
         })
         .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-        let masked = expect & !OFF;
-        assert_eq!(
-            wv.pair(20),
-            masked,
-            "{asm}: {}",
-            explain(wv.pair(20), masked)
-        );
-        assert_eq!(wv.vcc(), 0x1234_5678_9abc_def0, "{asm}: VCC written");
-        let exec = if cmpx { masked } else { !OFF };
-        assert_eq!(wv.exec(), exec, "{asm}: EXEC");
+        let chk = |wv: &gcnemu::wave::Wave| {
+            let masked = expect & !OFF;
+            let chk = |wv: &gcnemu::wave::Wave| {
+                assert_eq!(
+                    wv.pair(20),
+                    masked,
+                    "{asm}: {}",
+                    explain(wv.pair(20), masked)
+                );
+                assert_eq!(wv.vcc(), 0x1234_5678_9abc_def0, "{asm}: VCC written");
+                let exec = if cmpx { masked } else { !OFF };
+                assert_eq!(wv.exec(), exec, "{asm}: EXEC");
+            };
+            chk(&wv);
+            exec_common::vet(&wv, chk);
+        };
+        chk(&wv);
+        exec_common::vet(&wv, chk);
     }
 }
 
@@ -494,7 +506,11 @@ fn vop3_source_modifiers_apply_before_the_compare() {
         }
     })
     .unwrap();
-    assert_eq!(w.pair(4), 0x5555_5555_5555_5555);
-    assert_eq!(w.pair(6), 0x0000_0000_ffff_ffff); // -1 < 0, 1 < 0 false
-    assert_eq!(w.pair(8), u64::MAX); // -(-2) = +2 is +normal
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.pair(4), 0x5555_5555_5555_5555);
+        assert_eq!(w.pair(6), 0x0000_0000_ffff_ffff); // -1 < 0, 1 < 0 false
+        assert_eq!(w.pair(8), u64::MAX); // -(-2) = +2 is +normal
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }

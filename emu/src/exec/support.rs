@@ -92,8 +92,8 @@ fn cell(s: Support) -> &'static str {
 }
 
 /// The manifest text: a summary per format and target, then one row per table op (gfx900 and
-/// gfx906). `tested(name)` says whether an instruction-level test exercises the mnemonic.
-pub fn manifest(tested: &dyn Fn(&str) -> bool) -> String {
+/// gfx906). `tested(op)` says whether a passing test vector runs the op in that encoding.
+pub fn manifest(tested: &dyn Fn(&OpInfo) -> bool) -> String {
     let ops: Vec<&OpInfo> = gcn_isa::all_ops()
         .iter()
         .filter(|op| TARGETS.iter().any(|(t, _)| on_target(op, *t)))
@@ -106,8 +106,8 @@ pub fn manifest(tested: &dyn Fn(&str) -> bool) -> String {
          file is stale. *implemented*: the op has semantics; *not in compute*: it needs a\n\
          graphics-pipeline unit, and running it stops the kernel with an error naming the\n\
          instruction and the reason; *not yet*: decoded, no semantics yet (running it stops the\n\
-         kernel naming the instruction). *tested*: an instruction-level test in\n\
-         `emu/tests/exec_*.rs` runs the mnemonic.\n\n",
+         kernel naming the instruction). *tested*: a test vector in `emu/tests/vectors/` runs the\n\
+         op in this encoding and passes (`emu/tests/op_vectors.rs`).\n\n",
     );
     s.push_str("## Summary\n\n");
     s.push_str("| format | target | ops | implemented | tested | not in compute | not yet |\n");
@@ -124,7 +124,7 @@ pub fn manifest(tested: &dyn Fn(&str) -> bool) -> String {
                 match support(op, *t) {
                     Support::Implemented => {
                         c[1] += 1;
-                        c[2] += tested(op.base_name()) as usize;
+                        c[2] += tested(op) as usize;
                     }
                     Support::NotInCompute(_) => c[3] += 1,
                     Support::Missing => c[4] += 1,
@@ -181,7 +181,7 @@ pub fn manifest(tested: &dyn Fn(&str) -> bool) -> String {
             op.name,
             cells[0],
             cells[1],
-            if implemented && tested(op.base_name()) {
+            if implemented && tested(op) {
                 "yes"
             } else {
                 ""

@@ -224,7 +224,11 @@ pub fn record(w: &Wave, mem: &mut Memory, check: Check) {
     let key = format!("{}|{}", snap.target.name(), snap.asm);
     {
         let seen = SEEN.get_or_init(Default::default).lock().unwrap();
-        if seen.get(&key).copied().unwrap_or(0) >= 1 {
+        // Scalar snippets get a few cases (one run is one case); vector ones one run (up to
+        // 64 cases).
+        let scalar = snap.wave.vgpr.iter().all(|r| r.iter().all(|&x| x == 0));
+        let limit = if scalar { 4 } else { 1 };
+        if seen.get(&key).copied().unwrap_or(0) >= limit {
             return;
         }
     }
@@ -497,7 +501,11 @@ fn draft(snap: &Snap, out: &Wave, mem: &mut Memory, check: Check) -> Result<Stri
     }
     // Expected values: what the check verifies.
     let mut pw = out.clone();
-    let changed: Vec<usize> = (0..256).filter(|&r| inw.vgpr[r] != out.vgpr[r]).collect();
+    // Rows the run changed, and the VGPRs the snippet names (a result may equal what was there).
+    let named = named_vgprs(&snap.asm);
+    let changed: Vec<usize> = (0..256)
+        .filter(|&r| inw.vgpr[r] != out.vgpr[r] || named.contains(&r))
+        .collect();
     let mut vexp: Vec<(u16, u16, Vec<Want>)> = Vec::new();
     let mut done: HashSet<usize> = HashSet::new();
     for &r in &changed {
@@ -739,4 +747,36 @@ fn verify(line: &str) -> Result<(), String> {
         return Err(format!("replay: {b}"));
     }
     Ok(())
+}
+
+/// The VGPRs named in `asm` (`v3`, `v[4:7]`).
+fn named_vgprs(asm: &str) -> HashSet<usize> {
+    let mut out = HashSet::new();
+    let b = asm.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let word_start = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+        if b[i] == b'v' && word_start {
+            let rest = &asm[i + 1..];
+            if let Some(r) = rest.strip_prefix('[') {
+                if let Some((range, _)) = r.split_once(']') {
+                    if let Some((x, y)) = range.split_once(':') {
+                        if let (Ok(x), Ok(y)) = (x.trim().parse::<usize>(), y.trim().parse::<usize>()) {
+                            out.extend(x..=y.min(255));
+                        }
+                    }
+                }
+            } else {
+                let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+                let end = rest[digits.len()..].chars().next();
+                if !digits.is_empty() && !end.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    if let Ok(n) = digits.parse::<usize>() {
+                        out.insert(n.min(255));
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    out
 }
