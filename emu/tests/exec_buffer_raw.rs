@@ -299,24 +299,28 @@ fn atomics_with_and_without_glc() {
                     }
                 }
             });
-            let get = |r: usize| {
-                w.vgpr[r][0] as u64
-                    | if wide {
-                        (w.vgpr[r + 1][0] as u64) << 32
-                    } else {
-                        0
-                    }
+            let chk = |w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+                let get = |r: usize| {
+                    w.vgpr[r][0] as u64
+                        | if wide {
+                            (w.vgpr[r + 1][0] as u64) << 32
+                        } else {
+                            0
+                        }
+                };
+                let size = if wide { 8 } else { 4 };
+                let read = |off: u64| {
+                    let mut b = [0u8; 8];
+                    b[..size].copy_from_slice(mem.bytes(base + off, size).unwrap());
+                    u64::from_le_bytes(b)
+                };
+                assert_eq!(get(2), init & mask, "{name} glc returns the old value");
+                assert_eq!(get(6), data & mask, "{name} without glc leaves VDATA");
+                assert_eq!(read(0), new & mask, "{name} memory");
+                assert_eq!(read(8), new & mask, "{name} memory (no glc)");
             };
-            let size = if wide { 8 } else { 4 };
-            let read = |off: u64| {
-                let mut b = [0u8; 8];
-                b[..size].copy_from_slice(mem.bytes(base + off, size).unwrap());
-                u64::from_le_bytes(b)
-            };
-            assert_eq!(get(2), init & mask, "{name} glc returns the old value");
-            assert_eq!(get(6), data & mask, "{name} without glc leaves VDATA");
-            assert_eq!(read(0), new & mask, "{name} memory");
-            assert_eq!(read(8), new & mask, "{name} memory (no glc)");
+            chk(&w, &mem);
+            exec_common::vet_mem(&w, &mut mem, chk);
         }
     }
 }

@@ -225,8 +225,9 @@ fn takes_data1(name: &str) -> bool {
     ["mskor", "cmpst", "wrap"].iter().any(|k| name.contains(k))
 }
 
-/// Runs one atomic on lane 0 at LDS address 8 and returns (returned value, memory after).
-fn atomic(name: &str, rtn: bool, wide: bool, k: &Case) -> (u64, u64) {
+/// Runs one atomic on lane 0 at LDS address 8 and checks (returned value, memory after) with
+/// `check`.
+fn atomic(name: &str, rtn: bool, wide: bool, k: &Case, check: impl Fn(u64, u64)) {
     let (v, data) = if wide {
         ("v[10:11]", ["v[12:13]", "v[14:15]"])
     } else {
@@ -263,15 +264,19 @@ fn atomic(name: &str, rtn: bool, wide: bool, k: &Case) -> (u64, u64) {
         }
     })
     .unwrap_or_else(|e| panic!("{asm}: {e}"));
-    let get = |r: usize| {
-        w.vgpr[r][0] as u64
-            | if wide {
-                (w.vgpr[r + 1][0] as u64) << 32
-            } else {
-                0
-            }
+    let chk = |w: &Wave| {
+        let get = |r: usize| {
+            w.vgpr[r][0] as u64
+                | if wide {
+                    (w.vgpr[r + 1][0] as u64) << 32
+                } else {
+                    0
+                }
+        };
+        check(get(16), get(18))
     };
-    (get(16), get(18))
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 fn check_cases(cases: &[Case], wide: bool) {
@@ -280,16 +285,17 @@ fn check_cases(cases: &[Case], wide: bool) {
             if name.is_empty() {
                 continue;
             }
-            let (ret, mem) = atomic(name, rtn, wide, k);
-            assert_eq!(mem, k.new, "{name}: memory after, from {:#x}", k.init);
-            let expect_ret = if rtn {
-                k.init
-            } else if wide {
-                0xdead_beef_dead_beef
-            } else {
-                0xdead_beef
-            };
-            assert_eq!(ret, expect_ret, "{name}: returned value");
+            atomic(name, rtn, wide, k, |ret, mem| {
+                assert_eq!(mem, k.new, "{name}: memory after, from {:#x}", k.init);
+                let expect_ret = if rtn {
+                    k.init
+                } else if wide {
+                    0xdead_beef_dead_beef
+                } else {
+                    0xdead_beef
+                };
+                assert_eq!(ret, expect_ret, "{name}: returned value");
+            });
         }
     }
 }

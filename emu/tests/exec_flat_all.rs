@@ -248,7 +248,7 @@ fn global_and_flat_stores_every_width() {
                 _ => format!("{name} v[0:1], {src} offset:4\ns_waitcnt vmcnt(0)"),
             };
             let (mut mem, base) = memory();
-            run_with(Target::Gfx900, &asm, &mut mem, |w| {
+            let w = run_with(Target::Gfx900, &asm, &mut mem, |w| {
                 w.set_exec(!OFF);
                 for l in 0..64 {
                     set_addr(w, l, base + lane_offset(l, size) as u64);
@@ -258,20 +258,24 @@ fn global_and_flat_stores_every_width() {
                 }
             })
             .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-            let mut want: Vec<u8> = (0..LEN).map(pattern).collect();
-            for l in (0..64).filter(|l| OFF >> l & 1 == 0) {
-                let at = lane_offset(l, size) + 4;
-                want[at..at + size].copy_from_slice(&stored(l, size, hi));
-            }
-            let got = mem.bytes(base, LEN).unwrap();
-            if let Some(i) = (0..LEN).find(|&i| got[i] != want[i]) {
-                panic!(
-                    "{name}: byte {i} (lane {}) is {:#x}, want {:#x}",
-                    i / 16,
-                    got[i],
-                    want[i]
-                );
-            }
+            let chk = |_: &gcnemu::wave::Wave, mem: &Memory| {
+                let mut want: Vec<u8> = (0..LEN).map(pattern).collect();
+                for l in (0..64).filter(|l| OFF >> l & 1 == 0) {
+                    let at = lane_offset(l, size) + 4;
+                    want[at..at + size].copy_from_slice(&stored(l, size, hi));
+                }
+                let got = mem.bytes(base, LEN).unwrap();
+                if let Some(i) = (0..LEN).find(|&i| got[i] != want[i]) {
+                    panic!(
+                        "{name}: byte {i} (lane {}) is {:#x}, want {:#x}",
+                        i / 16,
+                        got[i],
+                        want[i]
+                    );
+                }
+            };
+            chk(&w, &mem);
+            exec_common::vet_mem(&w, &mut mem, chk);
         }
     }
 }
@@ -316,17 +320,21 @@ fn scratch_stores_and_loads_every_width() {
             }
         })
         .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-        for l in 0..64 {
-            let mut want: Vec<u8> = (0..4)
-                .flat_map(|i| (0x5a5a_0000 + (l * 4 + i) as u32).to_le_bytes())
-                .collect();
-            let at = lane_offset(l, size) % 16;
-            want[at..at + size].copy_from_slice(&stored(l, size, hi));
-            let got: Vec<u8> = (0..4)
-                .flat_map(|i| w.vgpr[12 + i][l].to_le_bytes())
-                .collect();
-            assert_eq!(got, want, "{name} lane {l}");
-        }
+        let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+            for l in 0..64 {
+                let mut want: Vec<u8> = (0..4)
+                    .flat_map(|i| (0x5a5a_0000 + (l * 4 + i) as u32).to_le_bytes())
+                    .collect();
+                let at = lane_offset(l, size) % 16;
+                want[at..at + size].copy_from_slice(&stored(l, size, hi));
+                let got: Vec<u8> = (0..4)
+                    .flat_map(|i| w.vgpr[12 + i][l].to_le_bytes())
+                    .collect();
+                assert_eq!(got, want, "{name} lane {l}");
+            }
+        };
+        chk(&w, &mem);
+        exec_common::vet_mem(&w, &mut mem, chk);
     }
     for (name, size, signed, d16) in full_names("scratch") {
         let dst = if size > 4 {
@@ -576,12 +584,16 @@ fn atomics_from_all_lanes_to_one_address_serialise() {
         },
     )
     .unwrap();
-    assert_eq!(mem.read_u32(base).unwrap(), 2080);
-    let mut olds: Vec<u32> = w.vgpr[3].to_vec();
-    olds.sort();
-    olds.dedup();
-    assert_eq!(olds.len(), 64);
-    assert!(olds.iter().all(|&o| o < 2080));
+    let chk = |w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        assert_eq!(mem.read_u32(base).unwrap(), 2080);
+        let mut olds: Vec<u32> = w.vgpr[3].to_vec();
+        olds.sort();
+        olds.dedup();
+        assert_eq!(olds.len(), 64);
+        assert!(olds.iter().all(|&o| o < 2080));
+    };
+    chk(&w, &mem);
+    exec_common::vet_mem(&w, &mut mem, chk);
 }
 
 #[test]

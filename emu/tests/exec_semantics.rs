@@ -2,6 +2,7 @@
 //! checked against values worked out from the ISA definitions (carries, overflow, shifts at and
 //! beyond the width, NaN and signed zeros, EXEC masking, cross-lane ops).
 
+mod exec_common;
 use gcn_isa::{assemble, Target};
 use gcnemu::exec::{DispatchEnv, Fault};
 use gcnemu::launch::{Counts, Stop};
@@ -20,8 +21,10 @@ fn run(asm: &str, setup: impl FnOnce(&mut Wave)) -> Result<Wave, Fault> {
     let mut w = Wave::new(0);
     w.set_exec(u64::MAX);
     setup(&mut w);
-    let mut waves = [w];
     let mut mem = Memory::default();
+    exec_common::record::note_asm(Target::Gfx900, asm);
+    exec_common::record::note_input(&w, &mem);
+    let mut waves = [w];
     let mut lds = Lds::new(4096);
     let env = DispatchEnv {
         private_size: 0,
@@ -58,11 +61,15 @@ fn scalar_add_carry_and_signed_overflow() {
         },
     )
     .unwrap();
-    assert_eq!(w.sgpr[2], 1); // wraps
-    assert_eq!(w.sgpr[3], 1); // SCC = carry out
-    assert_eq!(w.sgpr[4], 1); // 0 + 0 + SCC
-    assert_eq!(w.sgpr[5], 0x8000_0000);
-    assert_eq!(w.sgpr[7], 1); // SCC = signed overflow
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.sgpr[2], 1); // wraps
+        assert_eq!(w.sgpr[3], 1); // SCC = carry out
+        assert_eq!(w.sgpr[4], 1); // 0 + 0 + SCC
+        assert_eq!(w.sgpr[5], 0x8000_0000);
+        assert_eq!(w.sgpr[7], 1); // SCC = signed overflow
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -75,10 +82,14 @@ fn scalar_shifts_use_low_bits_of_the_amount() {
         },
     )
     .unwrap();
-    assert_eq!(w.sgpr[2], 0x2468_acf0); // 33 & 31 = 1
-    assert_eq!((w.sgpr[4], w.sgpr[5]), (0x1234_5678, 0x8000_0000)); // 64 & 63 = 0
-    assert_eq!(w.sgpr[6], 0xffff_ffff);
-    assert_eq!(w.sgpr[7], 0x7); // bits [7:4] of 0x78
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.sgpr[2], 0x2468_acf0); // 33 & 31 = 1
+        assert_eq!((w.sgpr[4], w.sgpr[5]), (0x1234_5678, 0x8000_0000)); // 64 & 63 = 0
+        assert_eq!(w.sgpr[6], 0xffff_ffff);
+        assert_eq!(w.sgpr[7], 0x7); // bits [7:4] of 0x78
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -96,19 +107,23 @@ fn vector_carry_chain_64_bit_add() {
         },
     )
     .unwrap();
-    for l in 0..32 {
-        let a = (l as u64) << 32 | 0xffff_fff0u32.wrapping_add(l as u32) as u64;
-        let b = 0xffff_ffff_0000_0010u64;
-        let s = a.wrapping_add(b);
-        assert_eq!(
-            (w.vgpr[4][l], w.vgpr[5][l]),
-            (s as u32, (s >> 32) as u32),
-            "lane {l}"
-        );
-    }
-    assert_eq!(w.vgpr[4][40], 0xdead, "inactive lane written");
-    // Carry out of the high half: a_hi + 0xffffffff + 1 overflows for every lane.
-    assert_eq!(w.vcc(), 0xffff_ffff);
+    let chk = |w: &gcnemu::wave::Wave| {
+        for l in 0..32 {
+            let a = (l as u64) << 32 | 0xffff_fff0u32.wrapping_add(l as u32) as u64;
+            let b = 0xffff_ffff_0000_0010u64;
+            let s = a.wrapping_add(b);
+            assert_eq!(
+                (w.vgpr[4][l], w.vgpr[5][l]),
+                (s as u32, (s >> 32) as u32),
+                "lane {l}"
+            );
+        }
+        assert_eq!(w.vgpr[4][40], 0xdead, "inactive lane written");
+        // Carry out of the high half: a_hi + 0xffffffff + 1 overflows for every lane.
+        assert_eq!(w.vcc(), 0xffff_ffff);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -123,12 +138,16 @@ fn sub_borrow_and_mad_u64_u32() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][3], 3u32.wrapping_sub(5));
-    assert_eq!(w.vcc(), 0b11111); // borrow in lanes 0-4
-                                  // l*5 + (2^64 - 5): carries out of 64 bits for l >= 1.
-    assert_eq!((w.vgpr[4][0], w.vgpr[5][0]), (0xffff_fffb, 0xffff_ffff));
-    assert_eq!((w.vgpr[4][2], w.vgpr[5][2]), (5, 0));
-    assert_eq!(w.pair(0), !1u64);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][3], 3u32.wrapping_sub(5));
+        assert_eq!(w.vcc(), 0b11111); // borrow in lanes 0-4
+                                      // l*5 + (2^64 - 5): carries out of 64 bits for l >= 1.
+        assert_eq!((w.vgpr[4][0], w.vgpr[5][0]), (0xffff_fffb, 0xffff_ffff));
+        assert_eq!((w.vgpr[4][2], w.vgpr[5][2]), (5, 0));
+        assert_eq!(w.pair(0), !1u64);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -141,13 +160,17 @@ fn vector_64_bit_shifts_and_mul_hi() {
         },
     )
     .unwrap();
-    assert_eq!((w.vgpr[2][0], w.vgpr[3][0]), (0, 0x8000_0000));
-    assert_eq!((w.vgpr[4][0], w.vgpr[5][0]), (3, 0x8000_0001)); // 64 & 63 = 0
-    let x = 0x8000_0001_0000_0003u64 as i64 >> 36;
-    assert_eq!((w.vgpr[6][0], w.vgpr[7][0]), (x as u32, (x >> 32) as u32));
-    assert_eq!(w.vgpr[8][0], ((0x8000_0001u64 * 0x8000_0001) >> 32) as u32);
-    let s = 0x8000_0001u32 as i32 as i64;
-    assert_eq!(w.vgpr[9][0], ((s * s) >> 32) as u32);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!((w.vgpr[2][0], w.vgpr[3][0]), (0, 0x8000_0000));
+        assert_eq!((w.vgpr[4][0], w.vgpr[5][0]), (3, 0x8000_0001)); // 64 & 63 = 0
+        let x = 0x8000_0001_0000_0003u64 as i64 >> 36;
+        assert_eq!((w.vgpr[6][0], w.vgpr[7][0]), (x as u32, (x >> 32) as u32));
+        assert_eq!(w.vgpr[8][0], ((0x8000_0001u64 * 0x8000_0001) >> 32) as u32);
+        let s = 0x8000_0001u32 as i32 as i64;
+        assert_eq!(w.vgpr[9][0], ((s * s) >> 32) as u32);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -172,16 +195,20 @@ fn float_min_max_nan_and_signed_zero() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][0], 2.0f32.to_bits()); // NaN loses
-    assert_eq!(w.vgpr[2][1], 0x8000_0000); // min(+0, -0) = -0
-    assert_eq!(w.vgpr[3][1], 0); // max(+0, -0) = +0
-    assert_eq!(w.vgpr[3][3], (-3.5f32).to_bits());
-    assert_eq!(w.vgpr[4][2], 0.0f32.to_bits()); // -1e10 + |-1e10|
-    assert_eq!(w.vgpr[5][2], 1e10f32 as u32); // saturates to 0xffffffff
-    assert_eq!(w.vgpr[5][2], u32::MAX);
-    assert_eq!(w.vgpr[5][0], 0); // NaN -> 0
-    assert_eq!(w.vgpr[5][3], 0); // negative -> 0
-    assert_eq!(w.vgpr[6][2], i32::MIN as u32);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], 2.0f32.to_bits()); // NaN loses
+        assert_eq!(w.vgpr[2][1], 0x8000_0000); // min(+0, -0) = -0
+        assert_eq!(w.vgpr[3][1], 0); // max(+0, -0) = +0
+        assert_eq!(w.vgpr[3][3], (-3.5f32).to_bits());
+        assert_eq!(w.vgpr[4][2], 0.0f32.to_bits()); // -1e10 + |-1e10|
+        assert_eq!(w.vgpr[5][2], 1e10f32 as u32); // saturates to 0xffffffff
+        assert_eq!(w.vgpr[5][2], u32::MAX);
+        assert_eq!(w.vgpr[5][0], 0); // NaN -> 0
+        assert_eq!(w.vgpr[5][3], 0); // negative -> 0
+        assert_eq!(w.vgpr[6][2], i32::MIN as u32);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -192,10 +219,14 @@ fn compare_saveexec_and_branch_on_execz() {
         |w| w.vgpr[0] = lanes(|l| l as u32),
     )
     .unwrap();
-    assert_eq!(w.vgpr[0][9], 109);
-    assert_eq!(w.vgpr[0][10], 10);
-    assert_eq!(w.pair(0), u64::MAX);
-    assert_eq!(w.exec(), u64::MAX);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[0][9], 109);
+        assert_eq!(w.vgpr[0][10], 10);
+        assert_eq!(w.pair(0), u64::MAX);
+        assert_eq!(w.exec(), u64::MAX);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -208,11 +239,15 @@ fn lane_ops_mbcnt_readlane_writelane_bpermute() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[1], lanes(|l| l as u32));
-    assert_eq!(w.sgpr[2], 1037);
-    assert_eq!(w.vgpr[3][5], 77);
-    // Lane l reads lane l ^ 1.
-    assert_eq!(w.vgpr[5], lanes(|l| 1000 + (l ^ 1) as u32));
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[1], lanes(|l| l as u32));
+        assert_eq!(w.sgpr[2], 1037);
+        assert_eq!(w.vgpr[3][5], 77);
+        // Lane l reads lane l ^ 1.
+        assert_eq!(w.vgpr[5], lanes(|l| 1000 + (l ^ 1) as u32));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -222,11 +257,15 @@ fn lds_write_read2_and_atomic_return() {
         |w| w.vgpr[0] = lanes(|l| l as u32),
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][7], 7);
-    assert_eq!(w.vgpr[3][7], 8);
-    assert_eq!(w.vgpr[3][63], 0); // past the last written word
-    assert_eq!(w.vgpr[4][9], 9); // old value
-    assert_eq!(w.vgpr[5][9], 18);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][7], 7);
+        assert_eq!(w.vgpr[3][7], 8);
+        assert_eq!(w.vgpr[3][63], 0); // past the last written word
+        assert_eq!(w.vgpr[4][9], 9); // old value
+        assert_eq!(w.vgpr[5][9], 18);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -264,10 +303,14 @@ fn division_helpers_f64_sequence() {
         },
     )
     .unwrap();
-    let get = |r: usize| f64::from_bits(w.vgpr[r][0] as u64 | (w.vgpr[r + 1][0] as u64) << 32);
-    assert_eq!(get(4), -4.0);
-    assert_eq!(w.vcc(), 0);
-    assert_eq!(get(6), -2.5);
+    let chk = |w: &gcnemu::wave::Wave| {
+        let get = |r: usize| f64::from_bits(w.vgpr[r][0] as u64 | (w.vgpr[r + 1][0] as u64) << 32);
+        assert_eq!(get(4), -4.0);
+        assert_eq!(w.vcc(), 0);
+        assert_eq!(get(6), -2.5);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -323,12 +366,16 @@ fn integer_clamp_saturates_and_float_conversions_take_input_modifiers() {
         },
     )
     .unwrap();
-    assert_eq!(w.vgpr[2][0], u32::MAX); // 0xfffffff0 + 0x20 saturates
-    assert_eq!(w.vgpr[3][0], 0); // 0x20 - 0xfffffff0 saturates at 0
-    assert_eq!(w.vgpr[4][0], i32::MAX as u32); // signed saturation
-    assert_eq!(w.vgpr[6][0], 0x10); // without clamp it wraps
-    assert_eq!(w.vgpr[7][0], 3); // |-3.75| truncates to 3
-    assert_eq!(w.vgpr[9][0], 3); // -(-3.75) = 3.75 truncates to 3
-    assert_eq!(w.sgpr[10], 0xffff_fff0); // readfirstlane writes its SGPR
-    assert_eq!(w.sgpr[106], 0, "readfirstlane must not write VCC");
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[2][0], u32::MAX); // 0xfffffff0 + 0x20 saturates
+        assert_eq!(w.vgpr[3][0], 0); // 0x20 - 0xfffffff0 saturates at 0
+        assert_eq!(w.vgpr[4][0], i32::MAX as u32); // signed saturation
+        assert_eq!(w.vgpr[6][0], 0x10); // without clamp it wraps
+        assert_eq!(w.vgpr[7][0], 3); // |-3.75| truncates to 3
+        assert_eq!(w.vgpr[9][0], 3); // -(-3.75) = 3.75 truncates to 3
+        assert_eq!(w.sgpr[10], 0xffff_fff0); // readfirstlane writes its SGPR
+        assert_eq!(w.sgpr[106], 0, "readfirstlane must not write VCC");
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }

@@ -681,18 +681,22 @@ fn vop2_carry_ops_and_cndmask() {
                 w.set_pair(22, carry_in);
             })
             .unwrap();
-            let mut mask = 0u64;
-            for (l, &(a, b)) in cases.iter().enumerate() {
-                let (d, borrow) = r(a, b, carry_in >> l & 1 != 0);
-                assert_eq!(
-                    w.vgpr[2][l],
-                    d,
-                    "{asm} {a:#x}, {b:#x}, cin {}",
-                    carry_in >> l & 1
-                );
-                mask |= (borrow as u64) << l;
-            }
-            assert_eq!(w.pair(out), mask, "{asm}: borrow mask");
+            let chk = |w: &gcnemu::wave::Wave| {
+                let mut mask = 0u64;
+                for (l, &(a, b)) in cases.iter().enumerate() {
+                    let (d, borrow) = r(a, b, carry_in >> l & 1 != 0);
+                    assert_eq!(
+                        w.vgpr[2][l],
+                        d,
+                        "{asm} {a:#x}, {b:#x}, cin {}",
+                        carry_in >> l & 1
+                    );
+                    mask |= (borrow as u64) << l;
+                }
+                assert_eq!(w.pair(out), mask, "{asm}: borrow mask");
+            };
+            chk(&w);
+            exec_common::vet(&w, chk);
         }
     }
     // v_cndmask_b32: VCC (or S2 in VOP3) picks S1 where set, S0 where clear; VOP3 abs/neg
