@@ -434,7 +434,7 @@ fn stores_convert_and_clamp() {
 #[test]
 fn narrower_stores_keep_the_other_components() {
     let (mut mem, base) = memory(&[0x11, 0x22, 0x33, 0x44, 0, 0, 0, 0, 0x55, 0x66, 0x77, 0x88]);
-    run(
+    let _w = run(
         "buffer_store_format_x v1, off, s[4:7], 0\nbuffer_store_format_xy v[2:3], off, s[4:7], 0 offset:4\nbuffer_store_format_xyz v[4:6], off, s[4:7], 0 offset:8",
         &mut mem,
         |w| {
@@ -444,10 +444,14 @@ fn narrower_stores_keep_the_other_components() {
             }
         },
     );
-    assert_eq!(
-        mem.bytes(base, 12).unwrap(),
-        &[0x99, 0x22, 0x33, 0x44, 1, 2, 0, 0, 7, 8, 9, 0x88]
-    );
+    let chk = |_w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        assert_eq!(
+            mem.bytes(base, 12).unwrap(),
+            &[0x99, 0x22, 0x33, 0x44, 1, 2, 0, 0, 7, 8, 9, 0x88]
+        );
+    };
+    chk(&_w, &mem);
+    exec_common::vet_mem(&_w, &mut mem, chk);
 }
 
 #[test]
@@ -519,7 +523,7 @@ fn d16_stores_take_halves() {
         mem.bytes(base, 8).unwrap(),
         &[255, 128, 0xaa, 0xaa, 0, 0xaa, 0, 0xaa]
     );
-    run(
+    let _w = run(
         "buffer_store_format_d16_xyz v[1:2], off, s[4:7], 0\nbuffer_store_format_d16_xyzw v[3:4], off, s[4:7], 0 offset:8",
         &mut mem,
         |w| {
@@ -530,10 +534,14 @@ fn d16_stores_take_halves() {
             w.vgpr[4][0] = 0x0005_0004;
         },
     );
-    assert_eq!(
-        mem.bytes(base, 16).unwrap(),
-        &[1, 0, 0, 0x80, 0xff, 0x7f, 0, 0xaa, 2, 0, 3, 0, 4, 0, 5, 0]
-    );
+    let chk = |_w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        assert_eq!(
+            mem.bytes(base, 16).unwrap(),
+            &[1, 0, 0, 0x80, 0xff, 0x7f, 0, 0xaa, 2, 0, 3, 0, 4, 0, 5, 0]
+        );
+    };
+    chk(&_w, &mem);
+    exec_common::vet_mem(&_w, &mut mem, chk);
 }
 
 #[test]
@@ -567,7 +575,7 @@ fn tbuffer_formats_come_from_the_instruction() {
 #[test]
 fn tbuffer_stores() {
     let (mut mem, base) = memory(&[0xaa; 48]);
-    run(
+    let _w = run(
         "tbuffer_store_format_x v1, off, s[4:7], 0 format:[BUF_DATA_FORMAT_8,BUF_NUM_FORMAT_UNORM]\ntbuffer_store_format_xy v[1:2], off, s[4:7], 0 offset:4 format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_SNORM]\ntbuffer_store_format_xyz v[1:3], off, s[4:7], 0 offset:8 format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_FLOAT]\ntbuffer_store_format_xyzw v[1:4], off, s[4:7], 0 offset:20 format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_SNORM]\ntbuffer_store_format_d16_x v5, off, s[4:7], 0 offset:24 format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_FLOAT]\ntbuffer_store_format_d16_xy v5, off, s[4:7], 0 offset:28 format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_UNORM]\ntbuffer_store_format_d16_xyz v[5:6], off, s[4:7], 0 offset:32 format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_UINT]\ntbuffer_store_format_d16_xyzw v[5:6], off, s[4:7], 0 offset:40 format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_UNORM]",
         &mut mem,
         |w| {
@@ -580,20 +588,24 @@ fn tbuffer_stores() {
             w.vgpr[6][0] = 0x0000_bc00; // f16 0 : -1.0
         },
     );
-    let m = mem.bytes(base, 48).unwrap();
-    assert_eq!(m[0..2], [255, 0xaa]);
-    assert_eq!(m[4..8], [0xff, 0x7f, 0x01, 0x80]); // 32767, -32767
-    assert_eq!(
-        m[8..20],
-        [0, 0, 0x80, 0x3f, 0, 0, 0x80, 0xbf, 0, 0, 0, 0x3f]
-    );
-    assert_eq!(m[20..24], [127, 0x81, 64, 127]); // 0.5 * 127 = 63.5 -> 64; 2.0 clamps
-    assert_eq!(m[24..28], [0x00, 0x3c, 0xaa, 0xaa]);
-    assert_eq!(m[28..30], [255, 128]);
-    // UINT from f16 bit patterns as 16-bit integers: 0x3c00, 0x3800, 0xbc00; W kept.
-    assert_eq!(m[32..40], [0x00, 0x3c, 0x00, 0x38, 0x00, 0xbc, 0xaa, 0xaa]);
-    // UNORM from f16: 1.0, 0.5, -1.0 -> 0, 0.
-    assert_eq!(m[40..44], [255, 128, 0, 0]);
+    let chk = |_w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        let m = mem.bytes(base, 48).unwrap();
+        assert_eq!(m[0..2], [255, 0xaa]);
+        assert_eq!(m[4..8], [0xff, 0x7f, 0x01, 0x80]); // 32767, -32767
+        assert_eq!(
+            m[8..20],
+            [0, 0, 0x80, 0x3f, 0, 0, 0x80, 0xbf, 0, 0, 0, 0x3f]
+        );
+        assert_eq!(m[20..24], [127, 0x81, 64, 127]); // 0.5 * 127 = 63.5 -> 64; 2.0 clamps
+        assert_eq!(m[24..28], [0x00, 0x3c, 0xaa, 0xaa]);
+        assert_eq!(m[28..30], [255, 128]);
+        // UINT from f16 bit patterns as 16-bit integers: 0x3c00, 0x3800, 0xbc00; W kept.
+        assert_eq!(m[32..40], [0x00, 0x3c, 0x00, 0x38, 0x00, 0xbc, 0xaa, 0xaa]);
+        // UNORM from f16: 1.0, 0.5, -1.0 -> 0, 0.
+        assert_eq!(m[40..44], [255, 128, 0, 0]);
+    };
+    chk(&_w, &mem);
+    exec_common::vet_mem(&_w, &mut mem, chk);
 }
 
 #[test]

@@ -94,7 +94,7 @@ fn d16_loads_and_stores() {
 #[test]
 fn stores_of_every_width_drop_out_of_range_dwords() {
     let (mut mem, base) = memory(&[0xee; 32]);
-    run(
+    let _w = run(
         "buffer_store_byte v1, off, s[4:7], 0\nbuffer_store_short v1, off, s[4:7], 0 offset:2\nbuffer_store_dword v2, off, s[4:7], 0 offset:4\nbuffer_store_dwordx2 v[2:3], off, s[4:7], 0 offset:8\nbuffer_store_dwordx3 v[2:4], off, s[4:7], 0 offset:16\nbuffer_store_dwordx4 v[2:5], off, s[4:7], 0 offset:20",
         &mut mem,
         // num_records 28: the dwordx4 at 20 writes its first two dwords only.
@@ -106,14 +106,18 @@ fn stores_of_every_width_drop_out_of_range_dwords() {
             }
         },
     );
-    let m = mem.bytes(base, 32).unwrap();
-    assert_eq!(m[0..4], [0x78, 0xee, 0x78, 0x56]);
-    assert_eq!(m[4..8], [0xa0; 4]);
-    assert_eq!(m[8..16], [0xa0, 0xa0, 0xa0, 0xa0, 0xb1, 0xb1, 0xb1, 0xb1]);
-    assert_eq!(m[16..20], [0xa0; 4]);
-    // dwordx3 at 16 wrote 16..28; then dwordx4 at 20 overwrote 20..28; 28.. is untouched.
-    assert_eq!(m[20..28], [0xa0, 0xa0, 0xa0, 0xa0, 0xb1, 0xb1, 0xb1, 0xb1]);
-    assert_eq!(m[28..32], [0xee; 4]);
+    let chk = |_w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        let m = mem.bytes(base, 32).unwrap();
+        assert_eq!(m[0..4], [0x78, 0xee, 0x78, 0x56]);
+        assert_eq!(m[4..8], [0xa0; 4]);
+        assert_eq!(m[8..16], [0xa0, 0xa0, 0xa0, 0xa0, 0xb1, 0xb1, 0xb1, 0xb1]);
+        assert_eq!(m[16..20], [0xa0; 4]);
+        // dwordx3 at 16 wrote 16..28; then dwordx4 at 20 overwrote 20..28; 28.. is untouched.
+        assert_eq!(m[20..28], [0xa0, 0xa0, 0xa0, 0xa0, 0xb1, 0xb1, 0xb1, 0xb1]);
+        assert_eq!(m[28..32], [0xee; 4]);
+    };
+    chk(&_w, &mem);
+    exec_common::vet_mem(&_w, &mut mem, chk);
 }
 
 #[test]

@@ -47,7 +47,7 @@ fn global_d16_loads_keep_the_other_half() {
 #[test]
 fn d16_hi_stores_take_the_high_half() {
     let (mut mem, base) = memory();
-    run_with(
+    let _w = run_with(
         Target::Gfx900,
         "global_store_short_d16_hi v[0:1], v2, off offset:4\nglobal_store_byte_d16_hi v[0:1], v2, off offset:6\ns_waitcnt vmcnt(0)",
         &mut mem,
@@ -59,7 +59,11 @@ fn d16_hi_stores_take_the_high_half() {
         },
     )
     .unwrap();
-    assert_eq!(mem.bytes(base + 4, 4).unwrap(), &[0xfe, 0xca, 0xfe, 0x00]);
+    let chk = |_w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        assert_eq!(mem.bytes(base + 4, 4).unwrap(), &[0xfe, 0xca, 0xfe, 0x00]);
+    };
+    chk(&_w, &mem);
+    exec_common::vet_mem(&_w, &mut mem, chk);
 }
 
 #[test]

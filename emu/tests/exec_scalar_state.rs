@@ -305,7 +305,7 @@ fn scratch_loads_use_imm_and_scaled_sgpr_offsets() {
 #[test]
 fn scratch_stores_write_consecutive_dwords() {
     let (mut mem, base) = scratch_mem();
-    run_with(
+    let _w = run_with(
         Target::Gfx900,
         "s_scratch_store_dword s10, s[2:3], 0x7\n\
          s_scratch_store_dwordx2 s[12:13], s[2:3], s4\n\
@@ -323,19 +323,23 @@ fn scratch_stores_write_consecutive_dwords() {
         },
     )
     .unwrap();
-    // 0x7 & ~3 = 4: dword 1 only.
-    assert_eq!(mem.read_u32(base).unwrap(), 0);
-    assert_eq!(mem.read_u32(base + 4).unwrap(), 0xaaaa);
-    assert_eq!(mem.read_u32(base + 8).unwrap(), 0);
-    assert_eq!(mem.read_u32(base + 0x100).unwrap(), 0xbbbb);
-    assert_eq!(mem.read_u32(base + 0x104).unwrap(), 0xcccc);
-    assert_eq!(mem.read_u32(base + 0x108).unwrap(), 0);
-    for i in 0..4u64 {
-        assert_eq!(
-            mem.read_u32(base + 0x200 + 4 * i).unwrap(),
-            0xd000 + i as u32
-        );
-    }
+    let chk = |_w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        // 0x7 & ~3 = 4: dword 1 only.
+        assert_eq!(mem.read_u32(base).unwrap(), 0);
+        assert_eq!(mem.read_u32(base + 4).unwrap(), 0xaaaa);
+        assert_eq!(mem.read_u32(base + 8).unwrap(), 0);
+        assert_eq!(mem.read_u32(base + 0x100).unwrap(), 0xbbbb);
+        assert_eq!(mem.read_u32(base + 0x104).unwrap(), 0xcccc);
+        assert_eq!(mem.read_u32(base + 0x108).unwrap(), 0);
+        for i in 0..4u64 {
+            assert_eq!(
+                mem.read_u32(base + 0x200 + 4 * i).unwrap(),
+                0xd000 + i as u32
+            );
+        }
+    };
+    chk(&_w, &mem);
+    exec_common::vet_mem(&_w, &mut mem, chk);
 }
 
 #[test]

@@ -99,10 +99,14 @@ fn buffer_loads_read_zero_past_num_records() {
         let (mut mem, base) = memory();
         let w = run_with(Target::Gfx900, &asm, &mut mem, |w| vsharp(w, base, 0x14))
             .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-        for i in 0..n {
-            let want = if i < 3 { word(2 + i) } else { 0 };
-            assert_eq!(w.sgpr[20 + i], want, "{asm}: dword {i}");
-        }
+        let chk = |w: &gcnemu::wave::Wave, _mem: &gcnemu::memory::Memory| {
+            for i in 0..n {
+                let want = if i < 3 { word(2 + i) } else { 0 };
+                assert_eq!(w.sgpr[20 + i], want, "{asm}: dword {i}");
+            }
+        };
+        chk(&w, &mem);
+        exec_common::vet_mem(&w, &mut mem, chk);
     }
 }
 
@@ -129,7 +133,7 @@ fn stores_every_width() {
             "{name} {src}, {base_reg}, 0x20\n{name} {src}, {base_reg}, 0x30\ns_waitcnt lgkmcnt(0)"
         );
         let (mut mem, base) = memory();
-        run_with(Target::Gfx900, &asm, &mut mem, |w| {
+        let _w = run_with(Target::Gfx900, &asm, &mut mem, |w| {
             w.set_pair(0, base);
             vsharp(w, base, 0x30);
             for i in 0..4 {
@@ -137,18 +141,22 @@ fn stores_every_width() {
             }
         })
         .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
-        for i in 0..64 {
-            let got = mem.read_u32(base + 4 * i as u64).unwrap();
-            let stored_at = |o: usize| (o..o + n).contains(&i);
-            let want = if stored_at(8) {
-                0xc0de_0000 + (i - 8) as u32
-            } else if stored_at(12) && !buffer {
-                0xc0de_0000 + (i - 12) as u32
-            } else {
-                word(i)
-            };
-            assert_eq!(got, want, "{name}: dword {i}");
-        }
+        let chk = |_w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+            for i in 0..64 {
+                let got = mem.read_u32(base + 4 * i as u64).unwrap();
+                let stored_at = |o: usize| (o..o + n).contains(&i);
+                let want = if stored_at(8) {
+                    0xc0de_0000 + (i - 8) as u32
+                } else if stored_at(12) && !buffer {
+                    0xc0de_0000 + (i - 12) as u32
+                } else {
+                    word(i)
+                };
+                assert_eq!(got, want, "{name}: dword {i}");
+            }
+        };
+        chk(&_w, &mem);
+        exec_common::vet_mem(&_w, &mut mem, chk);
     }
 }
 
@@ -302,7 +310,7 @@ fn atomics_every_op_both_widths() {
 #[test]
 fn buffer_atomics_past_num_records_do_nothing() {
     let (mut mem, base) = memory();
-    run_with(
+    let _w = run_with(
         Target::Gfx900,
         "s_buffer_atomic_add s20, s[16:19], 0x10 glc\ns_waitcnt lgkmcnt(0)",
         &mut mem,
@@ -312,7 +320,11 @@ fn buffer_atomics_past_num_records_do_nothing() {
         },
     )
     .unwrap();
-    assert_eq!(mem.read_u32(base + 0x10).unwrap(), word(4));
+    let chk = |_w: &gcnemu::wave::Wave, mem: &gcnemu::memory::Memory| {
+        assert_eq!(mem.read_u32(base + 0x10).unwrap(), word(4));
+    };
+    chk(&_w, &mem);
+    exec_common::vet_mem(&_w, &mut mem, chk);
     // Out of range (0x10 + 4 > num_records): no memory access. What SDATA holds then is not
     // specified, so only memory is checked.
 }

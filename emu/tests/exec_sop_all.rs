@@ -492,10 +492,14 @@ fn saveexec_forms() {
                     w.set_exec(e);
                 })
                 .unwrap_or_else(|err| panic!("{asm}: {err:?}"));
-                let what = format!("{name} S0={s:#x} EXEC={e:#x}");
-                assert_eq!(w.pair(10), e, "{what}: D");
-                assert_eq!(w.exec(), f(s, e), "{what}: EXEC");
-                assert_eq!(w.scc, f(s, e) != 0, "{what}: SCC");
+                let chk = |w: &gcnemu::wave::Wave| {
+                    let what = format!("{name} S0={s:#x} EXEC={e:#x}");
+                    assert_eq!(w.pair(10), e, "{what}: D");
+                    assert_eq!(w.exec(), f(s, e), "{what}: EXEC");
+                    assert_eq!(w.scc, f(s, e) != 0, "{what}: SCC");
+                };
+                chk(&w);
+                exec_common::vet(&w, chk);
             }
         }
     }
@@ -513,20 +517,24 @@ fn pc_ops_getpc_setpc_swappc_call() {
         |_| {},
     )
     .unwrap();
-    assert_eq!(
-        w.pair(30),
-        0x1004,
-        "s_getpc_b64: address of the next instruction"
-    );
-    assert_eq!(w.pair(34), 0x1010, "s_swappc_b64: return address");
-    assert_eq!((w.sgpr[20], w.sgpr[21]), (1, 2), "called and returned");
-    assert_eq!(
-        (w.sgpr[22], w.sgpr[23]),
-        (3, 4),
-        "s_call_b64 called and returned"
-    );
-    assert_eq!(w.pair(40), 0x1024, "s_call_b64: return address");
-    assert_eq!((w.sgpr[22], w.sgpr[23]), (3, 4));
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(
+            w.pair(30),
+            0x1004,
+            "s_getpc_b64: address of the next instruction"
+        );
+        assert_eq!(w.pair(34), 0x1010, "s_swappc_b64: return address");
+        assert_eq!((w.sgpr[20], w.sgpr[21]), (1, 2), "called and returned");
+        assert_eq!(
+            (w.sgpr[22], w.sgpr[23]),
+            (3, 4),
+            "s_call_b64 called and returned"
+        );
+        assert_eq!(w.pair(40), 0x1024, "s_call_b64: return address");
+        assert_eq!((w.sgpr[22], w.sgpr[23]), (3, 4));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]

@@ -180,23 +180,32 @@ fn generate() {
         .filter(|o| o.format == gcn_isa::Format::Vop3 && o.name.ends_with("_e64"))
         .map(|o| o.name)
         .collect();
+    let e32_rows: HashSet<&str> = gcn_isa::all_ops()
+        .iter()
+        .filter(|o| {
+            use gcn_isa::Format::*;
+            matches!(o.format, Vop1 | Vop2 | Vopc) && o.name.ends_with("_e32")
+        })
+        .map(|o| o.name)
+        .collect();
     let mut derived = Vec::new();
     let mut underived = Vec::new();
-    for (fam, vs) in &by_family {
-        if !["vop1", "vop2", "vopc"].contains(&fam.as_str()) {
-            continue;
-        }
-        for (asm, line) in vs {
-            let first = asm.split_whitespace().next().unwrap_or("");
-            let Some(base) = first.strip_suffix("_e32") else {
-                continue;
-            };
+    for (asm, line) in by_family.values().flatten() {
+        let insts: Vec<&str> = asm.split(';').collect();
+        for (k, inst) in insts.iter().enumerate() {
+            let first = inst.split_whitespace().next().unwrap_or("");
+            let base = first.strip_suffix("_e32").unwrap_or(first);
             let e64 = format!("{base}_e64");
-            if rows.contains(&e64) || !e64_rows.contains(e64.as_str()) {
+            if !e32_rows.contains(format!("{base}_e32").as_str())
+                || rows.contains(&e64)
+                || !e64_rows.contains(e64.as_str())
+            {
                 continue;
             }
-            let new_asm = asm.replacen(first, &e64, 1);
-            let new_line = line.replacen(first, &e64, 1);
+            let mut new_insts: Vec<String> = insts.iter().map(|s| s.to_string()).collect();
+            new_insts[k] = inst.replacen(first, &e64, 1);
+            let new_asm = new_insts.join(";");
+            let new_line = format!("{new_asm}{}", &line[asm.len()..]);
             let ok = match parse_line("derived", 1, &new_line) {
                 Ok(Some(v)) => vectors::check(&v).0.is_empty(),
                 _ => false,
