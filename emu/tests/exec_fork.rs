@@ -72,17 +72,21 @@ fn if_else_runs_the_smaller_pass_side_first() {
     let exec = 0x0000_ffff_ffff_ffff;
     let pass = (1u64 << 20) - 1;
     let w = if_else(exec, pass | 0xff00_0000_0000_0000);
-    let fail = exec & !pass;
-    expect_v1(&w, exec, 0x99, |l| if pass >> l & 1 == 1 { 1 } else { 2 });
-    assert_eq!(w.pair(60), fail, "EXEC after the second join");
-    assert_eq!(w.exec(), exec);
-    assert_eq!(w.csp, 0);
-    // Entry 0 = { pc of the fail side, mask_fail }: mask in s[0:1], PC in s[2:3].
-    assert_eq!(w.pair(0), fail);
-    assert_eq!(w.pair(2), after_fork(IF_ELSE));
-    assert_eq!(w.vgpr[2][5], 11);
-    assert_eq!(w.vgpr[2][30], 12);
-    assert_eq!(w.vgpr[2][50], 0, "inactive lane untouched");
+    let chk = |w: &gcnemu::wave::Wave| {
+        let fail = exec & !pass;
+        expect_v1(&w, exec, 0x99, |l| if pass >> l & 1 == 1 { 1 } else { 2 });
+        assert_eq!(w.pair(60), fail, "EXEC after the second join");
+        assert_eq!(w.exec(), exec);
+        assert_eq!(w.csp, 0);
+        // Entry 0 = { pc of the fail side, mask_fail }: mask in s[0:1], PC in s[2:3].
+        assert_eq!(w.pair(0), fail);
+        assert_eq!(w.pair(2), after_fork(IF_ELSE));
+        assert_eq!(w.vgpr[2][5], 11);
+        assert_eq!(w.vgpr[2][30], 12);
+        assert_eq!(w.vgpr[2][50], 0, "inactive lane untouched");
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -92,21 +96,29 @@ fn if_else_runs_the_smaller_fail_side_first() {
     let exec = u64::MAX;
     let pass = (1u64 << 40) - 1;
     let w = if_else(exec, pass);
-    expect_v1(&w, exec, 0x99, |l| if l < 40 { 1 } else { 2 });
-    assert_eq!(w.pair(60), pass);
-    assert_eq!(w.pair(0), pass);
-    let a = assemble(IF_ELSE, Target::Gfx906).unwrap();
-    assert_eq!(w.pair(2), BASE + a.labels["pass"] as u64);
-    assert_eq!(w.csp, 0);
+    let chk = |w: &gcnemu::wave::Wave| {
+        expect_v1(&w, exec, 0x99, |l| if l < 40 { 1 } else { 2 });
+        assert_eq!(w.pair(60), pass);
+        assert_eq!(w.pair(0), pass);
+        let a = assemble(IF_ELSE, Target::Gfx906).unwrap();
+        assert_eq!(w.pair(2), BASE + a.labels["pass"] as u64);
+        assert_eq!(w.csp, 0);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
 fn equal_halves_run_pass_first() {
     // bitcount(fail) < bitcount(pass) is false on a tie: EXEC = pass, the fail side pushed.
     let w = if_else(u64::MAX, 0x5555_5555_5555_5555);
-    expect_v1(&w, u64::MAX, 0x99, |l| if l % 2 == 0 { 1 } else { 2 });
-    assert_eq!(w.pair(60), 0xaaaa_aaaa_aaaa_aaaa);
-    assert_eq!(w.pair(0), 0xaaaa_aaaa_aaaa_aaaa);
+    let chk = |w: &gcnemu::wave::Wave| {
+        expect_v1(&w, u64::MAX, 0x99, |l| if l % 2 == 0 { 1 } else { 2 });
+        assert_eq!(w.pair(60), 0xaaaa_aaaa_aaaa_aaaa);
+        assert_eq!(w.pair(0), 0xaaaa_aaaa_aaaa_aaaa);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -114,17 +126,29 @@ fn uniform_conditions_do_not_push() {
     // All active lanes pass: a jump, no stack entry; the join sees CSP == 0 and falls through.
     let exec = 0xffff;
     let w = if_else(exec, 0xffff_ffff);
-    expect_v1(&w, exec, 0x99, |_| 1);
-    assert_eq!((w.csp, w.pair(0), w.pair(2)), (0, 0, 0));
-    assert_eq!(w.pair(60), exec);
+    let chk = |w: &gcnemu::wave::Wave| {
+        expect_v1(&w, exec, 0x99, |_| 1);
+        assert_eq!((w.csp, w.pair(0), w.pair(2)), (0, 0, 0));
+        assert_eq!(w.pair(60), exec);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     // None pass: fall through to the fail side, which branches to the join.
     let w = if_else(exec, 0xffff_0000);
-    expect_v1(&w, exec, 0x99, |_| 2);
-    assert_eq!((w.csp, w.pair(0)), (0, 0));
+    let chk = |w: &gcnemu::wave::Wave| {
+        expect_v1(&w, exec, 0x99, |_| 2);
+        assert_eq!((w.csp, w.pair(0)), (0, 0));
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     // EXEC = 0: mask_pass == exec, so the fork jumps.
     let w = if_else(0, u64::MAX);
-    assert_eq!(w.vgpr[1], [0x99; 64]);
-    assert_eq!(w.csp, 0);
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.vgpr[1], [0x99; 64]);
+        assert_eq!(w.csp, 0);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 /// An outer fork whose sides each hold an inner fork/join block. The side that runs first does
@@ -173,36 +197,44 @@ fn nested(outer: u64, pass_csp: u32, fail_csp: u32) -> Wave {
 fn nested_forks_pass_side_first() {
     // Outer: 32/32, pass (lanes 0-31) first at CSP 1, fail (32-63) second at CSP 0.
     let w = nested(0xffff_ffff, 1, 0);
-    expect_v1(&w, u64::MAX, 0, |l| {
-        match (l < 32, l % 2 == 0, l % 4 == 0) {
-            (true, true, _) => 10,
-            (true, false, _) => 11,
-            (false, _, true) => 20,
-            (false, _, false) => 21,
-        }
-    });
-    // The outer fail side ran last; in its inner fork pass = lanes % 4 == 0 (8 lanes) ran
-    // first and the other 24 last.
-    assert_eq!(w.pair(60), 0xeeee_eeee_0000_0000);
-    assert_eq!(w.csp, 0);
-    assert_eq!(w.exec(), u64::MAX);
+    let chk = |w: &gcnemu::wave::Wave| {
+        expect_v1(&w, u64::MAX, 0, |l| {
+            match (l < 32, l % 2 == 0, l % 4 == 0) {
+                (true, true, _) => 10,
+                (true, false, _) => 11,
+                (false, _, true) => 20,
+                (false, _, false) => 21,
+            }
+        });
+        // The outer fail side ran last; in its inner fork pass = lanes % 4 == 0 (8 lanes) ran
+        // first and the other 24 last.
+        assert_eq!(w.pair(60), 0xeeee_eeee_0000_0000);
+        assert_eq!(w.csp, 0);
+        assert_eq!(w.exec(), u64::MAX);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
 fn nested_forks_fail_side_first() {
     // Outer pass = lanes 0-47 (48) > fail = 48-63 (16): the fail side first, at CSP 1.
     let w = nested(0xffff_ffff_ffff, 0, 1);
-    expect_v1(&w, u64::MAX, 0, |l| {
-        match (l < 48, l % 2 == 0, l % 4 == 0) {
-            (true, true, _) => 10,
-            (true, false, _) => 11,
-            (false, _, true) => 20,
-            (false, _, false) => 21,
-        }
-    });
-    // The outer pass side ran last; inside it 24 even / 24 odd lanes: even first, odd last.
-    assert_eq!(w.pair(60), 0x0000_aaaa_aaaa_aaaa);
-    assert_eq!(w.csp, 0);
+    let chk = |w: &gcnemu::wave::Wave| {
+        expect_v1(&w, u64::MAX, 0, |l| {
+            match (l < 48, l % 2 == 0, l % 4 == 0) {
+                (true, true, _) => 10,
+                (true, false, _) => 11,
+                (false, _, true) => 20,
+                (false, _, false) => 21,
+            }
+        });
+        // The outer pass side ran last; inside it 24 even / 24 odd lanes: even first, odd last.
+        assert_eq!(w.pair(60), 0x0000_aaaa_aaaa_aaaa);
+        assert_eq!(w.csp, 0);
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
 }
 
 #[test]
@@ -254,19 +286,23 @@ fn irreducible_loop_with_two_entries() {
             w.set_pair(40, cond);
         })
         .unwrap();
-        for l in 0..64 {
-            let n = (l % 5) as u32 + 1;
-            let enters_at_c = cond >> l & 1 == 1;
-            assert_eq!(w.vgpr[2][l], n, "C visits, lane {l}");
-            assert_eq!(
-                w.vgpr[1][l],
-                if enters_at_c { n - 1 } else { n },
-                "B visits, lane {l}"
-            );
-            assert_eq!(w.vgpr[3][l], 0);
-        }
-        assert_eq!(w.pair(60), 0, "the loop exits with no lanes");
-        assert_eq!(w.csp, 0);
+        let chk = |w: &gcnemu::wave::Wave| {
+            for l in 0..64 {
+                let n = (l % 5) as u32 + 1;
+                let enters_at_c = cond >> l & 1 == 1;
+                assert_eq!(w.vgpr[2][l], n, "C visits, lane {l}");
+                assert_eq!(
+                    w.vgpr[1][l],
+                    if enters_at_c { n - 1 } else { n },
+                    "B visits, lane {l}"
+                );
+                assert_eq!(w.vgpr[3][l], 0);
+            }
+            assert_eq!(w.pair(60), 0, "the loop exits with no lanes");
+            assert_eq!(w.csp, 0);
+        };
+        chk(&w);
+        exec_common::vet(&w, chk);
     }
 }
 
@@ -327,19 +363,23 @@ fn nesting_to_the_limit_then_a_named_overflow() {
         }
     })
     .unwrap();
-    assert_eq!(w.csp, 6);
-    assert_eq!(w.exec(), 1);
-    for k in 0..6 {
-        let width = 64 >> k;
-        let half = width / 2;
-        let active = if width == 64 {
-            u64::MAX
-        } else {
-            (1u64 << width) - 1
-        };
-        let fail = active & !((1u64 << half) - 1);
-        assert_eq!(w.pair(4 * k as u16), fail, "entry {k} mask");
-    }
+    let chk = |w: &gcnemu::wave::Wave| {
+        assert_eq!(w.csp, 6);
+        assert_eq!(w.exec(), 1);
+        for k in 0..6 {
+            let width = 64 >> k;
+            let half = width / 2;
+            let active = if width == 64 {
+                u64::MAX
+            } else {
+                (1u64 << width) - 1
+            };
+            let fail = active & !((1u64 << half) - 1);
+            assert_eq!(w.pair(4 * k as u16), fail, "entry {k} mask");
+        }
+    };
+    chk(&w);
+    exec_common::vet(&w, chk);
     let e = run(
         &format!("{text}s_mov_b64 exec, -1\ns_cbranch_i_fork s[40:41], end\nend:"),
         |w| {

@@ -26,6 +26,8 @@ fn run(asm: &str, setup: impl FnOnce(&mut Wave)) -> Result<Wave, Fault> {
     w.mode = MODE_DENORMS;
     setup(&mut w);
     let mut mem = Memory::default();
+    exec_common::record::note_asm(Target::Gfx900, asm);
+    exec_common::record::note_input(&w, &mem);
     let mut lds = Lds::new(4096);
     let env = DispatchEnv {
         private_size: 256,
