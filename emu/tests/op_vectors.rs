@@ -135,7 +135,7 @@ fn generate() {
     let mut by_family: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     let mut dropped = 0;
     for line in lines {
-        let asm = line.split(" | ").next().unwrap_or("").to_string();
+        let asm = line.split(" | ").next().unwrap_or("").trim().to_string();
         if !seen.insert(asm.clone()) {
             continue;
         }

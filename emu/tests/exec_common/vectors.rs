@@ -404,7 +404,19 @@ pub fn parse_line(file: &str, line: usize, text: &str) -> Result<Option<Vector>,
     if text.is_empty() || text.starts_with('#') {
         return Ok(None);
     }
-    let parts: Vec<&str> = text.split(" | ").collect();
+    // Sections split at a `|` with white space (or the line's end) on both sides, so that
+    // `|v1|` (abs) stays in the assembly.
+    let b = text.as_bytes();
+    let mut parts = Vec::new();
+    let mut from = 0;
+    for i in 0..b.len() {
+        let spaced = |j: Option<&u8>| j.is_none_or(|c| c.is_ascii_whitespace());
+        if b[i] == b'|' && spaced(i.checked_sub(1).map(|j| &b[j])) && spaced(b.get(i + 1)) {
+            parts.push(&text[from..i]);
+            from = i + 1;
+        }
+    }
+    parts.push(&text[from..]);
     if parts.len() != 3 {
         return Err("a vector is `ASM | INPUTS | EXPECTED` (sections split by ` | `)".into());
     }
