@@ -220,17 +220,25 @@ pub fn record(w: &Wave, mem: &mut Memory, check: Check) {
     let Some(snap) = LAST.with(|l| l.borrow_mut().take()) else {
         return;
     };
-    static SEEN: OnceLock<Mutex<HashMap<String, usize>>> = OnceLock::new();
+    // Per snippet: runs seen, vectors kept. Scalar snippets (one case a run) keep up to four
+    // runs spread over the test's cases (the 1st, 14th, 53rd and 118th); vector snippets keep one
+    // run (up to 64 cases); a run whose check verifies nothing is skipped for the next.
+    static SEEN: OnceLock<Mutex<HashMap<String, (usize, usize)>>> = OnceLock::new();
     let key = format!("{}|{}", snap.target.name(), snap.asm);
-    {
-        let seen = SEEN.get_or_init(Default::default).lock().unwrap();
-        // Scalar snippets get a few cases (one run is one case); vector ones one run (up to
-        // 64 cases).
-        let scalar = snap.wave.vgpr.iter().all(|r| r.iter().all(|&x| x == 0));
-        let limit = if scalar { 4 } else { 1 };
-        if seen.get(&key).copied().unwrap_or(0) >= limit {
-            return;
-        }
+    let scalar = snap.wave.vgpr.iter().all(|r| r.iter().all(|&x| x == 0));
+    let (runs, kept) = {
+        let mut seen = SEEN.get_or_init(Default::default).lock().unwrap();
+        let e = seen.entry(key.clone()).or_default();
+        e.0 += 1;
+        *e
+    };
+    let wanted = if scalar {
+        kept < 4 && (0..4).any(|k| runs == 1 + 13 * k * k)
+    } else {
+        kept < 1
+    };
+    if !wanted {
+        return;
     }
     quiet_panics();
     if fails(check, w, mem) {
@@ -238,12 +246,12 @@ pub fn record(w: &Wave, mem: &mut Memory, check: Check) {
     }
     match draft(&snap, w, mem, check) {
         Ok(line) => {
-            *SEEN
-                .get_or_init(Default::default)
+            SEEN.get_or_init(Default::default)
                 .lock()
                 .unwrap()
                 .entry(key)
-                .or_default() += 1;
+                .or_default()
+                .1 += 1;
             let mut s = sink().lock().unwrap_or_else(|e| e.into_inner());
             let _ = writeln!(s.kept, "{line}");
         }
@@ -392,9 +400,9 @@ fn sgpr_text(code: u16, count: u16) -> Option<String> {
     })
 }
 
-/// The SGPRs of `vals` worth writing (`skip`: codes to leave out), paired where both halves
-/// are, as `(code, count)`.
-fn sgpr_groups(present: &dyn Fn(u16) -> bool) -> Vec<(u16, u16)> {
+/// The SGPRs `present` says to write, as `(code, count)`: paired where both halves are and
+/// the snippet names the pair.
+fn sgpr_groups(present: &dyn Fn(u16) -> bool, asm: &str) -> Vec<(u16, u16)> {
     let mut out = Vec::new();
     let mut c = 0u16;
     while c < 128 {
@@ -402,7 +410,9 @@ fn sgpr_groups(present: &dyn Fn(u16) -> bool) -> Vec<(u16, u16)> {
             c += 1;
             continue;
         }
-        let pairable = c % 2 == 0 && sgpr_text(c, 2).is_some() && present(c + 1);
+        // Pairs the snippet names as one operand (`s[4:5]`, vcc, exec, flat_scratch).
+        let named = c >= 102 || asm.contains(&format!("s[{c}:{}]", c + 1));
+        let pairable = c % 2 == 0 && named && sgpr_text(c, 2).is_some() && present(c + 1);
         if pairable {
             out.push((c, 2));
             c += 2;
@@ -441,7 +451,7 @@ fn draft(snap: &Snap, out: &Wave, mem: &mut Memory, check: Check) -> Result<Stri
         125 => false,
         _ => inw.sgpr[c as usize] != 0,
     };
-    for (c, n) in sgpr_groups(&in_present) {
+    for (c, n) in sgpr_groups(&in_present, &snap.asm) {
         let name = sgpr_text(c, n).ok_or_else(|| format!("SGPR code {c} set"))?;
         let v = if n == 2 {
             symbol(inw.pair(c), &bufs)
@@ -585,7 +595,7 @@ fn draft(snap: &Snap, out: &Wave, mem: &mut Memory, check: Check) -> Result<Stri
     }
     let mut other_exp = Vec::new();
     let exact = |w: &Option<Want>| matches!(w, Some(Want::Exact(_)));
-    for (c, n) in sgpr_groups(&|c| sg[c as usize].is_some()) {
+    for (c, n) in sgpr_groups(&|c| sg[c as usize].is_some(), &snap.asm) {
         let Some(name) = sgpr_text(c, n) else {
             return Err(format!("checked SGPR code {c} has no name"));
         };
