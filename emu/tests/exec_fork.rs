@@ -74,7 +74,7 @@ fn if_else_runs_the_smaller_pass_side_first() {
     let w = if_else(exec, pass | 0xff00_0000_0000_0000);
     let chk = |w: &gcnemu::wave::Wave| {
         let fail = exec & !pass;
-        expect_v1(&w, exec, 0x99, |l| if pass >> l & 1 == 1 { 1 } else { 2 });
+        expect_v1(w, exec, 0x99, |l| if pass >> l & 1 == 1 { 1 } else { 2 });
         assert_eq!(w.pair(60), fail, "EXEC after the second join");
         assert_eq!(w.exec(), exec);
         assert_eq!(w.csp, 0);
@@ -97,7 +97,7 @@ fn if_else_runs_the_smaller_fail_side_first() {
     let pass = (1u64 << 40) - 1;
     let w = if_else(exec, pass);
     let chk = |w: &gcnemu::wave::Wave| {
-        expect_v1(&w, exec, 0x99, |l| if l < 40 { 1 } else { 2 });
+        expect_v1(w, exec, 0x99, |l| if l < 40 { 1 } else { 2 });
         assert_eq!(w.pair(60), pass);
         assert_eq!(w.pair(0), pass);
         let a = assemble(IF_ELSE, Target::Gfx906).unwrap();
@@ -113,7 +113,7 @@ fn equal_halves_run_pass_first() {
     // bitcount(fail) < bitcount(pass) is false on a tie: EXEC = pass, the fail side pushed.
     let w = if_else(u64::MAX, 0x5555_5555_5555_5555);
     let chk = |w: &gcnemu::wave::Wave| {
-        expect_v1(&w, u64::MAX, 0x99, |l| if l % 2 == 0 { 1 } else { 2 });
+        expect_v1(w, u64::MAX, 0x99, |l| if l % 2 == 0 { 1 } else { 2 });
         assert_eq!(w.pair(60), 0xaaaa_aaaa_aaaa_aaaa);
         assert_eq!(w.pair(0), 0xaaaa_aaaa_aaaa_aaaa);
     };
@@ -127,7 +127,7 @@ fn uniform_conditions_do_not_push() {
     let exec = 0xffff;
     let w = if_else(exec, 0xffff_ffff);
     let chk = |w: &gcnemu::wave::Wave| {
-        expect_v1(&w, exec, 0x99, |_| 1);
+        expect_v1(w, exec, 0x99, |_| 1);
         assert_eq!((w.csp, w.pair(0), w.pair(2)), (0, 0, 0));
         assert_eq!(w.pair(60), exec);
     };
@@ -136,7 +136,7 @@ fn uniform_conditions_do_not_push() {
     // None pass: fall through to the fail side, which branches to the join.
     let w = if_else(exec, 0xffff_0000);
     let chk = |w: &gcnemu::wave::Wave| {
-        expect_v1(&w, exec, 0x99, |_| 2);
+        expect_v1(w, exec, 0x99, |_| 2);
         assert_eq!((w.csp, w.pair(0)), (0, 0));
     };
     chk(&w);
@@ -198,13 +198,11 @@ fn nested_forks_pass_side_first() {
     // Outer: 32/32, pass (lanes 0-31) first at CSP 1, fail (32-63) second at CSP 0.
     let w = nested(0xffff_ffff, 1, 0);
     let chk = |w: &gcnemu::wave::Wave| {
-        expect_v1(&w, u64::MAX, 0, |l| {
-            match (l < 32, l % 2 == 0, l % 4 == 0) {
-                (true, true, _) => 10,
-                (true, false, _) => 11,
-                (false, _, true) => 20,
-                (false, _, false) => 21,
-            }
+        expect_v1(w, u64::MAX, 0, |l| match (l < 32, l % 2 == 0, l % 4 == 0) {
+            (true, true, _) => 10,
+            (true, false, _) => 11,
+            (false, _, true) => 20,
+            (false, _, false) => 21,
         });
         // The outer fail side ran last; in its inner fork pass = lanes % 4 == 0 (8 lanes) ran
         // first and the other 24 last.
@@ -221,13 +219,11 @@ fn nested_forks_fail_side_first() {
     // Outer pass = lanes 0-47 (48) > fail = 48-63 (16): the fail side first, at CSP 1.
     let w = nested(0xffff_ffff_ffff, 0, 1);
     let chk = |w: &gcnemu::wave::Wave| {
-        expect_v1(&w, u64::MAX, 0, |l| {
-            match (l < 48, l % 2 == 0, l % 4 == 0) {
-                (true, true, _) => 10,
-                (true, false, _) => 11,
-                (false, _, true) => 20,
-                (false, _, false) => 21,
-            }
+        expect_v1(w, u64::MAX, 0, |l| match (l < 48, l % 2 == 0, l % 4 == 0) {
+            (true, true, _) => 10,
+            (true, false, _) => 11,
+            (false, _, true) => 20,
+            (false, _, false) => 21,
         });
         // The outer pass side ran last; inside it 24 even / 24 odd lanes: even first, odd last.
         assert_eq!(w.pair(60), 0x0000_aaaa_aaaa_aaaa);

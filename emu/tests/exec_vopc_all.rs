@@ -263,21 +263,17 @@ fn check(name: &str, w: W, class: bool, cases: &[(u64, u64)], want: &dyn Fn(u64,
             wv.set_vcc(0x1234_5678_9abc_def0);
         })
         .unwrap_or_else(|e| panic!("{asm}: {e:?}"));
+        let masked = expect & !OFF;
         let chk = |wv: &gcnemu::wave::Wave| {
-            let masked = expect & !OFF;
-            let chk = |wv: &gcnemu::wave::Wave| {
-                assert_eq!(
-                    wv.pair(20),
-                    masked,
-                    "{asm}: {}",
-                    explain(wv.pair(20), masked)
-                );
-                assert_eq!(wv.vcc(), 0x1234_5678_9abc_def0, "{asm}: VCC written");
-                let exec = if cmpx { masked } else { !OFF };
-                assert_eq!(wv.exec(), exec, "{asm}: EXEC");
-            };
-            chk(&wv);
-            exec_common::vet(&wv, chk);
+            assert_eq!(
+                wv.pair(20),
+                masked,
+                "{asm}: {}",
+                explain(wv.pair(20), masked)
+            );
+            assert_eq!(wv.vcc(), 0x1234_5678_9abc_def0, "{asm}: VCC written");
+            let exec = if cmpx { masked } else { !OFF };
+            assert_eq!(wv.exec(), exec, "{asm}: EXEC");
         };
         chk(&wv);
         exec_common::vet(&wv, chk);

@@ -52,9 +52,8 @@ fn every_vector_passes() {
     // Two threads: the files are independent.
     let half = all.len() / 2;
     let (a, b) = all.split_at(half);
-    let run = |vs: &[Vector]| -> Vec<String> {
-        vs.iter().flat_map(|v| vectors::check(v).0).collect()
-    };
+    let run =
+        |vs: &[Vector]| -> Vec<String> { vs.iter().flat_map(|v| vectors::check(v).0).collect() };
     let (ra, rb) = std::thread::scope(|s| {
         let ha = s.spawn(|| run(a));
         let rb = run(b);
@@ -95,7 +94,9 @@ fn malformed_lines_are_errors() {
     ] {
         assert!(parse_line("t", 1, line).is_err(), "{line}");
     }
-    let v = parse_line("t", 1, "v_mov_b32 v0, 1 | | v0=2").unwrap().unwrap();
+    let v = parse_line("t", 1, "v_mov_b32 v0, 1 | | v0=2")
+        .unwrap()
+        .unwrap();
     let (bad, _) = vectors::check(&v);
     assert_eq!(bad.len(), 64, "{bad:?}");
     assert!(bad[0].starts_with("t:1: `v_mov_b32 v0, 1`: v0 lane 0: got 0x1, want 0x2"));
@@ -131,6 +132,8 @@ fn generate() {
                 .map(String::from),
         );
     }
+    // Sorted, so that the choices below do not depend on the order the test threads ran in.
+    lines.sort();
     let mut seen = HashSet::new();
     let mut per_asm: BTreeMap<String, usize> = BTreeMap::new();
     let mut by_family: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();

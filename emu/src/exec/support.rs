@@ -181,11 +181,7 @@ pub fn manifest(tested: &dyn Fn(&OpInfo) -> bool) -> String {
             op.name,
             cells[0],
             cells[1],
-            if implemented && tested(op) {
-                "yes"
-            } else {
-                ""
-            },
+            if implemented && tested(op) { "yes" } else { "" },
             note
         );
     }

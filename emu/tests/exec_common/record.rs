@@ -315,10 +315,7 @@ fn list_text<T: PartialEq>(vals: &[T], show: &dyn Fn(&T) -> String) -> String {
 }
 
 fn bufs_of(snap: &Snap) -> Vec<(u64, u64)> {
-    snap.mem
-        .iter()
-        .map(|(b, d)| (*b, d.len() as u64))
-        .collect()
+    snap.mem.iter().map(|(b, d)| (*b, d.len() as u64)).collect()
 }
 
 /// A 64-bit value as `bufN+OFF` when it points into (or just past) a buffer.
@@ -368,7 +365,11 @@ impl Draft {
         ins.extend(self.tail.iter().cloned());
         let mut outs: Vec<String> = Vec::new();
         for (f, c, wants) in &self.vexp {
-            outs.push(format!("{}={}", vgpr_name(*f, *c), list_text(wants, &show_want)));
+            outs.push(format!(
+                "{}={}",
+                vgpr_name(*f, *c),
+                list_text(wants, &show_want)
+            ));
         }
         outs.extend(self.other_exp.iter().cloned());
         format!(
@@ -412,7 +413,7 @@ fn sgpr_groups(present: &dyn Fn(u16) -> bool, asm: &str) -> Vec<(u16, u16)> {
         }
         // Pairs the snippet names as one operand (`s[4:5]`, vcc, exec, flat_scratch).
         let named = c >= 102 || asm.contains(&format!("s[{c}:{}]", c + 1));
-        let pairable = c % 2 == 0 && named && sgpr_text(c, 2).is_some() && present(c + 1);
+        let pairable = c.is_multiple_of(2) && named && sgpr_text(c, 2).is_some() && present(c + 1);
         if pairable {
             out.push((c, 2));
             c += 2;
@@ -469,7 +470,12 @@ fn draft(snap: &Snap, out: &Wave, mem: &mut Memory, check: Check) -> Result<Stri
         }
         if r + 1 < 256 && !bufs.is_empty() {
             let pair: Vec<Expr> = (0..LANES)
-                .map(|l| symbol(inw.vgpr[r][l] as u64 | (inw.vgpr[r + 1][l] as u64) << 32, &bufs))
+                .map(|l| {
+                    symbol(
+                        inw.vgpr[r][l] as u64 | (inw.vgpr[r + 1][l] as u64) << 32,
+                        &bufs,
+                    )
+                })
                 .collect();
             if pair.iter().all(|e| e.buf.is_some()) {
                 rows.push((r as u16, 2, pair));
@@ -523,7 +529,7 @@ fn draft(snap: &Snap, out: &Wave, mem: &mut Memory, check: Check) -> Result<Stri
             continue;
         }
         // A pair whose f64 NaN results the check takes as any NaN.
-        let mut pair_nan = vec![false; LANES];
+        let mut pair_nan = [false; LANES];
         if r + 1 < 256 {
             for (l, pn) in pair_nan.iter_mut().enumerate() {
                 let p = out.vgpr[r][l] as u64 | (out.vgpr[r + 1][l] as u64) << 32;
@@ -610,7 +616,10 @@ fn draft(snap: &Snap, out: &Wave, mem: &mut Memory, check: Check) -> Result<Stri
                 ));
             }
         } else {
-            other_exp.push(format!("{name}={}", show_want(sg[c as usize].as_ref().unwrap())));
+            other_exp.push(format!(
+                "{name}={}",
+                show_want(sg[c as usize].as_ref().unwrap())
+            ));
         }
     }
     pw.scc = !out.scc;
@@ -710,10 +719,7 @@ fn trim(mut w: Vec<Want>) -> Vec<Want> {
 }
 
 /// A dword list, every entry written (runs as `x*N`); no cycling.
-fn list_text_full<T: PartialEq + Clone>(vals: &[T]) -> String
-where
-    T: ShowItem,
-{
+fn list_text_full<T: PartialEq + Clone + ShowItem>(vals: &[T]) -> String {
     let mut parts = Vec::new();
     let mut i = 0;
     while i < vals.len() {
@@ -771,7 +777,9 @@ fn named_vgprs(asm: &str) -> HashSet<usize> {
             if let Some(r) = rest.strip_prefix('[') {
                 if let Some((range, _)) = r.split_once(']') {
                     if let Some((x, y)) = range.split_once(':') {
-                        if let (Ok(x), Ok(y)) = (x.trim().parse::<usize>(), y.trim().parse::<usize>()) {
+                        if let (Ok(x), Ok(y)) =
+                            (x.trim().parse::<usize>(), y.trim().parse::<usize>())
+                        {
                             out.extend(x..=y.min(255));
                         }
                     }
@@ -779,7 +787,8 @@ fn named_vgprs(asm: &str) -> HashSet<usize> {
             } else {
                 let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
                 let end = rest[digits.len()..].chars().next();
-                if !digits.is_empty() && !end.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                if !digits.is_empty() && !end.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                {
                     if let Ok(n) = digits.parse::<usize>() {
                         out.insert(n.min(255));
                     }

@@ -376,7 +376,11 @@ fn parse_expect(tok: &str) -> Result<Expect, String> {
         if off == u64::MAX {
             return Err(format!("`{name}` needs an offset (`{name}+0`)"));
         }
-        return Ok(Expect::Mem(n, off, parse_list(val, &|x| parse_want(x, 32))?));
+        return Ok(Expect::Mem(
+            n,
+            off,
+            parse_list(val, &|x| parse_want(x, 32))?,
+        ));
     }
     match parse_reg(name)? {
         Reg::S { first, count } => {
@@ -525,7 +529,9 @@ pub fn execute(v: &Vector) -> Result<Outcome, String> {
     }
     for i in &v.inputs {
         if let Input::Mem(n, off, vals) = i {
-            let base = *bases.get(*n).ok_or_else(|| format!("buf{n} is not declared"))?;
+            let base = *bases
+                .get(*n)
+                .ok_or_else(|| format!("buf{n} is not declared"))?;
             for (k, e) in vals.iter().enumerate() {
                 let x = e.eval(&bases, 0)? as u32;
                 mem.write_u32(base + off + 4 * k as u64, x)
@@ -585,7 +591,11 @@ fn apply(w: &mut Wave, i: &Input, bases: &[u64]) -> Result<(), String> {
 
 /// Does `got` (of `bits` bits) satisfy `want`?
 pub fn satisfies(want: &Want, got: u64, bits: u32, bases: &[u64], lane: usize) -> bool {
-    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     let got = got & mask;
     match want {
         Want::Any => true,
@@ -653,7 +663,7 @@ fn sgpr_name(first: u16, count: u16) -> String {
         (127, 1) => "exec_hi".into(),
         (f, 1) if f < 102 => format!("s{f}"),
         (f, c) if f + c <= 102 => format!("s[{f}:{}]", f + c - 1),
-        (f, c) if c == 1 => format!("sgpr code {f}"),
+        (f, 1) => format!("sgpr code {f}"),
         (f, c) => format!("sgpr codes {f}..{}", f + c - 1),
     }
 }
