@@ -312,20 +312,25 @@ fn g_fork_takes_its_target_from_sgprs() {
     let a = assemble(&text, Target::Gfx906).unwrap();
     let pass_addr = BASE + a.labels["pass"] as u64;
     for (cond, first_pass) in [(0xffu64, true), (!0xffu64, false)] {
+        exec_common::record::note_asm(Target::Gfx906, &text);
         let w = run_code(Target::Gfx906, &a.bytes, &mut Memory::default(), |w| {
             w.set_exec(u64::MAX);
             w.set_pair(40, cond);
             w.set_pair(52, pass_addr);
         })
         .unwrap();
-        expect_v1(&w, u64::MAX, 0, |l| if cond >> l & 1 == 1 { 1 } else { 2 });
-        let (pushed_mask, pushed_pc) = if first_pass {
-            (!cond, after_fork(&text))
-        } else {
-            (cond, pass_addr)
+        let chk = |w: &gcnemu::wave::Wave| {
+            expect_v1(w, u64::MAX, 0, |l| if cond >> l & 1 == 1 { 1 } else { 2 });
+            let (pushed_mask, pushed_pc) = if first_pass {
+                (!cond, after_fork(&text))
+            } else {
+                (cond, pass_addr)
+            };
+            assert_eq!((w.pair(0), w.pair(2)), (pushed_mask, pushed_pc));
+            assert_eq!(w.pair(60), pushed_mask);
         };
-        assert_eq!((w.pair(0), w.pair(2)), (pushed_mask, pushed_pc));
-        assert_eq!(w.pair(60), pushed_mask);
+        chk(&w);
+        exec_common::vet(&w, chk);
     }
 }
 
