@@ -16,41 +16,97 @@ use gcn_isa::Format;
 /// `saddr` = 0x7f means "off".
 const SADDR_OFF: u16 = 0x7f;
 
-/// The address of lane `l`.
-fn address(cx: &Cx, d: &Decoded, l: usize) -> Addr {
-    let vaddr = d.regs[0].saturating_sub(256) as usize;
-    let saddr = d.regs[2];
-    let w = &cx.wave;
-    match d.inst.format() {
-        Format::Global => {
-            // 13-bit signed offset.
-            let off = ((d.inst.bits(0, 0, 13) << 19) as i32 >> 19) as i64 as u64;
-            let base = if saddr != SADDR_OFF {
-                w.pair(saddr & 126).wrapping_add(w.vgpr[vaddr][l] as u64)
-            } else {
-                w.vgpr[vaddr][l] as u64 | (w.vgpr[(vaddr + 1) % 256][l] as u64) << 32
-            };
-            Addr::Global(base.wrapping_add(off))
+/// How an instruction's lanes form their addresses, decoded once per instruction rather than
+/// per lane (the lane loop then only reads the VGPR address and adds).
+#[derive(Clone, Copy)]
+enum Addressing {
+    /// GLOBAL: 13-bit signed offset; SADDR base plus a 32-bit VGPR offset, or a VGPR pair.
+    Global { off: u64, sbase: Option<u64> },
+    /// SCRATCH: 13-bit signed offset; SADDR or a VGPR holds the private-segment offset.
+    Scratch { off: u32, sbase: Option<u32> },
+    /// FLAT: 12-bit unsigned offset on gfx9; the aperture picks the memory.
+    Flat { off: u64 },
+}
+
+struct Addresser {
+    how: Addressing,
+    vaddr: usize,
+}
+
+impl Addresser {
+    fn new(cx: &Cx, d: &Decoded) -> Addresser {
+        let saddr = d.regs[2];
+        let w = &cx.wave;
+        let signed13 = || (d.inst.bits(0, 0, 13) << 19) as i32 >> 19;
+        let how = match d.inst.format() {
+            Format::Global => Addressing::Global {
+                off: signed13() as i64 as u64,
+                sbase: (saddr != SADDR_OFF).then(|| w.pair(saddr & 126)),
+            },
+            Format::Scratch => Addressing::Scratch {
+                off: signed13() as u32,
+                sbase: (saddr != SADDR_OFF).then(|| w.sgpr[saddr as usize & 127]),
+            },
+            _ => Addressing::Flat {
+                off: d.inst.bits(0, 0, 12) as u64,
+            },
+        };
+        Addresser {
+            how,
+            vaddr: d.regs[0].saturating_sub(256) as usize,
         }
-        Format::Scratch => {
-            let off = (d.inst.bits(0, 0, 13) << 19) as i32 >> 19;
-            let base = if saddr != SADDR_OFF {
-                w.sgpr[saddr as usize & 127]
-            } else {
-                w.vgpr[vaddr][l]
-            };
-            Addr::Private(base.wrapping_add(off as u32))
+    }
+
+    /// Every lane's global address, when the instruction addresses global memory only
+    /// (GLOBAL, or FLAT with every active lane outside the LDS and private apertures): the
+    /// dword fast path then does the lanes with one lookup.
+    #[inline]
+    fn global_all(&self, cx: &Cx, exec: u64) -> Option<[u64; WAVE_SIZE]> {
+        let mut out = [0u64; WAVE_SIZE];
+        match self.how {
+            Addressing::Scratch { .. } => return None,
+            Addressing::Global { .. } => {
+                for (l, o) in out.iter_mut().enumerate() {
+                    if let Addr::Global(a) = self.at(cx, l) {
+                        *o = a;
+                    }
+                }
+            }
+            Addressing::Flat { .. } => {
+                for (l, o) in out.iter_mut().enumerate() {
+                    if exec >> l & 1 != 0 {
+                        match self.at(cx, l) {
+                            Addr::Global(a) => *o = a,
+                            _ => return None,
+                        }
+                    }
+                }
+            }
         }
-        _ => {
-            // FLAT: 12-bit unsigned offset on gfx9.
-            let off = d.inst.bits(0, 0, 12) as u64;
-            let a = (w.vgpr[vaddr][l] as u64 | (w.vgpr[(vaddr + 1) % 256][l] as u64) << 32)
-                .wrapping_add(off);
-            match flat_target(a) {
+        Some(out)
+    }
+
+    /// The address of lane `l`.
+    #[inline]
+    fn at(&self, cx: &Cx, l: usize) -> Addr {
+        let v = &cx.wave.vgpr;
+        let pair = || v[self.vaddr][l] as u64 | (v[(self.vaddr + 1) % 256][l] as u64) << 32;
+        match self.how {
+            Addressing::Global { off, sbase } => {
+                let base = match sbase {
+                    Some(s) => s.wrapping_add(v[self.vaddr][l] as u64),
+                    None => pair(),
+                };
+                Addr::Global(base.wrapping_add(off))
+            }
+            Addressing::Scratch { off, sbase } => {
+                Addr::Private(sbase.unwrap_or(v[self.vaddr][l]).wrapping_add(off))
+            }
+            Addressing::Flat { off } => match flat_target(pair().wrapping_add(off)) {
                 FlatTarget::Global(g) => Addr::Global(g),
                 FlatTarget::Lds(o) => Addr::Lds(o),
                 FlatTarget::Private(o) => Addr::Private(o),
-            }
+            },
         }
     }
 }
@@ -66,12 +122,22 @@ fn lds_bit(d: &Decoded) -> Result<(), Fault> {
 fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     lds_bit(d)?;
     let exec = cx.wave.exec();
+    let addr = Addresser::new(cx, d);
+    if bytes == 4 && !cx.mem.checking() {
+        if let Some(addrs) = addr.global_all(cx, exec) {
+            let mut row = [0u32; WAVE_SIZE];
+            if cx.mem.load_dwords(&addrs, exec, &mut row) {
+                cx.wave.write_row(d.vdst as usize, &row, exec);
+                return Ok(Flow::Continue);
+            }
+        }
+    }
     let mut out = [[0u32; WAVE_SIZE]; 4];
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let at = address(cx, d, l);
+        let at = addr.at(cx, l);
         let mut buf = [0u8; 16];
         access::load(cx, l, at, &mut buf[..bytes])?;
         spread(&buf, bytes, signed, &mut out, l);
@@ -104,12 +170,13 @@ pub fn d16_merge(old: u32, v: u32, hi: bool) -> u32 {
 fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> Res {
     lds_bit(d)?;
     let exec = cx.wave.exec();
+    let addr = Addresser::new(cx, d);
     let mut out = cx.wave.vgpr[d.vdst as usize];
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let at = address(cx, d, l);
+        let at = addr.at(cx, l);
         let mut buf = [0u8; 2];
         access::load(cx, l, at, &mut buf[..bytes])?;
         out[l] = d16_merge(out[l], d16_value(&buf, bytes, signed), hi);
@@ -122,12 +189,13 @@ fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> R
 fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     lds_bit(d)?;
     let exec = cx.wave.exec();
+    let addr = Addresser::new(cx, d);
     let data = d.regs[1].saturating_sub(256) as usize;
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let at = address(cx, d, l);
+        let at = addr.at(cx, l);
         let v = (cx.wave.vgpr[data][l] >> 16) as u16;
         access::store(cx, l, at, &v.to_le_bytes()[..bytes])?;
     }
@@ -138,12 +206,21 @@ fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
 fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     lds_bit(d)?;
     let exec = cx.wave.exec();
+    let addr = Addresser::new(cx, d);
     let data = d.regs[1].saturating_sub(256) as usize;
+    if bytes == 4 && !cx.mem.checking() {
+        if let Some(addrs) = addr.global_all(cx, exec) {
+            let vals = cx.wave.vgpr[data];
+            if cx.mem.store_dwords(&addrs, exec, &vals) {
+                return Ok(Flow::Continue);
+            }
+        }
+    }
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let at = address(cx, d, l);
+        let at = addr.at(cx, l);
         let mut buf = [0u8; 16];
         for i in 0..bytes.div_ceil(4) {
             let v = cx.wave.vgpr[(data + i) % 256][l];
@@ -158,6 +235,7 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
 /// value is returned in VDST.
 fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
     let exec = cx.wave.exec();
+    let addr = Addresser::new(cx, d);
     let glc = d.inst.bits(0, 16, 1) != 0;
     let data = d.regs[1].saturating_sub(256) as usize;
     let words = bytes / 4;
@@ -166,7 +244,7 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let at = address(cx, d, l);
+        let at = addr.at(cx, l);
         let word = |i: usize| cx.wave.vgpr[(data + i) % 256][l] as u64;
         let (v, cmp) = if words == 2 {
             (word(0) | word(1) << 32, word(2) | word(3) << 32)

@@ -219,6 +219,23 @@ struct SharedWrites {
     published: u64,
 }
 
+/// The range `[lowest, highest + len)` of the lanes' addresses set in `exec`; `None` when no
+/// lane is set or the range wraps.
+#[inline]
+fn span(addrs: &[u64; 64], exec: u64, len: u64) -> Option<(u64, u64)> {
+    if exec == 0 {
+        return None;
+    }
+    let (mut lo, mut hi) = (u64::MAX, 0);
+    for (l, &a) in addrs.iter().enumerate() {
+        if exec >> l & 1 != 0 {
+            lo = lo.min(a);
+            hi = hi.max(a);
+        }
+    }
+    Some((lo, hi.checked_add(len)?))
+}
+
 /// An access that ran past the end of an allocation but stayed in its last page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PaddingAccess {
@@ -641,6 +658,59 @@ impl Memory {
         let old = u64::from_le_bytes(buf);
         unsafe { relaxed::store(p, &new(old).to_le_bytes()[..bytes]) };
         Ok(old)
+    }
+
+    /// The host address of guest address `lo` when `[lo, hi)` lies inside one allocation
+    /// (not its page padding, whose accesses are counted one by one): one lookup for all the
+    /// lanes of a vector access whose addresses span that range.
+    #[inline]
+    fn window(&self, lo: u64, hi: u64) -> Option<*mut u8> {
+        let i = self.find(lo, hi.checked_sub(lo)?)?;
+        let a = &self.allocs[i];
+        // SAFETY: `find` checked the range against the allocation.
+        (hi <= a.end()).then(|| unsafe { a.backing.ptr.as_ptr().add((lo - a.base) as usize) })
+    }
+
+    /// Guest dword loads of the lanes set in `exec` from `addrs` into `out`, when they all lie
+    /// in one allocation; false (nothing loaded) otherwise, for the per-lane path to do them
+    /// and report what faults.
+    #[inline]
+    pub fn load_dwords(&self, addrs: &[u64; 64], exec: u64, out: &mut [u32; 64]) -> bool {
+        let Some((lo, hi)) = span(addrs, exec, 4) else {
+            return exec == 0;
+        };
+        let Some(p) = self.window(lo, hi) else {
+            return false;
+        };
+        for (l, o) in out.iter_mut().enumerate() {
+            if exec >> l & 1 != 0 {
+                let mut b = [0u8; 4];
+                // SAFETY: the lane's dword lies in the window.
+                unsafe { relaxed::load(p.add((addrs[l] - lo) as usize), &mut b) };
+                *o = u32::from_le_bytes(b);
+            }
+        }
+        true
+    }
+
+    /// Guest dword stores of `vals` to `addrs` in the lanes set in `exec`, as
+    /// [`Memory::load_dwords`].
+    #[inline]
+    pub fn store_dwords(&mut self, addrs: &[u64; 64], exec: u64, vals: &[u32; 64]) -> bool {
+        let Some((lo, hi)) = span(addrs, exec, 4) else {
+            return exec == 0;
+        };
+        let Some(p) = self.window(lo, hi) else {
+            return false;
+        };
+        self.writes = self.writes.wrapping_add(1);
+        for (l, v) in vals.iter().enumerate() {
+            if exec >> l & 1 != 0 {
+                // SAFETY: the lane's dword lies in the window.
+                unsafe { relaxed::store(p.add((addrs[l] - lo) as usize), &v.to_le_bytes()) };
+            }
+        }
+        true
     }
 
     /// A view of the same allocations for one worker thread of a parallel functional dispatch:
