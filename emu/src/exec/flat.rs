@@ -62,28 +62,30 @@ impl Addresser {
     /// dword fast path then does the lanes with one lookup.
     #[inline]
     fn global_all(&self, cx: &Cx, exec: u64) -> Option<[u64; WAVE_SIZE]> {
-        let mut out = [0u64; WAVE_SIZE];
+        let v = &cx.wave.vgpr;
+        let lo = &v[self.vaddr];
+        let hi = &v[(self.vaddr + 1) % 256];
+        // Whole rows at a time, so the loops vectorise.
+        let pairs = |off: u64| -> [u64; WAVE_SIZE] {
+            std::array::from_fn(|l| (lo[l] as u64 | (hi[l] as u64) << 32).wrapping_add(off))
+        };
         match self.how {
-            Addressing::Scratch { .. } => return None,
-            Addressing::Global { .. } => {
-                for (l, o) in out.iter_mut().enumerate() {
-                    if let Addr::Global(a) = self.at(cx, l) {
-                        *o = a;
-                    }
-                }
-            }
-            Addressing::Flat { .. } => {
-                for (l, o) in out.iter_mut().enumerate() {
-                    if exec >> l & 1 != 0 {
-                        match self.at(cx, l) {
-                            Addr::Global(a) => *o = a,
-                            _ => return None,
-                        }
-                    }
-                }
+            Addressing::Scratch { .. } => None,
+            Addressing::Global {
+                off,
+                sbase: Some(s),
+            } => Some(std::array::from_fn(|l| {
+                s.wrapping_add(lo[l] as u64).wrapping_add(off)
+            })),
+            Addressing::Global { off, sbase: None } => Some(pairs(off)),
+            Addressing::Flat { off } => {
+                let out = pairs(off);
+                let global = (0..WAVE_SIZE).all(|l| {
+                    exec >> l & 1 == 0 || matches!(flat_target(out[l]), FlatTarget::Global(_))
+                });
+                global.then_some(out)
             }
         }
-        Some(out)
     }
 
     /// The address of lane `l`.
