@@ -446,7 +446,7 @@ impl Memory {
         kind: AllocKind,
     ) -> Result<(), MemError> {
         let end = addr.checked_add(len);
-        if len == 0 || addr == 0 || end.map_or(true, |e| e > SHARED_APERTURE_BASE) {
+        if len == 0 || addr == 0 || end.is_none_or(|e| e > SHARED_APERTURE_BASE) {
             return Err(MemError::BadRange { addr, len });
         }
         if self.overlaps(addr, len) {
@@ -825,7 +825,7 @@ impl Memory {
         let past = below.map(|a| (addr - a.end(), a));
         let before = above.map(|a| (a.base - addr, a));
         match (past, before) {
-            (Some((d, a)), b) if b.map_or(true, |(e, _)| d <= e) => format!(
+            (Some((d, a)), b) if b.is_none_or(|(e, _)| d <= e) => format!(
                 "{d:#x} bytes past the end of {} {:#x} ({} bytes)",
                 a.kind.name(),
                 a.base,
