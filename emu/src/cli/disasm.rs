@@ -1,6 +1,7 @@
 //! `gcnemu disasm FILE [--target gfxN] [--kernel NAME] [--source]`.
 
 use super::{parse_target, CliError};
+use std::io::Write as _;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -23,27 +24,31 @@ pub struct DisasmArgs {
     pub keep: super::KeepGoing,
 }
 
-/// The listing, ready to print.
-pub fn run(args: &DisasmArgs) -> Result<super::Output, CliError> {
+/// Writes the listing to stdout as it is made; `Ok` holds the reason the exit status is 2
+/// although it was printed (a damaged part of a fat binary, without `--keep-going`).
+pub fn run(args: &DisasmArgs) -> Result<Option<String>, CliError> {
     let bytes = gcn_loader::read_file(&args.file)?;
     let name = args.file.display().to_string();
     let salvaged = gcn_loader::extract_file_salvaged(&name, &bytes)?;
     let mut damaged = salvaged.damaged;
-    let listing = crate::disasm::disassemble_images(
+    let mut stdout = std::io::stdout().lock();
+    let listing = crate::disasm::write_images(
         &name,
         salvaged.kept,
         args.target,
         args.kernel.as_deref(),
         args.source,
+        &mut stdout,
     )
-    .map_err(CliError::Input)?;
+    .map_err(|e| match e {
+        crate::disasm::Error::Input(message) => CliError::Input(message),
+        crate::disasm::Error::Output(e) => CliError::Output(e),
+    })?;
+    stdout.flush()?;
     damaged.extend(listing.damaged);
     let incomplete = super::warn_damaged(&name, &damaged, args.keep, super::PRINTED_THE_REST);
     for skipped in &listing.skipped {
         eprintln!("gcnemu: skipped {skipped}");
     }
-    Ok(super::Output {
-        text: listing.text,
-        incomplete,
-    })
+    Ok(incomplete)
 }

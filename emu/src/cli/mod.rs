@@ -72,8 +72,8 @@ pub enum CliError {
     Output(#[from] std::io::Error),
 }
 
-/// What `info` and `disasm` print, and why the exit status is 2 although they printed it (a
-/// fat binary with damaged parts, without `--keep-going`).
+/// What `info` prints, and why the exit status is 2 although it printed it (a fat binary with
+/// damaged parts, without `--keep-going`).
 pub struct Output {
     pub text: String,
     pub incomplete: Option<String>,
@@ -118,23 +118,24 @@ pub fn warn_damaged(
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose);
+    // `Ok` holds why the exit status is 2 although the output was printed.
     let result = match &cli.command {
+        // A listing can be far longer than its code object: it is written as it is made.
         Command::Disasm(args) => disasm::run(args),
-        Command::Info(args) => info::run(args),
+        Command::Info(args) => info::run(args).and_then(|out| {
+            write_stdout(out.text)?;
+            Ok(out.incomplete)
+        }),
         Command::Lint(args) => return lint::main(args),
         Command::Run(args) => return run::main(args),
         Command::Exec(args) => return exec::main(args),
     };
-    let incomplete = match &result {
-        Ok(out) => out.incomplete.clone(),
-        Err(_) => None,
-    };
-    match result.and_then(|out| write_stdout(out.text)) {
-        Ok(()) if incomplete.is_some() => {
-            eprintln!("gcnemu: {}", incomplete.unwrap_or_default());
+    match result {
+        Ok(Some(incomplete)) => {
+            eprintln!("gcnemu: {incomplete}");
             ExitCode::from(2)
         }
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(None) => ExitCode::SUCCESS,
         // A closed pipe (`gcnemu disasm x.co | head`) is the reader's choice, not an error.
         Err(CliError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {

@@ -11,8 +11,8 @@ mod symbols;
 
 use gcn_isa::{Format, Inst, Target};
 use gcn_loader::{mach_name, ElfObject, Section};
-use std::collections::HashSet;
 use std::fmt::Write as _;
+use std::io;
 use symbols::{SymbolInfo, SymbolTables};
 
 const STT_OBJECT: u8 = 1;
@@ -28,6 +28,20 @@ pub struct Options<'a> {
     pub symbol: Option<&'a str>,
     /// Interleave the source lines of this line table (`--source`).
     pub lines: Option<&'a gcn_loader::LineTable>,
+}
+
+/// What stopped a listing: a problem with the input (a message naming the file, given before
+/// anything was written) or a failed write.
+#[derive(Debug)]
+pub enum Error {
+    Input(String),
+    Output(io::Error),
+}
+
+impl From<io::Error> for Error {
+    fn from(e: io::Error) -> Error {
+        Error::Output(e)
+    }
 }
 
 /// The listing of every code object in a file's `bytes`: a code object or relocatable object
@@ -46,36 +60,53 @@ pub fn disassemble_file(
     source: bool,
 ) -> Result<Listing, String> {
     let images = gcn_loader::extract_file(file, bytes).map_err(|e| e.to_string())?;
-    let listing = disassemble_images(file, images, target, symbol, source)?;
-    match listing.damaged.first() {
-        Some(e) => Err(e.to_string()),
-        None => Ok(listing),
+    let mut text = Vec::new();
+    let mut listing =
+        write_images(file, images, target, symbol, source, &mut text).map_err(|e| match e {
+            Error::Input(message) => message,
+            Error::Output(e) => e.to_string(),
+        })?;
+    if let Some(e) = listing.damaged.first() {
+        return Err(e.to_string());
     }
+    listing.text = String::from_utf8_lossy(&text).into_owned();
+    Ok(listing)
 }
 
-/// As [`disassemble_file`] for the ELF images extracted from `file`; a bundle entry that is not
-/// an ELF file is left out and named in [`Listing::damaged`] (a plain ELF file that is not is
-/// the error).
-pub fn disassemble_images(
+/// As [`disassemble_file`] for the ELF images extracted from `file`, written to `sink` as it is
+/// made (the returned [`Listing::text`] is empty); a bundle entry that is not an ELF file is
+/// left out and named in [`Listing::damaged`] (a plain ELF file that is not is the error).
+/// Every input error is found before the first byte is written, so an `Error::Input` leaves
+/// `sink` untouched.
+pub fn write_images(
     file: &str,
     images: Vec<gcn_loader::ElfImage>,
     target: Option<Target>,
     symbol: Option<&str>,
     source: bool,
-) -> Result<Listing, String> {
+    sink: &mut dyn io::Write,
+) -> Result<Listing, Error> {
     let line_table =
-        |image: &gcn_loader::ElfImage<'_>| -> Result<Option<gcn_loader::LineTable>, String> {
+        |image: &gcn_loader::ElfImage<'_>| -> Result<Option<gcn_loader::LineTable>, Error> {
             if !source {
                 return Ok(None);
             }
-            gcn_loader::LineTable::parse(&image.file, &image.bytes).map_err(|e| e.to_string())
+            gcn_loader::LineTable::parse(&image.file, &image.bytes)
+                .map_err(|e| Error::Input(e.to_string()))
         };
+    let mut out = Out::new(sink);
+    let mut listing = Listing {
+        text: String::new(),
+        skipped: Vec::new(),
+        damaged: Vec::new(),
+    };
     if let [image] = &images[..] {
         if image.label.is_none() {
-            let obj = ElfObject::parse(&image.file, &image.bytes).map_err(|e| e.to_string())?;
+            let input = |e: gcn_loader::LoadError| Error::Input(e.to_string());
+            let obj = ElfObject::parse(&image.file, &image.bytes).map_err(input)?;
             let target = match target {
                 Some(target) => target,
-                None => obj.target().map_err(|e| e.to_string())?,
+                None => obj.target().map_err(input)?,
             };
             let lines = line_table(image)?;
             let options = Options {
@@ -83,21 +114,18 @@ pub fn disassemble_images(
                 symbol,
                 lines: lines.as_ref(),
             };
-            let text = disassemble(&obj, &options).map_err(|e| format!("{file}: {e}"))?;
-            return Ok(Listing {
-                text,
-                skipped: Vec::new(),
-                damaged: Vec::new(),
-            });
+            disassemble(&obj, &options, &mut out).map_err(|e| match e {
+                Error::Input(why) => Error::Input(format!("{file}: {why}")),
+                e => e,
+            })?;
+            out.flush()?;
+            return Ok(listing);
         }
     }
-    let mut listing = Listing {
-        text: String::new(),
-        skipped: Vec::new(),
-        damaged: Vec::new(),
-    };
+    // Everything that can fail is settled for all entries before any is written, so that an
+    // error leaves no partial listing behind.
+    let mut jobs = Vec::new();
     let mut processors = Vec::new();
-    let mut listed = 0;
     for image in &images {
         let obj = match ElfObject::parse(&image.file, &image.bytes) {
             Ok(obj) => obj,
@@ -122,22 +150,25 @@ pub fn disassemble_images(
             },
         };
         let lines = line_table(image)?;
+        jobs.push((obj, decode_for, lines));
+    }
+    let mut listed = 0;
+    for (obj, target, lines) in &jobs {
+        let options = Options {
+            target: *target,
+            symbol,
+            lines: lines.as_ref(),
+        };
         // With one symbol asked for, code objects without it are passed over.
-        if let Ok(text) = disassemble(
-            &obj,
-            &Options {
-                target: decode_for,
-                symbol,
-                lines: lines.as_ref(),
-            },
-        ) {
-            listing.text.push_str(&text);
-            listed += 1;
+        match disassemble(obj, &options, &mut out) {
+            Ok(()) => listed += 1,
+            Err(Error::Input(_)) => {}
+            Err(e) => return Err(e),
         }
     }
     if listed == 0 && processors.is_empty() {
         if let Some(e) = listing.damaged.first() {
-            return Err(e.to_string());
+            return Err(Error::Input(e.to_string()));
         }
     }
     if listed == 0 {
@@ -149,13 +180,15 @@ pub fn disassemble_images(
             _ => "no code object for a supported processor".to_string(),
         };
         why.push_str(&format!(" (it has: {})", processors.join(", ")));
-        return Err(format!("{file}: {why}"));
+        return Err(Error::Input(format!("{file}: {why}")));
     }
+    out.flush()?;
     Ok(listing)
 }
 
 /// What [`disassemble_file`] printed and left out.
 pub struct Listing {
+    /// The listing ([`disassemble_file`]; empty from [`write_images`], which wrote it).
     pub text: String,
     /// One line per code object left out because the decoder does not support its processor.
     pub skipped: Vec<String>,
@@ -163,13 +196,56 @@ pub struct Listing {
     pub damaged: Vec<gcn_loader::LoadError>,
 }
 
-/// The listing of `obj`; `Err` names a requested symbol that no code section holds.
-pub fn disassemble(obj: &ElfObject, options: &Options) -> Result<String, String> {
-    let mut out = format!("\n{}:\tfile format elf64-amdgpu\n", obj.file);
+/// Where the listing goes: lines are formatted into `buf`, which is handed to `sink` each time
+/// it passes [`Out::FLUSH_AT`] bytes, so a listing of any length costs one small buffer that
+/// stays in cache (rather than one string as long as the listing).
+struct Out<'w> {
+    buf: String,
+    sink: &'w mut dyn io::Write,
+}
+
+impl<'w> Out<'w> {
+    const FLUSH_AT: usize = 128 * 1024;
+
+    fn new(sink: &'w mut dyn io::Write) -> Out<'w> {
+        Out {
+            buf: String::with_capacity(Out::FLUSH_AT + 4096),
+            sink,
+        }
+    }
+
+    /// Called between lines: writes out what has piled up once there is enough of it (whole
+    /// lines, so a line-buffered sink passes it straight through).
+    fn line_done(&mut self) -> io::Result<()> {
+        if self.buf.len() >= Out::FLUSH_AT {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.sink.write_all(self.buf.as_bytes())?;
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+/// Writes the listing of `obj` to `out`; `Error::Input` (before anything is written) names a
+/// requested symbol that no code section holds.
+fn disassemble(obj: &ElfObject, options: &Options, out: &mut Out) -> Result<(), Error> {
     let mut tables = SymbolTables::new(obj);
-    let mut found = HashSet::new();
+    let code_sections = || obj.code_sections().filter(|s| s.size > 0);
+    if let Some(name) = options.symbol {
+        if !code_sections().any(|s| tables.code_section_has(s.index, s.address, &s.name, name)) {
+            return Err(Error::Input(format!(
+                "no symbol named {name} in a code section"
+            )));
+        }
+    }
+    out.buf
+        .push_str(&format!("\n{}:\tfile format elf64-amdgpu\n", obj.file));
     let mut source = options.lines.map(source::SourceLines::new);
-    for section in obj.code_sections().filter(|s| s.size > 0) {
+    for section in code_sections() {
         let symbols = tables
             .code_section_symbols(section.index, section.address, &section.name)
             .to_vec();
@@ -177,29 +253,24 @@ pub fn disassemble(obj: &ElfObject, options: &Options) -> Result<String, String>
             section,
             tables: &tables,
             options,
-            out: &mut out,
+            out: &mut *out,
             source: source.as_mut(),
         };
-        walk.blocks(&symbols, &mut found);
+        walk.blocks(&symbols)?;
     }
-    match options.symbol {
-        Some(name) if !found.contains(name) => {
-            Err(format!("no symbol named {name} in a code section"))
-        }
-        _ => Ok(out),
-    }
+    Ok(())
 }
 
-struct SectionWalk<'a, 'o, 's> {
+struct SectionWalk<'a, 'o, 'w, 's> {
     section: &'a Section<'a>,
     tables: &'a SymbolTables,
     options: &'a Options<'a>,
-    out: &'o mut String,
+    out: &'o mut Out<'w>,
     source: Option<&'o mut source::SourceLines<'s>>,
 }
 
-impl SectionWalk<'_, '_, '_> {
-    fn blocks(&mut self, symbols: &[SymbolInfo], found: &mut HashSet<String>) {
+impl SectionWalk<'_, '_, '_, '_> {
+    fn blocks(&mut self, symbols: &[SymbolInfo]) -> io::Result<()> {
         let section_end = self.section.address.saturating_add(self.section.size);
         let mut printed_header = false;
         for (i, symbol) in symbols.iter().enumerate() {
@@ -210,29 +281,26 @@ impl SectionWalk<'_, '_, '_> {
             if start < self.section.address {
                 continue;
             }
-            found.insert(symbol.name.clone());
             let end = symbols
                 .get(i + 1)
                 .map_or(section_end, |next| next.address.min(section_end));
             if start >= end {
                 continue;
             }
+            let buf = &mut self.out.buf;
             if !printed_header {
                 printed_header = true;
-                self.out.push_str(&format!(
-                    "\nDisassembly of section {}:\n",
-                    self.section.name
-                ));
+                let _ = write!(buf, "\nDisassembly of section {}:\n", self.section.name);
             }
-            self.out
-                .push_str(&format!("\n{start:016x} <{}>:\n", symbol.name));
+            let _ = write!(buf, "\n{start:016x} <{}>:\n", symbol.name);
             let base = self.section.address;
-            self.block(symbol, start - base, end - base);
+            self.block(symbol, start - base, end - base)?;
         }
+        Ok(())
     }
 
     /// One symbol's bytes, `start..end` as section offsets.
-    fn block(&mut self, symbol: &SymbolInfo, mut start: u64, end: u64) {
+    fn block(&mut self, symbol: &SymbolInfo, mut start: u64, end: u64) -> io::Result<()> {
         let bytes = self.section.data;
         if symbol.st_type == STT_AMDGPU_HSA_KERNEL {
             self.kernel_code_header(&symbol.name);
@@ -240,14 +308,14 @@ impl SectionWalk<'_, '_, '_> {
         }
         if matches!(symbol.st_type, STT_OBJECT | STT_COMMON) {
             let data = slice(bytes, start, end);
-            line::data(self.out, self.section.address + start, data);
-            return;
+            line::data(&mut self.out.buf, self.section.address + start, data);
+            return self.out.line_done();
         }
         let mut index = start;
         while index < end {
             let zeros = line::skippable_zero_bytes(slice(bytes, index, end));
             if zeros > 0 {
-                self.out.push_str("\t\t...\n");
+                self.out.buf.push_str("\t\t...\n");
                 index += zeros as u64;
                 continue;
             }
@@ -257,41 +325,44 @@ impl SectionWalk<'_, '_, '_> {
                 break;
             }
             index += self.instruction(rest, self.section.address + index) as u64;
+            self.out.line_done()?;
         }
+        Ok(())
     }
 
     /// Prints the instruction at the start of `rest` and returns its size in bytes.
     fn instruction(&mut self, rest: &[u8], address: u64) -> usize {
+        let out = &mut self.out.buf;
         if let Some(s) = self.source.as_deref_mut() {
-            s.before(address, self.out);
+            s.before(address, out);
         }
         match gcn_isa::decode(rest, self.options.target) {
             Ok(inst) => {
                 let size = inst.len().clamp(1, rest.len());
                 // The text goes straight into the listing; the rare symbolized branch is patched
                 // in place afterwards.
-                let start = self.out.len();
-                self.out.push('\t');
-                let _ = write!(self.out, "{inst}");
+                let start = out.len();
+                out.push('\t');
+                let _ = write!(out, "{inst}");
                 let mut annotation = None;
                 if let Some(target) = inst.branch_target(address) {
-                    let text = self.out[start + 1..].to_string();
+                    let text = out[start + 1..].to_string();
                     if let Some(name) = self.tables.symbolized_branch(self.section.index, target) {
-                        self.out.truncate(start + 1);
-                        self.out.push_str(&replace_last_operand(&text, name));
+                        out.truncate(start + 1);
+                        out.push_str(&replace_last_operand(&text, name));
                     } else if annotates_branch_target(&inst) {
                         annotation = self.tables.target_annotation(self.section.index, target);
                     }
                 }
-                line::finish_instruction(self.out, start, address, &rest[..size]);
-                self.out.push_str(annotation.as_deref().unwrap_or(""));
-                self.out.push('\n');
+                line::finish_instruction(out, start, address, &rest[..size]);
+                out.push_str(annotation.as_deref().unwrap_or(""));
+                out.push('\n');
                 size
             }
             Err(_) => {
                 let size = rest.len().min(4);
-                line::undecodable(self.out, address, &rest[..size]);
-                self.out.push('\n');
+                line::undecodable(out, address, &rest[..size]);
+                out.push('\n');
                 size
             }
         }
@@ -300,16 +371,18 @@ impl SectionWalk<'_, '_, '_> {
     /// llvm-objdump's report for a code object v2 kernel header, which it does not decode. It
     /// prints the first 256 bytes of the section (not of the symbol), as LLVM 15 does.
     fn kernel_code_header(&mut self, name: &str) {
-        self.out.push_str(&format!(
-            "// Error in decoding {name} : Decoding failed region as bytes.\n"
-        ));
+        let out = &mut self.out.buf;
+        let _ = writeln!(
+            out,
+            "// Error in decoding {name} : Decoding failed region as bytes."
+        );
         for b in self
             .section
             .data
             .iter()
             .take(AMD_KERNEL_CODE_T_SIZE as usize)
         {
-            self.out.push_str(&format!("\t.byte\t {b:#X}\n"));
+            let _ = writeln!(out, "\t.byte\t {b:#X}");
         }
     }
 }

@@ -66,8 +66,9 @@ impl SymbolTables {
         address: u64,
         name: &str,
     ) -> &[SymbolInfo] {
+        let needs_dummy = self.needs_dummy(index);
         let symbols = self.by_section.entry(index).or_default();
-        if symbols.first().is_none_or(|s| s.address != 0) {
+        if needs_dummy {
             let dummy = SymbolInfo {
                 address,
                 name: name.to_string(),
@@ -76,6 +77,24 @@ impl SymbolTables {
             symbols.insert(0, dummy);
         }
         symbols
+    }
+
+    /// Does [`Self::code_section_symbols`] add a dummy symbol to section `index`?
+    fn needs_dummy(&self, index: usize) -> bool {
+        self.section_list(index)
+            .first()
+            .is_none_or(|s| s.address != 0)
+    }
+
+    /// Does the walk of the code section `index` at `address` come to a block named `wanted`
+    /// (a symbol, or the dummy, at or after the section's start)? Asked before the walk, so
+    /// that a listing limited to a symbol that is not there prints nothing.
+    pub fn code_section_has(&self, index: usize, address: u64, name: &str, wanted: &str) -> bool {
+        (self.needs_dummy(index) && name == wanted)
+            || self
+                .section_list(index)
+                .iter()
+                .any(|s| s.name == wanted && s.address >= address)
     }
 
     /// The STT_NOTYPE symbol of section `index` exactly at `target`, which the AMDGPU symbolizer
