@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 /// Instruction text (with its leading tab) is left-justified to this many bytes before the
 /// `// ADDR: WORDS` comment; longer text runs straight into the comment.
-const TEXT_COLUMN: usize = 60;
+pub const TEXT_COLUMN: usize = 60;
 
 /// `\t<text padded to 60>// <ADDR>: <WORDS>` for a decoded instruction of `bytes`.
 #[cfg(test)]
@@ -41,6 +41,11 @@ pub fn undecodable(out: &mut String, address: u64, bytes: &[u8]) {
 fn address_and_words(out: &mut String, address: u64, bytes: &[u8]) {
     out.push_str("// ");
     push_hex(out, address, 12);
+    words(out, bytes);
+}
+
+/// `: C0020242 00000004`, the part of the comment after the address.
+pub fn words(out: &mut String, bytes: &[u8]) {
     out.push(':');
     if bytes.len() >= 4 {
         for word in bytes.chunks_exact(4) {
@@ -56,14 +61,14 @@ fn address_and_words(out: &mut String, address: u64, bytes: &[u8]) {
 }
 
 /// Upper-case hex of the low `digits` nibbles (this runs for every line, so no `format!`).
-fn push_hex(out: &mut String, v: u64, digits: u32) {
+pub fn push_hex(out: &mut String, v: u64, digits: u32) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     for i in (0..digits).rev() {
         out.push(HEX[((v >> (4 * i)) & 0xf) as usize] as char);
     }
 }
 
-fn pad_to(out: &mut String, start: usize, width: usize) {
+pub fn pad_to(out: &mut String, start: usize, width: usize) {
     const SPACES: &str = "                                                                ";
     let used = out.len() - start;
     out.push_str(&SPACES[..width.saturating_sub(used).min(SPACES.len())]);

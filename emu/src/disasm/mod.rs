@@ -5,10 +5,12 @@
 //! dumped as bytes; runs of 8+ zero bytes fold into `...`; words that do not decode print as
 //! `.long`; branch targets are annotated with the nearest preceding symbol.
 
+mod cache;
 mod line;
 mod source;
 mod symbols;
 
+use cache::LineCache;
 use gcn_isa::{Format, Inst, Target};
 use gcn_loader::{mach_name, ElfObject, Section};
 use std::fmt::Write as _;
@@ -95,6 +97,8 @@ pub fn write_images(
                 .map_err(|e| Error::Input(e.to_string()))
         };
     let mut out = Out::new(sink);
+    // Shared by the code objects of one target, which share much of their code too.
+    let mut cache = None;
     let mut listing = Listing {
         text: String::new(),
         skipped: Vec::new(),
@@ -114,7 +118,7 @@ pub fn write_images(
                 symbol,
                 lines: lines.as_ref(),
             };
-            disassemble(&obj, &options, &mut out).map_err(|e| match e {
+            disassemble(&obj, &options, &mut out, &mut cache).map_err(|e| match e {
                 Error::Input(why) => Error::Input(format!("{file}: {why}")),
                 e => e,
             })?;
@@ -160,7 +164,7 @@ pub fn write_images(
             lines: lines.as_ref(),
         };
         // With one symbol asked for, code objects without it are passed over.
-        match disassemble(obj, &options, &mut out) {
+        match disassemble(obj, &options, &mut out, &mut cache) {
             Ok(()) => listed += 1,
             Err(Error::Input(_)) => {}
             Err(e) => return Err(e),
@@ -232,7 +236,12 @@ impl<'w> Out<'w> {
 
 /// Writes the listing of `obj` to `out`; `Error::Input` (before anything is written) names a
 /// requested symbol that no code section holds.
-fn disassemble(obj: &ElfObject, options: &Options, out: &mut Out) -> Result<(), Error> {
+fn disassemble(
+    obj: &ElfObject,
+    options: &Options,
+    out: &mut Out,
+    cache: &mut Option<LineCache>,
+) -> Result<(), Error> {
     let mut tables = SymbolTables::new(obj);
     let code_sections = || obj.code_sections().filter(|s| s.size > 0);
     if let Some(name) = options.symbol {
@@ -244,6 +253,10 @@ fn disassemble(obj: &ElfObject, options: &Options, out: &mut Out) -> Result<(), 
     }
     out.buf
         .push_str(&format!("\n{}:\tfile format elf64-amdgpu\n", obj.file));
+    let cache = match cache {
+        Some(cache) if cache.target() == options.target => cache,
+        _ => cache.insert(LineCache::new(options.target)),
+    };
     let mut source = options.lines.map(source::SourceLines::new);
     for section in code_sections() {
         let symbols = tables
@@ -254,6 +267,7 @@ fn disassemble(obj: &ElfObject, options: &Options, out: &mut Out) -> Result<(), 
             tables: &tables,
             options,
             out: &mut *out,
+            cache: &mut *cache,
             source: source.as_mut(),
         };
         walk.blocks(&symbols)?;
@@ -266,6 +280,7 @@ struct SectionWalk<'a, 'o, 'w, 's> {
     tables: &'a SymbolTables,
     options: &'a Options<'a>,
     out: &'o mut Out<'w>,
+    cache: &'o mut LineCache,
     source: Option<&'o mut source::SourceLines<'s>>,
 }
 
@@ -336,36 +351,37 @@ impl SectionWalk<'_, '_, '_, '_> {
         if let Some(s) = self.source.as_deref_mut() {
             s.before(address, out);
         }
-        match gcn_isa::decode(rest, self.options.target) {
-            Ok(inst) => {
-                let size = inst.len().clamp(1, rest.len());
-                // The text goes straight into the listing; the rare symbolized branch is patched
-                // in place afterwards.
+        let Some(entry) = self.cache.get(rest) else {
+            let size = rest.len().min(4);
+            line::undecodable(out, address, &rest[..size]);
+            out.push('\n');
+            return size;
+        };
+        let size = entry.inst.len();
+        let target = entry
+            .branch
+            .then(|| entry.inst.branch_target(address))
+            .flatten();
+        if let Some(target) = target {
+            if let Some(name) = self.tables.symbolized_branch(self.section.index, target) {
+                // The symbol takes the place of the operand, which changes the padding too.
                 let start = out.len();
                 out.push('\t');
-                let _ = write!(out, "{inst}");
-                let mut annotation = None;
-                if let Some(target) = inst.branch_target(address) {
-                    let text = out[start + 1..].to_string();
-                    if let Some(name) = self.tables.symbolized_branch(self.section.index, target) {
-                        out.truncate(start + 1);
-                        out.push_str(&replace_last_operand(&text, name));
-                    } else if annotates_branch_target(&inst) {
-                        annotation = self.tables.target_annotation(self.section.index, target);
-                    }
-                }
+                out.push_str(&replace_last_operand(self.cache.text(&entry), name));
                 line::finish_instruction(out, start, address, &rest[..size]);
-                out.push_str(annotation.as_deref().unwrap_or(""));
                 out.push('\n');
-                size
-            }
-            Err(_) => {
-                let size = rest.len().min(4);
-                line::undecodable(out, address, &rest[..size]);
-                out.push('\n');
-                size
+                return size;
             }
         }
+        out.push_str(self.cache.head(&entry));
+        line::push_hex(out, address, 12);
+        out.push_str(self.cache.tail(&entry));
+        if let Some(target) = target.filter(|_| entry.annotated) {
+            self.tables
+                .write_target_annotation(out, self.section.index, target);
+        }
+        out.push('\n');
+        size
     }
 
     /// llvm-objdump's report for a code object v2 kernel header, which it does not decode. It

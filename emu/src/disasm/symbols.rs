@@ -20,6 +20,8 @@ pub struct SymbolInfo {
 /// All symbols, by ELF section index, plus those in no section.
 pub struct SymbolTables {
     by_section: HashMap<usize, Vec<SymbolInfo>>,
+    /// (section, address) to the name of the first STT_NOTYPE symbol there, in list order.
+    notype_at: HashMap<(usize, u64), String>,
     absolute: Vec<SymbolInfo>,
     /// (address, size, ELF index) of every section, sorted by address then size.
     section_addresses: Vec<(u64, u64, usize)>,
@@ -33,7 +35,7 @@ impl SymbolTables {
             name: s.name.clone(),
             st_type: s.st_type,
         };
-        let by_section = obj
+        let by_section: HashMap<usize, Vec<SymbolInfo>> = obj
             .sections
             .iter()
             .map(|sec| {
@@ -43,6 +45,14 @@ impl SymbolTables {
                 )
             })
             .collect();
+        let mut notype_at = HashMap::new();
+        for (&index, symbols) in &by_section {
+            for s in symbols.iter().filter(|s| s.st_type == STT_NOTYPE) {
+                notype_at
+                    .entry((index, s.address))
+                    .or_insert_with(|| s.name.clone());
+            }
+        }
         let mut section_addresses: Vec<_> = obj
             .sections
             .iter()
@@ -51,6 +61,7 @@ impl SymbolTables {
         section_addresses.sort_by_key(|&(address, size, _)| (address, size));
         SymbolTables {
             by_section,
+            notype_at,
             absolute: obj.absolute_symbols().iter().map(info).collect(),
             section_addresses,
             relocatable: obj.relocatable,
@@ -100,19 +111,35 @@ impl SymbolTables {
     /// The STT_NOTYPE symbol of section `index` exactly at `target`, which the AMDGPU symbolizer
     /// prints in place of the branch operand (and then no `<...>` annotation follows).
     pub fn symbolized_branch(&self, index: usize, target: u64) -> Option<&str> {
-        let symbols = self.by_section.get(&index)?;
-        symbols
-            .iter()
-            .find(|s| s.address == target && s.st_type == STT_NOTYPE)
-            .map(|s| s.name.as_str())
+        self.notype_at.get(&(index, target)).map(String::as_str)
     }
 
-    /// ` <name+0xdisp>` for a branch to `target` from code section `index`, or `None` when no
-    /// symbol precedes the target.
-    pub fn target_annotation(&self, index: usize, target: u64) -> Option<String> {
-        let mut candidates: Vec<&[SymbolInfo]> = Vec::new();
+    /// Appends ` <name+0xdisp>` for a branch to `target` from code section `index`, or nothing
+    /// when no symbol precedes the target.
+    pub fn write_target_annotation(&self, out: &mut String, index: usize, target: u64) {
+        use std::fmt::Write as _;
+        let Some(symbol) = self.nearest_symbol(index, target) else {
+            return;
+        };
+        let displacement = target.wrapping_sub(symbol.address);
+        let _ = if displacement == 0 {
+            write!(out, " <{}>", symbol.name)
+        } else {
+            write!(out, " <{}+{displacement:#x}>", symbol.name)
+        };
+    }
+
+    /// The symbol that names a branch target: the last one at or before `target` in the first
+    /// of the candidate lists that has one.
+    fn nearest_symbol(&self, index: usize, target: u64) -> Option<&SymbolInfo> {
+        fn at_or_before(list: &[SymbolInfo], target: u64) -> Option<&SymbolInfo> {
+            let end = list.partition_point(|s| s.address <= target);
+            end.checked_sub(1).map(|i| &list[i])
+        }
         if self.relocatable {
-            candidates.push(self.section_list(index));
+            if let Some(symbol) = at_or_before(self.section_list(index), target) {
+                return Some(symbol);
+            }
         } else {
             // Every section at the address of the last section starting at or before target
             // (llvm-objdump's loop keeps collecting while the address is 0, hence `first == 0`).
@@ -125,20 +152,12 @@ impl SymbolTables {
                 if first_address != 0 && address != first_address {
                     break;
                 }
-                candidates.push(self.section_list(sec));
+                if let Some(symbol) = at_or_before(self.section_list(sec), target) {
+                    return Some(symbol);
+                }
             }
         }
-        candidates.push(&self.absolute);
-        let symbol = candidates.iter().find_map(|list| {
-            let end = list.partition_point(|s| s.address <= target);
-            end.checked_sub(1).map(|i| &list[i])
-        })?;
-        let displacement = target.wrapping_sub(symbol.address);
-        Some(if displacement == 0 {
-            format!(" <{}>", symbol.name)
-        } else {
-            format!(" <{}+{displacement:#x}>", symbol.name)
-        })
+        at_or_before(&self.absolute, target)
     }
 
     fn section_list(&self, index: usize) -> &[SymbolInfo] {
