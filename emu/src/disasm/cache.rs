@@ -16,20 +16,48 @@ use super::line;
 use gcn_isa::{Inst, Target};
 use hashbrown::HashMap;
 
-/// One encoding: its instruction, and where its pieces of the line are in [`LineCache::text`].
+/// One encoding: its size, whether it branches, and where its pieces of the line are in
+/// [`LineCache::text`]. Kept small (16 bytes), as the tables are read once per instruction.
 #[derive(Clone, Copy)]
 pub struct Entry {
-    pub inst: Inst,
-    /// A PC-relative branch, whose line needs its target looked up.
-    pub branch: bool,
-    /// An `s_branch`/`s_cbranch_*` (SOPP), whose line is annotated with the target's symbol.
-    pub annotated: bool,
-    /// `start..text_end`: the instruction text; `start..address_at`: the tab, the text, the
-    /// padding and `// `; `address_at..end`: `:` and the words.
+    /// Where the instruction text starts (its tab just before it).
     start: u32,
-    text_end: u32,
-    address_at: u32,
-    end: u32,
+    /// A branch's target less its own address; 0 for other instructions.
+    displacement: i32,
+    /// The text's length (without the tab), and that of everything before the address: the
+    /// tab, the text, the padding and `// `.
+    text_len: u16,
+    head_len: u16,
+    /// The length of `:` and the words, which follow the head.
+    tail_len: u8,
+    /// Bytes the instruction occupies.
+    len: u8,
+    kind: Kind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Plain,
+    /// A PC-relative branch, whose operand may give way to a symbol.
+    Branch,
+    /// An `s_branch`/`s_cbranch_*`, whose line also names the target's symbol.
+    AnnotatedBranch,
+}
+
+impl Entry {
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// The branch target of the instruction at `address`, for branches.
+    pub fn branch_target(&self, address: u64) -> Option<u64> {
+        (self.kind != Kind::Plain).then(|| address.wrapping_add(self.displacement as i64 as u64))
+    }
+
+    /// Is the line of this branch annotated with the target's symbol?
+    pub fn annotated(&self) -> bool {
+        self.kind == Kind::AnnotatedBranch
+    }
 }
 
 /// The lines of the encodings seen so far, for one target.
@@ -92,17 +120,20 @@ impl LineCache {
 
     /// The tab, the text, the padding and `// ` (everything before the address).
     pub fn head(&self, entry: &Entry) -> &str {
-        &self.text[entry.start as usize..entry.address_at as usize]
+        let start = entry.start as usize;
+        &self.text[start..start + entry.head_len as usize]
     }
 
     /// `:` and the instruction's words (everything after the address).
     pub fn tail(&self, entry: &Entry) -> &str {
-        &self.text[entry.address_at as usize..entry.end as usize]
+        let start = entry.start as usize + entry.head_len as usize;
+        &self.text[start..start + entry.tail_len as usize]
     }
 
     /// The instruction's text alone.
     pub fn text(&self, entry: &Entry) -> &str {
-        &self.text[entry.start as usize + 1..entry.text_end as usize]
+        let start = entry.start as usize + 1;
+        &self.text[start..start + entry.text_len as usize]
     }
 
     fn format(&mut self, inst: Inst, bytes: &[u8]) -> Entry {
@@ -110,19 +141,26 @@ impl LineCache {
         let start = self.text.len();
         self.text.push('\t');
         let _ = write!(self.text, "{inst}");
-        let text_end = self.text.len();
+        let text_len = self.text.len() - start - 1;
         line::pad_to(&mut self.text, start, line::TEXT_COLUMN);
         self.text.push_str("// ");
-        let address_at = self.text.len();
+        let head_len = self.text.len() - start;
         line::words(&mut self.text, bytes);
+        let tail_len = self.text.len() - start - head_len;
+        let (kind, displacement) = match inst.branch_target(0) {
+            None => (Kind::Plain, 0),
+            Some(d) if super::annotates_branch_target(&inst) => (Kind::AnnotatedBranch, d as i32),
+            Some(d) => (Kind::Branch, d as i32),
+        };
         Entry {
-            inst,
-            branch: inst.branch_target(0).is_some(),
-            annotated: super::annotates_branch_target(&inst),
             start: start as u32,
-            text_end: text_end as u32,
-            address_at: address_at as u32,
-            end: self.text.len() as u32,
+            displacement,
+            // LLVM's longest text for one instruction is under 200 bytes; the words are 2 at most.
+            text_len: text_len as u16,
+            head_len: head_len as u16,
+            tail_len: tail_len as u8,
+            len: inst.len() as u8,
+            kind,
         }
     }
 
@@ -140,7 +178,7 @@ mod tests {
     fn line(cache: &mut LineCache, rest: &[u8]) -> (usize, String) {
         let entry = cache.get(rest).unwrap();
         let text = format!("{}ADDR{}", cache.head(&entry), cache.tail(&entry));
-        (entry.inst.len(), text)
+        (entry.len(), text)
     }
 
     #[test]
@@ -172,8 +210,12 @@ mod tests {
         let mut cache = LineCache::new(Target::Gfx900);
         // s_branch 3
         let entry = cache.get(&[3, 0, 0x82, 0xbf]).unwrap();
-        assert!(entry.branch && entry.annotated);
+        assert_eq!(entry.branch_target(0x100), Some(0x110));
+        assert!(entry.annotated());
         assert_eq!(cache.text(&entry), "s_branch 3");
+        // s_getpc_b64 s[0:1] is no branch
+        let entry = cache.get(&[0x00, 0x1c, 0x80, 0xbe]).unwrap();
+        assert_eq!(entry.branch_target(0x100), None);
     }
 
     #[test]

@@ -357,11 +357,8 @@ impl SectionWalk<'_, '_, '_, '_> {
             out.push('\n');
             return size;
         };
-        let size = entry.inst.len();
-        let target = entry
-            .branch
-            .then(|| entry.inst.branch_target(address))
-            .flatten();
+        let size = entry.len();
+        let target = entry.branch_target(address);
         if let Some(target) = target {
             if let Some(name) = self.tables.symbolized_branch(self.section.index, target) {
                 // The symbol takes the place of the operand, which changes the padding too.
@@ -376,7 +373,7 @@ impl SectionWalk<'_, '_, '_, '_> {
         out.push_str(self.cache.head(&entry));
         line::push_hex(out, address, 12);
         out.push_str(self.cache.tail(&entry));
-        if let Some(target) = target.filter(|_| entry.annotated) {
+        if let Some(target) = target.filter(|_| entry.annotated()) {
             self.tables
                 .write_target_annotation(out, self.section.index, target);
         }
