@@ -20,7 +20,8 @@
 #   GCNEMU   [<repo>/target/release/gcnemu]
 #   OBJDUMP  [llvm-objdump-15]
 #   OBJ      time this code object instead of extracting one
-#   RAYON_NUM_THREADS   passed through: 1 times `gcnemu disasm` on one thread
+#
+# `gcnemu disasm` runs on one thread, as llvm-objdump does.
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -105,8 +106,8 @@ done
 ours_us=$(median <"$OUT/gcnemu.us")
 theirs_us=$(median <"$OUT/objdump.us")
 echo "$obj: $lines lines, $bytes bytes of listing, identical; $RUNS interleaved pairs"
-awk -v o="$ours_us" -v t="$theirs_us" -v threads="${RAYON_NUM_THREADS:-all}" 'BEGIN {
-    printf "gcnemu disasm (threads: %s): median %.1f ms\n", threads, o / 1000
-    printf "llvm-objdump-15:            median %.1f ms\n", t / 1000
+awk -v o="$ours_us" -v t="$theirs_us" 'BEGIN {
+    printf "gcnemu disasm:   median %.1f ms\n", o / 1000
+    printf "llvm-objdump-15: median %.1f ms\n", t / 1000
     printf "ratio: %.1fx\n", t / o
 }'
