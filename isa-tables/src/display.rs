@@ -68,7 +68,9 @@ impl Inst {
         }
     }
 
-    fn write_text(&self, f: &mut impl Write) -> fmt::Result {
+    /// Writes the text [`Display`](fmt::Display) prints straight to `f`: with a `String`, the
+    /// pieces are appended directly rather than through a `Formatter`.
+    pub fn write_text(&self, f: &mut impl Write) -> fmt::Result {
         if self.format() == Format::Exp {
             return self.write_exp(f);
         }

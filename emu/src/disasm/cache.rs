@@ -137,10 +137,9 @@ impl LineCache {
     }
 
     fn format(&mut self, inst: Inst, bytes: &[u8]) -> Entry {
-        use std::fmt::Write as _;
         let start = self.text.len();
         self.text.push('\t');
-        let _ = write!(self.text, "{inst}");
+        let _ = inst.write_text(&mut self.text);
         let text_len = self.text.len() - start - 1;
         line::pad_to(&mut self.text, start, line::TEXT_COLUMN);
         self.text.push_str("// ");
