@@ -204,6 +204,35 @@ mod tests {
         assert_eq!(cache.two_words.len(), 1);
     }
 
+    /// What the cache relies on: an instruction decodes the same whatever follows its bytes.
+    #[test]
+    fn a_decode_depends_only_on_the_bytes_it_consumed() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut decoded = 0;
+        for _ in 0..20_000 {
+            let bytes: Vec<u8> = [random(), random()]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .take(12)
+                .collect();
+            let Ok(inst) = gcn_isa::decode(&bytes, Target::Gfx906) else {
+                continue;
+            };
+            decoded += 1;
+            let other_tail = [&bytes[..inst.len()], &random().to_le_bytes()[..]].concat();
+            let again = gcn_isa::decode(&other_tail, Target::Gfx906).unwrap();
+            assert_eq!(again, inst, "{bytes:02x?}");
+            assert_eq!(again.to_string(), inst.to_string());
+        }
+        assert!(decoded > 1000, "{decoded}");
+    }
+
     #[test]
     fn branches_are_marked() {
         let mut cache = LineCache::new(Target::Gfx900);
