@@ -2,8 +2,9 @@
 //! (`fuzz/fuzz_targets/run.rs`) and its checked-in regressions (`emu/tests/fuzz_run.rs`).
 //!
 //! Whatever the bytes, running them must end — with success or a guest error — never with a
-//! panic, a hang or host memory touched. Each input runs on the functional engine and on the
-//! timing model (one and two host threads), under a small instruction budget.
+//! panic, a hang or host memory touched. Each input runs on the functional engine (one
+//! workgroup on this thread, and two workgroups on two threads) and on the timing model (one
+//! and two host threads), under a small instruction budget.
 
 use crate::cu::{run_timed, Arbitration, TimingConfig};
 use crate::dispatch::Launch;
@@ -56,6 +57,7 @@ pub fn run_bytes(data: &[u8]) {
         let _ = mem.write_u64(buf + slot * 8, buf + DATA_OFFSET);
     }
     functional(&program, &mut mem, buf, waves, hipcc_layout);
+    functional_threads(&program, &mut mem, buf, waves, hipcc_layout);
     for threads in [1, 2] {
         timed(&program, &mut mem, buf, waves, threads, hipcc_layout);
     }
@@ -90,14 +92,8 @@ fn functional(program: &Program, mem: &mut Memory, buf: u64, waves: u32, hipcc_l
     );
 }
 
-fn timed(
-    program: &Program,
-    mem: &mut Memory,
-    buf: u64,
-    waves: u32,
-    threads: usize,
-    hipcc_layout: bool,
-) {
+/// The two-workgroup dispatch the timing model and the threaded functional engine run.
+fn dispatch(buf: u64, waves: u32, hipcc_layout: bool) -> (KernelDescriptor, Launch) {
     let mut desc = KernelDescriptor::default();
     desc.kernel_code_properties.enable_sgpr_kernarg_segment_ptr = true;
     if hipcc_layout {
@@ -122,6 +118,36 @@ fn timed(
         lds_size: 4096,
         hostcall_buffer: 0,
     };
+    (desc, launch)
+}
+
+/// The functional engine with the two workgroups on two host threads.
+fn functional_threads(program: &Program, mem: &mut Memory, buf: u64, waves: u32, hipcc: bool) {
+    let (desc, launch) = dispatch(buf, waves, hipcc);
+    let table = HazardTable::new(program, false);
+    let d = crate::run::groups::Dispatch {
+        program,
+        desc: &desc,
+        launch: &launch,
+        env: DispatchEnv::default(),
+        entry_index: 0,
+        vgprs: 256,
+        hazards: Some((HazardMode::Warn, &table)),
+        deadline: None,
+        progress: None,
+    };
+    let _ = d.run_parallel(mem, BUDGET, 2);
+}
+
+fn timed(
+    program: &Program,
+    mem: &mut Memory,
+    buf: u64,
+    waves: u32,
+    threads: usize,
+    hipcc_layout: bool,
+) {
+    let (desc, launch) = dispatch(buf, waves, hipcc_layout);
     let config = TimingConfig {
         cus: 2,
         threads,
