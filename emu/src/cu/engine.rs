@@ -378,7 +378,14 @@ impl<'a> CuSim<'a> {
         let slots = &self.slots;
         match self.e.config.arbitration {
             Arbitration::OldestFirst => {
-                cand.sort_by_key(|&s| (std::cmp::Reverse(slots[s].prio), slots[s].age))
+                // A SIMD's slots are listed in dispatch order (placed at the end, removed in
+                // place), so the candidates are oldest first already; only s_setprio can
+                // reorder them, and a stable sort by priority keeps the age order within one.
+                debug_assert!(cand.windows(2).all(|p| slots[p[0]].age < slots[p[1]].age));
+                let first = slots[cand[0]].prio;
+                if cand.iter().any(|&s| slots[s].prio != first) {
+                    cand.sort_by_key(|&s| std::cmp::Reverse(slots[s].prio));
+                }
             }
             Arbitration::RoundRobin => {
                 let cu = &mut self.cu;
