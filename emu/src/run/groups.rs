@@ -8,7 +8,9 @@
 //! workgroups race (atomics aside, which are host atomics) may see another order, as on a GPU;
 //! one whose workgroups wait for each other can finish where one thread would report a
 //! livelock. When several workgroups fail, the one first in dispatch order is reported, as on
-//! one thread. The instruction budget is exact in total; which wave runs it out may differ.
+//! one thread. The instruction budget is never exceeded, but threads take it in slices of
+//! [`BUDGET_SLICE`], so a launch may stop up to one slice per further thread early, and which
+//! wave runs out may differ.
 
 use super::run_workgroup_among;
 use crate::dispatch::{self, Launch};
@@ -111,8 +113,8 @@ impl Dispatch<'_> {
         let budget = AtomicU64::new(budget);
         let writes = Arc::new(AtomicU64::new(0));
         let shared: &Memory = mem;
-        // SAFETY: the views are dropped at the end of the scope below, before `mem` (borrowed
-        // for this whole function) can change; they are used only for guest accesses.
+        // SAFETY: the views are dropped before this function returns, so before `mem` (borrowed
+        // for all of it) can change; they are used only for guest accesses.
         let views: Vec<Memory> = (0..threads)
             .map(|_| unsafe { shared.worker_view(writes.clone()) })
             .collect();
