@@ -135,20 +135,49 @@ fn dpp_source(ctrl: u32, l: usize) -> Option<usize> {
     }
 }
 
+/// One DPP control worked out for all lanes: each lane's source lane (itself where there is
+/// none) and the lanes that have one.
+struct DppLanes {
+    source: [u8; WAVE_SIZE],
+    valid: u64,
+}
+
+/// [`DppLanes`] for every 9-bit DPP control, built once: rocPRIM's warp reductions issue DPP
+/// moves in their inner loops, and working each lane's source out per instruction showed.
+fn dpp_lanes(ctrl: u32) -> &'static DppLanes {
+    static TABLE: std::sync::OnceLock<Vec<DppLanes>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        (0..512u32)
+            .map(|c| {
+                let mut t = DppLanes {
+                    source: std::array::from_fn(|l| l as u8),
+                    valid: 0,
+                };
+                for l in 0..WAVE_SIZE {
+                    if let Some(s) = dpp_source(c, l) {
+                        t.source[l] = s as u8;
+                        t.valid |= 1 << l;
+                    }
+                }
+                t
+            })
+            .collect()
+    });
+    &table[(ctrl & 0x1ff) as usize]
+}
+
 fn dpp_permute(row: &Row, w: u32) -> Row {
-    let ctrl = (w >> 8) & 0x1ff;
-    let bound_zero = w & (1 << 19) != 0;
-    let mut out = [0u32; WAVE_SIZE];
-    for (l, o) in out.iter_mut().enumerate() {
-        *o = match dpp_source(ctrl, l) {
-            Some(s) => row[s],
-            // With bound_ctrl the lane reads 0; without it the lane is not written (see
-            // `write_mask`), so the value here does not matter.
-            None if bound_zero => 0,
-            None => 0,
-        };
-    }
-    out
+    let t = dpp_lanes((w >> 8) & 0x1ff);
+    // Lanes without a source read 0: with bound_ctrl that is the value; without it the lane
+    // is not written (see `write_mask`), so the value does not matter.
+    std::array::from_fn(|l| {
+        let v = row[t.source[l] as usize];
+        if t.valid >> l & 1 != 0 {
+            v
+        } else {
+            0
+        }
+    })
 }
 
 /// Lanes an instruction writes: EXEC, narrowed by DPP row/bank masks and invalid DPP sources.
@@ -159,20 +188,29 @@ pub fn write_mask(cx: &Cx, d: &Decoded) -> u64 {
         return exec;
     }
     let w = d.inst.words()[1];
-    let ctrl = (w >> 8) & 0x1ff;
     let bound_zero = w & (1 << 19) != 0;
-    let bank_mask = (w >> 24) & 0xf;
-    let row_mask = (w >> 28) & 0xf;
-    let mut m = 0u64;
-    for l in 0..WAVE_SIZE {
-        let row_ok = row_mask >> (l / 16) & 1 != 0;
-        let bank_ok = bank_mask >> ((l & 15) / 4) & 1 != 0;
-        let src_ok = bound_zero || dpp_source(ctrl, l).is_some();
-        if row_ok && bank_ok && src_ok {
-            m |= 1 << l;
+    let sources = if bound_zero {
+        u64::MAX
+    } else {
+        dpp_lanes((w >> 8) & 0x1ff).valid
+    };
+    exec & dpp_row_bank_mask((w >> 28) & 0xf, (w >> 24) & 0xf) & sources
+}
+
+/// The lanes DPP's row and bank masks enable: bank b is lanes 4b..4b+3 of every row of 16, row
+/// r is lanes 16r..16r+15.
+fn dpp_row_bank_mask(row_mask: u32, bank_mask: u32) -> u64 {
+    let mut banks = 0u64;
+    let mut rows = 0u64;
+    for i in 0..4 {
+        if bank_mask >> i & 1 != 0 {
+            banks |= 0x000f_000f_000f_000f << (4 * i);
+        }
+        if row_mask >> i & 1 != 0 {
+            rows |= 0xffff << (16 * i);
         }
     }
-    exec & m
+    banks & rows
 }
 
 /// Writes a 32-bit result row to the instruction's VGPR destination.
@@ -690,6 +728,23 @@ pub fn u64_rev_shift(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u64) -> u64) -> R
 /// carry-out to sdst (or VCC).
 #[inline]
 pub fn carry(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, bool) -> (u32, bool)) -> Res {
+    if is_plain(d) {
+        let cin = mask_src(cx, d.src[2]);
+        let exec = cx.wave.exec();
+        let (r, cout) = with_plain_rows!(cx, d, [a: 0, b: 1], {
+            let mut r = [0u32; WAVE_SIZE];
+            let mut cout = 0u64;
+            for l in 0..WAVE_SIZE {
+                let (v, c) = f(a[l], b[l], cin >> l & 1 != 0);
+                r[l] = v;
+                cout |= (c as u64) << l;
+            }
+            (r, cout)
+        });
+        plain_write(cx, d, &r);
+        write_sdst_mask(cx, d, cout & exec);
+        return Ok(Flow::Continue);
+    }
     let a = fetch(cx, d, 0);
     let b = fetch(cx, d, 1);
     let cin = mask_src(cx, d.src[2]);
@@ -705,4 +760,44 @@ pub fn carry(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, bool) -> (u32, bool)
     // Lane-mask results of VALU ops hold 0 for lanes that did not execute.
     write_sdst_mask(cx, d, cout & exec);
     Ok(Flow::Continue)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The row and bank masks as the ISA states them, lane by lane.
+    fn masks_by_lane(row_mask: u32, bank_mask: u32) -> u64 {
+        (0..WAVE_SIZE).fold(0, |m, l| {
+            let ok = row_mask >> (l / 16) & 1 != 0 && bank_mask >> ((l & 15) / 4) & 1 != 0;
+            m | (ok as u64) << l
+        })
+    }
+
+    #[test]
+    fn dpp_tables_agree_with_the_lane_rules() {
+        for ctrl in 0..512u32 {
+            let t = dpp_lanes(ctrl);
+            for l in 0..WAVE_SIZE {
+                let s = dpp_source(ctrl, l);
+                assert_eq!(
+                    t.valid >> l & 1 != 0,
+                    s.is_some(),
+                    "ctrl {ctrl:#x} lane {l}"
+                );
+                if let Some(s) = s {
+                    assert_eq!(t.source[l] as usize, s, "ctrl {ctrl:#x} lane {l}");
+                }
+            }
+        }
+        for row_mask in 0..16u32 {
+            for bank_mask in 0..16u32 {
+                assert_eq!(
+                    dpp_row_bank_mask(row_mask, bank_mask),
+                    masks_by_lane(row_mask, bank_mask),
+                    "row_mask {row_mask:#x} bank_mask {bank_mask:#x}"
+                );
+            }
+        }
+    }
 }
