@@ -304,18 +304,13 @@ impl Memory {
 
     /// Index of the live allocation holding all of `[addr, addr+len)`, its page padding
     /// excluded (the sanitizers report what the page-granular path lets through).
+    #[inline]
     pub(crate) fn locate(&self, addr: u64, len: u64) -> Option<usize> {
         let end = addr.checked_add(len)?;
-        let last = self.last.get();
-        if let Some(a) = self.allocs.get(last) {
-            if addr >= a.base && end <= a.end() {
-                return Some(last);
-            }
-        }
-        let i = self
-            .allocs
-            .partition_point(|a| a.base <= addr)
-            .checked_sub(1)?;
+        let i = match self.candidate(addr, end)? {
+            Ok(hit) => return Some(hit),
+            Err(i) => i,
+        };
         (end <= self.allocs[i].end()).then(|| {
             self.last.set(i);
             i
@@ -515,20 +510,32 @@ impl Memory {
         self.allocs.get(i)
     }
 
-    /// Index of the allocation holding `[addr, addr+len)`.
+    /// `Ok` with the last allocation hit when it holds `[addr, end)` (padding excluded), else
+    /// `Err` with the one starting at or below `addr`, for the caller to check the end against;
+    /// `None` when none starts there. The lanes of one instruction almost always hit one buffer.
     #[inline]
-    fn find(&self, addr: u64, len: u64) -> Option<usize> {
-        let end = addr.checked_add(len)?;
+    fn candidate(&self, addr: u64, end: u64) -> Option<Result<usize, usize>> {
         let last = self.last.get();
         if let Some(a) = self.allocs.get(last) {
             if addr >= a.base && end <= a.end() {
-                return Some(last);
+                return Some(Ok(last));
             }
         }
         let i = self
             .allocs
             .partition_point(|a| a.base <= addr)
             .checked_sub(1)?;
+        Some(Err(i))
+    }
+
+    /// Index of the allocation holding `[addr, addr+len)`.
+    #[inline]
+    fn find(&self, addr: u64, len: u64) -> Option<usize> {
+        let end = addr.checked_add(len)?;
+        let i = match self.candidate(addr, end)? {
+            Ok(hit) => return Some(hit),
+            Err(i) => i,
+        };
         let a = &self.allocs[i];
         if end > a.reach_end() {
             return None;
@@ -665,10 +672,11 @@ impl Memory {
     /// lanes of a vector access whose addresses span that range.
     #[inline]
     fn window(&self, lo: u64, hi: u64) -> Option<*mut u8> {
-        let i = self.find(lo, hi.checked_sub(lo)?)?;
-        let a = &self.allocs[i];
-        // SAFETY: `find` checked the range against the allocation.
-        (hi <= a.end()).then(|| unsafe { a.backing.ptr.as_ptr().add((lo - a.base) as usize) })
+        // `locate`, not `find`: a range reaching into the page padding goes to the per-lane
+        // path, which counts each such access once.
+        let a = &self.allocs[self.locate(lo, hi.checked_sub(lo)?)?];
+        // SAFETY: `locate` checked the range against the allocation.
+        Some(unsafe { a.backing.ptr.as_ptr().add((lo - a.base) as usize) })
     }
 
     /// Guest dword loads of the lanes set in `exec` from `addrs` into `out`, when they all lie
