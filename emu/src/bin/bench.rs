@@ -8,6 +8,9 @@
 //!
 //! `cargo run --release -p gcnemu --bin bench [-- RUNS [KERNEL...]]` (default 5 runs, every
 //! kernel: mandelbrot, saxpy, reduce, histogram, collatz).
+//! `BENCH_MODE=timed` (any part of a mode's name) runs only those modes, for profiling one;
+//! `BENCH_STATS=1` prints every timed run's statistics to stderr, to compare two builds;
+//! `BENCH_SCHEDULE=round-robin|random` changes the timed modes' issue arbitration.
 
 use gcnemu::check::CheckSet;
 use gcnemu::{Arg, Device, DeviceConfig, Dims, LaunchOptions, Module};
@@ -404,6 +407,11 @@ fn modes(cores: usize) -> Vec<(&'static str, LaunchOptions)> {
         let mut o = LaunchOptions::default();
         if let Some(t) = &mut o.timing {
             t.threads = threads;
+            match std::env::var("BENCH_SCHEDULE").as_deref() {
+                Ok("round-robin") => t.arbitration = gcnemu::cu::Arbitration::RoundRobin,
+                Ok("random") => t.arbitration = gcnemu::cu::Arbitration::Random { seed: 7 },
+                _ => {}
+            }
         }
         o
     };
@@ -448,6 +456,18 @@ fn measure(k: &Kernel, runs: usize, opts: &LaunchOptions, checks: CheckSet) -> M
         }
         let s = dev.launch(&module, k.entry, k.dims, &args, opts).unwrap();
         insts = s.wave_instructions;
+        if let (Some(t), true) = (&s.timing, std::env::var_os("BENCH_STATS").is_some()) {
+            // Everything but the host's speed, for comparing two builds' timing models.
+            let t = gcnemu::cu::TimingStats {
+                cycles_per_second: 0.0,
+                ..t.clone()
+            };
+            eprintln!(
+                "{} threads {}: {t:?}",
+                k.name,
+                opts.timing.as_ref().map_or(0, |c| c.threads)
+            );
+        }
         times.push(s.elapsed);
     }
     let out: Vec<Vec<u8>> = bufs
@@ -471,6 +491,8 @@ fn main() {
     let mut argv = std::env::args().skip(1);
     let runs: usize = argv.next().and_then(|a| a.parse().ok()).unwrap_or(5);
     let only: Vec<String> = argv.collect();
+    // For profiling one mode: BENCH_MODE=timed runs only the modes whose name contains it.
+    let only_mode = std::env::var("BENCH_MODE").ok();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "median of {runs} runs; {cores} cores; ratio = emulated time / native time (one thread)"
@@ -488,6 +510,9 @@ fn main() {
         let native = native_time(&k, runs);
         let mut functional: Vec<Measured> = Vec::new();
         for (mode, opts) in modes(cores) {
+            if !only_mode.as_ref().is_none_or(|m| mode.contains(m.as_str())) {
+                continue;
+            }
             let m = measure(&k, runs, &opts, CheckSet::NONE);
             print!(
                 "{:<11} {:<15} {:>11} {:>10.1} {:>9.1} {:>7.2} {:>8.1} {:>9.1}",
@@ -502,7 +527,7 @@ fn main() {
             );
             if mode.starts_with("functional") {
                 functional.push(m);
-            } else {
+            } else if !functional.is_empty() {
                 // Against the functional run on as many threads.
                 let f = if mode.ends_with("1T") {
                     &functional[0]
@@ -516,6 +541,9 @@ fn main() {
                 );
             }
             println!();
+        }
+        if only_mode.is_some() {
+            continue;
         }
         let functional_1t = &modes(cores)[0].1;
         let checked = measure(&k, runs, functional_1t, CheckSet::parse("all").unwrap());

@@ -136,7 +136,7 @@ pub fn run(sh: &mut Shared, sim: &mut CuSim, r: Request) -> Result<(), (Stop, [u
         return Err((fault_stop(wave, r.index, fault), group_id));
     }
     let slot = &mut sim.slots[r.slot];
-    if slot.block != Block::Ended && !r.writes.is_empty() {
+    if sim.hot[r.slot].block != Block::Ended && !r.writes.is_empty() {
         slot.out
             .attach(r.seq, Landing::capture(&sh.scratch, r.writes, exec));
     }

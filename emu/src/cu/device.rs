@@ -168,6 +168,7 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode) -> CuSim<'a> {
         e: env,
         cu: Cu::new(c),
         slots: Vec::new(),
+        hot: Vec::new(),
         groups: Vec::new(),
         free_slots: Vec::new(),
         free_groups: Vec::new(),
@@ -511,7 +512,7 @@ fn livelock(sims: &[CuSim], memory: u64) -> Option<(Stop, [u32; 3])> {
             };
             for &s in &group.slots {
                 let w = &sim.slots[s];
-                match w.block {
+                match sim.hot[s].block {
                     Block::Ended => {}
                     Block::Barrier => barrier += 1,
                     _ if w.wave.spin.stuck_at(epoch) => spinners.push(Spinner {

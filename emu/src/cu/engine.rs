@@ -46,15 +46,40 @@ pub struct WaveSlot {
     pub group: usize,
     /// Dispatch order, for oldest-first arbitration and the trace's thread id.
     pub age: u64,
-    pub prio: u8,
-    /// Earliest cycle the next instruction may issue.
-    pub ready_at: u64,
-    pub block: Block,
     pub out: Outstanding,
     /// The stall accounting's open interval.
     pub reason: StallReason,
     pub since: u64,
     pub trace: Option<trace::Open>,
+}
+
+/// What every turn of its SIMD reads of a resident wave, kept in [`CuSim::hot`] apart from the
+/// [`WaveSlot`]s (hundreds of bytes each): a turn scans its SIMD's waves in a few adjacent
+/// cache lines and reads a slot only for the waves it looks at.
+#[derive(Clone, Copy, Debug)]
+pub struct Hot {
+    /// Earliest cycle the next instruction may issue.
+    pub ready_at: u64,
+    pub block: Block,
+    /// S_SETPRIO priority (0–3).
+    pub prio: u8,
+    /// The unit (index) an older wave took in the last turn this wave was looked at, leaving
+    /// it waiting on Issue with nothing else about it changed ([`NO_UNIT`]: not in that state).
+    /// While the unit stays taken, turns pass it over without looking further.
+    pub waits_for: u8,
+}
+
+/// [`Hot::waits_for`] when the wave is not waiting for a taken unit.
+pub const NO_UNIT: u8 = u8::MAX;
+
+impl Hot {
+    /// A slot no wave holds.
+    pub const FREE: Hot = Hot {
+        ready_at: 0,
+        block: Block::Ended,
+        prio: 0,
+        waits_for: NO_UNIT,
+    };
 }
 
 /// A workgroup resident on a CU.
@@ -83,6 +108,8 @@ pub struct Cu {
     pub simd_slots: [Vec<usize>; SIMDS],
     /// Per SIMD, the earliest cycle one of its waves may issue (u64::MAX: none).
     pub simd_next: [u64; SIMDS],
+    /// Per SIMD, how many of its waves have an S_SETPRIO priority above 0.
+    pub raised: [u16; SIMDS],
     /// Cycle until which each SIMD's vector ALU is busy, and with whose instruction.
     pub valu_busy: [u64; SIMDS],
     pub valu_owner: [usize; SIMDS],
@@ -108,6 +135,7 @@ impl Cu {
             slots: Vec::new(),
             simd_slots: Default::default(),
             simd_next: [u64::MAX; SIMDS],
+            raised: [0; SIMDS],
             valu_busy: [0; SIMDS],
             valu_owner: [usize::MAX; SIMDS],
             lds_free: 0,
@@ -175,6 +203,8 @@ pub struct CuSim<'a> {
     pub e: &'a Env<'a>,
     pub cu: Cu,
     pub slots: Vec<WaveSlot>,
+    /// By slot index, like `slots`.
+    pub hot: Vec<Hot>,
     pub groups: Vec<Option<Group>>,
     pub free_slots: Vec<usize>,
     pub free_groups: Vec<usize>,
@@ -246,31 +276,31 @@ impl<'a> CuSim<'a> {
     pub fn step(&mut self, now: u64) -> Result<(), (Stop, [u32; 3])> {
         self.cu.stepped = Some(now);
         let simd = (now % SIMDS as u64) as u8;
+        if self.e.config.arbitration == Arbitration::OldestFirst
+            && self.cu.raised[simd as usize] == 0
+        {
+            return self.step_in_age_order(simd, now);
+        }
         // At most 10 waves per SIMD.
         let mut cand = [0usize; 16];
         let mut n = 0;
         for &s in &self.cu.simd_slots[simd as usize] {
-            let w = &mut self.slots[s];
-            if w.ready_at > now || n == cand.len() {
+            let h = &mut self.hot[s];
+            if h.ready_at > now || n == cand.len() {
                 continue;
             }
-            // Completions are applied when the wave is next looked at: nothing else reads
-            // its registers or counters in between.
-            let WaveSlot { wave, out, .. } = w;
-            out.complete(wave, now);
-            match w.block {
-                Block::None => {}
-                Block::Sleep | Block::Nop | Block::Waitcnt => {
-                    w.block = Block::None;
-                    account(
-                        w,
-                        &mut self.stalls,
-                        &mut self.trace,
-                        w.ready_at,
-                        StallReason::Issue,
-                    );
+            // A wave waiting for a unit is looked at only if the unit is free this turn.
+            if h.waits_for == NO_UNIT {
+                Self::look(
+                    h,
+                    &mut self.slots[s],
+                    &mut self.stalls,
+                    &mut self.trace,
+                    now,
+                );
+                if matches!(h.block, Block::Barrier | Block::Ended) {
+                    continue;
                 }
-                Block::Barrier | Block::Ended => continue,
             }
             cand[n] = s;
             n += 1;
@@ -279,38 +309,149 @@ impl<'a> CuSim<'a> {
         self.order(cand);
         let mut used = [false; UNITS];
         for &s in cand.iter() {
-            let pc = self.slots[s].wave.pc;
-            let Some(f) = self.e.facts.get(pc as usize).copied() else {
-                let w = &self.slots[s];
-                let group = self.group_id(s);
-                return Err((
-                    Stop::Fault {
-                        wave: w.wave.index,
-                        index: pc,
-                        fault: Fault::PastEnd,
-                    },
-                    group,
-                ));
-            };
-            match self.blocked_by(s, &f, &used, now) {
-                None => {
-                    if f.unit != Unit::Internal {
-                        used[f.unit.index()] = true;
-                    }
-                    issue::issue(self, s, now)?;
+            let h = &mut self.hot[s];
+            if h.waits_for != NO_UNIT {
+                if used[h.waits_for as usize] {
+                    // The same outcome as looking: Issue again, from the next cycle.
+                    continue;
                 }
-                Some((r, until)) => {
-                    let slot = &mut self.slots[s];
-                    if r == StallReason::Waitcnt {
-                        slot.block = Block::Waitcnt;
-                    }
-                    slot.ready_at = until;
-                    account(slot, &mut self.stalls, &mut self.trace, now, r);
-                }
+                h.waits_for = NO_UNIT;
+                Self::look(
+                    h,
+                    &mut self.slots[s],
+                    &mut self.stalls,
+                    &mut self.trace,
+                    now,
+                );
             }
+            self.arbitrate(s, &mut used, now, false)?;
         }
         self.refresh(simd, now);
         Ok(())
+    }
+
+    /// [`CuSim::step`] in the common case — oldest first, no wave of the SIMD with a raised
+    /// priority — where the SIMD's slot list (dispatch order) is the issue order: one pass over
+    /// it gathers, arbitrates, issues and finds when the SIMD next has a wave that may issue.
+    /// The waves are looked at in the same order and with the same outcomes as in the general
+    /// path; an issue changes other waves only by releasing a barrier or ending a sleep, which
+    /// makes them ready from the next cycle either way.
+    fn step_in_age_order(&mut self, simd: u8, now: u64) -> Result<(), (Stop, [u32; 3])> {
+        let k = simd as usize;
+        let mut used = [false; UNITS];
+        // Wakes during the pass (a barrier released, a sleep ended) lower this.
+        self.cu.simd_next[k] = u64::MAX;
+        let mut next = u64::MAX;
+        let mut i = 0;
+        while let Some(&s) = self.cu.simd_slots[k].get(i) {
+            i += 1;
+            let h = &mut self.hot[s];
+            if matches!(h.block, Block::Barrier | Block::Ended) {
+                continue;
+            }
+            if h.ready_at > now {
+                next = next.min(h.ready_at);
+                continue;
+            }
+            if h.waits_for != NO_UNIT {
+                if used[h.waits_for as usize] {
+                    next = next.min(now + 1);
+                    continue;
+                }
+                h.waits_for = NO_UNIT;
+            }
+            Self::look(
+                h,
+                &mut self.slots[s],
+                &mut self.stalls,
+                &mut self.trace,
+                now,
+            );
+            if matches!(h.block, Block::Barrier | Block::Ended) {
+                continue;
+            }
+            self.arbitrate(s, &mut used, now, true)?;
+            // s_endpgm takes the wave out of the list.
+            if self.cu.simd_slots[k].get(i - 1) != Some(&s) {
+                i -= 1;
+            }
+            let h = &self.hot[s];
+            if !matches!(h.block, Block::Barrier | Block::Ended) {
+                next = next.min(h.ready_at.max(now + 1));
+            }
+        }
+        self.cu.simd_next[k] = self.cu.simd_next[k].min(next);
+        Ok(())
+    }
+
+    /// Ready wave `s` takes its turn: it issues, or records why not and until when;
+    /// `remember` records a unit taken by an older wave in [`Hot::waits_for`] (only the
+    /// age-order pass uses it: with other arbitrations the order changes every turn, and the
+    /// bookkeeping cost more than it saved).
+    #[inline(always)]
+    fn arbitrate(
+        &mut self,
+        s: usize,
+        used: &mut [bool; UNITS],
+        now: u64,
+        remember: bool,
+    ) -> Result<(), (Stop, [u32; 3])> {
+        let pc = self.slots[s].wave.pc;
+        let Some(f) = self.e.facts.get(pc as usize).copied() else {
+            let w = &self.slots[s];
+            let group = self.group_id(s);
+            return Err((
+                Stop::Fault {
+                    wave: w.wave.index,
+                    index: pc,
+                    fault: Fault::PastEnd,
+                },
+                group,
+            ));
+        };
+        match self.blocked_by(s, &f, used, now) {
+            None => {
+                if f.unit != Unit::Internal {
+                    used[f.unit.index()] = true;
+                }
+                issue::issue(self, s, now)
+            }
+            Some((r, until)) => {
+                let h = &mut self.hot[s];
+                if r == StallReason::Waitcnt {
+                    h.block = Block::Waitcnt;
+                }
+                if remember && r == StallReason::Issue && until == now + 1 && used[f.unit.index()] {
+                    h.waits_for = f.unit.index() as u8;
+                }
+                h.ready_at = until;
+                let slot = &mut self.slots[s];
+                account(slot, &mut self.stalls, &mut self.trace, now, r);
+                Ok(())
+            }
+        }
+    }
+
+    /// A ready wave as a turn first looks at it: the memory operations that completed land
+    /// (nothing else reads its registers or counters in between, so landing them when the wave
+    /// is looked at is the same as landing them on time), and a wait that ran out ends.
+    #[inline(always)]
+    fn look(
+        h: &mut Hot,
+        w: &mut WaveSlot,
+        stalls: &mut Stalls,
+        trace: &mut Option<Trace>,
+        now: u64,
+    ) {
+        let WaveSlot { wave, out, .. } = w;
+        out.complete(wave, now);
+        match h.block {
+            Block::None | Block::Barrier | Block::Ended => {}
+            Block::Sleep | Block::Nop | Block::Waitcnt => {
+                h.block = Block::None;
+                account(w, stalls, trace, h.ready_at, StallReason::Issue);
+            }
+        }
     }
 
     /// Recomputes when SIMD `simd` of CU `c` next has a wave that may issue.
@@ -318,17 +459,18 @@ impl<'a> CuSim<'a> {
         let cu = &self.cu;
         let mut next = u64::MAX;
         for &s in &cu.simd_slots[simd as usize] {
-            let w = &self.slots[s];
-            if matches!(w.block, Block::Barrier | Block::Ended) {
+            let h = &self.hot[s];
+            if matches!(h.block, Block::Barrier | Block::Ended) {
                 continue;
             }
-            next = next.min(w.ready_at.max(now + 1));
+            next = next.min(h.ready_at.max(now + 1));
         }
         self.cu.simd_next[simd as usize] = next;
     }
 
     /// Why wave `s` cannot issue its next instruction now and from which cycle it may try
     /// again, or `None` if it can issue.
+    #[inline(always)]
     fn blocked_by(
         &self,
         s: usize,
@@ -376,15 +518,16 @@ impl<'a> CuSim<'a> {
             return;
         }
         let slots = &self.slots;
+        let hot = &self.hot;
         match self.e.config.arbitration {
             Arbitration::OldestFirst => {
                 // A SIMD's slots are listed in dispatch order (placed at the end, removed in
                 // place), so the candidates are oldest first already; only s_setprio can
                 // reorder them, and a stable sort by priority keeps the age order within one.
                 debug_assert!(cand.windows(2).all(|p| slots[p[0]].age < slots[p[1]].age));
-                let first = slots[cand[0]].prio;
-                if cand.iter().any(|&s| slots[s].prio != first) {
-                    cand.sort_by_key(|&s| std::cmp::Reverse(slots[s].prio));
+                let first = hot[cand[0]].prio;
+                if cand.iter().any(|&s| hot[s].prio != first) {
+                    cand.sort_by_key(|&s| std::cmp::Reverse(hot[s].prio));
                 }
             }
             Arbitration::RoundRobin => {
@@ -394,7 +537,7 @@ impl<'a> CuSim<'a> {
                 let rot = cu.rr % n;
                 cand.sort_by_key(|&s| slots[s].age);
                 cand.rotate_left(rot);
-                cand.sort_by_key(|&s| std::cmp::Reverse(slots[s].prio));
+                cand.sort_by_key(|&s| std::cmp::Reverse(hot[s].prio));
             }
             Arbitration::Random { .. } => {
                 let rng = self
@@ -405,7 +548,7 @@ impl<'a> CuSim<'a> {
                     let j = rng.below(i as u64 + 1) as usize;
                     cand.swap(i, j);
                 }
-                cand.sort_by_key(|&s| std::cmp::Reverse(slots[s].prio));
+                cand.sort_by_key(|&s| std::cmp::Reverse(hot[s].prio));
             }
         }
     }
@@ -429,7 +572,7 @@ impl<'a> CuSim<'a> {
             for &s in &group.slots {
                 let w = &self.slots[s];
                 let c = w.wave.counters;
-                let waits = match w.block {
+                let waits = match self.hot[s].block {
                     Block::Ended => continue,
                     Block::None => "running".to_string(),
                     Block::Waitcnt => format!(
@@ -468,9 +611,8 @@ impl<'a> CuSim<'a> {
         let waiting = group
             .slots
             .iter()
-            .map(|&s| &self.slots[s])
-            .filter(|w| w.block != Block::Ended)
-            .map(|w| w.wave.index)
+            .filter(|&&s| self.hot[s].block != Block::Ended)
+            .map(|&s| self.slots[s].wave.index)
             .collect();
         (Stop::Deadlock { waiting }, group.id)
     }
@@ -478,16 +620,19 @@ impl<'a> CuSim<'a> {
     /// The barrier of group `g` has waited too long: who waits and who keeps running.
     pub fn barrier_timeout(&self, g: usize, now: u64) -> Stop {
         let group = self.groups[g].as_ref().expect("resident group");
-        let waves = group.slots.iter().map(|&s| &self.slots[s]);
+        let waves = group
+            .slots
+            .iter()
+            .map(|&s| (&self.hot[s], &self.slots[s].wave));
         Stop::BarrierTimeout {
             waiting: waves
                 .clone()
-                .filter(|w| w.block == Block::Barrier)
-                .map(|w| w.wave.index)
+                .filter(|(h, _)| h.block == Block::Barrier)
+                .map(|(_, w)| w.index)
                 .collect(),
             running: waves
-                .filter(|w| !matches!(w.block, Block::Barrier | Block::Ended))
-                .map(|w| (w.wave.index, w.wave.pc))
+                .filter(|(h, _)| !matches!(h.block, Block::Barrier | Block::Ended))
+                .map(|(_, w)| (w.index, w.pc))
                 .collect(),
             cycles: now - group.barrier_since,
         }
@@ -505,19 +650,20 @@ impl<'a> CuSim<'a> {
         let Some(group) = self.groups[g].as_ref() else {
             return;
         };
-        let slots = &mut self.slots;
+        let hot = &mut self.hot;
         let all = group
             .slots
             .iter()
-            .all(|&s| matches!(slots[s].block, Block::Barrier | Block::Ended));
+            .all(|&s| matches!(hot[s].block, Block::Barrier | Block::Ended));
         if !all {
             return;
         }
         for &s in &group.slots {
-            let w = &mut slots[s];
-            if w.block == Block::Barrier {
-                w.block = Block::None;
-                w.ready_at = now + 1;
+            let h = &mut hot[s];
+            if h.block == Block::Barrier {
+                h.block = Block::None;
+                h.ready_at = now + 1;
+                let w = &mut self.slots[s];
                 account(
                     w,
                     &mut self.stalls,
@@ -542,6 +688,10 @@ impl<'a> CuSim<'a> {
         cu.slots.retain(|&x| x != s);
         let w = &mut self.slots[s];
         cu.simd_slots[w.simd as usize].retain(|&x| x != s);
+        if self.hot[s].prio != 0 {
+            cu.raised[w.simd as usize] -= 1;
+            self.hot[s].prio = 0;
+        }
         cu.room.release_wave(&demand, w.simd);
         // The accounting interval closes with the wave; its outstanding stores have already
         // changed memory and its loads have no one left to read them.
@@ -555,7 +705,7 @@ impl<'a> CuSim<'a> {
         if let Some(tr) = &mut self.trace {
             tr.finish(&mut w.trace, w.cu, w.age, now + 1);
         }
-        w.block = Block::Ended;
+        self.hot[s].block = Block::Ended;
         self.drain = self.drain.max(w.out.last_done().unwrap_or(0));
         w.out.clear();
         let g = w.group;
@@ -587,10 +737,10 @@ impl<'a> CuSim<'a> {
             return;
         };
         for &s in &group.slots {
-            let w = &mut self.slots[s];
-            if w.block == Block::Sleep {
-                w.ready_at = w.ready_at.min(now + 1);
-                self.cu.wake(w.simd, now + 1);
+            let h = &mut self.hot[s];
+            if h.block == Block::Sleep {
+                h.ready_at = h.ready_at.min(now + 1);
+                self.cu.wake(self.slots[s].simd, now + 1);
             }
         }
     }

@@ -139,7 +139,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
         if flow == Flow::Stall {
             // Only s_waitcnt stalls, and it was checked before issue; retry next turn.
             slot.wave.pc = index;
-            slot.block = Block::Waitcnt;
+            m.hot[s].block = Block::Waitcnt;
             return Ok(());
         }
         // A taken backward branch (the next instruction at or before this one).
@@ -178,8 +178,9 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
     m.counts.by_category[category_index(d.class.category)] += 1;
     let cu = &mut m.cu;
     let slot = &mut m.slots[s];
+    let h = &mut m.hot[s];
     slot.wave.instructions += 1;
-    slot.ready_at = now + CADENCE;
+    h.ready_at = now + CADENCE;
     if f.unit == Unit::Valu {
         let simd = slot.simd as usize;
         cu.valu_busy[simd] = now + f.valu_cycles as u64;
@@ -187,8 +188,8 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
     }
     match f.special {
         Special::Nop(n) if n as u64 > CADENCE => {
-            slot.ready_at = now + n as u64;
-            slot.block = Block::Nop;
+            h.ready_at = now + n as u64;
+            h.block = Block::Nop;
             account(
                 slot,
                 &mut m.stalls,
@@ -198,8 +199,8 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
             );
         }
         Special::Sleep(n) => {
-            slot.ready_at = now + (n as u64).max(CADENCE);
-            slot.block = Block::Sleep;
+            h.ready_at = now + (n as u64).max(CADENCE);
+            h.block = Block::Sleep;
             account(
                 slot,
                 &mut m.stalls,
@@ -208,7 +209,11 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
                 StallReason::Sleep,
             );
         }
-        Special::Setprio(p) => slot.prio = p,
+        Special::Setprio(p) => {
+            let simd = slot.simd as usize;
+            cu.raised[simd] = cu.raised[simd] + (p != 0) as u16 - (h.prio != 0) as u16;
+            h.prio = p;
+        }
         Special::Wakeup => {
             let g = slot.group;
             m.wakeup(g, now);
@@ -217,8 +222,8 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
     }
     match flow {
         Flow::Barrier => {
+            m.hot[s].block = Block::Barrier;
             let slot = &mut m.slots[s];
-            slot.block = Block::Barrier;
             let g = slot.group;
             if let Some(group) = m.groups[g].as_mut() {
                 group.barrier_since = group.barrier_since.min(now);

@@ -1,7 +1,7 @@
 //! Starting a workgroup on a CU: its waves get slots (reusing the VGPR files of earlier ones),
 //! the initial registers of the dispatch ABI, SIMDs, and an LDS.
 
-use super::engine::{Block, CuSim, Group, WaveSlot};
+use super::engine::{Block, CuSim, Group, Hot, WaveSlot, NO_UNIT};
 use super::inflight::Outstanding;
 use super::stats::StallReason;
 use crate::dispatch::{self, Launch};
@@ -52,6 +52,7 @@ impl CuSim<'_> {
                 Some(s) => s,
                 None => {
                     self.slots.push(spare.pop().unwrap_or_else(new_slot));
+                    self.hot.push(Hot::FREE);
                     self.slots.len() - 1
                 }
             };
@@ -64,9 +65,12 @@ impl CuSim<'_> {
             w.group = g;
             w.age = *age;
             *age += 1;
-            w.prio = 0;
-            w.ready_at = now;
-            w.block = Block::None;
+            self.hot[s] = Hot {
+                ready_at: now,
+                block: Block::None,
+                prio: 0,
+                waits_for: NO_UNIT,
+            };
             w.out.clear();
             w.reason = StallReason::Issue;
             w.since = now;
@@ -117,9 +121,6 @@ pub fn new_slot() -> WaveSlot {
         simd: 0,
         group: 0,
         age: 0,
-        prio: 0,
-        ready_at: 0,
-        block: Block::Ended,
         out: Outstanding::default(),
         reason: StallReason::Issue,
         since: 0,
