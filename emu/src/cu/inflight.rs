@@ -155,7 +155,11 @@ impl Outstanding {
         if self.next > now {
             return false;
         }
-        self.ops.sort_by_key(|o| o.done);
+        // Issue order is usually completion order already (vector memory and LDS return in
+        // order; only scalar memory overtakes).
+        if !self.ops.is_sorted_by_key(|o| o.done) {
+            self.ops.sort_by_key(|o| o.done);
+        }
         let n = self.ops.iter().take_while(|o| o.done <= now).count();
         for op in self.ops.drain(..n) {
             if let Some(l) = &op.landing {
