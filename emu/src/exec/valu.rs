@@ -88,6 +88,36 @@ pub fn fetch64(cx: &Cx, d: &Decoded, i: usize) -> Row64 {
     }
 }
 
+/// Source `i` of a 64-bit op as its (low, high) rows: a VGPR pair read in place, or `tmp`
+/// filled with a scalar or constant. Lane loops then join the halves themselves, instead of
+/// [`fetch64`] building a 512-byte row first (64-bit compares and shifts are much of what
+/// rocPRIM's large-index kernels run).
+#[inline(always)]
+pub fn rows64<'a>(
+    cx: &'a Cx,
+    d: &Decoded,
+    i: usize,
+    tmp: &'a mut std::mem::MaybeUninit<[Row; 2]>,
+) -> (&'a Row, &'a Row) {
+    match d.src[i] {
+        Src::Vgpr(r) => (
+            &cx.wave.vgpr[r as usize],
+            &cx.wave.vgpr[(r as usize + 1) % crate::wave::VGPRS],
+        ),
+        other => {
+            let v = scalar64(cx, other);
+            let t = tmp.write([[v as u32; WAVE_SIZE], [(v >> 32) as u32; WAVE_SIZE]]);
+            (&t[0], &t[1])
+        }
+    }
+}
+
+/// Lane `l` of a 64-bit value held as (low, high) rows.
+#[inline(always)]
+pub fn join64((lo, hi): (&Row, &Row), l: usize) -> u64 {
+    lo[l] as u64 | (hi[l] as u64) << 32
+}
+
 /// SDWA source select: BYTE_0..3 (0–3), WORD_0/1 (4, 5), DWORD (6).
 #[inline]
 pub fn sdwa_select(v: u32, sel: u32, sext: bool) -> u32 {
@@ -715,11 +745,9 @@ pub fn f64_3(cx: &mut Cx, d: &Decoded, f: impl Fn(f64, f64, f64) -> f64) -> Res 
 #[inline]
 pub fn u64_rev_shift(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u64) -> u64) -> Res {
     let a = fetch(cx, d, 0);
-    let b = fetch64(cx, d, 1);
-    let mut r = [0u64; WAVE_SIZE];
-    for l in 0..WAVE_SIZE {
-        r[l] = f(a[l], b[l]);
-    }
+    let mut tb = std::mem::MaybeUninit::uninit();
+    let b = rows64(cx, d, 1, &mut tb);
+    let r: Row64 = std::array::from_fn(|l| f(a[l], join64(b, l)));
     write64(cx, d, &r);
     Ok(Flow::Continue)
 }

@@ -6,6 +6,7 @@ use super::valu::*;
 use super::{Cx, Flow};
 use crate::program::Decoded;
 use crate::wave::{Row, WAVE_SIZE};
+use std::mem::MaybeUninit;
 
 /// Compare predicates, numbered for the const generic.
 const F: u8 = 0;
@@ -149,19 +150,19 @@ fn cmp_u16<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
 }
 
 fn cmp_i64<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let a = fetch64(cx, d, 0);
-    let b = fetch64(cx, d, 1);
-    finish::<X>(
-        cx,
-        d,
-        lane_mask(|l| int_pred::<OP, i64>(a[l] as i64, b[l] as i64)),
-    )
+    let (mut ta, mut tb) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+    let a = rows64(cx, d, 0, &mut ta);
+    let b = rows64(cx, d, 1, &mut tb);
+    let bits = lane_mask(|l| int_pred::<OP, i64>(join64(a, l) as i64, join64(b, l) as i64));
+    finish::<X>(cx, d, bits)
 }
 
 fn cmp_u64<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let a = fetch64(cx, d, 0);
-    let b = fetch64(cx, d, 1);
-    finish::<X>(cx, d, lane_mask(|l| int_pred::<OP, u64>(a[l], b[l])))
+    let (mut ta, mut tb) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+    let a = rows64(cx, d, 0, &mut ta);
+    let b = rows64(cx, d, 1, &mut tb);
+    let bits = lane_mask(|l| int_pred::<OP, u64>(join64(a, l), join64(b, l)));
+    finish::<X>(cx, d, bits)
 }
 
 /// IEEE class bit of a value: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0,
