@@ -33,8 +33,9 @@ static ZERO_ROW: Row = [0; WAVE_SIZE];
 #[derive(Clone)]
 pub struct Vgprs {
     rows: Vec<Row>,
-    /// Where writes beyond the allocation go (cleared at every such access).
-    spare: Box<Row>,
+    /// Where writes beyond the allocation go (cleared at every such access; allocated at the
+    /// first, which compiled code never makes).
+    spare: Option<Box<Row>>,
 }
 
 impl Vgprs {
@@ -42,7 +43,7 @@ impl Vgprs {
     fn new(n: usize) -> Vgprs {
         Vgprs {
             rows: vec![[0; WAVE_SIZE]; n.min(VGPRS)],
-            spare: Box::new([0; WAVE_SIZE]),
+            spare: None,
         }
     }
 
@@ -93,8 +94,9 @@ impl std::ops::IndexMut<usize> for Vgprs {
 impl Vgprs {
     #[cold]
     fn out_of_range(&mut self) -> &mut Row {
-        *self.spare = [0; WAVE_SIZE];
-        &mut self.spare
+        let row = self.spare.get_or_insert_with(|| Box::new([0; WAVE_SIZE]));
+        **row = [0; WAVE_SIZE];
+        row
     }
 }
 

@@ -535,7 +535,7 @@ fn main() {
                     functional.last().unwrap_or(&functional[0])
                 };
                 print!(
-                    "  {:.2}x time, {:.2}x peak",
+                    "  {:.2}x time, {:.3}x peak",
                     m.emu.as_secs_f64() / f.emu.as_secs_f64(),
                     m.peak as f64 / f.peak.max(1) as f64
                 );

@@ -20,9 +20,16 @@ use crate::program::Program;
 use crate::wave::{Row, Wave, SCALAR_CODES, VGPRS};
 use gcn_isa::operand::VGPR0;
 
-/// The wave state a memory instruction reads, copied at issue.
+/// SGPR codes from here up (flat_scratch, xnack_mask, VCC, trap registers, M0, EXEC) go into
+/// every snapshot: instructions read some of them implicitly.
+const SPECIAL_SGPRS: usize = 102;
+
+/// The wave state a memory instruction reads, copied at issue. Thousands are in flight at
+/// once in a large launch, so it holds the SGPRs up to the highest general one the instruction
+/// names, not the whole file.
 pub struct Snapshot {
-    sgpr: [u32; SCALAR_CODES],
+    sgpr_low: Vec<u32>,
+    sgpr_special: [u32; SCALAR_CODES - SPECIAL_SGPRS],
     scc: bool,
     mode: u32,
     trapsts: u32,
@@ -38,7 +45,8 @@ impl Snapshot {
     /// An empty snapshot, to be filled by [`Snapshot::fill`].
     pub fn empty() -> Box<Snapshot> {
         Box::new(Snapshot {
-            sgpr: [0; SCALAR_CODES],
+            sgpr_low: Vec::new(),
+            sgpr_special: [0; SCALAR_CODES - SPECIAL_SGPRS],
             scc: false,
             mode: 0,
             trapsts: 0,
@@ -54,7 +62,14 @@ impl Snapshot {
     /// instruction reads, and those it writes (a d16 load keeps the other half). Fills in
     /// place, so a recycled snapshot costs no allocation.
     pub fn fill(&mut self, w: &Wave, regs: RegSet) {
-        self.sgpr = w.sgpr;
+        let low = regs
+            .codes()
+            .take_while(|&c| (c as usize) < SPECIAL_SGPRS)
+            .last()
+            .map_or(0, |c| c as usize + 1);
+        self.sgpr_low.clear();
+        self.sgpr_low.extend_from_slice(&w.sgpr[..low]);
+        self.sgpr_special.copy_from_slice(&w.sgpr[SPECIAL_SGPRS..]);
         self.scc = w.scc;
         self.mode = w.mode;
         self.trapsts = w.trapsts;
@@ -72,10 +87,16 @@ impl Snapshot {
         );
     }
 
-    /// Loads the copy into `w` (a scratch wave; VGPRs the instruction does not read keep
+    /// Loads the copy into `w` (a scratch wave; registers the instruction does not read keep
     /// whatever they held, which it does not look at).
     fn restore(&self, w: &mut Wave) {
-        w.sgpr = self.sgpr;
+        let low = self.sgpr_low.len();
+        w.sgpr[..low].copy_from_slice(&self.sgpr_low);
+        // What the instruction does not name is left over from an earlier request; debug
+        // builds (the tests) poison it, so a read the register model missed shows.
+        #[cfg(debug_assertions)]
+        w.sgpr[low..SPECIAL_SGPRS].fill(0xdead_5bad);
+        w.sgpr[SPECIAL_SGPRS..].copy_from_slice(&self.sgpr_special);
         w.scc = self.scc;
         w.mode = self.mode;
         w.trapsts = self.trapsts;

@@ -86,6 +86,7 @@ impl Hot {
 pub struct Group {
     pub id: [u32; 3],
     pub lds: Lds,
+    /// The slots of its waves that have not ended (an ended wave's slot is reused at once).
     pub slots: Vec<usize>,
     pub alive: u32,
     pub cu: u32,
@@ -709,7 +710,14 @@ impl<'a> CuSim<'a> {
         self.drain = self.drain.max(w.out.last_done().unwrap_or(0));
         w.out.clear();
         let g = w.group;
+        // The slot is free from now: its wave's outstanding requests carry what they need and
+        // find no landing place in a later wave (landings attach by issue number).
+        if cu.valu_owner[w.simd as usize] == s {
+            cu.valu_owner[w.simd as usize] = usize::MAX;
+        }
+        self.free_slots.push(s);
         let group = self.groups[g].as_mut().expect("resident group");
+        group.slots.retain(|&x| x != s);
         group.alive -= 1;
         if group.alive == 0 {
             // The hardware frees the LDS and barrier now; the group's storage stays until

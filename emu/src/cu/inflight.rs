@@ -57,6 +57,38 @@ impl Landing {
     }
 }
 
+/// The registers an operation writes at completion: a load's destination is one range of
+/// operand codes, kept in 4 bytes (thousands of operations are in flight in a large launch;
+/// a full [`RegSet`] is 64 bytes); any other shape is boxed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Writes {
+    Range { first: u16, count: u8 },
+    Set(Box<RegSet>),
+}
+
+impl Writes {
+    pub const NONE: Writes = Writes::Range { first: 0, count: 0 };
+
+    pub fn new(set: RegSet) -> Writes {
+        let mut codes = set.codes();
+        let Some(first) = codes.next() else {
+            return Writes::NONE;
+        };
+        let (n, last) = codes.fold((1u32, first), |(n, _), c| (n + 1, c));
+        match u8::try_from(n) {
+            Ok(count) if (last - first) as u32 + 1 == n => Writes::Range { first, count },
+            _ => Writes::Set(Box::new(set)),
+        }
+    }
+
+    pub fn set(&self) -> RegSet {
+        match self {
+            Writes::Range { first, count } => RegSet::range(*first, *count),
+            Writes::Set(s) => **s,
+        }
+    }
+}
+
 /// One issued memory operation.
 #[derive(Clone, Debug)]
 pub struct InFlight {
@@ -68,7 +100,7 @@ pub struct InFlight {
     /// The CU's issue number of the request (to attach its landing when it has run).
     pub seq: u64,
     /// Registers it will write at completion.
-    pub regs: RegSet,
+    pub regs: Writes,
     pub landing: Option<Box<Landing>>,
 }
 
@@ -141,7 +173,7 @@ impl Outstanding {
     }
 
     pub fn push(&mut self, op: InFlight) {
-        self.pending = self.pending.union(op.regs);
+        self.pending = self.pending.union(op.regs.set());
         if op.counters.vm {
             self.last_vm = self.last_vm.max(op.done);
         }
@@ -170,7 +202,7 @@ impl Outstanding {
         self.pending = self
             .ops
             .iter()
-            .fold(RegSet::EMPTY, |acc, o| acc.union(o.regs));
+            .fold(RegSet::EMPTY, |acc, o| acc.union(o.regs.set()));
         self.next = self.ops.first().map_or(u64::MAX, |o| o.done);
         true
     }
@@ -178,7 +210,7 @@ impl Outstanding {
     /// The outstanding operation that will write a register of `regs`, if any.
     pub fn writer_of(&self, regs: RegSet) -> Option<(&InFlight, RegSet)> {
         self.ops.iter().find_map(|o| {
-            let both = o.regs.intersect(regs);
+            let both = o.regs.set().intersect(regs);
             (!both.is_empty()).then_some((o, both))
         })
     }
@@ -196,6 +228,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn writes_keep_a_range_small_and_any_set_whole() {
+        let dst = RegSet::range(VGPR0 + 8, 4);
+        assert_eq!(
+            Writes::new(dst),
+            Writes::Range {
+                first: VGPR0 + 8,
+                count: 4
+            }
+        );
+        assert_eq!(Writes::new(dst).set(), dst);
+        assert_eq!(Writes::new(RegSet::EMPTY).set(), RegSet::EMPTY);
+        let split = RegSet::range(VGPR0 + 8, 2).union(RegSet::range(VGPR0 + 11, 1));
+        assert!(matches!(Writes::new(split), Writes::Set(_)));
+        assert_eq!(Writes::new(split).set(), split);
+    }
+
+    #[test]
     fn load_lands_late_in_issue_lanes() {
         let mut w = Wave::new(0);
         w.vgpr[5] = [1; 64];
@@ -209,7 +258,7 @@ mod tests {
             },
             index: 3,
             seq: 9,
-            regs,
+            regs: Writes::new(regs),
             landing: None,
         });
         w.counters.vm = 1;

@@ -7,7 +7,7 @@
 use super::deferred::{Request, Snapshot};
 use super::engine::{account, Block, CuSim};
 use super::facts::{Facts, Latency, Special, Unit};
-use super::inflight::InFlight;
+use super::inflight::{InFlight, Writes};
 use super::stats::{StaleRead, StallReason};
 use crate::exec::issue::VSKIP;
 use crate::exec::{Cx, Flow};
@@ -97,7 +97,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
             counters,
             index,
             seq,
-            regs: writes,
+            regs: Writes::new(writes),
             landing: None,
         });
         let group = slot.group;
@@ -160,7 +160,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
                 counters,
                 index,
                 seq: u64::MAX,
-                regs: RegSet::EMPTY,
+                regs: Writes::NONE,
                 landing: None,
             });
         } else if f.memory {
