@@ -597,6 +597,39 @@ fn atomics_from_all_lanes_to_one_address_serialise() {
 }
 
 #[test]
+fn atomics_to_one_address_run_in_lane_order() {
+    // Lane l swaps in l + 1 if the dword holds l: in lane order every lane up to the first
+    // lane that is off succeeds, and every later one fails and returns where the chain broke.
+    // (One host read-modify-write serves all the lanes; a per-lane run gives the same.)
+    let (mut mem, base) = memory();
+    mem.write_u32(base, 0).unwrap();
+    let w = run_with(
+        Target::Gfx900,
+        "global_atomic_cmpswap v3, v[0:1], v[4:5], off glc\ns_waitcnt vmcnt(0)",
+        &mut mem,
+        |w| {
+            w.set_exec(!OFF);
+            for l in 0..64 {
+                set_addr(w, l, base);
+                w.vgpr[3][l] = 0xdead;
+                w.vgpr[4][l] = l as u32 + 1;
+                w.vgpr[5][l] = l as u32;
+            }
+        },
+    )
+    .unwrap();
+    assert_eq!(mem.read_u32(base).unwrap(), 5);
+    for l in 0..64 {
+        let want = match l {
+            5 | 33 => 0xdead,
+            0..=4 => l as u32,
+            _ => 5,
+        };
+        assert_eq!(w.vgpr[3][l], want, "lane {l}");
+    }
+}
+
+#[test]
 fn flat_addresses_route_to_private_memory() {
     // A flat address in the private aperture (2 << 48) reaches the lane's scratch memory: a
     // scratch store is visible to a flat load of the same offset, and a flat store to a

@@ -7,7 +7,7 @@ use crate::check::{self, Access};
 use gcn_isa::Atomic;
 
 /// Where one lane's access goes.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Addr {
     Global(u64),
     Lds(u32),

@@ -3,6 +3,7 @@
 //! memory, the workgroup's LDS or the lane's private segment.
 
 use super::access::{self, Addr};
+use super::atomic_ops;
 use super::ds::spread;
 use super::valu::Res;
 use super::vmem_ops::{self, VectorMemory};
@@ -242,20 +243,25 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
     let data = d.regs[1].saturating_sub(256) as usize;
     let words = bytes / 4;
     let mut out = [[0u32; WAVE_SIZE]; 2];
-    for l in 0..WAVE_SIZE {
-        if exec >> l & 1 == 0 {
-            continue;
-        }
-        let at = addr.at(cx, l);
+    let operands = |cx: &Cx, l: usize| {
         let word = |i: usize| cx.wave.vgpr[(data + i) % 256][l] as u64;
-        let (v, cmp) = if words == 2 {
+        if words == 2 {
             (word(0) | word(1) << 32, word(2) | word(3) << 32)
         } else {
             (word(0), word(1))
-        };
-        let old = access::atomic(cx, l, at, op, v, cmp, bytes)?;
-        out[0][l] = old as u32;
-        out[1][l] = (old >> 32) as u32;
+        }
+    };
+    if !one_address(cx, &addr, exec, op, bytes, &operands, &mut out) {
+        for l in 0..WAVE_SIZE {
+            if exec >> l & 1 == 0 {
+                continue;
+            }
+            let at = addr.at(cx, l);
+            let (v, cmp) = operands(cx, l);
+            let old = access::atomic(cx, l, at, op, v, cmp, bytes)?;
+            out[0][l] = old as u32;
+            out[1][l] = (old >> 32) as u32;
+        }
     }
     if glc {
         for (i, row) in out.iter().enumerate().take(words) {
@@ -263,6 +269,52 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
         }
     }
     Ok(Flow::Continue)
+}
+
+/// An atomic whose lanes all name one global address (a counter, a running minimum, a flag):
+/// the lanes' operations in lane order become one host read-modify-write, each lane getting the
+/// value before its own, instead of one contended host atomic per lane. Another thread sees
+/// the wave's lanes all at once — one of the orders a GPU may serialise them in. Returns false
+/// (nothing done) for anything else: lanes on several addresses, LDS or scratch, sanitizers on,
+/// or an address outside every allocation (the per-lane path then names the faulting lane).
+fn one_address(
+    cx: &mut Cx,
+    addr: &Addresser,
+    exec: u64,
+    op: Atomic,
+    bytes: usize,
+    operands: &impl Fn(&Cx, usize) -> (u64, u64),
+    out: &mut [[u32; WAVE_SIZE]; 2],
+) -> bool {
+    if exec.count_ones() < 2 || cx.mem.checking() {
+        return false;
+    }
+    let first = exec.trailing_zeros() as usize;
+    let Addr::Global(a) = addr.at(cx, first) else {
+        return false;
+    };
+    let lanes = || (first..WAVE_SIZE).filter(move |&l| exec >> l & 1 != 0);
+    if !lanes().all(|l| addr.at(cx, l) == Addr::Global(a)) {
+        return false;
+    }
+    let mut ops = [(0usize, 0u64, 0u64); WAVE_SIZE];
+    let mut n = 0;
+    for l in lanes() {
+        let (v, cmp) = operands(cx, l);
+        ops[n] = (l, v, cmp);
+        n += 1;
+    }
+    let bits = 8 * bytes as u32;
+    let ok = cx.mem.rmw(a, bytes, |old| {
+        let mut cur = old;
+        for &(l, v, cmp) in &ops[..n] {
+            out[0][l] = cur as u32;
+            out[1][l] = (cur >> 32) as u32;
+            cur = atomic_ops::apply(op, cur, v, cmp, bits).unwrap_or(cur);
+        }
+        cur
+    });
+    ok.is_ok()
 }
 
 semantics! {
