@@ -22,8 +22,11 @@ pub(super) struct Resource {
     stride: u64,
     num_records: u64,
     swizzle: bool,
-    element_size: u64,
-    index_stride: u64,
+    /// log2 of the swizzle's element size (2–16 bytes) and index stride (8–64): the address
+    /// is worked out per lane, and shifts instead of divisions showed in profiles (spills go
+    /// through here).
+    element_shift: u32,
+    index_shift: u32,
     add_tid: bool,
 }
 
@@ -36,8 +39,8 @@ pub(super) fn resource(cx: &Cx, d: &Decoded) -> Resource {
         stride: ((w[r + 1] >> 16) & 0x3fff) as u64,
         num_records: w[r + 2] as u64,
         swizzle: w[r + 1] >> 31 != 0,
-        element_size: 2 << ((w[r + 3] >> 19) & 3),
-        index_stride: 8 << ((w[r + 3] >> 21) & 3),
+        element_shift: 1 + ((w[r + 3] >> 19) & 3),
+        index_shift: 3 + ((w[r + 3] >> 21) & 3),
         add_tid: w[r + 3] >> 23 & 1 != 0,
     }
 }
@@ -84,12 +87,86 @@ fn part_address(
         return None;
     }
     let rel = if rsrc.swizzle {
-        let (es, is) = (rsrc.element_size, rsrc.index_stride);
-        (index / is * rsrc.stride + offset / es * es) * is + (index % is) * es + offset % es
+        // (index / is * stride + offset / es * es) * is + (index % is) * es + offset % es
+        let (es, is) = (rsrc.element_shift, rsrc.index_shift);
+        let in_element = offset & ((1 << es) - 1);
+        (((index >> is) * rsrc.stride + (offset - in_element)) << is)
+            + ((index & ((1 << is) - 1)) << es)
+            + in_element
     } else {
         index * rsrc.stride + offset
     };
     Some(rsrc.base.wrapping_add(soffset(cx, d)).wrapping_add(rel))
+}
+
+/// The address of dword `part` of every lane in `exec`, or `None` if one is out of range:
+/// [`part_address`] for all lanes at once, with what is the same for every lane worked out
+/// once, so the lane loop vectorises.
+fn lane_addresses(
+    cx: &Cx,
+    d: &Decoded,
+    rsrc: &Resource,
+    exec: u64,
+    part: u64,
+) -> Option<[u64; WAVE_SIZE]> {
+    let offen = d.inst.bits(0, 12, 1) != 0;
+    let idxen = d.inst.bits(0, 13, 1) != 0;
+    let vaddr = d.regs[0].saturating_sub(256) as usize;
+    let zero = [0u32; WAVE_SIZE];
+    let vindex = if idxen { &cx.wave.vgpr[vaddr] } else { &zero };
+    let voffset = if offen {
+        &cx.wave.vgpr[(vaddr + idxen as usize) % 256]
+    } else {
+        &zero
+    };
+    let inst_offset = d.inst.bits(0, 0, 12) as u64 + 4 * part;
+    let base = rsrc.base.wrapping_add(soffset(cx, d));
+    let tid = rsrc.add_tid as u64;
+    let raw = rsrc.stride == 0 && !rsrc.swizzle;
+    let (es, is) = (rsrc.element_shift, rsrc.index_shift);
+    let mut addrs = [0u64; WAVE_SIZE];
+    let mut bad = 0u64;
+    for l in 0..WAVE_SIZE {
+        let index = vindex[l] as u64 + tid * l as u64;
+        let offset = voffset[l] as u64 + inst_offset;
+        let out = if raw {
+            offset + 4 > rsrc.num_records
+        } else {
+            !rsrc.add_tid && index >= rsrc.num_records
+        };
+        bad |= (out as u64) << l;
+        let rel = if rsrc.swizzle {
+            let in_element = offset & ((1 << es) - 1);
+            (((index >> is) * rsrc.stride + (offset - in_element)) << is)
+                + ((index & ((1 << is) - 1)) << es)
+                + in_element
+        } else {
+            index * rsrc.stride + offset
+        };
+        addrs[l] = base.wrapping_add(rel);
+    }
+    (bad & exec == 0).then_some(addrs)
+}
+
+/// Loads `dwords` dwords per lane into `out` when every lane's every dword is in range and each
+/// dword's lanes lie in one allocation (spills and stack reads: the private segment buffer,
+/// swizzled, puts one dword of 64 lanes in 256 contiguous bytes). False, with nothing
+/// counted, for the per-lane path to do it (out of range reads 0, faults name the lane).
+fn dwords_in_range(
+    cx: &Cx,
+    d: &Decoded,
+    rsrc: &Resource,
+    exec: u64,
+    dwords: usize,
+    out: &mut [[u32; WAVE_SIZE]; 4],
+) -> bool {
+    if cx.mem.checking() {
+        return false;
+    }
+    (0..dwords).all(|i| {
+        lane_addresses(cx, d, rsrc, exec, i as u64)
+            .is_some_and(|addrs| cx.mem.load_dwords(&addrs, exec, &mut out[i]))
+    })
 }
 
 pub(super) fn lds_bit(d: &Decoded) -> Result<(), Fault> {
@@ -111,6 +188,13 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     let rsrc = resource(cx, d);
     let exec = cx.wave.exec();
     let mut out = [[0u32; WAVE_SIZE]; 4];
+    if !to_lds && bytes % 4 == 0 && dwords_in_range(cx, d, &rsrc, exec, bytes / 4, &mut out) {
+        let vdata = d.regs[1].saturating_sub(256) as usize;
+        for (i, row) in out.iter().enumerate().take(bytes / 4) {
+            cx.wave.write_row(vdata + i, row, exec);
+        }
+        return Ok(Flow::Continue);
+    }
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
@@ -207,6 +291,15 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     let rsrc = resource(cx, d);
     let exec = cx.wave.exec();
     let vdata = d.regs[1].saturating_sub(256) as usize;
+    // One dword per lane (wider stores keep the per-lane order, which decides overlaps).
+    if bytes == 4 && !cx.mem.checking() {
+        if let Some(addrs) = lane_addresses(cx, d, &rsrc, exec, 0) {
+            let vals = cx.wave.vgpr[vdata];
+            if cx.mem.store_dwords(&addrs, exec, &vals) {
+                return Ok(Flow::Continue);
+            }
+        }
+    }
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
