@@ -54,6 +54,10 @@ fn aperture(code: u16) -> u64 {
 /// Source `i` for all lanes, as raw 32-bit values (after DPP and SDWA selection).
 #[inline]
 pub fn fetch(cx: &Cx, d: &Decoded, i: usize) -> Row {
+    // DPP moves lanes of src0 (always a VGPR): gather straight from the register.
+    if let (Enc::Dpp, 0, Src::Vgpr(r)) = (d.inst.enc(), i, d.src[i]) {
+        return dpp_permute(&cx.wave.vgpr[r as usize], d.inst.words()[1]);
+    }
     let mut row = match d.src[i] {
         Src::Vgpr(r) => cx.wave.vgpr[r as usize],
         other => [scalar32(cx, other); WAVE_SIZE],
@@ -200,14 +204,7 @@ fn dpp_permute(row: &Row, w: u32) -> Row {
     let t = dpp_lanes((w >> 8) & 0x1ff);
     // Lanes without a source read 0: with bound_ctrl that is the value; without it the lane
     // is not written (see `write_mask`), so the value does not matter.
-    std::array::from_fn(|l| {
-        let v = row[t.source[l] as usize];
-        if t.valid >> l & 1 != 0 {
-            v
-        } else {
-            0
-        }
-    })
+    std::array::from_fn(|l| row[t.source[l] as usize] & ((t.valid >> l) as u32 & 1).wrapping_neg())
 }
 
 /// Lanes an instruction writes: EXEC, narrowed by DPP row/bank masks and invalid DPP sources.
