@@ -205,18 +205,71 @@ pub fn init_wave(w: &mut Wave, desc: &KernelDescriptor, l: &Launch, group: [u32;
     });
     let ids = r2.enable_vgpr_workitem_id;
     let (bx, by) = (l.block[0], l.block[1]);
-    for lane in 0..WAVE_SIZE {
-        let f = first + lane as u32;
-        if f >= items {
-            break;
-        }
-        w.vgpr[0][lane] = f % bx;
+    // Work-item (x, y, z) of the wave's first lane, then counted up lane by lane: a division
+    // per lane showed when rocPRIM's large tests start hundreds of millions of workgroups.
+    let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
+    for lane in 0..lanes as usize {
+        w.vgpr[0][lane] = x;
         if ids >= 1 {
-            w.vgpr[1][lane] = (f / bx) % by;
+            w.vgpr[1][lane] = y;
         }
         if ids >= 2 {
-            w.vgpr[2][lane] = f / (bx * by);
+            w.vgpr[2][lane] = z;
+        }
+        x += 1;
+        if x == bx {
+            x = 0;
+            y += 1;
+            if y == by {
+                y = 0;
+                z += 1;
+            }
         }
     }
     w.mode = initial_mode(desc);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The work-item ids of every lane of every wave, against x, y, z worked out from the flat
+    /// index by division, for blocks that do not fill their last wave and whose rows do not
+    /// line up with waves.
+    #[test]
+    fn workitem_ids_follow_the_block_shape() {
+        for block in [[100, 1, 1], [5, 3, 7], [16, 16, 1], [3, 1, 50], [1, 65, 2]] {
+            let mut desc = KernelDescriptor::default();
+            desc.rsrc2.enable_vgpr_workitem_id = 2;
+            let l = Launch {
+                grid: [1, 1, 1],
+                block,
+                dispatch_id: 0,
+                packet: 0,
+                queue: 0,
+                kernarg: 0,
+                scratch_base: 0,
+                private_size: 0,
+                scratch_per_wave: 0,
+                lds_size: 0,
+                hostcall_buffer: 0,
+            };
+            let items = l.group_items();
+            let (bx, by) = (block[0], block[1]);
+            for wave in 0..l.waves_per_group() {
+                let mut w = Wave::with_vgprs(wave, 4);
+                init_wave(&mut w, &desc, &l, [0; 3], wave);
+                for lane in 0..WAVE_SIZE {
+                    let f = wave * WAVE_SIZE as u32 + lane as u32;
+                    let got = [w.vgpr[0][lane], w.vgpr[1][lane], w.vgpr[2][lane]];
+                    let want = if f < items {
+                        [f % bx, (f / bx) % by, f / (bx * by)]
+                    } else {
+                        [0; 3]
+                    };
+                    assert_eq!(got, want, "block {block:?} wave {wave} lane {lane}");
+                }
+            }
+        }
+    }
 }
