@@ -174,6 +174,12 @@ fn dpp_source(ctrl: u32, l: usize) -> Option<usize> {
 struct DppLanes {
     source: [u8; WAVE_SIZE],
     valid: u64,
+    /// The same as two-row permutes: output row k (lanes 16k..16k+15) takes its lanes from
+    /// source rows `rows[k].0` (indices 0–15 of `index[16k..]`) and `rows[k].1` (16–31). Every
+    /// control draws a row from at most two rows (its own and a neighbour, or row 1 for
+    /// row_bcast:31), so each output row is one AVX-512 `vpermt2d`.
+    rows: [(u8, u8); 4],
+    index: [u8; WAVE_SIZE],
 }
 
 /// [`DppLanes`] for every 9-bit DPP control, built once: rocPRIM's warp reductions issue DPP
@@ -186,11 +192,26 @@ fn dpp_lanes(ctrl: u32) -> &'static DppLanes {
                 let mut t = DppLanes {
                     source: std::array::from_fn(|l| l as u8),
                     valid: 0,
+                    rows: [(0, 0), (1, 1), (2, 2), (3, 3)],
+                    index: [0; WAVE_SIZE],
                 };
                 for l in 0..WAVE_SIZE {
                     if let Some(s) = dpp_source(c, l) {
                         t.source[l] = s as u8;
                         t.valid |= 1 << l;
+                    }
+                }
+                for k in 0..4 {
+                    let lanes = 16 * k..16 * k + 16;
+                    let from = |l: &usize| t.source[*l] as usize / 16;
+                    let valid: Vec<usize> = lanes.filter(|&l| t.valid >> l & 1 != 0).collect();
+                    let a = valid.iter().map(from).min().unwrap_or(k);
+                    let b = valid.iter().map(from).max().unwrap_or(k);
+                    debug_assert!(valid.iter().all(|l| from(l) == a || from(l) == b));
+                    t.rows[k] = (a as u8, b as u8);
+                    for l in valid {
+                        let s = t.source[l] as usize;
+                        t.index[l] = (s % 16 + if s / 16 == a { 0 } else { 16 }) as u8;
                     }
                 }
                 t
@@ -200,10 +221,47 @@ fn dpp_lanes(ctrl: u32) -> &'static DppLanes {
     &table[(ctrl & 0x1ff) as usize]
 }
 
+/// `row` moved lane by lane as DPP control word `w` says. Lanes without a source read 0: with
+/// bound_ctrl that is the value; without it the lane is not written (see `write_mask`), so the
+/// value does not matter.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
 fn dpp_permute(row: &Row, w: u32) -> Row {
+    dpp_gather(row, dpp_lanes((w >> 8) & 0x1ff))
+}
+
+/// [`dpp_permute`] as four two-row permutes (the builds for a CPU with AVX-512; a lane at a
+/// time, the gather was most of what rocPRIM's DPP warp reductions cost).
+#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+fn dpp_permute(row: &Row, w: u32) -> Row {
+    use std::arch::x86_64::*;
     let t = dpp_lanes((w >> 8) & 0x1ff);
-    // Lanes without a source read 0: with bound_ctrl that is the value; without it the lane
-    // is not written (see `write_mask`), so the value does not matter.
+    let mut out = [0u32; WAVE_SIZE];
+    // SAFETY: the build enables AVX-512F; every load and store is of 16 u32 (or 16 u8 for
+    // the indices) inside `row`, `out` and `t.index`, which are 64 long.
+    unsafe {
+        let src: [__m512i; 4] =
+            std::array::from_fn(|k| _mm512_loadu_si512(row.as_ptr().add(16 * k).cast()));
+        for k in 0..4 {
+            let index = _mm512_cvtepu8_epi32(_mm_loadu_si128(t.index.as_ptr().add(16 * k).cast()));
+            let (a, b) = t.rows[k];
+            let v = _mm512_maskz_permutex2var_epi32(
+                (t.valid >> (16 * k)) as u16,
+                src[a as usize],
+                index,
+                src[b as usize],
+            );
+            _mm512_storeu_si512(out.as_mut_ptr().add(16 * k).cast(), v);
+        }
+    }
+    out
+}
+
+/// [`dpp_permute`] a lane at a time.
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "avx512f"),
+    allow(dead_code)
+)]
+fn dpp_gather(row: &Row, t: &DppLanes) -> Row {
     std::array::from_fn(|l| row[t.source[l] as usize] & ((t.valid >> l) as u32 & 1).wrapping_neg())
 }
 
@@ -797,6 +855,16 @@ mod tests {
             let ok = row_mask >> (l / 16) & 1 != 0 && bank_mask >> ((l & 15) / 4) & 1 != 0;
             m | (ok as u64) << l
         })
+    }
+
+    #[test]
+    fn dpp_moves_agree_with_the_lane_rules() {
+        let row: Row = std::array::from_fn(|l| 0x9e37_79b9u32.wrapping_mul(l as u32 + 1));
+        for ctrl in 0..512u32 {
+            let want: Row = std::array::from_fn(|l| dpp_source(ctrl, l).map_or(0, |s| row[s]));
+            assert_eq!(dpp_permute(&row, ctrl << 8), want, "ctrl {ctrl:#x}");
+            assert_eq!(dpp_gather(&row, dpp_lanes(ctrl)), want, "ctrl {ctrl:#x}");
+        }
     }
 
     #[test]
