@@ -188,7 +188,10 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     let rsrc = resource(cx, d);
     let exec = cx.wave.exec();
     let mut out = [[0u32; WAVE_SIZE]; 4];
-    if !to_lds && bytes.is_multiple_of(4) && dwords_in_range(cx, d, &rsrc, exec, bytes / 4, &mut out) {
+    if !to_lds
+        && bytes.is_multiple_of(4)
+        && dwords_in_range(cx, d, &rsrc, exec, bytes / 4, &mut out)
+    {
         let vdata = d.regs[1].saturating_sub(256) as usize;
         for (i, row) in out.iter().enumerate().take(bytes / 4) {
             cx.wave.write_row(vdata + i, row, exec);
