@@ -502,7 +502,7 @@ impl<'a> CuSim<'a> {
         }
         // The counters are 6 (VM), 4 (LGKM) and 3 (EXP) bits: a wave with a counter at its
         // maximum cannot issue another operation that increments it.
-        let k = self.e.program.insts[w.wave.pc as usize].class.counters;
+        let k = f.counters;
         let full = |n: &WaitCounters| {
             (k.vm && n.vm >= 63) || (k.lgkm && n.lgkm >= 15) || (k.exp && n.exp >= 7)
         };

@@ -85,6 +85,9 @@ pub struct Facts {
     /// SMEM, DS, vector memory or FLAT: its semantics run between windows, in completion
     /// order ([`super::deferred`]).
     pub memory: bool,
+    /// The wait counters it increments (kept here so that a turn's look at a wave reads one
+    /// table).
+    pub counters: gcn_isa::class::Counters,
 }
 
 /// Facts of every instruction of `program`, by instruction index.
@@ -141,6 +144,7 @@ fn facts(d: &Decoded, target: Target) -> Facts {
             class.category,
             Category::Smem | Category::Ds | Category::Vmem | Category::Flat
         ),
+        counters: class.counters,
     }
 }
 

@@ -183,10 +183,17 @@ impl Outstanding {
 
     /// Completes every operation done by cycle `now`, oldest completion first: lands its
     /// registers and decrements its counters. Returns whether anything completed.
+    #[inline]
     pub fn complete(&mut self, w: &mut Wave, now: u64) -> bool {
         if self.next > now {
             return false;
         }
+        self.complete_due(w, now);
+        true
+    }
+
+    #[inline(never)]
+    fn complete_due(&mut self, w: &mut Wave, now: u64) {
         // Issue order is usually completion order already (vector memory and LDS return in
         // order; only scalar memory overtakes).
         if !self.ops.is_sorted_by_key(|o| o.done) {
@@ -204,7 +211,6 @@ impl Outstanding {
             .iter()
             .fold(RegSet::EMPTY, |acc, o| acc.union(o.regs.set()));
         self.next = self.ops.first().map_or(u64::MAX, |o| o.done);
-        true
     }
 
     /// The outstanding operation that will write a register of `regs`, if any.
