@@ -110,6 +110,51 @@ impl Lds {
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
+    /// Whether `words` dwords from `addr[l]` lie inside the LDS for every lane in `exec`.
+    #[inline]
+    pub fn lanes_in_range(&self, addr: &[u32; 64], exec: u64, words: usize) -> bool {
+        let size = self.data.len() as u64;
+        let mut bad = 0u64;
+        for (l, &a) in addr.iter().enumerate() {
+            bad |= ((a as u64 + 4 * words as u64 > size) as u64) << l;
+        }
+        bad & exec == 0
+    }
+
+    /// Dword `i` of every lane in `exec` at `addr[l] + 4i`, for `i < words`, into `out[i]`; the
+    /// caller has checked the range ([`Lds::lanes_in_range`]). The DS fast path: a move per
+    /// dword instead of a checked byte-slice copy per lane.
+    #[inline]
+    pub fn load_lanes(&self, addr: &[u32; 64], exec: u64, words: usize, out: &mut [[u32; 64]]) {
+        for (l, &a) in addr.iter().enumerate() {
+            if exec >> l & 1 == 0 {
+                continue;
+            }
+            for (i, row) in out.iter_mut().enumerate().take(words) {
+                let at = a as usize + 4 * i;
+                row[l] = u32::from_le_bytes(self.data[at..at + 4].try_into().expect("4 bytes"));
+            }
+        }
+    }
+
+    /// Stores, lane by lane in lane order, each part `(addresses, dwords, rows)` of the lane:
+    /// dword `i` of a part at its address + 4i from `rows[i]`. The caller has checked the range.
+    #[inline]
+    pub fn store_lanes(&mut self, exec: u64, parts: &[(&[u32; 64], usize, [&[u32; 64]; 4])]) {
+        self.writes = self.writes.wrapping_add(1);
+        for l in 0..64 {
+            if exec >> l & 1 == 0 {
+                continue;
+            }
+            for (addr, words, rows) in parts {
+                for (i, row) in rows.iter().enumerate().take(*words) {
+                    let at = addr[l] as usize + 4 * i;
+                    self.data[at..at + 4].copy_from_slice(&row[l].to_le_bytes());
+                }
+            }
+        }
+    }
+
     /// Writes a dword from outside the DS path (MUBUF's `lds` loads); the sanitizers count its
     /// bytes as written, by no wave in particular.
     #[inline]

@@ -126,6 +126,26 @@ fn checked_store(cx: &mut Cx, lane: usize, at: Addr, data: &[u8], access: Access
     }
 }
 
+/// `dst.copy_from_slice(src)` for one lane's access: with the usual lengths spelled out, each is
+/// a move instead of a call to `memcpy` (which a length known only at run time becomes, and
+/// which was a fifth of rocPRIM's LDS-heavy kernels).
+#[inline(always)]
+fn copy_small(dst: &mut [u8], src: &[u8]) {
+    #[inline(always)]
+    fn fixed<const N: usize>(dst: &mut [u8], src: &[u8]) {
+        let d: &mut [u8; N] = dst.try_into().expect("same length");
+        *d = src.try_into().expect("same length");
+    }
+    match src.len() {
+        1 => fixed::<1>(dst, src),
+        2 => fixed::<2>(dst, src),
+        4 => fixed::<4>(dst, src),
+        8 => fixed::<8>(dst, src),
+        16 => fixed::<16>(dst, src),
+        _ => dst.copy_from_slice(src),
+    }
+}
+
 fn load_unchecked(cx: &Cx, lane: usize, at: Addr, out: &mut [u8]) -> Result<(), Fault> {
     match at {
         Addr::Global(a) => cx
@@ -137,7 +157,7 @@ fn load_unchecked(cx: &Cx, lane: usize, at: Addr, out: &mut [u8]) -> Result<(), 
                 .lds
                 .bytes(a, out.len())
                 .ok_or_else(|| lds_fault(cx, lane, "load", a, out.len()))?;
-            out.copy_from_slice(b);
+            copy_small(out, b);
         }
         Addr::Private(o) => {
             private_check(cx, lane, o, out.len())?;
@@ -170,7 +190,7 @@ fn store_unchecked(cx: &mut Cx, lane: usize, at: Addr, data: &[u8]) -> Result<()
             }
         }
         Addr::Lds(a) => match cx.lds.bytes_mut(a, data.len()) {
-            Some(b) => b.copy_from_slice(data),
+            Some(b) => copy_small(b, data),
             None => return Err(lds_fault(cx, lane, "store", a, data.len())),
         },
         Addr::Private(o) => {

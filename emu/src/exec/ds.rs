@@ -39,6 +39,17 @@ pub(super) fn gds_check(d: &Decoded) -> Result<(), Fault> {
     Ok(())
 }
 
+/// Every lane's address `ADDR + offset` (the fast paths check the range for the lanes in EXEC).
+fn lane_addresses(cx: &Cx, base: usize, offset: u32) -> [u32; WAVE_SIZE] {
+    let v = &cx.wave.vgpr[base];
+    std::array::from_fn(|l| v[l].wrapping_add(offset))
+}
+
+/// The four VGPR rows starting at `reg` (a store's data; only its first dwords are used).
+fn data_rows(w: &crate::wave::Wave, reg: usize) -> [&[u32; WAVE_SIZE]; 4] {
+    std::array::from_fn(|i| &w.vgpr[(reg + i) % 256])
+}
+
 /// Lane `l`'s dwords of the VGPRs starting at `reg`.
 pub(super) fn gather(cx: &Cx, reg: usize, l: usize, n: usize) -> [u32; 4] {
     let mut v = [0u32; 4];
@@ -55,6 +66,16 @@ fn read(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     let exec = cx.wave.exec();
     let base = vaddr(d);
     let mut out = [[0u32; WAVE_SIZE]; 4];
+    if bytes.is_multiple_of(4) && !cx.mem.checking() {
+        let addr = lane_addresses(cx, base, offset16(d));
+        if cx.lds.lanes_in_range(&addr, exec, bytes / 4) {
+            cx.lds.load_lanes(&addr, exec, bytes / 4, &mut out);
+            for (i, row) in out.iter().enumerate().take(bytes / 4) {
+                cx.wave.write_row(d.vdst as usize + i, row, exec);
+            }
+            return Ok(Flow::Continue);
+        }
+    }
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
@@ -106,6 +127,14 @@ pub fn spread(
 fn write(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     gds_check(d)?;
     let exec = cx.wave.exec();
+    if bytes.is_multiple_of(4) && !cx.mem.checking() {
+        let addr = lane_addresses(cx, vaddr(d), offset16(d));
+        if cx.lds.lanes_in_range(&addr, exec, bytes / 4) {
+            let rows = data_rows(cx.wave, data0(d));
+            cx.lds.store_lanes(exec, &[(&addr, bytes / 4, rows)]);
+            return Ok(Flow::Continue);
+        }
+    }
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
@@ -160,6 +189,19 @@ fn read2(cx: &mut Cx, d: &Decoded, elem: usize, stride: u32) -> Res {
     let exec = cx.wave.exec();
     let words = elem / 4;
     let mut out = [[0u32; WAVE_SIZE]; 4];
+    if !cx.mem.checking() {
+        let a0 = lane_addresses(cx, vaddr(d), offset0(d) * stride);
+        let a1 = lane_addresses(cx, vaddr(d), offset1(d) * stride);
+        if cx.lds.lanes_in_range(&a0, exec, words) && cx.lds.lanes_in_range(&a1, exec, words) {
+            let (first, second) = out.split_at_mut(words);
+            cx.lds.load_lanes(&a0, exec, words, first);
+            cx.lds.load_lanes(&a1, exec, words, second);
+            for (i, row) in out.iter().enumerate().take(2 * words) {
+                cx.wave.write_row(d.vdst as usize + i, row, exec);
+            }
+            return Ok(Flow::Continue);
+        }
+    }
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
@@ -185,6 +227,16 @@ fn write2(cx: &mut Cx, d: &Decoded, elem: usize, stride: u32) -> Res {
     gds_check(d)?;
     let exec = cx.wave.exec();
     let words = elem / 4;
+    if !cx.mem.checking() {
+        let a0 = lane_addresses(cx, vaddr(d), offset0(d) * stride);
+        let a1 = lane_addresses(cx, vaddr(d), offset1(d) * stride);
+        if cx.lds.lanes_in_range(&a0, exec, words) && cx.lds.lanes_in_range(&a1, exec, words) {
+            let (r0, r1) = (data_rows(cx.wave, data0(d)), data_rows(cx.wave, data1(d)));
+            cx.lds
+                .store_lanes(exec, &[(&a0, words, r0), (&a1, words, r1)]);
+            return Ok(Flow::Continue);
+        }
+    }
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
