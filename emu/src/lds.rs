@@ -26,6 +26,10 @@ pub struct Lds {
     writes: u64,
 }
 
+/// One part of a DS store for [`Lds::store_lanes`]: each lane's address, how many dwords, and
+/// the VGPR rows they come from.
+pub type StorePart<'a> = (&'a [u32; 64], usize, [&'a [u32; 64]; 4]);
+
 impl Lds {
     /// `size` bytes of zeroed LDS (callers check `size <= LDS_MAX`).
     pub fn new(size: u32) -> Lds {
@@ -140,7 +144,7 @@ impl Lds {
     /// Stores, lane by lane in lane order, each part `(addresses, dwords, rows)` of the lane:
     /// dword `i` of a part at its address + 4i from `rows[i]`. The caller has checked the range.
     #[inline]
-    pub fn store_lanes(&mut self, exec: u64, parts: &[(&[u32; 64], usize, [&[u32; 64]; 4])]) {
+    pub fn store_lanes(&mut self, exec: u64, parts: &[StorePart]) {
         self.writes = self.writes.wrapping_add(1);
         for l in 0..64 {
             if exec >> l & 1 == 0 {
