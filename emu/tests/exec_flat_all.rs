@@ -630,6 +630,29 @@ fn atomics_to_one_address_run_in_lane_order() {
 }
 
 #[test]
+fn atomics_to_one_address_in_page_padding_count_every_lane() {
+    // Past the end of a 64-byte buffer but inside its page: the host backing is there, and each
+    // lane's access is counted for the past-end report, as one by one.
+    // Host placement (the HIP runtime's): allocations are host pages, padded to a whole page.
+    let mut mem = Memory::with_placement(1 << 30, gcnemu::memory::Placement::Host);
+    let base = mem.alloc(64, AllocKind::Buffer).unwrap();
+    let _ = mem.take_padding_accesses();
+    run_with(
+        Target::Gfx900,
+        "global_atomic_add v[0:1], v2, off\ns_waitcnt vmcnt(0)",
+        &mut mem,
+        |w| {
+            for l in 0..64 {
+                set_addr(w, l, base + 128);
+                w.vgpr[2][l] = 1;
+            }
+        },
+    )
+    .unwrap();
+    assert_eq!(mem.take_padding_accesses().0, 64);
+}
+
+#[test]
 fn flat_addresses_route_to_private_memory() {
     // A flat address in the private aperture (2 << 48) reaches the lane's scratch memory: a
     // scratch store is visible to a flat load of the same offset, and a flat store to a

@@ -276,7 +276,8 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
 /// value before its own, instead of one contended host atomic per lane. Another thread sees
 /// the wave's lanes all at once — one of the orders a GPU may serialise them in. Returns false
 /// (nothing done) for anything else: lanes on several addresses, LDS or scratch, sanitizers on,
-/// or an address outside every allocation (the per-lane path then names the faulting lane).
+/// or an address outside an allocation proper (the per-lane path then names the faulting lane,
+/// or counts each lane's access to page padding).
 fn one_address(
     cx: &mut Cx,
     addr: &Addresser,
@@ -293,6 +294,10 @@ fn one_address(
     let Addr::Global(a) = addr.at(cx, first) else {
         return false;
     };
+    // Page padding: each lane's access is counted, so those go lane by lane.
+    if !cx.mem.inside_allocation(a, bytes as u64) {
+        return false;
+    }
     let lanes = || (first..WAVE_SIZE).filter(move |&l| exec >> l & 1 != 0);
     if !lanes().all(|l| addr.at(cx, l) == Addr::Global(a)) {
         return false;

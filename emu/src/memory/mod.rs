@@ -667,6 +667,14 @@ impl Memory {
         Ok(old)
     }
 
+    /// Whether `[addr, addr + len)` lies inside one allocation, not reaching into its page
+    /// padding (whose accesses are counted one by one, so fast paths leave them to the per-lane
+    /// path).
+    #[inline]
+    pub fn inside_allocation(&self, addr: u64, len: u64) -> bool {
+        self.window(addr, addr.saturating_add(len)).is_some()
+    }
+
     /// The host address of guest address `lo` when `[lo, hi)` lies inside one allocation
     /// (not its page padding, whose accesses are counted one by one): one lookup for all the
     /// lanes of a vector access whose addresses span that range.
