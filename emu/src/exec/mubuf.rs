@@ -45,6 +45,23 @@ pub(super) fn resource(cx: &Cx, d: &Decoded) -> Resource {
     }
 }
 
+impl Resource {
+    /// The byte offset from the base of element `index`, byte `offset`: swizzled, (index / is *
+    /// stride + offset / es * es) * is + (index % is) * es + offset % es, else index * stride +
+    /// offset.
+    #[inline(always)]
+    fn relative(&self, index: u64, offset: u64) -> u64 {
+        if !self.swizzle {
+            return index * self.stride + offset;
+        }
+        let (es, is) = (self.element_shift, self.index_shift);
+        let in_element = offset & ((1 << es) - 1);
+        (((index >> is) * self.stride + (offset - in_element)) << is)
+            + ((index & ((1 << is) - 1)) << es)
+            + in_element
+    }
+}
+
 /// The soffset operand: an SGPR or an inline integer.
 fn soffset(cx: &Cx, d: &Decoded) -> u64 {
     let c = d.regs[3];
@@ -86,17 +103,11 @@ fn part_address(
     } else if !rsrc.add_tid && index >= rsrc.num_records {
         return None;
     }
-    let rel = if rsrc.swizzle {
-        // (index / is * stride + offset / es * es) * is + (index % is) * es + offset % es
-        let (es, is) = (rsrc.element_shift, rsrc.index_shift);
-        let in_element = offset & ((1 << es) - 1);
-        (((index >> is) * rsrc.stride + (offset - in_element)) << is)
-            + ((index & ((1 << is) - 1)) << es)
-            + in_element
-    } else {
-        index * rsrc.stride + offset
-    };
-    Some(rsrc.base.wrapping_add(soffset(cx, d)).wrapping_add(rel))
+    Some(
+        rsrc.base
+            .wrapping_add(soffset(cx, d))
+            .wrapping_add(rsrc.relative(index, offset)),
+    )
 }
 
 /// The address of dword `part` of every lane in `exec`, or `None` if one is out of range:
@@ -123,7 +134,6 @@ fn lane_addresses(
     let base = rsrc.base.wrapping_add(soffset(cx, d));
     let tid = rsrc.add_tid as u64;
     let raw = rsrc.stride == 0 && !rsrc.swizzle;
-    let (es, is) = (rsrc.element_shift, rsrc.index_shift);
     let mut addrs = [0u64; WAVE_SIZE];
     let mut bad = 0u64;
     for l in 0..WAVE_SIZE {
@@ -135,15 +145,7 @@ fn lane_addresses(
             !rsrc.add_tid && index >= rsrc.num_records
         };
         bad |= (out as u64) << l;
-        let rel = if rsrc.swizzle {
-            let in_element = offset & ((1 << es) - 1);
-            (((index >> is) * rsrc.stride + (offset - in_element)) << is)
-                + ((index & ((1 << is) - 1)) << es)
-                + in_element
-        } else {
-            index * rsrc.stride + offset
-        };
-        addrs[l] = base.wrapping_add(rel);
+        addrs[l] = base.wrapping_add(rsrc.relative(index, offset));
     }
     (bad & exec == 0).then_some(addrs)
 }
