@@ -136,7 +136,7 @@ fn functional_threads(program: &Program, mem: &mut Memory, buf: u64, waves: u32,
         deadline: None,
         progress: None,
     };
-    let _ = d.run_parallel(mem, BUDGET, 2);
+    let _ = d.run_parallel(mem, BUDGET, 2, None);
 }
 
 fn timed(

@@ -168,3 +168,57 @@ fn a_livelock_across_threads_is_still_found() {
         assert!(err.contains("livelock"), "{threads} threads: {err}");
     }
 }
+
+/// Text written to a shared buffer: where a device's printf goes in the test below.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn hostcalls_are_answered_on_any_number_of_threads() {
+    // printf.hip's `hello`: in each workgroup the first n lanes print a line each, in turn, so
+    // every wave waits on the host again and again while the other threads run their own.
+    let (groups, n) = (12u32, 5);
+    let mut first: Option<(Vec<String>, Vec<u32>)> = None;
+    for threads in [1, 2, 4] {
+        let mut dev = Device::new(DeviceConfig::default());
+        let text = Captured::default();
+        dev.set_printf_output(gcnemu::hostcall::host::Output {
+            out: Box::new(text.clone()),
+            err: Box::new(std::io::sink()),
+        });
+        let module = dev.load("printf", &fixture("printf.gfx900.co")).unwrap();
+        let out = dev.alloc(4 * 64).unwrap();
+        let dims = Dims {
+            grid: [groups, 1, 1],
+            block: [64, 1, 1],
+        };
+        let args = [Arg::Ptr(out), Arg::I32(n)];
+        dev.launch(&module, "hello", dims, &args, &functional(threads))
+            .unwrap_or_else(|e| panic!("{threads} threads: {e}"));
+        let text = String::from_utf8(text.0.lock().unwrap().clone()).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        assert_eq!(
+            lines.len(),
+            (groups * n as u32) as usize,
+            "{threads} threads: {text}"
+        );
+        // Lines of different workgroups interleave differently on different thread counts.
+        lines.sort();
+        assert!(lines[0].starts_with("lane 0 of 5: 0 "), "{}", lines[0]);
+        let result = (lines, words(&dev.read(out, 4 * 64).unwrap()));
+        match &first {
+            None => first = Some(result),
+            Some(one) => assert_eq!(&result, one, "{threads} threads against one"),
+        }
+    }
+}

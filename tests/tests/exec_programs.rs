@@ -124,7 +124,10 @@ fn device_printf_interleaves_with_host_output() {
 
 #[test]
 fn device_malloc_and_free() {
-    assert_passes(&["--timing", "off"], "devmalloc", &[]);
+    assert_passes(&["--timing", "off", "--threads", "1"], "devmalloc", &[]);
+    // Workgroups on several threads: each malloc and free holds the other workers while the
+    // device's memory changes, and their views follow it.
+    assert_passes(&["--timing", "off", "--threads", "4"], "devmalloc", &[]);
     assert_passes(&[], "devmalloc", &[]);
 }
 

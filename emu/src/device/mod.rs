@@ -199,7 +199,8 @@ impl Device {
             hostcall_buffer: 0,
         };
         let waves_per_group = launch.waves_per_group();
-        let workers = self.functional_workers(opts, dims, meta_args);
+        let workers = self.functional_workers(opts, dims);
+        tracing::debug!(threads = workers, "workgroups run on");
         let _ = self.mem.take_padding_accesses();
         let mut temp = Vec::new();
         // Taken out for the dispatch, so that the engines can poll it beside the memory.
@@ -239,7 +240,8 @@ impl Device {
                         cus * crate::cu::occupancy::SIMDS as u32
                             * crate::cu::occupancy::WAVES_PER_SIMD
                     }
-                    None => waves_per_group,
+                    // Each worker thread has one workgroup resident.
+                    None => waves_per_group * workers as u32,
                 };
                 if let Some(h) = &mut hostcall {
                     launch.hostcall_buffer = h.buffer_for(&mut self.mem, waves)?;
@@ -251,11 +253,12 @@ impl Device {
                 dispatch::dispatch_packet(&launch, module.load_base + k.descriptor_address);
             self.mem.write(launch.packet, &packet)?;
             let host = match &mut hostcall {
-                Some(h) if launch.hostcall_buffer != 0 => Some(h as &mut dyn HostServices),
+                Some(h) if launch.hostcall_buffer != 0 => Some(h as &mut (dyn HostServices + Send)),
                 _ => None,
             };
             match &opts.timing {
                 Some(t) => {
+                    let host = host.map(|h| h as &mut dyn HostServices);
                     self.execute_timed(module, k, kernel, entry_index, &launch, opts, t, host)
                 }
                 None => self
@@ -319,13 +322,9 @@ impl Device {
     }
 
     /// Threads a functional launch of `dims` runs on: `opts.threads` (0: every core), at most
-    /// one per workgroup, and one when sanitizers run or the kernel can make hostcalls (both
-    /// keep state that one thread owns).
-    fn functional_workers(&self, opts: &LaunchOptions, dims: Dims, args: &[KernelArg]) -> usize {
-        let hostcall = args
-            .iter()
-            .any(|a| a.value_kind == ValueKind::HiddenHostcallBuffer);
-        if opts.timing.is_some() || self.mem.checking() || hostcall {
+    /// one per workgroup, and one when sanitizers run (their state is one thread's).
+    fn functional_workers(&self, opts: &LaunchOptions, dims: Dims) -> usize {
+        if opts.timing.is_some() || self.mem.checking() {
             return 1;
         }
         let threads = match opts.threads {
@@ -401,7 +400,7 @@ impl Device {
         entry_index: u32,
         launch: &Launch,
         opts: &LaunchOptions,
-        host: Option<&mut dyn HostServices>,
+        host: Option<&mut (dyn HostServices + Send)>,
         workers: usize,
     ) -> Result<(Counts, Vec<Seen>), Error> {
         let progress = opts.progress.as_deref().map(|p| p as run::groups::Progress);
@@ -423,9 +422,13 @@ impl Device {
         };
         let budget = opts.max_instructions.unwrap_or(u64::MAX);
         let out = if workers > 1 {
-            dispatch.run_parallel(&mut self.mem, budget, workers)
+            dispatch.run_parallel(&mut self.mem, budget, workers, host)
         } else {
-            dispatch.run(&mut self.mem, budget, host)
+            dispatch.run(
+                &mut self.mem,
+                budget,
+                host.map(|h| h as &mut dyn HostServices),
+            )
         };
         match out.result {
             Ok(()) => Ok((out.counts, out.hazards)),

@@ -739,23 +739,8 @@ impl Memory {
     /// accesses ([`Memory::load`], [`Memory::store`], [`Memory::rmw`]) and lookups: those are
     /// atomic, so views on several threads may touch the same bytes.
     pub(crate) unsafe fn worker_view(&self, total: Arc<AtomicU64>) -> Memory {
-        let allocs = self
-            .allocs
-            .iter()
-            .map(|a| Allocation {
-                base: a.base,
-                kind: a.kind,
-                backing: Backing {
-                    ptr: a.backing.ptr,
-                    len: a.backing.len,
-                    reach: a.backing.reach,
-                    owned: None,
-                },
-                written: None,
-            })
-            .collect();
         Memory {
-            allocs,
+            allocs: self.borrowed_allocs(),
             placement: self.placement,
             next: self.next,
             used: self.used,
@@ -768,6 +753,47 @@ impl Memory {
                 total,
                 published: 0,
             }),
+        }
+    }
+
+    /// This memory's allocations as a view holds them: the same backing, owned by `self`.
+    fn borrowed_allocs(&self) -> Vec<Allocation> {
+        self.allocs
+            .iter()
+            .map(|a| Allocation {
+                base: a.base,
+                kind: a.kind,
+                backing: Backing {
+                    ptr: a.backing.ptr,
+                    len: a.backing.len,
+                    reach: a.backing.reach,
+                    owned: None,
+                },
+                written: None,
+            })
+            .collect()
+    }
+
+    /// Makes a worker view reach what `main` (the memory it was made from) reaches now, after
+    /// `main` allocated or freed while the view's thread was held (device `malloc`/`free` over
+    /// hostcall, [`crate::run::host_hub`]). The view keeps its own counts.
+    ///
+    /// # Safety
+    /// As for [`Memory::worker_view`]; and `main` must not change during the call.
+    pub(crate) unsafe fn follow(&mut self, main: &Memory) {
+        debug_assert!(self.shared_writes.is_some(), "only a worker view follows");
+        self.allocs = main.borrowed_allocs();
+        self.last.set(0);
+        self.next = main.next;
+        self.used = main.used;
+        self.limit = main.limit;
+    }
+
+    /// A worker view tells the others that memory changed outside the guest's stores (the
+    /// host answered a hostcall), so that a wave spinning on the answer sees a write.
+    pub(crate) fn announce_write(&self) {
+        if let Some(s) = &self.shared_writes {
+            s.total.fetch_add(1, Ordering::Relaxed);
         }
     }
 

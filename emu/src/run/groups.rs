@@ -12,6 +12,7 @@
 //! [`BUDGET_SLICE`], so a launch may stop up to one slice per further thread early, and which
 //! wave runs out may differ.
 
+use super::host_hub::HostHub;
 use super::run_workgroup_among;
 use crate::dispatch::{self, Launch};
 use crate::exec::DispatchEnv;
@@ -104,20 +105,30 @@ impl Dispatch<'_> {
     }
 
     /// Runs the workgroups on `threads` host threads (this one among them), handing them out in
-    /// dispatch order. `mem` must not be changed meanwhile, which the borrow ensures.
-    pub fn run_parallel(&self, mem: &mut Memory, budget: u64, threads: usize) -> Outcome {
+    /// dispatch order; `host` answers hostcalls, one worker at a time ([`HostHub`]). `mem`
+    /// changes meanwhile only through `host`, with every worker held.
+    pub fn run_parallel(
+        &self,
+        mem: &mut Memory,
+        budget: u64,
+        threads: usize,
+        host: Option<&mut (dyn HostServices + Send)>,
+    ) -> Outcome {
         let total = self.groups();
         let next = AtomicU64::new(0);
         let done = AtomicU64::new(0);
         let failed = AtomicBool::new(false);
         let budget = AtomicU64::new(budget);
         let writes = Arc::new(AtomicU64::new(0));
-        let shared: &Memory = mem;
+        let main: *mut Memory = mem;
         // SAFETY: the views are dropped before this function returns, so before `mem` (borrowed
-        // for all of it) can change; they are used only for guest accesses.
+        // for all of it) can change other than through the hub; they are used only for guest
+        // accesses, and follow the hub's changes.
         let views: Vec<Memory> = (0..threads)
-            .map(|_| unsafe { shared.worker_view(writes.clone()) })
+            .map(|_| unsafe { (*main).worker_view(writes.clone()) })
             .collect();
+        // SAFETY: as for the views; nothing else touches `mem` until the workers are done.
+        let hub = host.map(|h| unsafe { HostHub::new(h, main, self.launch.hostcall_buffer) });
         let claims: Vec<AtomicU64> = (0..threads)
             .map(|_| AtomicU64::new(Peers::RUNNING))
             .collect();
@@ -128,6 +139,7 @@ impl Dispatch<'_> {
                 me: index,
             });
             let mut worker = Worker::new(self, index);
+            let mut host = hub.as_ref().map(|h| h.worker());
             let mut local = 0u64;
             let mut result = Ok(());
             while !failed.load(Ordering::Relaxed) {
@@ -139,10 +151,12 @@ impl Dispatch<'_> {
                 }
                 let group = self.group(n);
                 claims[index].store(Peers::RUNNING, Ordering::SeqCst);
-                let mut r = worker.run_group(self, group, &mut view, &mut local, None, peers);
+                let h = host.as_mut().map(|h| h as &mut dyn HostServices);
+                let mut r = worker.run_group(self, group, &mut view, &mut local, h, peers);
                 // Out of its slice: take another and go on where the waves stopped.
                 while matches!(r, Err(Stop::Budget { .. })) && take_budget(&budget, &mut local) {
-                    r = worker.resume(self, group, &mut view, &mut local, None, peers);
+                    let h = host.as_mut().map(|h| h as &mut dyn HostServices);
+                    r = worker.resume(self, group, &mut view, &mut local, h, peers);
                 }
                 if let Err(stop) = r {
                     result = Err((n, group, stop));
@@ -154,7 +168,9 @@ impl Dispatch<'_> {
                     p(d, total);
                 }
             }
-            // Nothing left to run: this thread writes nothing more.
+            // Nothing left to run: this thread writes nothing more, and no longer holds up an
+            // answer to a hostcall.
+            drop(host);
             view.publish_writes();
             claims[index].store(Peers::IDLE, Ordering::SeqCst);
             // What was not spent goes back for the others.
@@ -180,7 +196,7 @@ impl Dispatch<'_> {
         let mut lists = Vec::new();
         let mut first: Option<(u64, [u32; 3], Stop)> = None;
         for (worker, result, view) in finished {
-            shared.absorb_padding(&view);
+            mem.absorb_padding(&view);
             counts.add(&worker.counts);
             if let Some(h) = &worker.hazards {
                 lists.push(h.findings());

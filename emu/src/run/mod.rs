@@ -15,6 +15,7 @@ use crate::wave::{Wave, WaveState};
 use gcn_isa::Op;
 
 pub mod groups;
+pub mod host_hub;
 
 /// Instructions a wave runs before the next wave gets its turn.
 pub const QUANTUM: u32 = 64;
