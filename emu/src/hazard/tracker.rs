@@ -273,6 +273,9 @@ impl<M: Borrow<InstModel>> HazardTracker<M> {
         self.produced_at = [u64::MAX; KINDS];
     }
 
+    // Inlined so that `issued` stays in registers: passed through the stack, its 2-byte
+    // `kinds` was read back wider than written, a store-forwarding stall on every instruction.
+    #[inline(always)]
     fn push(&mut self, issued: Issued<M>) {
         self.recent.push_front(issued);
         if self.recent.len() > KEEP {
