@@ -5,7 +5,7 @@
 
 use gcn_isa::{assemble, Target};
 use gcnemu::exec::DispatchEnv;
-use gcnemu::launch::hazards::{HazardMode, HazardTable, RunHazards, Seen};
+use gcnemu::launch::hazards::{cover, Cover, HazardMode, HazardTable, RunHazards, Seen};
 use gcnemu::launch::{Counts, Stop};
 use gcnemu::lds::Lds;
 use gcnemu::memory::Memory;
@@ -19,12 +19,28 @@ use std::process::Command;
 /// Runs `asm` (s_endpgm appended) on one wave with `s0 = s0_value`, checking hazards in
 /// `mode`; returns the wave, the findings and how the run stopped.
 fn run(asm: &str, s0_value: u32, mode: HazardMode) -> (Wave, Vec<Seen>, Result<(), Stop>) {
+    let (program, _) = decode(asm);
+    run_program(&program, s0_value, mode, None)
+}
+
+/// `asm` with s_endpgm appended, decoded at 0x1000, and its bytes.
+fn decode(asm: &str) -> (Program, Vec<u8>) {
     let code =
         assemble(&format!("{asm}\ns_endpgm\n"), Target::Gfx900).unwrap_or_else(|e| panic!("{e:?}"));
     let program = Program::decode(&code.bytes, 0x1000, Target::Gfx900);
     assert!(program.bad.is_empty(), "{:?}", program.bad);
-    let table = HazardTable::new(&program, false);
-    let mut hazards = RunHazards::new(mode, &table, 1);
+    (program, code.bytes)
+}
+
+/// As [`run`], with the instructions that leave the kernel's clean graph (`Cover::UntilLeaving`).
+fn run_program(
+    program: &Program,
+    s0_value: u32,
+    mode: HazardMode,
+    leaves: Option<&[bool]>,
+) -> (Wave, Vec<Seen>, Result<(), Stop>) {
+    let table = HazardTable::new(program, false);
+    let mut hazards = RunHazards::new(mode, &table, 1, leaves);
     hazards.start_group([0, 0, 0]);
     let mut w = Wave::new(0);
     w.set_exec(u64::MAX);
@@ -39,7 +55,7 @@ fn run(asm: &str, s0_value: u32, mode: HazardMode) -> (Wave, Vec<Seen>, Result<(
     let checked = (mode != HazardMode::Off).then_some(&mut hazards);
     let r = run_workgroup_checked(
         &mut waves,
-        &program,
+        program,
         &mut mem,
         &mut lds,
         &env,
@@ -308,4 +324,60 @@ fn compiler_output_has_no_findings() {
         assert_eq!(stats.hazard_mode, HazardMode::Warn);
         assert!(stats.hazards.is_empty(), "{name}: {:?}", stats.hazards);
     }
+}
+
+/// A kernel whose own code is clean but which calls a function that reads, 3 wait states after
+/// the call's `v_readfirstlane`, the SGPR it wrote (5 required). Its cover checks waves only
+/// from the call on, with the history recorded before it: the hazard is found when the call is
+/// taken (s0 = 1) and nothing is checked when it is not.
+#[test]
+fn a_clean_kernel_is_checked_from_where_it_leaves_its_graph() {
+    let asm = "s_getpc_b64 s[4:5]\n\
+               s_add_u32 s4, s4, 28\n\
+               s_addc_u32 s5, s5, 0\n\
+               v_readfirstlane_b32 s6, v0\n\
+               s_cmp_eq_u32 s0, 0\n\
+               s_cbranch_scc1 1\n\
+               s_swappc_b64 s[30:31], s[4:5]\n\
+               s_endpgm\n\
+               buffer_load_dword v1, off, s[8:11], s6\n\
+               s_setpc_b64 s[30:31]";
+    let (program, bytes) = decode(asm);
+    let graph = gcnemu::hazard::cfg::Graph::build(
+        &bytes,
+        0x1000,
+        0x1000,
+        0x1000 + bytes.len() as u64,
+        Target::Gfx900,
+    );
+    let enabled = HazardTable::new(&program, false).enabled;
+    let Cover::UntilLeaving(leaves) = cover(&graph, enabled, &program) else {
+        panic!("a kernel with a call is clean only until it leaves its graph");
+    };
+    // The call leaves; the callee's two instructions are not in the graph.
+    let leaving: Vec<usize> = (0..leaves.len()).filter(|&i| leaves[i]).collect();
+    assert_eq!(leaving, [6, 8, 9, 10]);
+    for cover in [None, Some(&leaves[..])] {
+        let (w, found, r) = run_program(&program, 1, HazardMode::Warn, cover);
+        r.unwrap();
+        assert_eq!(w.state, WaveState::Ended);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let f = &found[0];
+        assert_eq!(f.rule.id, "valu-sgpr-vmem");
+        assert_eq!((f.consumer, f.producer, f.provided), (8, 3, 3));
+        let (_, found, r) = run_program(&program, 0, HazardMode::Error, cover);
+        r.unwrap();
+        assert!(found.is_empty(), "{found:?}");
+    }
+    // Without the call, the same kernel is clean on every run.
+    let body = asm.replace("s_swappc_b64 s[30:31], s[4:5]", "s_nop 0");
+    let (program, bytes) = decode(&body);
+    let graph = gcnemu::hazard::cfg::Graph::build(
+        &bytes,
+        0x1000,
+        0x1000,
+        0x1000 + bytes.len() as u64,
+        Target::Gfx900,
+    );
+    assert!(matches!(cover(&graph, enabled, &program), Cover::Clean));
 }

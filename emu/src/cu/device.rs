@@ -31,6 +31,8 @@ pub struct TimedRun<'a> {
     pub program: &'a Program,
     pub facts: &'a [Facts],
     pub models: &'a HazardTable,
+    /// As [`crate::launch::hazards::Cover::UntilLeaving`] (`None`: check every instruction).
+    pub leaves: Option<&'a [bool]>,
     pub desc: &'a KernelDescriptor,
     pub launch: &'a Launch,
     pub env: DispatchEnv,
@@ -98,6 +100,7 @@ pub fn run_timed(
         program: r.program,
         facts: r.facts,
         models: r.models,
+        leaves: r.leaves,
         env: &r.env,
         config,
         demand,
@@ -186,7 +189,7 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode) -> CuSim<'a> {
         trace: env.config.trace.then(Trace::default),
         hazards: match hazards {
             HazardMode::Off => None,
-            mode => Some(RunHazards::new(mode, env.models, 0)),
+            mode => Some(RunHazards::new(mode, env.models, 0, env.leaves)),
         },
         finished: Vec::new(),
         drain: 0,

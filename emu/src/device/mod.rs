@@ -31,7 +31,7 @@ use crate::cu::{TimedError, TimedRun, TimingConfig, TimingStats};
 use crate::dispatch::{self, Launch, DYNAMIC_STACK_BYTES};
 use crate::exec::DispatchEnv;
 use crate::hostcall::host::{DeviceHostcall, Output as HostcallOutput};
-use crate::launch::hazards::{HazardMode, Seen};
+use crate::launch::hazards::{Cover, HazardMode, Seen};
 use crate::launch::host::HostServices;
 use crate::launch::Counts;
 use crate::lds::LDS_MAX;
@@ -353,10 +353,15 @@ impl Device {
             config.cus = crate::cu::config::default_cus(self.config.target);
         }
         let table = module.hazard_table();
+        let cover = module.hazard_cover(k);
         let run = TimedRun {
             program: &module.program,
             facts: module.timing_facts(),
             models: table,
+            leaves: match &cover {
+                Cover::UntilLeaving(l) => Some(l),
+                _ => None,
+            },
             desc: &k.descriptor,
             launch,
             env: dispatch_env(k, launch, opts),
@@ -374,9 +379,9 @@ impl Device {
             &mut budget,
             &mut counts,
             // A kernel no run can show a hazard in needs no tracker.
-            match module.hazard_free(k) {
-                true => HazardMode::Off,
-                false => opts.hazards,
+            match cover {
+                Cover::Clean => HazardMode::Off,
+                _ => opts.hazards,
             },
             &mut self.wave_pool,
             host,
@@ -404,6 +409,7 @@ impl Device {
         workers: usize,
     ) -> Result<(Counts, Vec<Seen>), Error> {
         let progress = opts.progress.as_deref().map(|p| p as run::groups::Progress);
+        let cover = module.hazard_cover(k);
         let dispatch = run::groups::Dispatch {
             program: &module.program,
             desc: &k.descriptor,
@@ -412,10 +418,12 @@ impl Device {
             entry_index,
             // VGPRs the kernel allocates: (granulated count + 1) * 4 on gfx9.
             vgprs: (k.descriptor.rsrc1.granulated_workitem_vgpr_count as usize + 1) * 4,
-            hazards: match opts.hazards {
-                HazardMode::Off => None,
-                _ if module.hazard_free(k) => None,
-                mode => Some((mode, module.hazard_table())),
+            hazards: match (opts.hazards, &cover) {
+                (HazardMode::Off, _) | (_, Cover::Clean) => None,
+                (mode, Cover::UntilLeaving(leaves)) => {
+                    Some((mode, module.hazard_table(), Some(&leaves[..])))
+                }
+                (mode, Cover::Full) => Some((mode, module.hazard_table(), None)),
             },
             deadline: opts.timeout.map(|t| Instant::now() + t),
             progress,

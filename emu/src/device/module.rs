@@ -3,7 +3,7 @@
 //! models, whether a kernel is hazard-free, timing facts, source lines, symbols.
 
 use crate::cu::facts::Facts;
-use crate::launch::hazards::HazardTable;
+use crate::launch::hazards::{Cover, HazardTable};
 use crate::memory::AllocKind;
 use crate::program::Program;
 use gcn_loader::{CodeObject, Kernel};
@@ -23,8 +23,8 @@ pub struct Module {
     hazard_table: OnceLock<HazardTable>,
     /// The `.text` bytes and their device address, for the static hazard check.
     text: (u64, Vec<u8>),
-    /// Per kernel entry: whether no run of it can show a hazard ([`Module::hazard_free`]).
-    hazard_free: std::sync::Mutex<hashbrown::HashMap<u64, bool>>,
+    /// Per kernel entry: how much of its runs the hazard tracker checks ([`Module::hazard_cover`]).
+    hazard_cover: std::sync::Mutex<hashbrown::HashMap<u64, Cover>>,
     timing_facts: OnceLock<Vec<Facts>>,
     /// The DWARF line table, read at the first question about a source line.
     lines: OnceLock<Option<gcn_loader::LineTable>>,
@@ -80,25 +80,27 @@ impl Module {
             .get_or_init(|| HazardTable::new(&self.program, self.xnack))
     }
 
-    /// Whether no run of kernel `k` can show a run-time hazard (worked out once per kernel from
-    /// its control-flow graph, [`crate::launch::hazards::statically_clean`]); launches of such
-    /// kernels skip the hazard tracker.
-    pub fn hazard_free(&self, k: &Kernel) -> bool {
+    /// How much of kernel `k`'s runs the hazard tracker must check (worked out once per kernel
+    /// from its control-flow graph, [`crate::launch::hazards::cover`]).
+    pub fn hazard_cover(&self, k: &Kernel) -> Cover {
         let entry = self.load_base + k.entry;
-        let mut cache = self.hazard_free.lock().unwrap_or_else(|e| e.into_inner());
-        *cache.entry(entry).or_insert_with(|| {
-            let (base, bytes) = &self.text;
-            let text_end = base + bytes.len() as u64;
-            let end = k
-                .code_size
-                .map_or(text_end, |n| entry.saturating_add(n).min(text_end));
-            if entry < *base || entry >= end {
-                return false;
-            }
-            let graph =
-                crate::hazard::cfg::Graph::build(bytes, *base, entry, end, self.program.target);
-            crate::launch::hazards::statically_clean(&graph, self.hazard_table().enabled)
-        })
+        let mut cache = self.hazard_cover.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(entry)
+            .or_insert_with(|| {
+                let (base, bytes) = &self.text;
+                let text_end = base + bytes.len() as u64;
+                let end = k
+                    .code_size
+                    .map_or(text_end, |n| entry.saturating_add(n).min(text_end));
+                if entry < *base || entry >= end {
+                    return Cover::Full;
+                }
+                let graph =
+                    crate::hazard::cfg::Graph::build(bytes, *base, entry, end, self.program.target);
+                crate::launch::hazards::cover(&graph, self.hazard_table().enabled, &self.program)
+            })
+            .clone()
     }
 
     /// What each instruction means to the timing model, worked out at the first timed launch.
@@ -182,7 +184,7 @@ impl Device {
             program,
             xnack,
             text: (load_base + text_addr, code),
-            hazard_free: Default::default(),
+            hazard_cover: Default::default(),
             hazard_table: OnceLock::new(),
             timing_facts: OnceLock::new(),
             lines: OnceLock::new(),

@@ -74,6 +74,22 @@ pub struct Graph {
 /// Wait states the shortest callee (a lone `s_setpc_b64`) provides across a call.
 pub const CALL_RETURN_WAIT_STATES: u32 = 1;
 
+/// Whether `op` may take a path the graph does not hold: a call (whose callee the graph does
+/// not follow), a return or jump through registers, or `s_cbranch_g_fork`/`s_cbranch_join`,
+/// which jump through SGPRs.
+pub fn leaves_graph(op: Op) -> bool {
+    matches!(
+        op,
+        Op::S_SETPC_B64
+            | Op::S_SWAPPC_B64
+            | Op::S_CALL_B64
+            | Op::S_RFE_B64
+            | Op::S_RFE_RESTORE_B64
+            | Op::S_CBRANCH_G_FORK
+            | Op::S_CBRANCH_JOIN
+    )
+}
+
 /// Upper bound on instructions decoded for one function (a 16 MiB function at 4 bytes each);
 /// keeps a malformed input from exhausting memory.
 const MAX_NODES: usize = 1 << 22;
@@ -115,16 +131,7 @@ impl Graph {
             let model = InstModel::new(inst);
             let next = addr + inst.len() as u64;
             let mut succs = successors(&model, addr, next);
-            escapes |= matches!(
-                model.op,
-                Op::S_SETPC_B64
-                    | Op::S_SWAPPC_B64
-                    | Op::S_CALL_B64
-                    | Op::S_RFE_B64
-                    | Op::S_RFE_RESTORE_B64
-                    | Op::S_CBRANCH_G_FORK
-                    | Op::S_CBRANCH_JOIN
-            );
+            escapes |= leaves_graph(model.op);
             for s in succs.iter_mut() {
                 escapes |= s.is_some_and(|(a, _)| !in_range(a));
                 *s = s.filter(|(a, _)| in_range(*a));

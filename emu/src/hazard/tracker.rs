@@ -20,7 +20,7 @@ use std::borrow::Borrow;
 use std::collections::VecDeque;
 
 /// How many issued instructions are kept: the soft-clause walk stops at 64 members.
-const KEEP: usize = 72;
+pub const KEEP: usize = 72;
 
 // Rule sets are `u64` masks over `RULES` indices.
 const _: () = assert!(RULES.len() <= 64);
@@ -40,6 +40,9 @@ struct Issued<M> {
     model: M,
     /// `Roles::producer`.
     kinds: u16,
+    /// `Roles::wait_states`, read when the entry leaves the history (without touching the
+    /// model, long out of the cache by then).
+    wait_states: u8,
 }
 
 /// What the tracker needs to know about one instruction besides its model, computed once per
@@ -83,6 +86,9 @@ pub enum ProducerKind {
     VmemMember,
     VccWrite,
 }
+
+/// [`Roles::producer`]'s bit for an instruction that writes VCC (or part of it).
+pub const VCC_WRITE: u16 = 1 << ProducerKind::VccWrite as u16;
 
 impl ProducerKind {
     const ALL: [ProducerKind; 9] = [
@@ -252,17 +258,47 @@ impl<M: Borrow<InstModel>> HazardTracker<M> {
                 });
             }
         }
+        self.record(pc, model, roles);
+    }
+
+    /// Adds an issued instruction to the history without checking it as a consumer: for
+    /// stretches of a run that the static graph already covers ([`crate::launch::hazards`]),
+    /// so that the checks resume with the true history once the run leaves them.
+    #[inline]
+    pub fn record(&mut self, pc: u64, model: M, roles: Roles) {
         self.clock += roles.wait_states as u64;
-        for (k, at) in self.produced_at.iter_mut().enumerate() {
-            if roles.producer & 1 << k != 0 {
-                *at = self.clock;
-            }
+        let mut kinds = roles.producer;
+        while kinds != 0 {
+            let k = kinds.trailing_zeros() as usize;
+            kinds &= kinds - 1;
+            self.produced_at[k] = self.clock;
         }
         self.push(Issued {
             pc,
             model,
             kinds: roles.producer,
+            wait_states: roles.wait_states,
         });
+    }
+
+    /// Gives a tracker just reset the latest instruction to write VCC as having left the
+    /// history, `since` wait states before the oldest instruction recorded after this call: how
+    /// a run that only counted its instructions so far hands over a VCC write older than
+    /// [`KEEP`] instructions (the stale-VCCZ rule looks any distance back).
+    pub fn seed_vcc_write(&mut self, pc: u64, model: M, roles: Roles, since: u32) {
+        debug_assert!(
+            self.recent.is_empty() && roles.producer & 1 << ProducerKind::VccWrite as u16 != 0
+        );
+        self.produced_at[ProducerKind::VccWrite as usize] = self.clock;
+        self.last_vcc_write = Some((
+            Issued {
+                pc,
+                model,
+                kinds: roles.producer,
+                wait_states: roles.wait_states,
+            },
+            since,
+        ));
     }
 
     /// Forgets the history (a new wave, or after a context switch the caller models as safe).
@@ -283,7 +319,7 @@ impl<M: Borrow<InstModel>> HazardTracker<M> {
             if old.kinds & 1 << ProducerKind::VccWrite as u16 != 0 {
                 self.last_vcc_write = Some((old, 0));
             } else if let Some((_, since)) = &mut self.last_vcc_write {
-                *since = since.saturating_add(old.model.borrow().wait_states as u32);
+                *since = since.saturating_add(old.wait_states as u32);
             }
         }
     }

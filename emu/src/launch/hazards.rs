@@ -9,7 +9,7 @@
 
 use crate::hazard::model::InstModel;
 use crate::hazard::rules::{Rule, RULES};
-use crate::hazard::tracker::{rule_mask, HazardTracker, Roles, RuntimeFinding};
+use crate::hazard::tracker::{rule_mask, HazardTracker, Roles, RuntimeFinding, KEEP, VCC_WRITE};
 use crate::program::Program;
 use hashbrown::HashMap;
 
@@ -80,6 +80,74 @@ impl HazardTable {
     }
 }
 
+/// Instructions a [`Recorded`] keeps: at least the tracker's history.
+const RING: usize = 128;
+const _: () = assert!(RING >= KEEP);
+
+/// What a wave keeps of its history while it stays in its kernel's clean graph, where nothing
+/// is checked: its last instructions and its latest write of VCC, which is all a tracker's
+/// history holds. Cheaper to keep than the tracker's (an index and a sum per instruction).
+struct Recorded {
+    /// Program instruction indices, the `n`-th issued at `n % RING`.
+    last: Box<[u32; RING]>,
+    issued: u64,
+    /// Wait states issued so far.
+    clock: u64,
+    /// The latest instruction to write VCC: its index, issue number and `clock` after it.
+    vcc: Option<(u32, u64, u64)>,
+}
+
+impl Default for Recorded {
+    fn default() -> Self {
+        Recorded {
+            last: Box::new([0; RING]),
+            issued: 0,
+            clock: 0,
+            vcc: None,
+        }
+    }
+}
+
+impl Recorded {
+    fn clear(&mut self) {
+        self.issued = 0;
+        self.clock = 0;
+        self.vcc = None;
+    }
+
+    #[inline]
+    fn push(&mut self, index: u32, roles: Roles) {
+        self.last[(self.issued % RING as u64) as usize] = index;
+        self.clock += roles.wait_states as u64;
+        if roles.producer & VCC_WRITE != 0 {
+            self.vcc = Some((index, self.issued, self.clock));
+        }
+        self.issued += 1;
+    }
+
+    /// Gives `tracker` (reset) the history it would have had had it been fed every
+    /// instruction recorded here: the last [`KEEP`], and the latest VCC write if older.
+    fn replay<'p>(&self, tracker: &mut HazardTracker<&'p InstModel>, table: &'p HazardTable) {
+        tracker.reset();
+        let first = self.issued - self.issued.min(KEEP as u64);
+        let window = || (first..self.issued).map(|n| self.last[(n % RING as u64) as usize]);
+        let in_window: u64 = window()
+            .map(|i| table.roles[i as usize].wait_states as u64)
+            .sum();
+        if let Some((i, n, after)) = self.vcc {
+            if n < first {
+                let since = (self.clock - in_window - after).min(u32::MAX as u64) as u32;
+                let i = i as usize;
+                tracker.seed_vcc_write(i as u64, &table.models[i], table.roles[i], since);
+            }
+        }
+        for i in window() {
+            let i = i as usize;
+            tracker.record(i as u64, &table.models[i], table.roles[i]);
+        }
+    }
+}
+
 /// One rule violated at one consumer, with the first place it was seen.
 #[derive(Clone, Copy, Debug)]
 pub struct Seen {
@@ -100,6 +168,14 @@ pub struct RunHazards<'p> {
     pub mode: HazardMode,
     table: &'p HazardTable,
     trackers: Vec<HazardTracker<&'p InstModel>>,
+    /// [`Cover::UntilLeaving`]: by program instruction index, whether issuing it leaves the
+    /// kernel's clean static graph. `None`: every instruction is checked.
+    leaves: Option<&'p [bool]>,
+    /// Per tracker: its wave has stayed in the clean graph so far, so its instructions are
+    /// only recorded, not checked.
+    in_graph: Vec<bool>,
+    /// Per tracker: what its wave recorded while in the graph.
+    recorded: Vec<Recorded>,
     /// By (rule index, consumer index).
     seen: HashMap<(u8, u32), Seen>,
     /// The workgroup being run, for the findings.
@@ -107,13 +183,22 @@ pub struct RunHazards<'p> {
 }
 
 impl<'p> RunHazards<'p> {
-    pub fn new(mode: HazardMode, table: &'p HazardTable, waves: u32) -> RunHazards<'p> {
+    /// Trackers for `waves` waves; `leaves` as from [`Cover::UntilLeaving`].
+    pub fn new(
+        mode: HazardMode,
+        table: &'p HazardTable,
+        waves: u32,
+        leaves: Option<&'p [bool]>,
+    ) -> RunHazards<'p> {
         RunHazards {
             mode,
             table,
             trackers: (0..waves)
                 .map(|_| HazardTracker::with_rules(table.enabled))
                 .collect(),
+            leaves,
+            in_graph: vec![leaves.is_some(); waves as usize],
+            recorded: (0..waves).map(|_| Recorded::default()).collect(),
             seen: HashMap::new(),
             group: [0; 3],
         }
@@ -125,6 +210,8 @@ impl<'p> RunHazards<'p> {
         for t in &mut self.trackers {
             t.reset();
         }
+        self.in_graph.fill(self.leaves.is_some());
+        self.recorded.iter_mut().for_each(Recorded::clear);
     }
 
     /// Wave `wave` issues instruction `index`. In error mode, returns the first violation.
@@ -141,13 +228,39 @@ impl<'p> RunHazards<'p> {
             let enabled = self.table.enabled;
             self.trackers
                 .resize_with(slot + 1, || HazardTracker::with_rules(enabled));
+            self.in_graph.resize(slot + 1, false);
+            self.recorded.resize_with(slot + 1, Recorded::default);
         }
         self.trackers[slot].reset();
+        self.in_graph[slot] = self.leaves.is_some();
+        self.recorded[slot].clear();
     }
 
     /// Wave `wave` of workgroup `group`, tracked in `slot`, issues instruction `index`.
     #[inline]
     pub fn issue_slot(
+        &mut self,
+        slot: usize,
+        wave: u32,
+        group: [u32; 3],
+        index: u32,
+    ) -> Option<RuntimeFinding> {
+        // Inside the clean graph (the common case, inlined): only recorded.
+        if let (Some(true), Some(leaves)) = (self.in_graph.get(slot), self.leaves) {
+            if let (Some(false), Some(&roles)) = (
+                leaves.get(index as usize),
+                self.table.roles.get(index as usize),
+            ) {
+                self.recorded[slot].push(index, roles);
+                return None;
+            }
+        }
+        self.check_slot(slot, wave, group, index)
+    }
+
+    /// [`RunHazards::issue_slot`] when the instruction is checked.
+    #[inline(never)]
+    fn check_slot(
         &mut self,
         slot: usize,
         wave: u32,
@@ -161,6 +274,12 @@ impl<'p> RunHazards<'p> {
             return None;
         };
         let roles = self.table.roles[index as usize];
+        if self.in_graph[slot] {
+            // Leaving the graph: checking starts here, with the history the tracker would
+            // have had.
+            self.in_graph[slot] = false;
+            self.recorded[slot].replay(tracker, self.table);
+        }
         let mut first = None;
         let (seen, mode) = (&mut self.seen, self.mode);
         tracker.issue_with(index as u64, model, roles, |f| {
@@ -219,17 +338,48 @@ pub fn merge(lists: Vec<Vec<Seen>>, grid: [u32; 3]) -> Vec<Seen> {
     out
 }
 
-/// Whether a kernel whose reachable code is `graph` can never show a run-time hazard under the
-/// rules of `enabled`: every path stays in the graph (no indirect jump, call or return, no
-/// branch out of it, nothing undecodable) and no consumer has a violating producer on any path
-/// — the static lint's walk, which takes the fewest wait states over all paths. A run issues
-/// the same instructions along one of those paths, with at least those wait states (a stalled
-/// `s_waitcnt` only adds some), so tracking it would find nothing: launches skip the tracker,
-/// which otherwise costs about as much as executing the instructions.
-pub fn statically_clean(graph: &crate::hazard::cfg::Graph, enabled: u64) -> bool {
-    if graph.escapes || !graph.problems.is_empty() {
-        return false;
+/// How much of a kernel's runs the hazard tracker must check, worked out once from the kernel's
+/// control-flow graph ([`cover`]).
+#[derive(Clone, Debug)]
+pub enum Cover {
+    /// No run can show a hazard: launches skip the tracker.
+    Clean,
+    /// A run shows none while it stays in the graph; by program instruction index, whether
+    /// issuing the instruction leaves it (a call, return or indirect jump, or code the graph
+    /// does not hold). Waves are tracked from there on, with the history recorded so far.
+    UntilLeaving(std::sync::Arc<[bool]>),
+    /// Every instruction is checked.
+    Full,
+}
+
+/// The [`Cover`] of a kernel whose reachable code is `graph`, under the rules of `enabled`.
+///
+/// When nothing in the graph is undecodable and no consumer has a violating producer on any
+/// path — the static lint's walk, which takes the fewest wait states over all paths — a run
+/// that stays on those paths issues the same instructions with at least those wait states (a
+/// stalled `s_waitcnt` only adds some), so checking them would find nothing. If no path leaves
+/// the graph either, that is every run ([`Cover::Clean`]). Otherwise (a call, say, often only
+/// on an assert's path) a wave is checked from the instruction that leaves: up to there its
+/// history is only recorded. The tracker otherwise costs about as much as executing the
+/// instructions.
+pub fn cover(graph: &crate::hazard::cfg::Graph, enabled: u64, program: &Program) -> Cover {
+    if !graph.problems.is_empty() || !consumers_clean(graph, enabled) {
+        return Cover::Full;
     }
+    if !graph.escapes {
+        return Cover::Clean;
+    }
+    let mut leaves = vec![true; program.insts.len()];
+    for node in &graph.nodes {
+        if let Some(i) = program.index_of_pc(node.addr) {
+            leaves[i as usize] = crate::hazard::cfg::leaves_graph(node.model.op);
+        }
+    }
+    Cover::UntilLeaving(leaves.into())
+}
+
+/// Whether no consumer in `graph` has a violating producer on any path of the graph.
+fn consumers_clean(graph: &crate::hazard::cfg::Graph, enabled: u64) -> bool {
     graph.nodes.iter().enumerate().all(|(i, node)| {
         RULES.iter().enumerate().all(|(r, rule)| {
             enabled & 1 << r == 0
@@ -237,4 +387,87 @@ pub fn statically_clean(graph: &crate::hazard::cfg::Graph, enabled: u64) -> bool
                 || crate::hazard::check::check(rule, &node.model, &graph.history(i)).is_none()
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gcn_isa::{assemble, Target};
+
+    /// Instructions that produce and consume for every kind of rule, the last one the only
+    /// one that leaves the (pretend) clean graph.
+    const POOL: &[&str] = &[
+        "v_cmp_eq_u32 vcc, v0, v1",
+        "s_mov_b32 vcc_lo, 0",
+        "s_cbranch_vccz 0",
+        "v_readfirstlane_b32 s4, v0",
+        "buffer_load_dword v1, off, s[8:11], s4",
+        "s_nop 0",
+        "s_nop 3",
+        "v_div_fmas_f32 v1, v2, v3, v4",
+        "s_load_dword s4, s[0:1], 0x0",
+        "s_load_dword s0, s[2:3], 0x0",
+        "v_mov_b32 v0, v1",
+        "s_setreg_b32 hwreg(HW_REG_MODE), s0",
+        "s_getreg_b32 s1, hwreg(HW_REG_MODE)",
+        "s_swappc_b64 s[30:31], s[4:5]",
+    ];
+
+    /// A wave recorded while in the graph and checked from where it leaves finds exactly what a
+    /// tracker fed every instruction finds from there: same rules, consumers, producers and
+    /// wait states, on random paths whose prefix is shorter and longer than the history, with
+    /// VCC writes inside and outside the last `KEEP`.
+    #[test]
+    fn checking_from_a_recorded_history_matches_checking_throughout() {
+        let code = assemble(&POOL.join("\n"), Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        assert_eq!(program.insts.len(), POOL.len());
+        let table = HazardTable::new(&program, true);
+        let leave = (POOL.len() - 1) as u32;
+        let leaves: Vec<bool> = (0..POOL.len() as u32).map(|i| i == leave).collect();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as u32
+        };
+        let mut compared = 0;
+        for prefix in [0, 1, 5, 40, 71, 72, 73, 127, 128, 129, 300, 1000] {
+            for _ in 0..20 {
+                // VCC writes rarer than the rest, so that the latest is often old.
+                let mut pick = || loop {
+                    let i = next(leave);
+                    if i > 1 || next(8) == 0 {
+                        break i;
+                    }
+                };
+                let before: Vec<u32> = (0..prefix).map(|_| pick()).collect();
+                let after: Vec<u32> = (0..100).map(|_| pick()).collect();
+                let mut full = RunHazards::new(HazardMode::Warn, &table, 1, None);
+                let mut lazy = RunHazards::new(HazardMode::Warn, &table, 1, Some(&leaves));
+                full.start_group([0; 3]);
+                lazy.start_group([0; 3]);
+                for &i in &before {
+                    full.issue(0, i);
+                    assert!(lazy.issue(0, i).is_none());
+                }
+                assert!(lazy.seen.is_empty(), "nothing is checked in the graph");
+                full.seen.clear();
+                for &i in std::iter::once(&leave).chain(&after) {
+                    full.issue(0, i);
+                    lazy.issue(0, i);
+                }
+                let key = |s: &Seen| (s.rule.id, s.consumer, s.producer, s.provided, s.hits);
+                let want: Vec<_> = full.findings().iter().map(key).collect();
+                let got: Vec<_> = lazy.findings().iter().map(key).collect();
+                assert_eq!(got, want, "prefix {prefix}: {before:?} then {after:?}");
+                compared += want.len();
+            }
+        }
+        assert!(
+            compared > 100,
+            "the paths show hazards to compare ({compared})"
+        );
+    }
 }

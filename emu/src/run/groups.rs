@@ -46,7 +46,9 @@ pub struct Dispatch<'a> {
     pub entry_index: u32,
     /// VGPRs the kernel allocates (cleared when a wave starts).
     pub vgprs: usize,
-    pub hazards: Option<(HazardMode, &'a HazardTable)>,
+    /// The mode, the models, and which instructions leave the clean graph (as
+    /// [`crate::launch::hazards::Cover::UntilLeaving`]).
+    pub hazards: Option<(HazardMode, &'a HazardTable, Option<&'a [bool]>)>,
     pub deadline: Option<Instant>,
     pub progress: Option<Progress<'a>>,
 }
@@ -249,7 +251,7 @@ impl<'a> Worker<'a> {
             launch,
             hazards: d
                 .hazards
-                .map(|(mode, table)| RunHazards::new(mode, table, n)),
+                .map(|(mode, table, leaves)| RunHazards::new(mode, table, n, leaves)),
             counts: Counts::default(),
         }
     }
