@@ -700,10 +700,8 @@ impl Memory {
         };
         for (l, o) in out.iter_mut().enumerate() {
             if exec >> l & 1 != 0 {
-                let mut b = [0u8; 4];
                 // SAFETY: the lane's dword lies in the window.
-                unsafe { relaxed::load(p.add((addrs[l] - lo) as usize), &mut b) };
-                *o = u32::from_le_bytes(b);
+                *o = unsafe { relaxed::load_u32(p.add((addrs[l] - lo) as usize)) };
             }
         }
         true
@@ -723,7 +721,7 @@ impl Memory {
         for (l, v) in vals.iter().enumerate() {
             if exec >> l & 1 != 0 {
                 // SAFETY: the lane's dword lies in the window.
-                unsafe { relaxed::store(p.add((addrs[l] - lo) as usize), &v.to_le_bytes()) };
+                unsafe { relaxed::store_u32(p.add((addrs[l] - lo) as usize), *v) };
             }
         }
         true

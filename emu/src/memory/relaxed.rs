@@ -82,6 +82,36 @@ pub unsafe fn store(dst: *mut u8, data: &[u8]) {
     }
 }
 
+/// The little-endian dword at `src`, as [`load`] of 4 bytes: the value itself, so that a
+/// loop over lanes does not take it apart into bytes and put it together again.
+///
+/// # Safety
+/// As [`load`], for 4 bytes.
+#[inline(always)]
+pub unsafe fn load_u32(src: *mut u8) -> u32 {
+    if (src as usize).is_multiple_of(4) {
+        u32::from_le(AtomicU32::from_ptr(src.cast()).load(Acquire))
+    } else {
+        let b = |i| AtomicU8::from_ptr(src.add(i)).load(Acquire);
+        u32::from_le_bytes([b(0), b(1), b(2), b(3)])
+    }
+}
+
+/// Stores the dword `v` little-endian at `dst`, as [`store`] of its 4 bytes.
+///
+/// # Safety
+/// As [`store`], for 4 bytes.
+#[inline(always)]
+pub unsafe fn store_u32(dst: *mut u8, v: u32) {
+    if (dst as usize).is_multiple_of(4) {
+        AtomicU32::from_ptr(dst.cast()).store(v.to_le(), Release);
+    } else {
+        for (i, b) in v.to_le_bytes().into_iter().enumerate() {
+            AtomicU8::from_ptr(dst.add(i)).store(b, Release);
+        }
+    }
+}
+
 /// Replaces the `bytes`-byte (4 or 8) little-endian value at `p` with `new(old)` as one host
 /// atomic operation; returns the old value. `None` when `p` is not aligned to `bytes`: the
 /// caller does the access as a load and a store, which is not atomic against other threads.
@@ -125,6 +155,23 @@ mod tests {
                     load(base.add(off as usize), &mut out);
                 }
                 assert_eq!(out, data, "offset {off} length {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn dwords_at_every_alignment() {
+        let mut buf = [0u64; 2];
+        let base = buf.as_mut_ptr().cast::<u8>();
+        for off in 0..5 {
+            let v = 0x8765_4321u32.rotate_left(off as u32 * 5);
+            let mut bytes = [0u8; 4];
+            unsafe {
+                store_u32(base.add(off), v);
+                load(base.add(off), &mut bytes);
+                assert_eq!(bytes, v.to_le_bytes(), "offset {off}");
+                store(base.add(off), &(!v).to_le_bytes());
+                assert_eq!(load_u32(base.add(off)), !v, "offset {off}");
             }
         }
     }
