@@ -117,12 +117,51 @@ impl Lds {
     /// Whether `words` dwords from `addr[l]` lie inside the LDS for every lane in `exec`.
     #[inline]
     pub fn lanes_in_range(&self, addr: &[u32; 64], exec: u64, words: usize) -> bool {
+        self.bytes_in_range(addr, exec, 4 * words)
+    }
+
+    /// Whether `bytes` bytes from `addr[l]` lie inside the LDS for every lane in `exec`.
+    #[inline]
+    pub fn bytes_in_range(&self, addr: &[u32; 64], exec: u64, bytes: usize) -> bool {
         let size = self.data.len() as u64;
         let mut bad = 0u64;
         for (l, &a) in addr.iter().enumerate() {
-            bad |= ((a as u64 + 4 * words as u64 > size) as u64) << l;
+            bad |= ((a as u64 + bytes as u64 > size) as u64) << l;
         }
         bad & exec == 0
+    }
+
+    /// The byte (`bytes` 1) or little-endian short (2) at `addr[l]` of every lane in `exec`,
+    /// zero-extended into `out[l]`; the caller has checked the range
+    /// ([`Lds::bytes_in_range`]).
+    #[inline]
+    pub fn load_narrow(&self, addr: &[u32; 64], exec: u64, bytes: usize, out: &mut [u32; 64]) {
+        for (l, &a) in addr.iter().enumerate() {
+            if exec >> l & 1 != 0 {
+                let at = a as usize;
+                out[l] = match bytes {
+                    1 => self.data[at] as u32,
+                    _ => u16::from_le_bytes([self.data[at], self.data[at + 1]]) as u32,
+                };
+            }
+        }
+    }
+
+    /// Stores the low byte (`bytes` 1) or short (2) of `vals[l]` at `addr[l]` for every lane in
+    /// `exec`, in lane order; the caller has checked the range.
+    #[inline]
+    pub fn store_narrow(&mut self, addr: &[u32; 64], exec: u64, bytes: usize, vals: &[u32; 64]) {
+        self.writes = self.writes.wrapping_add(1);
+        for (l, &a) in addr.iter().enumerate() {
+            if exec >> l & 1 != 0 {
+                let at = a as usize;
+                let v = vals[l].to_le_bytes();
+                self.data[at] = v[0];
+                if bytes == 2 {
+                    self.data[at + 1] = v[1];
+                }
+            }
+        }
     }
 
     /// Dword `i` of every lane in `exec` at `addr[l] + 4i`, for `i < words`, into `out[i]`; the

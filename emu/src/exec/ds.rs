@@ -66,13 +66,24 @@ fn read(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     let exec = cx.wave.exec();
     let base = vaddr(d);
     let mut out = [[0u32; WAVE_SIZE]; 4];
-    if bytes.is_multiple_of(4) && !cx.mem.checking() {
+    if !cx.mem.checking() {
         let addr = lane_addresses(cx, base, offset16(d));
-        if cx.lds.lanes_in_range(&addr, exec, bytes / 4) {
+        if bytes.is_multiple_of(4) && cx.lds.lanes_in_range(&addr, exec, bytes / 4) {
             cx.lds.load_lanes(&addr, exec, bytes / 4, &mut out);
             for (i, row) in out.iter().enumerate().take(bytes / 4) {
                 cx.wave.write_row(d.vdst as usize + i, row, exec);
             }
+            return Ok(Flow::Continue);
+        }
+        if bytes < 4 && cx.lds.bytes_in_range(&addr, exec, bytes) {
+            let row = &mut out[0];
+            cx.lds.load_narrow(&addr, exec, bytes, row);
+            if signed {
+                let shift = 32 - 8 * bytes as u32;
+                row.iter_mut()
+                    .for_each(|v| *v = ((*v << shift) as i32 >> shift) as u32);
+            }
+            cx.wave.write_row(d.vdst as usize, row, exec);
             return Ok(Flow::Continue);
         }
     }
@@ -127,11 +138,16 @@ pub fn spread(
 fn write(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     gds_check(d)?;
     let exec = cx.wave.exec();
-    if bytes.is_multiple_of(4) && !cx.mem.checking() {
+    if !cx.mem.checking() {
         let addr = lane_addresses(cx, vaddr(d), offset16(d));
-        if cx.lds.lanes_in_range(&addr, exec, bytes / 4) {
+        if bytes.is_multiple_of(4) && cx.lds.lanes_in_range(&addr, exec, bytes / 4) {
             let rows = data_rows(cx.wave, data0(d));
             cx.lds.store_lanes(exec, &[(&addr, bytes / 4, rows)]);
+            return Ok(Flow::Continue);
+        }
+        if bytes < 4 && cx.lds.bytes_in_range(&addr, exec, bytes) {
+            let row = cx.wave.vgpr[data0(d) % 256];
+            cx.lds.store_narrow(&addr, exec, bytes, &row);
             return Ok(Flow::Continue);
         }
     }
