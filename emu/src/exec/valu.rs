@@ -640,6 +640,16 @@ pub fn u32_2c(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, bool) -> u32) -> Re
 /// MODE denormal flush; the result is an integer, so clamp and omod do not apply.
 #[inline]
 pub fn from_f32(cx: &mut Cx, d: &Decoded, f: impl Fn(f32) -> u32) -> Res {
+    if plain_f32(cx, d) {
+        let r: Row = with_plain_rows!(
+            cx,
+            d,
+            [a: 0],
+            std::array::from_fn(|l| f(f32::from_bits(a[l])))
+        );
+        plain_write(cx, d, &r);
+        return Ok(Flow::Continue);
+    }
     let a = fetch_f32(cx, d, 0);
     let r: Row = std::array::from_fn(|l| f(a[l]));
     write(cx, d, &r);

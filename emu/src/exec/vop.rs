@@ -328,6 +328,15 @@ fn v_nop(_: &mut Cx, _: &Decoded) -> Res {
 
 /// D.u = VCC[lane] ? S1.u : S0.u (VOP3: the mask is S2). Float modifiers act on the sign bit.
 fn v_cndmask_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    let m = mask_src(cx, d.src[2]);
+    if d.mods.abs | d.mods.neg == 0 {
+        // No float modifiers: select straight from the source rows.
+        let r: crate::wave::Row = with_rows2(cx, d, false, |a, b| {
+            std::array::from_fn(|l| if m >> l & 1 != 0 { b[l] } else { a[l] })
+        });
+        write(cx, d, &r);
+        return Ok(Flow::Continue);
+    }
     let mut a = fetch(cx, d, 0);
     let mut b = fetch(cx, d, 1);
     if d.mods.abs | d.mods.neg != 0 {
@@ -347,7 +356,6 @@ fn v_cndmask_b32(cx: &mut Cx, d: &Decoded) -> Res {
             }
         }
     }
-    let m = mask_src(cx, d.src[2]);
     let mut r = [0u32; WAVE_SIZE];
     for l in 0..WAVE_SIZE {
         r[l] = if m >> l & 1 != 0 { b[l] } else { a[l] };
