@@ -36,7 +36,6 @@ pub struct HostHub<'a> {
 // with every other worker held outside guest code) or for reading (to copy the mapping, while
 // no one can write it). `host` is behind its mutex and is `Send`.
 unsafe impl Sync for HostHub<'_> {}
-unsafe impl Send for HostHub<'_> {}
 
 impl<'a> HostHub<'a> {
     /// # Safety
