@@ -15,6 +15,7 @@ use crate::wave::WAVE_SIZE;
 use gcn_isa::Atomic;
 
 /// The fields of a V# the address calculation uses.
+#[derive(Debug)]
 pub(super) struct Resource {
     /// Word 3 as a whole: DST_SEL_X/Y/Z/W [11:0], NUM_FORMAT [14:12], DATA_FORMAT [18:15]...
     pub word3: u32,
@@ -59,6 +60,24 @@ impl Resource {
         (((index >> is) * self.stride + (offset - in_element)) << is)
             + ((index & ((1 << is) - 1)) << es)
             + in_element
+    }
+}
+
+impl Resource {
+    /// How far each lane's next dword of a multi-dword access lies past its previous one, when
+    /// that is the same for every lane and dword, with the range check of dword 0 holding for
+    /// all of them: a structured buffer (the check is on the index) unswizzled (4 bytes on) or
+    /// swizzled with 4-byte elements (the next element of the lane's record: 4 << index_shift
+    /// on — scratch, for one). `None` for raw buffers, whose check is per dword.
+    fn part_stride(&self) -> Option<u64> {
+        if self.stride == 0 && !self.swizzle {
+            return None;
+        }
+        match (self.swizzle, self.element_shift) {
+            (false, _) => Some(4),
+            (true, 2) => Some(4 << self.index_shift),
+            (true, _) => None,
+        }
     }
 }
 
@@ -165,9 +184,22 @@ fn dwords_in_range(
     if cx.mem.checking() {
         return false;
     }
-    (0..dwords).all(|i| {
-        lane_addresses(cx, d, rsrc, exec, i as u64)
-            .is_some_and(|addrs| cx.mem.load_dwords(&addrs, exec, &mut out[i]))
+    let Some(first) = lane_addresses(cx, d, rsrc, exec, 0) else {
+        return false;
+    };
+    if !cx.mem.load_dwords(&first, exec, &mut out[0]) {
+        return false;
+    }
+    (1..dwords).all(|i| {
+        let addrs = match rsrc.part_stride() {
+            // Every lane's dword `i` lies the same distance past its dword 0.
+            Some(step) => first.map(|a| a.wrapping_add(step * i as u64)),
+            None => match lane_addresses(cx, d, rsrc, exec, i as u64) {
+                Some(a) => a,
+                None => return false,
+            },
+        };
+        cx.mem.load_dwords(&addrs, exec, &mut out[i])
     })
 }
 
@@ -434,5 +466,73 @@ impl VectorMemory for Buffer {
     }
     fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
         atomic(cx, d, op, bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::DispatchEnv;
+    use crate::lds::Lds;
+    use crate::memory::Memory;
+    use crate::program::Program;
+    use crate::wave::Wave;
+    use gcn_isa::{assemble, Target};
+
+    /// Dword `i` of every lane, derived from dword 0 by [`Resource::part_stride`], is where
+    /// [`part_address`] puts it, for swizzled and unswizzled, structured and raw resources of
+    /// every element size and index stride, with indices and offsets in and out of range.
+    #[test]
+    fn part_stride_agrees_with_the_per_dword_address() {
+        let code = assemble(
+            "buffer_load_dwordx4 v[4:7], v[0:1], s[8:11], s2 idxen offen offset:20",
+            Target::Gfx900,
+        )
+        .unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        let d = &program.insts[0];
+        let (mut mem, mut lds, env) = (Memory::default(), Lds::new(0), DispatchEnv::default());
+        let mut wave = Wave::new(0);
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as u32
+        };
+        let mut checked = 0;
+        for _ in 0..400 {
+            for l in 0..WAVE_SIZE {
+                wave.vgpr[0][l] = next() % 64;
+                wave.vgpr[1][l] = next() % 256 & !3 | (next() % 8 == 0) as u32;
+            }
+            wave.sgpr[2] = next() % 64;
+            wave.sgpr[8] = 0x1000;
+            wave.sgpr[9] = (next() % 3 * 16) << 16 | (next() % 2) << 31;
+            wave.sgpr[10] = next() % 80;
+            wave.sgpr[11] = (next() % 4) << 19 | (next() % 4) << 21;
+            let cx = Cx {
+                wave: &mut wave,
+                mem: &mut mem,
+                lds: &mut lds,
+                program: &program,
+                env: &env,
+            };
+            let rsrc = resource(&cx, d);
+            let Some(step) = rsrc.part_stride() else {
+                continue;
+            };
+            for l in 0..WAVE_SIZE {
+                let Some(first) = part_address(&cx, d, &rsrc, l, 0, 4) else {
+                    continue;
+                };
+                for i in 1..4u64 {
+                    let want = part_address(&cx, d, &rsrc, l, 4 * i, 4);
+                    assert_eq!(want, Some(first + step * i), "{rsrc:?} lane {l} dword {i}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 }
