@@ -380,24 +380,29 @@ fn v_subrev_co_u32(cx: &mut Cx, d: &Decoded) -> Res {
 
 /// D.u = S0.u + S1.u + VCC; VCC = carry out.
 fn v_addc_co_u32(cx: &mut Cx, d: &Decoded) -> Res {
+    // In 32-bit lanes (two carries, at most one set), which vectorise twice as wide as a
+    // 64-bit sum; 64-bit adds are much of what rocPRIM's large-index kernels run.
     carry(cx, d, |a, b, c| {
-        let s = a as u64 + b as u64 + c as u64;
-        (s as u32, s >> 32 != 0)
+        let (s, c1) = a.overflowing_add(b);
+        let (s, c2) = s.overflowing_add(c as u32);
+        (s, c1 | c2)
     })
 }
 
 /// D.u = S0.u - S1.u - VCC; VCC = borrow out.
 fn v_subb_co_u32(cx: &mut Cx, d: &Decoded) -> Res {
     carry(cx, d, |a, b, c| {
-        let sub = b as u64 + c as u64;
-        (a.wrapping_sub(sub as u32), sub > a as u64)
+        let (r, b1) = a.overflowing_sub(b);
+        let (r, b2) = r.overflowing_sub(c as u32);
+        (r, b1 | b2)
     })
 }
 
 fn v_subbrev_co_u32(cx: &mut Cx, d: &Decoded) -> Res {
     carry(cx, d, |a, b, c| {
-        let sub = a as u64 + c as u64;
-        (b.wrapping_sub(sub as u32), sub > b as u64)
+        let (r, b1) = b.overflowing_sub(a);
+        let (r, b2) = r.overflowing_sub(c as u32);
+        (r, b1 | b2)
     })
 }
 
