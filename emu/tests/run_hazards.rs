@@ -326,6 +326,12 @@ fn compiler_output_has_no_findings() {
     }
 }
 
+/// The control-flow graph of code decoded at 0x1000 with its entry there.
+fn graph_of(bytes: &[u8]) -> gcnemu::hazard::cfg::Graph {
+    let end = 0x1000 + bytes.len() as u64;
+    gcnemu::hazard::cfg::Graph::build(bytes, 0x1000, 0x1000, end, Target::Gfx900)
+}
+
 /// A kernel whose own code is clean but which calls a function that reads, 3 wait states after
 /// the call's `v_readfirstlane`, the SGPR it wrote (5 required). Its cover checks waves only
 /// from the call on, with the history recorded before it: the hazard is found when the call is
@@ -343,13 +349,7 @@ fn a_clean_kernel_is_checked_from_where_it_leaves_its_graph() {
                buffer_load_dword v1, off, s[8:11], s6\n\
                s_setpc_b64 s[30:31]";
     let (program, bytes) = decode(asm);
-    let graph = gcnemu::hazard::cfg::Graph::build(
-        &bytes,
-        0x1000,
-        0x1000,
-        0x1000 + bytes.len() as u64,
-        Target::Gfx900,
-    );
+    let graph = graph_of(&bytes);
     let enabled = HazardTable::new(&program, false).enabled;
     let Cover::UntilLeaving(leaves) = cover(&graph, enabled, &program) else {
         panic!("a kernel with a call is clean only until it leaves its graph");
@@ -372,12 +372,6 @@ fn a_clean_kernel_is_checked_from_where_it_leaves_its_graph() {
     // Without the call, the same kernel is clean on every run.
     let body = asm.replace("s_swappc_b64 s[30:31], s[4:5]", "s_nop 0");
     let (program, bytes) = decode(&body);
-    let graph = gcnemu::hazard::cfg::Graph::build(
-        &bytes,
-        0x1000,
-        0x1000,
-        0x1000 + bytes.len() as u64,
-        Target::Gfx900,
-    );
+    let graph = graph_of(&bytes);
     assert!(matches!(cover(&graph, enabled, &program), Cover::Clean));
 }
