@@ -5,7 +5,7 @@
 
 use gcn_isa::{assemble, Target};
 use gcnemu::exec::DispatchEnv;
-use gcnemu::launch::hazards::{cover, Cover, HazardMode, HazardTable, RunHazards, Seen};
+use gcnemu::launch::hazards::{cover, Cover, HazardMode, HazardTable, Leaves, RunHazards, Seen};
 use gcnemu::launch::{Counts, Stop};
 use gcnemu::lds::Lds;
 use gcnemu::memory::Memory;
@@ -37,7 +37,7 @@ fn run_program(
     program: &Program,
     s0_value: u32,
     mode: HazardMode,
-    leaves: Option<&[bool]>,
+    leaves: Option<&Leaves>,
 ) -> (Wave, Vec<Seen>, Result<(), Stop>) {
     let table = HazardTable::new(program, false);
     let mut hazards = RunHazards::new(mode, &table, 1, leaves);
@@ -355,9 +355,11 @@ fn a_clean_kernel_is_checked_from_where_it_leaves_its_graph() {
         panic!("a kernel with a call is clean only until it leaves its graph");
     };
     // The call leaves; the callee's two instructions are not in the graph.
-    let leaving: Vec<usize> = (0..leaves.len()).filter(|&i| leaves[i]).collect();
-    assert_eq!(leaving, [6, 8, 9, 10]);
-    for cover in [None, Some(&leaves[..])] {
+    let leaving: Vec<u32> = (0..program.insts.len() as u32 + 2)
+        .filter(|&i| leaves.leaves(i))
+        .collect();
+    assert_eq!(leaving, [6, 8, 9, 10, 11, 12]);
+    for cover in [None, Some(&*leaves)] {
         let (w, found, r) = run_program(&program, 1, HazardMode::Warn, cover);
         r.unwrap();
         assert_eq!(w.state, WaveState::Ended);

@@ -32,7 +32,7 @@ pub struct TimedRun<'a> {
     pub facts: &'a [Facts],
     pub models: &'a HazardTable,
     /// As [`crate::launch::hazards::Cover::UntilLeaving`] (`None`: check every instruction).
-    pub leaves: Option<&'a [bool]>,
+    pub leaves: Option<&'a crate::launch::hazards::Leaves>,
     pub desc: &'a KernelDescriptor,
     pub launch: &'a Launch,
     pub env: DispatchEnv,

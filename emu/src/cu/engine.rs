@@ -190,7 +190,7 @@ pub struct Env<'a> {
     pub program: &'a Program,
     pub facts: &'a [Facts],
     pub models: &'a HazardTable,
-    pub leaves: Option<&'a [bool]>,
+    pub leaves: Option<&'a crate::launch::hazards::Leaves>,
     pub env: &'a DispatchEnv,
     pub config: &'a TimingConfig,
     pub demand: Demand,

@@ -359,7 +359,7 @@ impl Device {
             facts: module.timing_facts(),
             models: table,
             leaves: match &cover {
-                Cover::UntilLeaving(l) => Some(l),
+                Cover::UntilLeaving(l) => Some(&**l),
                 _ => None,
             },
             desc: &k.descriptor,
@@ -421,7 +421,7 @@ impl Device {
             hazards: match (opts.hazards, &cover) {
                 (HazardMode::Off, _) | (_, Cover::Clean) => None,
                 (mode, Cover::UntilLeaving(leaves)) => {
-                    Some((mode, module.hazard_table(), Some(&leaves[..])))
+                    Some((mode, module.hazard_table(), Some(&**leaves)))
                 }
                 (mode, Cover::Full) => Some((mode, module.hazard_table(), None)),
             },

@@ -168,9 +168,9 @@ pub struct RunHazards<'p> {
     pub mode: HazardMode,
     table: &'p HazardTable,
     trackers: Vec<HazardTracker<&'p InstModel>>,
-    /// [`Cover::UntilLeaving`]: by program instruction index, whether issuing it leaves the
-    /// kernel's clean static graph. `None`: every instruction is checked.
-    leaves: Option<&'p [bool]>,
+    /// [`Cover::UntilLeaving`]: which instructions leave the kernel's clean static graph.
+    /// `None`: every instruction is checked.
+    leaves: Option<&'p Leaves>,
     /// Per tracker: its wave has stayed in the clean graph so far, so its instructions are
     /// only recorded, not checked.
     in_graph: Vec<bool>,
@@ -188,7 +188,7 @@ impl<'p> RunHazards<'p> {
         mode: HazardMode,
         table: &'p HazardTable,
         waves: u32,
-        leaves: Option<&'p [bool]>,
+        leaves: Option<&'p Leaves>,
     ) -> RunHazards<'p> {
         RunHazards {
             mode,
@@ -247,10 +247,9 @@ impl<'p> RunHazards<'p> {
     ) -> Option<RuntimeFinding> {
         // Inside the clean graph (the common case, inlined): only recorded.
         if let (Some(true), Some(leaves)) = (self.in_graph.get(slot), self.leaves) {
-            if let (Some(false), Some(&roles)) = (
-                leaves.get(index as usize),
-                self.table.roles.get(index as usize),
-            ) {
+            if let (false, Some(&roles)) =
+                (leaves.leaves(index), self.table.roles.get(index as usize))
+            {
                 self.recorded[slot].push(index, roles);
                 return None;
             }
@@ -344,10 +343,10 @@ pub fn merge(lists: Vec<Vec<Seen>>, grid: [u32; 3]) -> Vec<Seen> {
 pub enum Cover {
     /// No run can show a hazard: launches skip the tracker.
     Clean,
-    /// A run shows none while it stays in the graph; by program instruction index, whether
-    /// issuing the instruction leaves it (a call, return or indirect jump, or code the graph
-    /// does not hold). Waves are tracked from there on, with the history recorded so far.
-    UntilLeaving(std::sync::Arc<[bool]>),
+    /// A run shows none while it stays in the graph; which instructions leave it (a call,
+    /// return or indirect jump, or code the graph does not hold). Waves are tracked from there
+    /// on, with the history recorded so far.
+    UntilLeaving(std::sync::Arc<Leaves>),
     /// Every instruction is checked.
     Full,
 }
@@ -369,13 +368,49 @@ pub fn cover(graph: &crate::hazard::cfg::Graph, enabled: u64, program: &Program)
     if !graph.escapes {
         return Cover::Clean;
     }
-    let mut leaves = vec![true; program.insts.len()];
-    for node in &graph.nodes {
-        if let Some(i) = program.index_of_pc(node.addr) {
-            leaves[i as usize] = crate::hazard::cfg::leaves_graph(node.model.op);
+    let nodes: Vec<(u32, bool)> = graph
+        .nodes
+        .iter()
+        .filter_map(|n| {
+            let i = program.index_of_pc(n.addr)?;
+            Some((i, crate::hazard::cfg::leaves_graph(n.model.op)))
+        })
+        .collect();
+    let first = nodes.iter().map(|n| n.0).min().unwrap_or(0);
+    let last = nodes.iter().map(|n| n.0).max().unwrap_or(0);
+    let mut flags = vec![true; (last - first) as usize + 1];
+    for (i, leaves) in nodes {
+        flags[(i - first) as usize] = leaves;
+    }
+    Cover::UntilLeaving(std::sync::Arc::new(Leaves::new(first, flags)))
+}
+
+/// Which program instructions leave a kernel's clean graph ([`Cover::UntilLeaving`]): a flag
+/// per instruction over the span of the kernel's graph (a module holds many kernels), and
+/// every instruction outside it.
+#[derive(Debug)]
+pub struct Leaves {
+    first: u32,
+    flags: Box<[bool]>,
+}
+
+impl Leaves {
+    /// `flags[i]`: whether instruction `first + i` leaves.
+    pub fn new(first: u32, flags: Vec<bool>) -> Leaves {
+        Leaves {
+            first,
+            flags: flags.into(),
         }
     }
-    Cover::UntilLeaving(leaves.into())
+
+    /// Whether issuing program instruction `index` leaves the graph.
+    #[inline]
+    pub fn leaves(&self, index: u32) -> bool {
+        index
+            .checked_sub(self.first)
+            .and_then(|i| self.flags.get(i as usize))
+            .is_none_or(|&f| f)
+    }
 }
 
 /// Whether no consumer in `graph` has a violating producer on any path of the graph.
@@ -424,7 +459,7 @@ mod tests {
         assert_eq!(program.insts.len(), POOL.len());
         let table = HazardTable::new(&program, true);
         let leave = (POOL.len() - 1) as u32;
-        let leaves: Vec<bool> = (0..POOL.len() as u32).map(|i| i == leave).collect();
+        let leaves = Leaves::new(0, (0..POOL.len() as u32).map(|i| i == leave).collect());
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = |n: u32| {
             seed ^= seed << 13;

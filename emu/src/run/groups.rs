@@ -16,7 +16,7 @@ use super::host_hub::HostHub;
 use super::run_workgroup_among;
 use crate::dispatch::{self, Launch};
 use crate::exec::DispatchEnv;
-use crate::launch::hazards::{HazardMode, HazardTable, RunHazards, Seen};
+use crate::launch::hazards::{HazardMode, HazardTable, Leaves, RunHazards, Seen};
 use crate::launch::host::HostServices;
 use crate::launch::spin::Peers;
 use crate::launch::{Counts, Stop};
@@ -48,7 +48,7 @@ pub struct Dispatch<'a> {
     pub vgprs: usize,
     /// The mode, the models, and which instructions leave the clean graph (as
     /// [`crate::launch::hazards::Cover::UntilLeaving`]).
-    pub hazards: Option<(HazardMode, &'a HazardTable, Option<&'a [bool]>)>,
+    pub hazards: Option<(HazardMode, &'a HazardTable, Option<&'a Leaves>)>,
     pub deadline: Option<Instant>,
     pub progress: Option<Progress<'a>>,
 }
