@@ -115,11 +115,12 @@ impl Recorded {
         self.vcc = None;
     }
 
+    /// Notes instruction `index`, whose [`Leaves::step`] is `step`.
     #[inline]
-    fn push(&mut self, index: u32, roles: Roles) {
+    fn push(&mut self, index: u32, step: u8) {
         self.last[(self.issued % RING as u64) as usize] = index;
-        self.clock += roles.wait_states as u64;
-        if roles.producer & VCC_WRITE != 0 {
+        self.clock += (step & Leaves::WAIT_STATES) as u64;
+        if step & Leaves::VCC != 0 {
             self.vcc = Some((index, self.issued, self.clock));
         }
         self.issued += 1;
@@ -247,10 +248,9 @@ impl<'p> RunHazards<'p> {
     ) -> Option<RuntimeFinding> {
         // Inside the clean graph (the common case, inlined): only recorded.
         if let (Some(true), Some(leaves)) = (self.in_graph.get(slot), self.leaves) {
-            if let (false, Some(&roles)) =
-                (leaves.leaves(index), self.table.roles.get(index as usize))
-            {
-                self.recorded[slot].push(index, roles);
+            let step = leaves.step(index);
+            if step != Leaves::LEAVES {
+                self.recorded[slot].push(index, step);
                 return None;
             }
         }
@@ -368,48 +368,79 @@ pub fn cover(graph: &crate::hazard::cfg::Graph, enabled: u64, program: &Program)
     if !graph.escapes {
         return Cover::Clean;
     }
-    let nodes: Vec<(u32, bool)> = graph
+    let nodes: Vec<(u32, bool, Roles)> = graph
         .nodes
         .iter()
         .filter_map(|n| {
             let i = program.index_of_pc(n.addr)?;
-            Some((i, crate::hazard::cfg::leaves_graph(n.model.op)))
+            let leaves = crate::hazard::cfg::leaves_graph(n.model.op);
+            Some((i, leaves, Roles::of(&n.model)))
         })
         .collect();
     let first = nodes.iter().map(|n| n.0).min().unwrap_or(0);
     let last = nodes.iter().map(|n| n.0).max().unwrap_or(0);
-    let mut flags = vec![true; (last - first) as usize + 1];
-    for (i, leaves) in nodes {
-        flags[(i - first) as usize] = leaves;
+    let mut steps = vec![Leaves::LEAVES; (last - first) as usize + 1];
+    for (i, leaves, roles) in nodes {
+        steps[(i - first) as usize] = Leaves::step_of(leaves, roles);
     }
-    Cover::UntilLeaving(std::sync::Arc::new(Leaves::new(first, flags)))
+    Cover::UntilLeaving(std::sync::Arc::new(Leaves {
+        first,
+        steps: steps.into(),
+    }))
 }
 
-/// Which program instructions leave a kernel's clean graph ([`Cover::UntilLeaving`]): a flag
-/// per instruction over the span of the kernel's graph (a module holds many kernels), and
-/// every instruction outside it.
+/// Which program instructions leave a kernel's clean graph ([`Cover::UntilLeaving`]), over
+/// the span of the kernel's graph (a module holds many kernels; every instruction outside
+/// leaves), and for the others what a wave notes of them while in the graph, in one byte: the
+/// wait states and whether it writes VCC — one load per instruction on that path.
 #[derive(Debug)]
 pub struct Leaves {
     first: u32,
-    flags: Box<[bool]>,
+    steps: Box<[u8]>,
 }
 
 impl Leaves {
-    /// `flags[i]`: whether instruction `first + i` leaves.
-    pub fn new(first: u32, flags: Vec<bool>) -> Leaves {
-        Leaves {
-            first,
-            flags: flags.into(),
+    /// The step of an instruction that leaves.
+    pub const LEAVES: u8 = 0xff;
+    /// A step's bit for a write of VCC, and its wait states (at most 8, `s_nop 7`).
+    pub const VCC: u8 = 0x80;
+    pub const WAIT_STATES: u8 = 0x7f;
+
+    /// `leaves[i]` for instruction `first + i`, whose roles are `roles[i]`.
+    pub fn new(first: u32, leaves: &[bool], roles: &[Roles]) -> Leaves {
+        let steps = leaves
+            .iter()
+            .zip(roles)
+            .map(|(&l, &r)| Leaves::step_of(l, r))
+            .collect();
+        Leaves { first, steps }
+    }
+
+    fn step_of(leaves: bool, roles: Roles) -> u8 {
+        if leaves || roles.wait_states >= Leaves::WAIT_STATES {
+            // (No instruction has that many wait states; checking from it would be exact.)
+            return Leaves::LEAVES;
         }
+        let vcc = if roles.producer & VCC_WRITE != 0 {
+            Leaves::VCC
+        } else {
+            0
+        };
+        roles.wait_states | vcc
+    }
+
+    /// The step of program instruction `index` ([`Leaves::LEAVES`] if it leaves).
+    #[inline]
+    pub fn step(&self, index: u32) -> u8 {
+        index
+            .checked_sub(self.first)
+            .and_then(|i| self.steps.get(i as usize))
+            .map_or(Leaves::LEAVES, |&s| s)
     }
 
     /// Whether issuing program instruction `index` leaves the graph.
-    #[inline]
     pub fn leaves(&self, index: u32) -> bool {
-        index
-            .checked_sub(self.first)
-            .and_then(|i| self.flags.get(i as usize))
-            .is_none_or(|&f| f)
+        self.step(index) == Leaves::LEAVES
     }
 }
 
@@ -459,7 +490,8 @@ mod tests {
         assert_eq!(program.insts.len(), POOL.len());
         let table = HazardTable::new(&program, true);
         let leave = (POOL.len() - 1) as u32;
-        let leaves = Leaves::new(0, (0..POOL.len() as u32).map(|i| i == leave).collect());
+        let flags: Vec<bool> = (0..POOL.len() as u32).map(|i| i == leave).collect();
+        let leaves = Leaves::new(0, &flags, &table.roles);
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = |n: u32| {
             seed ^= seed << 13;
