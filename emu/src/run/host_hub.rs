@@ -7,8 +7,8 @@
 //! worker's view must then follow the new mapping before its waves touch memory again. Held
 //! at a round boundary, no worker is inside an instruction, so the answer is written and the
 //! mapping changed with nothing looking. Kernels whose metadata names a hostcall buffer but
-//! that never call the host (most of ROCm's libraries) pay one load of the buffer's ready
-//! stack per round, as on one thread, and a read of two shared counters.
+//! that do not call the host (rocPRIM's, whose `assert`s fail only on a bug) pay one load of
+//! the buffer's ready stack per round, as on one thread, and a read of a shared counter.
 
 use crate::hostcall::HostcallBuffer;
 use crate::launch::host::HostServices;
