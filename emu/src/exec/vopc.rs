@@ -130,23 +130,17 @@ fn cmp_u32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
 }
 
 fn cmp_i16<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let a = fetch(cx, d, 0);
-    let b = fetch(cx, d, 1);
-    finish::<X>(
-        cx,
-        d,
-        lane_mask(|l| int_pred::<OP, i16>(a[l] as i16, b[l] as i16)),
-    )
+    let bits = with_rows2(cx, d, false, |a, b| {
+        lane_mask(|l| int_pred::<OP, i16>(a[l] as i16, b[l] as i16))
+    });
+    finish::<X>(cx, d, bits)
 }
 
 fn cmp_u16<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let a = fetch(cx, d, 0);
-    let b = fetch(cx, d, 1);
-    finish::<X>(
-        cx,
-        d,
-        lane_mask(|l| int_pred::<OP, u16>(a[l] as u16, b[l] as u16)),
-    )
+    let bits = with_rows2(cx, d, false, |a, b| {
+        lane_mask(|l| int_pred::<OP, u16>(a[l] as u16, b[l] as u16))
+    });
+    finish::<X>(cx, d, bits)
 }
 
 fn cmp_i64<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
