@@ -331,9 +331,7 @@ fn v_cndmask_b32(cx: &mut Cx, d: &Decoded) -> Res {
     let m = mask_src(cx, d.src[2]);
     if d.mods.abs | d.mods.neg == 0 {
         // No float modifiers: select straight from the source rows.
-        let r: crate::wave::Row = with_rows2(cx, d, false, |a, b| {
-            std::array::from_fn(|l| if m >> l & 1 != 0 { b[l] } else { a[l] })
-        });
+        let r = with_rows2(cx, d, false, |a, b| blend(m, a, b));
         write(cx, d, &r);
         return Ok(Flow::Continue);
     }
@@ -356,12 +354,18 @@ fn v_cndmask_b32(cx: &mut Cx, d: &Decoded) -> Res {
             }
         }
     }
-    let mut r = [0u32; WAVE_SIZE];
-    for l in 0..WAVE_SIZE {
-        r[l] = if m >> l & 1 != 0 { b[l] } else { a[l] };
-    }
-    write(cx, d, &r);
+    write(cx, d, &blend(m, &a, &b));
     Ok(Flow::Continue)
+}
+
+/// `b[l]` in the lanes set in `m`, else `a[l]`: a blend by lane mask, not an `if`, which the
+/// compiler made a select of addresses and a gather.
+#[inline(always)]
+fn blend(m: u64, a: &crate::wave::Row, b: &crate::wave::Row) -> crate::wave::Row {
+    std::array::from_fn(|l| {
+        let pick = 0u32.wrapping_sub((m >> l) as u32 & 1);
+        (b[l] & pick) | (a[l] & !pick)
+    })
 }
 
 /// D.u = S0.u + S1.u; VCC = carry out.
