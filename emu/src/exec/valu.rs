@@ -548,6 +548,22 @@ fn plain_src<'a>(
     }
 }
 
+/// Source `i` as raw 32-bit values, as [`fetch`] gives it, but read in place when the
+/// encoding leaves it as it is (everything but DPP's source 0 and SDWA's selections): DPP ops,
+/// much of what rocPRIM's warp scans run, then copy one row instead of two.
+#[inline(always)]
+fn src_row<'a>(
+    cx: &'a Cx,
+    d: &Decoded,
+    i: usize,
+    tmp: &'a mut std::mem::MaybeUninit<Row>,
+) -> &'a Row {
+    match (d.inst.enc(), i) {
+        (Enc::Native, _) | (Enc::Dpp, 1..) => plain_src(cx, d, i, tmp),
+        _ => tmp.write(fetch(cx, d, i)),
+    }
+}
+
 /// Writes a plain instruction's result row under EXEC.
 #[inline(always)]
 fn plain_write(cx: &mut Cx, d: &Decoded, r: &Row) {
@@ -580,7 +596,11 @@ pub fn with_rows2<R>(cx: &Cx, d: &Decoded, floats: bool, f: impl FnOnce(&Row, &R
         let b = fetch_f32(cx, d, 1).map(f32::to_bits);
         return f(&a, &b);
     }
-    f(&fetch(cx, d, 0), &fetch(cx, d, 1))
+    let (mut ta, mut tb) = (
+        std::mem::MaybeUninit::uninit(),
+        std::mem::MaybeUninit::uninit(),
+    );
+    f(src_row(cx, d, 0, &mut ta), src_row(cx, d, 1, &mut tb))
 }
 
 /// Plain sources `0..N` of `d` as rows (see [`is_plain`]), then `f` over them.
@@ -617,12 +637,13 @@ pub fn u32_2(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32) -> u32) -> Res {
         return Ok(Flow::Continue);
     }
     int_clamp(d)?;
-    let a = fetch(cx, d, 0);
-    let b = fetch(cx, d, 1);
-    let mut r = [0u32; WAVE_SIZE];
-    for l in 0..WAVE_SIZE {
-        r[l] = f(a[l], b[l]);
-    }
+    let (mut ta, mut tb) = (
+        std::mem::MaybeUninit::uninit(),
+        std::mem::MaybeUninit::uninit(),
+    );
+    let a = src_row(cx, d, 0, &mut ta);
+    let b = src_row(cx, d, 1, &mut tb);
+    let r: Row = std::array::from_fn(|l| f(a[l], b[l]));
     write(cx, d, &r);
     Ok(Flow::Continue)
 }
@@ -838,8 +859,12 @@ pub fn carry(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, bool) -> (u32, bool)
         write_sdst_mask(cx, d, cout & exec);
         return Ok(Flow::Continue);
     }
-    let a = fetch(cx, d, 0);
-    let b = fetch(cx, d, 1);
+    let (mut ta, mut tb) = (
+        std::mem::MaybeUninit::uninit(),
+        std::mem::MaybeUninit::uninit(),
+    );
+    let a = src_row(cx, d, 0, &mut ta);
+    let b = src_row(cx, d, 1, &mut tb);
     let cin = mask_src(cx, d.src[2]);
     let exec = write_mask(cx, d);
     let mut r = [0u32; WAVE_SIZE];
