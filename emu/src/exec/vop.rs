@@ -384,8 +384,7 @@ fn v_subrev_co_u32(cx: &mut Cx, d: &Decoded) -> Res {
 
 /// D.u = S0.u + S1.u + VCC; VCC = carry out.
 fn v_addc_co_u32(cx: &mut Cx, d: &Decoded) -> Res {
-    // In 32-bit lanes (two carries, at most one set), which vectorise twice as wide as a
-    // 64-bit sum; 64-bit adds are much of what rocPRIM's large-index kernels run.
+    // In 32-bit lanes: two carries, at most one of them set.
     carry(cx, d, |a, b, c| {
         let (s, c1) = a.overflowing_add(b);
         let (s, c2) = s.overflowing_add(c as u32);

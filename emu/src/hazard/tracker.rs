@@ -286,9 +286,7 @@ impl<M: Borrow<InstModel>> HazardTracker<M> {
     /// a run that only counted its instructions so far hands over a VCC write older than
     /// [`KEEP`] instructions (the stale-VCCZ rule looks any distance back).
     pub fn seed_vcc_write(&mut self, pc: u64, model: M, roles: Roles, since: u32) {
-        debug_assert!(
-            self.recent.is_empty() && roles.producer & 1 << ProducerKind::VccWrite as u16 != 0
-        );
+        debug_assert!(self.recent.is_empty() && roles.producer & VCC_WRITE != 0);
         self.produced_at[ProducerKind::VccWrite as usize] = self.clock;
         self.last_vcc_write = Some((
             Issued {
@@ -316,7 +314,7 @@ impl<M: Borrow<InstModel>> HazardTracker<M> {
         self.recent.push_front(issued);
         if self.recent.len() > KEEP {
             let old = self.recent.pop_back().expect("longer than KEEP");
-            if old.kinds & 1 << ProducerKind::VccWrite as u16 != 0 {
+            if old.kinds & VCC_WRITE != 0 {
                 self.last_vcc_write = Some((old, 0));
             } else if let Some((_, since)) = &mut self.last_vcc_write {
                 *since = since.saturating_add(old.wait_states as u32);
