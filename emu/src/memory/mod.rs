@@ -727,6 +727,61 @@ impl Memory {
         true
     }
 
+    /// Guest dword loads of whole rows of lanes from one block: lane `l` of row `i` from
+    /// `start + 256 * i + 4 * l` into `rows[i][l]` (scratch as compiled code reaches it, see
+    /// `exec::mubuf`). Every lane is loaded — the block is in bounds — and the caller keeps
+    /// those of the active ones. False (nothing loaded) unless the block lies in one
+    /// allocation, for the per-lane path to do it.
+    #[inline]
+    pub fn load_rows(&self, start: u64, rows: &mut [[u32; 64]]) -> bool {
+        let Some(p) = start
+            .checked_add(256 * rows.len() as u64)
+            .and_then(|hi| self.window(start, hi))
+        else {
+            return false;
+        };
+        for (i, row) in rows.iter_mut().enumerate() {
+            // SAFETY: the row lies in the window.
+            unsafe { relaxed::load_row(p.add(256 * i), row) };
+        }
+        true
+    }
+
+    /// Guest dword stores of `n` rows of lanes (`row(i)`) to one block, laid out as in
+    /// [`Memory::load_rows`], in the lanes set in `exec`.
+    #[inline]
+    pub fn store_rows<'r>(
+        &mut self,
+        start: u64,
+        exec: u64,
+        n: usize,
+        row: impl Fn(usize) -> &'r [u32; 64],
+    ) -> bool {
+        let Some(p) = start
+            .checked_add(256 * n as u64)
+            .and_then(|hi| self.window(start, hi))
+        else {
+            return false;
+        };
+        self.writes = self.writes.wrapping_add(1);
+        for i in 0..n {
+            // SAFETY: the row lies in the window.
+            let p = unsafe { p.add(256 * i) };
+            if exec == u64::MAX {
+                // SAFETY: as above.
+                unsafe { relaxed::store_row(p, row(i)) };
+                continue;
+            }
+            for (l, v) in row(i).iter().enumerate() {
+                if exec >> l & 1 != 0 {
+                    // SAFETY: as above.
+                    unsafe { relaxed::store_u32(p.add(4 * l), *v) };
+                }
+            }
+        }
+        true
+    }
+
     /// A view of the same allocations for one worker thread of a parallel functional dispatch:
     /// it reaches exactly the bytes this memory reaches, keeps its own lookup cache and write
     /// count, and shares `total` with the other views for the spin detector. It has no

@@ -97,6 +97,44 @@ pub unsafe fn load_u32(src: *mut u8) -> u32 {
     }
 }
 
+/// The 64 little-endian dwords at `src` (4-byte aligned), as [`load`] of each: two at a
+/// time where `src` is 8-byte aligned, which halves the loads of a wave's row of lanes.
+///
+/// # Safety
+/// As [`load`], for 256 bytes.
+#[inline(always)]
+pub unsafe fn load_row(src: *mut u8, out: &mut [u32; 64]) {
+    if (src as usize).is_multiple_of(8) {
+        for (i, pair) in out.chunks_exact_mut(2).enumerate() {
+            let v = u64::from_le(AtomicU64::from_ptr(src.add(8 * i).cast()).load(Acquire));
+            pair[0] = v as u32;
+            pair[1] = (v >> 32) as u32;
+        }
+    } else {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = load_u32(src.add(4 * i));
+        }
+    }
+}
+
+/// Stores the 64 dwords of `row` little-endian at `src`, as [`load_row`] loads them.
+///
+/// # Safety
+/// As [`store`], for 256 bytes.
+#[inline(always)]
+pub unsafe fn store_row(dst: *mut u8, row: &[u32; 64]) {
+    if (dst as usize).is_multiple_of(8) {
+        for (i, pair) in row.chunks_exact(2).enumerate() {
+            let v = pair[0] as u64 | (pair[1] as u64) << 32;
+            AtomicU64::from_ptr(dst.add(8 * i).cast()).store(v.to_le(), Release);
+        }
+    } else {
+        for (i, v) in row.iter().enumerate() {
+            store_u32(dst.add(4 * i), *v);
+        }
+    }
+}
+
 /// Stores the dword `v` little-endian at `dst`, as [`store`] of its 4 bytes.
 ///
 /// # Safety
