@@ -126,16 +126,28 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     lds_bit(d)?;
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
-    if bytes == 4 && !cx.mem.checking() {
+    let mut out = [[0u32; WAVE_SIZE]; 4];
+    if !cx.mem.checking() {
         if let Some(addrs) = addr.global_all(cx, exec) {
-            let mut row = [0u32; WAVE_SIZE];
-            if cx.mem.load_dwords(&addrs, exec, &mut row) {
-                cx.wave.write_row(d.vdst as usize, &row, exec);
+            if bytes == 4 {
+                if cx.mem.load_dwords(&addrs, exec, &mut out[0]) {
+                    cx.wave.write_row(d.vdst as usize, &out[0], exec);
+                    return Ok(Flow::Continue);
+                }
+            } else if cx.mem.load_lanes(&addrs, exec, bytes, &mut out) {
+                if signed && bytes < 4 {
+                    let shift = 32 - 8 * bytes as u32;
+                    out[0]
+                        .iter_mut()
+                        .for_each(|v| *v = ((*v << shift) as i32 >> shift) as u32);
+                }
+                for (i, row) in out.iter().enumerate().take(bytes.div_ceil(4)) {
+                    cx.wave.write_row(d.vdst as usize + i, row, exec);
+                }
                 return Ok(Flow::Continue);
             }
         }
     }
-    let mut out = [[0u32; WAVE_SIZE]; 4];
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
@@ -175,6 +187,19 @@ fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> R
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let mut out = cx.wave.vgpr[d.vdst as usize];
+    if !cx.mem.checking() {
+        if let Some(addrs) = addr.global_all(cx, exec) {
+            let mut loaded = [[0u32; WAVE_SIZE]; 4];
+            if cx.mem.load_lanes(&addrs, exec, bytes, &mut loaded) {
+                for (l, o) in out.iter_mut().enumerate() {
+                    let b = loaded[0][l].to_le_bytes();
+                    *o = d16_merge(*o, d16_value(&b, bytes, signed), hi);
+                }
+                cx.wave.write_row(d.vdst as usize, &out, exec);
+                return Ok(Flow::Continue);
+            }
+        }
+    }
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
@@ -211,10 +236,16 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let data = d.regs[1].saturating_sub(256) as usize;
-    if bytes == 4 && !cx.mem.checking() {
+    if !cx.mem.checking() {
         if let Some(addrs) = addr.global_all(cx, exec) {
-            let vals = cx.wave.vgpr[data];
-            if cx.mem.store_dwords(&addrs, exec, &vals) {
+            let rows: [&[u32; WAVE_SIZE]; 4] =
+                std::array::from_fn(|i| &cx.wave.vgpr[(data + i) % 256]);
+            let done = if bytes == 4 {
+                cx.mem.store_dwords(&addrs, exec, rows[0])
+            } else {
+                cx.mem.store_lanes(&addrs, exec, bytes, rows)
+            };
+            if done {
                 return Ok(Flow::Continue);
             }
         }

@@ -727,6 +727,75 @@ impl Memory {
         true
     }
 
+    /// Guest loads of `bytes` (1, 2, 4, 8, 12 or 16) per lane at `addrs`, in the lanes set in
+    /// `exec`, as little-endian dwords into `out` (a narrow value zero-extended into
+    /// `out[0]`), when they all lie in one allocation; false (nothing loaded) otherwise, for
+    /// the per-lane path to do them and report what faults. Each lane's access is one
+    /// [`relaxed::load`], as on the per-lane path.
+    #[inline]
+    pub fn load_lanes(
+        &self,
+        addrs: &[u64; 64],
+        exec: u64,
+        bytes: usize,
+        out: &mut [[u32; 64]; 4],
+    ) -> bool {
+        let Some((lo, hi)) = span(addrs, exec, bytes as u64) else {
+            return exec == 0;
+        };
+        let Some(p) = self.window(lo, hi) else {
+            return false;
+        };
+        for (l, &a) in addrs.iter().enumerate() {
+            if exec >> l & 1 == 0 {
+                continue;
+            }
+            let mut buf = [0u8; 16];
+            // SAFETY: the lane's bytes lie in the window.
+            unsafe { relaxed::load(p.add((a - lo) as usize), &mut buf[..bytes]) };
+            for (i, row) in out.iter_mut().enumerate().take(bytes.div_ceil(4)) {
+                row[l] = u32::from_le_bytes([
+                    buf[4 * i],
+                    buf[4 * i + 1],
+                    buf[4 * i + 2],
+                    buf[4 * i + 3],
+                ]);
+            }
+        }
+        true
+    }
+
+    /// Guest stores of the low `bytes` of each lane's dwords `rows[..][l]` to `addrs`, lane by
+    /// lane in lane order, as [`Memory::load_lanes`].
+    #[inline]
+    pub fn store_lanes(
+        &mut self,
+        addrs: &[u64; 64],
+        exec: u64,
+        bytes: usize,
+        rows: [&[u32; 64]; 4],
+    ) -> bool {
+        let Some((lo, hi)) = span(addrs, exec, bytes as u64) else {
+            return exec == 0;
+        };
+        let Some(p) = self.window(lo, hi) else {
+            return false;
+        };
+        self.writes = self.writes.wrapping_add(1);
+        for (l, &a) in addrs.iter().enumerate() {
+            if exec >> l & 1 == 0 {
+                continue;
+            }
+            let mut buf = [0u8; 16];
+            for (i, row) in rows.iter().enumerate().take(bytes.div_ceil(4)) {
+                buf[4 * i..4 * i + 4].copy_from_slice(&row[l].to_le_bytes());
+            }
+            // SAFETY: the lane's bytes lie in the window.
+            unsafe { relaxed::store(p.add((a - lo) as usize), &buf[..bytes]) };
+        }
+        true
+    }
+
     /// Guest dword loads of whole rows of lanes from one block: lane `l` of row `i` from
     /// `start + 256 * i + 4 * l` into `rows[i][l]` (scratch as compiled code reaches it, see
     /// `exec::mubuf`). Every lane is loaded — the block is in bounds — and the caller keeps
