@@ -746,21 +746,28 @@ impl Memory {
         let Some(p) = self.window(lo, hi) else {
             return false;
         };
-        for (l, &a) in addrs.iter().enumerate() {
-            if exec >> l & 1 == 0 {
-                continue;
-            }
-            let mut buf = [0u8; 16];
-            // SAFETY: the lane's bytes lie in the window.
-            unsafe { relaxed::load(p.add((a - lo) as usize), &mut buf[..bytes]) };
-            for (i, row) in out.iter_mut().enumerate().take(bytes.div_ceil(4)) {
-                row[l] = u32::from_le_bytes([
-                    buf[4 * i],
-                    buf[4 * i + 1],
-                    buf[4 * i + 2],
-                    buf[4 * i + 3],
-                ]);
-            }
+        // One loop per width, each lane's value read whole: assembling it from a byte buffer
+        // stalled on every lane (narrow stores forwarded to a wide load).
+        let lanes = (0..64).filter(|l| exec >> l & 1 != 0);
+        // SAFETY (every arm): each active lane's bytes lie in the window.
+        let at = |a: u64| unsafe { p.add((a - lo) as usize) };
+        match bytes {
+            1 => lanes.for_each(|l| out[0][l] = unsafe { relaxed::load_u8(at(addrs[l])) } as u32),
+            2 => lanes.for_each(|l| out[0][l] = unsafe { relaxed::load_u16(at(addrs[l])) } as u32),
+            4 => lanes.for_each(|l| out[0][l] = unsafe { relaxed::load_u32(at(addrs[l])) }),
+            8 => lanes.for_each(|l| {
+                let v = unsafe { relaxed::load_u64(at(addrs[l])) };
+                out[0][l] = v as u32;
+                out[1][l] = (v >> 32) as u32;
+            }),
+            _ => lanes.for_each(|l| {
+                let mut buf = [0u8; 16];
+                unsafe { relaxed::load(at(addrs[l]), &mut buf[..bytes]) };
+                for (i, row) in out.iter_mut().enumerate().take(bytes.div_ceil(4)) {
+                    let b = &buf[4 * i..4 * i + 4];
+                    row[l] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                }
+            }),
         }
         true
     }

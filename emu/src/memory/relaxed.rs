@@ -97,6 +97,41 @@ pub unsafe fn load_u32(src: *mut u8) -> u32 {
     }
 }
 
+/// The byte at `src`, as [`load`] of 1 byte.
+///
+/// # Safety
+/// As [`load`], for 1 byte.
+#[inline(always)]
+pub unsafe fn load_u8(src: *mut u8) -> u8 {
+    AtomicU8::from_ptr(src).load(Acquire)
+}
+
+/// The little-endian short at `src`, as [`load`] of 2 bytes.
+///
+/// # Safety
+/// As [`load`], for 2 bytes.
+#[inline(always)]
+pub unsafe fn load_u16(src: *mut u8) -> u16 {
+    if (src as usize).is_multiple_of(2) {
+        u16::from_le(AtomicU16::from_ptr(src.cast()).load(Acquire))
+    } else {
+        u16::from_le_bytes([load_u8(src), load_u8(src.add(1))])
+    }
+}
+
+/// The little-endian quadword at `src`, as [`load`] of 8 bytes.
+///
+/// # Safety
+/// As [`load`], for 8 bytes.
+#[inline(always)]
+pub unsafe fn load_u64(src: *mut u8) -> u64 {
+    if (src as usize).is_multiple_of(8) {
+        u64::from_le(AtomicU64::from_ptr(src.cast()).load(Acquire))
+    } else {
+        load_u32(src) as u64 | (load_u32(src.add(4)) as u64) << 32
+    }
+}
+
 /// The 64 little-endian dwords at `src` (4-byte aligned), as [`load`] of each: two at a
 /// time where `src` is 8-byte aligned, which halves the loads of a wave's row of lanes.
 ///
