@@ -135,11 +135,23 @@ impl WaitCounters {
 
     /// Does an `s_waitcnt` with this simm16 let the wave continue? (gfx9 field layout.)
     pub fn satisfies(&self, simm16: u16) -> bool {
-        let s = simm16 as u32;
-        let vm = (s & 0xf) | ((s >> 14) & 3) << 4;
-        let exp = (s >> 4) & 7;
-        let lgkm = (s >> 8) & 0xf;
-        self.vm as u32 <= vm && self.exp as u32 <= exp && self.lgkm as u32 <= lgkm
+        self.within(&WaitCounters::waitcnt(simm16))
+    }
+
+    /// The counts an `s_waitcnt` with this simm16 waits for (gfx9 field layout).
+    pub fn waitcnt(simm16: u16) -> WaitCounters {
+        let s = simm16;
+        WaitCounters {
+            vm: ((s & 0xf) | ((s >> 14) & 3) << 4) as u8,
+            lgkm: ((s >> 8) & 0xf) as u8,
+            exp: ((s >> 4) & 7) as u8,
+        }
+    }
+
+    /// Is every counter at most its `limit`?
+    #[inline]
+    pub fn within(&self, limit: &WaitCounters) -> bool {
+        self.vm <= limit.vm && self.lgkm <= limit.lgkm && self.exp <= limit.exp
     }
 }
 

@@ -6,7 +6,7 @@
 
 use super::config::{Arbitration, TimingConfig};
 use super::deferred::Request;
-use super::facts::{Facts, Special, Unit, UNITS};
+use super::facts::{Facts, Unit, UNITS};
 use super::inflight::Outstanding;
 use super::issue;
 use super::occupancy::{CuRoom, Demand, SIMDS};
@@ -19,7 +19,7 @@ use crate::launch::{Counts, Stop, WaveAt};
 use crate::lds::Lds;
 use crate::memory::Memory;
 use crate::program::Program;
-use crate::wave::{WaitCounters, Wave};
+use crate::wave::Wave;
 use gcn_isa::Op;
 use std::collections::HashMap;
 
@@ -171,6 +171,11 @@ impl Cu {
 
     /// The next cycle after `now` at which some SIMD has a wave that may issue.
     pub fn next_turn(&self, now: u64) -> Option<u64> {
+        // The common case on a busy CU: the next cycle's SIMD has a wave that may issue.
+        let next = now + 1;
+        if self.simd_next[(next % SIMDS as u64) as usize] <= next {
+            return Some(next);
+        }
         let t = (0..SIMDS)
             .filter(|&k| self.simd_next[k] != u64::MAX)
             .map(|k| turn(self.simd_next[k].max(now + 1), k as u8))
@@ -494,21 +499,10 @@ impl<'a> CuSim<'a> {
             };
             return Some((r, busy));
         }
+        // s_waitcnt, or a counter the instruction increments at its maximum.
         let counters = w.wave.counters;
-        if let Special::Waitcnt(simm) = f.special {
-            if !counters.satisfies(simm) {
-                let t = w.out.when(now, counters, |k| k.satisfies(simm));
-                return Some((StallReason::Waitcnt, t));
-            }
-        }
-        // The counters are 6 (VM), 4 (LGKM) and 3 (EXP) bits: a wave with a counter at its
-        // maximum cannot issue another operation that increments it.
-        let k = f.counters;
-        let full = |n: &WaitCounters| {
-            (k.vm && n.vm >= 63) || (k.lgkm && n.lgkm >= 15) || (k.exp && n.exp >= 7)
-        };
-        if full(&counters) {
-            let t = w.out.when(now, counters, |n| !full(n));
+        if !counters.within(&f.issue_limit) {
+            let t = w.out.when(now, counters, |k| k.within(&f.issue_limit));
             return Some((StallReason::Waitcnt, t));
         }
         None

@@ -3,6 +3,7 @@
 //! waits, and for DS ops the shape of its LDS access (for bank conflicts).
 
 use crate::program::{Decoded, Program};
+use crate::wave::WaitCounters;
 use gcn_isa::class::Category;
 use gcn_isa::{MemKind, Op, Rate, Target};
 
@@ -88,6 +89,10 @@ pub struct Facts {
     /// The wait counters it increments (kept here so that a turn's look at a wave reads one
     /// table).
     pub counters: gcn_isa::class::Counters,
+    /// The counts at most which it may issue: an `s_waitcnt`'s, or one below the maximum of
+    /// each counter it increments (6, 4 and 3 bits: a full counter takes no more), so a turn
+    /// checks both with one comparison.
+    pub issue_limit: WaitCounters,
 }
 
 /// Facts of every instruction of `program`, by instruction index.
@@ -145,6 +150,21 @@ fn facts(d: &Decoded, target: Target) -> Facts {
             Category::Smem | Category::Ds | Category::Vmem | Category::Flat
         ),
         counters: class.counters,
+        issue_limit: match special {
+            Special::Waitcnt(simm) => {
+                // s_waitcnt increments no counter, so it has no limit of its own.
+                debug_assert_eq!(class.counters, Default::default());
+                WaitCounters::waitcnt(simm)
+            }
+            _ => {
+                let below = |increments: bool, max: u8| if increments { max - 1 } else { u8::MAX };
+                WaitCounters {
+                    vm: below(class.counters.vm, 63),
+                    lgkm: below(class.counters.lgkm, 15),
+                    exp: below(class.counters.exp, 7),
+                }
+            }
+        },
     }
 }
 

@@ -22,13 +22,14 @@ pub const CADENCE: u64 = 4;
 
 /// Issues the next instruction of wave `s` on CU `c` at cycle `now`.
 pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
-    let group_id = m.group_id(s);
     let program = m.e.program;
     let index = m.slots[s].wave.pc;
     let d = &program.insts[index as usize];
     let f: Facts = m.e.facts[index as usize];
     let wave_index = m.slots[s].wave.index;
-    if let Some(h) = &mut m.hazards {
+    if m.hazards.is_some() {
+        let group_id = m.group_id(s);
+        let h = m.hazards.as_mut().expect("checked");
         if let Some(finding) = h.issue_slot(s, wave_index, group_id, index) {
             return Err((
                 Stop::Hazard {
@@ -41,7 +42,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
         }
     }
     if !m.slots[s].out.pending.is_empty() {
-        check_stale(m, s, index, &f, group_id);
+        check_stale(m, s, index, &f);
     }
     // A wave that keeps running while others of its group wait at the barrier for longer
     // than the timeout will, in all likelihood, never arrive: report a deadlock, not a hang.
@@ -49,7 +50,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
     if let Some(group) = m.groups[g].as_ref() {
         if group.barrier_since != u64::MAX && now - group.barrier_since > m.e.config.barrier_timeout
         {
-            return Err((m.barrier_timeout(g, now), group_id));
+            return Err((m.barrier_timeout(g, now), group.id));
         }
     }
     {
@@ -65,7 +66,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
             cycle = now,
             cu = slot.cu,
             simd = slot.simd,
-            group = ?group_id,
+            group = ?m.groups[slot.group].as_ref().map(|g| g.id),
             wave = wave_index,
             pc = format_args!("{:#x}", d.pc),
             "{}",
@@ -126,6 +127,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
             program,
             env: m.e.env,
         };
+        let id = group.id;
         let flow = crate::exec::issue::execute(&mut cx, d).map_err(|fault| {
             (
                 Stop::Fault {
@@ -133,7 +135,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
                     index,
                     fault,
                 },
-                group_id,
+                id,
             )
         })?;
         if flow == Flow::Stall {
@@ -170,8 +172,11 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
     };
 
     m.issued += 1;
-    m.last_issued = (wave_index, index, group_id);
+    // Only near the end of the budget does the dispatcher read these (the group is looked up
+    // only then).
     if m.log_issues {
+        let group_id = m.group_id(s);
+        m.last_issued = (wave_index, index, group_id);
         m.issue_log.push((now, wave_index, index, group_id));
     }
     m.counts.wave_instructions += 1;
@@ -321,7 +326,7 @@ fn lds_cost(
 }
 
 /// Records a read (or overwrite) of a register an outstanding load will still write.
-fn check_stale(m: &mut CuSim, s: usize, index: u32, f: &Facts, group: [u32; 3]) {
+fn check_stale(m: &mut CuSim, s: usize, index: u32, f: &Facts) {
     let model = &m.e.models.models[index as usize];
     let slot = &m.slots[s];
     // A load's own destinations may be outstanding from an earlier load of the same counter:
@@ -334,6 +339,7 @@ fn check_stale(m: &mut CuSim, s: usize, index: u32, f: &Facts, group: [u32; 3]) 
         let Some((op, both)) = slot.out.writer_of(regs) else {
             continue;
         };
+        let group = m.groups[slot.group].as_ref().map_or([0; 3], |g| g.id);
         let counter = if op.counters.vm { "vmcnt" } else { "lgkmcnt" };
         m.stale
             .entry((index, op.index, access))
