@@ -174,9 +174,9 @@ fn lane_addresses(
 /// to the index, no index VGPR, one offset for every active lane (none or a VGPR holding the
 /// same value in each), dword aligned: lane `l`'s dword `part` is then at `start + 256 * part
 /// + 4 * l` ([`Resource::relative`] with index `l` < 64), with no range check (add_tid), and
-/// the access is whole rows of one block ([`crate::memory::Memory::load_rows`]). Spills and
-/// stack variables of `-O1` code are a tenth of its instructions, and this spares the 64
-/// per-lane addresses. Returns `start`.
+/// the access is whole rows of one block ([`crate::memory::Memory::load_rows`]). Stack
+/// variables and spills are a sixth of the instructions rocPRIM's `-O1` `adjacent_difference`
+/// kernels run, and this spares the 64 per-lane addresses. Returns `start`.
 fn scratch_rows(cx: &Cx, d: &Decoded, rsrc: &Resource, exec: u64) -> Option<u64> {
     let scratch_layout =
         rsrc.swizzle && rsrc.add_tid && rsrc.element_shift == 2 && rsrc.index_shift == 6;
@@ -208,8 +208,9 @@ fn scratch_rows(cx: &Cx, d: &Decoded, rsrc: &Resource, exec: u64) -> Option<u64>
 
 /// Loads `dwords` dwords per lane into `out` when every lane's every dword is in range and each
 /// dword's lanes lie in one allocation (spills and stack reads: the private segment buffer,
-/// swizzled, puts one dword of 64 lanes in 256 contiguous bytes). False, with nothing
-/// counted, for the per-lane path to do it (out of range reads 0, faults name the lane).
+/// swizzled, puts one dword of 64 lanes in 256 contiguous bytes). Inactive lanes may be
+/// loaded too; the caller keeps the active ones. False, with nothing counted, for the per-lane
+/// path to do it (out of range reads 0, faults name the lane).
 fn dwords_in_range(
     cx: &Cx,
     d: &Decoded,

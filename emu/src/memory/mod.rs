@@ -730,8 +730,8 @@ impl Memory {
     /// Guest loads of `bytes` (1, 2, 4, 8, 12 or 16) per lane at `addrs`, in the lanes set in
     /// `exec`, as little-endian dwords into `out` (a narrow value zero-extended into
     /// `out[0]`), when they all lie in one allocation; false (nothing loaded) otherwise, for
-    /// the per-lane path to do them and report what faults. Each lane's access is one
-    /// [`relaxed::load`], as on the per-lane path.
+    /// the per-lane path to do them and report what faults. Each lane's value is read with the
+    /// host accesses [`relaxed::load`] makes for its width, as on the per-lane path.
     #[inline]
     pub fn load_lanes(
         &self,
