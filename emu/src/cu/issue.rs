@@ -27,9 +27,8 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
     let d = &program.insts[index as usize];
     let f: Facts = m.e.facts[index as usize];
     let wave_index = m.slots[s].wave.index;
-    if m.hazards.is_some() {
-        let group_id = m.group_id(s);
-        let h = m.hazards.as_mut().expect("checked");
+    if let Some(h) = &mut m.hazards {
+        let group_id = m.groups[m.slots[s].group].as_ref().map_or([0; 3], |g| g.id);
         if let Some(finding) = h.issue_slot(s, wave_index, group_id, index) {
             return Err((
                 Stop::Hazard {
