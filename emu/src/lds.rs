@@ -169,13 +169,29 @@ impl Lds {
     /// dword instead of a checked byte-slice copy per lane.
     #[inline]
     pub fn load_lanes(&self, addr: &[u32; 64], exec: u64, words: usize, out: &mut [[u32; 64]]) {
+        // One loop per width, so each lane is one range check and `W` moves (a loop over a
+        // run-time width checked and branched per dword).
+        match words {
+            0 => {}
+            1 => self.load_lanes_of::<1>(addr, exec, out),
+            2 => self.load_lanes_of::<2>(addr, exec, out),
+            3 => self.load_lanes_of::<3>(addr, exec, out),
+            _ => self.load_lanes_of::<4>(addr, exec, out),
+        }
+    }
+
+    #[inline(always)]
+    fn load_lanes_of<const W: usize>(&self, addr: &[u32; 64], exec: u64, out: &mut [[u32; 64]]) {
+        let out = &mut out[..W];
         for (l, &a) in addr.iter().enumerate() {
             if exec >> l & 1 == 0 {
                 continue;
             }
-            for (i, row) in out.iter_mut().enumerate().take(words) {
-                let at = a as usize + 4 * i;
-                row[l] = u32::from_le_bytes(self.data[at..at + 4].try_into().expect("4 bytes"));
+            let at = a as usize;
+            let lane = &self.data[at..at + 4 * W];
+            for (i, row) in out.iter_mut().enumerate() {
+                let b = &lane[4 * i..4 * i + 4];
+                row[l] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             }
         }
     }
