@@ -4,7 +4,7 @@
 
 use super::valu::*;
 use super::{Cx, Flow};
-use crate::program::Decoded;
+use crate::program::{Decoded, Src};
 use crate::wave::{Row, WAVE_SIZE};
 use std::mem::MaybeUninit;
 
@@ -144,19 +144,36 @@ fn cmp_u16<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
 }
 
 fn cmp_i64<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let (mut ta, mut tb) = (MaybeUninit::uninit(), MaybeUninit::uninit());
-    let a = rows64(cx, d, 0, &mut ta);
-    let b = rows64(cx, d, 1, &mut tb);
-    let bits = lane_mask(|l| int_pred::<OP, i64>(join64(a, l) as i64, join64(b, l) as i64));
+    let bits = mask64(cx, d, |a, b| int_pred::<OP, i64>(a as i64, b as i64));
     finish::<X>(cx, d, bits)
 }
 
 fn cmp_u64<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let (mut ta, mut tb) = (MaybeUninit::uninit(), MaybeUninit::uninit());
-    let a = rows64(cx, d, 0, &mut ta);
-    let b = rows64(cx, d, 1, &mut tb);
-    let bits = lane_mask(|l| int_pred::<OP, u64>(join64(a, l), join64(b, l)));
+    let bits = mask64(cx, d, int_pred::<OP, u64>);
     finish::<X>(cx, d, bits)
+}
+
+/// The lanes where `pred` holds for 64-bit sources 0 and 1. A scalar source (an SGPR pair, a
+/// constant: half of rocPRIM's 64-bit index compares) is one value in the lane loop rather
+/// than two rows filled with it.
+#[inline(always)]
+fn mask64(cx: &Cx, d: &Decoded, pred: impl Fn(u64, u64) -> bool) -> u64 {
+    let mut t = MaybeUninit::uninit();
+    match (d.src[0], d.src[1]) {
+        (Src::Vgpr(_), Src::Vgpr(_)) => {
+            let mut tb = MaybeUninit::uninit();
+            let (a, b) = (rows64(cx, d, 0, &mut t), rows64(cx, d, 1, &mut tb));
+            lane_mask(|l| pred(join64(a, l), join64(b, l)))
+        }
+        (Src::Vgpr(_), other) => {
+            let (a, c) = (rows64(cx, d, 0, &mut t), scalar64(cx, other));
+            lane_mask(|l| pred(join64(a, l), c))
+        }
+        (other, _) => {
+            let (c, b) = (scalar64(cx, other), rows64(cx, d, 1, &mut t));
+            lane_mask(|l| pred(c, join64(b, l)))
+        }
+    }
 }
 
 /// IEEE class bit of a value: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0,
@@ -470,4 +487,138 @@ semantics! {
 /// The 64-lane mask of a per-lane predicate (bit l for lane l).
 fn lane_mask(mut pred: impl FnMut(usize) -> bool) -> u64 {
     (0..WAVE_SIZE).fold(0, |m, l| m | (pred(l) as u64) << l)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::exec::{Cx, DispatchEnv};
+    use crate::lds::Lds;
+    use crate::memory::Memory;
+    use crate::program::Program;
+    use crate::wave::{Wave, WAVE_SIZE};
+    use gcn_isa::{assemble, Target};
+
+    /// 64-bit integer compares against lane-by-lane arithmetic, with each source a VGPR pair,
+    /// an SGPR pair or a constant, on either side (a scalar source takes its own lane loop).
+    #[test]
+    fn sixty_four_bit_compares_with_scalar_sources() {
+        // (text, signed, predicate, which sources are v[0:1] / v[2:3] / s[4:5] / 5)
+        type Pred = fn(i128, i128) -> bool;
+        let cases: [(&str, bool, Pred, [u8; 2]); 8] = [
+            (
+                "v_cmp_lt_i64_e32 vcc, v[0:1], v[2:3]",
+                true,
+                |a, b| a < b,
+                [0, 1],
+            ),
+            (
+                "v_cmp_lt_i64_e32 vcc, s[4:5], v[2:3]",
+                true,
+                |a, b| a < b,
+                [2, 1],
+            ),
+            (
+                "v_cmp_gt_u64_e64 s[6:7], v[0:1], s[4:5]",
+                false,
+                |a, b| a > b,
+                [0, 2],
+            ),
+            (
+                "v_cmp_ge_u64_e64 s[6:7], 5, v[2:3]",
+                false,
+                |a, b| a >= b,
+                [3, 1],
+            ),
+            (
+                "v_cmp_le_i64_e64 s[6:7], v[0:1], 5",
+                true,
+                |a, b| a <= b,
+                [0, 3],
+            ),
+            (
+                "v_cmp_eq_u64_e32 vcc, s[4:5], v[2:3]",
+                false,
+                |a, b| a == b,
+                [2, 1],
+            ),
+            (
+                "v_cmp_ne_i64_e64 s[6:7], s[4:5], 5",
+                true,
+                |a, b| a != b,
+                [2, 3],
+            ),
+            (
+                "v_cmpx_gt_i64_e64 s[6:7], s[4:5], v[0:1]",
+                true,
+                |a, b| a > b,
+                [2, 0],
+            ),
+        ];
+        let text: Vec<&str> = cases.iter().map(|c| c.0).collect();
+        let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        let (mut mem, mut lds, env) = (Memory::default(), Lds::new(0), DispatchEnv::default());
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            // Small values, negative ones and equal ones are all common.
+            match seed % 4 {
+                0 => seed % 8,
+                1 => (seed % 8).wrapping_neg(),
+                _ => seed,
+            }
+        };
+        for round in 0..400 {
+            let (text, signed, pred, srcs) = cases[round % cases.len()];
+            let d = &program.insts[round % cases.len()];
+            let mut w = Wave::new(0);
+            let scalar = next();
+            w.set_pair(4, scalar);
+            for l in 0..WAVE_SIZE {
+                let (a, b) = (next(), next());
+                w.vgpr[0][l] = a as u32;
+                w.vgpr[1][l] = (a >> 32) as u32;
+                w.vgpr[2][l] = b as u32;
+                w.vgpr[3][l] = (b >> 32) as u32;
+            }
+            let exec = next() | 1;
+            w.set_exec(exec);
+            let value = |w: &Wave, which: u8, l: usize| -> i128 {
+                let v = match which {
+                    0 => w.vgpr[0][l] as u64 | (w.vgpr[1][l] as u64) << 32,
+                    1 => w.vgpr[2][l] as u64 | (w.vgpr[3][l] as u64) << 32,
+                    2 => scalar,
+                    _ => 5,
+                };
+                if signed {
+                    v as i64 as i128
+                } else {
+                    v as i128
+                }
+            };
+            let want = (0..WAVE_SIZE)
+                .filter(|&l| exec >> l & 1 != 0)
+                .filter(|&l| pred(value(&w, srcs[0], l), value(&w, srcs[1], l)))
+                .fold(0u64, |m, l| m | 1 << l);
+            let mut cx = Cx {
+                wave: &mut w,
+                mem: &mut mem,
+                lds: &mut lds,
+                program: &program,
+                env: &env,
+            };
+            crate::exec::issue::execute(&mut cx, d).unwrap();
+            let got = if text.contains("vcc,") {
+                w.pair(106)
+            } else {
+                w.pair(6)
+            };
+            assert_eq!(got, want, "{text}");
+            if text.starts_with("v_cmpx") {
+                assert_eq!(w.exec(), want, "{text}: EXEC");
+            }
+        }
+    }
 }
