@@ -541,13 +541,8 @@ mod tests {
         slow.enable_checks(memcheck);
         let base = fast.alloc(SIZE, AllocKind::Buffer).unwrap();
         assert_eq!(slow.alloc(SIZE, AllocKind::Buffer).unwrap(), base);
-        let mut seed = 0x853c_49e6_748f_ea9bu64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::cu::rng::Rng::new(0x853c_49e6_748f_ea9b);
+        let mut next = move || rng.next_u64();
         let bytes: Vec<u8> = (0..SIZE).map(|_| next() as u8).collect();
         fast.store(base, &bytes).unwrap();
         slow.store(base, &bytes).unwrap();

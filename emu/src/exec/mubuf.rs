@@ -607,13 +607,8 @@ mod tests {
         let program = Program::decode(&code.bytes, 0, Target::Gfx900);
         let (mut mem, mut lds, env) = (Memory::default(), Lds::new(0), DispatchEnv::default());
         let mut wave = Wave::new(0);
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed as u32
-        };
+        let mut rng = crate::cu::rng::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut next = || rng.next_u64() as u32;
         let (mut taken, mut left) = (0, 0);
         for round in 0..3000 {
             let d = &program.insts[round % 3];

@@ -558,16 +558,14 @@ mod tests {
         let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
         let program = Program::decode(&code.bytes, 0, Target::Gfx900);
         let (mut mem, mut lds, env) = (Memory::default(), Lds::new(0), DispatchEnv::default());
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = crate::cu::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            let v = rng.next_u64();
             // Small values, negative ones and equal ones are all common.
-            match seed % 4 {
-                0 => seed % 8,
-                1 => (seed % 8).wrapping_neg(),
-                _ => seed,
+            match v % 4 {
+                0 => v % 8,
+                1 => (v % 8).wrapping_neg(),
+                _ => v,
             }
         };
         for round in 0..400 {
