@@ -214,6 +214,33 @@ impl Lds {
         }
     }
 
+    /// Read-modify-writes of `bytes` (4 or 8) at `addr[l]` of every lane in `exec`, in lane
+    /// order (lanes on one address see each other's results): the value becomes `new(l, old)`
+    /// and `old` goes to `olds[l]`. The caller has checked the range
+    /// ([`Lds::bytes_in_range`]). The DS atomics' fast path.
+    #[inline]
+    pub fn rmw_lanes(
+        &mut self,
+        addr: &[u32; 64],
+        exec: u64,
+        bytes: usize,
+        mut new: impl FnMut(usize, u64) -> u64,
+        olds: &mut [u64; 64],
+    ) {
+        self.writes = self.writes.wrapping_add(1);
+        for (l, &a) in addr.iter().enumerate() {
+            if exec >> l & 1 == 0 {
+                continue;
+            }
+            let lane = &mut self.data[a as usize..a as usize + bytes];
+            let mut buf = [0u8; 8];
+            buf[..bytes].copy_from_slice(lane);
+            let old = u64::from_le_bytes(buf);
+            lane.copy_from_slice(&new(l, old).to_le_bytes()[..bytes]);
+            olds[l] = old;
+        }
+    }
+
     /// Writes a dword from outside the DS path (MUBUF's `lds` loads); the sanitizers count its
     /// bytes as written, by no wave in particular.
     #[inline]

@@ -40,7 +40,7 @@ pub(super) fn gds_check(d: &Decoded) -> Result<(), Fault> {
 }
 
 /// Every lane's address `ADDR + offset` (the fast paths check the range for the lanes in EXEC).
-fn lane_addresses(cx: &Cx, base: usize, offset: u32) -> [u32; WAVE_SIZE] {
+pub(super) fn lane_addresses(cx: &Cx, base: usize, offset: u32) -> [u32; WAVE_SIZE] {
     let v = &cx.wave.vgpr[base];
     std::array::from_fn(|l| v[l].wrapping_add(offset))
 }

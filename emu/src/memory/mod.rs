@@ -803,6 +803,52 @@ impl Memory {
         true
     }
 
+    /// Guest read-modify-writes of `bytes` (4 or 8) per lane at `addrs`, in the lanes set in
+    /// `exec`, in lane order: lane `l`'s value becomes `new(l, old)` and `old` is returned in
+    /// `olds[l]`. Each lane is one host atomic, as [`Memory::rmw`] makes it; one lookup for
+    /// all of them when they lie in one allocation, else false (nothing done) for the per-lane
+    /// path to do them and report what faults.
+    #[inline]
+    pub fn rmw_lanes(
+        &mut self,
+        addrs: &[u64; 64],
+        exec: u64,
+        bytes: usize,
+        mut new: impl FnMut(usize, u64) -> u64,
+        olds: &mut [u64; 64],
+    ) -> bool {
+        let Some((lo, hi)) = span(addrs, exec, bytes as u64) else {
+            return exec == 0;
+        };
+        let Some(p) = self.window(lo, hi) else {
+            return false;
+        };
+        self.writes = self.writes.wrapping_add(1);
+        for (l, &a) in addrs.iter().enumerate() {
+            if exec >> l & 1 == 0 {
+                continue;
+            }
+            // SAFETY: the lane's bytes lie in the window.
+            let p = unsafe { p.add((a - lo) as usize) };
+            let step = |old| new(l, old);
+            // SAFETY: as above.
+            olds[l] = match unsafe { relaxed::rmw(p, bytes, step) } {
+                Some(old) => old,
+                // Misaligned: a load and a store, as `rmw` does it.
+                None => {
+                    let mut buf = [0u8; 8];
+                    // SAFETY: as above.
+                    unsafe { relaxed::load(p, &mut buf[..bytes]) };
+                    let old = u64::from_le_bytes(buf);
+                    // SAFETY: as above.
+                    unsafe { relaxed::store(p, &new(l, old).to_le_bytes()[..bytes]) };
+                    old
+                }
+            };
+        }
+        true
+    }
+
     /// Guest dword loads of whole rows of lanes from one block: lane `l` of row `i` from
     /// `start + 256 * i + 4 * l` into `rows[i][l]` (scratch as compiled code reaches it, see
     /// `exec::mubuf`). Every lane is loaded — the block is in bounds — and the caller keeps
