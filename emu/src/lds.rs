@@ -196,6 +196,45 @@ impl Lds {
         }
     }
 
+    /// Stores, lane by lane in lane order, `words` dwords from `rows` at `addr[l]` + 4i; the
+    /// caller has checked the range. One loop per width, as [`Lds::load_lanes`].
+    #[inline]
+    pub fn store_row_lanes(
+        &mut self,
+        addr: &[u32; 64],
+        exec: u64,
+        words: usize,
+        rows: [&[u32; 64]; 4],
+    ) {
+        self.writes = self.writes.wrapping_add(1);
+        match words {
+            0 => {}
+            1 => self.store_lanes_of::<1>(addr, exec, rows),
+            2 => self.store_lanes_of::<2>(addr, exec, rows),
+            3 => self.store_lanes_of::<3>(addr, exec, rows),
+            _ => self.store_lanes_of::<4>(addr, exec, rows),
+        }
+    }
+
+    #[inline(always)]
+    fn store_lanes_of<const W: usize>(
+        &mut self,
+        addr: &[u32; 64],
+        exec: u64,
+        rows: [&[u32; 64]; 4],
+    ) {
+        for (l, &a) in addr.iter().enumerate() {
+            if exec >> l & 1 == 0 {
+                continue;
+            }
+            let at = a as usize;
+            let lane = &mut self.data[at..at + 4 * W];
+            for (i, row) in rows.iter().enumerate().take(W) {
+                lane[4 * i..4 * i + 4].copy_from_slice(&row[l].to_le_bytes());
+            }
+        }
+    }
+
     /// Stores, lane by lane in lane order, each part `(addresses, dwords, rows)` of the lane:
     /// dword `i` of a part at its address + 4i from `rows[i]`. The caller has checked the range.
     #[inline]

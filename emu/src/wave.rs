@@ -69,6 +69,13 @@ impl Vgprs {
     pub fn iter(&self) -> std::slice::Iter<'_, Row> {
         self.rows.iter()
     }
+
+    /// Rows `start..start + n` as one slice, when they all lie in the allocation (a wide load
+    /// then fills them in place).
+    #[inline]
+    pub fn rows_mut(&mut self, start: usize, n: usize) -> Option<&mut [Row]> {
+        self.rows.get_mut(start..start.checked_add(n)?)
+    }
 }
 
 impl std::ops::Index<usize> for Vgprs {

@@ -264,12 +264,24 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     }
     let rsrc = resource(cx, d);
     let exec = cx.wave.exec();
+    let vdata = d.regs[1].saturating_sub(256) as usize;
+    if !to_lds && exec == u64::MAX && bytes.is_multiple_of(4) && !cx.mem.checking() {
+        // A spill reload of the whole wave: its rows go straight into the VGPRs.
+        if let Some(start) = scratch_rows(cx, d, &rsrc, exec) {
+            let Cx { wave, mem, .. } = cx;
+            if let Some(rows) = wave.vgpr.rows_mut(vdata, bytes / 4) {
+                // Nothing is loaded unless the whole block is in one allocation.
+                if mem.load_rows(start, rows) {
+                    return Ok(Flow::Continue);
+                }
+            }
+        }
+    }
     let mut out = [[0u32; WAVE_SIZE]; 4];
     if !to_lds
         && bytes.is_multiple_of(4)
         && dwords_in_range(cx, d, &rsrc, exec, bytes / 4, &mut out)
     {
-        let vdata = d.regs[1].saturating_sub(256) as usize;
         for (i, row) in out.iter().enumerate().take(bytes / 4) {
             cx.wave.write_row(vdata + i, row, exec);
         }
@@ -293,7 +305,6 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     if to_lds {
         return load_to_lds(cx, d, exec, &out[0]);
     }
-    let vdata = d.regs[1].saturating_sub(256) as usize;
     for (i, row) in out.iter().enumerate().take(bytes.div_ceil(4)) {
         cx.wave.write_row(vdata + i, row, exec);
     }
@@ -659,5 +670,70 @@ mod tests {
             }
         }
         assert!(taken > 500 && left > 500, "{taken} taken, {left} left");
+    }
+
+    /// Spill reloads of the whole wave, which land straight in the VGPRs, load what the
+    /// per-lane path (forced by a sanitizer) loads, for random blocks of a scratch buffer.
+    #[test]
+    fn whole_wave_scratch_loads_agree_with_the_per_lane_path() {
+        use crate::check::{Check, CheckSet};
+        use crate::memory::AllocKind;
+        let text = [
+            "buffer_load_dwordx4 v[4:7], v1, s[8:11], s2 offen offset:20",
+            "buffer_load_dwordx2 v[4:5], off, s[8:11], s2 offset:8",
+            "buffer_load_dword v4, v1, s[8:11], s2 offen",
+        ];
+        let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        const SIZE: u64 = 64 * 1024;
+        let (mut fast, mut slow) = (Memory::default(), Memory::default());
+        let mut memcheck = CheckSet::NONE;
+        memcheck.insert(Check::Memcheck);
+        slow.enable_checks(memcheck);
+        let base = fast.alloc(SIZE, AllocKind::Buffer).unwrap();
+        assert_eq!(slow.alloc(SIZE, AllocKind::Buffer).unwrap(), base);
+        let mut rng = crate::cu::rng::Rng::new(0x853c_49e6_748f_ea9b);
+        let mut next = move || rng.next_u64() as u32;
+        let bytes: Vec<u8> = (0..SIZE).map(|_| next() as u8).collect();
+        fast.store(base, &bytes).unwrap();
+        slow.store(base, &bytes).unwrap();
+        let (mut lds, env) = (Lds::new(0), DispatchEnv::default());
+        let mut taken = 0;
+        for round in 0..600 {
+            let name = text[round % 3];
+            let d = &program.insts[round % 3];
+            let mut wave = Wave::new(0);
+            let uniform = next() % 64 * 4;
+            for l in 0..WAVE_SIZE {
+                wave.vgpr[1][l] = uniform;
+            }
+            wave.set_exec(u64::MAX);
+            wave.sgpr[2] = next() % 16 * 256;
+            // The private segment buffer: swizzled, 4-byte elements, index stride 64,
+            // add_tid; the records cover the allocation.
+            wave.sgpr[8] = base as u32;
+            wave.sgpr[9] = 1 << 31 | (base >> 32) as u32 & 0xffff;
+            wave.sgpr[10] = (SIZE / 64) as u32;
+            wave.sgpr[11] = 1 << 19 | 3 << 21 | 1 << 23;
+            let mut slow_wave = wave.clone();
+            for (w, mem) in [(&mut wave, &mut fast), (&mut slow_wave, &mut slow)] {
+                let mut cx = Cx {
+                    wave: w,
+                    mem,
+                    lds: &mut lds,
+                    program: &program,
+                    env: &env,
+                };
+                if !cx.mem.checking() {
+                    let rsrc = resource(&cx, d);
+                    taken += scratch_rows(&cx, d, &rsrc, u64::MAX).is_some() as u32;
+                }
+                crate::exec::issue::execute(&mut cx, d).unwrap();
+            }
+            for r in 4..8 {
+                assert_eq!(wave.vgpr[r], slow_wave.vgpr[r], "{name} v{r}");
+            }
+        }
+        assert!(taken > 500, "{taken} of 600 took the whole-wave path");
     }
 }
