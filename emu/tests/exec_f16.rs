@@ -323,7 +323,7 @@ fn vop3_inline_float_constants_are_f16_in_f16_operands() {
         assert_eq!(w.vgpr[4][0], h(4.0)); // an f32 source keeps the f32 constant
         assert_eq!(w.sgpr[2], u32::MAX); // 4 > 3 in every lane
         assert_eq!(w.vgpr[8][0], h(2.0));
-        assert_eq!(w.vgpr[10][0], h(3.0 * 0.1591796875)); // 1/(2π) as f16 0x3118
+        assert_eq!(w.vgpr[10][0], h(3.0 * 0.159_179_69)); // 1/(2π) as f16 0x3118
     };
     chk(&w);
     exec_common::vet(&w, chk);

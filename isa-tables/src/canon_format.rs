@@ -78,10 +78,12 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
             }
         }
         // SDWA: an integer source of a float op (v_ldexp_f16's exponent) takes sext only.
-        Format::Vop2 if inst.enc() == crate::Enc::Sdwa && inst.info().int_source(1) => {
-            if inst.words[1] & (3 << 28) != 0 {
-                return Err(("neg/abs on an integer SDWA source", inst.words[1]));
-            }
+        Format::Vop2
+            if inst.enc() == crate::Enc::Sdwa
+                && inst.info().int_source(1)
+                && inst.words[1] & (3 << 28) != 0 =>
+        {
+            return Err(("neg/abs on an integer SDWA source", inst.words[1]));
         }
         Format::Mubuf | Format::Mtbuf => {
             // lds=1 (MUBUF bit 16) exists only for the loads the hardware can send to LDS:

@@ -107,8 +107,8 @@ pub fn set(words: &mut [u32; 2], l: Loc, code: u16) -> bool {
     let raw = match l.kind {
         Kind::Code => code as u32,
         Kind::Vgpr if code >= 256 => code as u32 - 256,
-        Kind::SgprPair if code < 128 && code % 2 == 0 => code as u32 / 2,
-        Kind::SgprQuad if code < 128 && code % 4 == 0 => code as u32 / 4,
+        Kind::SgprPair if code < 128 && code.is_multiple_of(2) => code as u32 / 2,
+        Kind::SgprQuad if code < 128 && code.is_multiple_of(4) => code as u32 / 4,
         _ => return false,
     };
     let mask = (1u32 << l.bits) - 1;

@@ -566,6 +566,13 @@ fn progress_bar() -> crate::device::Progress {
     })
 }
 
+/// `--hazards off|warn|error` (clap lists the values in help and errors).
+fn hazard_mode() -> impl clap::builder::TypedValueParser<Value = HazardMode> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["off", "warn", "error"])
+        .try_map(|s| s.parse::<HazardMode>())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -605,11 +612,4 @@ mod tests {
         // Without a type in the metadata, the size decides, as before.
         assert!(matches!(parse("1.5", &by_value("struct S", 4)), Ok(Arg::F32(f)) if f == 1.5));
     }
-}
-
-/// `--hazards off|warn|error` (clap lists the values in help and errors).
-fn hazard_mode() -> impl clap::builder::TypedValueParser<Value = HazardMode> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(["off", "warn", "error"])
-        .try_map(|s| s.parse::<HazardMode>())
 }

@@ -570,7 +570,7 @@ mod tests {
         for _ in 0..400 {
             for l in 0..WAVE_SIZE {
                 wave.vgpr[0][l] = next() % 64;
-                wave.vgpr[1][l] = (next() % 256 & !3) | (next() % 8 == 0) as u32;
+                wave.vgpr[1][l] = ((next() % 256) & !3) | (next() % 8 == 0) as u32;
             }
             wave.sgpr[2] = next() % 64;
             wave.sgpr[8] = 0x1000;

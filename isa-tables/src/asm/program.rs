@@ -152,7 +152,7 @@ pub fn assemble(source: &str, target: Target) -> Result<Assembly, AsmError> {
     for (n, line) in &lines {
         match line {
             Line::Align(a) => {
-                while out.bytes.len() as u32 % a != 0 {
+                while !(out.bytes.len() as u32).is_multiple_of(*a) {
                     out.bytes.extend_from_slice(&0xbf80_0000u32.to_le_bytes()); // s_nop 0
                 }
             }

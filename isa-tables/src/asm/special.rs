@@ -47,17 +47,17 @@ fn lookup(
 
 pub fn hwreg(text: &str) -> Option<u16> {
     static MAP: OnceLock<HashMap<String, u16>> = OnceLock::new();
-    lookup(&MAP, |s, v| syntax::write_hwreg(s, v), text)
+    lookup(&MAP, syntax::write_hwreg, text)
 }
 
 pub fn sendmsg(text: &str) -> Option<u16> {
     static MAP: OnceLock<HashMap<String, u16>> = OnceLock::new();
-    lookup(&MAP, |s, v| syntax::write_sendmsg(s, v), text)
+    lookup(&MAP, syntax::write_sendmsg, text)
 }
 
 pub fn waitcnt(text: &str) -> Option<u16> {
     static MAP: OnceLock<HashMap<String, u16>> = OnceLock::new();
-    if let Some(v) = lookup(&MAP, |s, v| syntax::write_waitcnt(s, v), text) {
+    if let Some(v) = lookup(&MAP, syntax::write_waitcnt, text) {
         return Some(v);
     }
     // Hand-written subsets in any order: counters not named do not wait.
