@@ -115,35 +115,57 @@ pub fn bank_cost(access: &DsAccess) -> BankCost {
         cycles: 0,
     };
     // Dwords asked of the banks in one pass: lanes × addresses × (dwords + 1 if unaligned),
-    // at most 64 (32 lanes × 1 × 2 for b32, 4 × 2 × 5 for an impossible dual b128).
-    let mut dwords: Vec<u32> = Vec::with_capacity(64);
+    // at most 64 (32 lanes × 1 × 2 for b32, 4 × 2 × 5 for an impossible dual b128). On the
+    // stack: the timing model asks this of every DS instruction.
+    let mut buf = [0u32; 64];
     for start in (0..WAVE_SIZE).step_by(group) {
-        dwords.clear();
+        let mut n = 0;
         for l in start..start + group {
             if access.exec >> l & 1 == 0 {
                 continue;
             }
             for a in std::iter::once(access.addr).chain(access.addr1) {
                 let (first, last) = dword_span(a[l], bytes);
-                dwords.extend(first..=last);
+                for d in first..=last {
+                    // The bound above holds for every width; the guard keeps a mistake in
+                    // it from becoming a crash.
+                    if let Some(slot) = buf.get_mut(n) {
+                        *slot = d;
+                        n += 1;
+                    }
+                }
             }
         }
+        let dwords = &mut buf[..n];
         if dwords.is_empty() {
             continue;
         }
+        let mut asked = n;
         if !access.atomic {
             // Same dword in several lanes: one access, broadcast.
             dwords.sort_unstable();
-            dwords.dedup();
+            asked = dedup_sorted(dwords);
         }
         let mut per_bank = [0u32; BANKS as usize];
-        for d in &dwords {
+        for d in &dwords[..asked] {
             per_bank[(d % BANKS) as usize] += 1;
         }
         cost.passes += 1;
         cost.cycles += per_bank.iter().copied().max().unwrap_or(1);
     }
     cost
+}
+
+/// Moves the distinct values of sorted `v` to its front; returns how many there are.
+fn dedup_sorted(v: &mut [u32]) -> usize {
+    let mut k = 0;
+    for i in 0..v.len() {
+        if k == 0 || v[i] != v[k - 1] {
+            v[k] = v[i];
+            k += 1;
+        }
+    }
+    k
 }
 
 /// Cycles that bank conflicts add to `access`.

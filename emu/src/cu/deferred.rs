@@ -11,7 +11,6 @@
 //! issue; with races, the order is the completion order, as on a GPU.
 
 use super::engine::{Block, CuSim};
-use super::inflight::Landing;
 use crate::exec::{Cx, DispatchEnv, Fault};
 use crate::hazard::regs::RegSet;
 use crate::launch::Stop;
@@ -24,7 +23,8 @@ use gcn_isa::operand::VGPR0;
 /// every snapshot: instructions read some of them implicitly.
 const SPECIAL_SGPRS: usize = 102;
 
-/// The wave state a memory instruction reads, copied at issue. Thousands are in flight at
+/// The wave state a memory instruction reads, copied at issue (its destination only when it
+/// keeps part of it, [`super::facts::Facts::keeps_dst`]). Thousands are in flight at
 /// once in a large launch, so it holds the SGPRs up to the highest general one the instruction
 /// names, not the whole file.
 pub struct Snapshot {
@@ -59,8 +59,8 @@ impl Snapshot {
     }
 
     /// Copies from `w` the scalar state and the VGPRs of `regs` (operand codes): those the
-    /// instruction reads, and those it writes (a d16 load keeps the other half). Fills in
-    /// place, so a recycled snapshot costs no allocation.
+    /// instruction reads, and for a d16 load its destination (it keeps the other half).
+    /// Fills in place, so a recycled snapshot costs no allocation.
     pub fn fill(&mut self, w: &Wave, regs: RegSet) {
         let low = regs
             .codes()
@@ -136,6 +136,13 @@ pub struct Shared<'a> {
 /// the registers it wrote to its wave for the completion cycle.
 pub fn run(sh: &mut Shared, sim: &mut CuSim, r: Request) -> Result<(), (Stop, [u32; 3])> {
     let d = &sh.program.insts[r.index as usize];
+    // The snapshot holds a destination only if the instruction keeps part of it; debug builds
+    // (the tests) poison the others, so a lane the semantics leave unwritten shows when the
+    // landing writes it.
+    #[cfg(debug_assertions)]
+    for v in r.writes.vgprs().codes() {
+        sh.scratch.vgpr[(v - VGPR0) as usize] = [0xdead_5bad; crate::wave::WAVE_SIZE];
+    }
     r.snap.restore(&mut sh.scratch);
     let exec = sh.scratch.exec();
     let group = sim.groups[r.group]
@@ -159,7 +166,7 @@ pub fn run(sh: &mut Shared, sim: &mut CuSim, r: Request) -> Result<(), (Stop, [u
     let slot = &mut sim.slots[r.slot];
     if sim.hot[r.slot].block != Block::Ended && !r.writes.is_empty() {
         slot.out
-            .attach(r.seq, Landing::capture(&sh.scratch, r.writes, exec));
+            .attach(r.seq, &sh.scratch, r.writes, exec, &mut sim.spare);
     }
     sim.retire_if_done(r.group);
     Ok(())
@@ -167,4 +174,112 @@ pub fn run(sh: &mut Shared, sim: &mut CuSim, r: Request) -> Result<(), (Stop, [u
 
 fn fault_stop(wave: u32, index: u32, fault: Fault) -> Stop {
     Stop::Fault { wave, index, fault }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cu::facts::program_facts;
+    use crate::cu::{run_timed, Arbitration, TimedRun, TimingConfig};
+    use crate::dispatch::Launch;
+    use crate::exec::DispatchEnv;
+    use crate::launch::hazards::{HazardMode, HazardTable};
+    use crate::launch::Counts;
+    use crate::memory::{AllocKind, Memory};
+    use crate::program::Program;
+    use gcn_isa::{assemble, Target};
+    use gcn_loader::KernelDescriptor;
+
+    /// A d16 load keeps the other half of its destination (its snapshot copies it) and a
+    /// plain load overwrites all of it (its snapshot does not), each in the lanes active at
+    /// issue only: in the other lanes both registers keep what they held.
+    #[test]
+    fn loads_land_in_their_issue_lanes_and_d16_keeps_the_other_half() {
+        let text = "
+            s_load_dwordx2 s[2:3], s[0:1], 0x0
+            v_lshlrev_b32 v1, 2, v0
+            v_mov_b32 v4, 0x11112222
+            v_mov_b32 v5, 0x33334444
+            s_waitcnt lgkmcnt(0)
+            v_mov_b32 v3, s3
+            v_add_co_u32 v2, vcc, s2, v1
+            v_addc_co_u32 v3, vcc, 0, v3, vcc
+            s_mov_b32 exec_lo, 0x0f0f0f0f
+            s_mov_b32 exec_hi, 0x0f0f0f0f
+            global_load_short_d16_hi v4, v[2:3], off
+            global_load_dword v5, v[2:3], off
+            s_waitcnt vmcnt(0)
+            s_mov_b64 exec, -1
+            global_store_dword v[2:3], v4, off offset:256
+            global_store_dword v[2:3], v5, off offset:512
+            s_endpgm";
+        let code = assemble(text, Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        let mut mem = Memory::new(1 << 20);
+        let kernarg = mem.alloc(8, AllocKind::Buffer).unwrap();
+        let data = mem.alloc(768, AllocKind::Buffer).unwrap();
+        mem.write_u64(kernarg, data).unwrap();
+        let input = |l: u32| 0xa000_0000 | l << 16 | (0x100 + l);
+        for l in 0..64 {
+            mem.write_u32(data + 4 * l as u64, input(l)).unwrap();
+        }
+        let mut desc = KernelDescriptor::default();
+        desc.kernel_code_properties.enable_sgpr_kernarg_segment_ptr = true;
+        desc.rsrc1.granulated_workitem_vgpr_count = 1;
+        desc.rsrc1.granulated_wavefront_sgpr_count = 1;
+        let launch = Launch {
+            grid: [1, 1, 1],
+            block: [64, 1, 1],
+            dispatch_id: 0,
+            packet: kernarg,
+            queue: 0,
+            kernarg,
+            scratch_base: 0,
+            private_size: 0,
+            scratch_per_wave: 0,
+            lds_size: 0,
+            hostcall_buffer: 0,
+        };
+        let config = TimingConfig {
+            cus: 1,
+            arbitration: Arbitration::OldestFirst,
+            ..TimingConfig::for_target(Target::Gfx900)
+        };
+        let table = HazardTable::new(&program, false);
+        let facts = program_facts(&program);
+        let run = TimedRun {
+            program: &program,
+            facts: &facts,
+            models: &table,
+            leaves: None,
+            desc: &desc,
+            launch: &launch,
+            env: DispatchEnv::default(),
+            config: &config,
+            entry_index: 0,
+            progress: None,
+            deadline: None,
+        };
+        let (mut budget, mut counts) = (1000, Counts::default());
+        let result = run_timed(
+            &run,
+            &mut mem,
+            &mut budget,
+            &mut counts,
+            HazardMode::Off,
+            &mut Vec::new(),
+            None,
+        );
+        assert!(result.is_ok());
+        for l in 0..64u32 {
+            let active = l % 8 < 4;
+            let v4 = mem.read_u32(data + 256 + 4 * l as u64).unwrap();
+            let v5 = mem.read_u32(data + 512 + 4 * l as u64).unwrap();
+            if active {
+                assert_eq!(v4, (input(l) & 0xffff) << 16 | 0x2222, "lane {l}");
+                assert_eq!(v5, input(l), "lane {l}");
+            } else {
+                assert_eq!((v4, v5), (0x1111_2222, 0x3333_4444), "lane {l}");
+            }
+        }
+    }
 }

@@ -195,6 +195,7 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode) -> CuSim<'a> {
         drain: 0,
         requests: Vec::new(),
         snapshots: Vec::new(),
+        spare: Vec::new(),
         seq: 0,
         issued: 0,
         last_issued: (0, 0, [0; 3]),
@@ -385,20 +386,24 @@ impl Dispatcher<'_, '_> {
         shared: &mut Shared,
         stop: u64,
     ) -> Result<(), TimedError> {
-        let mut due: Vec<(u64, usize, u64, Request)> = Vec::new();
+        // The requests are large (a register set each): sort their keys, not them.
+        let mut due: Vec<Option<Request>> = Vec::new();
+        let mut order: Vec<(u64, usize, u64, usize)> = Vec::new();
         for (c, s) in sims.iter_mut().enumerate() {
             let mut i = 0;
             while i < s.requests.len() {
                 if s.requests[i].done < stop {
                     let q = s.requests.swap_remove(i);
-                    due.push((q.done, c, q.seq, q));
+                    order.push((q.done, c, q.seq, due.len()));
+                    due.push(Some(q));
                 } else {
                     i += 1;
                 }
             }
         }
-        due.sort_unstable_by_key(|&(done, c, seq, _)| (done, c, seq));
-        for (_, c, _, q) in due {
+        order.sort_unstable();
+        for (_, c, _, k) in order {
+            let q = due[k].take().expect("each request runs once");
             deferred::run(shared, &mut sims[c], q).map_err(|(s, g)| TimedError::Guest(s, g))?;
         }
         Ok(())

@@ -7,7 +7,7 @@
 use super::config::{Arbitration, TimingConfig};
 use super::deferred::Request;
 use super::facts::{Facts, Unit, UNITS};
-use super::inflight::Outstanding;
+use super::inflight::{Outstanding, Spare};
 use super::issue;
 use super::occupancy::{CuRoom, Demand, SIMDS};
 use super::rng::Rng;
@@ -231,6 +231,8 @@ pub struct CuSim<'a> {
     /// Memory instructions issued and not yet executed, and spent snapshots for reuse.
     pub requests: Vec<Request>,
     pub snapshots: Vec<Box<super::deferred::Snapshot>>,
+    /// Landings for reuse.
+    pub spare: Spare,
     /// Issue order of memory instructions on this CU (the tie-break of equal completions).
     pub seq: u64,
     /// Wave-instructions issued (checked against the budget between windows), and the last
@@ -303,6 +305,7 @@ impl<'a> CuSim<'a> {
                     &mut self.slots[s],
                     &mut self.stalls,
                     &mut self.trace,
+                    &mut self.spare,
                     now,
                 );
                 if matches!(h.block, Block::Barrier | Block::Ended) {
@@ -328,6 +331,7 @@ impl<'a> CuSim<'a> {
                     &mut self.slots[s],
                     &mut self.stalls,
                     &mut self.trace,
+                    &mut self.spare,
                     now,
                 );
             }
@@ -372,6 +376,7 @@ impl<'a> CuSim<'a> {
                 &mut self.slots[s],
                 &mut self.stalls,
                 &mut self.trace,
+                &mut self.spare,
                 now,
             );
             if matches!(h.block, Block::Barrier | Block::Ended) {
@@ -448,10 +453,11 @@ impl<'a> CuSim<'a> {
         w: &mut WaveSlot,
         stalls: &mut Stalls,
         trace: &mut Option<Trace>,
+        spare: &mut Spare,
         now: u64,
     ) {
         let WaveSlot { wave, out, .. } = w;
-        out.complete(wave, now);
+        out.complete(wave, now, spare);
         match h.block {
             Block::None | Block::Barrier | Block::Ended => {}
             Block::Sleep | Block::Nop | Block::Waitcnt => {
@@ -703,7 +709,7 @@ impl<'a> CuSim<'a> {
         }
         self.hot[s].block = Block::Ended;
         self.drain = self.drain.max(w.out.last_done().unwrap_or(0));
-        w.out.clear();
+        w.out.clear(&mut self.spare);
         let g = w.group;
         // The slot is free from now: its wave's outstanding requests carry what they need and
         // find no landing place in a later wave (landings attach by issue number).

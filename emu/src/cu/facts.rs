@@ -5,7 +5,7 @@
 use crate::program::{Decoded, Program};
 use crate::wave::WaitCounters;
 use gcn_isa::class::Category;
-use gcn_isa::{MemKind, Op, Rate, Target};
+use gcn_isa::{Format, MemKind, Op, Rate, Target, D16};
 
 /// The functional units of a CU; each cycle the issue arbiter gives each unit at most one
 /// instruction of the SIMD whose turn it is (GCN whitepaper: one per type — branch, scalar
@@ -86,6 +86,10 @@ pub struct Facts {
     /// SMEM, DS, vector memory or FLAT: its semantics run between windows, in completion
     /// order ([`super::deferred`]).
     pub memory: bool,
+    /// A memory instruction that keeps part of its destination (d16 loads write one half;
+    /// image ops, conservatively): its snapshot copies the destination too. Every other one
+    /// writes the whole of it in every active lane, so the copy would be wasted.
+    pub keeps_dst: bool,
     /// The wait counters it increments (kept here so that a turn's look at a wave reads one
     /// table).
     pub counters: gcn_isa::class::Counters,
@@ -149,6 +153,7 @@ fn facts(d: &Decoded, target: Target) -> Facts {
             class.category,
             Category::Smem | Category::Ds | Category::Vmem | Category::Flat
         ),
+        keeps_dst: info.facts.d16 != D16::No || info.format == Format::Mimg,
         counters: class.counters,
         issue_limit: match special {
             Special::Waitcnt(simm) => {

@@ -24,25 +24,32 @@ pub struct Landing {
 }
 
 impl Landing {
-    /// The registers of `writes` as `w` holds them, to be written in the lanes of `exec`.
-    pub fn capture(w: &Wave, writes: RegSet, exec: u64) -> Landing {
-        let mut landing = Landing {
-            exec,
+    fn empty() -> Box<Landing> {
+        Box::new(Landing {
+            exec: 0,
             vgprs: Vec::new(),
             sgprs: Vec::new(),
-            regs: writes,
-        };
+            regs: RegSet::EMPTY,
+        })
+    }
+
+    /// The registers of `writes` as `w` holds them, to be written in the lanes of `exec`.
+    /// Fills in place, so a recycled landing costs no allocation.
+    fn capture(&mut self, w: &Wave, writes: RegSet, exec: u64) {
+        self.exec = exec;
+        self.regs = writes;
+        self.vgprs.clear();
+        self.sgprs.clear();
         for code in writes.codes() {
             if code >= VGPR0 {
                 let v = code - VGPR0;
                 if (v as usize) < VGPRS {
-                    landing.vgprs.push((v, w.vgpr[v as usize]));
+                    self.vgprs.push((v, w.vgpr[v as usize]));
                 }
             } else if (code as usize) < SCALAR_CODES {
-                landing.sgprs.push((code, w.sgpr[code as usize]));
+                self.sgprs.push((code, w.sgpr[code as usize]));
             }
         }
-        landing
     }
 }
 
@@ -119,6 +126,10 @@ pub struct Outstanding {
     pub next: u64,
 }
 
+/// Landings that have landed, for reuse (one pool per CU): a memory-bound launch lands
+/// millions, and each would otherwise cost three allocations.
+pub type Spare = Vec<Box<Landing>>;
+
 impl Default for Outstanding {
     fn default() -> Self {
         Outstanding {
@@ -132,8 +143,8 @@ impl Default for Outstanding {
 }
 
 impl Outstanding {
-    pub fn clear(&mut self) {
-        self.ops.clear();
+    pub fn clear(&mut self, spare: &mut Spare) {
+        spare.extend(self.ops.drain(..).filter_map(|op| op.landing));
         self.pending = RegSet::EMPTY;
         self.last_vm = 0;
         self.last_lds = 0;
@@ -149,15 +160,39 @@ impl Outstanding {
     pub fn when(
         &self,
         now: u64,
-        mut counters: WaitCounters,
+        counters: WaitCounters,
         ok: impl Fn(&WaitCounters) -> bool,
     ) -> u64 {
         if ok(&counters) {
             return now;
         }
-        let mut done: Vec<(u64, Counters)> =
-            self.ops.iter().map(|o| (o.done, o.counters)).collect();
-        done.sort_unstable_by_key(|d| d.0);
+        let done = |o: &InFlight| (o.done, o.counters);
+        if self.ops.is_sorted_by_key(|o| o.done) {
+            return Self::first_when(now, counters, ok, self.ops.iter().map(done));
+        }
+        // A scalar load overtook: sort a copy, on the stack (the counters' widths bound how
+        // many operations are outstanding: 63 + 15 + 7).
+        let mut buf = [(0u64, Counters::default()); 128];
+        if self.ops.len() > buf.len() {
+            let mut by_done: Vec<_> = self.ops.iter().map(done).collect();
+            by_done.sort_unstable_by_key(|d| d.0);
+            return Self::first_when(now, counters, ok, by_done.into_iter());
+        }
+        let by_done = &mut buf[..self.ops.len()];
+        for (d, o) in by_done.iter_mut().zip(&self.ops) {
+            *d = done(o);
+        }
+        by_done.sort_unstable_by_key(|d| d.0);
+        Self::first_when(now, counters, ok, by_done.iter().copied())
+    }
+
+    /// The first completion time in `done` (in completion order) after which `ok` holds.
+    fn first_when(
+        now: u64,
+        mut counters: WaitCounters,
+        ok: impl Fn(&WaitCounters) -> bool,
+        done: impl Iterator<Item = (u64, Counters)>,
+    ) -> u64 {
         for (t, c) in done {
             counters.complete(c);
             if ok(&counters) {
@@ -184,16 +219,16 @@ impl Outstanding {
     /// Completes every operation done by cycle `now`, oldest completion first: lands its
     /// registers and decrements its counters. Returns whether anything completed.
     #[inline]
-    pub fn complete(&mut self, w: &mut Wave, now: u64) -> bool {
+    pub fn complete(&mut self, w: &mut Wave, now: u64, spare: &mut Spare) -> bool {
         if self.next > now {
             return false;
         }
-        self.complete_due(w, now);
+        self.complete_due(w, now, spare);
         true
     }
 
     #[inline(never)]
-    fn complete_due(&mut self, w: &mut Wave, now: u64) {
+    fn complete_due(&mut self, w: &mut Wave, now: u64, spare: &mut Spare) {
         // Issue order is usually completion order already (vector memory and LDS return in
         // order; only scalar memory overtakes).
         if !self.ops.is_sorted_by_key(|o| o.done) {
@@ -201,8 +236,9 @@ impl Outstanding {
         }
         let n = self.ops.iter().take_while(|o| o.done <= now).count();
         for op in self.ops.drain(..n) {
-            if let Some(l) = &op.landing {
+            if let Some(l) = op.landing {
                 l.land(w);
+                spare.push(l);
             }
             w.counters.complete(op.counters);
         }
@@ -221,10 +257,13 @@ impl Outstanding {
         })
     }
 
-    /// Gives request `seq` the register values it produced (it ran between windows).
-    pub fn attach(&mut self, seq: u64, landing: Landing) {
+    /// Gives request `seq` the values of `writes` that it produced in `w` (it ran between
+    /// windows), to be written in the lanes of `exec` when it completes.
+    pub fn attach(&mut self, seq: u64, w: &Wave, writes: RegSet, exec: u64, spare: &mut Spare) {
         if let Some(op) = self.ops.iter_mut().find(|o| o.seq == seq) {
-            op.landing = Some(Box::new(landing));
+            let mut landing = spare.pop().unwrap_or_else(Landing::empty);
+            landing.capture(w, writes, exec);
+            op.landing = Some(landing);
         }
     }
 }
@@ -274,14 +313,17 @@ mod tests {
         ran.vgpr[5][0] = 10;
         ran.vgpr[5][1] = 11;
         ran.sgpr[7] = 99;
-        out.attach(9, Landing::capture(&ran, regs, 0b11));
-        assert!(!out.complete(&mut w, 99));
+        let mut spare = Spare::new();
+        out.attach(9, &ran, regs, 0b11, &mut spare);
+        assert!(!out.complete(&mut w, 99, &mut spare));
         assert_eq!(w.vgpr[5][0], 1);
         // A write to lane 2 in the meantime survives the landing.
         w.vgpr[5][2] = 42;
-        assert!(out.complete(&mut w, 100));
+        assert!(out.complete(&mut w, 100, &mut spare));
         assert_eq!(&w.vgpr[5][..3], &[10, 11, 42]);
         assert_eq!((w.sgpr[7], w.counters.vm), (99, 0));
         assert!(out.pending.is_empty() && out.is_empty());
+        // The landing is kept for the next load.
+        assert_eq!(spare.len(), 1);
     }
 }

@@ -83,7 +83,14 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
         let writes = if f.lands { model.writes } else { RegSet::EMPTY };
         slot.wave.pc = index + 1;
         let mut snap = m.snapshots.pop().unwrap_or_else(Snapshot::empty);
-        snap.fill(&slot.wave, model.reads.union(model.writes));
+        snap.fill(
+            &slot.wave,
+            if f.keeps_dst {
+                model.reads.union(model.writes)
+            } else {
+                model.reads
+            },
+        );
         slot.wave.counters.issue(counters);
         let done = completion(m, s, &f, d, now);
         let seq = m.seq;
@@ -332,7 +339,8 @@ fn check_stale(m: &mut CuSim, s: usize, index: u32, f: &Facts) {
     // vector memory returns in order, so that is not a hazard; only reads and non-load writes.
     let checks = [("read", model.reads), ("write", model.writes)];
     for (access, regs) in checks {
-        if access == "write" && f.lands {
+        // Most instructions of a wave with loads outstanding touch none of their registers.
+        if (access == "write" && f.lands) || slot.out.pending.intersect(regs).is_empty() {
             continue;
         }
         let Some((op, both)) = slot.out.writer_of(regs) else {

@@ -71,7 +71,7 @@ impl CuSim<'_> {
                 prio: 0,
                 waits_for: NO_UNIT,
             };
-            w.out.clear();
+            w.out.clear(&mut self.spare);
             w.reason = StallReason::Issue;
             w.since = now;
             w.trace = None;

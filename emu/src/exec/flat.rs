@@ -282,11 +282,13 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
             (word(0), word(1))
         }
     };
-    if !at_once(cx, &addr, exec, op, bytes, &operands, &mut out) {
-        for l in 0..WAVE_SIZE {
-            if exec >> l & 1 == 0 {
-                continue;
-            }
+    // One active lane (`if (threadIdx.x == 0) atomicAdd(...)`) is cheaper alone than with the
+    // wave-wide arrays of the one-lookup path.
+    if exec.count_ones() == 1 || !at_once(cx, &addr, exec, op, bytes, &operands, &mut out) {
+        let mut lanes = exec;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
             let at = addr.at(cx, l);
             let (v, cmp) = operands(cx, l);
             let old = access::atomic(cx, l, at, op, v, cmp, bytes)?;
