@@ -166,12 +166,25 @@ impl Outstanding {
         if ok(&counters) {
             return now;
         }
-        let done = |o: &InFlight| (o.done, o.counters);
         if self.ops.is_sorted_by_key(|o| o.done) {
-            return Self::first_when(now, counters, ok, self.ops.iter().map(done));
+            let done = self.ops.iter().map(|o| (o.done, o.counters));
+            return Self::first_when(now, counters, ok, done);
         }
-        // A scalar load overtook: sort a copy, on the stack (the counters' widths bound how
-        // many operations are outstanding: 63 + 15 + 7).
+        self.when_unsorted(now, counters, ok)
+    }
+
+    /// [`Outstanding::when`] after a scalar load overtook: on a sorted copy, on the stack (the
+    /// counters' widths bound how many operations are outstanding: 63 + 15 + 7). Out of line,
+    /// so the turn that calls `when` keeps a small stack frame.
+    #[cold]
+    #[inline(never)]
+    fn when_unsorted(
+        &self,
+        now: u64,
+        counters: WaitCounters,
+        ok: impl Fn(&WaitCounters) -> bool,
+    ) -> u64 {
+        let done = |o: &InFlight| (o.done, o.counters);
         let mut buf = [(0u64, Counters::default()); 128];
         if self.ops.len() > buf.len() {
             let mut by_done: Vec<_> = self.ops.iter().map(done).collect();
