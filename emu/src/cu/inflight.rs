@@ -40,6 +40,9 @@ impl Landing {
         self.regs = writes;
         self.vgprs.clear();
         self.sgprs.clear();
+        // Exactly the rows this load writes (a first push would make room for four, 1 KiB,
+        // and thousands are in flight).
+        self.vgprs.reserve_exact(writes.vgprs().codes().count());
         for code in writes.codes() {
             if code >= VGPR0 {
                 let v = code - VGPR0;
@@ -127,8 +130,19 @@ pub struct Outstanding {
 }
 
 /// Landings that have landed, for reuse (one pool per CU): a memory-bound launch lands
-/// millions, and each would otherwise cost three allocations.
+/// millions, and each would otherwise cost three allocations. A pool keeps at most
+/// [`SPARE_MAX`], so that what it holds stays small beside the CU's waves.
 pub type Spare = Vec<Box<Landing>>;
+
+/// Landings a CU keeps for reuse: the loads its waves usually have landing within a window.
+pub const SPARE_MAX: usize = 16;
+
+/// Keeps landing `l` for reuse if the pool has room.
+fn keep(spare: &mut Spare, l: Box<Landing>) {
+    if spare.len() < SPARE_MAX {
+        spare.push(l);
+    }
+}
 
 impl Default for Outstanding {
     fn default() -> Self {
@@ -144,7 +158,9 @@ impl Default for Outstanding {
 
 impl Outstanding {
     pub fn clear(&mut self, spare: &mut Spare) {
-        spare.extend(self.ops.drain(..).filter_map(|op| op.landing));
+        for l in self.ops.drain(..).filter_map(|op| op.landing) {
+            keep(spare, l);
+        }
         self.pending = RegSet::EMPTY;
         self.last_vm = 0;
         self.last_lds = 0;
@@ -251,7 +267,7 @@ impl Outstanding {
         for op in self.ops.drain(..n) {
             if let Some(l) = op.landing {
                 l.land(w);
-                spare.push(l);
+                keep(spare, l);
             }
             w.counters.complete(op.counters);
         }
