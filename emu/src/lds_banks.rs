@@ -140,32 +140,23 @@ pub fn bank_cost(access: &DsAccess) -> BankCost {
         if dwords.is_empty() {
             continue;
         }
-        let mut asked = n;
         if !access.atomic {
-            // Same dword in several lanes: one access, broadcast.
             dwords.sort_unstable();
-            asked = dedup_sorted(dwords);
         }
         let mut per_bank = [0u32; BANKS as usize];
-        for d in &dwords[..asked] {
+        let mut prev = None;
+        for &d in dwords.iter() {
+            // Same dword in several lanes: one access, broadcast (atomics serialise).
+            if !access.atomic && prev == Some(d) {
+                continue;
+            }
+            prev = Some(d);
             per_bank[(d % BANKS) as usize] += 1;
         }
         cost.passes += 1;
         cost.cycles += per_bank.iter().copied().max().unwrap_or(1);
     }
     cost
-}
-
-/// Moves the distinct values of sorted `v` to its front; returns how many there are.
-fn dedup_sorted(v: &mut [u32]) -> usize {
-    let mut k = 0;
-    for i in 0..v.len() {
-        if k == 0 || v[i] != v[k - 1] {
-            v[k] = v[i];
-            k += 1;
-        }
-    }
-    k
 }
 
 /// Cycles that bank conflicts add to `access`.

@@ -189,9 +189,8 @@ impl Outstanding {
         self.when_unsorted(now, counters, ok)
     }
 
-    /// [`Outstanding::when`] after a scalar load overtook: on a sorted copy, on the stack (the
-    /// counters' widths bound how many operations are outstanding: 63 + 15 + 7). Out of line,
-    /// so the turn that calls `when` keeps a small stack frame.
+    /// [`Outstanding::when`] after a scalar load overtook: on a sorted copy. Out of line, so
+    /// the turn that calls `when` keeps a small stack frame.
     #[cold]
     #[inline(never)]
     fn when_unsorted(
@@ -200,19 +199,9 @@ impl Outstanding {
         counters: WaitCounters,
         ok: impl Fn(&WaitCounters) -> bool,
     ) -> u64 {
-        let done = |o: &InFlight| (o.done, o.counters);
-        let mut buf = [(0u64, Counters::default()); 128];
-        if self.ops.len() > buf.len() {
-            let mut by_done: Vec<_> = self.ops.iter().map(done).collect();
-            by_done.sort_unstable_by_key(|d| d.0);
-            return Self::first_when(now, counters, ok, by_done.into_iter());
-        }
-        let by_done = &mut buf[..self.ops.len()];
-        for (d, o) in by_done.iter_mut().zip(&self.ops) {
-            *d = done(o);
-        }
+        let mut by_done: Vec<_> = self.ops.iter().map(|o| (o.done, o.counters)).collect();
         by_done.sort_unstable_by_key(|d| d.0);
-        Self::first_when(now, counters, ok, by_done.iter().copied())
+        Self::first_when(now, counters, ok, by_done.into_iter())
     }
 
     /// The first completion time in `done` (in completion order) after which `ok` holds.
