@@ -204,6 +204,7 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode) -> CuSim<'a> {
         no_memory: Memory::new(0),
         mem_epoch: 0,
         spin_seen: false,
+        window_stop: 0,
     }
 }
 

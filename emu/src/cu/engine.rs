@@ -51,6 +51,8 @@ pub struct WaveSlot {
     pub reason: StallReason,
     pub since: u64,
     pub trace: Option<trace::Open>,
+    /// Instructions it executed before their issue ([`super::ahead`]).
+    pub ahead: super::ahead::Ahead,
 }
 
 /// What every turn of its SIMD reads of a resident wave, kept in [`CuSim::hot`] apart from the
@@ -251,6 +253,8 @@ pub struct CuSim<'a> {
     /// A wave of this CU has been found spinning in this launch: the dispatcher looks for a
     /// livelock from then on.
     pub spin_seen: bool,
+    /// The end of the window being run (a SIMD's turns in bulk go up to it).
+    pub window_stop: u64,
 }
 
 /// The first cycle at or after `t` in which SIMD `simd` has the issue slot.
@@ -283,11 +287,15 @@ pub fn account(
 impl<'a> CuSim<'a> {
     /// Steps CU `c` at cycle `now`: the SIMD whose turn it is issues.
     pub fn step(&mut self, now: u64) -> Result<(), (Stop, [u32; 3])> {
-        self.cu.stepped = Some(now);
+        // A SIMD that took its turns in bulk may have stepped past `now` already.
+        self.cu.stepped = Some(self.cu.stepped.map_or(now, |p| p.max(now)));
         let simd = (now % SIMDS as u64) as u8;
         if self.e.config.arbitration == Arbitration::OldestFirst
             && self.cu.raised[simd as usize] == 0
         {
+            if self.bulk_turns(simd, now, self.window_stop)? {
+                return Ok(());
+            }
             return self.step_in_age_order(simd, now);
         }
         // At most 10 waves per SIMD.
@@ -408,7 +416,7 @@ impl<'a> CuSim<'a> {
         now: u64,
         remember: bool,
     ) -> Result<(), (Stop, [u32; 3])> {
-        let pc = self.slots[s].wave.pc;
+        let pc = self.slots[s].next_index();
         let Some(f) = self.e.facts.get(pc as usize).copied() else {
             let w = &self.slots[s];
             let group = self.group_id(s);
@@ -558,6 +566,7 @@ impl<'a> CuSim<'a> {
     /// Steps every cycle of `[start, stop)` at which the CU has something to do. A guest stop
     /// comes with its cycle.
     pub fn run_window(&mut self, start: u64, stop: u64) -> Result<(), (u64, Stop, [u32; 3])> {
+        self.window_stop = stop;
         let mut t = self.cu.next.max(start);
         while t < stop {
             self.step(t).map_err(|(s, g)| (t, s, g))?;
@@ -588,7 +597,7 @@ impl<'a> CuSim<'a> {
                 out.push(WaveAt {
                     group: group.id,
                     wave: w.wave.index,
-                    index: w.wave.pc,
+                    index: w.next_index(),
                     waits,
                 });
             }
@@ -622,19 +631,16 @@ impl<'a> CuSim<'a> {
     /// The barrier of group `g` has waited too long: who waits and who keeps running.
     pub fn barrier_timeout(&self, g: usize, now: u64) -> Stop {
         let group = self.groups[g].as_ref().expect("resident group");
-        let waves = group
-            .slots
-            .iter()
-            .map(|&s| (&self.hot[s], &self.slots[s].wave));
+        let waves = group.slots.iter().map(|&s| (&self.hot[s], &self.slots[s]));
         Stop::BarrierTimeout {
             waiting: waves
                 .clone()
                 .filter(|(h, _)| h.block == Block::Barrier)
-                .map(|(_, w)| w.index)
+                .map(|(_, w)| w.wave.index)
                 .collect(),
             running: waves
                 .filter(|(h, _)| !matches!(h.block, Block::Barrier | Block::Ended))
-                .map(|(_, w)| (w.index, w.pc))
+                .map(|(_, w)| (w.wave.index, w.next_index()))
                 .collect(),
             cycles: now - group.barrier_since,
         }

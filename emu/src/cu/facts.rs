@@ -90,6 +90,10 @@ pub struct Facts {
     /// image ops, conservatively): its snapshot copies the destination too. Every other one
     /// writes the whole of it in every active lane, so the copy would be wasted.
     pub keeps_dst: bool,
+    /// Vector or scalar ALU, or a branch, that counts on no wait counter and has no timing
+    /// of its own (not s_nop, s_sleep...): what it reads and writes is its wave's registers
+    /// only, so the timing model may run it before it issues ([`super::ahead`]).
+    pub pure: bool,
     /// The wait counters it increments (kept here so that a turn's look at a wave reads one
     /// table).
     pub counters: gcn_isa::class::Counters,
@@ -154,6 +158,11 @@ fn facts(d: &Decoded, target: Target) -> Facts {
             Category::Smem | Category::Ds | Category::Vmem | Category::Flat
         ),
         keeps_dst: info.facts.d16 != D16::No || info.format == Format::Mimg,
+        pure: matches!(
+            class.category,
+            Category::Valu | Category::Salu | Category::Branch
+        ) && class.counters == Default::default()
+            && special == Special::None,
         counters: class.counters,
         issue_limit: match special {
             Special::Waitcnt(simm) => {

@@ -22,6 +22,9 @@ pub const CADENCE: u64 = 4;
 
 /// Issues the next instruction of wave `s` on CU `c` at cycle `now`.
 pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
+    if super::ahead::ready(m, s) {
+        return super::ahead::issue_next(m, s, now);
+    }
     let program = m.e.program;
     let index = m.slots[s].wave.pc;
     let d = &program.insts[index as usize];
@@ -43,35 +46,15 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
     if !m.slots[s].out.pending.is_empty() {
         check_stale(m, s, index, &f);
     }
-    // A wave that keeps running while others of its group wait at the barrier for longer
-    // than the timeout will, in all likelihood, never arrive: report a deadlock, not a hang.
-    let g = m.slots[s].group;
-    if let Some(group) = m.groups[g].as_ref() {
-        if group.barrier_since != u64::MAX && now - group.barrier_since > m.e.config.barrier_timeout
-        {
-            return Err((m.barrier_timeout(g, now), group.id));
-        }
-    }
-    {
-        let slot = &mut m.slots[s];
-        account(
-            slot,
-            &mut m.stalls,
-            &mut m.trace,
-            now,
-            StallReason::Executing,
-        );
-        tracing::trace!(
-            cycle = now,
-            cu = slot.cu,
-            simd = slot.simd,
-            group = ?m.groups[slot.group].as_ref().map(|g| g.id),
-            wave = wave_index,
-            pc = format_args!("{:#x}", d.pc),
-            "{}",
-            d.inst
-        );
-    }
+    barrier_timeout(m, s, now)?;
+    account(
+        &mut m.slots[s],
+        &mut m.stalls,
+        &mut m.trace,
+        now,
+        StallReason::Executing,
+    );
+    trace_issue(m, s, now, d);
 
     let models = m.e.models;
     let counters = d.class.counters;
@@ -176,7 +159,52 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
         }
         flow
     };
+    after_issue(m, s, now, index, d, &f, flow)
+}
 
+/// A wave that keeps running while others of its group wait at the barrier for longer than
+/// the timeout will, in all likelihood, never arrive: report a deadlock, not a hang.
+#[inline(always)]
+pub fn barrier_timeout(m: &CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
+    let g = m.slots[s].group;
+    if let Some(group) = m.groups[g].as_ref() {
+        if group.barrier_since != u64::MAX && now - group.barrier_since > m.e.config.barrier_timeout
+        {
+            return Err((m.barrier_timeout(g, now), group.id));
+        }
+    }
+    Ok(())
+}
+
+/// The `-v` log's line for an issue (at trace level).
+#[inline(always)]
+pub fn trace_issue(m: &CuSim, s: usize, now: u64, d: &crate::program::Decoded) {
+    let slot = &m.slots[s];
+    tracing::trace!(
+        cycle = now,
+        cu = slot.cu,
+        simd = slot.simd,
+        group = ?m.groups[slot.group].as_ref().map(|g| g.id),
+        wave = slot.wave.index,
+        pc = format_args!("{:#x}", d.pc),
+        "{}",
+        d.inst
+    );
+}
+
+/// What follows an instruction's issue, executed or not: the counts, how long the wave and
+/// its SIMD are busy, the wave-state changes of s_nop, s_sleep, s_setprio, s_wakeup, and of
+/// its flow (a barrier, the end of the wave).
+pub fn after_issue(
+    m: &mut CuSim,
+    s: usize,
+    now: u64,
+    index: u32,
+    d: &crate::program::Decoded,
+    f: &Facts,
+    flow: Flow,
+) -> Result<(), (Stop, [u32; 3])> {
+    let wave_index = m.slots[s].wave.index;
     m.issued += 1;
     // Only near the end of the budget does the dispatcher read these (the group is looked up
     // only then).

@@ -7,7 +7,8 @@
 //! same semantic functions, so results differ only where the program itself depends on timing
 //! (a missing `s_waitcnt`, a race).
 //!
-//! Modules: [`config`] (latencies, CU count, arbitration), [`facts`] (what each instruction means
+//! Modules: [`ahead`] (ALU runs executed before they issue), [`bulk`] (a SIMD's turns many at
+//! a time while its waves run pure instructions), [`config`] (latencies, CU count, arbitration), [`facts`] (what each instruction means
 //! to the timing: issue unit, VALU cycles, latency class, LDS access shape), [`occupancy`]
 //! (placement limits), [`inflight`] (outstanding memory operations and their register landing),
 //! [`engine`] (one CU stepping a cycle), [`issue`] (one instruction issuing), [`deferred`]
@@ -15,6 +16,8 @@
 //! workgroup), [`device`] (the windows over all CUs, on one or more threads), [`stats`] and
 //! [`trace`].
 
+pub mod ahead;
+pub mod bulk;
 pub mod config;
 pub mod deferred;
 pub mod device;

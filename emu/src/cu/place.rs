@@ -60,6 +60,7 @@ impl CuSim<'_> {
             w.wave.reset(i as u32, demand.vgprs as usize);
             dispatch::init_wave(&mut w.wave, start.desc, &launch, id, i as u32);
             w.wave.pc = start.entry_index;
+            w.ahead.clear();
             w.cu = c;
             w.simd = simd;
             w.group = g;
@@ -125,5 +126,6 @@ pub fn new_slot() -> WaveSlot {
         reason: StallReason::Issue,
         since: 0,
         trace: None,
+        ahead: Default::default(),
     }
 }

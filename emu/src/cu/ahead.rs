@@ -1,0 +1,204 @@
+//! A wave's ALU instructions run before they issue. The timing model issues one instruction
+//! of a wave every few turns and executes it at issue, so each execution finds the wave's
+//! registers gone from the host's cache (a CU's forty waves, then the next CU's). A run of
+//! pure instructions ([`super::facts::Facts::pure`]: vector or scalar ALU and branches that
+//! read and write only their wave's registers) gives the same results whenever it runs, as
+//! long as nothing else reads or writes those registers meanwhile: no load of the wave has a
+//! register still to land (checked before the run), and the run stops before anything else
+//! (memory, waits, barriers, s_endpgm). So when such a run is next, the wave executes it at once,
+//! up to [`AHEAD`] instructions, with the functional engine's locality, and the timing model
+//! issues the instructions one by one as before, reading their indices from [`Ahead`].
+//!
+//! What still depends on when an instruction issues is done at its issue: the statistics,
+//! the budget and the issue log, the barrier timeout, and the spin detector's look at a taken
+//! backward branch — a run ends with such a branch, so the wave's registers are those after
+//! it when it issues. A fault ends the run too and is raised when its instruction issues.
+
+use super::engine::{account, CuSim, WaveSlot};
+use super::issue;
+use super::stats::StallReason;
+use crate::exec::{Cx, Fault, Flow};
+use crate::launch::spin::{Epoch, SpinState};
+use crate::launch::Stop;
+
+/// Instructions a wave runs ahead at most (a compiled loop body usually fits).
+pub const AHEAD: usize = 32;
+
+/// How a run ahead ended, for its last instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Nothing to do at its issue beyond the usual.
+    Plain,
+    /// A taken backward branch: the spin detector looks at it as it issues.
+    BackEdge,
+    /// It faulted (the run executed it as far as it went): the fault is raised at its issue.
+    Fault(Fault),
+    /// It ended the wave's flow (none of the pure instructions does; kept for safety).
+    Flow(Flow),
+}
+
+/// Instructions a wave has executed and not yet issued, oldest first.
+#[derive(Clone, Debug)]
+pub struct Ahead {
+    index: [u32; AHEAD],
+    head: u8,
+    len: u8,
+    end: End,
+}
+
+impl Default for Ahead {
+    fn default() -> Self {
+        Ahead {
+            index: [0; AHEAD],
+            head: 0,
+            len: 0,
+            end: End::Plain,
+        }
+    }
+}
+
+impl Ahead {
+    /// The next instruction to issue, if one ran ahead.
+    #[inline(always)]
+    pub fn front(&self) -> Option<u32> {
+        (self.head < self.len).then(|| self.index[self.head as usize])
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.head >= self.len
+    }
+
+    /// Forgets what ran ahead (the slot takes a new wave).
+    pub fn clear(&mut self) {
+        self.head = 0;
+        self.len = 0;
+        self.end = End::Plain;
+    }
+
+    /// Instructions left to issue.
+    pub fn left(&self) -> usize {
+        self.len.saturating_sub(self.head) as usize
+    }
+
+    /// How the run ended (for its last instruction).
+    pub fn end(&self) -> &End {
+        &self.end
+    }
+
+    /// Takes the next instruction: its index, and how the run ended if it was the last.
+    pub(super) fn pop(&mut self) -> (u32, Option<End>) {
+        let index = self.index[self.head as usize];
+        self.head += 1;
+        let end = self
+            .is_empty()
+            .then(|| std::mem::replace(&mut self.end, End::Plain));
+        (index, end)
+    }
+}
+
+impl WaveSlot {
+    /// The instruction index this wave issues next.
+    #[inline(always)]
+    pub fn next_index(&self) -> u32 {
+        self.ahead.front().unwrap_or(self.wave.pc)
+    }
+}
+
+/// Whether wave `s`'s next instruction ran ahead, running the next pure run first if nothing
+/// did and one is next. False: the instruction is not pure (or the launch tracks hazards, or a
+/// load has registers to land), and [`issue::issue`] executes it at issue.
+#[inline(always)]
+pub fn ready(m: &mut CuSim, s: usize) -> bool {
+    !m.slots[s].ahead.is_empty() || run(m, s)
+}
+
+/// Runs ahead from wave `s`'s PC if a pure instruction is there; false if none ran.
+fn run(m: &mut CuSim, s: usize) -> bool {
+    let facts = m.e.facts;
+    let slot = &mut m.slots[s];
+    let pc = slot.wave.pc as usize;
+    // The run-time hazard tracker sees each instruction as it issues, with its wave's state.
+    if !facts.get(pc).is_some_and(|f| f.pure)
+        || m.hazards.is_some()
+        || !slot.out.pending.is_empty()
+    {
+        return false;
+    }
+    let program = m.e.program;
+    let env = m.e.env;
+    let group = m.groups[slot.group].as_mut().expect("resident group");
+    let WaveSlot { wave, ahead, .. } = slot;
+    let mut cx = Cx {
+        wave,
+        mem: &mut m.no_memory,
+        lds: &mut group.lds,
+        program,
+        env,
+    };
+    ahead.clear();
+    while (ahead.len as usize) < AHEAD {
+        let at = cx.wave.pc;
+        if !facts.get(at as usize).is_some_and(|f| f.pure) {
+            break;
+        }
+        let d = &program.insts[at as usize];
+        cx.wave.pc = at + 1;
+        ahead.index[ahead.len as usize] = at;
+        ahead.len += 1;
+        match crate::exec::issue::execute(&mut cx, d) {
+            Ok(Flow::Continue) => {}
+            Ok(flow) => {
+                ahead.end = End::Flow(flow);
+                break;
+            }
+            Err(fault) => {
+                ahead.end = End::Fault(fault);
+                break;
+            }
+        }
+        if cx.wave.pc <= at && env.spin_limit != 0 {
+            ahead.end = End::BackEdge;
+            break;
+        }
+    }
+    true
+}
+
+/// Issues the oldest instruction that ran ahead: everything [`issue::issue`] does at issue
+/// but executing it.
+pub fn issue_next(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
+    issue::barrier_timeout(m, s, now)?;
+    let slot = &mut m.slots[s];
+    let (index, end) = slot.ahead.pop();
+    let d = &m.e.program.insts[index as usize];
+    let f = m.e.facts[index as usize];
+    account(
+        slot,
+        &mut m.stalls,
+        &mut m.trace,
+        now,
+        StallReason::Executing,
+    );
+    issue::trace_issue(m, s, now, d);
+    let mut flow = Flow::Continue;
+    match end {
+        None | Some(End::Plain) => {}
+        Some(End::BackEdge) => {
+            let slot = &mut m.slots[s];
+            let group = m.groups[slot.group].as_ref().expect("resident group");
+            let epoch = Epoch {
+                memory: m.mem_epoch,
+                lds: group.lds.writes(),
+            };
+            let env = m.e.env;
+            m.spin_seen |=
+                SpinState::back_edge(&mut slot.wave, index, epoch, env.spin_limit, env.vgprs);
+        }
+        Some(End::Fault(fault)) => {
+            let wave = m.slots[s].wave.index;
+            return Err((Stop::Fault { wave, index, fault }, m.group_id(s)));
+        }
+        Some(End::Flow(f)) => flow = f,
+    }
+    issue::after_issue(m, s, now, index, d, &f, flow)
+}
