@@ -1,20 +1,29 @@
-//! Turns of a SIMD whose waves all have pure instructions next ([`super::ahead`]), taken many
-//! at a time. While that lasts, a turn's outcome follows from a few numbers per wave — when
-//! it may issue, which unit its next instruction needs — and the SIMD's vector ALU: for each
-//! unit the oldest ready wave needing it issues (the vector ALU only if it is free), every
-//! other ready wave stalls. [`CuSim::bulk_turns`] keeps those numbers in masks and small
-//! arrays, turn after turn up to the end of the window, and writes the waves' state back at
-//! the end; the instructions themselves ran ahead.
+//! Turns of a SIMD whose waves run pure instructions ([`super::ahead`]), taken many at a time.
+//! While that lasts, a turn's outcome follows from a few bits per wave — which unit its next
+//! instruction needs, whether it is waiting for the vector ALU — and the ALU's busy cycle:
+//! for each unit the oldest ready wave needing it issues (the vector ALU only when free),
+//! every other ready wave stalls. [`SimdBulk`] keeps those bits as masks over the SIMD's waves
+//! in age order, with each wave's stall reason and when it began, and carries them from turn
+//! to turn and window to window; the waves' own records ([`super::engine::Hot`], the slot's
+//! stall interval, its instruction count) are written back only when the SIMD leaves the bulk
+//! ([`CuSim::bulk_leave`]), before anything else looks at them.
 //!
 //! The results are those of [`CuSim::step`]'s age-order pass, turn by turn: the same issues,
 //! the same stall reasons from the same cycles, the same next turn. What the pass does and
 //! this does not is unobservable here: it lands completed memory operations of each wave it
-//! looks at (a wave with registers still to land is not pure; the rest, counter decrements,
-//! nothing here reads, and the next look does them), and it notes a unit an older wave took
-//! ([`super::engine::Hot::waits_for`]), which only saves it a look with the same outcome.
-//! Nothing of other SIMDs can change these waves within a window: barriers release, and
-//! s_wakeup ends, only waves that wait, and no wave here waits; workgroups are placed between
-//! windows. So the SIMD may run ahead of the CU's other SIMDs to the end of the window.
+//! looks at (a wave with registers still to land runs nothing ahead, so it is never issued
+//! here; the rest, counter decrements, nothing here reads, and the next look does them), and
+//! it notes a unit an older wave took ([`super::engine::Hot::waits_for`]), which only saves it a
+//! look with the same outcome.
+//!
+//! A wave whose next instruction is not pure stays in the masks while it needs the vector ALU,
+//! the scalar unit or the branch unit: as long as an older wave takes that unit, it stalls as
+//! a pure one would; at the turn it would take it, the SIMD leaves the bulk and the pass
+//! issues it. A wave that needs another unit, or waits (s_waitcnt, s_nop), bounds the bulk
+//! with the cycle the pass would next look at it. Nothing of other SIMDs changes these waves:
+//! barriers release, and s_wakeup ends, only waves that wait there, and a SIMD with such a
+//! wave does not enter the bulk; new waves join between windows, and the SIMD leaves the
+//! bulk first. The SIMD may so run ahead of the CU's other SIMDs to the end of a window.
 //!
 //! Only for oldest-first arbitration without raised priorities, and only where nothing
 //! records the order of issues across SIMDs (the Chrome trace, the trace-level log, the run-time
@@ -27,27 +36,90 @@ use super::facts::Unit;
 use super::issue::CADENCE;
 use super::stats::{StallReason, Stalls};
 use crate::launch::spin::{Epoch, SpinState};
-use crate::launch::{category_index, Stop};
+use crate::launch::Stop;
 
 /// Waves of one SIMD the masks hold (a SIMD holds at most 10).
 const MAX_WAVES: usize = 16;
 
-/// The units pure instructions use, by their index in [`Unit`].
+/// The units pure instructions use, in the order of the masks.
 const UNITS_USED: [Unit; 3] = [Unit::Valu, Unit::Scalar, Unit::Branch];
 
-/// What a turn knows of one wave.
-#[derive(Clone, Copy)]
+/// One wave of a SIMD in the bulk.
+#[derive(Clone, Copy, Debug)]
 struct Lane {
     slot: usize,
+    /// Its [`super::engine::Hot::ready_at`] as of the last write: for a wave that stalled for a
+    /// unit at the bulk's last turn, that turn + 1 instead ([`SimdBulk::stalled`]).
     ready_at: u64,
+    /// Its stall accounting's open interval.
     reason: StallReason,
     since: u64,
+    /// Instructions issued in the bulk, not yet added to the wave's count.
+    issued: u64,
+}
+
+const NO_LANE: Lane = Lane {
+    slot: usize::MAX,
+    ready_at: 0,
+    reason: StallReason::Issue,
+    since: 0,
+    issued: 0,
+};
+
+/// A SIMD's waves while its turns run in bulk (bits in age order).
+#[derive(Clone, Debug)]
+pub struct SimdBulk {
+    active: bool,
+    n: usize,
+    lanes: [Lane; MAX_WAVES],
+    /// Waves whose next instruction needs each unit of [`UNITS_USED`].
+    needs: [u32; 3],
+    /// Of those, the ones whose next instruction is not pure.
+    impure: u32,
+    /// Waves waiting for the vector ALU (ready at the CU's `valu_busy` of this SIMD).
+    waiting: u32,
+    /// Waves whose open stall interval is Issue.
+    in_issue: u32,
+    /// Waves that issued, and that stalled for a taken unit, at the last turn taken, and that
+    /// turn.
+    winners: u32,
+    stalled: u32,
+    last: u64,
+    /// The earliest cycle the pass would look at a wave outside the masks (one that waits, or
+    /// needs another unit): the bulk ends before it.
+    horizon: u64,
+}
+
+impl Default for SimdBulk {
+    fn default() -> Self {
+        SimdBulk {
+            active: false,
+            n: 0,
+            lanes: [NO_LANE; MAX_WAVES],
+            needs: [0; 3],
+            impure: 0,
+            waiting: 0,
+            in_issue: 0,
+            winners: 0,
+            stalled: 0,
+            last: 0,
+            horizon: u64::MAX,
+        }
+    }
+}
+
+/// What the bulk knows of a wave's next instruction.
+enum Next {
+    /// Needs unit (index into [`UNITS_USED`]); `pure`: it ran ahead and may issue here.
+    Unit { unit: usize, pure: bool },
+    /// Needs another unit, or none.
+    Other,
 }
 
 impl CuSim<'_> {
-    /// Runs SIMD `simd`'s turns from `now` (a turn at which one of its waves may issue) up to
-    /// `stop` in bulk if its waves allow it: Ok(false) if not, and nothing changed but
-    /// instructions run ahead.
+    /// Takes SIMD `simd`'s turns from `now` (a turn at which one of its waves may issue) up
+    /// to `stop` in bulk, as far as its waves allow: Ok(false) if not even the first (the SIMD
+    /// has left the bulk, and the pass takes this turn).
     pub(super) fn bulk_turns(
         &mut self,
         simd: u8,
@@ -57,208 +129,243 @@ impl CuSim<'_> {
         let k = simd as usize;
         debug_assert!(self.e.config.arbitration == Arbitration::OldestFirst);
         debug_assert_eq!(self.cu.raised[k], 0);
-        let n = self.cu.simd_slots[k].len();
-        if n == 0
-            || n > MAX_WAVES
-            || self.trace.is_some()
-            || self.log_issues
-            || self.hazards.is_some()
-            // A barrier that started waiting in this window cannot time out before it ends.
-            || stop - now > self.e.config.barrier_timeout
-            || tracing::enabled!(tracing::Level::TRACE)
-        {
+        let allowed = self.trace.is_none()
+            && !self.log_issues
+            && self.hazards.is_none()
+            // A barrier wait that began in this window cannot time out before it ends, and one
+            // that began earlier must not time out in it either (the pass checks at each issue).
+            && stop - now <= self.e.config.barrier_timeout
+            && (self.barrier_min == u64::MAX
+                || stop - self.barrier_min <= self.e.config.barrier_timeout)
+            && !tracing::enabled!(tracing::Level::TRACE);
+        if !allowed {
+            self.bulk_leave(simd);
             return Ok(false);
         }
-        let mut lanes = [Lane {
-            slot: 0,
-            ready_at: 0,
-            reason: StallReason::Issue,
-            since: 0,
-        }; MAX_WAVES];
-        // Waves (bits, in age order) whose next instruction needs each unit of UNITS_USED,
-        // and those of them whose next instruction is not pure: while an older wave takes its
-        // unit such a wave stalls as a pure one would; when it would take it, the bulk ends.
-        let mut needs = [0u32; 3];
-        let mut impure = 0u32;
-        // The first turn at which a wave that needs none of those units may issue: the bulk
-        // ends before it.
-        let mut horizon = stop;
+        if !self.bulk[k].active && !self.bulk_enter(simd, now) {
+            return Ok(false);
+        }
+        let mut b = std::mem::take(&mut self.bulk[k]);
+        let taken = self.bulk_run(&mut b, simd, now, stop);
+        self.bulk[k] = b;
+        if !taken {
+            self.bulk_leave(simd);
+        }
+        Ok(taken)
+    }
+
+    /// Puts SIMD `simd`'s waves into the bulk at turn `now`, if none waits at a barrier or in
+    /// s_sleep, and some wave the pass would look at now is pure.
+    fn bulk_enter(&mut self, simd: u8, now: u64) -> bool {
+        let k = simd as usize;
+        let n = self.cu.simd_slots[k].len();
+        if n == 0 || n > MAX_WAVES {
+            return false;
+        }
+        let mut b = std::mem::take(&mut self.bulk[k]);
+        b.n = n;
+        b.needs = [0; 3];
+        b.impure = 0;
+        b.waiting = 0;
+        b.in_issue = 0;
+        b.winners = 0;
+        b.stalled = 0;
+        b.last = now;
+        b.horizon = u64::MAX;
+        let busy = self.cu.valu_busy[k];
+        let mut ok = true;
         for i in 0..n {
             let s = self.cu.simd_slots[k][i];
             let h = self.hot[s];
-            match h.block {
-                // Another SIMD's wave may release the barrier, or end the sleep, at any cycle.
-                Block::Barrier | Block::Sleep | Block::Ended => return Ok(false),
-                // They wait until `ready_at`, and the pass looks at them from then on.
-                Block::Waitcnt | Block::Nop => horizon = horizon.min(h.ready_at),
-                Block::None => {
-                    if !self.bulk_class(s, i, &mut needs, &mut impure) {
-                        horizon = horizon.min(h.ready_at);
-                    }
-                }
-            }
-            let g = self.groups[self.slots[s].group].as_ref();
-            if g.is_some_and(|g| {
-                g.barrier_since != u64::MAX
-                    && stop - g.barrier_since > self.e.config.barrier_timeout
-            }) {
-                return Ok(false);
-            }
             let w = &self.slots[s];
-            lanes[i] = Lane {
+            b.lanes[i] = Lane {
                 slot: s,
                 ready_at: h.ready_at,
                 reason: w.reason,
                 since: w.since,
+                issued: 0,
             };
+            b.in_issue |= ((w.reason == StallReason::Issue) as u32) << i;
+            match h.block {
+                // Another SIMD's wave may release the barrier, or end the sleep, at any cycle.
+                Block::Barrier | Block::Sleep | Block::Ended => {
+                    ok = false;
+                    break;
+                }
+                // They wait until `ready_at`, and the pass looks at them from then on.
+                Block::Waitcnt | Block::Nop => b.horizon = b.horizon.min(h.ready_at),
+                Block::None => match self.bulk_next(s) {
+                    Next::Unit { unit, pure } if h.ready_at <= now || unit == 0 && h.ready_at == busy => {
+                        b.needs[unit] |= 1 << i;
+                        b.impure |= (!pure as u32) << i;
+                        b.waiting |= ((h.ready_at > now) as u32) << i;
+                    }
+                    _ => b.horizon = b.horizon.min(h.ready_at),
+                },
+            }
         }
-        if horizon <= now {
-            return Ok(false);
+        let any = b.needs[0] | b.needs[1] | b.needs[2];
+        ok &= b.horizon > now && any & !b.impure != 0;
+        b.active = ok;
+        self.bulk[k] = b;
+        ok
+    }
+
+    /// Writes SIMD `simd`'s waves' records back and ends its bulk (nothing if not in it).
+    pub(super) fn bulk_leave(&mut self, simd: u8) {
+        let b = &mut self.bulk[simd as usize];
+        if !b.active {
+            return;
         }
-        let lanes = &mut lanes[..n];
+        b.active = false;
+        let in_masks = b.needs[0] | b.needs[1] | b.needs[2];
+        for (i, l) in b.lanes[..b.n].iter_mut().enumerate() {
+            let h = &mut self.hot[l.slot];
+            h.ready_at = if in_masks & b.stalled & (1 << i) != 0 {
+                b.last + 1
+            } else {
+                l.ready_at
+            };
+            h.waits_for = NO_UNIT;
+            let w = &mut self.slots[l.slot];
+            w.reason = l.reason;
+            w.since = l.since;
+            w.wave.instructions += l.issued;
+            l.issued = 0;
+        }
+    }
+
+    /// The turns themselves: from `now` while the bulk holds, up to `stop`. False if not
+    /// even the first could be taken here.
+    fn bulk_run(&mut self, b: &mut SimdBulk, simd: u8, now: u64, stop: u64) -> bool {
+        let k = simd as usize;
         let mut busy = self.cu.valu_busy[k];
         let mut owner = self.cu.valu_owner[k];
         let mut t = now;
-        // When the SIMD next has a wave that may issue, as of the last turn taken.
-        let mut next = now;
-        while t < horizon {
-            let mut ready = 0u32;
-            for (i, l) in lanes.iter().enumerate() {
-                ready |= ((l.ready_at <= t) as u32) << i;
+        let mut taken = false;
+        let mut next = self.cu.simd_next[k];
+        while t < stop {
+            if t >= b.horizon {
+                break;
             }
+            if busy <= t {
+                b.waiting = 0;
+            }
+            let ready = (b.needs[0] | b.needs[1] | b.needs[2]) & !b.waiting;
             // For each unit the oldest ready wave needing it takes it (the vector ALU only
             // when free).
             let valu_free = busy <= t;
             let mut winners = 0u32;
-            for (u, &need) in needs.iter().enumerate() {
+            for (u, &need) in b.needs.iter().enumerate() {
                 let c = ready & need;
                 if u != 0 || valu_free {
                     winners |= c & c.wrapping_neg();
                 }
             }
-            if winners & impure != 0 {
-                if t == now {
-                    return Ok(false);
-                }
+            if winners & b.impure != 0 {
                 break;
             }
-            // The others stall: the vector ALU's until it is free, on their own instruction or
-            // another's; the rest try again next turn.
-            for (u, &need) in needs.iter().enumerate() {
-                let mut c = ready & need & !winners;
+            // The vector ALU's waiters wait until it is free, on their own instruction or
+            // another's.
+            if !valu_free {
+                let mut c = ready & b.needs[0];
+                b.waiting |= c;
                 while c != 0 {
                     let i = c.trailing_zeros() as usize;
                     c &= c - 1;
-                    let l = &mut lanes[i];
-                    if u == 0 && !valu_free {
-                        let r = if l.slot == owner {
-                            StallReason::Dependency
-                        } else {
-                            StallReason::Issue
-                        };
-                        Self::account_lane(&mut self.stalls, l, t, r);
-                        l.ready_at = busy;
+                    let l = &mut b.lanes[i];
+                    let r = if l.slot == owner {
+                        StallReason::Dependency
                     } else {
-                        Self::account_lane(&mut self.stalls, l, t, StallReason::Issue);
-                        l.ready_at = t + 1;
-                    }
+                        StallReason::Issue
+                    };
+                    account_lane(&mut self.stalls, b, i, t, r);
+                    b.lanes[i].ready_at = busy;
                 }
             }
+            // The others try again next turn: only those not yet stalling for Issue change.
+            let stalled = ready & !winners & !b.waiting;
+            let mut c = stalled & !b.in_issue;
+            while c != 0 {
+                let i = c.trailing_zeros() as usize;
+                c &= c - 1;
+                account_lane(&mut self.stalls, b, i, t, StallReason::Issue);
+            }
             // Issue in age order, as the pass does.
-            while winners != 0 {
-                let i = winners.trailing_zeros() as usize;
-                winners &= winners - 1;
-                let l = &mut lanes[i];
-                Self::account_lane(&mut self.stalls, l, t, StallReason::Executing);
-                l.ready_at = t + CADENCE;
-                let s = l.slot;
-                let index = self.slots[s].next_index();
-                let f = &self.e.facts[index as usize];
-                for need in needs.iter_mut() {
+            let mut w = winners;
+            while w != 0 {
+                let i = w.trailing_zeros() as usize;
+                w &= w - 1;
+                account_lane(&mut self.stalls, b, i, t, StallReason::Executing);
+                let s = b.lanes[i].slot;
+                b.lanes[i].ready_at = t + CADENCE;
+                b.lanes[i].issued += 1;
+                for need in b.needs.iter_mut() {
                     *need &= !(1 << i);
                 }
+                let f = self.bulk_issue(s);
                 if f.unit == Unit::Valu {
                     busy = t + f.valu_cycles as u64;
                     owner = s;
                 }
-                self.bulk_issue(s);
-                if !self.bulk_class(s, i, &mut needs, &mut impure) {
-                    horizon = horizon.min(t + CADENCE);
+                match self.bulk_next(s) {
+                    Next::Unit { unit, pure } => {
+                        b.needs[unit] |= 1 << i;
+                        b.impure = b.impure & !(1 << i) | (!pure as u32) << i;
+                    }
+                    Next::Other => b.horizon = b.horizon.min(t + CADENCE),
                 }
             }
-            self.cu.stepped = Some(self.cu.stepped.map_or(t, |p| p.max(t)));
-            next = lanes
-                .iter()
-                .map(|l| l.ready_at.max(t + 1))
-                .min()
-                .expect("waves");
+            b.winners = winners;
+            b.stalled = stalled;
+            b.last = t;
+            taken = true;
+            next = (if stalled != 0 { t + 1 } else { u64::MAX })
+                .min(if winners != 0 { t + CADENCE } else { u64::MAX })
+                .min(if b.waiting != 0 { busy } else { u64::MAX })
+                .min(b.horizon.max(t + 1));
+            if next == u64::MAX {
+                break;
+            }
             t = turn(next, simd);
-        }
-        for l in lanes.iter() {
-            let h = &mut self.hot[l.slot];
-            h.ready_at = l.ready_at;
-            h.waits_for = NO_UNIT;
-            let w = &mut self.slots[l.slot];
-            w.reason = l.reason;
-            w.since = l.since;
         }
         self.cu.valu_busy[k] = busy;
         self.cu.valu_owner[k] = owner;
-        self.cu.simd_next[k] = next;
-        Ok(true)
+        if taken {
+            self.cu.stepped = Some(self.cu.stepped.map_or(b.last, |p| p.max(b.last)));
+            self.cu.simd_next[k] = next;
+        }
+        taken
     }
 
-    /// [`super::engine::account`] on a wave's copy in the bulk.
+    /// What wave `s` needs next (its pure instructions run ahead now if they can be, and
+    /// issuable here: a run that ended in a fault leaves its last instruction to the pass).
     #[inline(always)]
-    fn account_lane(stalls: &mut Stalls, l: &mut Lane, t: u64, r: StallReason) {
-        if l.reason == r {
-            return;
-        }
-        let t = t.max(l.since);
-        if let Some(i) = l.reason.index() {
-            stalls.cycles[i] += t - l.since;
-        }
-        l.reason = r;
-        l.since = t;
-    }
-
-    /// Notes in `needs` the unit wave `s` (bit `i`) needs next, and in `impure` whether that
-    /// instruction is not pure (ran ahead now if it can be, and issuable in bulk: a run that
-    /// ended in a fault leaves its last instruction to [`super::issue::issue`]). False if it
-    /// needs another unit, or none.
-    #[inline(always)]
-    fn bulk_class(&mut self, s: usize, i: usize, needs: &mut [u32; 3], impure: &mut u32) -> bool {
+    fn bulk_next(&mut self, s: usize) -> Next {
         let pure = super::ahead::ready(self, s) && {
             let a = &self.slots[s].ahead;
             a.left() > 1 || !matches!(a.end(), End::Fault(_) | End::Flow(_))
         };
         let index = self.slots[s].next_index();
         let Some(f) = self.e.facts.get(index as usize) else {
-            return false;
+            return Next::Other;
         };
-        let Some(u) = UNITS_USED.iter().position(|&x| x == f.unit) else {
-            return false;
-        };
-        needs[u] |= 1 << i;
-        if !pure {
-            *impure |= 1 << i;
-        } else {
-            *impure &= !(1 << i);
+        match UNITS_USED.iter().position(|&x| x == f.unit) {
+            Some(unit) => Next::Unit { unit, pure },
+            None => Next::Other,
         }
-        true
     }
 
     /// Issues wave `s`'s next instruction, which ran ahead: the counts, and the spin
-    /// detector's look at a taken backward branch.
+    /// detector's look at a taken backward branch. Returns its facts.
     #[inline(always)]
-    fn bulk_issue(&mut self, s: usize) {
+    fn bulk_issue(&mut self, s: usize) -> super::facts::Facts {
         let slot = &mut self.slots[s];
         let (index, end) = slot.ahead.pop();
-        slot.wave.instructions += 1;
-        let d = &self.e.program.insts[index as usize];
+        let f = self.e.facts[index as usize];
         self.issued += 1;
         self.counts.wave_instructions += 1;
-        self.counts.by_category[category_index(d.class.category)] += 1;
+        self.counts.by_category[f.category as usize] += 1;
         if let Some(End::BackEdge) = end {
             let group = self.groups[slot.group].as_ref().expect("resident group");
             let epoch = Epoch {
@@ -269,5 +376,23 @@ impl CuSim<'_> {
             self.spin_seen |=
                 SpinState::back_edge(&mut slot.wave, index, epoch, env.spin_limit, env.vgprs);
         }
+        f
     }
+}
+
+/// [`super::engine::account`] on lane `i` of the bulk, keeping its reason masks.
+#[inline(always)]
+fn account_lane(stalls: &mut Stalls, b: &mut SimdBulk, i: usize, t: u64, r: StallReason) {
+    let l = &mut b.lanes[i];
+    if l.reason == r {
+        return;
+    }
+    let t = t.max(l.since);
+    if let Some(x) = l.reason.index() {
+        stalls.cycles[x] += t - l.since;
+    }
+    l.reason = r;
+    l.since = t;
+    let bit = 1u32 << i;
+    b.in_issue = b.in_issue & !bit | ((r == StallReason::Issue) as u32) << i;
 }

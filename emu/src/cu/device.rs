@@ -205,6 +205,8 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode) -> CuSim<'a> {
         mem_epoch: 0,
         spin_seen: false,
         window_stop: 0,
+        bulk: Default::default(),
+        barrier_min: u64::MAX,
     }
 }
 

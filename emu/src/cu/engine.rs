@@ -255,6 +255,11 @@ pub struct CuSim<'a> {
     pub spin_seen: bool,
     /// The end of the window being run (a SIMD's turns in bulk go up to it).
     pub window_stop: u64,
+    /// Each SIMD's waves while its turns run in bulk.
+    pub bulk: [super::bulk::SimdBulk; SIMDS],
+    /// The earliest cycle at which a wave of a group now waiting at its barrier arrived
+    /// (u64::MAX: none waits), for the bulk's check of the barrier timeout.
+    pub barrier_min: u64,
 }
 
 /// The first cycle at or after `t` in which SIMD `simd` has the issue slot.
@@ -685,6 +690,13 @@ impl<'a> CuSim<'a> {
         if let Some(g) = self.groups[g].as_mut() {
             g.barrier_since = u64::MAX;
         }
+        self.barrier_min = self
+            .groups
+            .iter()
+            .flatten()
+            .map(|g| g.barrier_since)
+            .min()
+            .unwrap_or(u64::MAX);
     }
 
     /// Wave `s` executed s_endpgm: give back its slot resources; the last wave of a group

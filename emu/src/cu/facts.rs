@@ -94,6 +94,8 @@ pub struct Facts {
     /// of its own (not s_nop, s_sleep...): what it reads and writes is its wave's registers
     /// only, so the timing model may run it before it issues ([`super::ahead`]).
     pub pure: bool,
+    /// Its issue category as [`crate::launch::Counts::by_category`] indexes it.
+    pub category: u8,
     /// The wait counters it increments (kept here so that a turn's look at a wave reads one
     /// table).
     pub counters: gcn_isa::class::Counters,
@@ -163,6 +165,7 @@ fn facts(d: &Decoded, target: Target) -> Facts {
             Category::Valu | Category::Salu | Category::Branch
         ) && class.counters == Default::default()
             && special == Special::None,
+        category: crate::launch::category_index(class.category) as u8,
         counters: class.counters,
         issue_limit: match special {
             Special::Waitcnt(simm) => {

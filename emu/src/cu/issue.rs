@@ -267,6 +267,7 @@ pub fn after_issue(
             if let Some(group) = m.groups[g].as_mut() {
                 group.barrier_since = group.barrier_since.min(now);
             }
+            m.barrier_min = m.barrier_min.min(now);
             account(
                 slot,
                 &mut m.stalls,

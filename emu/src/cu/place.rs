@@ -47,6 +47,10 @@ impl CuSim<'_> {
         let first_use = !self.cu.used;
         self.cu.used = true;
         let mut slots = Vec::with_capacity(simds.len());
+        // A SIMD's waves leave the bulk before new ones join them.
+        for &simd in simds.iter() {
+            self.bulk_leave(simd);
+        }
         for (i, &simd) in simds.iter().enumerate() {
             let s = match self.free_slots.pop() {
                 Some(s) => s,
