@@ -14,36 +14,40 @@
 //! backward branch — a run ends with such a branch, so the wave's registers are those after
 //! it when it issues. A fault ends the run too and is raised when its instruction issues.
 
-use super::engine::{account, CuSim, WaveSlot};
+use super::engine::{account, CuSim};
 use super::issue;
 use super::stats::StallReason;
 use crate::exec::{Cx, Fault, Flow};
 use crate::launch::spin::{Epoch, SpinState};
 use crate::launch::Stop;
 
-/// Instructions a wave runs ahead at most (a compiled loop body usually fits).
-pub const AHEAD: usize = 32;
+/// Instructions a wave runs ahead at most (a compiled loop body usually fits; a queue is two
+/// cache lines).
+pub const AHEAD: usize = 28;
 
 /// How a run ahead ended, for its last instruction.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum End {
     /// Nothing to do at its issue beyond the usual.
     Plain,
     /// A taken backward branch: the spin detector looks at it as it issues.
     BackEdge,
-    /// It faulted (the run executed it as far as it went): the fault is raised at its issue.
-    Fault(Fault),
+    /// It faulted (the run executed it as far as it went): [`Ahead::fault`] is raised at its
+    /// issue.
+    Fault,
     /// It ended the wave's flow (none of the pure instructions does; kept for safety).
     Flow(Flow),
 }
 
-/// Instructions a wave has executed and not yet issued, oldest first.
+/// Instructions a wave has executed and not yet issued, oldest first. Kept apart from the
+/// wave's slot ([`CuSim::aheads`]), in two cache lines, since every issue reads it.
 #[derive(Clone, Debug)]
 pub struct Ahead {
     index: [u32; AHEAD],
     head: u8,
     len: u8,
     end: End,
+    fault: Option<Box<Fault>>,
 }
 
 impl Default for Ahead {
@@ -53,6 +57,7 @@ impl Default for Ahead {
             head: 0,
             len: 0,
             end: End::Plain,
+            fault: None,
         }
     }
 }
@@ -64,6 +69,7 @@ impl Ahead {
         (self.head < self.len).then(|| self.index[self.head as usize])
     }
 
+    #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.head >= self.len
     }
@@ -73,34 +79,42 @@ impl Ahead {
         self.head = 0;
         self.len = 0;
         self.end = End::Plain;
+        self.fault = None;
     }
 
     /// Instructions left to issue.
+    #[inline(always)]
     pub fn left(&self) -> usize {
         self.len.saturating_sub(self.head) as usize
     }
 
     /// How the run ended (for its last instruction).
-    pub fn end(&self) -> &End {
-        &self.end
+    #[inline(always)]
+    pub fn end(&self) -> End {
+        self.end
     }
 
     /// Takes the next instruction: its index, and how the run ended if it was the last.
-    pub(super) fn pop(&mut self) -> (u32, Option<End>) {
+    #[inline(always)]
+    pub(super) fn pop(&mut self) -> (u32, End) {
         let index = self.index[self.head as usize];
         self.head += 1;
-        let end = self
-            .is_empty()
-            .then(|| std::mem::replace(&mut self.end, End::Plain));
+        let end = if self.is_empty() {
+            self.end
+        } else {
+            End::Plain
+        };
         (index, end)
     }
 }
 
-impl WaveSlot {
-    /// The instruction index this wave issues next.
+impl CuSim<'_> {
+    /// The instruction index wave `s` issues next.
     #[inline(always)]
-    pub fn next_index(&self) -> u32 {
-        self.ahead.front().unwrap_or(self.wave.pc)
+    pub fn next_index(&self, s: usize) -> u32 {
+        self.aheads[s]
+            .front()
+            .unwrap_or(self.slots[s].wave.pc)
     }
 }
 
@@ -109,7 +123,7 @@ impl WaveSlot {
 /// load has registers to land), and [`issue::issue`] executes it at issue.
 #[inline(always)]
 pub fn ready(m: &mut CuSim, s: usize) -> bool {
-    !m.slots[s].ahead.is_empty() || run(m, s)
+    !m.aheads[s].is_empty() || run(m, s)
 }
 
 /// Runs ahead from wave `s`'s PC if a pure instruction is there; false if none ran.
@@ -127,9 +141,9 @@ fn run(m: &mut CuSim, s: usize) -> bool {
     let program = m.e.program;
     let env = m.e.env;
     let group = m.groups[slot.group].as_mut().expect("resident group");
-    let WaveSlot { wave, ahead, .. } = slot;
+    let ahead = &mut m.aheads[s];
     let mut cx = Cx {
-        wave,
+        wave: &mut slot.wave,
         mem: &mut m.no_memory,
         lds: &mut group.lds,
         program,
@@ -152,7 +166,8 @@ fn run(m: &mut CuSim, s: usize) -> bool {
                 break;
             }
             Err(fault) => {
-                ahead.end = End::Fault(fault);
+                ahead.end = End::Fault;
+                ahead.fault = Some(Box::new(fault));
                 break;
             }
         }
@@ -168,8 +183,8 @@ fn run(m: &mut CuSim, s: usize) -> bool {
 /// but executing it.
 pub fn issue_next(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
     issue::barrier_timeout(m, s, now)?;
+    let (index, end) = m.aheads[s].pop();
     let slot = &mut m.slots[s];
-    let (index, end) = slot.ahead.pop();
     let d = &m.e.program.insts[index as usize];
     let f = m.e.facts[index as usize];
     account(
@@ -182,8 +197,8 @@ pub fn issue_next(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 
     issue::trace_issue(m, s, now, d);
     let mut flow = Flow::Continue;
     match end {
-        None | Some(End::Plain) => {}
-        Some(End::BackEdge) => {
+        End::Plain => {}
+        End::BackEdge => {
             let slot = &mut m.slots[s];
             let group = m.groups[slot.group].as_ref().expect("resident group");
             let epoch = Epoch {
@@ -194,11 +209,12 @@ pub fn issue_next(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 
             m.spin_seen |=
                 SpinState::back_edge(&mut slot.wave, index, epoch, env.spin_limit, env.vgprs);
         }
-        Some(End::Fault(fault)) => {
+        End::Fault => {
             let wave = m.slots[s].wave.index;
+            let fault = *m.aheads[s].fault.take().expect("a fault ends the run");
             return Err((Stop::Fault { wave, index, fault }, m.group_id(s)));
         }
-        Some(End::Flow(f)) => flow = f,
+        End::Flow(f) => flow = f,
     }
     issue::after_issue(m, s, now, index, d, &f, flow)
 }

@@ -145,6 +145,7 @@ impl CuSim<'_> {
         if !self.bulk[k].active && !self.bulk_enter(simd, now) {
             return Ok(false);
         }
+        // Boxed, so that taking it out while the turns borrow the CU moves a pointer.
         let mut b = std::mem::take(&mut self.bulk[k]);
         let taken = self.bulk_run(&mut b, simd, now, stop);
         self.bulk[k] = b;
@@ -343,10 +344,10 @@ impl CuSim<'_> {
     #[inline(always)]
     fn bulk_next(&mut self, s: usize) -> Next {
         let pure = super::ahead::ready(self, s) && {
-            let a = &self.slots[s].ahead;
-            a.left() > 1 || !matches!(a.end(), End::Fault(_) | End::Flow(_))
+            let a = &self.aheads[s];
+            a.left() > 1 || !matches!(a.end(), End::Fault | End::Flow(_))
         };
-        let index = self.slots[s].next_index();
+        let index = self.next_index(s);
         let Some(f) = self.e.facts.get(index as usize) else {
             return Next::Other;
         };
@@ -360,13 +361,13 @@ impl CuSim<'_> {
     /// detector's look at a taken backward branch. Returns its facts.
     #[inline(always)]
     fn bulk_issue(&mut self, s: usize) -> super::facts::Facts {
-        let slot = &mut self.slots[s];
-        let (index, end) = slot.ahead.pop();
+        let (index, end) = self.aheads[s].pop();
         let f = self.e.facts[index as usize];
         self.issued += 1;
         self.counts.wave_instructions += 1;
         self.counts.by_category[f.category as usize] += 1;
-        if let Some(End::BackEdge) = end {
+        if end == End::BackEdge {
+            let slot = &mut self.slots[s];
             let group = self.groups[slot.group].as_ref().expect("resident group");
             let epoch = Epoch {
                 memory: self.mem_epoch,

@@ -206,6 +206,7 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode) -> CuSim<'a> {
         spin_seen: false,
         window_stop: 0,
         bulk: Default::default(),
+        aheads: Vec::new(),
         barrier_min: u64::MAX,
     }
 }

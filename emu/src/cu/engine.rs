@@ -51,8 +51,6 @@ pub struct WaveSlot {
     pub reason: StallReason,
     pub since: u64,
     pub trace: Option<trace::Open>,
-    /// Instructions it executed before their issue ([`super::ahead`]).
-    pub ahead: super::ahead::Ahead,
 }
 
 /// What every turn of its SIMD reads of a resident wave, kept in [`CuSim::hot`] apart from the
@@ -256,7 +254,9 @@ pub struct CuSim<'a> {
     /// The end of the window being run (a SIMD's turns in bulk go up to it).
     pub window_stop: u64,
     /// Each SIMD's waves while its turns run in bulk.
-    pub bulk: [super::bulk::SimdBulk; SIMDS],
+    pub bulk: [Box<super::bulk::SimdBulk>; SIMDS],
+    /// By slot index: the instructions each wave ran ahead ([`super::ahead`]).
+    pub aheads: Vec<super::ahead::Ahead>,
     /// The earliest cycle at which a wave of a group now waiting at its barrier arrived
     /// (u64::MAX: none waits), for the bulk's check of the barrier timeout.
     pub barrier_min: u64,
@@ -421,7 +421,7 @@ impl<'a> CuSim<'a> {
         now: u64,
         remember: bool,
     ) -> Result<(), (Stop, [u32; 3])> {
-        let pc = self.slots[s].next_index();
+        let pc = self.next_index(s);
         let Some(f) = self.e.facts.get(pc as usize).copied() else {
             let w = &self.slots[s];
             let group = self.group_id(s);
@@ -602,7 +602,7 @@ impl<'a> CuSim<'a> {
                 out.push(WaveAt {
                     group: group.id,
                     wave: w.wave.index,
-                    index: w.next_index(),
+                    index: self.next_index(s),
                     waits,
                 });
             }
@@ -636,16 +636,16 @@ impl<'a> CuSim<'a> {
     /// The barrier of group `g` has waited too long: who waits and who keeps running.
     pub fn barrier_timeout(&self, g: usize, now: u64) -> Stop {
         let group = self.groups[g].as_ref().expect("resident group");
-        let waves = group.slots.iter().map(|&s| (&self.hot[s], &self.slots[s]));
+        let waves = group.slots.iter().map(|&s| (s, &self.hot[s], &self.slots[s]));
         Stop::BarrierTimeout {
             waiting: waves
                 .clone()
-                .filter(|(h, _)| h.block == Block::Barrier)
-                .map(|(_, w)| w.wave.index)
+                .filter(|(_, h, _)| h.block == Block::Barrier)
+                .map(|(_, _, w)| w.wave.index)
                 .collect(),
             running: waves
-                .filter(|(h, _)| !matches!(h.block, Block::Barrier | Block::Ended))
-                .map(|(_, w)| (w.wave.index, w.next_index()))
+                .filter(|(_, h, _)| !matches!(h.block, Block::Barrier | Block::Ended))
+                .map(|(s, _, w)| (w.wave.index, self.next_index(s)))
                 .collect(),
             cycles: now - group.barrier_since,
         }

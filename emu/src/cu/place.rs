@@ -57,6 +57,7 @@ impl CuSim<'_> {
                 None => {
                     self.slots.push(spare.pop().unwrap_or_else(new_slot));
                     self.hot.push(Hot::FREE);
+                    self.aheads.push(Default::default());
                     self.slots.len() - 1
                 }
             };
@@ -64,7 +65,7 @@ impl CuSim<'_> {
             w.wave.reset(i as u32, demand.vgprs as usize);
             dispatch::init_wave(&mut w.wave, start.desc, &launch, id, i as u32);
             w.wave.pc = start.entry_index;
-            w.ahead.clear();
+            self.aheads[s].clear();
             w.cu = c;
             w.simd = simd;
             w.group = g;
@@ -130,6 +131,5 @@ pub fn new_slot() -> WaveSlot {
         reason: StallReason::Issue,
         since: 0,
         trace: None,
-        ahead: Default::default(),
     }
 }
