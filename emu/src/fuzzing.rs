@@ -4,9 +4,10 @@
 //! Whatever the bytes, running them must end — with success or a guest error — never with a
 //! panic, a hang or host memory touched. Each input runs on the functional engine (one
 //! workgroup on this thread, and two workgroups on two threads) and on the timing model (one
-//! and two host threads), under a small instruction budget.
+//! and two host threads), under a small instruction budget; and the timing model must give the
+//! same outcome with and without its run-ahead of ALU instructions and bulk turns.
 
-use crate::cu::{run_timed, Arbitration, TimingConfig};
+use crate::cu::{run_timed, Arbitration, TimingConfig, TimingStats};
 use crate::dispatch::Launch;
 use crate::exec::DispatchEnv;
 use crate::launch::hazards::{HazardMode, HazardTable};
@@ -49,18 +50,94 @@ pub fn run_bytes(data: &[u8]) {
     bytes.extend_from_slice(&0xbf81_0000u32.to_le_bytes()); // s_endpgm
     let program = Program::decode(&bytes, 0x1000, target);
 
-    let mut mem = Memory::new(1 << 20);
-    let Ok(buf) = mem.alloc(4096, AllocKind::Buffer) else {
+    let Some((mut mem, buf)) = fresh_memory() else {
         return;
     };
-    for slot in 0..DATA_OFFSET / 8 {
-        let _ = mem.write_u64(buf + slot * 8, buf + DATA_OFFSET);
-    }
     functional(&program, &mut mem, buf, waves, hipcc_layout);
     functional_threads(&program, &mut mem, buf, waves, hipcc_layout);
     for threads in [1, 2] {
         timed(&program, &mut mem, buf, waves, threads, hipcc_layout);
     }
+    same_without_ahead(&program, waves, hipcc_layout);
+}
+
+/// Device memory with the kernarg buffer: its 8-byte slots all point into its second KiB.
+fn fresh_memory() -> Option<(Memory, u64)> {
+    let mut mem = Memory::new(1 << 20);
+    let buf = mem.alloc(4096, AllocKind::Buffer).ok()?;
+    for slot in 0..DATA_OFFSET / 8 {
+        let _ = mem.write_u64(buf + slot * 8, buf + DATA_OFFSET);
+    }
+    Some((mem, buf))
+}
+
+/// The timing model with its run-ahead and bulk turns ([`crate::cu::ahead`],
+/// [`crate::cu::bulk`]) must give what it gives without them: the same outcome (statistics,
+/// or the same guest stop), counts, budget left and buffer. Oldest-first arbitration (the
+/// bulk's), no hazard tracking (which turns the run-ahead off), one CU with several waves per
+/// SIMD so that they contend.
+fn same_without_ahead(program: &Program, waves: u32, hipcc: bool) {
+    let outcome = |ahead: bool| {
+        let (mut mem, buf) = fresh_memory().expect("the first allocation succeeded before");
+        let (mut desc, mut launch) = dispatch(buf, waves, hipcc);
+        // 64 VGPRs, so that several waves share each SIMD (and more workgroups to fill them).
+        desc.rsrc1.granulated_workitem_vgpr_count = 15;
+        launch.grid = [6, 1, 1];
+        let config = TimingConfig {
+            cus: 1,
+            barrier_timeout: 50_000,
+            arbitration: Arbitration::OldestFirst,
+            ahead,
+            ..TimingConfig::for_target(program.target)
+        };
+        let table = HazardTable::new(program, false);
+        let facts = crate::cu::facts::program_facts(program);
+        let run = crate::cu::TimedRun {
+            program,
+            facts: &facts,
+            models: &table,
+            leaves: None,
+            desc: &desc,
+            launch: &launch,
+            env: DispatchEnv {
+                spin_limit: 64,
+                ..DispatchEnv::default()
+            },
+            config: &config,
+            entry_index: 0,
+            progress: None,
+            deadline: None,
+        };
+        let (mut budget, mut counts) = (BUDGET, Counts::default());
+        let result = run_timed(
+            &run,
+            &mut mem,
+            &mut budget,
+            &mut counts,
+            HazardMode::Off,
+            &mut Vec::new(),
+            None,
+        );
+        let result = match result {
+            Ok(r) => format!(
+                "{:?}",
+                TimingStats {
+                    cycles_per_second: 0.0,
+                    ..r.stats
+                }
+            ),
+            Err(e) => format!("{e:?}"),
+        };
+        let bytes = mem.bytes(buf, 4096).map(|b| b.to_vec());
+        (result, budget, counts, bytes)
+    };
+    let (with, without) = (outcome(true), outcome(false));
+    assert!(
+        with == without,
+        "the timing model's run-ahead changed the outcome:\n  with:    {:?}\n  without: {:?}",
+        with.0,
+        without.0
+    );
 }
 
 fn functional(program: &Program, mem: &mut Memory, buf: u64, waves: u32, hipcc_layout: bool) {

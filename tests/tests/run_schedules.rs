@@ -1,13 +1,14 @@
 //! Every kernel case under several schedules of the compute-unit model — oldest-first on the
-//! target's CUs, round-robin on one CU, seeded random arbitration and latencies on three CUs —
-//! and functionally: the results must equal the CPU reference each time (they may not depend on
-//! the interleaving), and compiled code, whose `s_waitcnt`s LLVM placed, must never read a
-//! register before its load completed. That last check is the counters model's test against
-//! real compiler output: a VM_CNT or LGKM_CNT that decremented too early or too late shows up
-//! as a stale read or a wrong result. Each timed run is repeated on 2 and 3 host threads, and
-//! buffers, counts and every timing figure must be the same. The spin detector runs at its most
-//! eager (a look after every write-free iteration): none of these kernels may be taken for a
-//! livelock, whatever the schedule.
+//! target's CUs and on one, round-robin on one CU, seeded random arbitration and latencies on
+//! three CUs — and functionally: the results must equal the CPU reference each time (they may
+//! not depend on the interleaving), and compiled code, whose `s_waitcnt`s LLVM placed, must
+//! never read a register before its load completed. That last check is the counters model's
+//! test against real compiler output: a VM_CNT or LGKM_CNT that decremented too early or too
+//! late shows up as a stale read or a wrong result. Each timed run is repeated on 2 and 3 host
+//! threads, and with the timing model's run-ahead and bulk turns off, and buffers, counts and
+//! every timing figure must be the same. The spin detector runs at its most eager (a look
+//! after every write-free iteration): none of these kernels may be taken for a livelock,
+//! whatever the schedule.
 
 mod common;
 
@@ -39,6 +40,11 @@ fn configs(target: gcn_isa::Target) -> Vec<(String, LaunchOptions)> {
             },
         ),
         ("oldest-first".into(), timed(0, Arbitration::OldestFirst)),
+        // Every wave on one CU: several per SIMD contend, in and out of the bulk turns.
+        (
+            "oldest-first, 1 CU".into(),
+            timed(1, Arbitration::OldestFirst),
+        ),
         (
             "round-robin, 1 CU".into(),
             timed(1, Arbitration::RoundRobin),
@@ -58,6 +64,16 @@ fn with_threads(opts: &LaunchOptions, threads: usize) -> LaunchOptions {
     let mut o = opts.clone();
     if let Some(t) = &mut o.timing {
         t.threads = threads;
+    }
+    o
+}
+
+/// The same timed launch with every instruction executed at its issue and every turn taken
+/// by the age-order pass ([`gcnemu::cu::ahead`], [`gcnemu::cu::bulk`]).
+fn without_ahead(opts: &LaunchOptions) -> LaunchOptions {
+    let mut o = opts.clone();
+    if let Some(t) = &mut o.timing {
+        t.ahead = false;
     }
     o
 }
@@ -94,12 +110,17 @@ fn check_all(target: &str, version: u32) {
                         continue;
                     }
                     let one = fingerprint(&stats, &got);
-                    for threads in [2, 3] {
-                        let opts = with_threads(&opts, threads);
+                    let variants = [
+                        ("2 threads", with_threads(&opts, 2)),
+                        ("3 threads", with_threads(&opts, 3)),
+                        ("no run-ahead or bulk turns", without_ahead(&opts)),
+                    ];
+                    for (variant, opts) in variants {
                         match common::run_with(&case, target, version, &opts) {
-                            Err(e) => failures.push(format!("{what}, {threads} threads: {e}")),
-                            Ok((s, g)) if fingerprint(&s, &g) != one => failures
-                                .push(format!("{what}: {threads} threads changed the results")),
+                            Err(e) => failures.push(format!("{what}, {variant}: {e}")),
+                            Ok((s, g)) if fingerprint(&s, &g) != one => {
+                                failures.push(format!("{what}: {variant} changed the results"))
+                            }
                             Ok(_) => {}
                         }
                     }

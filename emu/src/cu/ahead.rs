@@ -112,9 +112,7 @@ impl CuSim<'_> {
     /// The instruction index wave `s` issues next.
     #[inline(always)]
     pub fn next_index(&self, s: usize) -> u32 {
-        self.aheads[s]
-            .front()
-            .unwrap_or(self.slots[s].wave.pc)
+        self.aheads[s].front().unwrap_or(self.slots[s].wave.pc)
     }
 }
 
@@ -133,6 +131,7 @@ fn run(m: &mut CuSim, s: usize) -> bool {
     let pc = slot.wave.pc as usize;
     // The run-time hazard tracker sees each instruction as it issues, with its wave's state.
     if !facts.get(pc).is_some_and(|f| f.pure)
+        || !m.e.config.ahead
         || m.hazards.is_some()
         || !slot.out.pending.is_empty()
     {

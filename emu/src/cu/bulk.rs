@@ -129,7 +129,8 @@ impl CuSim<'_> {
         let k = simd as usize;
         debug_assert!(self.e.config.arbitration == Arbitration::OldestFirst);
         debug_assert_eq!(self.cu.raised[k], 0);
-        let allowed = self.trace.is_none()
+        let allowed = self.e.config.ahead
+            && self.trace.is_none()
             && !self.log_issues
             && self.hazards.is_none()
             // A barrier wait that began in this window cannot time out before it ends, and one
@@ -142,13 +143,13 @@ impl CuSim<'_> {
             self.bulk_leave(simd);
             return Ok(false);
         }
-        if !self.bulk[k].active && !self.bulk_enter(simd, now) {
+        if !self.bulk[k].as_ref().is_some_and(|b| b.active) && !self.bulk_enter(simd, now) {
             return Ok(false);
         }
         // Boxed, so that taking it out while the turns borrow the CU moves a pointer.
-        let mut b = std::mem::take(&mut self.bulk[k]);
+        let mut b = self.bulk[k].take().expect("entered");
         let taken = self.bulk_run(&mut b, simd, now, stop);
-        self.bulk[k] = b;
+        self.bulk[k] = Some(b);
         if !taken {
             self.bulk_leave(simd);
         }
@@ -163,7 +164,7 @@ impl CuSim<'_> {
         if n == 0 || n > MAX_WAVES {
             return false;
         }
-        let mut b = std::mem::take(&mut self.bulk[k]);
+        let mut b = self.bulk[k].take().unwrap_or_default();
         b.n = n;
         b.needs = [0; 3];
         b.impure = 0;
@@ -196,7 +197,9 @@ impl CuSim<'_> {
                 // They wait until `ready_at`, and the pass looks at them from then on.
                 Block::Waitcnt | Block::Nop => b.horizon = b.horizon.min(h.ready_at),
                 Block::None => match self.bulk_next(s) {
-                    Next::Unit { unit, pure } if h.ready_at <= now || unit == 0 && h.ready_at == busy => {
+                    Next::Unit { unit, pure }
+                        if h.ready_at <= now || unit == 0 && h.ready_at == busy =>
+                    {
                         b.needs[unit] |= 1 << i;
                         b.impure |= (!pure as u32) << i;
                         b.waiting |= ((h.ready_at > now) as u32) << i;
@@ -208,13 +211,15 @@ impl CuSim<'_> {
         let any = b.needs[0] | b.needs[1] | b.needs[2];
         ok &= b.horizon > now && any & !b.impure != 0;
         b.active = ok;
-        self.bulk[k] = b;
+        self.bulk[k] = Some(b);
         ok
     }
 
     /// Writes SIMD `simd`'s waves' records back and ends its bulk (nothing if not in it).
     pub(super) fn bulk_leave(&mut self, simd: u8) {
-        let b = &mut self.bulk[simd as usize];
+        let Some(b) = self.bulk[simd as usize].as_mut() else {
+            return;
+        };
         if !b.active {
             return;
         }
@@ -301,9 +306,11 @@ impl CuSim<'_> {
                 let s = b.lanes[i].slot;
                 b.lanes[i].ready_at = t + CADENCE;
                 b.lanes[i].issued += 1;
-                for need in b.needs.iter_mut() {
-                    *need &= !(1 << i);
-                }
+                // Out of the one mask that holds it (one scalar update: a vector one over the
+                // three would wait for the stores just made to them).
+                let bit = 1u32 << i;
+                let u = (b.needs[1] & bit != 0) as usize + 2 * (b.needs[2] & bit != 0) as usize;
+                b.needs[u] &= !bit;
                 let f = self.bulk_issue(s);
                 if f.unit == Unit::Valu {
                     busy = t + f.valu_cycles as u64;

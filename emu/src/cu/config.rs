@@ -88,6 +88,10 @@ pub struct TimingConfig {
     pub barrier_timeout: u64,
     /// Host threads that run the CUs (results are the same for any count).
     pub threads: usize,
+    /// Run waves' pure ALU stretches before they issue ([`super::ahead`]) and take a SIMD's
+    /// turns in bulk while its waves run them ([`super::bulk`]). Results and statistics are
+    /// the same either way; off only to compare the two (tests, the fuzz target).
+    pub ahead: bool,
 }
 
 /// Compute units of the boards the targets name: Vega 10 (Radeon RX Vega 64, gfx900) has 64,
@@ -120,6 +124,7 @@ impl TimingConfig {
             trace: false,
             barrier_timeout: 100_000_000,
             threads: 1,
+            ahead: true,
         }
     }
 }

@@ -254,7 +254,7 @@ pub struct CuSim<'a> {
     /// The end of the window being run (a SIMD's turns in bulk go up to it).
     pub window_stop: u64,
     /// Each SIMD's waves while its turns run in bulk.
-    pub bulk: [Box<super::bulk::SimdBulk>; SIMDS],
+    pub bulk: [Option<Box<super::bulk::SimdBulk>>; SIMDS],
     /// By slot index: the instructions each wave ran ahead ([`super::ahead`]).
     pub aheads: Vec<super::ahead::Ahead>,
     /// The earliest cycle at which a wave of a group now waiting at its barrier arrived
@@ -636,7 +636,10 @@ impl<'a> CuSim<'a> {
     /// The barrier of group `g` has waited too long: who waits and who keeps running.
     pub fn barrier_timeout(&self, g: usize, now: u64) -> Stop {
         let group = self.groups[g].as_ref().expect("resident group");
-        let waves = group.slots.iter().map(|&s| (s, &self.hot[s], &self.slots[s]));
+        let waves = group
+            .slots
+            .iter()
+            .map(|&s| (s, &self.hot[s], &self.slots[s]));
         Stop::BarrierTimeout {
             waiting: waves
                 .clone()
