@@ -94,6 +94,16 @@ impl Ahead {
         self.end
     }
 
+    /// The next instruction, and whether it may issue in a SIMD's bulk turns (not the last
+    /// of a run that ended in a fault or a flow, which [`issue::issue`] issues).
+    #[inline(always)]
+    pub fn next_for_bulk(&self) -> Option<(u32, bool)> {
+        let front = self.front()?;
+        let issuable =
+            self.left() > 1 || matches!(self.end, End::Plain | End::BackEdge);
+        Some((front, issuable))
+    }
+
     /// Takes the next instruction: its index, and how the run ended if it was the last.
     #[inline(always)]
     pub(super) fn pop(&mut self) -> (u32, End) {
@@ -125,7 +135,7 @@ pub fn ready(m: &mut CuSim, s: usize) -> bool {
 }
 
 /// Runs ahead from wave `s`'s PC if a pure instruction is there; false if none ran.
-fn run(m: &mut CuSim, s: usize) -> bool {
+pub(super) fn run(m: &mut CuSim, s: usize) -> bool {
     let facts = m.e.facts;
     let slot = &mut m.slots[s];
     let pc = slot.wave.pc as usize;

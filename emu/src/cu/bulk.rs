@@ -41,8 +41,6 @@ use crate::launch::Stop;
 /// Waves of one SIMD the masks hold (a SIMD holds at most 10).
 const MAX_WAVES: usize = 16;
 
-/// The units pure instructions use, in the order of the masks.
-const UNITS_USED: [Unit; 3] = [Unit::Valu, Unit::Scalar, Unit::Branch];
 
 /// One wave of a SIMD in the bulk.
 #[derive(Clone, Copy, Debug)]
@@ -72,7 +70,8 @@ pub struct SimdBulk {
     active: bool,
     n: usize,
     lanes: [Lane; MAX_WAVES],
-    /// Waves whose next instruction needs each unit of [`UNITS_USED`].
+    /// Waves whose next instruction needs each unit the turns track: the vector ALU, the
+    /// scalar unit, the branch unit ([`super::facts::Facts::bulk_unit`]).
     needs: [u32; 3],
     /// Of those, the ones whose next instruction is not pure.
     impure: u32,
@@ -110,7 +109,7 @@ impl Default for SimdBulk {
 
 /// What the bulk knows of a wave's next instruction.
 enum Next {
-    /// Needs unit (index into [`UNITS_USED`]); `pure`: it ran ahead and may issue here.
+    /// Needs unit [`super::facts::Facts::bulk_unit`]; `pure`: it ran ahead and may issue here.
     Unit { unit: usize, pure: bool },
     /// Needs another unit, or none.
     Other,
@@ -279,14 +278,14 @@ impl CuSim<'_> {
                 while c != 0 {
                     let i = c.trailing_zeros() as usize;
                     c &= c - 1;
-                    let l = &mut b.lanes[i];
+                    let l = &mut b.lanes[i & (MAX_WAVES - 1)];
                     let r = if l.slot == owner {
                         StallReason::Dependency
                     } else {
                         StallReason::Issue
                     };
                     account_lane(&mut self.stalls, b, i, t, r);
-                    b.lanes[i].ready_at = busy;
+                    b.lanes[i & (MAX_WAVES - 1)].ready_at = busy;
                 }
             }
             // The others try again next turn: only those not yet stalling for Issue change.
@@ -303,17 +302,18 @@ impl CuSim<'_> {
                 let i = w.trailing_zeros() as usize;
                 w &= w - 1;
                 account_lane(&mut self.stalls, b, i, t, StallReason::Executing);
-                let s = b.lanes[i].slot;
-                b.lanes[i].ready_at = t + CADENCE;
-                b.lanes[i].issued += 1;
+                let l = &mut b.lanes[i & (MAX_WAVES - 1)];
+                l.ready_at = t + CADENCE;
+                l.issued += 1;
+                let s = l.slot;
                 // Out of the one mask that holds it (one scalar update: a vector one over the
                 // three would wait for the stores just made to them).
                 let bit = 1u32 << i;
                 let u = (b.needs[1] & bit != 0) as usize + 2 * (b.needs[2] & bit != 0) as usize;
                 b.needs[u] &= !bit;
-                let f = self.bulk_issue(s);
-                if f.unit == Unit::Valu {
-                    busy = t + f.valu_cycles as u64;
+                let valu_cycles = self.bulk_issue(s);
+                if valu_cycles != 0 {
+                    busy = t + valu_cycles as u64;
                     owner = s;
                 }
                 match self.bulk_next(s) {
@@ -350,26 +350,29 @@ impl CuSim<'_> {
     /// issuable here: a run that ended in a fault leaves its last instruction to the pass).
     #[inline(always)]
     fn bulk_next(&mut self, s: usize) -> Next {
-        let pure = super::ahead::ready(self, s) && {
-            let a = &self.aheads[s];
-            a.left() > 1 || !matches!(a.end(), End::Fault | End::Flow(_))
+        let (index, pure) = match self.aheads[s].next_for_bulk() {
+            Some(next) => next,
+            None if super::ahead::run(self, s) => {
+                self.aheads[s].next_for_bulk().expect("ran ahead")
+            }
+            None => (self.slots[s].wave.pc, false),
         };
-        let index = self.next_index(s);
-        let Some(f) = self.e.facts.get(index as usize) else {
-            return Next::Other;
-        };
-        match UNITS_USED.iter().position(|&x| x == f.unit) {
-            Some(unit) => Next::Unit { unit, pure },
-            None => Next::Other,
+        match self.e.facts.get(index as usize).map(|f| f.bulk_unit) {
+            Some(u @ 0..=2) => Next::Unit {
+                unit: u as usize,
+                pure,
+            },
+            _ => Next::Other,
         }
     }
 
     /// Issues wave `s`'s next instruction, which ran ahead: the counts, and the spin
-    /// detector's look at a taken backward branch. Returns its facts.
+    /// detector's look at a taken backward branch. Returns the cycles it keeps the vector ALU
+    /// busy (0: not a vector ALU instruction).
     #[inline(always)]
-    fn bulk_issue(&mut self, s: usize) -> super::facts::Facts {
+    fn bulk_issue(&mut self, s: usize) -> u16 {
         let (index, end) = self.aheads[s].pop();
-        let f = self.e.facts[index as usize];
+        let f = &self.e.facts[index as usize];
         self.issued += 1;
         self.counts.wave_instructions += 1;
         self.counts.by_category[f.category as usize] += 1;
@@ -384,14 +387,19 @@ impl CuSim<'_> {
             self.spin_seen |=
                 SpinState::back_edge(&mut slot.wave, index, epoch, env.spin_limit, env.vgprs);
         }
-        f
+        if f.unit == Unit::Valu {
+            f.valu_cycles
+        } else {
+            0
+        }
     }
 }
 
 /// [`super::engine::account`] on lane `i` of the bulk, keeping its reason masks.
 #[inline(always)]
 fn account_lane(stalls: &mut Stalls, b: &mut SimdBulk, i: usize, t: u64, r: StallReason) {
-    let l = &mut b.lanes[i];
+    // Bits above MAX_WAVES are never set; the mask spares the bounds check.
+    let l = &mut b.lanes[i & (MAX_WAVES - 1)];
     if l.reason == r {
         return;
     }

@@ -96,6 +96,9 @@ pub struct Facts {
     pub pure: bool,
     /// Its issue category as [`crate::launch::Counts::by_category`] indexes it.
     pub category: u8,
+    /// Which of the units a SIMD's bulk turns track it needs ([`super::bulk`]): 0 the vector
+    /// ALU, 1 the scalar unit, 2 the branch unit, 3 another or none.
+    pub bulk_unit: u8,
     /// The wait counters it increments (kept here so that a turn's look at a wave reads one
     /// table).
     pub counters: gcn_isa::class::Counters,
@@ -166,6 +169,12 @@ fn facts(d: &Decoded, target: Target) -> Facts {
         ) && class.counters == Default::default()
             && special == Special::None,
         category: crate::launch::category_index(class.category) as u8,
+        bulk_unit: match unit {
+            Unit::Valu => 0,
+            Unit::Scalar => 1,
+            Unit::Branch => 2,
+            _ => 3,
+        },
         counters: class.counters,
         issue_limit: match special {
             Special::Waitcnt(simm) => {
