@@ -249,32 +249,30 @@ impl CuSim<'_> {
         let mut t = now;
         let mut taken = false;
         let mut next = self.cu.simd_next[k];
-        while t < stop {
-            if t >= b.horizon {
-                break;
+        // The masks in locals (registers) for the loop; written back after it.
+        let [mut valu, mut scalar, mut branch] = b.needs;
+        let (mut impure, mut waiting, mut in_issue) = (b.impure, b.waiting, b.in_issue);
+        let mut horizon = b.horizon;
+        while t < stop && t < horizon {
+            let valu_free = busy <= t;
+            if valu_free {
+                waiting = 0;
             }
-            if busy <= t {
-                b.waiting = 0;
-            }
-            let ready = (b.needs[0] | b.needs[1] | b.needs[2]) & !b.waiting;
+            let ready = (valu | scalar | branch) & !waiting;
             // For each unit the oldest ready wave needing it takes it (the vector ALU only
             // when free).
-            let valu_free = busy <= t;
-            let mut winners = 0u32;
-            for (u, &need) in b.needs.iter().enumerate() {
-                let c = ready & need;
-                if u != 0 || valu_free {
-                    winners |= c & c.wrapping_neg();
-                }
-            }
-            if winners & b.impure != 0 {
+            let lowest = |m: u32| m & m.wrapping_neg();
+            let win_valu = if valu_free { lowest(ready & valu) } else { 0 };
+            let (win_scalar, win_branch) = (lowest(ready & scalar), lowest(ready & branch));
+            let winners = win_valu | win_scalar | win_branch;
+            if winners & impure != 0 {
                 break;
             }
             // The vector ALU's waiters wait until it is free, on their own instruction or
             // another's.
             if !valu_free {
-                let mut c = ready & b.needs[0];
-                b.waiting |= c;
+                let mut c = ready & valu;
+                waiting |= c;
                 while c != 0 {
                     let i = c.trailing_zeros() as usize;
                     c &= c - 1;
@@ -284,44 +282,55 @@ impl CuSim<'_> {
                     } else {
                         StallReason::Issue
                     };
-                    account_lane(&mut self.stalls, b, i, t, r);
-                    b.lanes[i & (MAX_WAVES - 1)].ready_at = busy;
+                    account_lane(&mut self.stalls, l, &mut in_issue, i, t, r);
+                    l.ready_at = busy;
                 }
             }
             // The others try again next turn: only those not yet stalling for Issue change.
-            let stalled = ready & !winners & !b.waiting;
-            let mut c = stalled & !b.in_issue;
+            let stalled = ready & !winners & !waiting;
+            let mut c = stalled & !in_issue;
             while c != 0 {
                 let i = c.trailing_zeros() as usize;
                 c &= c - 1;
-                account_lane(&mut self.stalls, b, i, t, StallReason::Issue);
+                let l = &mut b.lanes[i & (MAX_WAVES - 1)];
+                account_lane(&mut self.stalls, l, &mut in_issue, i, t, StallReason::Issue);
             }
+            valu &= !win_valu;
+            scalar &= !win_scalar;
+            branch &= !win_branch;
             // Issue in age order, as the pass does.
             let mut w = winners;
             while w != 0 {
                 let i = w.trailing_zeros() as usize;
                 w &= w - 1;
-                account_lane(&mut self.stalls, b, i, t, StallReason::Executing);
                 let l = &mut b.lanes[i & (MAX_WAVES - 1)];
+                account_lane(
+                    &mut self.stalls,
+                    l,
+                    &mut in_issue,
+                    i,
+                    t,
+                    StallReason::Executing,
+                );
                 l.ready_at = t + CADENCE;
                 l.issued += 1;
                 let s = l.slot;
-                // Out of the one mask that holds it (one scalar update: a vector one over the
-                // three would wait for the stores just made to them).
-                let bit = 1u32 << i;
-                let u = (b.needs[1] & bit != 0) as usize + 2 * (b.needs[2] & bit != 0) as usize;
-                b.needs[u] &= !bit;
                 let valu_cycles = self.bulk_issue(s);
                 if valu_cycles != 0 {
                     busy = t + valu_cycles as u64;
                     owner = s;
                 }
+                let bit = 1u32 << i;
                 match self.bulk_next(s) {
                     Next::Unit { unit, pure } => {
-                        b.needs[unit] |= 1 << i;
-                        b.impure = b.impure & !(1 << i) | (!pure as u32) << i;
+                        match unit {
+                            0 => valu |= bit,
+                            1 => scalar |= bit,
+                            _ => branch |= bit,
+                        }
+                        impure = impure & !bit | (!pure as u32) << i;
                     }
-                    Next::Other => b.horizon = b.horizon.min(t + CADENCE),
+                    Next::Other => horizon = horizon.min(t + CADENCE),
                 }
             }
             b.winners = winners;
@@ -330,13 +339,15 @@ impl CuSim<'_> {
             taken = true;
             next = (if stalled != 0 { t + 1 } else { u64::MAX })
                 .min(if winners != 0 { t + CADENCE } else { u64::MAX })
-                .min(if b.waiting != 0 { busy } else { u64::MAX })
-                .min(b.horizon.max(t + 1));
+                .min(if waiting != 0 { busy } else { u64::MAX })
+                .min(horizon.max(t + 1));
             if next == u64::MAX {
                 break;
             }
             t = turn(next, simd);
         }
+        b.needs = [valu, scalar, branch];
+        (b.impure, b.waiting, b.in_issue, b.horizon) = (impure, waiting, in_issue, horizon);
         self.cu.valu_busy[k] = busy;
         self.cu.valu_owner[k] = owner;
         if taken {
@@ -395,11 +406,17 @@ impl CuSim<'_> {
     }
 }
 
-/// [`super::engine::account`] on lane `i` of the bulk, keeping its reason masks.
+/// [`super::engine::account`] on lane `i` of the bulk, keeping the mask of those stalling for
+/// Issue.
 #[inline(always)]
-fn account_lane(stalls: &mut Stalls, b: &mut SimdBulk, i: usize, t: u64, r: StallReason) {
-    // Bits above MAX_WAVES are never set; the mask spares the bounds check.
-    let l = &mut b.lanes[i & (MAX_WAVES - 1)];
+fn account_lane(
+    stalls: &mut Stalls,
+    l: &mut Lane,
+    in_issue: &mut u32,
+    i: usize,
+    t: u64,
+    r: StallReason,
+) {
     if l.reason == r {
         return;
     }
@@ -410,5 +427,5 @@ fn account_lane(stalls: &mut Stalls, b: &mut SimdBulk, i: usize, t: u64, r: Stal
     l.reason = r;
     l.since = t;
     let bit = 1u32 << i;
-    b.in_issue = b.in_issue & !bit | ((r == StallReason::Issue) as u32) << i;
+    *in_issue = *in_issue & !bit | ((r == StallReason::Issue) as u32) << i;
 }
