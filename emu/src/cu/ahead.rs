@@ -5,9 +5,11 @@
 //! read and write only their wave's registers) gives the same results whenever it runs, as
 //! long as nothing else reads or writes those registers meanwhile: no load of the wave has a
 //! register still to land (checked before the run), and the run stops before anything else
-//! (memory, waits, barriers, s_endpgm). So when such a run is next, the wave executes it at once,
-//! up to [`AHEAD`] instructions, with the functional engine's locality, and the timing model
-//! issues the instructions one by one as before, reading their indices from [`Ahead`].
+//! (memory, waits, barriers, s_endpgm). So when such a run is next and the SIMD's turns are
+//! taken in bulk ([`super::bulk`]), the wave executes it at once, up to [`AHEAD`]
+//! instructions, with the functional engine's locality, and the timing model issues the
+//! instructions one by one as before, reading their indices from [`Ahead`] (after the bulk
+//! ends, [`issue::issue`] issues what is left there).
 //!
 //! What still depends on when an instruction issues is done at its issue: the statistics,
 //! the budget and the issue log, the barrier timeout, and the spin detector's look at a taken
@@ -99,8 +101,7 @@ impl Ahead {
     #[inline(always)]
     pub fn next_for_bulk(&self) -> Option<(u32, bool)> {
         let front = self.front()?;
-        let issuable =
-            self.left() > 1 || matches!(self.end, End::Plain | End::BackEdge);
+        let issuable = self.left() > 1 || matches!(self.end, End::Plain | End::BackEdge);
         Some((front, issuable))
     }
 
@@ -122,16 +123,11 @@ impl CuSim<'_> {
     /// The instruction index wave `s` issues next.
     #[inline(always)]
     pub fn next_index(&self, s: usize) -> u32 {
-        self.aheads[s].front().unwrap_or(self.slots[s].wave.pc)
+        match self.hot[s].ahead {
+            true => self.aheads[s].front().expect("ran ahead"),
+            false => self.slots[s].wave.pc,
+        }
     }
-}
-
-/// Whether wave `s`'s next instruction ran ahead, running the next pure run first if nothing
-/// did and one is next. False: the instruction is not pure (or the launch tracks hazards, or a
-/// load has registers to land), and [`issue::issue`] executes it at issue.
-#[inline(always)]
-pub fn ready(m: &mut CuSim, s: usize) -> bool {
-    !m.aheads[s].is_empty() || run(m, s)
 }
 
 /// Runs ahead from wave `s`'s PC if a pure instruction is there; false if none ran.
@@ -185,6 +181,7 @@ pub(super) fn run(m: &mut CuSim, s: usize) -> bool {
             break;
         }
     }
+    m.hot[s].ahead = true;
     true
 }
 
@@ -193,6 +190,7 @@ pub(super) fn run(m: &mut CuSim, s: usize) -> bool {
 pub fn issue_next(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
     issue::barrier_timeout(m, s, now)?;
     let (index, end) = m.aheads[s].pop();
+    m.hot[s].ahead = !m.aheads[s].is_empty();
     let slot = &mut m.slots[s];
     let d = &m.e.program.insts[index as usize];
     let f = m.e.facts[index as usize];

@@ -41,7 +41,6 @@ use crate::launch::Stop;
 /// Waves of one SIMD the masks hold (a SIMD holds at most 10).
 const MAX_WAVES: usize = 16;
 
-
 /// One wave of a SIMD in the bulk.
 #[derive(Clone, Copy, Debug)]
 struct Lane {
@@ -87,6 +86,8 @@ pub struct SimdBulk {
     /// The earliest cycle the pass would look at a wave outside the masks (one that waits, or
     /// needs another unit): the bulk ends before it.
     horizon: u64,
+    /// Turns taken since the SIMD entered the bulk.
+    turns: u32,
 }
 
 impl Default for SimdBulk {
@@ -103,6 +104,7 @@ impl Default for SimdBulk {
             stalled: 0,
             last: 0,
             horizon: u64::MAX,
+            turns: 0,
         }
     }
 }
@@ -118,7 +120,9 @@ enum Next {
 impl CuSim<'_> {
     /// Takes SIMD `simd`'s turns from `now` (a turn at which one of its waves may issue) up
     /// to `stop` in bulk, as far as its waves allow: Ok(false) if not even the first (the SIMD
-    /// has left the bulk, and the pass takes this turn).
+    /// has left the bulk, and the pass takes this turn). Out of line: [`CuSim::step`] checks
+    /// the cheap conditions first, and the age-order pass stays small where this never runs.
+    #[inline(never)]
     pub(super) fn bulk_turns(
         &mut self,
         simd: u8,
@@ -128,16 +132,14 @@ impl CuSim<'_> {
         let k = simd as usize;
         debug_assert!(self.e.config.arbitration == Arbitration::OldestFirst);
         debug_assert_eq!(self.cu.raised[k], 0);
-        let allowed = self.e.config.ahead
-            && self.trace.is_none()
-            && !self.log_issues
-            && self.hazards.is_none()
-            // A barrier wait that began in this window cannot time out before it ends, and one
-            // that began earlier must not time out in it either (the pass checks at each issue).
-            && stop - now <= self.e.config.barrier_timeout
-            && (self.barrier_min == u64::MAX
-                || stop - self.barrier_min <= self.e.config.barrier_timeout)
-            && !tracing::enabled!(tracing::Level::TRACE);
+        // The caller checked `bulk_window`, and that the SIMD may try to enter again: where
+        // the bulk did not hold for long lately, it does not try at every turn, since
+        // entering costs a look at every wave (the outcome is the same either way).
+        debug_assert!(self.bulk_window && now >= self.bulk_retry[k]);
+        // A barrier wait that began in an earlier window must not time out in this one (the
+        // pass checks at each issue; one that begins in this window cannot, see run_window).
+        let allowed = self.barrier_min == u64::MAX
+            || stop - self.barrier_min <= self.e.config.barrier_timeout;
         if !allowed {
             self.bulk_leave(simd);
             return Ok(false);
@@ -148,11 +150,24 @@ impl CuSim<'_> {
         // Boxed, so that taking it out while the turns borrow the CU moves a pointer.
         let mut b = self.bulk[k].take().expect("entered");
         let taken = self.bulk_run(&mut b, simd, now, stop);
+        let turns = b.turns;
         self.bulk[k] = Some(b);
+        if !taken {
+            self.bulk_back_off(k, turns, now);
+        }
         if !taken {
             self.bulk_leave(simd);
         }
         Ok(taken)
+    }
+
+    /// SIMD `k`'s bulk did not hold at turn `now`, after `turns` turns: when to try again.
+    /// After a short stay (or none) it waits twice as long as after the last one (2^n turns,
+    /// up to 64); after a long one, a turn.
+    fn bulk_back_off(&mut self, k: usize, turns: u32, now: u64) {
+        let n = &mut self.bulk_backoff[k];
+        *n = if turns >= 8 { 0 } else { (*n + 1).min(6) };
+        self.bulk_retry[k] = now + (CADENCE << *n);
     }
 
     /// Puts SIMD `simd`'s waves into the bulk at turn `now`, if none waits at a barrier or in
@@ -161,6 +176,14 @@ impl CuSim<'_> {
         let k = simd as usize;
         let n = self.cu.simd_slots[k].len();
         if n == 0 || n > MAX_WAVES {
+            return false;
+        }
+        // Waves at a barrier or asleep rule it out: another SIMD's wave may release the
+        // barrier, or end the sleep, at any cycle. (Checked first: the look below runs waves
+        // ahead.)
+        let waits = |s: &usize| matches!(self.hot[*s].block, Block::Barrier | Block::Sleep);
+        if self.cu.simd_slots[k].iter().any(waits) {
+            self.bulk_back_off(k, 0, now);
             return false;
         }
         let mut b = self.bulk[k].take().unwrap_or_default();
@@ -188,7 +211,6 @@ impl CuSim<'_> {
             };
             b.in_issue |= ((w.reason == StallReason::Issue) as u32) << i;
             match h.block {
-                // Another SIMD's wave may release the barrier, or end the sleep, at any cycle.
                 Block::Barrier | Block::Sleep | Block::Ended => {
                     ok = false;
                     break;
@@ -210,7 +232,11 @@ impl CuSim<'_> {
         let any = b.needs[0] | b.needs[1] | b.needs[2];
         ok &= b.horizon > now && any & !b.impure != 0;
         b.active = ok;
+        b.turns = 0;
         self.bulk[k] = Some(b);
+        if !ok {
+            self.bulk_back_off(k, 0, now);
+        }
         ok
     }
 
@@ -336,6 +362,7 @@ impl CuSim<'_> {
             b.winners = winners;
             b.stalled = stalled;
             b.last = t;
+            b.turns += 1;
             taken = true;
             next = (if stalled != 0 { t + 1 } else { u64::MAX })
                 .min(if winners != 0 { t + CADENCE } else { u64::MAX })
@@ -383,6 +410,7 @@ impl CuSim<'_> {
     #[inline(always)]
     fn bulk_issue(&mut self, s: usize) -> u16 {
         let (index, end) = self.aheads[s].pop();
+        self.hot[s].ahead = !self.aheads[s].is_empty();
         let f = &self.e.facts[index as usize];
         self.issued += 1;
         self.counts.wave_instructions += 1;

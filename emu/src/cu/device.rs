@@ -208,6 +208,9 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode) -> CuSim<'a> {
         bulk: Default::default(),
         aheads: Vec::new(),
         barrier_min: u64::MAX,
+        bulk_window: false,
+        bulk_retry: [0; super::occupancy::SIMDS],
+        bulk_backoff: [0; super::occupancy::SIMDS],
     }
 }
 

@@ -67,6 +67,9 @@ pub struct Hot {
     /// it waiting on Issue with nothing else about it changed ([`NO_UNIT`]: not in that state).
     /// While the unit stays taken, turns pass it over without looking further.
     pub waits_for: u8,
+    /// Instructions of the wave ran ahead and wait to issue ([`super::ahead`]): a turn reads
+    /// this record anyway, the queue only when it is set.
+    pub ahead: bool,
 }
 
 /// [`Hot::waits_for`] when the wave is not waiting for a taken unit.
@@ -79,6 +82,7 @@ impl Hot {
         block: Block::Ended,
         prio: 0,
         waits_for: NO_UNIT,
+        ahead: false,
     };
 }
 
@@ -257,6 +261,15 @@ pub struct CuSim<'a> {
     pub bulk: [Option<Box<super::bulk::SimdBulk>>; SIMDS],
     /// By slot index: the instructions each wave ran ahead ([`super::ahead`]).
     pub aheads: Vec<super::ahead::Ahead>,
+    /// Whether SIMDs may take their turns in bulk in the window being run: nothing records
+    /// the order of issues across SIMDs (the Chrome trace, the trace-level log, the run-time
+    /// hazard tracker, the issue log near the end of the budget), and a barrier wait that
+    /// begins in the window cannot time out before it ends.
+    pub bulk_window: bool,
+    /// Per SIMD, the turn from which it may try to enter the bulk again, and how long it
+    /// waited last ([`CuSim::bulk_turns`]).
+    pub bulk_retry: [u64; SIMDS],
+    pub bulk_backoff: [u8; SIMDS],
     /// The earliest cycle at which a wave of a group now waiting at its barrier arrived
     /// (u64::MAX: none waits), for the bulk's check of the barrier timeout.
     pub barrier_min: u64,
@@ -298,7 +311,10 @@ impl<'a> CuSim<'a> {
         if self.e.config.arbitration == Arbitration::OldestFirst
             && self.cu.raised[simd as usize] == 0
         {
-            if self.bulk_turns(simd, now, self.window_stop)? {
+            if self.bulk_window
+                && now >= self.bulk_retry[simd as usize]
+                && self.bulk_turns(simd, now, self.window_stop)?
+            {
                 return Ok(());
             }
             return self.step_in_age_order(simd, now);
@@ -572,6 +588,13 @@ impl<'a> CuSim<'a> {
     /// comes with its cycle.
     pub fn run_window(&mut self, start: u64, stop: u64) -> Result<(), (u64, Stop, [u32; 3])> {
         self.window_stop = stop;
+        self.bulk_window = self.e.config.ahead
+            && self.e.config.arbitration == Arbitration::OldestFirst
+            && self.trace.is_none()
+            && !self.log_issues
+            && self.hazards.is_none()
+            && stop - start <= self.e.config.barrier_timeout
+            && !tracing::enabled!(tracing::Level::TRACE);
         let mut t = self.cu.next.max(start);
         while t < stop {
             self.step(t).map_err(|(s, g)| (t, s, g))?;

@@ -22,7 +22,9 @@ pub const CADENCE: u64 = 4;
 
 /// Issues the next instruction of wave `s` on CU `c` at cycle `now`.
 pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
-    if super::ahead::ready(m, s) {
+    // What ran ahead for the bulk turns issues from there (the general path runs nothing
+    // ahead: runs between memory instructions are short, and would not repay it).
+    if m.hot[s].ahead {
         return super::ahead::issue_next(m, s, now);
     }
     let program = m.e.program;
@@ -195,6 +197,7 @@ pub fn trace_issue(m: &CuSim, s: usize, now: u64, d: &crate::program::Decoded) {
 /// What follows an instruction's issue, executed or not: the counts, how long the wave and
 /// its SIMD are busy, the wave-state changes of s_nop, s_sleep, s_setprio, s_wakeup, and of
 /// its flow (a barrier, the end of the wave).
+#[inline(always)]
 pub fn after_issue(
     m: &mut CuSim,
     s: usize,

@@ -76,6 +76,7 @@ impl CuSim<'_> {
                 block: Block::None,
                 prio: 0,
                 waits_for: NO_UNIT,
+                ahead: false,
             };
             w.out.clear(&mut self.spare);
             w.reason = StallReason::Issue;
