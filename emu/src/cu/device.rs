@@ -105,7 +105,10 @@ pub fn run_timed(
         config,
         demand,
     };
-    let mut sims: Vec<CuSim> = (0..config.cus).map(|c| new_sim(&env, c, hazards)).collect();
+    let waves_per_cu = occ.waves_per_cu as usize;
+    let mut sims: Vec<CuSim> = (0..config.cus)
+        .map(|c| new_sim(&env, c, hazards, waves_per_cu))
+        .collect();
     let threads = config.threads.clamp(1, 256);
     let workers = if threads > 1 {
         Some(
@@ -166,12 +169,14 @@ pub fn run_timed(
     })
 }
 
-fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode) -> CuSim<'a> {
+/// CU `c`'s simulation; it holds at most `waves_per_cu` waves at once.
+fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode, waves_per_cu: usize) -> CuSim<'a> {
     CuSim {
         e: env,
         cu: Cu::new(c),
-        slots: Vec::new(),
-        hot: Vec::new(),
+        // Sized once: vectors grown by doubling would hold room for 64 waves where 40 fit.
+        slots: Vec::with_capacity(waves_per_cu),
+        hot: Vec::with_capacity(waves_per_cu),
         groups: Vec::new(),
         free_slots: Vec::new(),
         free_groups: Vec::new(),
@@ -206,7 +211,7 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode) -> CuSim<'a> {
         spin_seen: false,
         window_stop: 0,
         bulk: Default::default(),
-        aheads: Vec::new(),
+        aheads: Vec::with_capacity(waves_per_cu),
         barrier_min: u64::MAX,
         bulk_window: false,
         bulk_retry: [0; super::occupancy::SIMDS],
