@@ -457,3 +457,149 @@ fn account_lane(
     let bit = 1u32 << i;
     *in_issue = *in_issue & !bit | ((r == StallReason::Issue) as u32) << i;
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::cu::device::TimedError;
+    use crate::cu::facts::program_facts;
+    use crate::cu::stats::StallReason;
+    use crate::cu::{run_timed, Arbitration, TimedRun, TimingConfig, TimingStats};
+    use crate::dispatch::Launch;
+    use crate::exec::DispatchEnv;
+    use crate::launch::hazards::{HazardMode, HazardTable};
+    use crate::launch::Counts;
+    use crate::memory::{AllocKind, Memory};
+    use crate::program::Program;
+    use gcn_isa::{assemble, Target};
+    use gcn_loader::KernelDescriptor;
+
+    /// What a run leaves: its statistics or stop, counts, budget left and the buffer.
+    type Outcome = (Result<TimingStats, String>, Counts, u64, Vec<u8>);
+
+    /// Runs `text` as six workgroups of four waves on one CU (six waves per SIMD, contending
+    /// for its units) under oldest-first arbitration and `budget`, with the run-ahead and bulk
+    /// turns on or off.
+    fn run(text: &str, budget: u64, ahead: bool) -> Outcome {
+        let code = assemble(text, Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        let mut mem = Memory::new(1 << 20);
+        let kernarg = mem.alloc(8, AllocKind::Buffer).unwrap();
+        let data = mem.alloc(1024, AllocKind::Buffer).unwrap();
+        mem.write_u64(kernarg, data).unwrap();
+        let mut desc = KernelDescriptor::default();
+        desc.kernel_code_properties.enable_sgpr_kernarg_segment_ptr = true;
+        desc.rsrc1.granulated_workitem_vgpr_count = 1;
+        desc.rsrc1.granulated_wavefront_sgpr_count = 1;
+        let launch = Launch {
+            grid: [6, 1, 1],
+            block: [256, 1, 1],
+            dispatch_id: 0,
+            packet: kernarg,
+            queue: 0,
+            kernarg,
+            scratch_base: 0,
+            private_size: 0,
+            scratch_per_wave: 0,
+            lds_size: 0,
+            hostcall_buffer: 0,
+        };
+        let config = TimingConfig {
+            cus: 1,
+            arbitration: Arbitration::OldestFirst,
+            ahead,
+            ..TimingConfig::for_target(Target::Gfx900)
+        };
+        let table = HazardTable::new(&program, false);
+        let facts = program_facts(&program);
+        let run = TimedRun {
+            program: &program,
+            facts: &facts,
+            models: &table,
+            leaves: None,
+            desc: &desc,
+            launch: &launch,
+            env: DispatchEnv::default(),
+            config: &config,
+            entry_index: 0,
+            progress: None,
+            deadline: None,
+        };
+        let (mut left, mut counts) = (budget, Counts::default());
+        let result = run_timed(
+            &run,
+            &mut mem,
+            &mut left,
+            &mut counts,
+            HazardMode::Off,
+            &mut Vec::new(),
+            None,
+        );
+        let result = match result {
+            Ok(r) => Ok(TimingStats {
+                cycles_per_second: 0.0,
+                ..r.stats
+            }),
+            Err(TimedError::Guest(stop, group)) => Err(format!("{stop:?} in {group:?}")),
+            Err(TimedError::Launch(why)) => Err(why),
+        };
+        let bytes = mem.bytes(data, 1024).unwrap().to_vec();
+        (result, counts, left, bytes)
+    }
+
+    /// A loop of full- and quarter-rate vector ALU instructions, scalar ALU and a branch, with
+    /// scalar loads and a store around it: while the waves loop, their SIMDs' turns run in
+    /// bulk, entered and left around the memory instructions.
+    const LOOP: &str = "
+        s_load_dwordx2 s[2:3], s[0:1], 0x0
+        v_lshlrev_b32 v3, 2, v0
+        v_mov_b32 v1, 0
+        s_mov_b32 s4, 0
+        s_waitcnt lgkmcnt(0)
+    again:
+        v_add_u32 v1, v1, v0
+        v_mul_lo_u32 v2, v1, v1
+        v_xor_b32 v1, v1, v2
+        s_add_u32 s4, s4, 1
+        s_cmp_lg_u32 s4, 40
+        s_cbranch_scc1 again
+        v_mov_b32 v5, s3
+        v_add_co_u32 v4, vcc, s2, v3
+        v_addc_co_u32 v5, vcc, 0, v5, vcc
+        global_store_dword v[4:5], v1, off
+        s_endpgm";
+
+    #[test]
+    fn bulk_turns_give_the_statistics_of_the_pass() {
+        let with = run(LOOP, 1_000_000, true);
+        let without = run(LOOP, 1_000_000, false);
+        assert_eq!(with, without);
+        let stats = with.0.expect("the loop ends");
+        let stall = |r: StallReason| stats.stalls.cycles[r.index().unwrap()];
+        // The waves contend for their units and wait for the quarter-rate multiply.
+        assert!(stall(StallReason::Issue) > 0 && stall(StallReason::Dependency) > 0);
+        // A budget that just suffices: the last windows log every issue, so the pass takes
+        // their turns, from the records the bulk writes back as it leaves.
+        for spare in [1, 10, 100] {
+            let budget = with.1.wave_instructions + spare;
+            let near = run(LOOP, budget, true);
+            assert_eq!(near, run(LOOP, budget, false), "budget {budget}");
+            assert_eq!(near.0, Ok(stats.clone()), "budget {budget}");
+        }
+    }
+
+    /// The budget runs out while the waves loop: near its end the turns are the pass's again
+    /// (it logs each issue), from the waves' records as the bulk left them.
+    #[test]
+    fn the_budget_runs_out_where_it_would_without_bulk_turns() {
+        let forever = LOOP.replace("s_cmp_lg_u32 s4, 40", "s_cmp_lg_u32 s4, 0");
+        for budget in [3_001, 7_777] {
+            let with = run(&forever, budget, true);
+            assert_eq!(with, run(&forever, budget, false), "budget {budget}");
+            assert!(
+                with.0.as_ref().is_err_and(|e| e.starts_with("Budget")),
+                "{:?}",
+                with.0
+            );
+        }
+    }
+}

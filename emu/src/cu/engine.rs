@@ -311,8 +311,11 @@ impl<'a> CuSim<'a> {
         if self.e.config.arbitration == Arbitration::OldestFirst
             && self.cu.raised[simd as usize] == 0
         {
-            if self.bulk_window
-                && now >= self.bulk_retry[simd as usize]
+            if !self.bulk_window {
+                // The window's issue order is recorded (near the end of the budget): the pass
+                // takes every turn, from the waves' own records.
+                self.bulk_leave(simd);
+            } else if now >= self.bulk_retry[simd as usize]
                 && self.bulk_turns(simd, now, self.window_stop)?
             {
                 return Ok(());
