@@ -120,10 +120,19 @@ impl Ahead {
 }
 
 impl CuSim<'_> {
+    /// After wave `s`'s queue gave an instruction: whether anything is left in it.
+    #[inline(always)]
+    pub(super) fn note_pop(&mut self, s: usize) {
+        if self.aheads[s].is_empty() {
+            self.hot[s].ahead = false;
+            self.queued -= 1;
+        }
+    }
+
     /// The instruction index wave `s` issues next.
     #[inline(always)]
     pub fn next_index(&self, s: usize) -> u32 {
-        match self.hot[s].ahead {
+        match self.queued != 0 && self.hot[s].ahead {
             true => self.aheads[s].front().expect("ran ahead"),
             false => self.slots[s].wave.pc,
         }
@@ -182,6 +191,7 @@ pub(super) fn run(m: &mut CuSim, s: usize) -> bool {
         }
     }
     m.hot[s].ahead = true;
+    m.queued += 1;
     true
 }
 
@@ -190,7 +200,7 @@ pub(super) fn run(m: &mut CuSim, s: usize) -> bool {
 pub fn issue_next(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
     issue::barrier_timeout(m, s, now)?;
     let (index, end) = m.aheads[s].pop();
-    m.hot[s].ahead = !m.aheads[s].is_empty();
+    m.note_pop(s);
     let slot = &mut m.slots[s];
     let d = &m.e.program.insts[index as usize];
     let f = m.e.facts[index as usize];

@@ -410,7 +410,7 @@ impl CuSim<'_> {
     #[inline(always)]
     fn bulk_issue(&mut self, s: usize) -> u16 {
         let (index, end) = self.aheads[s].pop();
-        self.hot[s].ahead = !self.aheads[s].is_empty();
+        self.note_pop(s);
         let f = &self.e.facts[index as usize];
         self.issued += 1;
         self.counts.wave_instructions += 1;

@@ -212,6 +212,7 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode, waves_per_cu: usiz
         window_stop: 0,
         bulk: Default::default(),
         aheads: Vec::with_capacity(waves_per_cu),
+        queued: 0,
         barrier_min: u64::MAX,
         bulk_window: false,
         bulk_retry: [0; super::occupancy::SIMDS],

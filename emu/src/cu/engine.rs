@@ -259,8 +259,10 @@ pub struct CuSim<'a> {
     pub window_stop: u64,
     /// Each SIMD's waves while its turns run in bulk.
     pub bulk: [Option<Box<super::bulk::SimdBulk>>; SIMDS],
-    /// By slot index: the instructions each wave ran ahead ([`super::ahead`]).
+    /// By slot index: the instructions each wave ran ahead ([`super::ahead`]), and how many
+    /// waves have some (where none do, the pass does not look at the queues).
     pub aheads: Vec<super::ahead::Ahead>,
+    pub queued: u32,
     /// Whether SIMDs may take their turns in bulk in the window being run: nothing records
     /// the order of issues across SIMDs (the Chrome trace, the trace-level log, the run-time
     /// hazard tracker, the issue log near the end of the budget), and a barrier wait that

@@ -24,7 +24,7 @@ pub const CADENCE: u64 = 4;
 pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
     // What ran ahead for the bulk turns issues from there (the general path runs nothing
     // ahead: runs between memory instructions are short, and would not repay it).
-    if m.hot[s].ahead {
+    if m.queued != 0 && m.hot[s].ahead {
         return super::ahead::issue_next(m, s, now);
     }
     let program = m.e.program;

@@ -65,7 +65,12 @@ impl CuSim<'_> {
             w.wave.reset(i as u32, demand.vgprs as usize);
             dispatch::init_wave(&mut w.wave, start.desc, &launch, id, i as u32);
             w.wave.pc = start.entry_index;
+            // (A wave ends at s_endpgm, which never runs ahead, so its queue is empty; kept
+            // exact anyway.)
             self.aheads[s].clear();
+            if self.hot[s].ahead {
+                self.queued -= 1;
+            }
             w.cu = c;
             w.simd = simd;
             w.group = g;
