@@ -36,7 +36,6 @@ use super::facts::Unit;
 use super::issue::CADENCE;
 use super::stats::{StallReason, Stalls};
 use crate::launch::spin::{Epoch, SpinState};
-use crate::launch::Stop;
 
 /// Waves of one SIMD the masks hold (a SIMD holds at most 10).
 const MAX_WAVES: usize = 16;
@@ -119,16 +118,11 @@ enum Next {
 
 impl CuSim<'_> {
     /// Takes SIMD `simd`'s turns from `now` (a turn at which one of its waves may issue) up
-    /// to `stop` in bulk, as far as its waves allow: Ok(false) if not even the first (the SIMD
+    /// to `stop` in bulk, as far as its waves allow: false if not even the first (the SIMD
     /// has left the bulk, and the pass takes this turn). Out of line: [`CuSim::step`] checks
     /// the cheap conditions first, and the age-order pass stays small where this never runs.
     #[inline(never)]
-    pub(super) fn bulk_turns(
-        &mut self,
-        simd: u8,
-        now: u64,
-        stop: u64,
-    ) -> Result<bool, (Stop, [u32; 3])> {
+    pub(super) fn bulk_turns(&mut self, simd: u8, now: u64, stop: u64) -> bool {
         let k = simd as usize;
         debug_assert!(self.e.config.arbitration == Arbitration::OldestFirst);
         debug_assert_eq!(self.cu.raised[k], 0);
@@ -142,10 +136,10 @@ impl CuSim<'_> {
             || stop - self.barrier_min <= self.e.config.barrier_timeout;
         if !allowed {
             self.bulk_leave(simd);
-            return Ok(false);
+            return false;
         }
         if !self.bulk[k].as_ref().is_some_and(|b| b.active) && !self.bulk_enter(simd, now) {
-            return Ok(false);
+            return false;
         }
         // Boxed, so that taking it out while the turns borrow the CU moves a pointer.
         let mut b = self.bulk[k].take().expect("entered");
@@ -154,11 +148,9 @@ impl CuSim<'_> {
         self.bulk[k] = Some(b);
         if !taken {
             self.bulk_back_off(k, turns, now);
-        }
-        if !taken {
             self.bulk_leave(simd);
         }
-        Ok(taken)
+        taken
     }
 
     /// SIMD `k`'s bulk did not hold at turn `now`, after `turns` turns: when to try again.

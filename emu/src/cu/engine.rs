@@ -318,7 +318,7 @@ impl<'a> CuSim<'a> {
                 // takes every turn, from the waves' own records.
                 self.bulk_leave(simd);
             } else if now >= self.bulk_retry[simd as usize]
-                && self.bulk_turns(simd, now, self.window_stop)?
+                && self.bulk_turns(simd, now, self.window_stop)
             {
                 return Ok(());
             }
