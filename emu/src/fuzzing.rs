@@ -90,33 +90,17 @@ fn same_without_ahead(program: &Program, waves: u32, hipcc: bool) {
             ahead,
             ..TimingConfig::for_target(program.target)
         };
-        let table = HazardTable::new(program, false);
-        let facts = crate::cu::facts::program_facts(program);
-        let run = crate::cu::TimedRun {
-            program,
-            facts: &facts,
-            models: &table,
-            leaves: None,
-            desc: &desc,
-            launch: &launch,
-            env: DispatchEnv {
-                spin_limit: 64,
-                ..DispatchEnv::default()
-            },
-            config: &config,
-            entry_index: 0,
-            progress: None,
-            deadline: None,
+        let env = DispatchEnv {
+            spin_limit: 64,
+            ..DispatchEnv::default()
         };
-        let (mut budget, mut counts) = (BUDGET, Counts::default());
-        let result = run_timed(
-            &run,
+        let (result, counts, budget) = launch_timed(
+            program,
             &mut mem,
-            &mut budget,
-            &mut counts,
+            (&desc, &launch),
+            env,
+            &config,
             HazardMode::Off,
-            &mut Vec::new(),
-            None,
         );
         let result = match result {
             Ok(r) => format!(
@@ -232,6 +216,31 @@ fn timed(
         arbitration: Arbitration::Random { seed: 1 },
         ..TimingConfig::for_target(program.target)
     };
+    let env = DispatchEnv::default();
+    let _ = launch_timed(
+        program,
+        mem,
+        (&desc, &launch),
+        env,
+        &config,
+        HazardMode::Warn,
+    );
+}
+
+/// Runs the launch on the timing model under the fuzz budget: its result, and the counts and
+/// budget left.
+fn launch_timed(
+    program: &Program,
+    mem: &mut Memory,
+    (desc, launch): (&KernelDescriptor, &Launch),
+    env: DispatchEnv,
+    config: &TimingConfig,
+    hazards: HazardMode,
+) -> (
+    Result<crate::cu::TimedResult, crate::cu::TimedError>,
+    Counts,
+    u64,
+) {
     let table = HazardTable::new(program, false);
     let facts = crate::cu::facts::program_facts(program);
     let run = crate::cu::TimedRun {
@@ -239,23 +248,23 @@ fn timed(
         facts: &facts,
         models: &table,
         leaves: None,
-        desc: &desc,
-        launch: &launch,
-        env: DispatchEnv::default(),
-        config: &config,
+        desc,
+        launch,
+        env,
+        config,
         entry_index: 0,
         progress: None,
         deadline: None,
     };
     let (mut budget, mut counts) = (BUDGET, Counts::default());
-    let mut pool = Vec::new();
-    let _ = run_timed(
+    let result = run_timed(
         &run,
         mem,
         &mut budget,
         &mut counts,
-        HazardMode::Warn,
-        &mut pool,
+        hazards,
+        &mut Vec::new(),
         None,
     );
+    (result, counts, budget)
 }

@@ -129,6 +129,21 @@ impl CuSim<'_> {
         }
     }
 
+    /// Wave `s` issued taken backward branch `index`, the last instruction of its run: its
+    /// registers are those after it, and the spin detector looks at them with this window's
+    /// write counts.
+    pub(super) fn back_edge(&mut self, s: usize, index: u32) {
+        let slot = &mut self.slots[s];
+        let group = self.groups[slot.group].as_ref().expect("resident group");
+        let epoch = Epoch {
+            memory: self.mem_epoch,
+            lds: group.lds.writes(),
+        };
+        let env = self.e.env;
+        self.spin_seen |=
+            SpinState::back_edge(&mut slot.wave, index, epoch, env.spin_limit, env.vgprs);
+    }
+
     /// The instruction index wave `s` issues next.
     #[inline(always)]
     pub fn next_index(&self, s: usize) -> u32 {
@@ -215,17 +230,7 @@ pub fn issue_next(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 
     let mut flow = Flow::Continue;
     match end {
         End::Plain => {}
-        End::BackEdge => {
-            let slot = &mut m.slots[s];
-            let group = m.groups[slot.group].as_ref().expect("resident group");
-            let epoch = Epoch {
-                memory: m.mem_epoch,
-                lds: group.lds.writes(),
-            };
-            let env = m.e.env;
-            m.spin_seen |=
-                SpinState::back_edge(&mut slot.wave, index, epoch, env.spin_limit, env.vgprs);
-        }
+        End::BackEdge => m.back_edge(s, index),
         End::Fault => {
             let wave = m.slots[s].wave.index;
             let fault = *m.aheads[s].fault.take().expect("a fault ends the run");

@@ -35,7 +35,6 @@ use super::engine::{turn, Block, CuSim, NO_UNIT};
 use super::facts::Unit;
 use super::issue::CADENCE;
 use super::stats::{StallReason, Stalls};
-use crate::launch::spin::{Epoch, SpinState};
 
 /// Waves of one SIMD the masks hold (a SIMD holds at most 10).
 const MAX_WAVES: usize = 16;
@@ -408,15 +407,7 @@ impl CuSim<'_> {
         self.counts.wave_instructions += 1;
         self.counts.by_category[f.category as usize] += 1;
         if end == End::BackEdge {
-            let slot = &mut self.slots[s];
-            let group = self.groups[slot.group].as_ref().expect("resident group");
-            let epoch = Epoch {
-                memory: self.mem_epoch,
-                lds: group.lds.writes(),
-            };
-            let env = self.e.env;
-            self.spin_seen |=
-                SpinState::back_edge(&mut slot.wave, index, epoch, env.spin_limit, env.vgprs);
+            self.back_edge(s, index);
         }
         if f.unit == Unit::Valu {
             f.valu_cycles
