@@ -444,17 +444,13 @@ fn account_lane(
 #[cfg(test)]
 mod tests {
     use crate::cu::device::TimedError;
-    use crate::cu::facts::program_facts;
     use crate::cu::stats::StallReason;
-    use crate::cu::{run_timed, Arbitration, TimedRun, TimingConfig, TimingStats};
-    use crate::dispatch::Launch;
-    use crate::exec::DispatchEnv;
-    use crate::launch::hazards::{HazardMode, HazardTable};
+    use crate::cu::test_launch::launch;
+    use crate::cu::{Arbitration, TimingConfig, TimingStats};
     use crate::launch::Counts;
     use crate::memory::{AllocKind, Memory};
     use crate::program::Program;
     use gcn_isa::{assemble, Target};
-    use gcn_loader::KernelDescriptor;
 
     /// What a run leaves: its statistics or stop, counts, budget left and the buffer.
     type Outcome = (Result<TimingStats, String>, Counts, u64, Vec<u8>);
@@ -469,54 +465,13 @@ mod tests {
         let kernarg = mem.alloc(8, AllocKind::Buffer).unwrap();
         let data = mem.alloc(1024, AllocKind::Buffer).unwrap();
         mem.write_u64(kernarg, data).unwrap();
-        let mut desc = KernelDescriptor::default();
-        desc.kernel_code_properties.enable_sgpr_kernarg_segment_ptr = true;
-        desc.rsrc1.granulated_workitem_vgpr_count = 1;
-        desc.rsrc1.granulated_wavefront_sgpr_count = 1;
-        let launch = Launch {
-            grid: [6, 1, 1],
-            block: [256, 1, 1],
-            dispatch_id: 0,
-            packet: kernarg,
-            queue: 0,
-            kernarg,
-            scratch_base: 0,
-            private_size: 0,
-            scratch_per_wave: 0,
-            lds_size: 0,
-            hostcall_buffer: 0,
-        };
         let config = TimingConfig {
             cus: 1,
             arbitration: Arbitration::OldestFirst,
             ahead,
             ..TimingConfig::for_target(Target::Gfx900)
         };
-        let table = HazardTable::new(&program, false);
-        let facts = program_facts(&program);
-        let run = TimedRun {
-            program: &program,
-            facts: &facts,
-            models: &table,
-            leaves: None,
-            desc: &desc,
-            launch: &launch,
-            env: DispatchEnv::default(),
-            config: &config,
-            entry_index: 0,
-            progress: None,
-            deadline: None,
-        };
-        let (mut left, mut counts) = (budget, Counts::default());
-        let result = run_timed(
-            &run,
-            &mut mem,
-            &mut left,
-            &mut counts,
-            HazardMode::Off,
-            &mut Vec::new(),
-            None,
-        );
+        let (result, counts, left) = launch(&program, &mut mem, kernarg, (6, 256), &config, budget);
         let result = match result {
             Ok(r) => Ok(TimingStats {
                 cycles_per_second: 0.0,

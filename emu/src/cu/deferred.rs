@@ -178,16 +178,11 @@ fn fault_stop(wave: u32, index: u32, fault: Fault) -> Stop {
 
 #[cfg(test)]
 mod tests {
-    use crate::cu::facts::program_facts;
-    use crate::cu::{run_timed, Arbitration, TimedRun, TimingConfig};
-    use crate::dispatch::Launch;
-    use crate::exec::DispatchEnv;
-    use crate::launch::hazards::{HazardMode, HazardTable};
-    use crate::launch::Counts;
+    use crate::cu::test_launch::launch;
+    use crate::cu::{Arbitration, TimingConfig};
     use crate::memory::{AllocKind, Memory};
     use crate::program::Program;
     use gcn_isa::{assemble, Target};
-    use gcn_loader::KernelDescriptor;
 
     /// A d16 load keeps the other half of its destination (its snapshot copies it) and a
     /// plain load overwrites all of it (its snapshot does not), each in the lanes active at
@@ -222,53 +217,12 @@ mod tests {
         for l in 0..64 {
             mem.write_u32(data + 4 * l as u64, input(l)).unwrap();
         }
-        let mut desc = KernelDescriptor::default();
-        desc.kernel_code_properties.enable_sgpr_kernarg_segment_ptr = true;
-        desc.rsrc1.granulated_workitem_vgpr_count = 1;
-        desc.rsrc1.granulated_wavefront_sgpr_count = 1;
-        let launch = Launch {
-            grid: [1, 1, 1],
-            block: [64, 1, 1],
-            dispatch_id: 0,
-            packet: kernarg,
-            queue: 0,
-            kernarg,
-            scratch_base: 0,
-            private_size: 0,
-            scratch_per_wave: 0,
-            lds_size: 0,
-            hostcall_buffer: 0,
-        };
         let config = TimingConfig {
             cus: 1,
             arbitration: Arbitration::OldestFirst,
             ..TimingConfig::for_target(Target::Gfx900)
         };
-        let table = HazardTable::new(&program, false);
-        let facts = program_facts(&program);
-        let run = TimedRun {
-            program: &program,
-            facts: &facts,
-            models: &table,
-            leaves: None,
-            desc: &desc,
-            launch: &launch,
-            env: DispatchEnv::default(),
-            config: &config,
-            entry_index: 0,
-            progress: None,
-            deadline: None,
-        };
-        let (mut budget, mut counts) = (1000, Counts::default());
-        let result = run_timed(
-            &run,
-            &mut mem,
-            &mut budget,
-            &mut counts,
-            HazardMode::Off,
-            &mut Vec::new(),
-            None,
-        );
+        let (result, _, _) = launch(&program, &mut mem, kernarg, (1, 64), &config, 1000);
         assert!(result.is_ok());
         for l in 0..64u32 {
             let active = l % 8 < 4;

@@ -29,6 +29,8 @@ pub mod occupancy;
 pub mod place;
 pub mod rng;
 pub mod stats;
+#[cfg(test)]
+pub mod test_launch;
 pub mod trace;
 
 pub use config::{Arbitration, Latencies, TimingConfig};

@@ -1,0 +1,68 @@
+//! For the timing model's unit tests: assembled code launched on one CU.
+
+use super::device::{TimedError, TimedResult};
+use super::facts::program_facts;
+use super::{run_timed, TimedRun, TimingConfig};
+use crate::dispatch::Launch;
+use crate::exec::DispatchEnv;
+use crate::launch::hazards::{HazardMode, HazardTable};
+use crate::launch::Counts;
+use crate::memory::Memory;
+use crate::program::Program;
+use gcn_loader::KernelDescriptor;
+
+/// Runs `program` under `config` with `budget` wave-instructions: `groups` workgroups of
+/// `block` work-items in x, the kernarg pointer `kernarg` in s[0:1], 8 VGPRs and 16 SGPRs a
+/// wave, no hazard tracking. Returns the result, the counts and the budget left.
+pub fn launch(
+    program: &Program,
+    mem: &mut Memory,
+    kernarg: u64,
+    (groups, block): (u32, u32),
+    config: &TimingConfig,
+    budget: u64,
+) -> (Result<TimedResult, TimedError>, Counts, u64) {
+    let mut desc = KernelDescriptor::default();
+    desc.kernel_code_properties.enable_sgpr_kernarg_segment_ptr = true;
+    desc.rsrc1.granulated_workitem_vgpr_count = 1;
+    desc.rsrc1.granulated_wavefront_sgpr_count = 1;
+    let launch = Launch {
+        grid: [groups, 1, 1],
+        block: [block, 1, 1],
+        dispatch_id: 0,
+        packet: kernarg,
+        queue: 0,
+        kernarg,
+        scratch_base: 0,
+        private_size: 0,
+        scratch_per_wave: 0,
+        lds_size: 0,
+        hostcall_buffer: 0,
+    };
+    let table = HazardTable::new(program, false);
+    let facts = program_facts(program);
+    let run = TimedRun {
+        program,
+        facts: &facts,
+        models: &table,
+        leaves: None,
+        desc: &desc,
+        launch: &launch,
+        env: DispatchEnv::default(),
+        config,
+        entry_index: 0,
+        progress: None,
+        deadline: None,
+    };
+    let (mut left, mut counts) = (budget, Counts::default());
+    let result = run_timed(
+        &run,
+        mem,
+        &mut left,
+        &mut counts,
+        HazardMode::Off,
+        &mut Vec::new(),
+        None,
+    );
+    (result, counts, left)
+}
