@@ -11,17 +11,21 @@
 //! instructions one by one as before, reading their indices from [`Ahead`] (after the bulk
 //! ends, [`issue::issue`] issues what is left there).
 //!
-//! What still depends on when an instruction issues is done at its issue: the statistics,
-//! the budget and the issue log, the barrier timeout, and the spin detector's look at a taken
-//! backward branch — a run ends with such a branch, so the wave's registers are those after
-//! it when it issues. A fault ends the run too and is raised when its instruction issues.
+//! What still depends on when an instruction issues is done at its issue: the stall
+//! statistics, the budget and the issue log, the barrier timeout, and the spin detector's look
+//! at a taken backward branch — a run ends with such a branch, so the wave's registers are
+//! those after it when it issues. A fault ends the run too and is raised when its instruction
+//! issues. The instruction counts (the launch's by category, the wave's own) are kept as the
+//! instructions run, since every instruction that runs ahead issues unless the launch stops
+//! first; [`CuSim::counts`] takes back what is left in the queues then.
 
+use super::bulk::{self, Code};
 use super::engine::{account, CuSim};
 use super::issue;
 use super::stats::StallReason;
 use crate::exec::{Cx, Fault, Flow};
 use crate::launch::spin::{Epoch, SpinState};
-use crate::launch::Stop;
+use crate::launch::{Counts, Stop};
 
 /// Instructions a wave runs ahead at most (a compiled loop body usually fits; a queue is two
 /// cache lines).
@@ -46,6 +50,9 @@ pub enum End {
 #[derive(Clone, Debug)]
 pub struct Ahead {
     index: [u32; AHEAD],
+    /// What the bulk turns read of each ([`bulk::Code`]; the last of a run that ended in a
+    /// fault or a flow is marked [`bulk::IMPURE`]: [`issue::issue`] issues it).
+    pub(super) code: [Code; AHEAD],
     head: u8,
     len: u8,
     end: End,
@@ -56,6 +63,7 @@ impl Default for Ahead {
     fn default() -> Self {
         Ahead {
             index: [0; AHEAD],
+            code: [0; AHEAD],
             head: 0,
             len: 0,
             end: End::Plain,
@@ -96,13 +104,25 @@ impl Ahead {
         self.end
     }
 
-    /// The next instruction, and whether it may issue in a SIMD's bulk turns (not the last
-    /// of a run that ended in a fault or a flow, which [`issue::issue`] issues).
-    #[inline(always)]
-    pub fn next_for_bulk(&self) -> Option<(u32, bool)> {
-        let front = self.front()?;
-        let issuable = self.left() > 1 || matches!(self.end, End::Plain | End::BackEdge);
-        Some((front, issuable))
+    /// The codes of the instructions left.
+    pub(super) fn queued_codes(&self) -> &[Code] {
+        &self.code[(self.head.min(self.len)) as usize..self.len as usize]
+    }
+
+    /// The position of the next instruction.
+    pub(super) fn head(&self) -> u8 {
+        self.head
+    }
+
+    /// Moves the position of the next instruction (the bulk turns took those before it).
+    pub(super) fn set_head(&mut self, head: u8) {
+        debug_assert!(head <= self.len);
+        self.head = head;
+    }
+
+    /// Instructions left at the front: their indices.
+    pub(super) fn queued(&self) -> &[u32] {
+        &self.index[(self.head.min(self.len)) as usize..self.len as usize]
     }
 
     /// Takes the next instruction: its index, and how the run ended if it was the last.
@@ -144,6 +164,25 @@ impl CuSim<'_> {
             SpinState::back_edge(&mut slot.wave, index, epoch, env.spin_limit, env.vgprs);
     }
 
+    /// The launch's instruction counts on this CU: those of instructions that ran ahead and
+    /// did not issue (left when the launch stopped) taken back.
+    pub fn counts(&self) -> Counts {
+        let mut counts = self.counts.clone();
+        for a in &self.aheads {
+            let queued = a.queued();
+            // The instruction that faulted was not counted.
+            let counted = match a.end {
+                End::Fault => &queued[..queued.len().saturating_sub(1)],
+                _ => queued,
+            };
+            for &index in counted {
+                counts.wave_instructions -= 1;
+                counts.by_category[self.e.facts[index as usize].category as usize] -= 1;
+            }
+        }
+        counts
+    }
+
     /// The instruction index wave `s` issues next.
     #[inline(always)]
     pub fn next_index(&self, s: usize) -> u32 {
@@ -154,7 +193,8 @@ impl CuSim<'_> {
     }
 }
 
-/// Runs ahead from wave `s`'s PC if a pure instruction is there; false if none ran.
+/// Runs ahead from wave `s`'s PC if a pure instruction is there; false if none ran. The
+/// instructions that ran are counted (a faulting one is not: its issue raises the fault).
 pub(super) fn run(m: &mut CuSim, s: usize) -> bool {
     let facts = m.e.facts;
     let slot = &mut m.slots[s];
@@ -171,6 +211,7 @@ pub(super) fn run(m: &mut CuSim, s: usize) -> bool {
     let env = m.e.env;
     let group = m.groups[slot.group].as_mut().expect("resident group");
     let ahead = &mut m.aheads[s];
+    let counts = &mut m.counts;
     let mut cx = Cx {
         wave: &mut slot.wave,
         mem: &mut m.no_memory,
@@ -181,23 +222,31 @@ pub(super) fn run(m: &mut CuSim, s: usize) -> bool {
     ahead.clear();
     while (ahead.len as usize) < AHEAD {
         let at = cx.wave.pc;
-        if !facts.get(at as usize).is_some_and(|f| f.pure) {
+        let Some(f) = facts.get(at as usize).filter(|f| f.pure) else {
             break;
-        }
+        };
         let d = &program.insts[at as usize];
         cx.wave.pc = at + 1;
-        ahead.index[ahead.len as usize] = at;
+        let n = ahead.len as usize;
+        ahead.index[n] = at;
+        ahead.code[n] = f.bulk_code;
         ahead.len += 1;
         match crate::exec::issue::execute(&mut cx, d) {
-            Ok(Flow::Continue) => {}
-            Ok(flow) => {
-                ahead.end = End::Flow(flow);
-                break;
-            }
             Err(fault) => {
                 ahead.end = End::Fault;
                 ahead.fault = Some(Box::new(fault));
+                ahead.code[n] |= bulk::IMPURE;
                 break;
+            }
+            Ok(flow) => {
+                counts.wave_instructions += 1;
+                counts.by_category[f.category as usize] += 1;
+                cx.wave.instructions += 1;
+                if flow != Flow::Continue {
+                    ahead.end = End::Flow(flow);
+                    ahead.code[n] |= bulk::IMPURE;
+                    break;
+                }
             }
         }
         if cx.wave.pc <= at && env.spin_limit != 0 {
@@ -238,5 +287,6 @@ pub fn issue_next(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 
         }
         End::Flow(f) => flow = f,
     }
-    issue::after_issue(m, s, now, index, d, &f, flow)
+    // Counted as it ran.
+    issue::after_issue(m, s, now, index, d, &f, flow, false)
 }

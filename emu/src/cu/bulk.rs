@@ -4,9 +4,11 @@
 //! for each unit the oldest ready wave needing it issues (the vector ALU only when free),
 //! every other ready wave stalls. [`SimdBulk`] keeps those bits as masks over the SIMD's waves
 //! in age order, with each wave's stall reason and when it began, and carries them from turn
-//! to turn and window to window; the waves' own records ([`super::engine::Hot`], the slot's
-//! stall interval, its instruction count) are written back only when the SIMD leaves the bulk
-//! ([`CuSim::bulk_leave`]), before anything else looks at them.
+//! to turn and window to window, and the codes of what each wave ran ahead ([`Code`]), so
+//! that a turn reads no wave's own records; those ([`super::engine::Hot`], the slot's stall
+//! interval) are written back only when the SIMD leaves the bulk ([`CuSim::bulk_leave`]),
+//! before anything else looks at them, and the queues' positions after each run of turns.
+//! (The instructions were counted as they ran ahead.)
 //!
 //! The results are those of [`CuSim::step`]'s age-order pass, turn by turn: the same issues,
 //! the same stall reasons from the same cycles, the same next turn. What the pass does and
@@ -29,37 +31,89 @@
 //! records the order of issues across SIMDs (the Chrome trace, the trace-level log, the run-time
 //! hazard tracker, the issue log near the end of the budget).
 
-use super::ahead::End;
+use super::ahead::{End, AHEAD};
 use super::config::Arbitration;
 use super::engine::{turn, Block, CuSim, NO_UNIT};
-use super::facts::Unit;
 use super::issue::CADENCE;
 use super::stats::{StallReason, Stalls};
 
 /// Waves of one SIMD the masks hold (a SIMD holds at most 10).
 const MAX_WAVES: usize = 16;
 
+/// An instruction as the turns read it, one word a queued instruction
+/// ([`super::ahead::Ahead`]): bits 0–1 the unit it needs ([`VALU`], [`SCALAR`], [`BRANCH`],
+/// or [`OTHER`]), bit 2 [`IMPURE`] where it may not issue here, bits 3 and up the cycles it
+/// keeps the vector ALU busy (0 for the other units).
+pub type Code = u16;
+pub const VALU: u8 = 0;
+pub const SCALAR: u8 = 1;
+pub const BRANCH: u8 = 2;
+/// Another unit, or none: the turns stop at it.
+pub const OTHER: u8 = 3;
+/// It does not issue in the bulk: the pass issues it ([`super::issue::issue`]).
+pub const IMPURE: Code = 4;
+
+/// The code of an instruction of `unit` that keeps the vector ALU busy for `valu_cycles`.
+pub const fn code(unit: u8, valu_cycles: u16) -> Code {
+    unit as Code | valu_cycles << 3
+}
+
 /// One wave of a SIMD in the bulk.
 #[derive(Clone, Copy, Debug)]
 struct Lane {
     slot: usize,
-    /// Its [`super::engine::Hot::ready_at`] as of the last write: for a wave that stalled for a
-    /// unit at the bulk's last turn, that turn + 1 instead ([`SimdBulk::stalled`]).
+    /// Its [`super::engine::Hot::ready_at`] as of the last write. Not written when it issues
+    /// and stays in the masks: it is ready at the next turn then, so only at the last turn
+    /// does it matter, and [`CuSim::bulk_leave`] takes it from [`SimdBulk::winners`] (and
+    /// that turn + 1 for one that stalled for a unit, [`SimdBulk::stalled`]).
     ready_at: u64,
     /// Its stall accounting's open interval.
     reason: StallReason,
     since: u64,
-    /// Instructions issued in the bulk, not yet added to the wave's count.
-    issued: u64,
+    /// The codes of what is in its queue ([`super::ahead::Ahead`]), copied when it ran
+    /// ahead, so that the turns read no wave's own records: `len` of them from the queue's
+    /// position `base`, `at` of which have issued here. (The queue's own position is brought
+    /// up to date after each run of turns.)
+    code: [Code; LANE_CODES],
+    base: u8,
+    at: u8,
+    len: u8,
 }
+
+/// Codes a lane holds (the longest run, rounded up to a power of two).
+const LANE_CODES: usize = AHEAD.next_power_of_two();
 
 const NO_LANE: Lane = Lane {
     slot: usize::MAX,
     ready_at: 0,
     reason: StallReason::Issue,
     since: 0,
-    issued: 0,
+    code: [0; LANE_CODES],
+    base: 0,
+    at: 0,
+    len: 0,
 };
+
+impl Lane {
+    /// The code of its next instruction, issuable here (at < len).
+    #[inline(always)]
+    fn front(&self) -> Code {
+        self.code[self.at as usize & (LANE_CODES - 1)]
+    }
+}
+
+/// The masks of the waves needing each unit, by [`Code`] unit, packed in one word: 16 bits
+/// each (the vector ALU's lowest; [`OTHER`]'s, the top 16, is never read).
+#[inline(always)]
+fn unit_mask(needs: u64, unit: u8) -> u32 {
+    (needs >> (16 * unit as u32)) as u32 & 0xffff
+}
+
+/// `waves` in each unit's part of a packed mask word.
+#[inline(always)]
+fn in_every_unit(waves: u32) -> u64 {
+    (waves as u64) * 0x0001_0001_0001_0001
+}
 
 /// A SIMD's waves while its turns run in bulk (bits in age order).
 #[derive(Clone, Debug)]
@@ -68,14 +122,15 @@ pub struct SimdBulk {
     n: usize,
     lanes: [Lane; MAX_WAVES],
     /// Waves whose next instruction needs each unit the turns track: the vector ALU, the
-    /// scalar unit, the branch unit ([`super::facts::Facts::bulk_unit`]).
-    needs: [u32; 3],
+    /// scalar unit, the branch unit ([`unit_mask`]).
+    needs: u64,
     /// Of those, the ones whose next instruction is not pure.
     impure: u32,
     /// Waves waiting for the vector ALU (ready at the CU's `valu_busy` of this SIMD).
     waiting: u32,
-    /// Waves whose open stall interval is Issue.
+    /// Waves whose open stall interval is Issue, and Executing.
     in_issue: u32,
+    in_exec: u32,
     /// Waves that issued, and that stalled for a taken unit, at the last turn taken, and that
     /// turn.
     winners: u32,
@@ -94,10 +149,11 @@ impl Default for SimdBulk {
             active: false,
             n: 0,
             lanes: [NO_LANE; MAX_WAVES],
-            needs: [0; 3],
+            needs: 0,
             impure: 0,
             waiting: 0,
             in_issue: 0,
+            in_exec: 0,
             winners: 0,
             stalled: 0,
             last: 0,
@@ -105,14 +161,6 @@ impl Default for SimdBulk {
             turns: 0,
         }
     }
-}
-
-/// What the bulk knows of a wave's next instruction.
-enum Next {
-    /// Needs unit [`super::facts::Facts::bulk_unit`]; `pure`: it ran ahead and may issue here.
-    Unit { unit: usize, pure: bool },
-    /// Needs another unit, or none.
-    Other,
 }
 
 impl CuSim<'_> {
@@ -179,10 +227,11 @@ impl CuSim<'_> {
         }
         let mut b = self.bulk[k].take().unwrap_or_default();
         b.n = n;
-        b.needs = [0; 3];
+        b.needs = 0;
         b.impure = 0;
         b.waiting = 0;
         b.in_issue = 0;
+        b.in_exec = 0;
         b.winners = 0;
         b.stalled = 0;
         b.last = now;
@@ -193,14 +242,14 @@ impl CuSim<'_> {
             let s = self.cu.simd_slots[k][i];
             let h = self.hot[s];
             let w = &self.slots[s];
-            b.lanes[i] = Lane {
-                slot: s,
-                ready_at: h.ready_at,
-                reason: w.reason,
-                since: w.since,
-                issued: 0,
-            };
+            let l = &mut b.lanes[i];
+            l.slot = s;
+            l.ready_at = h.ready_at;
+            l.reason = w.reason;
+            l.since = w.since;
+            l.len = 0;
             b.in_issue |= ((w.reason == StallReason::Issue) as u32) << i;
+            b.in_exec |= ((w.reason == StallReason::Executing) as u32) << i;
             match h.block {
                 Block::Barrier | Block::Sleep | Block::Ended => {
                     ok = false;
@@ -208,19 +257,21 @@ impl CuSim<'_> {
                 }
                 // They wait until `ready_at`, and the pass looks at them from then on.
                 Block::Waitcnt | Block::Nop => b.horizon = b.horizon.min(h.ready_at),
-                Block::None => match self.bulk_next(s) {
-                    Next::Unit { unit, pure }
-                        if h.ready_at <= now || unit == 0 && h.ready_at == busy =>
-                    {
-                        b.needs[unit] |= 1 << i;
-                        b.impure |= (!pure as u32) << i;
+                Block::None => {
+                    let code = self.bulk_load(&mut b.lanes[i]);
+                    let unit = code as u8 & 3;
+                    if unit != OTHER && (h.ready_at <= now || unit == VALU && h.ready_at == busy) {
+                        b.needs |= 1 << (16 * unit as u32 + i as u32);
+                        b.impure |= ((code & IMPURE != 0) as u32) << i;
                         b.waiting |= ((h.ready_at > now) as u32) << i;
+                    } else {
+                        b.horizon = b.horizon.min(h.ready_at);
                     }
-                    _ => b.horizon = b.horizon.min(h.ready_at),
-                },
+                }
             }
         }
-        let any = b.needs[0] | b.needs[1] | b.needs[2];
+        let any =
+            unit_mask(b.needs, VALU) | unit_mask(b.needs, SCALAR) | unit_mask(b.needs, BRANCH);
         ok &= b.horizon > now && any & !b.impure != 0;
         b.active = ok;
         b.turns = 0;
@@ -240,10 +291,12 @@ impl CuSim<'_> {
             return;
         }
         b.active = false;
-        let in_masks = b.needs[0] | b.needs[1] | b.needs[2];
         for (i, l) in b.lanes[..b.n].iter_mut().enumerate() {
             let h = &mut self.hot[l.slot];
-            h.ready_at = if in_masks & b.stalled & (1 << i) != 0 {
+            let bit = 1 << i;
+            h.ready_at = if b.winners & bit != 0 {
+                b.last + CADENCE
+            } else if b.stalled & bit != 0 {
                 b.last + 1
             } else {
                 l.ready_at
@@ -252,8 +305,6 @@ impl CuSim<'_> {
             let w = &mut self.slots[l.slot];
             w.reason = l.reason;
             w.since = l.since;
-            w.wave.instructions += l.issued;
-            l.issued = 0;
         }
     }
 
@@ -264,25 +315,30 @@ impl CuSim<'_> {
         let mut busy = self.cu.valu_busy[k];
         let mut owner = self.cu.valu_owner[k];
         let mut t = now;
-        let mut taken = false;
-        let mut next = self.cu.simd_next[k];
         // The masks in locals (registers) for the loop; written back after it.
-        let [mut valu, mut scalar, mut branch] = b.needs;
-        let (mut impure, mut waiting, mut in_issue) = (b.impure, b.waiting, b.in_issue);
+        let mut needs = b.needs;
+        let (mut impure, mut waiting) = (b.impure, b.waiting);
+        let (mut in_issue, mut in_exec) = (b.in_issue, b.in_exec);
         let mut horizon = b.horizon;
-        while t < stop && t < horizon {
+        let (mut winners, mut stalled, mut last, mut turns) = (0, 0, 0, 0);
+        let mut next = self.cu.simd_next[k];
+        let mut end = stop.min(horizon);
+        // Lanes that issued: their queues' positions are brought up to date after the loop.
+        let mut moved = 0u32;
+        let lowest = |m: u32| m & m.wrapping_neg();
+        while t < end {
             let valu_free = busy <= t;
             if valu_free {
                 waiting = 0;
             }
+            let valu = unit_mask(needs, VALU);
+            let (scalar, branch) = (unit_mask(needs, SCALAR), unit_mask(needs, BRANCH));
             let ready = (valu | scalar | branch) & !waiting;
             // For each unit the oldest ready wave needing it takes it (the vector ALU only
             // when free).
-            let lowest = |m: u32| m & m.wrapping_neg();
             let win_valu = if valu_free { lowest(ready & valu) } else { 0 };
-            let (win_scalar, win_branch) = (lowest(ready & scalar), lowest(ready & branch));
-            let winners = win_valu | win_scalar | win_branch;
-            if winners & impure != 0 {
+            let won = win_valu | lowest(ready & scalar) | lowest(ready & branch);
+            if won & impure != 0 {
                 break;
             }
             // The vector ALU's waiters wait until it is free, on their own instruction or
@@ -299,131 +355,142 @@ impl CuSim<'_> {
                     } else {
                         StallReason::Issue
                     };
-                    account_lane(&mut self.stalls, l, &mut in_issue, i, t, r);
+                    account_lane(&mut self.stalls, l, [&mut in_issue, &mut in_exec], i, t, r);
                     l.ready_at = busy;
                 }
             }
             // The others try again next turn: only those not yet stalling for Issue change.
-            let stalled = ready & !winners & !waiting;
+            stalled = ready & !won & !waiting;
             let mut c = stalled & !in_issue;
             while c != 0 {
                 let i = c.trailing_zeros() as usize;
                 c &= c - 1;
                 let l = &mut b.lanes[i & (MAX_WAVES - 1)];
-                account_lane(&mut self.stalls, l, &mut in_issue, i, t, StallReason::Issue);
+                let masks = [&mut in_issue, &mut in_exec];
+                account_lane(&mut self.stalls, l, masks, i, t, StallReason::Issue);
             }
-            valu &= !win_valu;
-            scalar &= !win_scalar;
-            branch &= !win_branch;
+            needs &= !in_every_unit(won);
             // Issue in age order, as the pass does.
-            let mut w = winners;
+            self.issued += won.count_ones() as u64;
+            let mut w = won;
             while w != 0 {
                 let i = w.trailing_zeros() as usize;
                 w &= w - 1;
-                let l = &mut b.lanes[i & (MAX_WAVES - 1)];
-                account_lane(
-                    &mut self.stalls,
-                    l,
-                    &mut in_issue,
-                    i,
-                    t,
-                    StallReason::Executing,
-                );
-                l.ready_at = t + CADENCE;
-                l.issued += 1;
-                let s = l.slot;
-                let valu_cycles = self.bulk_issue(s);
-                if valu_cycles != 0 {
-                    busy = t + valu_cycles as u64;
-                    owner = s;
-                }
                 let bit = 1u32 << i;
-                match self.bulk_next(s) {
-                    Next::Unit { unit, pure } => {
-                        match unit {
-                            0 => valu |= bit,
-                            1 => scalar |= bit,
-                            _ => branch |= bit,
-                        }
-                        impure = impure & !bit | (!pure as u32) << i;
+                let l = &mut b.lanes[i & (MAX_WAVES - 1)];
+                if in_exec & bit == 0 {
+                    let masks = [&mut in_issue, &mut in_exec];
+                    account_lane(&mut self.stalls, l, masks, i, t, StallReason::Executing);
+                }
+                // The instruction ran ahead and was counted then: it takes its unit, and the
+                // wave's next instruction comes from the queue, or from the next run.
+                let code = l.front();
+                let valu_cycles = (code >> 3) as u64;
+                if valu_cycles != 0 {
+                    busy = t + valu_cycles;
+                    owner = l.slot;
+                }
+                l.at += 1;
+                let next = if l.at < l.len {
+                    l.front()
+                } else {
+                    self.bulk_run_out(l)
+                };
+                needs |= (bit as u64) << (16 * (next & 3));
+                moved |= bit;
+                // Rarely: it needs another unit, or issues through the pass (the bulk
+                // leaves when it would).
+                if next & 7 >= OTHER as Code {
+                    if next & 3 == OTHER as Code {
+                        b.lanes[i & (MAX_WAVES - 1)].ready_at = t + CADENCE;
+                        horizon = horizon.min(t + CADENCE);
+                        end = end.min(horizon);
                     }
-                    Next::Other => horizon = horizon.min(t + CADENCE),
+                    if next & IMPURE != 0 {
+                        impure |= bit;
+                    }
                 }
             }
-            b.winners = winners;
-            b.stalled = stalled;
-            b.last = t;
-            b.turns += 1;
-            taken = true;
-            next = (if stalled != 0 { t + 1 } else { u64::MAX })
-                .min(if winners != 0 { t + CADENCE } else { u64::MAX })
-                .min(if waiting != 0 { busy } else { u64::MAX })
-                .min(horizon.max(t + 1));
+            winners = won;
+            last = t;
+            turns += 1;
+            next = (if stalled | won != 0 {
+                t + CADENCE
+            } else {
+                u64::MAX
+            })
+            .min(if waiting != 0 { busy } else { u64::MAX })
+            .min(horizon.max(t + 1));
             if next == u64::MAX {
                 break;
             }
             t = turn(next, simd);
         }
-        b.needs = [valu, scalar, branch];
-        (b.impure, b.waiting, b.in_issue, b.horizon) = (impure, waiting, in_issue, horizon);
+        while moved != 0 {
+            let l = &b.lanes[moved.trailing_zeros() as usize & (MAX_WAVES - 1)];
+            moved &= moved - 1;
+            self.aheads[l.slot].set_head(l.base + l.at);
+        }
+        b.needs = needs;
+        (b.impure, b.waiting, b.horizon) = (impure, waiting, horizon);
+        (b.in_issue, b.in_exec) = (in_issue, in_exec);
         self.cu.valu_busy[k] = busy;
         self.cu.valu_owner[k] = owner;
-        if taken {
-            self.cu.stepped = Some(self.cu.stepped.map_or(b.last, |p| p.max(b.last)));
-            self.cu.simd_next[k] = next;
+        if turns == 0 {
+            return false;
         }
-        taken
+        (b.winners, b.stalled, b.last) = (winners, stalled, last);
+        b.turns += turns;
+        self.cu.stepped = Some(self.cu.stepped.map_or(last, |p| p.max(last)));
+        self.cu.simd_next[k] = next;
+        true
     }
 
-    /// What wave `s` needs next (its pure instructions run ahead now if they can be, and
-    /// issuable here: a run that ended in a fault leaves its last instruction to the pass).
-    #[inline(always)]
-    fn bulk_next(&mut self, s: usize) -> Next {
-        let (index, pure) = match self.aheads[s].next_for_bulk() {
-            Some(next) => next,
-            None if super::ahead::run(self, s) => {
-                self.aheads[s].next_for_bulk().expect("ran ahead")
-            }
-            None => (self.slots[s].wave.pc, false),
-        };
-        match self.e.facts.get(index as usize).map(|f| f.bulk_unit) {
-            Some(u @ 0..=2) => Next::Unit {
-                unit: u as usize,
-                pure,
-            },
-            _ => Next::Other,
+    /// Loads lane `l` with the codes of its wave's queue, running it ahead if the queue is
+    /// empty and it can; returns the code of its next instruction (one that did not run ahead
+    /// is [`IMPURE`], and the lane holds none).
+    fn bulk_load(&mut self, l: &mut Lane) -> Code {
+        let s = l.slot;
+        if self.aheads[s].is_empty() && !super::ahead::run(self, s) {
+            (l.base, l.at, l.len) = (self.aheads[s].head(), 0, 0);
+            let pc = self.slots[s].wave.pc as usize;
+            return self
+                .e
+                .facts
+                .get(pc)
+                .map_or(OTHER as Code, |f| f.bulk_code | IMPURE);
         }
+        let queued = self.aheads[s].queued_codes();
+        l.code[..queued.len()].copy_from_slice(queued);
+        l.base = self.aheads[s].head();
+        l.at = 0;
+        l.len = queued.len() as u8;
+        l.front()
     }
 
-    /// Issues wave `s`'s next instruction, which ran ahead: the counts, and the spin
-    /// detector's look at a taken backward branch. Returns the cycles it keeps the vector ALU
-    /// busy (0: not a vector ALU instruction).
-    #[inline(always)]
-    fn bulk_issue(&mut self, s: usize) -> u16 {
-        let (index, end) = self.aheads[s].pop();
+    /// Lane `l` issued the last instruction of its wave's run: the spin detector's look at a
+    /// taken backward branch, and the code of what comes next.
+    #[inline(never)]
+    fn bulk_run_out(&mut self, l: &mut Lane) -> Code {
+        let s = l.slot;
+        let a = &mut self.aheads[s];
+        a.set_head(l.base + l.at - 1);
+        let (index, end) = a.pop();
         self.note_pop(s);
-        let f = &self.e.facts[index as usize];
-        self.issued += 1;
-        self.counts.wave_instructions += 1;
-        self.counts.by_category[f.category as usize] += 1;
         if end == End::BackEdge {
             self.back_edge(s, index);
         }
-        if f.unit == Unit::Valu {
-            f.valu_cycles
-        } else {
-            0
-        }
+        self.bulk_load(l)
     }
 }
 
-/// [`super::engine::account`] on lane `i` of the bulk, keeping the mask of those stalling for
-/// Issue.
+/// [`super::engine::account`] on lane `i` of the bulk, keeping the masks of those stalling
+/// for Issue and executing (`masks`, in that order).
 #[inline(always)]
 fn account_lane(
     stalls: &mut Stalls,
     l: &mut Lane,
-    in_issue: &mut u32,
+    masks: [&mut u32; 2],
     i: usize,
     t: u64,
     r: StallReason,
@@ -438,7 +505,9 @@ fn account_lane(
     l.reason = r;
     l.since = t;
     let bit = 1u32 << i;
+    let [in_issue, in_exec] = masks;
     *in_issue = *in_issue & !bit | ((r == StallReason::Issue) as u32) << i;
+    *in_exec = *in_exec & !bit | ((r == StallReason::Executing) as u32) << i;
 }
 
 #[cfg(test)]

@@ -150,10 +150,7 @@ pub fn run_timed(
     let issued: u64 = sims.iter().map(|s| s.issued).sum();
     *budget = budget.saturating_sub(issued);
     for s in &sims {
-        counts.wave_instructions += s.counts.wave_instructions;
-        for (a, b) in counts.by_category.iter_mut().zip(s.counts.by_category) {
-            *a += b;
-        }
+        counts.add(&s.counts());
     }
     // The slots go back to the pool for the next launch.
     *pool = std::mem::take(&mut d.spare);
@@ -243,7 +240,7 @@ fn finish(sims: Vec<CuSim>, occ: Occupancy, end: u64) -> (TimingStats, Option<Tr
         lds.instructions += s.lds.instructions;
         lds.bank_cycles += s.lds.bank_cycles;
         lds.conflict_cycles += s.lds.conflict_cycles;
-        instructions += s.counts.wave_instructions;
+        instructions += s.counts().wave_instructions;
         // CUs in index order: the first one to see a finding names where it was seen.
         for (k, v) in s.stale {
             stale.entry(k).and_modify(|e| e.hits += v.hits).or_insert(v);

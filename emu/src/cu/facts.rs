@@ -96,9 +96,9 @@ pub struct Facts {
     pub pure: bool,
     /// Its issue category as [`crate::launch::Counts::by_category`] indexes it.
     pub category: u8,
-    /// Which of the units a SIMD's bulk turns track it needs ([`super::bulk`]): 0 the vector
-    /// ALU, 1 the scalar unit, 2 the branch unit, 3 another or none.
-    pub bulk_unit: u8,
+    /// What a SIMD's bulk turns read of it, in one word ([`super::bulk::Code`]): which of the
+    /// units they track it needs, and how long it keeps the vector ALU busy.
+    pub bulk_code: super::bulk::Code,
     /// The wait counters it increments (kept here so that a turn's look at a wave reads one
     /// table).
     pub counters: gcn_isa::class::Counters,
@@ -147,13 +147,14 @@ fn facts(d: &Decoded, target: Target) -> Facts {
         _ if class.counters.lgkm => Latency::Message,
         _ => Latency::None,
     };
+    let cycles = if unit == Unit::Valu {
+        valu_cycles(info.facts.rate, target)
+    } else {
+        0
+    };
     Facts {
         unit,
-        valu_cycles: if unit == Unit::Valu {
-            valu_cycles(info.facts.rate, target)
-        } else {
-            0
-        },
+        valu_cycles: cycles,
         special,
         latency,
         ds: (class.category == Category::Ds).then(|| ds_shape(&info.facts)),
@@ -169,12 +170,15 @@ fn facts(d: &Decoded, target: Target) -> Facts {
         ) && class.counters == Default::default()
             && special == Special::None,
         category: crate::launch::category_index(class.category) as u8,
-        bulk_unit: match unit {
-            Unit::Valu => 0,
-            Unit::Scalar => 1,
-            Unit::Branch => 2,
-            _ => 3,
-        },
+        bulk_code: super::bulk::code(
+            match unit {
+                Unit::Valu => super::bulk::VALU,
+                Unit::Scalar => super::bulk::SCALAR,
+                Unit::Branch => super::bulk::BRANCH,
+                _ => super::bulk::OTHER,
+            },
+            cycles,
+        ),
         counters: class.counters,
         issue_limit: match special {
             Special::Waitcnt(simm) => {
