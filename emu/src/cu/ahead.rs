@@ -52,7 +52,7 @@ pub struct Ahead {
     index: [u32; AHEAD],
     /// What the bulk turns read of each ([`bulk::Code`]; the last of a run that ended in a
     /// fault or a flow is marked [`bulk::IMPURE`]: [`issue::issue`] issues it).
-    pub(super) code: [Code; AHEAD],
+    code: [Code; AHEAD],
     head: u8,
     len: u8,
     end: End,
@@ -104,9 +104,14 @@ impl Ahead {
         self.end
     }
 
-    /// The codes of the instructions left.
-    pub(super) fn queued_codes(&self) -> &[Code] {
-        &self.code[(self.head.min(self.len)) as usize..self.len as usize]
+    /// The codes of its instructions, by position.
+    pub(super) fn codes(&self) -> &[Code; AHEAD] {
+        &self.code
+    }
+
+    /// The position past the last instruction.
+    pub(super) fn len(&self) -> u8 {
+        self.len
     }
 
     /// The position of the next instruction.
@@ -239,9 +244,7 @@ pub(super) fn run(m: &mut CuSim, s: usize) -> bool {
                 break;
             }
             Ok(flow) => {
-                counts.wave_instructions += 1;
                 counts.by_category[f.category as usize] += 1;
-                cx.wave.instructions += 1;
                 if flow != Flow::Continue {
                     ahead.end = End::Flow(flow);
                     ahead.code[n] |= bulk::IMPURE;
@@ -254,6 +257,9 @@ pub(super) fn run(m: &mut CuSim, s: usize) -> bool {
             break;
         }
     }
+    let ran = ahead.len as u64 - (ahead.end == End::Fault) as u64;
+    counts.wave_instructions += ran;
+    cx.wave.instructions += ran;
     m.hot[s].ahead = true;
     m.queued += 1;
     true

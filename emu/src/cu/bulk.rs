@@ -70,12 +70,11 @@ struct Lane {
     /// Its stall accounting's open interval.
     reason: StallReason,
     since: u64,
-    /// The codes of what is in its queue ([`super::ahead::Ahead`]), copied when it ran
-    /// ahead, so that the turns read no wave's own records: `len` of them from the queue's
-    /// position `base`, `at` of which have issued here. (The queue's own position is brought
-    /// up to date after each run of turns.)
+    /// The codes of its queue ([`super::ahead::Ahead`]), copied when it ran ahead, so that
+    /// the turns read no wave's own records, and the queue's positions: of the next
+    /// instruction here (the queue's own is brought up to date after each run of turns) and
+    /// past the last.
     code: [Code; LANE_CODES],
-    base: u8,
     at: u8,
     len: u8,
 }
@@ -89,7 +88,6 @@ const NO_LANE: Lane = Lane {
     reason: StallReason::Issue,
     since: 0,
     code: [0; LANE_CODES],
-    base: 0,
     at: 0,
     len: 0,
 };
@@ -325,6 +323,7 @@ impl CuSim<'_> {
         let mut end = stop.min(horizon);
         // Lanes that issued: their queues' positions are brought up to date after the loop.
         let mut moved = 0u32;
+        let mut issued = 0;
         let lowest = |m: u32| m & m.wrapping_neg();
         while t < end {
             let valu_free = busy <= t;
@@ -371,7 +370,7 @@ impl CuSim<'_> {
             }
             needs &= !in_every_unit(won);
             // Issue in age order, as the pass does.
-            self.issued += won.count_ones() as u64;
+            issued += won.count_ones() as u64;
             let mut w = won;
             while w != 0 {
                 let i = w.trailing_zeros() as usize;
@@ -414,22 +413,24 @@ impl CuSim<'_> {
             winners = won;
             last = t;
             turns += 1;
-            next = (if stalled | won != 0 {
-                t + CADENCE
-            } else {
-                u64::MAX
-            })
-            .min(if waiting != 0 { busy } else { u64::MAX })
-            .min(horizon.max(t + 1));
+            // A wave that issued, or stalled for a unit, may issue at the SIMD's next turn:
+            // nothing comes sooner.
+            if stalled | won != 0 {
+                t += CADENCE;
+                next = t;
+                continue;
+            }
+            next = (if waiting != 0 { busy } else { u64::MAX }).min(horizon.max(t + 1));
             if next == u64::MAX {
                 break;
             }
             t = turn(next, simd);
         }
+        self.issued += issued;
         while moved != 0 {
             let l = &b.lanes[moved.trailing_zeros() as usize & (MAX_WAVES - 1)];
             moved &= moved - 1;
-            self.aheads[l.slot].set_head(l.base + l.at);
+            self.aheads[l.slot].set_head(l.at);
         }
         b.needs = needs;
         (b.impure, b.waiting, b.horizon) = (impure, waiting, horizon);
@@ -452,7 +453,7 @@ impl CuSim<'_> {
     fn bulk_load(&mut self, l: &mut Lane) -> Code {
         let s = l.slot;
         if self.aheads[s].is_empty() && !super::ahead::run(self, s) {
-            (l.base, l.at, l.len) = (self.aheads[s].head(), 0, 0);
+            (l.at, l.len) = (self.aheads[s].head(), self.aheads[s].head());
             let pc = self.slots[s].wave.pc as usize;
             return self
                 .e
@@ -460,11 +461,9 @@ impl CuSim<'_> {
                 .get(pc)
                 .map_or(OTHER as Code, |f| f.bulk_code | IMPURE);
         }
-        let queued = self.aheads[s].queued_codes();
-        l.code[..queued.len()].copy_from_slice(queued);
-        l.base = self.aheads[s].head();
-        l.at = 0;
-        l.len = queued.len() as u8;
+        let a = &self.aheads[s];
+        l.code[..AHEAD].copy_from_slice(a.codes());
+        (l.at, l.len) = (a.head(), a.len());
         l.front()
     }
 
@@ -474,7 +473,7 @@ impl CuSim<'_> {
     fn bulk_run_out(&mut self, l: &mut Lane) -> Code {
         let s = l.slot;
         let a = &mut self.aheads[s];
-        a.set_head(l.base + l.at - 1);
+        a.set_head(l.at - 1);
         let (index, end) = a.pop();
         self.note_pop(s);
         if end == End::BackEdge {
