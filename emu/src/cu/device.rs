@@ -136,6 +136,8 @@ pub fn run_timed(
         age: 0,
         spare: std::mem::take(pool),
         budget: *budget,
+        due: Vec::new(),
+        order: Vec::new(),
     };
     let mut shared = Shared {
         program: r.program,
@@ -288,6 +290,9 @@ struct Dispatcher<'r, 'a> {
     age: u64,
     spare: Vec<WaveSlot>,
     budget: u64,
+    /// The requests due in a window and their run order, kept for the next window.
+    due: Vec<Option<Request>>,
+    order: Vec<(u64, usize, u64, usize)>,
 }
 
 impl Dispatcher<'_, '_> {
@@ -397,8 +402,9 @@ impl Dispatcher<'_, '_> {
         stop: u64,
     ) -> Result<(), TimedError> {
         // The requests are large (a register set each): sort their keys, not them.
-        let mut due: Vec<Option<Request>> = Vec::new();
-        let mut order: Vec<(u64, usize, u64, usize)> = Vec::new();
+        let (due, order) = (&mut self.due, &mut self.order);
+        due.clear();
+        order.clear();
         for (c, s) in sims.iter_mut().enumerate() {
             let mut i = 0;
             while i < s.requests.len() {
@@ -412,7 +418,7 @@ impl Dispatcher<'_, '_> {
             }
         }
         order.sort_unstable();
-        for (_, c, _, k) in order {
+        for &(_, c, _, k) in order.iter() {
             let q = due[k].take().expect("each request runs once");
             deferred::run(shared, &mut sims[c], q).map_err(|(s, g)| TimedError::Guest(s, g))?;
         }
@@ -583,19 +589,28 @@ fn run_window(
     stop: u64,
     workers: Option<&rayon::ThreadPool>,
 ) -> Result<(), TimedError> {
-    let step = |s: &mut CuSim| s.run_window(start, stop);
-    let results: Vec<Result<(), (u64, Stop, [u32; 3])>> = match workers {
+    // Every CU runs its window, even after another stopped; the earliest stop is kept
+    // (no vector of results per window: a launch runs thousands of windows).
+    let stop_of = |(c, s): (usize, &mut CuSim)| {
+        let e = s.run_window(start, stop).err()?;
+        Some((e.0, c, e.1, e.2))
+    };
+    let first = match workers {
         Some(pool) => {
             use rayon::prelude::*;
-            pool.install(|| sims.par_iter_mut().map(step).collect())
+            pool.install(|| {
+                sims.par_iter_mut()
+                    .enumerate()
+                    .filter_map(stop_of)
+                    .min_by_key(|e| (e.0, e.1))
+            })
         }
-        None => sims.iter_mut().map(step).collect(),
+        None => sims
+            .iter_mut()
+            .enumerate()
+            .filter_map(stop_of)
+            .min_by_key(|e| (e.0, e.1)),
     };
-    let first = results
-        .into_iter()
-        .enumerate()
-        .filter_map(|(c, r)| r.err().map(|(cycle, stop, g)| (cycle, c, stop, g)))
-        .min_by_key(|e| (e.0, e.1));
     match first {
         Some((_, _, stop, g)) => Err(TimedError::Guest(stop, g)),
         None => Ok(()),
