@@ -138,6 +138,8 @@ pub fn run_timed(
         budget: *budget,
         due: Vec::new(),
         order: Vec::new(),
+        counts: Vec::new(),
+        sorted: Vec::new(),
     };
     let mut shared = Shared {
         program: r.program,
@@ -291,8 +293,11 @@ struct Dispatcher<'r, 'a> {
     spare: Vec<WaveSlot>,
     budget: u64,
     /// The requests due in a window and their run order, kept for the next window.
-    due: Vec<Option<Request>>,
-    order: Vec<(u64, usize, u64, usize)>,
+    due: Vec<Option<(usize, Request)>>,
+    order: Vec<(u64, usize)>,
+    /// [`sort_by_cycle`]'s buffers, kept likewise.
+    counts: Vec<u32>,
+    sorted: Vec<(u64, usize)>,
 }
 
 impl Dispatcher<'_, '_> {
@@ -401,25 +406,22 @@ impl Dispatcher<'_, '_> {
         shared: &mut Shared,
         stop: u64,
     ) -> Result<(), TimedError> {
-        // The requests are large (a register set each): sort their keys, not them.
+        // A CU's list is in issue order (requests are pushed as they issue and taken out in
+        // order), so gathering the lists CU by CU and sorting by completion cycle alone, keeping
+        // ties in place, gives the order. The requests are large (a register set each): sort
+        // their keys, not them.
         let (due, order) = (&mut self.due, &mut self.order);
         due.clear();
         order.clear();
         for (c, s) in sims.iter_mut().enumerate() {
-            let mut i = 0;
-            while i < s.requests.len() {
-                if s.requests[i].done < stop {
-                    let q = s.requests.swap_remove(i);
-                    order.push((q.done, c, q.seq, due.len()));
-                    due.push(Some(q));
-                } else {
-                    i += 1;
-                }
+            for q in s.requests.extract_if(.., |q| q.done < stop) {
+                order.push((q.done, due.len()));
+                due.push(Some((c, q)));
             }
         }
-        order.sort_unstable();
-        for &(_, c, _, k) in order.iter() {
-            let q = due[k].take().expect("each request runs once");
+        sort_by_cycle(order, &mut self.counts, &mut self.sorted);
+        for &(_, k) in self.sorted.iter() {
+            let (c, q) = due[k].take().expect("each request runs once");
             deferred::run(shared, &mut sims[c], q).map_err(|(s, g)| TimedError::Guest(s, g))?;
         }
         Ok(())
@@ -581,6 +583,45 @@ fn exhausting_issue(sims: &[CuSim], left: u64) -> (u32, u32, [u32; 3]) {
     }
 }
 
+/// Puts `order`'s (cycle, index) pairs into `sorted` by cycle, keeping pairs of one cycle in
+/// their order. The cycles of one window's requests span at most a window, so counting them
+/// per cycle does it in two passes; a wider span (not seen: a request is run in the window it
+/// completes in) falls back to a stable sort.
+fn sort_by_cycle(order: &[(u64, usize)], counts: &mut Vec<u32>, sorted: &mut Vec<(u64, usize)>) {
+    /// Widest span of cycles counted rather than sorted.
+    const SPAN: u64 = 1 << 16;
+    sorted.clear();
+    let (Some(lo), Some(hi)) = (
+        order.iter().map(|o| o.0).min(),
+        order.iter().map(|o| o.0).max(),
+    ) else {
+        return;
+    };
+    if hi - lo >= SPAN {
+        sorted.extend_from_slice(order);
+        sorted.sort_by_key(|&(cycle, _)| cycle);
+        return;
+    }
+    counts.clear();
+    counts.resize((hi - lo) as usize + 1, 0);
+    for &(cycle, _) in order {
+        counts[(cycle - lo) as usize] += 1;
+    }
+    // Each cycle's first place.
+    let mut at = 0;
+    for c in counts.iter_mut() {
+        let n = *c;
+        *c = at;
+        at += n;
+    }
+    sorted.resize(order.len(), (0, 0));
+    for &o in order {
+        let c = &mut counts[(o.0 - lo) as usize];
+        sorted[*c as usize] = o;
+        *c += 1;
+    }
+}
+
 /// Every CU steps its cycles in `[start, stop)`, on the worker threads if there are any. The
 /// first guest stop, by (cycle, CU), wins.
 fn run_window(
@@ -614,5 +655,33 @@ fn run_window(
     match first {
         Some((_, _, stop, g)) => Err(TimedError::Guest(stop, g)),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_by_cycle;
+
+    /// What [`sort_by_cycle`] must give: a stable sort by cycle.
+    fn sorted(order: &[(u64, usize)]) -> Vec<(u64, usize)> {
+        let mut want = order.to_vec();
+        want.sort_by_key(|&(cycle, _)| cycle);
+        let (mut counts, mut got) = (Vec::new(), vec![(9, 9)]);
+        sort_by_cycle(order, &mut counts, &mut got);
+        assert_eq!(got, want, "{order:?}");
+        got
+    }
+
+    #[test]
+    fn requests_sort_by_cycle_keeping_ties_in_order() {
+        assert!(sorted(&[]).is_empty());
+        // Ties keep their order (CU, then issue), counted or, over a wide span, sorted.
+        let order = [(107, 0), (100, 1), (107, 2), (103, 3), (100, 4), (139, 5)];
+        assert_eq!(sorted(&order)[..2], [(100, 1), (100, 4)]);
+        let wide = [(5 << 20, 0), (3, 1), (5 << 20, 2), (3, 3), (7, 4)];
+        assert_eq!(sorted(&wide)[..2], [(3, 1), (3, 3)]);
+        // A pseudo-random mix over a window's span.
+        let mix: Vec<(u64, usize)> = (0..500).map(|k| (1000 + (k * 37 % 41) as u64, k)).collect();
+        sorted(&mix);
     }
 }
