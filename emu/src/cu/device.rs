@@ -424,6 +424,14 @@ impl Dispatcher<'_, '_> {
             let (c, q) = due[k].take().expect("each request runs once");
             deferred::run(shared, &mut sims[c], q).map_err(|(s, g)| TimedError::Guest(s, g))?;
         }
+        // Kept for the next window, unless a burst (every wave's first loads at once) made
+        // them large: they would stay in every later peak of the heap.
+        for v in [&mut self.order, &mut self.sorted] {
+            v.clear();
+            v.shrink_to(KEPT_REQUESTS);
+        }
+        self.due.clear();
+        self.due.shrink_to(KEPT_REQUESTS);
         Ok(())
     }
 
@@ -621,6 +629,9 @@ fn sort_by_cycle(order: &[(u64, usize)], counts: &mut Vec<u32>, sorted: &mut Vec
         *c += 1;
     }
 }
+
+/// Requests of one window whose room [`Dispatcher::run_requests`] keeps for the next.
+const KEPT_REQUESTS: usize = 256;
 
 /// Every CU steps its cycles in `[start, stop)`, on the worker threads if there are any. The
 /// first guest stop, by (cycle, CU), wins.
