@@ -17,7 +17,6 @@ use crate::launch::Stop;
 use crate::memory::Memory;
 use crate::program::Program;
 use crate::wave::{Row, Wave, SCALAR_CODES, VGPRS};
-use gcn_isa::operand::VGPR0;
 
 /// SGPR codes from here up (flat_scratch, xnack_mask, VCC, trap registers, M0, EXEC) go into
 /// every snapshot: instructions read some of them implicitly.
@@ -62,11 +61,7 @@ impl Snapshot {
     /// instruction reads, and for a d16 load its destination (it keeps the other half).
     /// Fills in place, so a recycled snapshot costs no allocation.
     pub fn fill(&mut self, w: &Wave, regs: RegSet) {
-        let low = regs
-            .codes()
-            .take_while(|&c| (c as usize) < SPECIAL_SGPRS)
-            .last()
-            .map_or(0, |c| c as usize + 1);
+        let low = regs.end_below(SPECIAL_SGPRS as u16) as usize;
         self.sgpr_low.clear();
         self.sgpr_low.extend_from_slice(&w.sgpr[..low]);
         self.sgpr_special.copy_from_slice(&w.sgpr[SPECIAL_SGPRS..]);
@@ -79,9 +74,7 @@ impl Snapshot {
         self.pc = w.pc;
         self.vgprs.clear();
         self.vgprs.extend(
-            regs.vgprs()
-                .codes()
-                .map(|c| c - VGPR0)
+            regs.vgpr_numbers()
                 .filter(|&v| (v as usize) < VGPRS)
                 .map(|v| (v, w.vgpr[v as usize])),
         );
@@ -140,8 +133,8 @@ pub fn run(sh: &mut Shared, sim: &mut CuSim, r: Request) -> Result<(), (Stop, [u
     // (the tests) poison the others, so a lane the semantics leave unwritten shows when the
     // landing writes it.
     #[cfg(debug_assertions)]
-    for v in r.writes.vgprs().codes() {
-        sh.scratch.vgpr[(v - VGPR0) as usize] = [0xdead_5bad; crate::wave::WAVE_SIZE];
+    for v in r.writes.vgpr_numbers() {
+        sh.scratch.vgpr[v as usize] = [0xdead_5bad; crate::wave::WAVE_SIZE];
     }
     r.snap.restore(&mut sh.scratch);
     let exec = sh.scratch.exec();

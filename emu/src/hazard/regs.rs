@@ -95,6 +95,43 @@ impl RegSet {
         self.intersect(VGPRS)
     }
 
+    /// One past the highest code below `limit` in the set (0 if there is none): the length of
+    /// a copy that covers them.
+    pub fn end_below(self, limit: u16) -> u16 {
+        let limit = (limit as usize).min(CODES);
+        for i in (0..limit.div_ceil(64)).rev() {
+            let below = limit - i * 64;
+            let mask = if below >= 64 {
+                u64::MAX
+            } else {
+                (1 << below) - 1
+            };
+            let word = self.0[i] & mask;
+            if word != 0 {
+                return (i * 64 + 64 - word.leading_zeros() as usize) as u16;
+            }
+        }
+        0
+    }
+
+    /// The vector registers in the set, as VGPR numbers, ascending (only their codes' words
+    /// are looked at).
+    pub fn vgpr_numbers(self) -> impl Iterator<Item = u16> {
+        let (mut words, mut i) = (self.0, VGPR0 as usize / 64);
+        std::iter::from_fn(move || {
+            while i < words.len() {
+                let word = &mut words[i];
+                if *word != 0 {
+                    let bit = word.trailing_zeros() as usize;
+                    *word &= *word - 1;
+                    return Some((i * 64 + bit - VGPR0 as usize) as u16);
+                }
+                i += 1;
+            }
+            None
+        })
+    }
+
     /// The codes in the set, ascending; visits set bits only.
     pub fn codes(self) -> impl Iterator<Item = u16> {
         self.0.into_iter().enumerate().flat_map(|(i, mut word)| {
@@ -168,6 +205,25 @@ fn same_file(a: u16, b: u16) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copies_cover_the_codes_below_a_limit_and_vgprs_come_by_number() {
+        let set = RegSet::range(4, 2)
+            .union(RegSet::range(100, 3))
+            .union(EXEC)
+            .union(RegSet::range(VGPR0 + 63, 2))
+            .union(RegSet::one(VGPR0 + 255));
+        assert_eq!(set.end_below(102), 102);
+        assert_eq!(set.end_below(101), 101);
+        assert_eq!(set.end_below(64), 6);
+        assert_eq!(set.end_below(4), 0);
+        assert_eq!(RegSet::EMPTY.end_below(512), 0);
+        assert_eq!(set.end_below(600), VGPR0 + 256);
+        assert_eq!(set.vgpr_numbers().collect::<Vec<_>>(), [63, 64, 255]);
+        let by_code: Vec<u16> = set.vgprs().codes().map(|c| c - VGPR0).collect();
+        assert_eq!(by_code, [63, 64, 255]);
+        assert_eq!(RegSet::range(0, 100).vgpr_numbers().count(), 0);
+    }
 
     #[test]
     fn ranges_overlap_and_print() {
