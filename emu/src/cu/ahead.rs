@@ -27,8 +27,8 @@ use crate::exec::{Cx, Fault, Flow};
 use crate::launch::spin::{Epoch, SpinState};
 use crate::launch::{Counts, Stop};
 
-/// Instructions a wave runs ahead at most (a compiled loop body usually fits; a queue is two
-/// cache lines).
+/// Instructions a wave runs ahead at most (a compiled loop body usually fits; a queue is
+/// three cache lines).
 pub const AHEAD: usize = 28;
 
 /// How a run ahead ended, for its last instruction.
