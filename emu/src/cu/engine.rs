@@ -232,7 +232,8 @@ pub struct CuSim<'a> {
     /// The last cycle at which a memory operation of an ended wave completes: the dispatch
     /// ends when its stores have reached memory, not at the last s_endpgm.
     pub drain: u64,
-    /// Memory instructions issued and not yet executed, and spent snapshots for reuse.
+    /// Memory instructions issued and not yet executed, in issue order (the order the
+    /// dispatcher runs ties in), and spent snapshots for reuse.
     pub requests: Vec<Request>,
     pub snapshots: Vec<Box<super::deferred::Snapshot>>,
     /// Landings for reuse.
