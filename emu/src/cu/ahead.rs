@@ -294,5 +294,5 @@ pub fn issue_next(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 
         End::Flow(f) => flow = f,
     }
     // Counted as it ran.
-    issue::after_issue(m, s, now, index, d, &f, flow, false)
+    issue::after_issue(m, s, now, index, &f, flow)
 }

@@ -161,7 +161,11 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
         }
         flow
     };
-    after_issue(m, s, now, index, d, &f, flow, true)
+    // (An instruction that ran ahead was counted as it ran.)
+    m.counts.wave_instructions += 1;
+    m.counts.by_category[category_index(d.class.category)] += 1;
+    m.slots[s].wave.instructions += 1;
+    after_issue(m, s, now, index, &f, flow)
 }
 
 /// A wave that keeps running while others of its group wait at the barrier for longer than
@@ -194,21 +198,17 @@ pub fn trace_issue(m: &CuSim, s: usize, now: u64, d: &crate::program::Decoded) {
     );
 }
 
-/// What follows an instruction's issue, executed or not: the counts (unless `count` is false:
-/// an instruction that ran ahead was counted as it ran), how long the wave and its SIMD are
-/// busy, the wave-state changes of s_nop, s_sleep, s_setprio, s_wakeup, and of its flow (a
-/// barrier, the end of the wave).
+/// What follows an instruction's issue, executed or not (and counted by the caller): how long
+/// the wave and its SIMD are busy, the wave-state changes of s_nop, s_sleep, s_setprio,
+/// s_wakeup, and of its flow (a barrier, the end of the wave).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub fn after_issue(
     m: &mut CuSim,
     s: usize,
     now: u64,
     index: u32,
-    d: &crate::program::Decoded,
     f: &Facts,
     flow: Flow,
-    count: bool,
 ) -> Result<(), (Stop, [u32; 3])> {
     let wave_index = m.slots[s].wave.index;
     m.issued += 1;
@@ -221,11 +221,6 @@ pub fn after_issue(
     }
     let cu = &mut m.cu;
     let slot = &mut m.slots[s];
-    if count {
-        m.counts.wave_instructions += 1;
-        m.counts.by_category[category_index(d.class.category)] += 1;
-        slot.wave.instructions += 1;
-    }
     let h = &mut m.hot[s];
     h.ready_at = now + CADENCE;
     if f.unit == Unit::Valu {
