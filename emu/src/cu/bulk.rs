@@ -77,6 +77,9 @@ struct Lane {
     code: [Code; LANE_CODES],
     at: u8,
     len: u8,
+    /// The position of the next instruction when the lane was loaded or last counted: the
+    /// turns count its issues from the positions (`at - from`).
+    from: u8,
 }
 
 /// Codes a lane holds (the longest run, rounded up to a power of two).
@@ -90,6 +93,7 @@ const NO_LANE: Lane = Lane {
     code: [0; LANE_CODES],
     at: 0,
     len: 0,
+    from: 0,
 };
 
 impl Lane {
@@ -245,7 +249,7 @@ impl CuSim<'_> {
             l.ready_at = h.ready_at;
             l.reason = w.reason;
             l.since = w.since;
-            l.len = 0;
+            (l.at, l.len, l.from) = (0, 0, 0);
             b.in_issue |= ((w.reason == StallReason::Issue) as u32) << i;
             b.in_exec |= ((w.reason == StallReason::Executing) as u32) << i;
             match h.block {
@@ -311,19 +315,18 @@ impl CuSim<'_> {
     fn bulk_run(&mut self, b: &mut SimdBulk, simd: u8, now: u64, stop: u64) -> bool {
         let k = simd as usize;
         let mut busy = self.cu.valu_busy[k];
-        let mut owner = self.cu.valu_owner[k];
         let mut t = now;
-        // The masks in locals (registers) for the loop; written back after it.
+        // The masks in locals (registers) for the loop; written back after it. What changes
+        // rarely (the vector ALU's owner, the horizon) stays where it is kept.
         let mut needs = b.needs;
         let (mut impure, mut waiting) = (b.impure, b.waiting);
         let (mut in_issue, mut in_exec) = (b.in_issue, b.in_exec);
-        let mut horizon = b.horizon;
         let (mut winners, mut stalled, mut last, mut turns) = (0, 0, 0, 0);
         let mut next = self.cu.simd_next[k];
-        let mut end = stop.min(horizon);
-        // Lanes that issued: their queues' positions are brought up to date after the loop.
-        let mut moved = 0u32;
-        let mut issued = 0;
+        let mut end = stop.min(b.horizon);
+        // Issues from runs that lanes finished (the others are counted from the lanes after
+        // the loop).
+        let mut ran_out = 0;
         let lowest = |m: u32| m & m.wrapping_neg();
         while t < end {
             let valu_free = busy <= t;
@@ -349,7 +352,7 @@ impl CuSim<'_> {
                     let i = c.trailing_zeros() as usize;
                     c &= c - 1;
                     let l = &mut b.lanes[i & (MAX_WAVES - 1)];
-                    let r = if l.slot == owner {
+                    let r = if l.slot == self.cu.valu_owner[k] {
                         StallReason::Dependency
                     } else {
                         StallReason::Issue
@@ -370,7 +373,6 @@ impl CuSim<'_> {
             }
             needs &= !in_every_unit(won);
             // Issue in age order, as the pass does.
-            issued += won.count_ones() as u64;
             let mut w = won;
             while w != 0 {
                 let i = w.trailing_zeros() as usize;
@@ -387,23 +389,23 @@ impl CuSim<'_> {
                 let valu_cycles = (code >> 3) as u64;
                 if valu_cycles != 0 {
                     busy = t + valu_cycles;
-                    owner = l.slot;
+                    self.cu.valu_owner[k] = l.slot;
                 }
                 l.at += 1;
                 let next = if l.at < l.len {
                     l.front()
                 } else {
+                    ran_out += (l.at - l.from) as u64;
                     self.bulk_run_out(l)
                 };
                 needs |= (bit as u64) << (16 * (next & 3));
-                moved |= bit;
                 // Rarely: it needs another unit, or issues through the pass (the bulk
                 // leaves when it would).
                 if next & 7 >= OTHER as Code {
                     if next & 3 == OTHER as Code {
                         b.lanes[i & (MAX_WAVES - 1)].ready_at = t + CADENCE;
-                        horizon = horizon.min(t + CADENCE);
-                        end = end.min(horizon);
+                        b.horizon = b.horizon.min(t + CADENCE);
+                        end = end.min(b.horizon);
                     }
                     if next & IMPURE != 0 {
                         impure |= bit;
@@ -420,23 +422,26 @@ impl CuSim<'_> {
                 next = t;
                 continue;
             }
-            next = (if waiting != 0 { busy } else { u64::MAX }).min(horizon.max(t + 1));
+            next = (if waiting != 0 { busy } else { u64::MAX }).min(b.horizon.max(t + 1));
             if next == u64::MAX {
                 break;
             }
             t = turn(next, simd);
         }
-        self.issued += issued;
-        while moved != 0 {
-            let l = &b.lanes[moved.trailing_zeros() as usize & (MAX_WAVES - 1)];
-            moved &= moved - 1;
-            self.aheads[l.slot].set_head(l.at);
+        // Lanes that issued: their issues counted, their queues' positions brought up to date.
+        let mut issued = ran_out;
+        for l in &mut b.lanes[..b.n] {
+            if l.at != l.from {
+                issued += (l.at - l.from) as u64;
+                self.aheads[l.slot].set_head(l.at);
+                l.from = l.at;
+            }
         }
+        self.issued += issued;
         b.needs = needs;
-        (b.impure, b.waiting, b.horizon) = (impure, waiting, horizon);
+        (b.impure, b.waiting) = (impure, waiting);
         (b.in_issue, b.in_exec) = (in_issue, in_exec);
         self.cu.valu_busy[k] = busy;
-        self.cu.valu_owner[k] = owner;
         if turns == 0 {
             return false;
         }
@@ -454,6 +459,7 @@ impl CuSim<'_> {
         let s = l.slot;
         if self.aheads[s].is_empty() && !super::ahead::run(self, s) {
             (l.at, l.len) = (self.aheads[s].head(), self.aheads[s].head());
+            l.from = l.at;
             let pc = self.slots[s].wave.pc as usize;
             return self
                 .e
@@ -464,6 +470,7 @@ impl CuSim<'_> {
         let a = &self.aheads[s];
         l.code[..AHEAD].copy_from_slice(a.codes());
         (l.at, l.len) = (a.head(), a.len());
+        l.from = l.at;
         l.front()
     }
 
