@@ -40,11 +40,13 @@ use super::stats::{StallReason, Stalls};
 /// Waves of one SIMD the masks hold (a SIMD holds at most 10).
 const MAX_WAVES: usize = 16;
 
-/// An instruction as the turns read it, one word a queued instruction
+/// An instruction as the turns read it, a byte a queued instruction
 /// ([`super::ahead::Ahead`]): bits 0–1 the unit it needs ([`VALU`], [`SCALAR`], [`BRANCH`],
-/// or [`OTHER`]), bit 2 [`IMPURE`] where it may not issue here, bits 3 and up the cycles it
-/// keeps the vector ALU busy (0 for the other units).
-pub type Code = u16;
+/// or [`OTHER`]), bit 2 [`IMPURE`] where it may not issue here, bits 3–5 the cycles it keeps
+/// the vector ALU busy ([`valu_cycles`]; none for the other units). A byte, so that a lane
+/// with its codes is one cache line: the turns of a CU's window find each lane they touch
+/// gone from the cache (the other CUs ran their windows since).
+pub type Code = u8;
 pub const VALU: u8 = 0;
 pub const SCALAR: u8 = 1;
 pub const BRANCH: u8 = 2;
@@ -53,23 +55,31 @@ pub const OTHER: u8 = 3;
 /// It does not issue in the bulk: the pass issues it ([`super::issue::issue`]).
 pub const IMPURE: Code = 4;
 
-/// The code of an instruction of `unit` that keeps the vector ALU busy for `valu_cycles`.
+/// The code of an instruction of `unit` that keeps the vector ALU busy for `valu_cycles`: 0,
+/// or a power of two from 4 to 256 ([`super::facts::valu_cycles`]), kept as its exponent.
 pub const fn code(unit: u8, valu_cycles: u16) -> Code {
-    unit as Code | valu_cycles << 3
+    assert!(valu_cycles == 0 || valu_cycles.is_power_of_two() && valu_cycles >= 4);
+    assert!(valu_cycles <= 256);
+    let exponent = match valu_cycles {
+        0 => 0,
+        c => c.trailing_zeros() as u8 - 1,
+    };
+    unit | exponent << 3
 }
 
-/// One wave of a SIMD in the bulk.
+/// The cycles an instruction of code `code` keeps the vector ALU busy (0: none).
+#[inline(always)]
+pub fn valu_cycles(code: Code) -> u64 {
+    match code >> 3 {
+        0 => 0,
+        e => 2 << e,
+    }
+}
+
+/// One wave of a SIMD in the bulk: one cache line, which is all a turn reads of a wave.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 struct Lane {
-    slot: usize,
-    /// Its [`super::engine::Hot::ready_at`] as of the last write. Not written when it issues
-    /// and stays in the masks: it is ready at the next turn then, so only at the last turn
-    /// does it matter, and [`CuSim::bulk_leave`] takes it from [`SimdBulk::winners`] (and
-    /// that turn + 1 for one that stalled for a unit, [`SimdBulk::stalled`]).
-    ready_at: u64,
-    /// Its stall accounting's open interval.
-    reason: StallReason,
-    since: u64,
     /// The codes of its queue ([`super::ahead::Ahead`]), copied when it ran ahead, so that
     /// the turns read no wave's own records, and the queue's positions: of the next
     /// instruction here (the queue's own is brought up to date after each run of turns) and
@@ -80,13 +90,33 @@ struct Lane {
     /// The position of the next instruction when the lane was loaded or last counted: the
     /// turns count its issues from the positions (`at - from`).
     from: u8,
+    /// Its stall accounting's open interval: the reason, and since when.
+    reason: StallReason,
+    /// Its wave slot.
+    slot: u32,
+    /// Its [`super::engine::Hot::ready_at`] as of the last write. Not written when it issues
+    /// and stays in the masks: it is ready at the next turn then, so only at the last turn
+    /// does it matter, and [`CuSim::bulk_leave`] takes it from [`SimdBulk::winners`] (and
+    /// that turn + 1 for one that stalled for a unit, [`SimdBulk::stalled`]).
+    ready_at: u64,
+    since: u64,
+}
+
+const _: () = assert!(std::mem::size_of::<Lane>() == 64);
+
+impl Lane {
+    /// Its wave slot, as an index.
+    #[inline(always)]
+    fn slot(&self) -> usize {
+        self.slot as usize
+    }
 }
 
 /// Codes a lane holds (the longest run, rounded up to a power of two).
 const LANE_CODES: usize = AHEAD.next_power_of_two();
 
 const NO_LANE: Lane = Lane {
-    slot: usize::MAX,
+    slot: u32::MAX,
     ready_at: 0,
     reason: StallReason::Issue,
     since: 0,
@@ -117,32 +147,34 @@ fn in_every_unit(waves: u32) -> u64 {
     (waves as u64) * 0x0001_0001_0001_0001
 }
 
-/// A SIMD's waves while its turns run in bulk (bits in age order).
+/// A SIMD's waves while its turns run in bulk (bits in age order): the masks in the first
+/// cache line, then a line per wave.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct SimdBulk {
-    active: bool,
-    n: usize,
-    lanes: [Lane; MAX_WAVES],
     /// Waves whose next instruction needs each unit the turns track: the vector ALU, the
     /// scalar unit, the branch unit ([`unit_mask`]).
     needs: u64,
-    /// Of those, the ones whose next instruction is not pure.
+    /// The last turn taken.
+    last: u64,
+    /// The earliest cycle the pass would look at a wave outside the masks (one that waits, or
+    /// needs another unit): the bulk ends before it.
+    horizon: u64,
+    n: usize,
+    /// Of the waves in the masks, the ones whose next instruction is not pure.
     impure: u32,
     /// Waves waiting for the vector ALU (ready at the CU's `valu_busy` of this SIMD).
     waiting: u32,
     /// Waves whose open stall interval is Issue, and Executing.
     in_issue: u32,
     in_exec: u32,
-    /// Waves that issued, and that stalled for a taken unit, at the last turn taken, and that
-    /// turn.
+    /// Waves that issued, and that stalled for a taken unit, at the last turn taken.
     winners: u32,
     stalled: u32,
-    last: u64,
-    /// The earliest cycle the pass would look at a wave outside the masks (one that waits, or
-    /// needs another unit): the bulk ends before it.
-    horizon: u64,
     /// Turns taken since the SIMD entered the bulk.
     turns: u32,
+    active: bool,
+    lanes: [Lane; MAX_WAVES],
 }
 
 impl Default for SimdBulk {
@@ -245,7 +277,7 @@ impl CuSim<'_> {
             let h = self.hot[s];
             let w = &self.slots[s];
             let l = &mut b.lanes[i];
-            l.slot = s;
+            l.slot = s as u32;
             l.ready_at = h.ready_at;
             l.reason = w.reason;
             l.since = w.since;
@@ -294,7 +326,7 @@ impl CuSim<'_> {
         }
         b.active = false;
         for (i, l) in b.lanes[..b.n].iter_mut().enumerate() {
-            let h = &mut self.hot[l.slot];
+            let h = &mut self.hot[l.slot()];
             let bit = 1 << i;
             h.ready_at = if b.winners & bit != 0 {
                 b.last + CADENCE
@@ -304,7 +336,7 @@ impl CuSim<'_> {
                 l.ready_at
             };
             h.waits_for = NO_UNIT;
-            let w = &mut self.slots[l.slot];
+            let w = &mut self.slots[l.slot()];
             w.reason = l.reason;
             w.since = l.since;
         }
@@ -324,8 +356,9 @@ impl CuSim<'_> {
         let (mut winners, mut stalled, mut last, mut turns) = (0, 0, 0, 0);
         let mut next = self.cu.simd_next[k];
         let mut end = stop.min(b.horizon);
-        // Issues from runs that lanes finished (the others are counted from the lanes after
-        // the loop).
+        // Lanes that issued, and the issues from runs they finished (the others are counted
+        // from the lanes after the loop).
+        let mut moved = 0u32;
         let mut ran_out = 0;
         let lowest = |m: u32| m & m.wrapping_neg();
         while t < end {
@@ -352,7 +385,7 @@ impl CuSim<'_> {
                     let i = c.trailing_zeros() as usize;
                     c &= c - 1;
                     let l = &mut b.lanes[i & (MAX_WAVES - 1)];
-                    let r = if l.slot == self.cu.valu_owner[k] {
+                    let r = if l.slot() == self.cu.valu_owner[k] {
                         StallReason::Dependency
                     } else {
                         StallReason::Issue
@@ -386,12 +419,13 @@ impl CuSim<'_> {
                 // The instruction ran ahead and was counted then: it takes its unit, and the
                 // wave's next instruction comes from the queue, or from the next run.
                 let code = l.front();
-                let valu_cycles = (code >> 3) as u64;
+                let valu_cycles = valu_cycles(code);
                 if valu_cycles != 0 {
                     busy = t + valu_cycles;
-                    self.cu.valu_owner[k] = l.slot;
+                    self.cu.valu_owner[k] = l.slot();
                 }
                 l.at += 1;
+                moved |= bit;
                 let next = if l.at < l.len {
                     l.front()
                 } else {
@@ -430,12 +464,12 @@ impl CuSim<'_> {
         }
         // Lanes that issued: their issues counted, their queues' positions brought up to date.
         let mut issued = ran_out;
-        for l in &mut b.lanes[..b.n] {
-            if l.at != l.from {
-                issued += (l.at - l.from) as u64;
-                self.aheads[l.slot].set_head(l.at);
-                l.from = l.at;
-            }
+        while moved != 0 {
+            let l = &mut b.lanes[moved.trailing_zeros() as usize & (MAX_WAVES - 1)];
+            moved &= moved - 1;
+            issued += (l.at - l.from) as u64;
+            self.aheads[l.slot()].set_head(l.at);
+            l.from = l.at;
         }
         self.issued += issued;
         b.needs = needs;
@@ -456,7 +490,7 @@ impl CuSim<'_> {
     /// empty and it can; returns the code of its next instruction (one that did not run ahead
     /// is [`IMPURE`], and the lane holds none).
     fn bulk_load(&mut self, l: &mut Lane) -> Code {
-        let s = l.slot;
+        let s = l.slot();
         if self.aheads[s].is_empty() && !super::ahead::run(self, s) {
             (l.at, l.len) = (self.aheads[s].head(), self.aheads[s].head());
             l.from = l.at;
@@ -478,7 +512,7 @@ impl CuSim<'_> {
     /// taken backward branch, and the code of what comes next.
     #[inline(never)]
     fn bulk_run_out(&mut self, l: &mut Lane) -> Code {
-        let s = l.slot;
+        let s = l.slot();
         let a = &mut self.aheads[s];
         a.set_head(l.at - 1);
         let (index, end) = a.pop();
@@ -580,6 +614,22 @@ mod tests {
         v_addc_co_u32 v5, vcc, 0, v5, vcc
         global_store_dword v[4:5], v1, off
         s_endpgm";
+
+    #[test]
+    fn a_code_keeps_every_rate_s_cycles() {
+        use crate::cu::bulk::{code, valu_cycles, VALU};
+        use crate::cu::facts;
+        use gcn_isa::Rate;
+        for target in [Target::Gfx900, Target::Gfx906] {
+            for rate in [Rate::Full, Rate::Quarter, Rate::Double, Rate::DoubleQuarter] {
+                let cycles = facts::valu_cycles(rate, target);
+                let c = code(VALU, cycles);
+                assert_eq!(c & 7, VALU, "{rate:?}");
+                assert_eq!(valu_cycles(c), cycles as u64, "{rate:?} on {target:?}");
+            }
+        }
+        assert_eq!(valu_cycles(code(VALU, 0)), 0);
+    }
 
     #[test]
     fn bulk_turns_give_the_statistics_of_the_pass() {
