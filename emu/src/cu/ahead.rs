@@ -275,6 +275,7 @@ pub fn issue_next(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 
     let d = &m.e.program.insts[index as usize];
     let f = m.e.facts[index as usize];
     account(
+        &mut m.hot[s],
         slot,
         &mut m.stalls,
         &mut m.trace,

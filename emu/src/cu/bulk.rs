@@ -275,15 +275,14 @@ impl CuSim<'_> {
         for i in 0..n {
             let s = self.cu.simd_slots[k][i];
             let h = self.hot[s];
-            let w = &self.slots[s];
             let l = &mut b.lanes[i];
             l.slot = s as u32;
             l.ready_at = h.ready_at;
-            l.reason = w.reason;
-            l.since = w.since;
+            l.reason = h.reason;
+            l.since = h.since;
             (l.at, l.len, l.from) = (0, 0, 0);
-            b.in_issue |= ((w.reason == StallReason::Issue) as u32) << i;
-            b.in_exec |= ((w.reason == StallReason::Executing) as u32) << i;
+            b.in_issue |= ((h.reason == StallReason::Issue) as u32) << i;
+            b.in_exec |= ((h.reason == StallReason::Executing) as u32) << i;
             match h.block {
                 Block::Barrier | Block::Sleep | Block::Ended => {
                     ok = false;
@@ -336,9 +335,8 @@ impl CuSim<'_> {
                 l.ready_at
             };
             h.waits_for = NO_UNIT;
-            let w = &mut self.slots[l.slot()];
-            w.reason = l.reason;
-            w.since = l.since;
+            h.reason = l.reason;
+            h.since = l.since;
         }
     }
 

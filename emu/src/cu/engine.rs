@@ -47,9 +47,6 @@ pub struct WaveSlot {
     /// Dispatch order, for oldest-first arbitration and the trace's thread id.
     pub age: u64,
     pub out: Outstanding,
-    /// The stall accounting's open interval.
-    pub reason: StallReason,
-    pub since: u64,
     pub trace: Option<trace::Open>,
 }
 
@@ -60,6 +57,10 @@ pub struct WaveSlot {
 pub struct Hot {
     /// Earliest cycle the next instruction may issue.
     pub ready_at: u64,
+    /// The stall accounting's open interval: since when, and why (here rather than in the
+    /// slot, since the turns that move it read this record anyway).
+    pub since: u64,
+    pub reason: StallReason,
     pub block: Block,
     /// S_SETPRIO priority (0–3).
     pub prio: u8,
@@ -79,6 +80,8 @@ impl Hot {
     /// A slot no wave holds.
     pub const FREE: Hot = Hot {
         ready_at: 0,
+        since: 0,
+        reason: StallReason::Issue,
         block: Block::Ended,
         prio: 0,
         waits_for: NO_UNIT,
@@ -283,23 +286,25 @@ pub fn turn(t: u64, simd: u8) -> u64 {
     t + (simd as u64 + SIMDS as u64 - t % SIMDS as u64) % SIMDS as u64
 }
 
-/// Moves a wave's stall accounting (and its trace track) to reason `r` from cycle `t`.
+/// Moves a wave's stall accounting (`h`) and its trace track (`slot`) to reason `r` from
+/// cycle `t`.
 pub fn account(
+    h: &mut Hot,
     slot: &mut WaveSlot,
     stalls: &mut Stalls,
     trace: &mut Option<Trace>,
     t: u64,
     r: StallReason,
 ) {
-    if slot.reason == r {
+    if h.reason == r {
         return;
     }
-    let t = t.max(slot.since);
-    if let Some(i) = slot.reason.index() {
-        stalls.cycles[i] += t - slot.since;
+    let t = t.max(h.since);
+    if let Some(i) = h.reason.index() {
+        stalls.cycles[i] += t - h.since;
     }
-    slot.reason = r;
-    slot.since = t;
+    h.reason = r;
+    h.since = t;
     if let Some(tr) = trace {
         tr.switch(&mut slot.trace, slot.cu, slot.age, trace::state_name(r), t);
     }
@@ -473,7 +478,7 @@ impl<'a> CuSim<'a> {
                 }
                 h.ready_at = until;
                 let slot = &mut self.slots[s];
-                account(slot, &mut self.stalls, &mut self.trace, now, r);
+                account(h, slot, &mut self.stalls, &mut self.trace, now, r);
                 Ok(())
             }
         }
@@ -497,7 +502,8 @@ impl<'a> CuSim<'a> {
             Block::None | Block::Barrier | Block::Ended => {}
             Block::Sleep | Block::Nop | Block::Waitcnt => {
                 h.block = Block::None;
-                account(w, stalls, trace, h.ready_at, StallReason::Issue);
+                let ready_at = h.ready_at;
+                account(h, w, stalls, trace, ready_at, StallReason::Issue);
             }
         }
     }
@@ -710,6 +716,7 @@ impl<'a> CuSim<'a> {
                 h.ready_at = now + 1;
                 let w = &mut self.slots[s];
                 account(
+                    h,
                     w,
                     &mut self.stalls,
                     &mut self.trace,
@@ -748,6 +755,7 @@ impl<'a> CuSim<'a> {
         // The accounting interval closes with the wave; its outstanding stores have already
         // changed memory and its loads have no one left to read them.
         account(
+            &mut self.hot[s],
             w,
             &mut self.stalls,
             &mut self.trace,

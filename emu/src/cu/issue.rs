@@ -50,6 +50,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
     }
     barrier_timeout(m, s, now)?;
     account(
+        &mut m.hot[s],
         &mut m.slots[s],
         &mut m.stalls,
         &mut m.trace,
@@ -233,6 +234,7 @@ pub fn after_issue(
             h.ready_at = now + n as u64;
             h.block = Block::Nop;
             account(
+                h,
                 slot,
                 &mut m.stalls,
                 &mut m.trace,
@@ -244,6 +246,7 @@ pub fn after_issue(
             h.ready_at = now + (n as u64).max(CADENCE);
             h.block = Block::Sleep;
             account(
+                h,
                 slot,
                 &mut m.stalls,
                 &mut m.trace,
@@ -272,6 +275,7 @@ pub fn after_issue(
             }
             m.barrier_min = m.barrier_min.min(now);
             account(
+                &mut m.hot[s],
                 slot,
                 &mut m.stalls,
                 &mut m.trace,

@@ -78,14 +78,14 @@ impl CuSim<'_> {
             *age += 1;
             self.hot[s] = Hot {
                 ready_at: now,
+                since: now,
+                reason: StallReason::Issue,
                 block: Block::None,
                 prio: 0,
                 waits_for: NO_UNIT,
                 ahead: false,
             };
             w.out.clear(&mut self.spare);
-            w.reason = StallReason::Issue;
-            w.since = now;
             w.trace = None;
             self.cu.wake(simd, now);
             self.cu.simd_slots[simd as usize].push(s);
@@ -134,8 +134,6 @@ pub fn new_slot() -> WaveSlot {
         group: 0,
         age: 0,
         out: Outstanding::default(),
-        reason: StallReason::Issue,
-        since: 0,
         trace: None,
     }
 }
