@@ -147,7 +147,12 @@ pub fn run_timed(
         mem,
         scratch: Box::new(Wave::new(0)),
     };
-    let result = d.run(&mut sims, &mut shared, workers.as_ref(), host);
+    let result = match (&workers, host) {
+        // The windows run from a worker thread: splitting each window's CUs between the
+        // threads is then a join among workers, not a job sent into the pool and waited for.
+        (Some(pool), None) => pool.install(|| d.run(&mut sims, &mut shared, Some(pool), None)),
+        (pool, host) => d.run(&mut sims, &mut shared, pool.as_ref(), host),
+    };
     for a in d.scratch_all.drain(..) {
         let _ = shared.mem.free(a);
     }
