@@ -80,7 +80,7 @@ pub fn run_timed(
     counts: &mut Counts,
     hazards: HazardMode,
     pool: &mut Vec<WaveSlot>,
-    host: Option<&mut dyn crate::launch::host::HostServices>,
+    host: Option<&mut (dyn crate::launch::host::HostServices + Send)>,
 ) -> Result<TimedResult, TimedError> {
     let waves_per_group = r.launch.waves_per_group();
     let demand = Demand::new(r.desc, waves_per_group, r.launch.lds_size);
@@ -147,11 +147,11 @@ pub fn run_timed(
         mem,
         scratch: Box::new(Wave::new(0)),
     };
-    let result = match (&workers, host) {
+    let result = match &workers {
         // The windows run from a worker thread: splitting each window's CUs between the
         // threads is then a join among workers, not a job sent into the pool and waited for.
-        (Some(pool), None) => pool.install(|| d.run(&mut sims, &mut shared, Some(pool), None)),
-        (pool, host) => d.run(&mut sims, &mut shared, pool.as_ref(), host),
+        Some(pool) => pool.install(|| d.run(&mut sims, &mut shared, Some(pool), host)),
+        None => d.run(&mut sims, &mut shared, None, host),
     };
     for a in d.scratch_all.drain(..) {
         let _ = shared.mem.free(a);
@@ -312,7 +312,7 @@ impl Dispatcher<'_, '_> {
         sims: &mut [CuSim],
         shared: &mut Shared,
         workers: Option<&rayon::ThreadPool>,
-        mut host: Option<&mut dyn crate::launch::host::HostServices>,
+        mut host: Option<&mut (dyn crate::launch::host::HostServices + Send)>,
     ) -> Result<u64, TimedError> {
         let window = self.r.config.window();
         let mut t = 0u64;

@@ -258,7 +258,6 @@ impl Device {
             };
             match &opts.timing {
                 Some(t) => {
-                    let host = host.map(|h| h as &mut dyn HostServices);
                     self.execute_timed(module, k, kernel, entry_index, &launch, opts, t, host)
                 }
                 None => self
@@ -346,7 +345,7 @@ impl Device {
         launch: &Launch,
         opts: &LaunchOptions,
         timing: &TimingConfig,
-        host: Option<&mut dyn HostServices>,
+        host: Option<&mut (dyn HostServices + Send)>,
     ) -> Result<Timed, Error> {
         let mut config = timing.clone();
         if config.cus == 0 {
