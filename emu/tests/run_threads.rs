@@ -1,6 +1,7 @@
 //! The functional engine on several host threads (`LaunchOptions::threads`): the same memory,
 //! counts and hazard findings as on one thread for programs without races between workgroups;
-//! device atomics are host atomics; the first failing workgroup in dispatch order is reported.
+//! device atomics are host atomics; the first failing workgroup in dispatch order is reported;
+//! hostcalls are answered on any number of threads, with and without the timing model.
 
 use gcnemu::{Arg, Device, DeviceConfig, Dims, LaunchOptions, Stats};
 use std::path::PathBuf;
@@ -183,42 +184,72 @@ impl std::io::Write for Captured {
     }
 }
 
+/// printf.hip's `hello` (in each of 12 workgroups the first 5 lanes print a line each, in
+/// turn, so every wave waits on the host again and again while the other threads run their
+/// own) with `opts`: the printed lines, sorted (lines of different workgroups interleave
+/// differently on different thread counts), the output buffer and the timing statistics.
+fn hello(opts: &LaunchOptions) -> (Vec<String>, Vec<u32>, Option<gcnemu::cu::TimingStats>) {
+    let (groups, n) = (12u32, 5);
+    let mut dev = Device::new(DeviceConfig::default());
+    let text = Captured::default();
+    dev.set_printf_output(gcnemu::hostcall::host::Output {
+        out: Box::new(text.clone()),
+        err: Box::new(std::io::sink()),
+    });
+    let module = dev.load("printf", &fixture("printf.gfx900.co")).unwrap();
+    let out = dev.alloc(4 * 64).unwrap();
+    let dims = Dims {
+        grid: [groups, 1, 1],
+        block: [64, 1, 1],
+    };
+    let args = [Arg::Ptr(out), Arg::I32(n)];
+    let stats = dev
+        .launch(&module, "hello", dims, &args, opts)
+        .unwrap_or_else(|e| {
+            let threads = opts.timing.as_ref().map_or(opts.threads, |t| t.threads);
+            panic!("{threads} threads: {e}")
+        });
+    let text = String::from_utf8(text.0.lock().unwrap().clone()).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), (groups * n as u32) as usize, "{text}");
+    lines.sort();
+    assert!(lines[0].starts_with("lane 0 of 5: 0 "), "{}", lines[0]);
+    let timing = stats.timing.map(|t| gcnemu::cu::TimingStats {
+        cycles_per_second: 0.0,
+        ..t
+    });
+    (lines, words(&dev.read(out, 4 * 64).unwrap()), timing)
+}
+
 #[test]
 fn hostcalls_are_answered_on_any_number_of_threads() {
-    // printf.hip's `hello`: in each workgroup the first n lanes print a line each, in turn, so
-    // every wave waits on the host again and again while the other threads run their own.
-    let (groups, n) = (12u32, 5);
-    let mut first: Option<(Vec<String>, Vec<u32>)> = None;
-    for threads in [1, 2, 4] {
-        let mut dev = Device::new(DeviceConfig::default());
-        let text = Captured::default();
-        dev.set_printf_output(gcnemu::hostcall::host::Output {
-            out: Box::new(text.clone()),
-            err: Box::new(std::io::sink()),
-        });
-        let module = dev.load("printf", &fixture("printf.gfx900.co")).unwrap();
-        let out = dev.alloc(4 * 64).unwrap();
-        let dims = Dims {
-            grid: [groups, 1, 1],
-            block: [64, 1, 1],
-        };
-        let args = [Arg::Ptr(out), Arg::I32(n)];
-        dev.launch(&module, "hello", dims, &args, &functional(threads))
-            .unwrap_or_else(|e| panic!("{threads} threads: {e}"));
-        let text = String::from_utf8(text.0.lock().unwrap().clone()).unwrap();
-        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let one = hello(&functional(1));
+    for threads in [2, 4] {
         assert_eq!(
-            lines.len(),
-            (groups * n as u32) as usize,
-            "{threads} threads: {text}"
+            hello(&functional(threads)),
+            one,
+            "{threads} threads against one"
         );
-        // Lines of different workgroups interleave differently on different thread counts.
-        lines.sort();
-        assert!(lines[0].starts_with("lane 0 of 5: 0 "), "{}", lines[0]);
-        let result = (lines, words(&dev.read(out, 4 * 64).unwrap()));
-        match &first {
-            None => first = Some(result),
-            Some(one) => assert_eq!(&result, one, "{threads} threads against one"),
+    }
+}
+
+/// Under the timing model the host answers between windows, which run on the worker threads:
+/// the same text, buffer and statistics on any number of them.
+#[test]
+fn timed_hostcalls_are_answered_on_any_number_of_threads() {
+    let timed = |threads| {
+        let mut t = gcnemu::cu::TimingConfig::for_target(gcn_isa::Target::Gfx900);
+        t.threads = threads;
+        LaunchOptions {
+            timing: Some(t),
+            ..LaunchOptions::default()
         }
+    };
+    let one = hello(&timed(1));
+    assert!(one.2.is_some());
+    // The same text as without the timing model.
+    assert_eq!(one.0, hello(&functional(1)).0);
+    for threads in [2, 3] {
+        assert_eq!(hello(&timed(threads)), one, "{threads} threads against one");
     }
 }
