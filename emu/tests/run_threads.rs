@@ -253,3 +253,37 @@ fn timed_hostcalls_are_answered_on_any_number_of_threads() {
         assert_eq!(hello(&timed(threads)), one, "{threads} threads against one");
     }
 }
+
+/// Under the timing model loads of different CUs run on the worker threads between stores
+/// (`cu::beside`): when many fault, the stop is still the first in completion order. saxpy over
+/// 2^18 elements with buffers of 2^17: workgroups 512 and later read past them.
+#[test]
+fn a_timed_fault_is_the_first_in_completion_order_on_any_number_of_threads() {
+    let error = |threads| {
+        let mut dev = Device::new(DeviceConfig::default());
+        let module = dev.load("saxpy", &fixture("saxpy.gfx900.co")).unwrap();
+        let (x, y) = (dev.alloc(1 << 19).unwrap(), dev.alloc(1 << 19).unwrap());
+        let dims = Dims {
+            grid: [1024, 1, 1],
+            block: [256, 1, 1],
+        };
+        let args = [Arg::F32(1.5), Arg::Ptr(x), Arg::Ptr(y), Arg::I32(1 << 18)];
+        let mut t = gcnemu::cu::TimingConfig::for_target(gcn_isa::Target::Gfx900);
+        t.threads = threads;
+        let opts = LaunchOptions {
+            timing: Some(t),
+            ..LaunchOptions::default()
+        };
+        dev.launch(&module, "saxpy", dims, &args, &opts)
+            .unwrap_err()
+            .to_string()
+    };
+    let one = error(1);
+    assert!(
+        one.contains("workgroup (512, 0, 0)") && one.contains("outside"),
+        "{one}"
+    );
+    for threads in [2, 3] {
+        assert_eq!(error(threads), one, "{threads} threads against one");
+    }
+}

@@ -5,6 +5,7 @@
 //! own waves and LDS. Every decision depends on simulated state only, so a run gives the same
 //! results and statistics for any thread count.
 
+use super::beside::{self, Beside};
 use super::config::{Arbitration, TimingConfig};
 use super::deferred::{self, Request, Shared};
 use super::engine::{Block, Cu, CuSim, Env, WaveSlot};
@@ -140,6 +141,7 @@ pub fn run_timed(
         order: Vec::new(),
         counts: Vec::new(),
         sorted: Vec::new(),
+        beside: Beside::default(),
     };
     let mut shared = Shared {
         program: r.program,
@@ -303,6 +305,8 @@ struct Dispatcher<'r, 'a> {
     /// [`sort_by_cycle`]'s buffers, kept likewise.
     counts: Vec<u32>,
     sorted: Vec<(u64, usize)>,
+    /// Runs of requests shared among the threads.
+    beside: Beside,
 }
 
 impl Dispatcher<'_, '_> {
@@ -327,7 +331,7 @@ impl Dispatcher<'_, '_> {
                 }
             }
             let stop = t + window;
-            self.run_requests(sims, shared, stop)?;
+            self.run_requests(sims, shared, stop, workers.is_some())?;
             // Hostcall packets pushed by this window's memory operations are answered before
             // the waves spinning on them run again.
             if let Some(h) = host.as_deref_mut() {
@@ -410,7 +414,9 @@ impl Dispatcher<'_, '_> {
         sims: &mut [CuSim],
         shared: &mut Shared,
         stop: u64,
+        workers: bool,
     ) -> Result<(), TimedError> {
+        let parallel = workers && beside::allowed(shared.mem);
         // A CU's list is in issue order (requests are pushed as they issue and taken out in
         // order), so gathering the lists CU by CU and sorting by completion cycle alone, keeping
         // ties in place, gives the order. The requests are large (a register set each): sort
@@ -425,9 +431,35 @@ impl Dispatcher<'_, '_> {
             }
         }
         sort_by_cycle(order, &mut self.counts, &mut self.sorted);
-        for &(_, k) in self.sorted.iter() {
-            let (c, q) = due[k].take().expect("each request runs once");
-            deferred::run(shared, &mut sims[c], q).map_err(|(s, g)| TimedError::Guest(s, g))?;
+        let (sorted, beside) = (&self.sorted, &mut self.beside);
+        let guest = |(s, g)| TimedError::Guest(s, g);
+        let reads_only = |due: &[Option<(usize, Request)>], sims: &[CuSim], k: usize| {
+            let (c, q) = due[k].as_ref().expect("not run yet");
+            beside::reads_only(&sims[*c], q)
+        };
+        let mut i = 0;
+        while i < sorted.len() {
+            // The requests from `i` that only read device memory: run by CU on the worker
+            // threads if there are enough of them (`beside`), else one by one.
+            let mut j = i;
+            if parallel {
+                while j < sorted.len() && reads_only(due, sims, sorted[j].1) {
+                    j += 1;
+                }
+            }
+            if j - i >= beside::MIN_RUN {
+                let run = sorted[i..j]
+                    .iter()
+                    .map(|&(_, k)| due[k].take().expect("each request runs once"));
+                beside.run(sims, shared, run).map_err(guest)?;
+                i = j;
+                continue;
+            }
+            for &(_, k) in &sorted[i..j.max(i + 1)] {
+                let (c, q) = due[k].take().expect("each request runs once");
+                deferred::run(shared, &mut sims[c], q).map_err(guest)?;
+            }
+            i = j.max(i + 1);
         }
         // Kept for the next window, unless a burst (every wave's first loads at once) made
         // them large: they would stay in every later peak of the heap.

@@ -7,7 +7,8 @@
 //! same semantic functions, so results differ only where the program itself depends on timing
 //! (a missing `s_waitcnt`, a race).
 //!
-//! Modules: [`ahead`] (ALU runs executed before they issue), [`bulk`] (a SIMD's turns many at
+//! Modules: [`ahead`] (ALU runs executed before they issue), [`beside`] (a window's loads of
+//! different CUs run on the worker threads), [`bulk`] (a SIMD's turns many at
 //! a time while its waves run pure instructions), [`config`] (latencies, CU count, arbitration), [`facts`] (what each instruction means
 //! to the timing: issue unit, VALU cycles, latency class, LDS access shape), [`occupancy`]
 //! (placement limits), [`inflight`] (outstanding memory operations and their register landing),
@@ -17,6 +18,7 @@
 //! [`trace`].
 
 pub mod ahead;
+pub mod beside;
 pub mod bulk;
 pub mod config;
 pub mod deferred;
