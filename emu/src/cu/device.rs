@@ -433,21 +433,22 @@ impl Dispatcher<'_, '_> {
         sort_by_cycle(order, &mut self.counts, &mut self.sorted);
         let (sorted, beside) = (&self.sorted, &mut self.beside);
         let guest = |(s, g)| TimedError::Guest(s, g);
-        let reads_only = |due: &[Option<(usize, Request)>], sims: &[CuSim], k: usize| {
+        let weight = |due: &[Option<(usize, Request)>], sims: &[CuSim], k: usize| {
             let (c, q) = due[k].as_ref().expect("not run yet");
-            beside::reads_only(&sims[*c], q)
+            beside::weight(&sims[*c], q)
         };
         let mut i = 0;
         while i < sorted.len() {
-            // The requests from `i` that only read device memory: run by CU on the worker
-            // threads if there are enough of them (`beside`), else one by one.
-            let mut j = i;
+            // The requests from `i` that do not write device memory: run by CU on the worker
+            // threads if they weigh enough (`beside`), else one by one.
+            let (mut j, mut loads) = (i, 0);
             if parallel {
-                while j < sorted.len() && reads_only(due, sims, sorted[j].1) {
+                while let Some(w) = sorted.get(j).and_then(|&(_, k)| weight(due, sims, k)) {
+                    loads += w;
                     j += 1;
                 }
             }
-            if j - i >= beside::MIN_RUN {
+            if loads >= beside::MIN_RUN {
                 let run = sorted[i..j]
                     .iter()
                     .map(|&(_, k)| due[k].take().expect("each request runs once"));
