@@ -10,11 +10,11 @@
 //! eight or more).
 //!
 //! The results are those of running every request in turn: memory, registers, LDS and the
-//! order in which each CU's workgroups finish are the same, and when requests fault, the first
-//! in completion order is the stop (later ones of its run may have run too, but they wrote
-//! nothing that outlives the launch, which ends there). Not with the sanitizers (their state is one
-//! thread's), nor with host placement (accesses into an allocation's page padding are counted
-//! with the first one named, which threads would race for).
+//! order in which each CU's workgroups finish are the same, and when requests fault, the
+//! first in completion order is the stop (later ones of its run may have run too, but they
+//! wrote nothing that outlives the launch, which ends there). Not with the sanitizers (their
+//! state is one thread's), nor with host placement (accesses into an allocation's page padding
+//! are counted with the first one named, which threads would race for).
 
 use super::deferred::{self, Request, Shared};
 use super::engine::CuSim;
