@@ -1,6 +1,7 @@
-//! A timed launch in windows of cycles. Between windows, on one thread: the memory requests
-//! completing in the next window run in (cycle, CU, issue) order ([`super::deferred`]), ended
-//! workgroups are retired and waiting ones placed round-robin on CUs with room. Within a
+//! A timed launch in windows of cycles. Between windows: the memory requests completing in
+//! the next window run in (cycle, CU, issue) order ([`super::deferred`]; loads of different
+//! CUs between two writes on the worker threads, [`super::beside`]), ended workgroups are
+//! retired and waiting ones placed round-robin on CUs with room, on one thread. Within a
 //! window every CU steps its own cycles — on as many threads as configured — touching only its
 //! own waves and LDS. Every decision depends on simulated state only, so a run gives the same
 //! results and statistics for any thread count.
