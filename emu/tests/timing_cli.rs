@@ -112,6 +112,59 @@ fn timing_off_is_functional_and_rejects_timing_options() {
     let (code, _, err) = gcnemu(&with_cus);
     assert_eq!(code, 2);
     assert!(err.contains("need the timing model"), "{err}");
+    let mut with_profile = base.to_vec();
+    with_profile.push("--host-profile");
+    let (code, _, err) = gcnemu(&with_profile);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--host-profile need the timing model"),
+        "{err}"
+    );
+}
+
+#[test]
+fn host_profile_reports_where_the_time_went() {
+    let co = fixture("stale.co");
+    let args = [
+        "run",
+        co.as_str(),
+        "--kernel",
+        "stale",
+        "--grid",
+        "2",
+        "--block",
+        "64",
+        "--arg",
+        "zeros:512",
+        "--arg",
+        "zeros:512",
+        "--host-profile",
+    ];
+    let (code, out, err) = gcnemu(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("host time of `stale`:\n"), "{out}");
+    for part in [
+        "launch (wall clock)",
+        "windows (wall clock)",
+        "CUs' windows (all threads)",
+        "bulk turns, without runs ahead",
+        "runs ahead (the semantics)",
+        "age-order pass and arbiter",
+        "requests between windows",
+        "dispatcher, placement",
+    ] {
+        let line = out.lines().find(|l| l.trim_start().starts_with(part));
+        let line = line.unwrap_or_else(|| panic!("no line for {part}: {out}"));
+        assert!(
+            line.contains(" s ") && line.contains("ns/instruction"),
+            "{line}"
+        );
+    }
+    // The issues the launch counted.
+    let n = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("wave-instructions: "));
+    assert!(n.is_some_and(|n| n.parse::<u64>().unwrap() > 0), "{out}");
 }
 
 #[test]

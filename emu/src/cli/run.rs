@@ -115,6 +115,10 @@ pub struct RunArgs {
     /// Exit with status 1 when a sanitizer finds anything.
     #[arg(long, requires = "check")]
     pub check_error: bool,
+    /// Print where the host's time went in the timing model (to stdout): the bulk turns, the
+    /// semantics run ahead, the age-order pass, the memory requests between windows.
+    #[arg(long)]
+    pub host_profile: bool,
 }
 
 /// `--timeout`: `None` for 0 (no limit).
@@ -143,11 +147,12 @@ fn timing_config(args: &RunArgs, target: gcn_isa::Target) -> Result<Option<Timin
     let timing_only = args.cus.is_some()
         || args.schedule != Schedule::Oldest
         || !args.latencies.is_empty()
-        || args.trace_json.is_some();
+        || args.trace_json.is_some()
+        || args.host_profile;
     if args.timing == Switch::Off {
         if timing_only {
             return Err(Failure::Usage(
-                "--cus, --schedule, --latency and --trace-json need the timing model; drop --timing off".into(),
+                "--cus, --schedule, --latency, --trace-json and --host-profile need the timing model; drop --timing off".into(),
             ));
         }
         return Ok(None);
@@ -165,6 +170,7 @@ fn timing_config(args: &RunArgs, target: gcn_isa::Target) -> Result<Option<Timin
         t.latencies.set(spec).map_err(Failure::Usage)?;
     }
     t.trace = args.trace_json.is_some();
+    t.host_profile = args.host_profile;
     t.threads = match args.threads {
         Some(n) => n as usize,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -351,6 +357,13 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     }
     if args.stats {
         print!("{}", stats_text(&stats));
+        let _ = std::io::stdout().flush();
+    }
+    if let Some(p) = &stats.host_profile {
+        println!("host time of `{}`:", stats.kernel);
+        for line in p.lines() {
+            println!("  {line}");
+        }
         let _ = std::io::stdout().flush();
     }
     if let Some(path) = &args.stats_json {

@@ -201,6 +201,13 @@ impl CuSim<'_> {
 /// Runs ahead from wave `s`'s PC if a pure instruction is there; false if none ran. The
 /// instructions that ran are counted (a faulting one is not: its issue raises the fault).
 pub(super) fn run(m: &mut CuSim, s: usize) -> bool {
+    let start = m.prof.start();
+    let ran = run_stretch(m, s);
+    m.prof.stop(super::profile::Part::RunAhead, start);
+    ran
+}
+
+fn run_stretch(m: &mut CuSim, s: usize) -> bool {
     let facts = m.e.facts;
     let slot = &mut m.slots[s];
     let pc = slot.wave.pc as usize;

@@ -92,6 +92,8 @@ pub struct TimingConfig {
     /// turns in bulk while its waves run them ([`super::bulk`]). Results and statistics are
     /// the same either way; off only to compare the two (tests, the fuzz target).
     pub ahead: bool,
+    /// Time the parts of the model on the host ([`super::profile`]).
+    pub host_profile: bool,
 }
 
 /// Compute units of the boards the targets name: Vega 10 (Radeon RX Vega 64, gfx900) has 64,
@@ -125,6 +127,7 @@ impl TimingConfig {
             barrier_timeout: 100_000_000,
             threads: 1,
             ahead: true,
+            host_profile: false,
         }
     }
 }

@@ -13,6 +13,7 @@ use super::engine::{Block, Cu, CuSim, Env, WaveSlot};
 use super::facts::Facts;
 use super::occupancy::{occupancy, Demand, Occupancy};
 use super::place::Start;
+use super::profile::{Clock, Counters, HostProfile, Part};
 use super::rng::Rng;
 use super::stats::{LdsStats, StaleRead, Stalls, TimingStats, STALL_REASONS};
 use super::trace::Trace;
@@ -71,6 +72,8 @@ pub struct TimedResult {
     pub stats: TimingStats,
     pub trace: Option<Trace>,
     pub hazards: Vec<Seen>,
+    /// Where the host's time went, when [`TimingConfig::host_profile`] asked.
+    pub profile: Option<HostProfile>,
 }
 
 /// Runs every workgroup of the launch under the timing model. `pool` holds wave slots kept
@@ -143,6 +146,7 @@ pub fn run_timed(
         counts: Vec::new(),
         sorted: Vec::new(),
         beside: Beside::default(),
+        prof: Counters::new(config.host_profile),
     };
     let mut shared = Shared {
         program: r.program,
@@ -150,6 +154,7 @@ pub fn run_timed(
         mem,
         scratch: Box::new(Wave::new(0)),
     };
+    let clock = Clock::start();
     let result = match &workers {
         // The windows run from a worker thread: splitting each window's CUs between the
         // threads is then a join among workers, not a job sent into the pool and waited for.
@@ -170,11 +175,19 @@ pub fn run_timed(
         pool.append(&mut s.slots);
     }
     let end = result?;
+    let profile = config.host_profile.then(|| {
+        let mut all = d.prof.clone();
+        for s in &sims {
+            all.absorb(&s.prof);
+        }
+        clock.profile(&all, sims.iter().map(|s| s.issued).sum())
+    });
     let (stats, trace, hazards) = finish(sims, occ, end);
     Ok(TimedResult {
         stats,
         trace,
         hazards,
+        profile,
     })
 }
 
@@ -226,6 +239,7 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode, waves_per_cu: usiz
         bulk_window: false,
         bulk_retry: [0; super::occupancy::SIMDS],
         bulk_backoff: [0; super::occupancy::SIMDS],
+        prof: Counters::new(env.config.host_profile),
     }
 }
 
@@ -308,6 +322,8 @@ struct Dispatcher<'r, 'a> {
     sorted: Vec<(u64, usize)>,
     /// Runs of requests shared among the threads.
     beside: Beside,
+    /// Host time by part, when asked for ([`super::profile`]).
+    prof: Counters,
 }
 
 impl Dispatcher<'_, '_> {
@@ -332,7 +348,9 @@ impl Dispatcher<'_, '_> {
                 }
             }
             let stop = t + window;
+            let start = self.prof.start();
             self.run_requests(sims, shared, stop, workers.is_some())?;
+            self.prof.stop(Part::Requests, start);
             // Hostcall packets pushed by this window's memory operations are answered before
             // the waves spinning on them run again.
             if let Some(h) = host.as_deref_mut() {
@@ -364,7 +382,9 @@ impl Dispatcher<'_, '_> {
                 s.log_issues = near;
                 s.mem_epoch = mem_epoch;
             }
+            let start = self.prof.start();
             run_window(sims, t, stop, workers)?;
+            self.prof.stop(Part::Windows, start);
             // Groups that ended free their CU for the next window's placements.
             self.retire(sims, stop);
             self.place(sims, shared.mem, stop)?;

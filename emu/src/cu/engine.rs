@@ -10,6 +10,7 @@ use super::facts::{Facts, Unit, UNITS};
 use super::inflight::{Outstanding, Spare};
 use super::issue;
 use super::occupancy::{CuRoom, Demand, SIMDS};
+use super::profile::Part;
 use super::rng::Rng;
 use super::stats::{LdsStats, StaleRead, StallReason, Stalls};
 use super::trace::{self, Trace};
@@ -279,6 +280,8 @@ pub struct CuSim<'a> {
     /// The earliest cycle at which a wave of a group now waiting at its barrier arrived
     /// (u64::MAX: none waits), for the bulk's check of the barrier timeout.
     pub barrier_min: u64,
+    /// Host time by part, when asked for ([`super::profile`]).
+    pub prof: super::profile::Counters,
 }
 
 /// The first cycle at or after `t` in which SIMD `simd` has the issue slot.
@@ -328,8 +331,20 @@ impl<'a> CuSim<'a> {
             {
                 return Ok(());
             }
-            return self.step_in_age_order(simd, now);
+            let start = self.prof.start();
+            let r = self.step_in_age_order(simd, now);
+            self.prof.stop(Part::Pass, start);
+            return r;
         }
+        let start = self.prof.start();
+        let r = self.step_by_arbiter(simd, now);
+        self.prof.stop(Part::Pass, start);
+        r
+    }
+
+    /// [`CuSim::step`] with any arbitration: the SIMD's ready waves are gathered, put in the
+    /// arbiter's order, and each takes its turn.
+    fn step_by_arbiter(&mut self, simd: u8, now: u64) -> Result<(), (Stop, [u32; 3])> {
         // At most 10 waves per SIMD.
         let mut cand = [0usize; 16];
         let mut n = 0;
@@ -607,12 +622,14 @@ impl<'a> CuSim<'a> {
             && self.hazards.is_none()
             && stop - start <= self.e.config.barrier_timeout
             && !tracing::enabled!(tracing::Level::TRACE);
+        let probe = self.prof.start();
         let mut t = self.cu.next.max(start);
         while t < stop {
             self.step(t).map_err(|(s, g)| (t, s, g))?;
             t = self.next_event(t).unwrap_or(u64::MAX);
         }
         self.cu.next = t;
+        self.prof.stop(Part::CuWindow, probe);
         Ok(())
     }
 

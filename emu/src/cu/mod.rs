@@ -29,6 +29,7 @@ pub mod inflight;
 pub mod issue;
 pub mod occupancy;
 pub mod place;
+pub mod profile;
 pub mod rng;
 pub mod stats;
 #[cfg(test)]

@@ -26,6 +26,7 @@ use args::kernarg_segment;
 use options::check_dims;
 use report::{guest_error, hazard_finding, stale_finding};
 
+use crate::cu::profile::HostProfile;
 use crate::cu::trace::Trace;
 use crate::cu::{TimedError, TimedRun, TimingConfig, TimingStats};
 use crate::dispatch::{self, Launch, DYNAMIC_STACK_BYTES};
@@ -282,12 +283,12 @@ impl Device {
         let total = dims.grid.iter().map(|&g| g as u64).product::<u64>();
         let hazards = seen.iter().map(|s| hazard_finding(module, k, s)).collect();
         let elapsed = start.elapsed();
-        let (timing, trace) = match timed {
-            Some((mut t, trace)) => {
+        let (timing, trace, host_profile) = match timed {
+            Some((mut t, trace, profile)) => {
                 t.cycles_per_second = t.cycles as f64 / elapsed.as_secs_f64().max(1e-9);
-                (Some(t), trace.map(std::sync::Arc::new))
+                (Some(t), trace.map(std::sync::Arc::new), profile)
             }
-            None => (None, None),
+            None => (None, None, None),
         };
         let stale_reads = timing
             .as_ref()
@@ -314,6 +315,7 @@ impl Device {
             timing,
             stale_reads,
             trace,
+            host_profile,
             padding_accesses,
             first_padding_access,
             dropped_faults,
@@ -385,7 +387,7 @@ impl Device {
             &mut self.wave_pool,
             host,
         ) {
-            Ok(r) => Ok((counts, r.hazards, Some((r.stats, r.trace)))),
+            Ok(r) => Ok((counts, r.hazards, Some((r.stats, r.trace, r.profile)))),
             Err(TimedError::Guest(stop, group)) => {
                 Err(guest_error(module, k, kernel, group, stop, opts))
             }
@@ -457,4 +459,8 @@ fn dispatch_env(k: &Kernel, launch: &Launch, opts: &LaunchOptions) -> DispatchEn
 }
 
 /// What a launch's execution returns: counts, hazards seen, and the timing model's results.
-type Timed = (Counts, Vec<Seen>, Option<(TimingStats, Option<Trace>)>);
+type Timed = (
+    Counts,
+    Vec<Seen>,
+    Option<(TimingStats, Option<Trace>, Option<HostProfile>)>,
+);

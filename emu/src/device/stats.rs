@@ -26,6 +26,9 @@ pub struct Stats {
     /// The per-wave timeline, when [`TimingConfig::trace`](crate::cu::TimingConfig::trace)
     /// asked for it.
     pub trace: Option<std::sync::Arc<Trace>>,
+    /// Where the host's time went, when [`TimingConfig::host_profile`](crate::cu::TimingConfig::host_profile)
+    /// asked ([`crate::cu::profile`]).
+    pub host_profile: Option<crate::cu::profile::HostProfile>,
     /// Accesses that ran past the end of an allocation but stayed inside its last page, which a
     /// GPU maps whole (host placement only; the sparse placement faults on them), and the first.
     pub padding_accesses: u64,
