@@ -149,7 +149,7 @@ fn host_profile_reports_where_the_time_went() {
         "CUs' windows (all threads)",
         "bulk turns, without runs ahead",
         "runs ahead (the semantics)",
-        "age-order pass and arbiter",
+        "the pass, arbiter, the rest",
         "requests between windows",
         "dispatcher, placement",
     ] {

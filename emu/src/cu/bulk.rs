@@ -224,9 +224,7 @@ impl CuSim<'_> {
         }
         // Boxed, so that taking it out while the turns borrow the CU moves a pointer.
         let mut b = self.bulk[k].take().expect("entered");
-        let start = self.prof.start();
         let taken = self.bulk_run(&mut b, simd, now, stop);
-        self.prof.stop(super::profile::Part::Bulk, start);
         let turns = b.turns;
         self.bulk[k] = Some(b);
         if !taken {

@@ -37,7 +37,10 @@ pub struct Snapshot {
     lanes: u32,
     /// Instruction index after the memory instruction (what `pc` was when it ran).
     pc: u32,
-    vgprs: Vec<(u16, Row)>,
+    /// The VGPRs copied: their numbers, and their rows in the same order (apart, so that a
+    /// row is copied once, straight from the wave, rather than through a pair on the stack).
+    vgpr_ids: Vec<u16>,
+    vgpr_rows: Vec<Row>,
 }
 
 impl Snapshot {
@@ -53,7 +56,8 @@ impl Snapshot {
             index: 0,
             lanes: 0,
             pc: 0,
-            vgprs: Vec::new(),
+            vgpr_ids: Vec::new(),
+            vgpr_rows: Vec::new(),
         })
     }
 
@@ -72,12 +76,13 @@ impl Snapshot {
         self.index = w.index;
         self.lanes = w.lanes;
         self.pc = w.pc;
-        self.vgprs.clear();
-        self.vgprs.extend(
-            regs.vgpr_numbers()
-                .filter(|&v| (v as usize) < VGPRS)
-                .map(|v| (v, w.vgpr[v as usize])),
-        );
+        self.vgpr_ids.clear();
+        self.vgpr_rows.clear();
+        for v in regs.vgpr_numbers().filter(|&v| (v as usize) < VGPRS) {
+            self.vgpr_ids.push(v);
+            self.vgpr_rows
+                .extend_from_slice(std::slice::from_ref(&w.vgpr[v as usize]));
+        }
     }
 
     /// Loads the copy into `w` (a scratch wave; registers the instruction does not read keep
@@ -97,8 +102,8 @@ impl Snapshot {
         w.index = self.index;
         w.lanes = self.lanes;
         w.pc = self.pc;
-        for (v, row) in &self.vgprs {
-            w.vgpr[*v as usize] = *row;
+        for (&v, row) in self.vgpr_ids.iter().zip(&self.vgpr_rows) {
+            w.vgpr[v as usize] = *row;
         }
     }
 }

@@ -10,7 +10,6 @@ use super::facts::{Facts, Unit, UNITS};
 use super::inflight::{Outstanding, Spare};
 use super::issue;
 use super::occupancy::{CuRoom, Demand, SIMDS};
-use super::profile::Part;
 use super::rng::Rng;
 use super::stats::{LdsStats, StaleRead, StallReason, Stalls};
 use super::trace::{self, Trace};
@@ -326,25 +325,17 @@ impl<'a> CuSim<'a> {
                 // The window's issue order is recorded (near the end of the budget): the pass
                 // takes every turn, from the waves' own records.
                 self.bulk_leave(simd);
-            } else if now >= self.bulk_retry[simd as usize]
-                && self.bulk_turns(simd, now, self.window_stop)
-            {
-                return Ok(());
+            } else if now >= self.bulk_retry[simd as usize] {
+                // Entering, the turns, and leaving (with the runs ahead they start).
+                let probe = self.prof.start();
+                let taken = self.bulk_turns(simd, now, self.window_stop);
+                self.prof.stop(super::profile::Part::Bulk, probe);
+                if taken {
+                    return Ok(());
+                }
             }
-            let start = self.prof.start();
-            let r = self.step_in_age_order(simd, now);
-            self.prof.stop(Part::Pass, start);
-            return r;
+            return self.step_in_age_order(simd, now);
         }
-        let start = self.prof.start();
-        let r = self.step_by_arbiter(simd, now);
-        self.prof.stop(Part::Pass, start);
-        r
-    }
-
-    /// [`CuSim::step`] with any arbitration: the SIMD's ready waves are gathered, put in the
-    /// arbiter's order, and each takes its turn.
-    fn step_by_arbiter(&mut self, simd: u8, now: u64) -> Result<(), (Stop, [u32; 3])> {
         // At most 10 waves per SIMD.
         let mut cand = [0usize; 16];
         let mut n = 0;
@@ -629,7 +620,7 @@ impl<'a> CuSim<'a> {
             t = self.next_event(t).unwrap_or(u64::MAX);
         }
         self.cu.next = t;
-        self.prof.stop(Part::CuWindow, probe);
+        self.prof.stop(super::profile::Part::CuWindow, probe);
         Ok(())
     }
 

@@ -2,9 +2,10 @@
 //! --host-profile`): the parts of the timing model are timed with the CPU's time-stamp counter
 //! (a few nanoseconds a read, where a clock call costs tens) and summed per CU, so that the
 //! figures behind a change to the model can be had from one run rather than from a profiler
-//! and a build with symbols. Off, each probe is one predictable branch. The parts nest: the
-//! runs ahead happen inside the bulk turns, those and the pass inside each CU's window, and
-//! the CUs' windows (on every thread, summed) inside the dispatcher's windows (wall clock).
+//! and a build with symbols. Off, each probe is one predictable branch (there are none per
+//! turn of the age-order pass: its time is what the CU's window leaves). The parts nest: the
+//! runs ahead happen inside the bulk turns, those inside each CU's window, and the CUs'
+//! windows (on every thread, summed) inside the dispatcher's windows (wall clock).
 
 use std::time::Instant;
 
@@ -20,18 +21,15 @@ pub enum Part {
     Bulk,
     /// Pure stretches of a wave executed before they issue ([`super::ahead`]).
     RunAhead,
-    /// Turns taken by the age-order pass or the general arbiter ([`super::engine`]).
-    Pass,
     /// The memory requests due, run between windows ([`super::deferred`]).
     Requests,
 }
 
-const PARTS: [Part; 6] = [
+const PARTS: [Part; 5] = [
     Part::Windows,
     Part::CuWindow,
     Part::Bulk,
     Part::RunAhead,
-    Part::Pass,
     Part::Requests,
 ];
 
@@ -173,9 +171,8 @@ impl HostProfile {
         let (cus, cu_calls) = get(Part::CuWindow);
         let (bulk, bulk_calls) = get(Part::Bulk);
         let (ahead, ahead_calls) = get(Part::RunAhead);
-        let (pass, pass_calls) = get(Part::Pass);
         let (requests, requests_calls) = get(Part::Requests);
-        let rows: [(usize, &str, f64, f64, Option<u64>); 10] = [
+        let rows: [(usize, &str, f64, f64, Option<u64>); 9] = [
             (0, "launch (wall clock)", self.seconds, self.seconds, None),
             (1, "windows (wall clock)", windows, self.seconds, None),
             (
@@ -199,14 +196,7 @@ impl HostProfile {
                 cus,
                 Some(ahead_calls),
             ),
-            (3, "age-order pass and arbiter", pass, cus, Some(pass_calls)),
-            (
-                3,
-                "the rest of the CUs' windows",
-                cus - bulk - pass,
-                cus,
-                None,
-            ),
+            (3, "the pass, arbiter, the rest", cus - bulk, cus, None),
             (
                 1,
                 "requests between windows",
@@ -297,13 +287,7 @@ mod tests {
         // 16 waves, 10 instructions each outside the loop and 5 in each of its 200 rounds.
         assert_eq!(p.instructions, 16 * (10 + 5 * 200));
         let calls = |part: Part| p.parts.iter().find(|x| x.part == part).unwrap().calls;
-        for part in [
-            Part::Windows,
-            Part::CuWindow,
-            Part::Bulk,
-            Part::RunAhead,
-            Part::Pass,
-        ] {
+        for part in [Part::Windows, Part::CuWindow, Part::Bulk, Part::RunAhead] {
             assert!(calls(part) > 0, "{part:?} never timed");
         }
         assert!(calls(Part::Requests) > 0);
@@ -312,7 +296,7 @@ mod tests {
         let s = |part: Part| p.seconds_in(part);
         let slack = 1e-3;
         assert!(s(Part::RunAhead) <= s(Part::Bulk) + slack);
-        assert!(s(Part::Bulk) + s(Part::Pass) <= s(Part::CuWindow) + slack);
+        assert!(s(Part::Bulk) <= s(Part::CuWindow) + slack);
         assert!(s(Part::CuWindow) <= s(Part::Windows) + slack);
         assert!(s(Part::Windows) + s(Part::Requests) <= p.seconds + slack);
         let lines = p.lines();
