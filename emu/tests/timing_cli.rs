@@ -30,13 +30,11 @@ fn temp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-#[test]
-fn stats_json_trace_and_stale_warning() {
-    let (json, trace) = (temp("stats.json"), temp("trace.json"));
-    let co = fixture("stale.co");
-    let args = [
+/// `gcnemu run` of the stale-read fixture, two workgroups of one wave, then `extra`.
+fn run_stale<'a>(co: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
         "run",
-        &co,
+        co,
         "--kernel",
         "stale",
         "--grid",
@@ -47,6 +45,16 @@ fn stats_json_trace_and_stale_warning() {
         "zeros:512",
         "--arg",
         "zeros:512",
+    ];
+    args.extend(extra);
+    args
+}
+
+#[test]
+fn stats_json_trace_and_stale_warning() {
+    let (json, trace) = (temp("stats.json"), temp("trace.json"));
+    let co = fixture("stale.co");
+    let extra = [
         "--stats",
         "--cus",
         "1",
@@ -55,7 +63,7 @@ fn stats_json_trace_and_stale_warning() {
         "--trace-json",
         trace.to_str().unwrap(),
     ];
-    let (code, out, err) = gcnemu(&args);
+    let (code, out, err) = gcnemu(&run_stale(&co, &extra));
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("cycles") && out.contains("on 1 of 1 CUs"),
@@ -125,22 +133,7 @@ fn timing_off_is_functional_and_rejects_timing_options() {
 #[test]
 fn host_profile_reports_where_the_time_went() {
     let co = fixture("stale.co");
-    let args = [
-        "run",
-        co.as_str(),
-        "--kernel",
-        "stale",
-        "--grid",
-        "2",
-        "--block",
-        "64",
-        "--arg",
-        "zeros:512",
-        "--arg",
-        "zeros:512",
-        "--host-profile",
-    ];
-    let (code, out, err) = gcnemu(&args);
+    let (code, out, err) = gcnemu(&run_stale(&co, &["--host-profile"]));
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("host time of `stale`:\n"), "{out}");
     for part in [

@@ -552,12 +552,10 @@ fn account_lane(
 mod tests {
     use crate::cu::device::TimedError;
     use crate::cu::stats::StallReason;
-    use crate::cu::test_launch::launch;
+    use crate::cu::test_launch::launch_text;
     use crate::cu::{Arbitration, TimingConfig, TimingStats};
     use crate::launch::Counts;
-    use crate::memory::{AllocKind, Memory};
-    use crate::program::Program;
-    use gcn_isa::{assemble, Target};
+    use gcn_isa::Target;
 
     /// What a run leaves: its statistics or stop, counts, budget left and the buffer.
     type Outcome = (Result<TimingStats, String>, Counts, u64, Vec<u8>);
@@ -566,19 +564,13 @@ mod tests {
     /// for its units) under oldest-first arbitration and `budget`, with the run-ahead and bulk
     /// turns on or off.
     fn run(text: &str, budget: u64, ahead: bool) -> Outcome {
-        let code = assemble(text, Target::Gfx900).unwrap();
-        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
-        let mut mem = Memory::new(1 << 20);
-        let kernarg = mem.alloc(8, AllocKind::Buffer).unwrap();
-        let data = mem.alloc(1024, AllocKind::Buffer).unwrap();
-        mem.write_u64(kernarg, data).unwrap();
         let config = TimingConfig {
             cus: 1,
             arbitration: Arbitration::OldestFirst,
             ahead,
             ..TimingConfig::for_target(Target::Gfx900)
         };
-        let (result, counts, left) = launch(&program, &mut mem, kernarg, (6, 256), &config, budget);
+        let (result, counts, left, bytes) = launch_text(text, (6, 256), 1024, &config, budget);
         let result = match result {
             Ok(r) => Ok(TimingStats {
                 cycles_per_second: 0.0,
@@ -587,7 +579,6 @@ mod tests {
             Err(TimedError::Guest(stop, group)) => Err(format!("{stop:?} in {group:?}")),
             Err(TimedError::Launch(why)) => Err(why),
         };
-        let bytes = mem.bytes(data, 1024).unwrap().to_vec();
         (result, counts, left, bytes)
     }
 

@@ -234,11 +234,9 @@ impl HostProfile {
 #[cfg(test)]
 mod tests {
     use super::Part;
-    use crate::cu::test_launch::launch;
+    use crate::cu::test_launch::launch_text;
     use crate::cu::{Arbitration, TimingConfig};
-    use crate::memory::{AllocKind, Memory};
-    use crate::program::Program;
-    use gcn_isa::{assemble, Target};
+    use gcn_isa::Target;
 
     /// A loop of vector and scalar ALU work between a scalar load and a store: its turns run
     /// in bulk, its waves run ahead, and the pass takes the memory instructions.
@@ -261,19 +259,13 @@ mod tests {
         s_endpgm";
 
     fn run(host_profile: bool) -> crate::cu::TimedResult {
-        let code = assemble(LOOP, Target::Gfx900).unwrap();
-        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
-        let mut mem = Memory::new(1 << 20);
-        let kernarg = mem.alloc(8, AllocKind::Buffer).unwrap();
-        let data = mem.alloc(4096, AllocKind::Buffer).unwrap();
-        mem.write_u64(kernarg, data).unwrap();
         let config = TimingConfig {
             cus: 1,
             arbitration: Arbitration::OldestFirst,
             host_profile,
             ..TimingConfig::for_target(Target::Gfx900)
         };
-        let (result, _, _) = launch(&program, &mut mem, kernarg, (4, 256), &config, 1 << 30);
+        let (result, ..) = launch_text(LOOP, (4, 256), 4096, &config, 1 << 30);
         result.unwrap_or_else(|_| panic!("the loop runs"))
     }
 

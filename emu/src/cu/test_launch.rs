@@ -66,3 +66,25 @@ pub fn launch(
     );
     (result, counts, left)
 }
+
+/// Assembles `text` for gfx900 and runs it as [`launch`] does, with s[0:1] pointing at a
+/// kernarg whose first word is the address of a zeroed buffer of `bytes` bytes. Returns the
+/// result, the counts, the budget left and the buffer.
+pub fn launch_text(
+    text: &str,
+    dims: (u32, u32),
+    bytes: u64,
+    config: &TimingConfig,
+    budget: u64,
+) -> (Result<TimedResult, TimedError>, Counts, u64, Vec<u8>) {
+    use crate::memory::AllocKind;
+    let code = gcn_isa::assemble(text, gcn_isa::Target::Gfx900).unwrap();
+    let program = Program::decode(&code.bytes, 0, gcn_isa::Target::Gfx900);
+    let mut mem = Memory::new(1 << 20);
+    let kernarg = mem.alloc(8, AllocKind::Buffer).unwrap();
+    let data = mem.alloc(bytes, AllocKind::Buffer).unwrap();
+    mem.write_u64(kernarg, data).unwrap();
+    let (result, counts, left) = launch(&program, &mut mem, kernarg, dims, config, budget);
+    let buffer = mem.bytes(data, bytes as usize).unwrap().to_vec();
+    (result, counts, left, buffer)
+}
