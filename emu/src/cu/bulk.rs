@@ -552,7 +552,7 @@ fn account_lane(
 mod tests {
     use crate::cu::device::TimedError;
     use crate::cu::stats::StallReason;
-    use crate::cu::test_launch::launch_text;
+    use crate::cu::test_launch::{launch_text, LOOP};
     use crate::cu::{Arbitration, TimingConfig, TimingStats};
     use crate::launch::Counts;
     use gcn_isa::Target;
@@ -581,28 +581,6 @@ mod tests {
         };
         (result, counts, left, bytes)
     }
-
-    /// A loop of full- and quarter-rate vector ALU instructions, scalar ALU and a branch, with
-    /// scalar loads and a store around it: while the waves loop, their SIMDs' turns run in
-    /// bulk, entered and left around the memory instructions.
-    const LOOP: &str = "
-        s_load_dwordx2 s[2:3], s[0:1], 0x0
-        v_lshlrev_b32 v3, 2, v0
-        v_mov_b32 v1, 0
-        s_mov_b32 s4, 0
-        s_waitcnt lgkmcnt(0)
-    again:
-        v_add_u32 v1, v1, v0
-        v_mul_lo_u32 v2, v1, v1
-        v_xor_b32 v1, v1, v2
-        s_add_u32 s4, s4, 1
-        s_cmp_lg_u32 s4, 40
-        s_cbranch_scc1 again
-        v_mov_b32 v5, s3
-        v_add_co_u32 v4, vcc, s2, v3
-        v_addc_co_u32 v5, vcc, 0, v5, vcc
-        global_store_dword v[4:5], v1, off
-        s_endpgm";
 
     #[test]
     fn a_code_keeps_every_rate_s_cycles() {

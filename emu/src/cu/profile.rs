@@ -234,29 +234,9 @@ impl HostProfile {
 #[cfg(test)]
 mod tests {
     use super::Part;
-    use crate::cu::test_launch::launch_text;
+    use crate::cu::test_launch::{launch_text, LOOP};
     use crate::cu::{Arbitration, TimingConfig};
     use gcn_isa::Target;
-
-    /// A loop of vector and scalar ALU work between a scalar load and a store: its turns run
-    /// in bulk, its waves run ahead, and the pass takes the memory instructions.
-    const LOOP: &str = "
-        s_load_dwordx2 s[2:3], s[0:1], 0x0
-        v_lshlrev_b32 v3, 2, v0
-        v_mov_b32 v1, 0
-        s_mov_b32 s4, 0
-        s_waitcnt lgkmcnt(0)
-    again:
-        v_add_u32 v1, v1, v0
-        v_xor_b32 v1, v1, v3
-        s_add_u32 s4, s4, 1
-        s_cmp_lg_u32 s4, 200
-        s_cbranch_scc1 again
-        v_mov_b32 v5, s3
-        v_add_co_u32 v4, vcc, s2, v3
-        v_addc_co_u32 v5, vcc, 0, v5, vcc
-        global_store_dword v[4:5], v1, off
-        s_endpgm";
 
     fn run(host_profile: bool) -> crate::cu::TimedResult {
         let config = TimingConfig {
@@ -276,8 +256,8 @@ mod tests {
         assert_eq!(with.stats, without.stats);
         assert!(without.profile.is_none());
         let p = with.profile.expect("asked for");
-        // 16 waves, 10 instructions each outside the loop and 5 in each of its 200 rounds.
-        assert_eq!(p.instructions, 16 * (10 + 5 * 200));
+        // 16 waves, 10 instructions each outside the loop and 6 in each of its 40 rounds.
+        assert_eq!(p.instructions, 16 * (10 + 6 * 40));
         let calls = |part: Part| p.parts.iter().find(|x| x.part == part).unwrap().calls;
         for part in [Part::Windows, Part::CuWindow, Part::Bulk, Part::RunAhead] {
             assert!(calls(part) > 0, "{part:?} never timed");
