@@ -99,11 +99,62 @@ impl std::ops::IndexMut<usize> for Vgprs {
 }
 
 impl Vgprs {
+    /// Copies row `src` to row `dst` in the lanes set in `exec`, row to row: a copy through a
+    /// row on the stack stalls on reading back what was just stored there. False (nothing
+    /// done) if either lies outside the allocation.
+    #[inline]
+    pub fn copy_row(&mut self, dst: usize, src: usize, exec: u64) -> bool {
+        let n = self.rows.len();
+        if dst >= n || src >= n {
+            return false;
+        }
+        if dst != src {
+            let (d, s) = if dst < src {
+                let (lo, hi) = self.rows.split_at_mut(src);
+                (&mut lo[dst], &hi[0])
+            } else {
+                let (lo, hi) = self.rows.split_at_mut(dst);
+                (&mut hi[0], &lo[src])
+            };
+            select_lanes(d, s, exec);
+        }
+        true
+    }
+
+    /// Writes `value` to row `dst` in the lanes set in `exec` (outside the allocation, to the
+    /// spare row, as any write there).
+    #[inline]
+    pub fn fill_row(&mut self, dst: usize, value: u32, exec: u64) {
+        let row = &mut self[dst];
+        if exec == u64::MAX {
+            *row = [value; WAVE_SIZE];
+        } else {
+            for (l, d) in row.iter_mut().enumerate() {
+                let m = ((exec >> l) as u32 & 1).wrapping_neg();
+                *d = (value & m) | (*d & !m);
+            }
+        }
+    }
+
     #[cold]
     fn out_of_range(&mut self) -> &mut Row {
         let row = self.spare.get_or_insert_with(|| Box::new([0; WAVE_SIZE]));
         **row = [0; WAVE_SIZE];
         row
+    }
+}
+
+/// `row` takes `vals` in the lanes set in `exec`.
+#[inline(always)]
+fn select_lanes(row: &mut Row, vals: &Row, exec: u64) {
+    if exec == u64::MAX {
+        *row = *vals;
+    } else {
+        // A select per lane rather than a branch, so the loop vectorises.
+        for (l, (d, s)) in row.iter_mut().zip(vals).enumerate() {
+            let m = ((exec >> l) as u32 & 1).wrapping_neg();
+            *d = (*s & m) | (*d & !m);
+        }
     }
 }
 
@@ -276,16 +327,7 @@ impl Wave {
     /// Writes `vals` to VGPR `reg` in the lanes set in `exec`.
     #[inline]
     pub fn write_row(&mut self, reg: usize, vals: &Row, exec: u64) {
-        let row = &mut self.vgpr[reg % VGPRS];
-        if exec == u64::MAX {
-            *row = *vals;
-        } else {
-            // A select per lane rather than a branch, so the loop vectorises.
-            for (l, (d, s)) in row.iter_mut().zip(vals).enumerate() {
-                let m = ((exec >> l) as u32 & 1).wrapping_neg();
-                *d = (*s & m) | (*d & !m);
-            }
-        }
+        select_lanes(&mut self.vgpr[reg % VGPRS], vals, exec);
     }
 
     /// Writes 64-bit lane values to the VGPR pair starting at `reg`.

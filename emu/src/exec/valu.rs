@@ -612,6 +612,28 @@ macro_rules! with_plain_rows {
     }};
 }
 
+/// V_MOV_B32: a plain one copies its source row, or writes its scalar, straight into the
+/// destination (the general path would build the result on the stack first, and a copy
+/// read back from there just after it was stored costs more than the move itself).
+pub fn mov_b32(cx: &mut Cx, d: &Decoded) -> Res {
+    if is_plain(d) {
+        let exec = cx.wave.exec();
+        let dst = d.vdst as usize % crate::wave::VGPRS;
+        let done = match d.src[0] {
+            Src::Vgpr(r) => cx.wave.vgpr.copy_row(dst, r as usize, exec),
+            other => {
+                let value = scalar32(cx, other);
+                cx.wave.vgpr.fill_row(dst, value, exec);
+                true
+            }
+        };
+        if done {
+            return Ok(Flow::Continue);
+        }
+    }
+    u32_1(cx, d, |a| a)
+}
+
 #[inline]
 pub fn u32_1(cx: &mut Cx, d: &Decoded, f: impl Fn(u32) -> u32) -> Res {
     if is_plain(d) {

@@ -40,7 +40,6 @@ fn bfe_i32(v: u32, off: u32, width: u32) -> u32 {
 
 lane_ops! {
     // VOP1 (integer and conversion)
-    v_mov_b32: u32_1 |a| a;
     v_not_b32: u32_1 |a| !a;
     v_bfrev_b32: u32_1 |a| a.reverse_bits();
     // D = position of the first 1 from the MSB, or -1.
@@ -182,7 +181,7 @@ lane_ops! {
 }
 
 semantics! {
-    V_MOV_B32 => v_mov_b32;
+    V_MOV_B32 => mov_b32;
     V_NOT_B32 => v_not_b32;
     V_BFREV_B32 => v_bfrev_b32;
     V_FFBH_U32 => v_ffbh_u32;
