@@ -80,6 +80,7 @@ impl Beside {
         sims: &mut [CuSim],
         shared: &mut Shared,
         run: impl Iterator<Item = (usize, Request)>,
+        start: u64,
     ) -> Result<(), (Stop, [u32; 3])> {
         use rayon::prelude::*;
         self.by_cu.resize_with(sims.len(), Vec::new);
@@ -123,7 +124,7 @@ impl Beside {
                         if stop.as_ref().is_some_and(|s| s.0 < place) {
                             continue;
                         }
-                        if let Err(e) = deferred::run(&mut sh, sim, q) {
+                        if let Err(e) = deferred::run(&mut sh, sim, q, start) {
                             stop = Some((place, e));
                         }
                     }

@@ -130,9 +130,15 @@ pub struct Shared<'a> {
     pub scratch: Box<Wave>,
 }
 
-/// Runs request `r` of CU `sim`: its semantics against memory and its group's LDS, then hands
-/// the registers it wrote to its wave for the completion cycle.
-pub fn run(sh: &mut Shared, sim: &mut CuSim, r: Request) -> Result<(), (Stop, [u32; 3])> {
+/// Runs request `r` of CU `sim`, due in the window from cycle `start`: its semantics against
+/// memory and its group's LDS, then hands the registers it wrote to its wave for the completion
+/// cycle.
+pub fn run(
+    sh: &mut Shared,
+    sim: &mut CuSim,
+    r: Request,
+    start: u64,
+) -> Result<(), (Stop, [u32; 3])> {
     let d = &sh.program.insts[r.index as usize];
     // The snapshot holds a destination only if the instruction keeps part of it; debug builds
     // (the tests) poison the others, so a lane the semantics leave unwritten shows when the
@@ -166,7 +172,7 @@ pub fn run(sh: &mut Shared, sim: &mut CuSim, r: Request) -> Result<(), (Stop, [u
         slot.out
             .attach(r.seq, &sh.scratch, r.writes, exec, &mut sim.spare);
     }
-    sim.retire_if_done(r.group);
+    sim.retire_if_ended_before(r.group, start);
     Ok(())
 }
 

@@ -10,6 +10,7 @@ use super::beside::{self, Beside};
 use super::config::{Arbitration, TimingConfig};
 use super::deferred::{self, Request, Shared};
 use super::engine::{Block, Cu, CuSim, Env, WaveSlot};
+use super::lead::LeadRules;
 use super::facts::Facts;
 use super::occupancy::{occupancy, Demand, Occupancy};
 use super::place::Start;
@@ -45,6 +46,10 @@ pub struct TimedRun<'a> {
     /// The wall-clock time after which the launch stops with [`Stop::Timeout`].
     pub deadline: Option<std::time::Instant>,
 }
+
+/// Windows a CU may run ahead of the dispatcher at most ([`super::lead`]): bounds how long the
+/// livelock check and the budget's exact count wait for the CUs to line up.
+const LEAD_WINDOWS: u64 = 256;
 
 /// Windows between looks at the clock (a window is a few cycles of every CU).
 const CLOCK_WINDOWS: u64 = 64;
@@ -232,6 +237,8 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode, waves_per_cu: usiz
         mem_epoch: 0,
         spin_seen: false,
         window_stop: 0,
+        lead_until: 0,
+        held: None,
         bulk: Default::default(),
         aheads: Vec::with_capacity(waves_per_cu),
         queued: 0,
@@ -349,7 +356,7 @@ impl Dispatcher<'_, '_> {
             }
             let stop = t + window;
             let start = self.prof.start();
-            self.run_requests(sims, shared, stop, workers.is_some())?;
+            self.run_requests(sims, shared, t, stop, workers.is_some())?;
             self.prof.stop(Part::Requests, start);
             // Hostcall packets pushed by this window's memory operations are answered before
             // the waves spinning on them run again.
@@ -367,7 +374,12 @@ impl Dispatcher<'_, '_> {
             // Running requests can finish a group whose waves had already ended.
             self.retire(sims, t);
             self.place(sims, shared.mem, t)?;
-            if windows.is_multiple_of(SPIN_WINDOWS) && sims.iter().any(|s| s.spin_seen) {
+            let spin_seen = sims.iter().any(|s| s.spin_seen);
+            // (Not while a CU runs ahead: the waves must be looked at as of one cycle.)
+            if windows.is_multiple_of(SPIN_WINDOWS)
+                && spin_seen
+                && sims.iter().all(|s| s.lead_until <= t)
+            {
                 if let Some((stop, group)) = livelock(sims, shared.mem.writes()) {
                     return Err(TimedError::Guest(stop, group));
                 }
@@ -382,9 +394,30 @@ impl Dispatcher<'_, '_> {
                 s.log_issues = near;
                 s.mem_epoch = mem_epoch;
             }
+            // CUs may run windows ahead (`lead`) where nothing records the order of issues
+            // across CUs, no host answers the waves, no sanitizer looks at requests (the race
+            // check reads their waves' barrier counts as they run), no wave spins, and the
+            // budget is far: further than every CU can issue in the longest lead.
+            let leads = self.r.config.ahead
+                && host.is_none()
+                && !shared.mem.checking()
+                && !spin_seen
+                && sims[0].trace.is_none()
+                && sims[0].hazards.is_none()
+                && !tracing::enabled!(tracing::Level::TRACE)
+                && left / 2 > (LEAD_WINDOWS + 1) * window * sims.len() as u64 * MAX_ISSUES_PER_CYCLE;
+            let rules = leads.then_some(LeadRules {
+                window,
+                until: stop + LEAD_WINDOWS * window,
+                waiting: self.next_group < self.total,
+            });
             let start = self.prof.start();
-            run_window(sims, t, stop, workers)?;
+            run_window(sims, t, stop, workers, rules)?;
             self.prof.stop(Part::Windows, start);
+            // A lead that ended here: its groups whose last wave ended in it finish now.
+            for s in sims.iter_mut().filter(|s| s.lead_until == stop) {
+                s.settle();
+            }
             // Groups that ended free their CU for the next window's placements.
             self.retire(sims, stop);
             self.place(sims, shared.mem, stop)?;
@@ -403,10 +436,16 @@ impl Dispatcher<'_, '_> {
             if !resident && requests.is_none() && self.next_group >= self.total {
                 return Ok(end);
             }
-            // The next window with something in it (windows stay aligned to `window`).
+            // The next window with something in it (windows stay aligned to `window`), and the
+            // last window of each lead, at whose end the dispatcher may retire and place.
+            let leads_end = sims
+                .iter()
+                .filter(|s| s.lead_until > stop)
+                .map(|s| s.lead_until - window);
             let next = sims
                 .iter()
                 .map(|s| s.cu.next)
+                .chain(leads_end)
                 .chain(requests)
                 .min()
                 .unwrap_or(u64::MAX);
@@ -429,11 +468,13 @@ impl Dispatcher<'_, '_> {
         }
     }
 
-    /// Runs, in (completion cycle, CU, issue) order, every request completing before `stop`.
+    /// Runs, in (completion cycle, CU, issue) order, every request completing in the window
+    /// `[start, stop)` (none completes earlier).
     fn run_requests(
         &mut self,
         sims: &mut [CuSim],
         shared: &mut Shared,
+        start: u64,
         stop: u64,
         workers: bool,
     ) -> Result<(), TimedError> {
@@ -473,13 +514,13 @@ impl Dispatcher<'_, '_> {
                 let run = sorted[i..j]
                     .iter()
                     .map(|&(_, k)| due[k].take().expect("each request runs once"));
-                beside.run(sims, shared, run).map_err(guest)?;
+                beside.run(sims, shared, run, start).map_err(guest)?;
                 i = j;
                 continue;
             }
             for &(_, k) in &sorted[i..j.max(i + 1)] {
                 let (c, q) = due[k].take().expect("each request runs once");
-                deferred::run(shared, &mut sims[c], q).map_err(guest)?;
+                deferred::run(shared, &mut sims[c], q, start).map_err(guest)?;
             }
             i = j.max(i + 1);
         }
@@ -496,7 +537,8 @@ impl Dispatcher<'_, '_> {
 
     /// Frees what the groups that ended hold.
     fn retire(&mut self, sims: &mut [CuSim], now: u64) {
-        for s in sims.iter_mut() {
+        // A CU that ran ahead has its groups retired when the dispatcher reaches its lead's end.
+        for s in sims.iter_mut().filter(|s| s.lead_until <= now) {
             for g in std::mem::take(&mut s.finished) {
                 let Some(group) = s.release(g) else { continue };
                 if let Some(a) = group.scratch {
@@ -519,6 +561,10 @@ impl Dispatcher<'_, '_> {
             let mut placed = false;
             for k in 0..cus {
                 let c = (self.rr + k) % cus;
+                // A CU running ahead had no room as of `now` (`lead`).
+                if sims[c].lead_until > now {
+                    continue;
+                }
                 let start = sims[c].cu.slots.len();
                 let Some(simds) = sims[c].cu.room.place(&demand, start) else {
                     continue;
@@ -692,19 +738,31 @@ fn sort_by_cycle(order: &[(u64, usize)], counts: &mut Vec<u32>, sorted: &mut Vec
 /// Requests of one window whose room [`Dispatcher::run_requests`] keeps for the next.
 const KEPT_REQUESTS: usize = 256;
 
-/// Every CU steps its cycles in `[start, stop)`, on the worker threads if there are any. The
-/// first guest stop, by (cycle, CU), wins.
+/// Every CU steps its cycles in `[start, stop)`, on the worker threads if there are any, and
+/// then runs further windows ahead if `leads` allows ([`super::lead`]); a CU that ran this
+/// window ahead already gives the stop it met there, if any. The first guest stop, by
+/// (cycle, CU), wins.
 fn run_window(
     sims: &mut [CuSim],
     start: u64,
     stop: u64,
     workers: Option<&rayon::ThreadPool>,
+    leads: Option<LeadRules>,
 ) -> Result<(), TimedError> {
     // Every CU runs its window, even after another stopped; the earliest stop is kept
     // (no vector of results per window: a launch runs thousands of windows).
     let stop_of = |(c, s): (usize, &mut CuSim)| {
-        let e = s.run_window(start, stop).err()?;
-        Some((e.0, c, e.1, e.2))
+        if s.lead_until >= stop {
+            let e = s.held_before(stop)?;
+            return Some((e.0, c, e.1, e.2));
+        }
+        if let Err(e) = s.run_window(start, stop) {
+            return Some((e.0, c, e.1, e.2));
+        }
+        if let Some(rules) = &leads {
+            s.lead(stop, rules);
+        }
+        None
     };
     let first = match workers {
         Some(pool) => {

@@ -104,6 +104,10 @@ pub struct Group {
     /// Memory requests issued by its waves and not yet executed.
     pub outstanding: u32,
     pub retired: bool,
+    /// The cycle its last wave ended (u64::MAX while one runs): a CU running windows ahead
+    /// ([`super::lead`]) may have ended them after the window whose requests the dispatcher
+    /// runs.
+    pub ended_at: u64,
 }
 
 /// One compute unit.
@@ -261,6 +265,11 @@ pub struct CuSim<'a> {
     pub spin_seen: bool,
     /// The end of the window being run (a SIMD's turns in bulk go up to it).
     pub window_stop: u64,
+    /// The end of the last window this CU ran ahead of the dispatcher ([`super::lead`]; 0:
+    /// none), and a guest stop met there, which the dispatcher raises when it reaches that
+    /// window.
+    pub lead_until: u64,
+    pub held: Option<(u64, Stop, [u32; 3])>,
     /// Each SIMD's waves while its turns run in bulk.
     pub bulk: [Option<Box<super::bulk::SimdBulk>>; SIMDS],
     /// By slot index: the instructions each wave ran ahead ([`super::ahead`]), and how many
@@ -787,6 +796,7 @@ impl<'a> CuSim<'a> {
         group.slots.retain(|&x| x != s);
         group.alive -= 1;
         if group.alive == 0 {
+            group.ended_at = now;
             // The hardware frees the LDS and barrier now; the group's storage stays until
             // its last memory request has run.
             cu.room.release_group(&demand);
@@ -798,8 +808,16 @@ impl<'a> CuSim<'a> {
 
     /// Marks group `g` finished once its waves have ended and its requests have run.
     pub fn retire_if_done(&mut self, g: usize) {
+        self.retire_if_ended_before(g, u64::MAX);
+    }
+
+    /// As [`CuSim::retire_if_done`], counting only waves that ended before cycle `t`: the
+    /// dispatcher's view at the start of the window from `t`, where this CU may have run
+    /// further ([`super::lead`]).
+    pub fn retire_if_ended_before(&mut self, g: usize, t: u64) {
         if let Some(group) = &self.groups[g] {
-            if group.alive == 0 && group.outstanding == 0 && !group.retired {
+            if group.alive == 0 && group.ended_at < t && group.outstanding == 0 && !group.retired
+            {
                 self.groups[g].as_mut().unwrap().retired = true;
                 self.finished.push(g);
             }

@@ -27,6 +27,7 @@ pub mod engine;
 pub mod facts;
 pub mod inflight;
 pub mod issue;
+pub mod lead;
 pub mod occupancy;
 pub mod place;
 pub mod profile;

@@ -113,6 +113,7 @@ impl CuSim<'_> {
             barrier_since: u64::MAX,
             outstanding: 0,
             retired: false,
+            ended_at: u64::MAX,
         });
     }
 

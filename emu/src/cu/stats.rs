@@ -32,6 +32,14 @@ pub const STALL_REASONS: [StallReason; 5] = [
     StallReason::Sleep,
 ];
 
+const _: () = {
+    let mut i = 0;
+    while i < STALL_REASONS.len() {
+        assert!(matches!(STALL_REASONS[i].index(), Some(x) if x == i));
+        i += 1;
+    }
+};
+
 impl StallReason {
     pub fn name(self) -> &'static str {
         match self {
@@ -44,9 +52,17 @@ impl StallReason {
         }
     }
 
-    /// Index into [`Stalls::cycles`] (Executing has none).
-    pub fn index(self) -> Option<usize> {
-        STALL_REASONS.iter().position(|&r| r == self)
+    /// Index into [`Stalls::cycles`] (Executing has none): its place in [`STALL_REASONS`].
+    #[inline(always)]
+    pub const fn index(self) -> Option<usize> {
+        match self {
+            StallReason::Executing => None,
+            StallReason::Issue => Some(0),
+            StallReason::Dependency => Some(1),
+            StallReason::Waitcnt => Some(2),
+            StallReason::Barrier => Some(3),
+            StallReason::Sleep => Some(4),
+        }
     }
 }
 
