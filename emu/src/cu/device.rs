@@ -10,8 +10,8 @@ use super::beside::{self, Beside};
 use super::config::{Arbitration, TimingConfig};
 use super::deferred::{self, Request, Shared};
 use super::engine::{Block, Cu, CuSim, Env, WaveSlot};
-use super::lead::LeadRules;
 use super::facts::Facts;
+use super::lead::LeadRules;
 use super::occupancy::{occupancy, Demand, Occupancy};
 use super::place::Start;
 use super::profile::{Clock, Counters, HostProfile, Part};
@@ -405,7 +405,8 @@ impl Dispatcher<'_, '_> {
                 && sims[0].trace.is_none()
                 && sims[0].hazards.is_none()
                 && !tracing::enabled!(tracing::Level::TRACE)
-                && left / 2 > (LEAD_WINDOWS + 1) * window * sims.len() as u64 * MAX_ISSUES_PER_CYCLE;
+                && left / 2
+                    > (LEAD_WINDOWS + 1) * window * sims.len() as u64 * MAX_ISSUES_PER_CYCLE;
             let rules = leads.then_some(LeadRules {
                 window,
                 until: stop + LEAD_WINDOWS * window,

@@ -816,8 +816,7 @@ impl<'a> CuSim<'a> {
     /// further ([`super::lead`]).
     pub fn retire_if_ended_before(&mut self, g: usize, t: u64) {
         if let Some(group) = &self.groups[g] {
-            if group.alive == 0 && group.ended_at < t && group.outstanding == 0 && !group.retired
-            {
+            if group.alive == 0 && group.ended_at < t && group.outstanding == 0 && !group.retired {
                 self.groups[g].as_mut().unwrap().retired = true;
                 self.finished.push(g);
             }

@@ -53,6 +53,8 @@ impl CuSim<'_> {
             let stop = b + rules.window;
             let ran = self.run_window(b, stop);
             self.lead_until = stop;
+            #[cfg(test)]
+            tests::LEAD_WINDOWS.with(|n| n.set(n.get() + 1));
             if let Err(stop) = ran {
                 self.held = Some(stop);
                 return;
@@ -99,5 +101,122 @@ impl CuSim<'_> {
             Some((cycle, ..)) if *cycle < stop => self.held.take(),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cu::device::TimedError;
+    use crate::cu::test_launch::launch_text;
+    use crate::cu::{Arbitration, TimingConfig, TimingStats};
+    use crate::launch::Counts;
+    use gcn_isa::Target;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Windows run ahead on this thread (a one-thread launch runs on the caller's).
+        pub static LEAD_WINDOWS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    /// Waves looping over vector and scalar ALU work with a store every eighth turn of the
+    /// loop and one at the end: stores come due while CUs run ahead, groups end and others
+    /// wait for their room.
+    const STORING_LOOP: &str = "
+        s_load_dwordx2 s[2:3], s[0:1], 0x0
+        v_lshlrev_b32 v3, 2, v0
+        v_mov_b32 v1, 0
+        s_mov_b32 s4, 0
+        s_waitcnt lgkmcnt(0)
+        v_mov_b32 v5, s3
+        v_add_co_u32 v4, vcc, s2, v3
+        v_addc_co_u32 v5, vcc, 0, v5, vcc
+    again:
+        v_add_u32 v1, v1, v0
+        v_mul_lo_u32 v2, v1, v1
+        v_xor_b32 v1, v1, v2
+        s_add_u32 s4, s4, 1
+        s_and_b32 s5, s4, 7
+        s_cmp_lg_u32 s5, 0
+        s_cbranch_scc1 skip
+        global_store_dword v[4:5], v1, off
+    skip:
+        s_cmp_lg_u32 s4, 200
+        s_cbranch_scc1 again
+        global_store_dword v[4:5], v1, off
+        s_endpgm";
+
+    /// Statistics (or the stop), counts, budget left and buffer of 24 workgroups of 256 on
+    /// two CUs, with the run-ahead (and so the leads) on or off.
+    fn run(
+        text: &str,
+        ahead: bool,
+        threads: usize,
+        arbitration: Arbitration,
+        budget: u64,
+    ) -> (Result<TimingStats, String>, Counts, u64, Vec<u8>) {
+        let config = TimingConfig {
+            cus: 2,
+            threads,
+            arbitration,
+            ahead,
+            ..TimingConfig::for_target(Target::Gfx900)
+        };
+        let (result, counts, left, bytes) = launch_text(text, (24, 256), 1024, &config, budget);
+        let result = match result {
+            Ok(r) => Ok(TimingStats {
+                cycles_per_second: 0.0,
+                ..r.stats
+            }),
+            Err(TimedError::Guest(stop, group)) => Err(format!("{stop:?} in {group:?}")),
+            Err(TimedError::Launch(why)) => Err(why),
+        };
+        (result, counts, left, bytes)
+    }
+
+    #[test]
+    fn windows_run_ahead_give_the_results_and_statistics_of_windows_in_step() {
+        // Without the last store, a group's waves may all end while stores of theirs are
+        // still to run: the dispatcher must not finish it before it reaches their end.
+        let no_last_store = STORING_LOOP.replace(
+            "s_cbranch_scc1 again\n        global_store_dword v[4:5], v1, off",
+            "s_cbranch_scc1 again",
+        );
+        assert_ne!(no_last_store, STORING_LOOP);
+        for arbitration in [
+            Arbitration::OldestFirst,
+            Arbitration::RoundRobin,
+            Arbitration::Random { seed: 7 },
+        ] {
+            for text in [STORING_LOOP, &no_last_store] {
+                let in_step = run(text, false, 1, arbitration, u64::MAX);
+                assert!(in_step.0.is_ok(), "{:?}", in_step.0);
+                let before = LEAD_WINDOWS.with(Cell::get);
+                let ahead = run(text, true, 1, arbitration, u64::MAX);
+                let led = LEAD_WINDOWS.with(Cell::get) - before;
+                assert!(led > 100, "{arbitration:?}: {led} windows run ahead");
+                assert_eq!(ahead, in_step, "{arbitration:?}");
+                assert_eq!(run(text, true, 2, arbitration, u64::MAX), in_step);
+            }
+        }
+    }
+
+    /// A store past the buffer's allocation faults when it runs, between windows: the stop is
+    /// the one of windows in step, however far its CU or the other one ran ahead.
+    #[test]
+    fn a_store_that_faults_stops_the_launch_where_it_would_in_step() {
+        let faulting = STORING_LOOP.replace(
+            "s_cmp_lg_u32 s4, 200",
+            "s_cmp_lg_u32 s4, 200\n v_add_co_u32 v4, vcc, 0x100000, v4",
+        );
+        let in_step = run(&faulting, false, 1, Arbitration::OldestFirst, u64::MAX);
+        assert!(in_step.0.is_err(), "{:?}", in_step.0);
+        assert_eq!(
+            run(&faulting, true, 1, Arbitration::OldestFirst, u64::MAX).0,
+            in_step.0
+        );
+        assert_eq!(
+            run(&faulting, true, 2, Arbitration::OldestFirst, u64::MAX).0,
+            in_step.0
+        );
     }
 }
