@@ -397,8 +397,11 @@ impl Dispatcher<'_, '_> {
             // CUs may run windows ahead (`lead`) where nothing records the order of issues
             // across CUs, no host answers the waves, no sanitizer looks at requests (the race
             // check reads their waves' barrier counts as they run), no wave spins, and the
-            // budget is far: further than every CU can issue in the longest lead.
+            // budget is far: further than every CU can issue in the longest lead. And on one
+            // thread only: on several, a window waits for the longest lead of its CUs, and the
+            // threads idle (the bench's mandelbrot on two threads was slower with them).
             let leads = self.r.config.ahead
+                && workers.is_none()
                 && host.is_none()
                 && !shared.mem.checking()
                 && !spin_seen
