@@ -14,7 +14,8 @@
 //! (placement limits), [`inflight`] (outstanding memory operations and their register landing),
 //! [`engine`] (one CU stepping a cycle), [`issue`] (one instruction issuing), [`deferred`]
 //! (memory instructions run between windows, in completion order), [`place`] (starting a
-//! workgroup), [`device`] (the windows over all CUs, on one or more threads), [`stats`] and
+//! workgroup), [`device`] (the windows over all CUs, on one or more threads), [`lead`] (a CU
+//! running windows ahead of the others while nothing between windows reaches it), [`stats`] and
 //! [`trace`].
 
 pub mod ahead;
