@@ -10,6 +10,14 @@
 //! before anything else looks at them, and the queues' positions after each run of turns.
 //! (The instructions were counted as they ran ahead.)
 //!
+//! Stall intervals are kept lazily: a wave in the masks that is not waiting for the vector ALU
+//! is ready at every turn, so it either issues or stalls for Issue, and stalls from the turn
+//! after its last issue until its next; a lane keeps only that turn ([`Lane::since`]), its
+//! Issue cycles are added when it issues, and nothing is written for the waves that stall. Only
+//! the vector ALU's waiters (Dependency on their own instruction, Issue on another's) keep an
+//! explicit interval, closed when the unit is free. Leaving, a lane that issued at the last
+//! turn executes, any other stalls for Issue from its turn: the intervals the pass would hold.
+//!
 //! The results are those of [`CuSim::step`]'s age-order pass, turn by turn: the same issues,
 //! the same stall reasons from the same cycles, the same next turn. What the pass does and
 //! this does not is unobservable here: it lands completed memory operations of each wave it
@@ -35,7 +43,7 @@ use super::ahead::{End, AHEAD};
 use super::config::Arbitration;
 use super::engine::{turn, Block, CuSim, NO_UNIT};
 use super::issue::CADENCE;
-use super::stats::{StallReason, Stalls};
+use super::stats::StallReason;
 
 /// Waves of one SIMD the masks hold (a SIMD holds at most 10).
 const MAX_WAVES: usize = 16;
@@ -90,7 +98,9 @@ struct Lane {
     /// The position of the next instruction when the lane was loaded or last counted: the
     /// turns count its issues from the positions (`at - from`).
     from: u8,
-    /// Its stall accounting's open interval: the reason, and since when.
+    /// Its stall accounting's open interval: the reason, and since when; for a lane accounted
+    /// lazily ([`SimdBulk::lazy`]), `since` alone: the cycle from which it stalls for Issue
+    /// unless it issues.
     reason: StallReason,
     /// Its wave slot.
     slot: u32,
@@ -165,9 +175,9 @@ pub struct SimdBulk {
     impure: u32,
     /// Waves waiting for the vector ALU (ready at the CU's `valu_busy` of this SIMD).
     waiting: u32,
-    /// Waves whose open stall interval is Issue, and Executing.
-    in_issue: u32,
-    in_exec: u32,
+    /// Waves whose stall accounting the turns keep lazily ([`Lane::since`]): those in the
+    /// masks, while they do not wait for the vector ALU.
+    lazy: u32,
     /// Waves that issued, and that stalled for a taken unit, at the last turn taken.
     winners: u32,
     stalled: u32,
@@ -186,8 +196,7 @@ impl Default for SimdBulk {
             needs: 0,
             impure: 0,
             waiting: 0,
-            in_issue: 0,
-            in_exec: 0,
+            lazy: 0,
             winners: 0,
             stalled: 0,
             last: 0,
@@ -264,8 +273,7 @@ impl CuSim<'_> {
         b.needs = 0;
         b.impure = 0;
         b.waiting = 0;
-        b.in_issue = 0;
-        b.in_exec = 0;
+        b.lazy = 0;
         b.winners = 0;
         b.stalled = 0;
         b.last = now;
@@ -281,8 +289,6 @@ impl CuSim<'_> {
             l.reason = h.reason;
             l.since = h.since;
             (l.at, l.len, l.from) = (0, 0, 0);
-            b.in_issue |= ((h.reason == StallReason::Issue) as u32) << i;
-            b.in_exec |= ((h.reason == StallReason::Executing) as u32) << i;
             match h.block {
                 Block::Barrier | Block::Sleep | Block::Ended => {
                     ok = false;
@@ -296,7 +302,19 @@ impl CuSim<'_> {
                     if unit != OTHER && (h.ready_at <= now || unit == VALU && h.ready_at == busy) {
                         b.needs |= 1 << (16 * unit as u32 + i as u32);
                         b.impure |= ((code & IMPURE != 0) as u32) << i;
-                        b.waiting |= ((h.ready_at > now) as u32) << i;
+                        let waits = h.ready_at > now;
+                        b.waiting |= (waits as u32) << i;
+                        // A ready wave's interval goes over to the lazy accounting (below);
+                        // one for another reason, or a Dependency one begun in the future,
+                        // stays with the pass (not seen).
+                        let lazy = !waits
+                            && match h.reason {
+                                StallReason::Issue | StallReason::Executing => true,
+                                StallReason::Dependency => h.since <= now,
+                                _ => false,
+                            };
+                        ok &= waits || lazy;
+                        b.lazy |= (lazy as u32) << i;
                     } else {
                         b.horizon = b.horizon.min(h.ready_at);
                     }
@@ -306,6 +324,25 @@ impl CuSim<'_> {
         let any =
             unit_mask(b.needs, VALU) | unit_mask(b.needs, SCALAR) | unit_mask(b.needs, BRANCH);
         ok &= b.horizon > now && any & !b.impure != 0;
+        if ok {
+            // A lazy lane's `since` is the cycle from which it stalls for Issue unless it
+            // issues: for one stalling already, when that began; for one executing, or waiting
+            // for its own instruction until now (closed here, as the pass would close it at
+            // this turn whatever it does), this turn.
+            let mut m = b.lazy;
+            while m != 0 {
+                let l = &mut b.lanes[m.trailing_zeros() as usize & (MAX_WAVES - 1)];
+                m &= m - 1;
+                match l.reason {
+                    StallReason::Issue => {}
+                    StallReason::Dependency => {
+                        self.stalls.cycles[DEPENDENCY] += now - l.since;
+                        l.since = now;
+                    }
+                    _ => l.since = now,
+                }
+            }
+        }
         b.active = ok;
         b.turns = 0;
         self.bulk[k] = Some(b);
@@ -335,8 +372,13 @@ impl CuSim<'_> {
                 l.ready_at
             };
             h.waits_for = NO_UNIT;
-            h.reason = l.reason;
-            h.since = l.since;
+            // A lazy lane executes if it issued at the last turn, else stalls for Issue from
+            // `since`; the others kept their interval explicitly.
+            (h.reason, h.since) = match () {
+                _ if b.lazy & bit == 0 => (l.reason, l.since),
+                _ if b.winners & bit != 0 => (StallReason::Executing, b.last),
+                _ => (StallReason::Issue, l.since),
+            };
         }
     }
 
@@ -350,7 +392,9 @@ impl CuSim<'_> {
         // rarely (the vector ALU's owner, the horizon) stays where it is kept.
         let mut needs = b.needs;
         let (mut impure, mut waiting) = (b.impure, b.waiting);
-        let (mut in_issue, mut in_exec) = (b.in_issue, b.in_exec);
+        let mut lazy = b.lazy;
+        // Stall cycles of Issue and Dependency closed here.
+        let (mut issue_cycles, mut dep_cycles) = (0u64, 0u64);
         let (mut winners, mut stalled, mut last, mut turns) = (0, 0, 0, 0);
         let mut next = self.cu.simd_next[k];
         let mut end = stop.min(b.horizon);
@@ -361,7 +405,22 @@ impl CuSim<'_> {
         let lowest = |m: u32| m & m.wrapping_neg();
         while t < end {
             let valu_free = busy <= t;
-            if valu_free {
+            if valu_free && waiting != 0 {
+                // The vector ALU's waiters are ready again: their explicit intervals close as
+                // the pass would close them at this turn, and they go back to lazy.
+                let mut c = waiting;
+                while c != 0 {
+                    let l = &mut b.lanes[c.trailing_zeros() as usize & (MAX_WAVES - 1)];
+                    c &= c - 1;
+                    let since = t.max(l.since);
+                    match l.reason {
+                        StallReason::Issue => issue_cycles += since - l.since,
+                        StallReason::Dependency => dep_cycles += since - l.since,
+                        _ => {}
+                    }
+                    l.since = since;
+                }
+                lazy |= waiting;
                 waiting = 0;
             }
             let valu = unit_mask(needs, VALU);
@@ -376,32 +435,27 @@ impl CuSim<'_> {
             }
             // The vector ALU's waiters wait until it is free, on their own instruction or
             // another's.
+            // (Their lazy Issue stall until now closes, and they wait explicitly from now.)
             if !valu_free {
                 let mut c = ready & valu;
                 waiting |= c;
+                lazy &= !c;
                 while c != 0 {
                     let i = c.trailing_zeros() as usize;
                     c &= c - 1;
                     let l = &mut b.lanes[i & (MAX_WAVES - 1)];
-                    let r = if l.slot() == self.cu.valu_owner[k] {
+                    issue_cycles += t.saturating_sub(l.since);
+                    l.reason = if l.slot() == self.cu.valu_owner[k] {
                         StallReason::Dependency
                     } else {
                         StallReason::Issue
                     };
-                    account_lane(&mut self.stalls, l, [&mut in_issue, &mut in_exec], i, t, r);
+                    l.since = t.max(l.since);
                     l.ready_at = busy;
                 }
             }
-            // The others try again next turn: only those not yet stalling for Issue change.
+            // The others try again next turn, stalling for Issue: lazily, nothing to write.
             stalled = ready & !won & !waiting;
-            let mut c = stalled & !in_issue;
-            while c != 0 {
-                let i = c.trailing_zeros() as usize;
-                c &= c - 1;
-                let l = &mut b.lanes[i & (MAX_WAVES - 1)];
-                let masks = [&mut in_issue, &mut in_exec];
-                account_lane(&mut self.stalls, l, masks, i, t, StallReason::Issue);
-            }
             needs &= !in_every_unit(won);
             // Issue in age order, as the pass does.
             let mut w = won;
@@ -410,10 +464,10 @@ impl CuSim<'_> {
                 w &= w - 1;
                 let bit = 1u32 << i;
                 let l = &mut b.lanes[i & (MAX_WAVES - 1)];
-                if in_exec & bit == 0 {
-                    let masks = [&mut in_issue, &mut in_exec];
-                    account_lane(&mut self.stalls, l, masks, i, t, StallReason::Executing);
-                }
+                // It stalled for Issue from `since` to now (if at all); from the next turn it
+                // stalls unless it issues again.
+                issue_cycles += t.saturating_sub(l.since);
+                l.since = t + CADENCE;
                 // The instruction ran ahead and was counted then: it takes its unit, and the
                 // wave's next instruction comes from the queue, or from the next run.
                 let code = l.front();
@@ -472,7 +526,9 @@ impl CuSim<'_> {
         self.issued += issued;
         b.needs = needs;
         (b.impure, b.waiting) = (impure, waiting);
-        (b.in_issue, b.in_exec) = (in_issue, in_exec);
+        b.lazy = lazy;
+        self.stalls.cycles[ISSUE] += issue_cycles;
+        self.stalls.cycles[DEPENDENCY] += dep_cycles;
         self.cu.valu_busy[k] = busy;
         if turns == 0 {
             return false;
@@ -522,31 +578,9 @@ impl CuSim<'_> {
     }
 }
 
-/// [`super::engine::account`] on lane `i` of the bulk, keeping the masks of those stalling
-/// for Issue and executing (`masks`, in that order).
-#[inline(always)]
-fn account_lane(
-    stalls: &mut Stalls,
-    l: &mut Lane,
-    masks: [&mut u32; 2],
-    i: usize,
-    t: u64,
-    r: StallReason,
-) {
-    if l.reason == r {
-        return;
-    }
-    let t = t.max(l.since);
-    if let Some(x) = l.reason.index() {
-        stalls.cycles[x] += t - l.since;
-    }
-    l.reason = r;
-    l.since = t;
-    let bit = 1u32 << i;
-    let [in_issue, in_exec] = masks;
-    *in_issue = *in_issue & !bit | ((r == StallReason::Issue) as u32) << i;
-    *in_exec = *in_exec & !bit | ((r == StallReason::Executing) as u32) << i;
-}
+/// Where [`StallReason::Issue`] and [`StallReason::Dependency`] count in the stall cycles.
+const ISSUE: usize = StallReason::Issue.index().unwrap();
+const DEPENDENCY: usize = StallReason::Dependency.index().unwrap();
 
 #[cfg(test)]
 mod tests {
