@@ -200,6 +200,24 @@ mod tests {
         }
     }
 
+    /// A budget that runs out while the waves loop: leads run while it is far and stop before
+    /// it is near, so the stop names the instruction it names in step.
+    #[test]
+    fn the_budget_runs_out_where_it_would_in_step() {
+        let forever = STORING_LOOP.replace("s_cmp_lg_u32 s4, 200", "s_cmp_lg_u32 s4, 0");
+        let budget = 600_000;
+        let in_step = run(&forever, false, 1, Arbitration::OldestFirst, budget);
+        assert!(
+            in_step.0.as_ref().is_err_and(|e| e.starts_with("Budget")),
+            "{:?}",
+            in_step.0
+        );
+        let before = LEAD_WINDOWS.with(Cell::get);
+        let ahead = run(&forever, true, 1, Arbitration::OldestFirst, budget);
+        assert!(LEAD_WINDOWS.with(Cell::get) > before, "no lead ran");
+        assert_eq!(ahead, in_step);
+    }
+
     /// A store past the buffer's allocation faults when it runs, between windows: the stop is
     /// the one of windows in step, however far its CU or the other one ran ahead.
     #[test]
