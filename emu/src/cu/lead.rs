@@ -13,7 +13,7 @@
 //!   read; their stores reach this CU only through its own loads.)
 //! - no request is due in the window of a group whose waves have all ended (running it may
 //!   finish the group), and no group has finished, so nothing is to be retired;
-//! - it has no room for a waiting group, so nothing is placed on it.
+//! - it has no room for a waiting group, so nothing is placed on it;
 //! - no wave of it spins ([`super::device`] looks for a livelock across all CUs at once).
 //!
 //! The dispatcher then skips the CU in those windows, does not retire or place on it until it
@@ -25,10 +25,11 @@
 //! have made window by window, and the results and statistics are the same.
 //!
 //! What a lead does not see: the device's write count, which the spin detector compares at
-//! each taken backward branch, stays at the lead's first window. A wave spinning on memory
-//! loads, whose completions end leads, so its count is that of the window at most a lead's
-//! length late; the livelock check needs the count to be the current one for every wave, so
-//! it finds a livelock only later, never one that is not there.
+//! each taken backward branch, stays at the lead's first window (the LDS's count is the
+//! group's own, and exact). A wave that spins on memory waits for loads, whose completions end
+//! leads, so the count it sees is at most a lead's length late; the livelock check needs it to
+//! be the current one for every wave, so it finds a livelock later, never one that is not
+//! there.
 
 use super::engine::CuSim;
 
