@@ -584,15 +584,10 @@ const DEPENDENCY: usize = StallReason::Dependency.index().unwrap();
 
 #[cfg(test)]
 mod tests {
-    use crate::cu::device::TimedError;
     use crate::cu::stats::StallReason;
-    use crate::cu::test_launch::{launch_text, LOOP};
-    use crate::cu::{Arbitration, TimingConfig, TimingStats};
-    use crate::launch::Counts;
+    use crate::cu::test_launch::{outcome, Outcome, LOOP};
+    use crate::cu::{Arbitration, TimingConfig};
     use gcn_isa::Target;
-
-    /// What a run leaves: its statistics or stop, counts, budget left and the buffer.
-    type Outcome = (Result<TimingStats, String>, Counts, u64, Vec<u8>);
 
     /// Runs `text` as six workgroups of four waves on one CU (six waves per SIMD, contending
     /// for its units) under oldest-first arbitration and `budget`, with the run-ahead and bulk
@@ -604,16 +599,7 @@ mod tests {
             ahead,
             ..TimingConfig::for_target(Target::Gfx900)
         };
-        let (result, counts, left, bytes) = launch_text(text, (6, 256), 1024, &config, budget);
-        let result = match result {
-            Ok(r) => Ok(TimingStats {
-                cycles_per_second: 0.0,
-                ..r.stats
-            }),
-            Err(TimedError::Guest(stop, group)) => Err(format!("{stop:?} in {group:?}")),
-            Err(TimedError::Launch(why)) => Err(why),
-        };
-        (result, counts, left, bytes)
+        outcome(text, (6, 256), &config, budget)
     }
 
     #[test]

@@ -107,10 +107,8 @@ impl CuSim<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::cu::device::TimedError;
-    use crate::cu::test_launch::launch_text;
-    use crate::cu::{Arbitration, TimingConfig, TimingStats};
-    use crate::launch::Counts;
+    use crate::cu::test_launch::{outcome, Outcome};
+    use crate::cu::{Arbitration, TimingConfig};
     use gcn_isa::Target;
     use std::cell::Cell;
 
@@ -154,7 +152,7 @@ mod tests {
         threads: usize,
         arbitration: Arbitration,
         budget: u64,
-    ) -> (Result<TimingStats, String>, Counts, u64, Vec<u8>) {
+    ) -> Outcome {
         let config = TimingConfig {
             cus: 2,
             threads,
@@ -162,16 +160,7 @@ mod tests {
             ahead,
             ..TimingConfig::for_target(Target::Gfx900)
         };
-        let (result, counts, left, bytes) = launch_text(text, (24, 256), 1024, &config, budget);
-        let result = match result {
-            Ok(r) => Ok(TimingStats {
-                cycles_per_second: 0.0,
-                ..r.stats
-            }),
-            Err(TimedError::Guest(stop, group)) => Err(format!("{stop:?} in {group:?}")),
-            Err(TimedError::Launch(why)) => Err(why),
-        };
-        (result, counts, left, bytes)
+        outcome(text, (24, 256), &config, budget)
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use super::device::{TimedError, TimedResult};
 use super::facts::program_facts;
+use super::stats::TimingStats;
 use super::{run_timed, TimedRun, TimingConfig};
 use crate::dispatch::Launch;
 use crate::exec::DispatchEnv;
@@ -87,6 +88,24 @@ pub fn launch_text(
     let (result, counts, left) = launch(&program, &mut mem, kernarg, dims, config, budget);
     let buffer = mem.bytes(data, bytes as usize).unwrap().to_vec();
     (result, counts, left, buffer)
+}
+
+/// What a test compares of a run: its statistics (the host's speed left out) or its stop, the
+/// counts, the budget left and the buffer.
+pub type Outcome = (Result<TimingStats, String>, Counts, u64, Vec<u8>);
+
+/// [`launch_text`] with `dims` and a 1 KiB buffer, as an [`Outcome`].
+pub fn outcome(text: &str, dims: (u32, u32), config: &TimingConfig, budget: u64) -> Outcome {
+    let (result, counts, left, bytes) = launch_text(text, dims, 1024, config, budget);
+    let result = match result {
+        Ok(r) => Ok(TimingStats {
+            cycles_per_second: 0.0,
+            ..r.stats
+        }),
+        Err(TimedError::Guest(stop, group)) => Err(format!("{stop:?} in {group:?}")),
+        Err(TimedError::Launch(why)) => Err(why),
+    };
+    (result, counts, left, bytes)
 }
 
 /// A loop of full- and quarter-rate vector ALU instructions, scalar ALU and a branch, with
