@@ -26,16 +26,8 @@
 //! it notes a unit an older wave took ([`super::engine::Hot::waits_for`]), which only saves it a
 //! look with the same outcome.
 //!
-//! Steady turns: while no wave waits for the vector ALU and none is to issue an instruction
-//! that keeps it busy past the next turn, the unit is free at every turn and only the last
-//! turn can see a wave leave the masks. Then a turn needs no more of a winner than its next
-//! unit and whether its next code is one the steady turns stop at, which [`SimdBulk`] keeps
-//! for each lane as bit strings shifted at each issue ([`Lane::pack`]: two bits a code, and
-//! a bit for each code that is impure or long and for the queue's end, from which the
-//! lane's position follows); the stalls are counted per turn, every masked wave that does not
-//! issue stalling for Issue until the next (the lazy intervals are closed before and opened
-//! again after). A wave held at such a code stalls as any other, and the turn loop takes the
-//! turn at which it would issue.
+//! While no wave waits for the vector ALU and none issues one that keeps it busy past the next
+//! turn, the turns are steady ([`steady`]) and read less of each wave still.
 //!
 //! A wave whose next instruction is not pure stays in the masks while it needs the vector ALU,
 //! the scalar unit or the branch unit: as long as an older wave takes that unit, it stalls as
@@ -55,6 +47,8 @@ use super::config::Arbitration;
 use super::engine::{turn, Block, CuSim, NO_UNIT};
 use super::issue::CADENCE;
 use super::stats::StallReason;
+
+mod steady;
 
 /// Waves of one SIMD the masks hold (a SIMD holds at most 10).
 const MAX_WAVES: usize = 16;
@@ -147,50 +141,7 @@ const NO_LANE: Lane = Lane {
     from: 0,
 };
 
-/// Codes the steady turns do not issue ([`CuSim::bulk_run`]): impure ones, those that keep the
-/// vector ALU busy longer than a turn (an exponent above 1, see [`code`]), and another unit's.
-const STOPS: Code = IMPURE | 0b1111_0000;
-const _: () = assert!(code(VALU, 4) & STOPS == 0 && code(VALU, 8) & STOPS != 0);
-
-/// The position of a lane's next instruction, from its queue's end `len` and its `stops`
-/// ([`Lane::pack`]), whose highest bit is that end: the steady turns move only `stops`.
-#[inline(always)]
-fn at_of(len: u8, stops: u32) -> u8 {
-    len - (31 - stops.leading_zeros()) as u8
-}
-
 impl Lane {
-    /// Its queue from the front for the steady turns: the units, two bits each, and the codes
-    /// they stop at ([`STOPS`], and the end of the queue), a bit each. A lane that holds no
-    /// queue (its wave did not run ahead) stops at its front.
-    fn pack(&self) -> (u64, u32) {
-        let (at, len) = (self.at as u32, self.len as u32);
-        if at >= len {
-            return ((self.code[at as usize & (LANE_CODES - 1)] & 3) as u64, 1);
-        }
-        // Eight codes a word: their units gathered two bits each, and a bit each for a stop.
-        const LOW: u64 = 0x0101_0101_0101_0101;
-        let (mut units, mut stops) = (0u64, 0u32);
-        for (k, bytes) in self.code.chunks_exact(8).enumerate() {
-            let w = u64::from_le_bytes(bytes.try_into().expect("eight codes"));
-            let mut u = w & (3 * LOW);
-            u = (u | u >> 6) & 0x000f_000f_000f_000f;
-            u = (u | u >> 12) & 0x0000_00ff_0000_00ff;
-            u = (u | u >> 24) & 0xffff;
-            units |= u << (16 * k);
-            // A byte with a bit of STOPS, or both unit bits (another unit), in each byte's low
-            // bit, then those eight bits gathered into one byte.
-            let r = w & (STOPS as u64 * LOW);
-            let any = ((r & (0x7f * LOW)) + 0x7f * LOW | r) >> 7 & LOW;
-            let other = w & (w >> 1) & LOW;
-            stops |= (((any | other).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32) << (8 * k);
-        }
-        let n = len - at;
-        let units = (units >> (2 * at)) & (u64::MAX >> (64 - 2 * n));
-        let stops = (stops >> at) & !(u32::MAX << n) | 1 << n;
-        (units, stops)
-    }
-
     /// The code of its next instruction, issuable here (at < len).
     #[inline(always)]
     fn front(&self) -> Code {
@@ -466,93 +417,20 @@ impl CuSim<'_> {
         let lowest = |m: u32| m & m.wrapping_neg();
         while t < end {
             if waiting == 0 && busy <= t && needs & 0xffff_ffff_ffff != 0 {
-                // Steady turns: no wave waits for the vector ALU, and none issues one that keeps
-                // it busy past the next turn, so it is free at every turn; and no wave leaves
-                // the masks but at the last. A turn then reads each winner's next unit from
-                // `units` and whether it stops there from `stops`, and the stalls are counted
-                // per turn (a masked wave that does not issue stalls for Issue until the next):
-                // the lazy intervals up to `t` are closed first and open at the end again.
-                let ready =
-                    unit_mask(needs, VALU) | unit_mask(needs, SCALAR) | unit_mask(needs, BRANCH);
-                let (mut hold, mut m) = (0u32, ready);
-                while m != 0 {
-                    let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
-                    m &= m - 1;
-                    issue_cycles += t.saturating_sub(b.lanes[i].since);
-                    hold |= (b.stops[i] & 1) << i;
+                // Nothing waits for the vector ALU: steady turns ([`steady`]) as far as they go.
+                let s = self.bulk_steady(b, k, t, end, needs, impure);
+                issue_cycles += s.issue_cycles;
+                if let Some((owner, at)) = s.valu {
+                    busy = at + CADENCE;
+                    self.cu.valu_owner[k] = b.lanes[owner as usize & (MAX_WAVES - 1)].slot();
                 }
-                let n = ready.count_ones();
-                let (mut stalls, mut steady, mut valu_at) = (0u32, 0u32, (0u32, u64::MAX));
-                loop {
-                    let valu = unit_mask(needs, VALU);
-                    let (scalar, branch) = (unit_mask(needs, SCALAR), unit_mask(needs, BRANCH));
-                    let won = lowest(valu) | lowest(scalar) | lowest(branch);
-                    // A wave whose next instruction is not for these turns takes its unit: the
-                    // turn loop below takes this turn.
-                    if won & hold != 0 {
-                        break;
-                    }
-                    stalls += n - won.count_ones();
-                    if valu != 0 {
-                        valu_at = (valu.trailing_zeros(), t);
-                    }
-                    needs &= !in_every_unit(won);
-                    let mut w = won;
-                    while w != 0 {
-                        let i = w.trailing_zeros() as usize & (MAX_WAVES - 1);
-                        w &= w - 1;
-                        let bit = 1u32 << i;
-                        b.units[i] >>= 2;
-                        b.stops[i] >>= 1;
-                        let mut unit = (b.units[i] & 3) as u8;
-                        if b.stops[i] & 1 != 0 {
-                            // Its queue ran out (refilled here, as the turn loop does), or its
-                            // next instruction is impure or long: it is held.
-                            let l = &mut b.lanes[i];
-                            l.at = at_of(l.len, b.stops[i]);
-                            let code = if l.at < l.len {
-                                l.front()
-                            } else {
-                                ran_out += (l.at - l.from) as u64;
-                                let code = self.bulk_run_out(l);
-                                (b.units[i], b.stops[i]) = l.pack();
-                                code
-                            };
-                            unit = code & 3;
-                            hold |= ((b.stops[i] & 1) as u32) << i;
-                            impure |= ((code & IMPURE != 0) as u32) << i;
-                            if unit == OTHER {
-                                // It leaves the masks: the bulk ends after this turn.
-                                l.ready_at = t + CADENCE;
-                                b.horizon = b.horizon.min(t + CADENCE);
-                                end = end.min(b.horizon);
-                            }
-                        }
-                        needs |= (bit as u64) << (16 * unit as u32);
-                    }
-                    moved |= won;
-                    (winners, stalled, last) = (won, ready & !won, t);
-                    steady += 1;
-                    t += CADENCE;
-                    if t >= end {
-                        break;
-                    }
-                }
-                issue_cycles += CADENCE * stalls as u64;
-                let mut m = ready;
-                while m != 0 {
-                    let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
-                    m &= m - 1;
-                    let l = &mut b.lanes[i];
-                    l.since = t;
-                    l.at = at_of(l.len, b.stops[i]);
-                }
-                if valu_at.1 != u64::MAX {
-                    busy = valu_at.1 + CADENCE;
-                    self.cu.valu_owner[k] = b.lanes[valu_at.0 as usize & (MAX_WAVES - 1)].slot();
-                }
-                if steady > 0 {
-                    turns += steady;
+                if s.t > t {
+                    (needs, impure, end) = (s.needs, s.impure, s.end);
+                    moved |= s.moved;
+                    ran_out += s.ran_out;
+                    (winners, stalled, last) = (s.won, s.ready & !s.won, s.t - CADENCE);
+                    turns += ((s.t - t) / CADENCE) as u32;
+                    t = s.t;
                     next = t;
                     continue;
                 }
@@ -760,48 +638,6 @@ mod tests {
             ..TimingConfig::for_target(Target::Gfx900)
         };
         outcome(text, (6, 256), &config, budget)
-    }
-
-    /// [`Lane::pack`] gives, from the front, each code's unit and whether the steady turns
-    /// stop at it, and the queue's end, for queues at every position.
-    #[test]
-    fn a_lane_packs_its_queue_from_the_front() {
-        use crate::cu::bulk::{
-            code, Lane, BRANCH, IMPURE, LANE_CODES, NO_LANE, OTHER, SCALAR, STOPS, VALU,
-        };
-        let pool = [
-            code(VALU, 4),
-            code(VALU, 16),
-            code(VALU, 256),
-            code(SCALAR, 0),
-            code(BRANCH, 0),
-            code(SCALAR, 0) | IMPURE,
-            code(OTHER, 0),
-        ];
-        let mut seed = 0x9e37_79b9_u32;
-        for _ in 0..2000 {
-            let mut l: Lane = NO_LANE;
-            for c in l.code.iter_mut() {
-                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                *c = pool[(seed >> 24) as usize % pool.len()];
-            }
-            l.len = (seed >> 8) as u8 % 29;
-            l.at = (seed >> 16) as u8 % (l.len + 1);
-            let (units, stops) = l.pack();
-            let (at, len) = (l.at as usize, l.len as usize);
-            if at == len {
-                assert_eq!((units, stops), ((l.code[at % LANE_CODES] & 3) as u64, 1));
-                continue;
-            }
-            for p in 0..len - at {
-                let c = l.code[at + p];
-                assert_eq!(units >> (2 * p) & 3, (c & 3) as u64, "{l:?} at {p}");
-                let stop = c & STOPS != 0 || c & 3 == OTHER;
-                assert_eq!(stops >> p & 1 != 0, stop, "{l:?} at {p}");
-            }
-            assert_eq!(units >> (2 * (len - at)), 0, "{l:?}");
-            assert_eq!(stops >> (len - at), 1, "{l:?}");
-        }
     }
 
     #[test]

@@ -1,0 +1,246 @@
+//! Steady turns of a SIMD in the bulk ([`CuSim::bulk_steady`]). While no wave waits for the
+//! vector ALU and none is to issue an instruction that keeps it busy past the next turn, the
+//! unit is free at every turn, and only the last turn can see a wave leave the masks. A turn
+//! then needs no more of a winner than the unit of its next instruction and whether the steady
+//! turns stop at it, which [`SimdBulk`] keeps for each lane as bit strings shifted at each
+//! issue ([`Lane::pack`]: two bits a code, and a bit for each code that is impure or long and
+//! for the queue's end, from which the lane's position follows, [`at_of`]). The stalls are
+//! counted per turn: every masked wave that does not issue stalls for Issue until the next
+//! turn (the lazy intervals are closed before and opened again after). A wave held at such a
+//! code stalls as any other, and [`CuSim::bulk_run`]'s turn loop takes the turn at which it
+//! would issue. The decisions are the turn loop's: for each unit the oldest wave needing it.
+
+use super::{code, in_every_unit, unit_mask, Code, Lane, SimdBulk};
+use super::{BRANCH, IMPURE, LANE_CODES, MAX_WAVES, OTHER, SCALAR, VALU};
+use crate::cu::engine::CuSim;
+use crate::cu::issue::CADENCE;
+
+/// Codes the steady turns do not issue: impure ones, those that keep the
+/// vector ALU busy longer than a turn (an exponent above 1, see [`code`]), and another unit's.
+pub(super) const STOPS: Code = IMPURE | 0b1111_0000;
+const _: () = assert!(code(VALU, 4) & STOPS == 0 && code(VALU, 8) & STOPS != 0);
+
+/// The position of a lane's next instruction, from its queue's end `len` and its `stops`
+/// ([`Lane::pack`]), whose highest bit is that end: the steady turns move only `stops`.
+#[inline(always)]
+pub(super) fn at_of(len: u8, stops: u32) -> u8 {
+    len - (31 - stops.leading_zeros()) as u8
+}
+
+impl Lane {
+    /// Its queue from the front for the steady turns: the units, two bits each, and the codes
+    /// they stop at ([`STOPS`], and the end of the queue), a bit each. A lane that holds no
+    /// queue (its wave did not run ahead) stops at its front.
+    pub(super) fn pack(&self) -> (u64, u32) {
+        let (at, len) = (self.at as u32, self.len as u32);
+        if at >= len {
+            return ((self.code[at as usize & (LANE_CODES - 1)] & 3) as u64, 1);
+        }
+        // Eight codes a word: their units gathered two bits each, and a bit each for a stop.
+        const LOW: u64 = 0x0101_0101_0101_0101;
+        let (mut units, mut stops) = (0u64, 0u32);
+        for (k, bytes) in self.code.chunks_exact(8).enumerate() {
+            let w = u64::from_le_bytes(bytes.try_into().expect("eight codes"));
+            let mut u = w & (3 * LOW);
+            u = (u | u >> 6) & 0x000f_000f_000f_000f;
+            u = (u | u >> 12) & 0x0000_00ff_0000_00ff;
+            u = (u | u >> 24) & 0xffff;
+            units |= u << (16 * k);
+            // A byte with a bit of STOPS, or both unit bits (another unit), in each byte's low
+            // bit, then those eight bits gathered into one byte.
+            let r = w & (STOPS as u64 * LOW);
+            let any = ((r & (0x7f * LOW)) + 0x7f * LOW | r) >> 7 & LOW;
+            let other = w & (w >> 1) & LOW;
+            stops |= (((any | other).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32) << (8 * k);
+        }
+        let n = len - at;
+        let units = (units >> (2 * at)) & (u64::MAX >> (64 - 2 * n));
+        let stops = (stops >> at) & !(u32::MAX << n) | 1 << n;
+        (units, stops)
+    }
+}
+
+/// What a run of steady turns did, for [`CuSim::bulk_run`]'s own records.
+pub(super) struct Steady {
+    /// The turn after the last taken (the first if none was).
+    pub t: u64,
+    /// The bulk's end, brought forward if a wave left the masks.
+    pub end: u64,
+    pub needs: u64,
+    pub impure: u32,
+    /// The waves in the masks, and those that issued at the last turn.
+    pub ready: u32,
+    pub won: u32,
+    /// Issue stall cycles closed.
+    pub issue_cycles: u64,
+    /// Lanes that issued, and the issues of those whose queue ran out and was refilled.
+    pub moved: u32,
+    pub ran_out: u64,
+    /// The lane that took the vector ALU last, and at which turn.
+    pub valu: Option<(u32, u64)>,
+}
+
+impl CuSim<'_> {
+    /// Takes SIMD `k`'s turns from `t`, before `end`, while they are steady (the module
+    /// above): no wave waits for the vector ALU, which is free at `t`, and some wave is in the
+    /// masks `needs`. Updates the lanes and their bit strings, and the bulk's horizon.
+    #[inline(never)]
+    pub(super) fn bulk_steady(
+        &mut self,
+        b: &mut SimdBulk,
+        k: usize,
+        t: u64,
+        end: u64,
+        needs: u64,
+        impure: u32,
+    ) -> Steady {
+        debug_assert!(self.cu.valu_busy[k] <= t);
+        let lowest = |m: u32| m & m.wrapping_neg();
+        let ready = unit_mask(needs, VALU) | unit_mask(needs, SCALAR) | unit_mask(needs, BRANCH);
+        // The lazy intervals close here; the turns below count every stalled turn.
+        let mut s = Steady {
+            t,
+            end,
+            needs,
+            impure,
+            ready,
+            won: 0,
+            issue_cycles: 0,
+            moved: 0,
+            ran_out: 0,
+            valu: None,
+        };
+        let (mut hold, mut m) = (0u32, ready);
+        while m != 0 {
+            let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
+            m &= m - 1;
+            s.issue_cycles += t.saturating_sub(b.lanes[i].since);
+            hold |= (b.stops[i] & 1) << i;
+        }
+        let (mut t, mut end, mut needs, mut impure) = (t, end, needs, impure);
+        let (mut issued, mut moved, mut won_last) = (0u32, 0u32, 0u32);
+        // The turn and lane of the last vector ALU issue, packed: turn << 4 | lane.
+        let mut valu_last = u64::MAX;
+        loop {
+            let valu = unit_mask(needs, VALU);
+            let (scalar, branch) = (unit_mask(needs, SCALAR), unit_mask(needs, BRANCH));
+            let won = lowest(valu) | lowest(scalar) | lowest(branch);
+            // A wave held at a code these turns do not issue takes its unit: the turn loop
+            // takes this turn.
+            if won & hold != 0 {
+                break;
+            }
+            issued += won.count_ones();
+            if valu != 0 {
+                valu_last = t << 4 | valu.trailing_zeros() as u64;
+            }
+            needs &= !in_every_unit(won);
+            let mut w = won;
+            while w != 0 {
+                let i = w.trailing_zeros() as usize & (MAX_WAVES - 1);
+                w &= w - 1;
+                b.units[i] >>= 2;
+                b.stops[i] >>= 1;
+                let mut unit = (b.units[i] & 3) as u8;
+                if b.stops[i] & 1 != 0 {
+                    let code = self.steady_stop(b, i, t, &mut s.ran_out);
+                    unit = code & 3;
+                    hold |= (b.stops[i] & 1) << i;
+                    impure |= ((code & IMPURE != 0) as u32) << i;
+                    end = end.min(b.horizon);
+                }
+                needs |= (1u64 << i) << (16 * unit as u32);
+            }
+            moved |= won;
+            won_last = won;
+            t += CADENCE;
+            if t >= end {
+                break;
+            }
+        }
+        let turns = ((t - s.t) / CADENCE) as u32;
+        s.issue_cycles += CADENCE * (turns * ready.count_ones() - issued) as u64;
+        let mut m = ready;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
+            m &= m - 1;
+            let l = &mut b.lanes[i];
+            l.since = t;
+            l.at = at_of(l.len, b.stops[i]);
+        }
+        s.valu = (valu_last != u64::MAX).then_some(((valu_last & 15) as u32, valu_last >> 4));
+        (s.t, s.end, s.needs, s.impure) = (t, end, needs, impure);
+        (s.won, s.moved) = (won_last, moved);
+        s
+    }
+
+    /// Lane `i` issued at turn `t`, and the steady turns stop at what comes next: its queue
+    /// ran out (refilled here, as the turn loop does; its issues counted into `ran_out`), or
+    /// its next instruction is impure or long. Returns that instruction's code; one that needs
+    /// another unit takes the wave out of the masks, and the bulk ends after this turn. Out of
+    /// line and cold, so that the turns keep their registers.
+    #[cold]
+    #[inline(never)]
+    fn steady_stop(&mut self, b: &mut SimdBulk, i: usize, t: u64, ran_out: &mut u64) -> Code {
+        let l = &mut b.lanes[i];
+        l.at = at_of(l.len, b.stops[i]);
+        let code = if l.at < l.len {
+            l.front()
+        } else {
+            *ran_out += (l.at - l.from) as u64;
+            let code = self.bulk_run_out(l);
+            (b.units[i], b.stops[i]) = l.pack();
+            code
+        };
+        if code & 3 == OTHER {
+            l.ready_at = t + CADENCE;
+            b.horizon = b.horizon.min(t + CADENCE);
+        }
+        code
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::STOPS;
+    use crate::cu::bulk::{code, Lane, BRANCH, IMPURE, LANE_CODES, NO_LANE, OTHER, SCALAR, VALU};
+
+    /// [`Lane::pack`] gives, from the front, each code's unit and whether the steady turns
+    /// stop at it, and the queue's end, for queues at every position.
+    #[test]
+    fn a_lane_packs_its_queue_from_the_front() {
+        let pool = [
+            code(VALU, 4),
+            code(VALU, 16),
+            code(VALU, 256),
+            code(SCALAR, 0),
+            code(BRANCH, 0),
+            code(SCALAR, 0) | IMPURE,
+            code(OTHER, 0),
+        ];
+        let mut seed = 0x9e37_79b9_u32;
+        for _ in 0..2000 {
+            let mut l: Lane = NO_LANE;
+            for c in l.code.iter_mut() {
+                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                *c = pool[(seed >> 24) as usize % pool.len()];
+            }
+            l.len = (seed >> 8) as u8 % 29;
+            l.at = (seed >> 16) as u8 % (l.len + 1);
+            let (units, stops) = l.pack();
+            let (at, len) = (l.at as usize, l.len as usize);
+            if at == len {
+                assert_eq!((units, stops), ((l.code[at % LANE_CODES] & 3) as u64, 1));
+                continue;
+            }
+            for p in 0..len - at {
+                let c = l.code[at + p];
+                assert_eq!(units >> (2 * p) & 3, (c & 3) as u64, "{l:?} at {p}");
+                let stop = c & STOPS != 0 || c & 3 == OTHER;
+                assert_eq!(stops >> p & 1 != 0, stop, "{l:?} at {p}");
+            }
+            assert_eq!(units >> (2 * (len - at)), 0, "{l:?}");
+            assert_eq!(stops >> (len - at), 1, "{l:?}");
+        }
+    }
+}
