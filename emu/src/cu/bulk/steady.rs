@@ -121,6 +121,17 @@ impl CuSim<'_> {
         let (mut issued, mut moved, mut won_last) = (0u32, 0u32, 0u32);
         // The turn and lane of the last vector ALU issue, packed: turn << 4 | lane.
         let mut valu_last = u64::MAX;
+        // The waves by the unit of the instruction after their next, as `needs` holds them by
+        // their next: a turn's winners move from one to the other without a load, which keeps
+        // the loads of the lanes' strings out of the chain from one turn's winners to the
+        // next's. (What a stop changes, the stop sets right.)
+        let mut after = 0u64;
+        let mut m = ready;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
+            m &= m - 1;
+            after |= (1u64 << i) << (16 * (b.units[i] >> 2 & 3));
+        }
         loop {
             let valu = unit_mask(needs, VALU);
             let (scalar, branch) = (unit_mask(needs, SCALAR), unit_mask(needs, BRANCH));
@@ -134,22 +145,23 @@ impl CuSim<'_> {
             if valu != 0 {
                 valu_last = t << 4 | valu.trailing_zeros() as u64;
             }
-            needs &= !in_every_unit(won);
+            let every = in_every_unit(won);
+            needs = needs & !every | after & every;
             let mut w = won;
             while w != 0 {
                 let i = w.trailing_zeros() as usize & (MAX_WAVES - 1);
                 w &= w - 1;
+                let bit = 1u64 << i;
                 b.units[i] >>= 2;
                 b.stops[i] >>= 1;
-                let mut unit = (b.units[i] & 3) as u8;
                 if b.stops[i] & 1 != 0 {
                     let code = self.steady_stop(b, i, t, &mut s.ran_out);
-                    unit = code & 3;
                     hold |= (b.stops[i] & 1) << i;
                     impure |= ((code & IMPURE != 0) as u32) << i;
                     end = end.min(b.horizon);
+                    needs = needs & !in_every_unit(bit as u32) | bit << (16 * (code & 3));
                 }
-                needs |= (1u64 << i) << (16 * unit as u32);
+                after = after & !in_every_unit(bit as u32) | bit << (16 * (b.units[i] >> 2 & 3));
             }
             moved |= won;
             won_last = won;
