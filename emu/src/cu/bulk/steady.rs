@@ -147,6 +147,7 @@ impl CuSim<'_> {
             }
             let every = in_every_unit(won);
             needs = needs & !every | after & every;
+            after &= !every;
             let mut w = won;
             while w != 0 {
                 let i = w.trailing_zeros() as usize & (MAX_WAVES - 1);
@@ -161,7 +162,7 @@ impl CuSim<'_> {
                     end = end.min(b.horizon);
                     needs = needs & !in_every_unit(bit as u32) | bit << (16 * (code & 3));
                 }
-                after = after & !in_every_unit(bit as u32) | bit << (16 * (b.units[i] >> 2 & 3));
+                after |= bit << (16 * (b.units[i] >> 2 & 3));
             }
             moved |= won;
             won_last = won;
