@@ -97,7 +97,7 @@ impl CuSim<'_> {
         debug_assert!(self.cu.valu_busy[k] <= t);
         let lowest = |m: u32| m & m.wrapping_neg();
         let ready = unit_mask(needs, VALU) | unit_mask(needs, SCALAR) | unit_mask(needs, BRANCH);
-        // The lazy intervals close here; the turns below count every stalled turn.
+        // The turns below count every stalled turn; the lazy intervals close at the end.
         let mut s = Steady {
             t,
             end,
@@ -110,13 +110,6 @@ impl CuSim<'_> {
             ran_out: 0,
             valu: None,
         };
-        let (mut hold, mut m) = (0u32, ready);
-        while m != 0 {
-            let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
-            m &= m - 1;
-            s.issue_cycles += t.saturating_sub(b.lanes[i].since);
-            hold |= (b.stops[i] & 1) << i;
-        }
         let (mut t, mut end, mut needs, mut impure) = (t, end, needs, impure);
         let (mut issued, mut moved, mut won_last) = (0u32, 0u32, 0u32);
         // The turn and lane of the last vector ALU issue, packed: turn << 4 | lane.
@@ -125,12 +118,13 @@ impl CuSim<'_> {
         // their next: a turn's winners move from one to the other without a load, which keeps
         // the loads of the lanes' strings out of the chain from one turn's winners to the
         // next's. (What a stop changes, the stop sets right.)
-        let mut after = 0u64;
-        let mut m = ready;
+        // And the waves held at their next instruction.
+        let (mut after, mut hold, mut m) = (0u64, 0u32, ready);
         while m != 0 {
             let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
             m &= m - 1;
             after |= (1u64 << i) << (16 * (b.units[i] >> 2 & 3));
+            hold |= (b.stops[i] & 1) << i;
         }
         loop {
             let valu = unit_mask(needs, VALU);
@@ -177,7 +171,11 @@ impl CuSim<'_> {
         while m != 0 {
             let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
             m &= m - 1;
+            // The stall interval it had before these turns, and those in them (above),
+            // closed; from here it stalls unless it issues. (The lanes' lines are touched
+            // once, here.)
             let l = &mut b.lanes[i];
+            s.issue_cycles += s.t.saturating_sub(l.since);
             l.since = t;
             l.at = at_of(l.len, b.stops[i]);
         }
