@@ -31,6 +31,9 @@ use crate::launch::{Counts, Stop};
 /// three cache lines).
 pub const AHEAD: usize = 28;
 
+/// Room for the codes of a queue: [`AHEAD`] rounded up to a power of two.
+pub const AHEAD_CODES: usize = AHEAD.next_power_of_two();
+
 /// How a run ahead ended, for its last instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum End {
@@ -52,7 +55,9 @@ pub struct Ahead {
     index: [u32; AHEAD],
     /// What the bulk turns read of each ([`bulk::Code`]; the last of a run that ended in a
     /// fault or a flow is marked [`bulk::IMPURE`]: [`issue::issue`] issues it).
-    code: [Code; AHEAD],
+    /// (Padded to a power of two, so that the bulk's lanes copy it with one store and read it
+    /// back in words, [`bulk`]'s `Lane::pack`.)
+    code: [Code; AHEAD_CODES],
     head: u8,
     len: u8,
     end: End,
@@ -63,7 +68,7 @@ impl Default for Ahead {
     fn default() -> Self {
         Ahead {
             index: [0; AHEAD],
-            code: [0; AHEAD],
+            code: [0; AHEAD_CODES],
             head: 0,
             len: 0,
             end: End::Plain,
@@ -105,7 +110,7 @@ impl Ahead {
     }
 
     /// The codes of its instructions, by position.
-    pub(super) fn codes(&self) -> &[Code; AHEAD] {
+    pub(super) fn codes(&self) -> &[Code; AHEAD_CODES] {
         &self.code
     }
 

@@ -42,7 +42,7 @@
 //! records the order of issues across SIMDs (the Chrome trace, the trace-level log, the run-time
 //! hazard tracker, the issue log near the end of the budget).
 
-use super::ahead::{End, AHEAD};
+use super::ahead::{End, AHEAD_CODES};
 use super::config::Arbitration;
 use super::engine::{turn, Block, CuSim, NO_UNIT};
 use super::issue::CADENCE;
@@ -128,7 +128,7 @@ impl Lane {
 }
 
 /// Codes a lane holds (the longest run, rounded up to a power of two).
-const LANE_CODES: usize = AHEAD.next_power_of_two();
+const LANE_CODES: usize = AHEAD_CODES;
 
 const NO_LANE: Lane = Lane {
     slot: u32::MAX,
@@ -594,7 +594,8 @@ impl CuSim<'_> {
             return code;
         }
         let a = &self.aheads[s];
-        l.code[..AHEAD].copy_from_slice(a.codes());
+        // One store of the whole array, which `Lane::pack` reads back at once.
+        l.code = *a.codes();
         (l.at, l.len) = (a.head(), a.len());
         l.from = l.at;
         l.front()
