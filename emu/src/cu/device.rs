@@ -169,6 +169,10 @@ pub fn run_timed(
     for a in d.scratch_all.drain(..) {
         let _ = shared.mem.free(a);
     }
+    // Queues' positions and waves' records held in the bulk are written back.
+    for s in &mut sims {
+        s.bulk_leave_all();
+    }
     let issued: u64 = sims.iter().map(|s| s.issued).sum();
     *budget = budget.saturating_sub(issued);
     for s in &sims {
@@ -350,6 +354,7 @@ impl Dispatcher<'_, '_> {
             windows += 1;
             if let Some(deadline) = self.r.deadline {
                 if windows.is_multiple_of(CLOCK_WINDOWS) && std::time::Instant::now() >= deadline {
+                    sims.iter_mut().for_each(|s| s.bulk_leave_all());
                     let waves = sims.iter().flat_map(|s| s.waves_at()).collect();
                     return Err(TimedError::Guest(Stop::Timeout { waves }, [0; 3]));
                 }

@@ -172,12 +172,16 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
 /// A wave that keeps running while others of its group wait at the barrier for longer than
 /// the timeout will, in all likelihood, never arrive: report a deadlock, not a hang.
 #[inline(always)]
-pub fn barrier_timeout(m: &CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
+pub fn barrier_timeout(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
     let g = m.slots[s].group;
     if let Some(group) = m.groups[g].as_ref() {
         if group.barrier_since != u64::MAX && now - group.barrier_since > m.e.config.barrier_timeout
         {
-            return Err((m.barrier_timeout(g, now), group.id));
+            let id = group.id;
+            // The report names where the running waves are: those of SIMDs in the bulk have
+            // their positions written back first.
+            m.bulk_leave_all();
+            return Err((m.barrier_timeout(g, now), id));
         }
     }
     Ok(())

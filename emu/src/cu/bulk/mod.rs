@@ -95,14 +95,11 @@ pub fn valu_cycles(code: Code) -> u64 {
 struct Lane {
     /// The codes of its queue ([`super::ahead::Ahead`]), copied when it ran ahead, so that
     /// the turns read no wave's own records, and the queue's positions: of the next
-    /// instruction here (the queue's own is brought up to date after each run of turns) and
-    /// past the last.
+    /// instruction here (the queue's own is brought up to date when the SIMD leaves the bulk,
+    /// [`SimdBulk::dirty`]) and past the last.
     code: [Code; LANE_CODES],
     at: u8,
     len: u8,
-    /// The position of the next instruction when the lane was loaded or last counted: the
-    /// turns count its issues from the positions (`at - from`).
-    from: u8,
     /// Its stall accounting's open interval: the reason, and since when; for a lane accounted
     /// lazily ([`SimdBulk::lazy`]), `since` alone: the cycle from which it stalls for Issue
     /// unless it issues.
@@ -138,7 +135,6 @@ const NO_LANE: Lane = Lane {
     code: [0; LANE_CODES],
     at: 0,
     len: 0,
-    from: 0,
 };
 
 impl Lane {
@@ -188,6 +184,11 @@ pub struct SimdBulk {
     stalled: u32,
     /// Turns taken since the SIMD entered the bulk.
     turns: u32,
+    /// Lanes whose position moved since their queue's own was last written: written when the
+    /// SIMD leaves the bulk (nothing else reads a queue's position meanwhile: the pass looks
+    /// only at SIMDs outside the bulk, and a queue that runs out is written as it is refilled),
+    /// or when the launch stops ([`CuSim::bulk_leave_all`]).
+    dirty: u32,
     active: bool,
     lanes: [Lane; MAX_WAVES],
     /// Per lane, its queue from the front as the steady turns read it ([`Lane::pack`]): the
@@ -213,6 +214,7 @@ impl Default for SimdBulk {
             last: 0,
             horizon: u64::MAX,
             turns: 0,
+            dirty: 0,
         }
     }
 }
@@ -299,7 +301,7 @@ impl CuSim<'_> {
             l.ready_at = h.ready_at;
             l.reason = h.reason;
             l.since = h.since;
-            (l.at, l.len, l.from) = (0, 0, 0);
+            (l.at, l.len) = (0, 0);
             match h.block {
                 Block::Barrier | Block::Sleep | Block::Ended => {
                     ok = false;
@@ -364,6 +366,14 @@ impl CuSim<'_> {
         ok
     }
 
+    /// Every SIMD leaves the bulk: for what reads the waves' records and queues from outside
+    /// the turns (the launch's end, a report of where every wave is).
+    pub fn bulk_leave_all(&mut self) {
+        for simd in 0..self.bulk.len() {
+            self.bulk_leave(simd as u8);
+        }
+    }
+
     /// Writes SIMD `simd`'s waves' records back and ends its bulk (nothing if not in it).
     pub(super) fn bulk_leave(&mut self, simd: u8) {
         let Some(b) = self.bulk[simd as usize].as_mut() else {
@@ -373,6 +383,12 @@ impl CuSim<'_> {
             return;
         }
         b.active = false;
+        let mut d = std::mem::take(&mut b.dirty);
+        while d != 0 {
+            let l = &b.lanes[d.trailing_zeros() as usize & (MAX_WAVES - 1)];
+            d &= d - 1;
+            self.aheads[l.slot()].set_head(l.at);
+        }
         for (i, l) in b.lanes[..b.n].iter_mut().enumerate() {
             let h = &mut self.hot[l.slot()];
             let bit = 1 << i;
@@ -410,10 +426,8 @@ impl CuSim<'_> {
         let (mut winners, mut stalled, mut last, mut turns) = (0, 0, 0, 0);
         let mut next = self.cu.simd_next[k];
         let mut end = stop.min(b.horizon);
-        // Lanes that issued, and the issues from runs they finished (the others are counted
-        // from the lanes after the loop).
-        let mut moved = 0u32;
-        let mut ran_out = 0;
+        // Lanes that issued, and the issues.
+        let (mut moved, mut issued) = (0u32, 0u64);
         let lowest = |m: u32| m & m.wrapping_neg();
         while t < end {
             if waiting == 0 && busy <= t && needs & 0xffff_ffff_ffff != 0 {
@@ -427,7 +441,7 @@ impl CuSim<'_> {
                 if s.t > t {
                     (needs, impure, end) = (s.needs, s.impure, s.end);
                     moved |= s.moved;
-                    ran_out += s.ran_out;
+                    issued += s.issued as u64;
                     (winners, stalled, last) = (s.won, s.ready & !s.won, s.t - CADENCE);
                     turns += ((s.t - t) / CADENCE) as u32;
                     t = s.t;
@@ -509,12 +523,12 @@ impl CuSim<'_> {
                 }
                 l.at += 1;
                 moved |= bit;
+                issued += 1;
                 let next = if l.at < l.len {
                     b.units[i & (MAX_WAVES - 1)] >>= 2;
                     b.stops[i & (MAX_WAVES - 1)] >>= 1;
                     l.front()
                 } else {
-                    ran_out += (l.at - l.from) as u64;
                     let next = self.bulk_run_out(l);
                     (b.units[i & (MAX_WAVES - 1)], b.stops[i & (MAX_WAVES - 1)]) = l.pack();
                     next
@@ -549,16 +563,8 @@ impl CuSim<'_> {
             }
             t = turn(next, simd);
         }
-        // Lanes that issued: their issues counted, their queues' positions brought up to date.
-        let mut issued = ran_out;
-        while moved != 0 {
-            let l = &mut b.lanes[moved.trailing_zeros() as usize & (MAX_WAVES - 1)];
-            moved &= moved - 1;
-            issued += (l.at - l.from) as u64;
-            self.aheads[l.slot()].set_head(l.at);
-            l.from = l.at;
-        }
         self.issued += issued;
+        b.dirty |= moved;
         b.needs = needs;
         (b.impure, b.waiting) = (impure, waiting);
         b.lazy = lazy;
@@ -582,7 +588,6 @@ impl CuSim<'_> {
         let s = l.slot();
         if self.aheads[s].is_empty() && !super::ahead::run(self, s) {
             (l.at, l.len) = (self.aheads[s].head(), self.aheads[s].head());
-            l.from = l.at;
             let pc = self.slots[s].wave.pc as usize;
             let code = self
                 .e
@@ -597,7 +602,6 @@ impl CuSim<'_> {
         // One store of the whole array, which `Lane::pack` reads back at once.
         l.code = *a.codes();
         (l.at, l.len) = (a.head(), a.len());
-        l.from = l.at;
         l.front()
     }
 
@@ -674,6 +678,24 @@ mod tests {
             assert_eq!(near, run(LOOP, budget, false), "budget {budget}");
             assert_eq!(near.0, Ok(stats.clone()), "budget {budget}");
         }
+    }
+
+    /// A wave faults while the others still loop in bulk: the launch stops with the queues'
+    /// positions written back, so the counts leave out what ran ahead and did not issue, as
+    /// without bulk turns.
+    #[test]
+    fn a_stop_while_others_loop_counts_only_what_issued() {
+        let faulting = LOOP.replace(
+            "    global_store_dword",
+            "    s_load_dword s6, s[2:3], 0xffff0\n    s_waitcnt lgkmcnt(0)\n    global_store_dword",
+        );
+        let with = run(&faulting, 1_000_000, true);
+        assert!(
+            with.0.as_ref().is_err_and(|e| e.starts_with("Fault")),
+            "{:?}",
+            with.0
+        );
+        assert_eq!(with, run(&faulting, 1_000_000, false));
     }
 
     /// The budget runs out while the waves loop: near its end the turns are the pass's again

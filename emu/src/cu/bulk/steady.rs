@@ -73,9 +73,9 @@ pub(super) struct Steady {
     pub won: u32,
     /// Issue stall cycles closed.
     pub issue_cycles: u64,
-    /// Lanes that issued, and the issues of those whose queue ran out and was refilled.
+    /// Lanes that issued, and the issues.
     pub moved: u32,
-    pub ran_out: u64,
+    pub issued: u32,
     /// The lane that took the vector ALU last, and at which turn.
     pub valu: Option<(u32, u64)>,
 }
@@ -107,7 +107,7 @@ impl CuSim<'_> {
             won: 0,
             issue_cycles: 0,
             moved: 0,
-            ran_out: 0,
+            issued: 0,
             valu: None,
         };
         let (mut t, mut end, mut needs, mut impure) = (t, end, needs, impure);
@@ -150,7 +150,7 @@ impl CuSim<'_> {
                 b.units[i] >>= 2;
                 b.stops[i] >>= 1;
                 if b.stops[i] & 1 != 0 {
-                    let code = self.steady_stop(b, i, t, &mut s.ran_out);
+                    let code = self.steady_stop(b, i, t);
                     hold |= (b.stops[i] & 1) << i;
                     impure |= ((code & IMPURE != 0) as u32) << i;
                     end = end.min(b.horizon);
@@ -181,24 +181,23 @@ impl CuSim<'_> {
         }
         s.valu = (valu_last != u64::MAX).then_some(((valu_last & 15) as u32, valu_last >> 4));
         (s.t, s.end, s.needs, s.impure) = (t, end, needs, impure);
-        (s.won, s.moved) = (won_last, moved);
+        (s.won, s.moved, s.issued) = (won_last, moved, issued);
         s
     }
 
     /// Lane `i` issued at turn `t`, and the steady turns stop at what comes next: its queue
-    /// ran out (refilled here, as the turn loop does; its issues counted into `ran_out`), or
+    /// ran out (refilled here, as the turn loop does), or
     /// its next instruction is impure or long. Returns that instruction's code; one that needs
     /// another unit takes the wave out of the masks, and the bulk ends after this turn. Out of
     /// line and cold, so that the turns keep their registers.
     #[cold]
     #[inline(never)]
-    fn steady_stop(&mut self, b: &mut SimdBulk, i: usize, t: u64, ran_out: &mut u64) -> Code {
+    fn steady_stop(&mut self, b: &mut SimdBulk, i: usize, t: u64) -> Code {
         let l = &mut b.lanes[i];
         l.at = at_of(l.len, b.stops[i]);
         let code = if l.at < l.len {
             l.front()
         } else {
-            *ran_out += (l.at - l.from) as u64;
             let code = self.bulk_run_out(l);
             (b.units[i], b.stops[i]) = l.pack();
             code
