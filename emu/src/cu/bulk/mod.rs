@@ -6,9 +6,9 @@
 //! in age order, with each wave's stall reason and when it began, and carries them from turn
 //! to turn and window to window, and the codes of what each wave ran ahead ([`Code`]), so
 //! that a turn reads no wave's own records; those ([`super::engine::Hot`], the slot's stall
-//! interval) are written back only when the SIMD leaves the bulk ([`CuSim::bulk_leave`]),
-//! before anything else looks at them, and the queues' positions after each run of turns.
-//! (The instructions were counted as they ran ahead.)
+//! interval) and the queues' positions ([`SimdBulk::dirty`]) are written back only when the
+//! SIMD leaves the bulk ([`CuSim::bulk_leave`]), before anything else looks at them. (The
+//! instructions were counted as they ran ahead.)
 //!
 //! Stall intervals are kept lazily: a wave in the masks that is not waiting for the vector ALU
 //! is ready at every turn, so it either issues or stalls for Issue, and stalls from the turn
@@ -159,7 +159,7 @@ fn in_every_unit(waves: u32) -> u64 {
 }
 
 /// A SIMD's waves while its turns run in bulk (bits in age order): the masks in the first
-/// cache line, then a line per wave.
+/// cache line, then a line per wave, then what the steady turns read of each.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct SimdBulk {

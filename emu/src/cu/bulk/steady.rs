@@ -15,8 +15,8 @@ use super::{BRANCH, IMPURE, LANE_CODES, MAX_WAVES, OTHER, SCALAR, VALU};
 use crate::cu::engine::CuSim;
 use crate::cu::issue::CADENCE;
 
-/// Codes the steady turns do not issue: impure ones, those that keep the
-/// vector ALU busy longer than a turn (an exponent above 1, see [`code`]), and another unit's.
+/// Codes the steady turns do not issue: impure ones, those that keep the vector ALU busy
+/// longer than a turn (an exponent above 1, see [`code`]), and another unit's.
 pub(super) const STOPS: Code = IMPURE | 0b1111_0000;
 const _: () = assert!(code(VALU, 4) & STOPS == 0 && code(VALU, 8) & STOPS != 0);
 
@@ -117,8 +117,7 @@ impl CuSim<'_> {
         // The waves by the unit of the instruction after their next, as `needs` holds them by
         // their next: a turn's winners move from one to the other without a load, which keeps
         // the loads of the lanes' strings out of the chain from one turn's winners to the
-        // next's. (What a stop changes, the stop sets right.)
-        // And the waves held at their next instruction.
+        // next's (what a stop changes, the stop sets right); and the waves held at their next.
         let (mut after, mut hold, mut m) = (0u64, 0u32, ready);
         while m != 0 {
             let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
@@ -186,10 +185,10 @@ impl CuSim<'_> {
     }
 
     /// Lane `i` issued at turn `t`, and the steady turns stop at what comes next: its queue
-    /// ran out (refilled here, as the turn loop does), or
-    /// its next instruction is impure or long. Returns that instruction's code; one that needs
-    /// another unit takes the wave out of the masks, and the bulk ends after this turn. Out of
-    /// line and cold, so that the turns keep their registers.
+    /// ran out (refilled here, as the turn loop does), or its next instruction is impure or
+    /// long. Returns that instruction's code; one that needs another unit takes the wave out
+    /// of the masks, and the bulk ends after this turn. Out of line and cold, so that the
+    /// turns keep their registers.
     #[cold]
     #[inline(never)]
     fn steady_stop(&mut self, b: &mut SimdBulk, i: usize, t: u64) -> Code {
