@@ -131,11 +131,14 @@ pub struct Outstanding {
 
 /// Landings that have landed, for reuse (one pool per CU): a memory-bound launch lands
 /// millions, and each would otherwise cost three allocations. A pool keeps at most
-/// [`SPARE_MAX`], so that what it holds stays small beside the CU's waves.
+/// [`SPARE_MAX`]. (What a pool holds were all in flight at once earlier, so it adds nothing to
+/// the launch's peak memory.)
 pub type Spare = Vec<Box<Landing>>;
 
-/// Landings a CU keeps for reuse: the loads its waves usually have landing within a window.
-pub const SPARE_MAX: usize = 16;
+/// Landings a CU keeps for reuse: as many as its waves have in flight when every one of 40
+/// waits on a few loads (the bench's saxpy, at 16, freed and allocated again one landing in
+/// two).
+pub const SPARE_MAX: usize = 256;
 
 /// Keeps landing `l` for reuse if the pool has room.
 fn keep(spare: &mut Spare, l: Box<Landing>) {
@@ -199,7 +202,20 @@ impl Outstanding {
         counters: WaitCounters,
         ok: impl Fn(&WaitCounters) -> bool,
     ) -> u64 {
-        let mut by_done: Vec<_> = self.ops.iter().map(|o| (o.done, o.counters)).collect();
+        // On the stack while few are outstanding (the counters' limits keep it so in compiled
+        // code); a wave that issued more sorts a vector.
+        const FEW: usize = 32;
+        let key = |o: &InFlight| (o.done, o.counters);
+        if self.ops.len() <= FEW {
+            let mut by_done = [(0, Counters::default()); FEW];
+            let by_done = &mut by_done[..self.ops.len()];
+            for (d, o) in by_done.iter_mut().zip(&self.ops) {
+                *d = key(o);
+            }
+            by_done.sort_unstable_by_key(|d| d.0);
+            return Self::first_when(now, counters, ok, by_done.iter().copied());
+        }
+        let mut by_done: Vec<_> = self.ops.iter().map(key).collect();
         by_done.sort_unstable_by_key(|d| d.0);
         Self::first_when(now, counters, ok, by_done.into_iter())
     }

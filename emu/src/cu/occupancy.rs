@@ -131,15 +131,42 @@ impl Default for CuRoom {
     }
 }
 
+/// The SIMDs of a workgroup's waves, in wave order ([`CuRoom::place`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Placement {
+    simds: [u8; MAX_GROUP_WAVES],
+    n: u8,
+}
+
+/// Waves of the largest workgroup (1024 work-items, the launch's limit).
+const MAX_GROUP_WAVES: usize = 16;
+
+impl Placement {
+    /// Adds a wave on `simd`; `None` past [`MAX_GROUP_WAVES`].
+    fn push(&mut self, simd: u8) -> Option<()> {
+        *self.simds.get_mut(self.n as usize)? = simd;
+        self.n += 1;
+        Some(())
+    }
+}
+
+impl std::ops::Deref for Placement {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.simds[..self.n as usize]
+    }
+}
+
 impl CuRoom {
     /// SIMDs for the waves of a workgroup with demand `d`, spreading them round-robin from
-    /// `start` over the SIMDs that have room; `None` if it does not fit now.
-    pub fn place(&self, d: &Demand, start: usize) -> Option<Vec<u8>> {
+    /// `start` over the SIMDs that have room; `None` if it does not fit now. (Asked at every
+    /// window a CU may run ahead, so it allocates nothing.)
+    pub fn place(&self, d: &Demand, start: usize) -> Option<Placement> {
         if d.lds > self.lds || (d.waves > 1 && self.barrier_groups == 0) {
             return None;
         }
         let mut room = self.clone();
-        let mut simds = Vec::with_capacity(d.waves as usize);
+        let mut simds = Placement::default();
         let mut s = start % SIMDS;
         for _ in 0..d.waves {
             let mut found = None;
@@ -154,7 +181,7 @@ impl CuRoom {
             room.waves[i] -= 1;
             room.vgprs[i] -= d.vgprs;
             room.sgprs[i] -= d.sgprs;
-            simds.push(i as u8);
+            simds.push(i as u8)?;
             s = i + 1;
         }
         Some(simds)
@@ -242,6 +269,9 @@ mod tests {
         // 64 VGPRs: 4 waves per SIMD, all used.
         assert!(room.place(&demand(1, 64, 16, 0), 0).is_none());
         room.release_wave(&d, 2);
-        assert_eq!(room.place(&demand(1, 64, 16, 0), 0), Some(vec![2]));
+        assert_eq!(
+            room.place(&demand(1, 64, 16, 0), 0).as_deref(),
+            Some(&[2u8][..])
+        );
     }
 }
