@@ -226,6 +226,11 @@ fn step_wave(
     mut hazards: Option<&mut RunHazards>,
 ) -> Result<(), Stop> {
     let index = w.index;
+    // The budget runs out at the instruction it cannot pay for: a quantum takes no more than
+    // is left, and ends there with the stop. (The launch's counts are added once, at the end.)
+    let quantum = (*budget).min(QUANTUM as u64) as u32;
+    // Looked up once a quantum rather than at every instruction (an atomic load each).
+    let tracing = tracing::enabled!(tracing::Level::TRACE);
     let mut cx = Cx {
         wave: w,
         mem,
@@ -233,17 +238,21 @@ fn step_wave(
         program,
         env,
     };
-    for _ in 0..QUANTUM {
+    let mut ran = 0u32;
+    let result = loop {
+        if ran == QUANTUM {
+            break Ok(());
+        }
         let at = cx.wave.pc;
         let Some(d) = program.insts.get(at as usize) else {
-            return Err(Stop::Fault {
+            break Err(Stop::Fault {
                 wave: index,
                 index: at,
                 fault: Fault::PastEnd,
             });
         };
-        if *budget == 0 {
-            return Err(Stop::Budget {
+        if ran == quantum {
+            break Err(Stop::Budget {
                 wave: index,
                 index: at,
             });
@@ -253,45 +262,49 @@ fn step_wave(
         // retried, adding wait states as the real stall does.
         if let Some(h) = hazards.as_deref_mut() {
             if let Some(finding) = h.issue(index, at) {
-                return Err(Stop::Hazard {
+                break Err(Stop::Hazard {
                     wave: index,
                     index: at,
                     finding,
                 });
             }
         }
-        tracing::trace!(wave = index, pc = format_args!("{:#x}", d.pc), "{}", d.inst);
+        if tracing {
+            tracing::trace!(wave = index, pc = format_args!("{:#x}", d.pc), "{}", d.inst);
+        }
         cx.wave.pc = at + 1;
         // Memory operations complete at issue in this functional model, so the wait counters
         // stay 0 and every s_waitcnt is satisfied.
-        let flow = crate::exec::issue::execute(&mut cx, d).map_err(|fault| Stop::Fault {
-            wave: index,
-            index: at,
-            fault,
-        })?;
-        match flow {
-            Flow::Continue => {}
-            Flow::Stall => {
+        let flow = match crate::exec::issue::execute(&mut cx, d) {
+            Ok(flow) => flow,
+            Err(fault) => {
+                break Err(Stop::Fault {
+                    wave: index,
+                    index: at,
+                    fault,
+                })
+            }
+        };
+        if flow != Flow::Continue {
+            if flow == Flow::Stall {
                 cx.wave.pc = at;
-                return Ok(());
+                break Ok(());
             }
-            Flow::Barrier | Flow::End => {}
+            // It issued, and ends the quantum.
+            ran += 1;
+            cx.wave.instructions += 1;
+            counts.by_category[category_index(d.class.category)] += 1;
+            cx.wave.state = match flow {
+                Flow::Barrier => WaveState::Barrier,
+                // Flow::End (Continue and Stall are handled above).
+                _ => WaveState::Ended,
+            };
+            break Ok(());
         }
-        *budget -= 1;
+        ran += 1;
+        // Per instruction: s_memtime reads it.
         cx.wave.instructions += 1;
-        counts.wave_instructions += 1;
         counts.by_category[category_index(d.class.category)] += 1;
-        match flow {
-            Flow::Barrier => {
-                cx.wave.state = WaveState::Barrier;
-                return Ok(());
-            }
-            Flow::End => {
-                cx.wave.state = WaveState::Ended;
-                return Ok(());
-            }
-            _ => {}
-        }
         // A taken backward branch (the next instruction at or before this one).
         if cx.wave.pc <= at && env.spin_limit != 0 {
             let epoch = spin::Epoch {
@@ -300,6 +313,99 @@ fn step_wave(
             };
             spin::SpinState::back_edge(cx.wave, at, epoch, env.spin_limit, env.vgprs);
         }
+    };
+    *budget -= ran as u64;
+    counts.wave_instructions += ran as u64;
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{run_workgroup, QUANTUM};
+    use crate::exec::DispatchEnv;
+    use crate::launch::{Counts, Stop};
+    use crate::lds::Lds;
+    use crate::memory::Memory;
+    use crate::program::Program;
+    use crate::wave::Wave;
+    use gcn_isa::{assemble, Target};
+
+    /// Two waves of a loop with s_memtime in it, under every budget up to what they need: the
+    /// run stops at the instruction the budget cannot pay for — where a count per instruction
+    /// stops, in the wave whose quantum it falls in — with exactly the budget counted, and
+    /// s_memtime reads the instructions before it.
+    #[test]
+    fn a_budget_stops_at_the_instruction_it_cannot_pay_for() {
+        let text = "
+            s_mov_b32 s2, 0
+        again:
+            s_memtime s[10:11]
+            s_add_u32 s2, s2, 1
+            s_cmp_lt_u32 s2, 40
+            s_cbranch_scc1 again
+            s_endpgm";
+        let code = assemble(text, Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        // Per wave: the s_mov, 40 turns of four, the s_endpgm.
+        let per_wave = 1 + 40 * 4 + 1;
+        // The index of a wave's instruction `n` (from 0).
+        let index_at = |n: u64| match n {
+            0 => 0,
+            n if n == per_wave - 1 => 5,
+            n => 1 + (n - 1) % 4,
+        };
+        // Where the budget runs out: the waves take quanta in turn, each up to its end.
+        let reference = |budget: u64| {
+            let (mut done, mut left) = ([0u64; 2], budget);
+            loop {
+                for w in 0..2 {
+                    let k = (per_wave - done[w]).min(QUANTUM as u64);
+                    if k == 0 {
+                        continue;
+                    }
+                    if left < k {
+                        return (w as u32, index_at(done[w] + left) as u32);
+                    }
+                    (left, done[w]) = (left - k, done[w] + k);
+                }
+            }
+        };
+        let env = DispatchEnv {
+            private_size: 0,
+            ..DispatchEnv::default()
+        };
+        for budget in 0..=2 * per_wave + 3 {
+            let mut waves = [Wave::new(0), Wave::new(1)];
+            let (mut mem, mut lds) = (Memory::default(), Lds::new(0));
+            let (mut left, mut counts) = (budget, Counts::default());
+            let r = run_workgroup(
+                &mut waves,
+                &program,
+                &mut mem,
+                &mut lds,
+                &env,
+                &mut left,
+                &mut counts,
+            );
+            let ran: u64 = waves.iter().map(|w| w.instructions).sum();
+            assert_eq!(counts.wave_instructions, ran, "budget {budget}");
+            if budget >= 2 * per_wave {
+                assert!(r.is_ok(), "budget {budget}: {r:?}");
+                assert_eq!((left, ran), (budget - 2 * per_wave, 2 * per_wave));
+                for w in &waves {
+                    // The last s_memtime came after the s_mov and 39 turns of four.
+                    let t = w.sgpr[10] as u64 | (w.sgpr[11] as u64) << 32;
+                    assert_eq!(t, 1 + 39 * 4);
+                }
+                continue;
+            }
+            match r {
+                Err(Stop::Budget { wave, index }) => {
+                    assert_eq!((wave, index), reference(budget), "budget {budget}")
+                }
+                other => panic!("budget {budget}: {other:?}"),
+            }
+            assert_eq!((left, ran), (0, budget), "budget {budget}");
+        }
     }
-    Ok(())
 }
