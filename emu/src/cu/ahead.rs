@@ -237,29 +237,31 @@ fn run_stretch(m: &mut CuSim, s: usize) -> bool {
         env,
     };
     ahead.clear();
-    while (ahead.len as usize) < AHEAD {
+    // The queue's length in a local: the semantics are called through a pointer, so a field
+    // would be stored and loaded again around every call.
+    let mut n = 0;
+    while n < AHEAD {
         let at = cx.wave.pc;
         let Some(f) = facts.get(at as usize).filter(|f| f.pure) else {
             break;
         };
         let d = &program.insts[at as usize];
         cx.wave.pc = at + 1;
-        let n = ahead.len as usize;
         ahead.index[n] = at;
         ahead.code[n] = f.bulk_code;
-        ahead.len += 1;
+        n += 1;
         match crate::exec::issue::execute(&mut cx, d) {
             Err(fault) => {
                 ahead.end = End::Fault;
                 ahead.fault = Some(Box::new(fault));
-                ahead.code[n] |= bulk::IMPURE;
+                ahead.code[n - 1] |= bulk::IMPURE;
                 break;
             }
             Ok(flow) => {
                 counts.by_category[f.category as usize] += 1;
                 if flow != Flow::Continue {
                     ahead.end = End::Flow(flow);
-                    ahead.code[n] |= bulk::IMPURE;
+                    ahead.code[n - 1] |= bulk::IMPURE;
                     break;
                 }
             }
@@ -269,7 +271,8 @@ fn run_stretch(m: &mut CuSim, s: usize) -> bool {
             break;
         }
     }
-    let ran = ahead.len as u64 - (ahead.end == End::Fault) as u64;
+    ahead.len = n as u8;
+    let ran = n as u64 - (ahead.end == End::Fault) as u64;
     counts.wave_instructions += ran;
     cx.wave.instructions += ran;
     m.hot[s].ahead = true;
