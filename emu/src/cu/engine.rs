@@ -323,7 +323,8 @@ pub fn account(
 
 impl<'a> CuSim<'a> {
     /// Steps CU `c` at cycle `now`: the SIMD whose turn it is issues.
-    pub fn step(&mut self, now: u64) -> Result<(), (Stop, [u32; 3])> {
+    /// A guest stop comes with its cycle: the bulk turns may have run past `now`.
+    pub fn step(&mut self, now: u64) -> Result<(), (u64, Stop, [u32; 3])> {
         // A SIMD that took its turns in bulk may have stepped past `now` already.
         self.cu.stepped = Some(self.cu.stepped.map_or(now, |p| p.max(now)));
         let simd = (now % SIMDS as u64) as u8;
@@ -339,11 +340,13 @@ impl<'a> CuSim<'a> {
                 let probe = self.prof.start();
                 let taken = self.bulk_turns(simd, now, self.window_stop);
                 self.prof.stop(super::profile::Part::Bulk, probe);
-                if taken {
+                if taken? {
                     return Ok(());
                 }
             }
-            return self.step_in_age_order(simd, now);
+            return self
+                .step_in_age_order(simd, now)
+                .map_err(|(s, g)| (now, s, g));
         }
         // At most 10 waves per SIMD.
         let mut cand = [0usize; 16];
@@ -390,7 +393,8 @@ impl<'a> CuSim<'a> {
                     now,
                 );
             }
-            self.arbitrate(s, &mut used, now, false)?;
+            self.arbitrate(s, &mut used, now, false)
+                .map_err(|(s, g)| (now, s, g))?;
         }
         self.refresh(simd, now);
         Ok(())
@@ -625,7 +629,7 @@ impl<'a> CuSim<'a> {
         let probe = self.prof.start();
         let mut t = self.cu.next.max(start);
         while t < stop {
-            self.step(t).map_err(|(s, g)| (t, s, g))?;
+            self.step(t)?;
             t = self.next_event(t).unwrap_or(u64::MAX);
         }
         self.cu.next = t;

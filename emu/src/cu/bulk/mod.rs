@@ -31,8 +31,11 @@
 //!
 //! A wave whose next instruction is not pure stays in the masks while it needs the vector ALU,
 //! the scalar unit or the branch unit: as long as an older wave takes that unit, it stalls as
-//! a pure one would; at the turn it would take it, the SIMD leaves the bulk and the pass
-//! issues it. A wave that needs another unit, or waits (s_waitcnt, s_nop), bounds the bulk
+//! a pure one would. At the turn it takes it, an instruction whose issue reaches nothing beyond
+//! its wave — a scalar load, or an ALU instruction that could not run ahead because a load of
+//! the wave is outstanding — issues here as the pass issues it ([`super::issue::issue`], after
+//! the wave's completed loads land, if its counters allow; a guest stop there comes with its
+//! cycle); at any other, the SIMD leaves the bulk and the pass issues it. A wave that needs another unit, or waits (s_waitcnt, s_nop), bounds the bulk
 //! with the cycle the pass would next look at it. Nothing of other SIMDs changes these waves:
 //! barriers release, and s_wakeup ends, only waves that wait there, and a SIMD with such a
 //! wave does not enter the bulk; new waves join between windows, and the SIMD leaves the
@@ -45,8 +48,10 @@
 use super::ahead::{End, AHEAD_CODES};
 use super::config::Arbitration;
 use super::engine::{turn, Block, CuSim, NO_UNIT};
-use super::issue::CADENCE;
+use super::facts::{Latency, Special, Unit};
+use super::issue::{self, CADENCE};
 use super::stats::StallReason;
+use crate::launch::Stop;
 
 mod steady;
 
@@ -225,7 +230,12 @@ impl CuSim<'_> {
     /// has left the bulk, and the pass takes this turn). Out of line: [`CuSim::step`] checks
     /// the cheap conditions first, and the age-order pass stays small where this never runs.
     #[inline(never)]
-    pub(super) fn bulk_turns(&mut self, simd: u8, now: u64, stop: u64) -> bool {
+    pub(super) fn bulk_turns(
+        &mut self,
+        simd: u8,
+        now: u64,
+        stop: u64,
+    ) -> Result<bool, (u64, Stop, [u32; 3])> {
         let k = simd as usize;
         debug_assert!(self.e.config.arbitration == Arbitration::OldestFirst);
         debug_assert_eq!(self.cu.raised[k], 0);
@@ -239,19 +249,24 @@ impl CuSim<'_> {
             || stop - self.barrier_min <= self.e.config.barrier_timeout;
         if !allowed {
             self.bulk_leave(simd);
-            return false;
+            return Ok(false);
         }
         if !self.bulk[k].as_ref().is_some_and(|b| b.active) && !self.bulk_enter(simd, now) {
-            return false;
+            return Ok(false);
         }
         // Boxed, so that taking it out while the turns borrow the CU moves a pointer.
         let mut b = self.bulk[k].take().expect("entered");
         let taken = self.bulk_run(&mut b, simd, now, stop);
         let turns = b.turns;
         self.bulk[k] = Some(b);
-        if !taken {
-            self.bulk_back_off(k, turns, now);
-            self.bulk_leave(simd);
+        match taken {
+            Ok(true) => {}
+            // A guest stop: the waves' records and positions are written back for its report.
+            Err(_) => self.bulk_leave(simd),
+            Ok(false) => {
+                self.bulk_back_off(k, turns, now);
+                self.bulk_leave(simd);
+            }
         }
         taken
     }
@@ -411,8 +426,15 @@ impl CuSim<'_> {
     }
 
     /// The turns themselves: from `now` while the bulk holds, up to `stop`. False if not
-    /// even the first could be taken here.
-    fn bulk_run(&mut self, b: &mut SimdBulk, simd: u8, now: u64, stop: u64) -> bool {
+    /// even the first could be taken here; a guest stop met by an instruction issued as the
+    /// pass issues it ([`CuSim::bulk_may_issue`]) comes with its cycle.
+    fn bulk_run(
+        &mut self,
+        b: &mut SimdBulk,
+        simd: u8,
+        now: u64,
+        stop: u64,
+    ) -> Result<bool, (u64, Stop, [u32; 3])> {
         let k = simd as usize;
         let mut busy = self.cu.valu_busy[k];
         let mut t = now;
@@ -428,8 +450,9 @@ impl CuSim<'_> {
         let mut end = stop.min(b.horizon);
         // Lanes that issued, and the issues.
         let (mut moved, mut issued) = (0u32, 0u64);
+        let mut stopped = None;
         let lowest = |m: u32| m & m.wrapping_neg();
-        while t < end {
+        'turns: while t < end {
             if waiting == 0 && busy <= t && needs & 0xffff_ffff_ffff != 0 {
                 // Nothing waits for the vector ALU: steady turns ([`steady`]) as far as they go.
                 let s = self.bulk_steady(b, k, t, end, needs, impure);
@@ -475,7 +498,7 @@ impl CuSim<'_> {
             // when free).
             let win_valu = if valu_free { lowest(ready & valu) } else { 0 };
             let won = win_valu | lowest(ready & scalar) | lowest(ready & branch);
-            if won & impure != 0 {
+            if won & impure != 0 && !self.bulk_may_issue(b, won & impure, t) {
                 break;
             }
             // The vector ALU's waiters wait until it is free, on their own instruction or
@@ -513,25 +536,43 @@ impl CuSim<'_> {
                 // stalls unless it issues again.
                 issue_cycles += t.saturating_sub(l.since);
                 l.since = t + CADENCE;
-                // The instruction ran ahead and was counted then: it takes its unit, and the
-                // wave's next instruction comes from the queue, or from the next run.
-                let code = l.front();
-                let valu_cycles = valu_cycles(code);
-                if valu_cycles != 0 {
-                    busy = t + valu_cycles;
-                    self.cu.valu_owner[k] = l.slot();
-                }
-                l.at += 1;
                 moved |= bit;
-                issued += 1;
-                let next = if l.at < l.len {
-                    b.units[i & (MAX_WAVES - 1)] >>= 2;
-                    b.stops[i & (MAX_WAVES - 1)] >>= 1;
-                    l.front()
-                } else {
-                    let next = self.bulk_run_out(l);
+                let next = if bit & impure != 0 {
+                    // It did not run ahead: it issues as the pass issues it (counted there),
+                    // and the wave's next instruction comes from a run, or is not pure either.
+                    let s = l.slot();
+                    let h = &mut self.hot[s];
+                    (h.reason, h.since) = (StallReason::Executing, t);
+                    self.cu.valu_busy[k] = busy;
+                    if let Err((stop, group)) = issue::issue(self, s, t) {
+                        stopped = Some((t, stop, group));
+                        break 'turns;
+                    }
+                    busy = self.cu.valu_busy[k];
+                    impure &= !bit;
+                    let next = self.bulk_load(l);
                     (b.units[i & (MAX_WAVES - 1)], b.stops[i & (MAX_WAVES - 1)]) = l.pack();
                     next
+                } else {
+                    // The instruction ran ahead and was counted then: it takes its unit, and
+                    // the wave's next instruction comes from the queue, or from the next run.
+                    let code = l.front();
+                    let valu_cycles = valu_cycles(code);
+                    if valu_cycles != 0 {
+                        busy = t + valu_cycles;
+                        self.cu.valu_owner[k] = l.slot();
+                    }
+                    l.at += 1;
+                    issued += 1;
+                    if l.at < l.len {
+                        b.units[i & (MAX_WAVES - 1)] >>= 2;
+                        b.stops[i & (MAX_WAVES - 1)] >>= 1;
+                        l.front()
+                    } else {
+                        let next = self.bulk_run_out(l);
+                        (b.units[i & (MAX_WAVES - 1)], b.stops[i & (MAX_WAVES - 1)]) = l.pack();
+                        next
+                    }
                 };
                 needs |= (bit as u64) << (16 * (next & 3));
                 // Rarely: it needs another unit, or issues through the pass (the bulk
@@ -571,13 +612,49 @@ impl CuSim<'_> {
         self.stalls.cycles[ISSUE] += issue_cycles;
         self.stalls.cycles[DEPENDENCY] += dep_cycles;
         self.cu.valu_busy[k] = busy;
+        if let Some(stop) = stopped {
+            return Err(stop);
+        }
         if turns == 0 {
-            return false;
+            return Ok(false);
         }
         (b.winners, b.stalled, b.last) = (winners, stalled, last);
         b.turns += turns;
         self.cu.stepped = Some(self.cu.stepped.map_or(last, |p| p.max(last)));
         self.cu.simd_next[k] = next;
+        Ok(true)
+    }
+
+    /// Whether the waves `waves`, which take their units at turn `t` with instructions that
+    /// did not run ahead, may issue them here as the pass would: nothing of their issue
+    /// reaches beyond the wave (a vector, scalar or branch instruction, or a scalar load,
+    /// that changes no wave state but the wave's own: no s_setprio, s_sleep, s_nop, s_wakeup),
+    /// and its counters let it issue. What the pass does first is done here: the wave's
+    /// completed memory operations land (as its look would land them; the pass, if it takes
+    /// this turn after all, finds nothing more to land).
+    fn bulk_may_issue(&mut self, b: &SimdBulk, waves: u32, t: u64) -> bool {
+        let mut m = waves;
+        while m != 0 {
+            let l = &b.lanes[m.trailing_zeros() as usize & (MAX_WAVES - 1)];
+            m &= m - 1;
+            let s = l.slot();
+            let slot = &mut self.slots[s];
+            let Some(f) = self.e.facts.get(slot.wave.pc as usize) else {
+                return false;
+            };
+            let own = matches!(f.unit, Unit::Valu | Unit::Scalar | Unit::Branch)
+                && f.special == Special::None
+                && matches!(f.latency, Latency::None | Latency::Smem);
+            // (A queue's last instruction that faulted or ended the flow issues through the
+            // pass.)
+            if l.at < l.len || !own {
+                return false;
+            }
+            slot.out.complete(&mut slot.wave, t, &mut self.spare);
+            if !slot.wave.counters.within(&f.issue_limit) {
+                return false;
+            }
+        }
         true
     }
 
@@ -678,6 +755,27 @@ mod tests {
             assert_eq!(near, run(LOOP, budget, false), "budget {budget}");
             assert_eq!(near.0, Ok(stats.clone()), "budget {budget}");
         }
+    }
+
+    /// Waves load a scalar in every turn of their loop and run vector and scalar instructions
+    /// before they wait for it (nothing runs ahead while a load is outstanding), one of which
+    /// reads the load's destination early: the bulk issues those as the pass does, with the
+    /// same statistics (the stale read included), counts and buffer as without bulk turns.
+    #[test]
+    fn instructions_that_did_not_run_ahead_issue_in_bulk_as_in_the_pass() {
+        let text = LOOP.replace(
+            "again:\n",
+            "again:\n    s_load_dword s6, s[0:1], 0x4\n    v_add_u32 v1, v1, v0\n    \
+             s_add_u32 s7, s6, 1\n    s_waitcnt lgkmcnt(0)\n",
+        );
+        let with = run(&text, 1_000_000, true);
+        assert_eq!(with, run(&text, 1_000_000, false));
+        let stats = with.0.expect("the loop ends");
+        assert!(
+            stats.stale_reads.iter().any(|r| r.hits > 0),
+            "{:?}",
+            stats.stale_reads
+        );
     }
 
     /// A wave faults while the others still loop in bulk: the launch stops with the queues'
