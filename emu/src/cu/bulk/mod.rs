@@ -537,23 +537,7 @@ impl CuSim<'_> {
                 issue_cycles += t.saturating_sub(l.since);
                 l.since = t + CADENCE;
                 moved |= bit;
-                let next = if bit & impure != 0 {
-                    // It did not run ahead: it issues as the pass issues it (counted there),
-                    // and the wave's next instruction comes from a run, or is not pure either.
-                    let s = l.slot();
-                    let h = &mut self.hot[s];
-                    (h.reason, h.since) = (StallReason::Executing, t);
-                    self.cu.valu_busy[k] = busy;
-                    if let Err((stop, group)) = issue::issue(self, s, t) {
-                        stopped = Some((t, stop, group));
-                        break 'turns;
-                    }
-                    busy = self.cu.valu_busy[k];
-                    impure &= !bit;
-                    let next = self.bulk_load(l);
-                    (b.units[i & (MAX_WAVES - 1)], b.stops[i & (MAX_WAVES - 1)]) = l.pack();
-                    next
-                } else {
+                let next = if bit & impure == 0 {
                     // The instruction ran ahead and was counted then: it takes its unit, and
                     // the wave's next instruction comes from the queue, or from the next run.
                     let code = l.front();
@@ -572,6 +556,20 @@ impl CuSim<'_> {
                         let next = self.bulk_run_out(l);
                         (b.units[i & (MAX_WAVES - 1)], b.stops[i & (MAX_WAVES - 1)]) = l.pack();
                         next
+                    }
+                } else {
+                    self.cu.valu_busy[k] = busy;
+                    let next = self.bulk_issue(b, i & (MAX_WAVES - 1), t);
+                    busy = self.cu.valu_busy[k];
+                    match next {
+                        Ok(next) => {
+                            impure &= !bit;
+                            next
+                        }
+                        Err(stop) => {
+                            stopped = Some(stop);
+                            break 'turns;
+                        }
                     }
                 };
                 needs |= (bit as u64) << (16 * (next & 3));
@@ -625,6 +623,28 @@ impl CuSim<'_> {
         Ok(true)
     }
 
+    /// Lane `i`'s wave issues at turn `t` an instruction that did not run ahead, as the pass
+    /// issues it (counted there), and the code of what comes next: from a run, or not pure
+    /// either. Out of line, so that the turn loop stays as small as it was for the runs ahead.
+    #[cold]
+    #[inline(never)]
+    fn bulk_issue(
+        &mut self,
+        b: &mut SimdBulk,
+        i: usize,
+        t: u64,
+    ) -> Result<Code, (u64, Stop, [u32; 3])> {
+        let l = &mut b.lanes[i];
+        let s = l.slot();
+        // Its Issue stall until now was closed lazily, as for any winner.
+        let h = &mut self.hot[s];
+        (h.reason, h.since) = (StallReason::Executing, t);
+        issue::issue(self, s, t).map_err(|(stop, group)| (t, stop, group))?;
+        let next = self.bulk_load(l);
+        (b.units[i], b.stops[i]) = l.pack();
+        Ok(next)
+    }
+
     /// Whether the waves `waves`, which take their units at turn `t` with instructions that
     /// did not run ahead, may issue them here as the pass would: nothing of their issue
     /// reaches beyond the wave (a vector, scalar or branch instruction, or a scalar load,
@@ -632,6 +652,8 @@ impl CuSim<'_> {
     /// and its counters let it issue. What the pass does first is done here: the wave's
     /// completed memory operations land (as its look would land them; the pass, if it takes
     /// this turn after all, finds nothing more to land).
+    #[cold]
+    #[inline(never)]
     fn bulk_may_issue(&mut self, b: &SimdBulk, waves: u32, t: u64) -> bool {
         let mut m = waves;
         while m != 0 {
