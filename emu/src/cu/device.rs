@@ -496,6 +496,10 @@ impl Dispatcher<'_, '_> {
         due.clear();
         order.clear();
         for (c, s) in sims.iter_mut().enumerate() {
+            debug_assert!(
+                s.requests.is_sorted_by_key(|q| q.issued),
+                "CU {c}'s requests are out of issue order"
+            );
             for q in s.requests.extract_if(.., |q| q.done < stop) {
                 order.push((q.done, due.len()));
                 due.push(Some((c, q)));

@@ -781,14 +781,24 @@ mod tests {
 
     /// Waves load a scalar in every turn of their loop and run vector and scalar instructions
     /// before they wait for it (nothing runs ahead while a load is outstanding), one of which
-    /// reads the load's destination early: the bulk issues those as the pass does, with the
-    /// same statistics (the stale read included), counts and buffer as without bulk turns.
+    /// reads the load's destination early, and store every fourth turn, each wave of a group at
+    /// a different one (so that the SIMDs fall out of step): the bulk issues the
+    /// loads and those instructions as the pass does, with the same statistics (the stale read
+    /// included), counts and buffer as without bulk turns — and each CU's requests stay in
+    /// issue order while the pass issues other SIMDs' stores (debug builds check it as the
+    /// dispatcher takes them).
     #[test]
     fn instructions_that_did_not_run_ahead_issue_in_bulk_as_in_the_pass() {
         let text = LOOP.replace(
             "again:\n",
-            "again:\n    s_load_dword s6, s[0:1], 0x4\n    v_add_u32 v1, v1, v0\n    \
-             s_add_u32 s7, s6, 1\n    s_waitcnt lgkmcnt(0)\n",
+            "    v_mov_b32 v5, s3\n    v_add_co_u32 v4, vcc, s2, v3\n    \
+                 v_addc_co_u32 v5, vcc, 0, v5, vcc\n    v_readfirstlane_b32 s9, v0\n    \
+                 s_lshr_b32 s9, s9, 6\n\
+                 again:\n    s_load_dword s6, s[0:1], 0x4\n    v_add_u32 v1, v1, v0\n    \
+                 s_add_u32 s7, s6, 1\n    s_waitcnt lgkmcnt(0)\n    s_add_u32 s8, s4, s9\n    \
+                 s_and_b32 s8, s8, 3\n    s_cmp_lg_u32 s8, 0\n    s_cbranch_scc1 skip\n    \
+                 global_store_dword v[4:5], v1, off\n\
+                 skip:\n",
         );
         let with = run(&text, 1_000_000, true);
         assert_eq!(with, run(&text, 1_000_000, false));
