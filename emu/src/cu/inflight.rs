@@ -131,14 +131,15 @@ pub struct Outstanding {
 
 /// Landings that have landed, for reuse (one pool per CU): a memory-bound launch lands
 /// millions, and each would otherwise cost three allocations. A pool keeps at most
-/// [`SPARE_MAX`]. (What a pool holds were all in flight at once earlier, so it adds nothing to
-/// the launch's peak memory.)
+/// [`SPARE_MAX`], so that what it holds stays small beside the CU's waves: the pools are held
+/// past the moment their landings were in flight, into the launch's later peaks of memory.
 pub type Spare = Vec<Box<Landing>>;
 
-/// Landings a CU keeps for reuse: as many as its waves have in flight when every one of 40
-/// waits on a few loads (the bench's saxpy, at 16, freed and allocated again one landing in
-/// two).
-pub const SPARE_MAX: usize = 256;
+/// Landings a CU keeps for reuse. At 16 the bench's saxpy freed and allocated again one
+/// landing in two (3.7% more host instructions); at 64 the bench's timed peaks are 0.3–1.1 MB
+/// above those at 16 (mandelbrot 18.2 → 18.5 MB, histogram 32.3 → 33.4), at 256 up to 1.7
+/// MB, for no fewer instructions.
+pub const SPARE_MAX: usize = 64;
 
 /// Keeps landing `l` for reuse if the pool has room.
 fn keep(spare: &mut Spare, l: Box<Landing>) {
