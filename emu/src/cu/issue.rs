@@ -46,7 +46,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
         }
     }
     if !m.slots[s].out.pending.is_empty() {
-        check_stale(m, s, index, &f);
+        check_stale(m, s, index, &f, now);
     }
     barrier_timeout(m, s, now)?;
     account(
@@ -384,7 +384,7 @@ fn lds_cost(
 }
 
 /// Records a read (or overwrite) of a register an outstanding load will still write.
-fn check_stale(m: &mut CuSim, s: usize, index: u32, f: &Facts) {
+fn check_stale(m: &mut CuSim, s: usize, index: u32, f: &Facts, now: u64) {
     let model = &m.e.models.models[index as usize];
     let slot = &m.slots[s];
     // A load's own destinations may be outstanding from an earlier load of the same counter:
@@ -400,18 +400,25 @@ fn check_stale(m: &mut CuSim, s: usize, index: u32, f: &Facts) {
         };
         let group = m.groups[slot.group].as_ref().map_or([0; 3], |g| g.id);
         let counter = if op.counters.vm { "vmcnt" } else { "lgkmcnt" };
-        m.stale
+        let seen = |hits| StaleRead {
+            consumer: index,
+            load: op.index,
+            access,
+            registers: both.to_string(),
+            counter,
+            hits,
+            workgroup: group,
+            wave: slot.wave.index,
+            cycle: now,
+        };
+        let e = m
+            .stale
             .entry((index, op.index, access))
-            .or_insert_with(|| StaleRead {
-                consumer: index,
-                load: op.index,
-                access,
-                registers: both.to_string(),
-                counter,
-                hits: 0,
-                workgroup: group,
-                wave: slot.wave.index,
-            })
-            .hits += 1;
+            .or_insert_with(|| seen(0));
+        // The first by cycle names it: the bulk turns may have issued a later one already.
+        if now < e.cycle {
+            *e = seen(e.hits);
+        }
+        e.hits += 1;
     }
 }

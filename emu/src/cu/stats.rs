@@ -101,6 +101,9 @@ pub struct StaleRead {
     pub hits: u64,
     pub workgroup: [u32; 3],
     pub wave: u32,
+    /// The cycle of the first, which the others name.
+    #[serde(skip)]
+    pub cycle: u64,
 }
 
 /// LDS traffic seen by the bank model.
