@@ -240,8 +240,22 @@ fn step_wave(
     };
     let mut ran = 0u32;
     let result = loop {
-        if ran == QUANTUM {
-            break Ok(());
+        if ran == quantum {
+            // A whole quantum, or the budget ran out at the next instruction (unless there is
+            // none: running past the end is the stop then).
+            let at = cx.wave.pc;
+            break match program.insts.get(at as usize) {
+                _ if quantum == QUANTUM => Ok(()),
+                Some(_) => Err(Stop::Budget {
+                    wave: index,
+                    index: at,
+                }),
+                None => Err(Stop::Fault {
+                    wave: index,
+                    index: at,
+                    fault: Fault::PastEnd,
+                }),
+            };
         }
         let at = cx.wave.pc;
         let Some(d) = program.insts.get(at as usize) else {
@@ -251,12 +265,6 @@ fn step_wave(
                 fault: Fault::PastEnd,
             });
         };
-        if ran == quantum {
-            break Err(Stop::Budget {
-                wave: index,
-                index: at,
-            });
-        }
         // The tracker sees the instruction as it issues, before its effects, so in error mode
         // the wave stops with the consumer unexecuted. A stalled s_waitcnt issues again when
         // retried, adding wait states as the real stall does.
