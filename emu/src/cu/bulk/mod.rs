@@ -35,8 +35,11 @@
 //! its wave — a scalar load, or an ALU instruction that could not run ahead because a load of
 //! the wave is outstanding — issues here as the pass issues it ([`super::issue::issue`], after
 //! the wave's completed loads land, if its counters allow; a guest stop there comes with its
-//! cycle); at any other, the SIMD leaves the bulk and the pass issues it. A wave that needs another unit, or waits (s_waitcnt, s_nop), bounds the bulk
-//! with the cycle the pass would next look at it. Nothing of other SIMDs changes these waves:
+//! cycle); at any other, the SIMD leaves the bulk and the pass issues it. (Requests so issued
+//! may come before, in host order, those the pass issues at earlier cycles of other SIMDs: a
+//! CU's list is kept in issue order, [`super::issue::issue`].) A wave that needs another
+//! unit, or waits (s_waitcnt, s_nop), bounds the bulk with the cycle the pass would next look
+//! at it. Nothing of other SIMDs changes these waves:
 //! barriers release, and s_wakeup ends, only waves that wait there, and a SIMD with such a
 //! wave does not enter the bulk; new waves join between windows, and the SIMD leaves the
 //! bulk first. The SIMD may so run ahead of the CU's other SIMDs to the end of a window.
