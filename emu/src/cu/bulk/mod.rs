@@ -39,7 +39,9 @@
 //! may come before, in host order, those the pass issues at earlier cycles of other SIMDs: a
 //! CU's list is kept in issue order, [`super::issue::issue`].) A wave that needs another
 //! unit, or waits (s_waitcnt, s_nop), bounds the bulk with the cycle the pass would next look
-//! at it. Nothing of other SIMDs changes these waves:
+//! at it (its horizon); there, a wave at an s_waitcnt is looked at here as the pass would
+//! (it issues, and joins the masks after that turn, or waits on), and any other makes the
+//! SIMD leave the bulk ([`CuSim::bulk_at_horizon`]). Nothing of other SIMDs changes these waves:
 //! barriers release, and s_wakeup ends, only waves that wait there, and a SIMD with such a
 //! wave does not enter the bulk; new waves join between windows, and the SIMD leaves the
 //! bulk first. The SIMD may so run ahead of the CU's other SIMDs to the end of a window.
@@ -50,7 +52,7 @@
 
 use super::ahead::{End, AHEAD_CODES};
 use super::config::Arbitration;
-use super::engine::{turn, Block, CuSim, NO_UNIT};
+use super::engine::{account, turn, Block, CuSim, NO_UNIT};
 use super::facts::{Latency, Special, Unit};
 use super::issue::{self, CADENCE};
 use super::stats::StallReason;
@@ -454,156 +456,190 @@ impl CuSim<'_> {
         // Lanes that issued, and the issues.
         let (mut moved, mut issued) = (0u32, 0u64);
         let mut stopped = None;
+        // Waves that issued at this turn outside the masks (at the horizon) and join them
+        // after it, by unit, and those of them not pure.
+        let (mut join, mut join_impure) = (0u64, 0u32);
         let lowest = |m: u32| m & m.wrapping_neg();
-        'turns: while t < end {
-            if waiting == 0 && busy <= t && needs & 0xffff_ffff_ffff != 0 {
-                // Nothing waits for the vector ALU: steady turns ([`steady`]) as far as they go.
-                let s = self.bulk_steady(b, k, t, end, needs, impure);
-                issue_cycles += s.issue_cycles;
-                if let Some((owner, at)) = s.valu {
-                    busy = at + CADENCE;
-                    self.cu.valu_owner[k] = b.lanes[owner as usize & (MAX_WAVES - 1)].slot();
+        'turns: loop {
+            while t < end {
+                if join == 0 && waiting == 0 && busy <= t && needs & 0xffff_ffff_ffff != 0 {
+                    // Nothing waits for the vector ALU: steady turns ([`steady`]) as far as they go.
+                    let s = self.bulk_steady(b, k, t, end, needs, impure);
+                    issue_cycles += s.issue_cycles;
+                    if let Some((owner, at)) = s.valu {
+                        busy = at + CADENCE;
+                        self.cu.valu_owner[k] = b.lanes[owner as usize & (MAX_WAVES - 1)].slot();
+                    }
+                    if s.t > t {
+                        (needs, impure, end) = (s.needs, s.impure, s.end);
+                        moved |= s.moved;
+                        issued += s.issued as u64;
+                        (winners, stalled, last) = (s.won, s.ready & !s.won, s.t - CADENCE);
+                        turns += ((s.t - t) / CADENCE) as u32;
+                        t = s.t;
+                        next = t;
+                        continue;
+                    }
                 }
-                if s.t > t {
-                    (needs, impure, end) = (s.needs, s.impure, s.end);
-                    moved |= s.moved;
-                    issued += s.issued as u64;
-                    (winners, stalled, last) = (s.won, s.ready & !s.won, s.t - CADENCE);
-                    turns += ((s.t - t) / CADENCE) as u32;
-                    t = s.t;
+                let valu_free = busy <= t;
+                if valu_free && waiting != 0 {
+                    // The vector ALU's waiters are ready again: their explicit intervals close as
+                    // the pass would close them at this turn, and they go back to lazy.
+                    let mut c = waiting;
+                    while c != 0 {
+                        let l = &mut b.lanes[c.trailing_zeros() as usize & (MAX_WAVES - 1)];
+                        c &= c - 1;
+                        let since = t.max(l.since);
+                        match l.reason {
+                            StallReason::Issue => issue_cycles += since - l.since,
+                            StallReason::Dependency => dep_cycles += since - l.since,
+                            _ => {}
+                        }
+                        l.since = since;
+                    }
+                    lazy |= waiting;
+                    waiting = 0;
+                }
+                let valu = unit_mask(needs, VALU);
+                let (scalar, branch) = (unit_mask(needs, SCALAR), unit_mask(needs, BRANCH));
+                let ready = (valu | scalar | branch) & !waiting;
+                // For each unit the oldest ready wave needing it takes it (the vector ALU only
+                // when free).
+                let win_valu = if valu_free { lowest(ready & valu) } else { 0 };
+                let won = win_valu | lowest(ready & scalar) | lowest(ready & branch);
+                if won & impure != 0 && !self.bulk_may_issue(b, won & impure, t) {
+                    break 'turns;
+                }
+                // The vector ALU's waiters wait until it is free, on their own instruction or
+                // another's.
+                // (Their lazy Issue stall until now closes, and they wait explicitly from now.)
+                if !valu_free {
+                    let mut c = ready & valu;
+                    waiting |= c;
+                    lazy &= !c;
+                    while c != 0 {
+                        let i = c.trailing_zeros() as usize;
+                        c &= c - 1;
+                        let l = &mut b.lanes[i & (MAX_WAVES - 1)];
+                        issue_cycles += t.saturating_sub(l.since);
+                        l.reason = if l.slot() == self.cu.valu_owner[k] {
+                            StallReason::Dependency
+                        } else {
+                            StallReason::Issue
+                        };
+                        l.since = t.max(l.since);
+                        l.ready_at = busy;
+                    }
+                }
+                // The others try again next turn, stalling for Issue: lazily, nothing to write.
+                stalled = ready & !won & !waiting;
+                needs &= !in_every_unit(won);
+                // Issue in age order, as the pass does.
+                let mut w = won;
+                while w != 0 {
+                    let i = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    let bit = 1u32 << i;
+                    let l = &mut b.lanes[i & (MAX_WAVES - 1)];
+                    // It stalled for Issue from `since` to now (if at all); from the next turn it
+                    // stalls unless it issues again.
+                    issue_cycles += t.saturating_sub(l.since);
+                    l.since = t + CADENCE;
+                    moved |= bit;
+                    let next = if bit & impure == 0 {
+                        // The instruction ran ahead and was counted then: it takes its unit, and
+                        // the wave's next instruction comes from the queue, or from the next run.
+                        let code = l.front();
+                        let valu_cycles = valu_cycles(code);
+                        if valu_cycles != 0 {
+                            busy = t + valu_cycles;
+                            self.cu.valu_owner[k] = l.slot();
+                        }
+                        l.at += 1;
+                        issued += 1;
+                        if l.at < l.len {
+                            b.units[i & (MAX_WAVES - 1)] >>= 2;
+                            b.stops[i & (MAX_WAVES - 1)] >>= 1;
+                            l.front()
+                        } else {
+                            let next = self.bulk_run_out(l);
+                            (b.units[i & (MAX_WAVES - 1)], b.stops[i & (MAX_WAVES - 1)]) = l.pack();
+                            next
+                        }
+                    } else {
+                        self.cu.valu_busy[k] = busy;
+                        let next = self.bulk_issue(b, i & (MAX_WAVES - 1), t);
+                        busy = self.cu.valu_busy[k];
+                        match next {
+                            Ok(next) => {
+                                impure &= !bit;
+                                next
+                            }
+                            Err(stop) => {
+                                stopped = Some(stop);
+                                break 'turns;
+                            }
+                        }
+                    };
+                    needs |= (bit as u64) << (16 * (next & 3));
+                    // Rarely: it needs another unit, or issues through the pass (the bulk
+                    // leaves when it would).
+                    if next & 7 >= OTHER as Code {
+                        if next & 3 == OTHER as Code {
+                            b.lanes[i & (MAX_WAVES - 1)].ready_at = t + CADENCE;
+                            b.horizon = b.horizon.min(t + CADENCE);
+                            end = end.min(b.horizon);
+                        }
+                        if next & IMPURE != 0 {
+                            impure |= bit;
+                        }
+                    }
+                }
+                winners = won;
+                last = t;
+                turns += 1;
+                // A wave that issued, or stalled for a unit, may issue at the SIMD's next turn:
+                // nothing comes sooner; nor does one that issued at the horizon.
+                if join != 0 {
+                    needs |= join;
+                    impure |= join_impure;
+                    (join, join_impure) = (0, 0);
+                    t += CADENCE;
                     next = t;
                     continue;
                 }
-            }
-            let valu_free = busy <= t;
-            if valu_free && waiting != 0 {
-                // The vector ALU's waiters are ready again: their explicit intervals close as
-                // the pass would close them at this turn, and they go back to lazy.
-                let mut c = waiting;
-                while c != 0 {
-                    let l = &mut b.lanes[c.trailing_zeros() as usize & (MAX_WAVES - 1)];
-                    c &= c - 1;
-                    let since = t.max(l.since);
-                    match l.reason {
-                        StallReason::Issue => issue_cycles += since - l.since,
-                        StallReason::Dependency => dep_cycles += since - l.since,
-                        _ => {}
-                    }
-                    l.since = since;
+                if stalled | won != 0 {
+                    t += CADENCE;
+                    next = t;
+                    continue;
                 }
-                lazy |= waiting;
-                waiting = 0;
+                next = (if waiting != 0 { busy } else { u64::MAX }).min(b.horizon.max(t + 1));
+                if next == u64::MAX {
+                    break 'turns;
+                }
+                t = turn(next, simd);
             }
-            let valu = unit_mask(needs, VALU);
-            let (scalar, branch) = (unit_mask(needs, SCALAR), unit_mask(needs, BRANCH));
-            let ready = (valu | scalar | branch) & !waiting;
-            // For each unit the oldest ready wave needing it takes it (the vector ALU only
-            // when free).
-            let win_valu = if valu_free { lowest(ready & valu) } else { 0 };
-            let won = win_valu | lowest(ready & scalar) | lowest(ready & branch);
-            if won & impure != 0 && !self.bulk_may_issue(b, won & impure, t) {
+            // The turns reached the stop, or the horizon: the waves there may be at an s_waitcnt,
+            // which issues or waits here as the pass would do it.
+            if t >= stop || t < b.horizon {
                 break;
             }
-            // The vector ALU's waiters wait until it is free, on their own instruction or
-            // another's.
-            // (Their lazy Issue stall until now closes, and they wait explicitly from now.)
-            if !valu_free {
-                let mut c = ready & valu;
-                waiting |= c;
-                lazy &= !c;
-                while c != 0 {
-                    let i = c.trailing_zeros() as usize;
-                    c &= c - 1;
-                    let l = &mut b.lanes[i & (MAX_WAVES - 1)];
-                    issue_cycles += t.saturating_sub(l.since);
-                    l.reason = if l.slot() == self.cu.valu_owner[k] {
-                        StallReason::Dependency
-                    } else {
-                        StallReason::Issue
-                    };
-                    l.since = t.max(l.since);
-                    l.ready_at = busy;
+            let masked =
+                unit_mask(needs, VALU) | unit_mask(needs, SCALAR) | unit_mask(needs, BRANCH);
+            let outside = (u32::MAX >> (32 - b.n)) & !(masked | waiting);
+            match self.bulk_at_horizon(b, t, outside, &mut lazy, &mut moved) {
+                Ok(Some((j, ji, looked))) => {
+                    // Whether the waves looked at are pure is their next instructions' to say.
+                    (join, join_impure) = (j, ji);
+                    impure &= !looked;
+                    end = stop.min(b.horizon);
+                }
+                Ok(None) => break,
+                Err(stop) => {
+                    stopped = Some(stop);
+                    break;
                 }
             }
-            // The others try again next turn, stalling for Issue: lazily, nothing to write.
-            stalled = ready & !won & !waiting;
-            needs &= !in_every_unit(won);
-            // Issue in age order, as the pass does.
-            let mut w = won;
-            while w != 0 {
-                let i = w.trailing_zeros() as usize;
-                w &= w - 1;
-                let bit = 1u32 << i;
-                let l = &mut b.lanes[i & (MAX_WAVES - 1)];
-                // It stalled for Issue from `since` to now (if at all); from the next turn it
-                // stalls unless it issues again.
-                issue_cycles += t.saturating_sub(l.since);
-                l.since = t + CADENCE;
-                moved |= bit;
-                let next = if bit & impure == 0 {
-                    // The instruction ran ahead and was counted then: it takes its unit, and
-                    // the wave's next instruction comes from the queue, or from the next run.
-                    let code = l.front();
-                    let valu_cycles = valu_cycles(code);
-                    if valu_cycles != 0 {
-                        busy = t + valu_cycles;
-                        self.cu.valu_owner[k] = l.slot();
-                    }
-                    l.at += 1;
-                    issued += 1;
-                    if l.at < l.len {
-                        b.units[i & (MAX_WAVES - 1)] >>= 2;
-                        b.stops[i & (MAX_WAVES - 1)] >>= 1;
-                        l.front()
-                    } else {
-                        let next = self.bulk_run_out(l);
-                        (b.units[i & (MAX_WAVES - 1)], b.stops[i & (MAX_WAVES - 1)]) = l.pack();
-                        next
-                    }
-                } else {
-                    self.cu.valu_busy[k] = busy;
-                    let next = self.bulk_issue(b, i & (MAX_WAVES - 1), t);
-                    busy = self.cu.valu_busy[k];
-                    match next {
-                        Ok(next) => {
-                            impure &= !bit;
-                            next
-                        }
-                        Err(stop) => {
-                            stopped = Some(stop);
-                            break 'turns;
-                        }
-                    }
-                };
-                needs |= (bit as u64) << (16 * (next & 3));
-                // Rarely: it needs another unit, or issues through the pass (the bulk
-                // leaves when it would).
-                if next & 7 >= OTHER as Code {
-                    if next & 3 == OTHER as Code {
-                        b.lanes[i & (MAX_WAVES - 1)].ready_at = t + CADENCE;
-                        b.horizon = b.horizon.min(t + CADENCE);
-                        end = end.min(b.horizon);
-                    }
-                    if next & IMPURE != 0 {
-                        impure |= bit;
-                    }
-                }
-            }
-            winners = won;
-            last = t;
-            turns += 1;
-            // A wave that issued, or stalled for a unit, may issue at the SIMD's next turn:
-            // nothing comes sooner.
-            if stalled | won != 0 {
-                t += CADENCE;
-                next = t;
-                continue;
-            }
-            next = (if waiting != 0 { busy } else { u64::MAX }).min(b.horizon.max(t + 1));
-            if next == u64::MAX {
-                break;
-            }
-            t = turn(next, simd);
         }
         self.issued += issued;
         b.dirty |= moved;
@@ -646,6 +682,111 @@ impl CuSim<'_> {
         let next = self.bulk_load(l);
         (b.units[i], b.stops[i]) = l.pack();
         Ok(next)
+    }
+
+    /// At turn `t`, the bulk's horizon: the waves `outside` the masks that are ready by then are
+    /// looked at as the pass would look at them, if each is at an s_waitcnt (no unit; a wait
+    /// that ran out ends, its completed loads land): it issues if its counters allow, and its
+    /// next instruction joins the masks after this turn (returned: by unit, and whether not
+    /// pure, with the waves looked at), or it waits for them. `None` if some wave there needs
+    /// the pass. The horizon moves to the next such wave.
+    #[cold]
+    #[inline(never)]
+    fn bulk_at_horizon(
+        &mut self,
+        b: &mut SimdBulk,
+        t: u64,
+        outside: u32,
+        lazy: &mut u32,
+        moved: &mut u32,
+    ) -> Result<Option<(u64, u32, u32)>, (u64, Stop, [u32; 3])> {
+        let facts = self.e.facts;
+        let mut due = 0u32;
+        let mut m = outside;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
+            m &= m - 1;
+            let l = &b.lanes[i];
+            if l.ready_at > t {
+                continue;
+            }
+            let s = l.slot();
+            let waits = facts
+                .get(self.slots[s].wave.pc as usize)
+                .is_some_and(|f| matches!(f.special, Special::Waitcnt(_)));
+            if !waits || !matches!(self.hot[s].block, Block::None | Block::Waitcnt) {
+                return Ok(None);
+            }
+            due |= 1 << i;
+        }
+        // Their records come from their lanes from here, not from the last turn taken.
+        (b.winners, b.stalled) = (b.winners & !due, b.stalled & !due);
+        let (mut join, mut join_impure, mut stays) = (0u64, 0u32, outside);
+        let mut m = due;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
+            m &= m - 1;
+            let bit = 1u32 << i;
+            let l = &mut b.lanes[i];
+            let s = l.slot();
+            // Its interval goes back to its record, where the pass's look and issue close it.
+            let h = &mut self.hot[s];
+            (h.reason, h.since) = match *lazy & bit {
+                0 => (l.reason, l.since),
+                _ => (StallReason::Issue, l.since),
+            };
+            *lazy &= !bit;
+            let slot = &mut self.slots[s];
+            slot.out.complete(&mut slot.wave, t, &mut self.spare);
+            if h.block == Block::Waitcnt {
+                h.block = Block::None;
+                let ready_at = l.ready_at;
+                account(
+                    h,
+                    slot,
+                    &mut self.stalls,
+                    &mut self.trace,
+                    ready_at,
+                    StallReason::Issue,
+                );
+            }
+            let f = &facts[slot.wave.pc as usize];
+            let counters = slot.wave.counters;
+            if !counters.within(&f.issue_limit) {
+                let until = slot.out.when(t, counters, |c| c.within(&f.issue_limit));
+                (h.block, h.ready_at) = (Block::Waitcnt, until);
+                account(
+                    h,
+                    slot,
+                    &mut self.stalls,
+                    &mut self.trace,
+                    t,
+                    StallReason::Waitcnt,
+                );
+                (l.reason, l.since, l.ready_at) = (h.reason, h.since, until);
+                continue;
+            }
+            issue::issue(self, s, t).map_err(|(stop, group)| (t, stop, group))?;
+            // From the next turn it stalls unless it issues, as any winner.
+            *lazy |= bit;
+            *moved |= bit;
+            (l.since, l.ready_at) = (t + CADENCE, t + CADENCE);
+            let next = self.bulk_load(l);
+            (b.units[i], b.stops[i]) = l.pack();
+            join |= (bit as u64) << (16 * (next & 3));
+            join_impure |= ((next & IMPURE != 0) as u32) << i;
+            if next & 3 != OTHER {
+                stays &= !bit;
+            }
+        }
+        let mut horizon = u64::MAX;
+        let mut m = stays;
+        while m != 0 {
+            horizon = horizon.min(b.lanes[m.trailing_zeros() as usize & (MAX_WAVES - 1)].ready_at);
+            m &= m - 1;
+        }
+        b.horizon = horizon;
+        Ok(Some((join, join_impure, due)))
     }
 
     /// Whether the waves `waves`, which take their units at turn `t` with instructions that
@@ -784,9 +925,10 @@ mod tests {
 
     /// Waves load a scalar in every turn of their loop and run vector and scalar instructions
     /// before they wait for it (nothing runs ahead while a load is outstanding), one of which
-    /// reads the load's destination early, and store every fourth turn, each wave of a group at
-    /// a different one (so that the SIMDs fall out of step): the bulk issues the
-    /// loads and those instructions as the pass does, with the same statistics (the stale read
+    /// reads the load's destination early, and store and load every fourth turn, each wave of a
+    /// group at a different one (so that the SIMDs fall out of step, and the loads queue for
+    /// the texture unit and complete between the SIMD's turns): the bulk issues the
+    /// loads, those instructions and the s_waitcnt (at its horizon) as the pass does, with the same statistics (the stale read
     /// included), counts and buffer as without bulk turns — and each CU's requests stay in
     /// issue order while the pass issues other SIMDs' stores (debug builds check it as the
     /// dispatcher takes them).
@@ -798,9 +940,10 @@ mod tests {
                  v_addc_co_u32 v5, vcc, 0, v5, vcc\n    v_readfirstlane_b32 s9, v0\n    \
                  s_lshr_b32 s9, s9, 6\n\
                  again:\n    s_load_dword s6, s[0:1], 0x4\n    v_add_u32 v1, v1, v0\n    \
-                 s_add_u32 s7, s6, 1\n    s_waitcnt lgkmcnt(0)\n    s_add_u32 s8, s4, s9\n    \
-                 s_and_b32 s8, s8, 3\n    s_cmp_lg_u32 s8, 0\n    s_cbranch_scc1 skip\n    \
-                 global_store_dword v[4:5], v1, off\n\
+                 s_add_u32 s7, s6, 1\n    s_waitcnt vmcnt(0) lgkmcnt(0)\n    \
+                 s_add_u32 s8, s4, s9\n    s_and_b32 s8, s8, 3\n    s_cmp_lg_u32 s8, 0\n    \
+                 s_cbranch_scc1 skip\n    global_store_dword v[4:5], v1, off\n    \
+                 global_load_dword v6, v[4:5], off\n\
                  skip:\n",
         );
         let with = run(&text, 1_000_000, true);
