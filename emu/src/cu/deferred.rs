@@ -111,7 +111,7 @@ impl Snapshot {
 /// A memory instruction waiting to run.
 pub struct Request {
     pub done: u64,
-    /// The cycle it issued: a CU's list of requests is in this order.
+    /// The cycle it issued: a CU's requests due at one cycle run in this order.
     pub issued: u64,
     pub seq: u64,
     /// The wave's slot and workgroup on its CU.

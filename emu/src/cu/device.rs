@@ -496,13 +496,22 @@ impl Dispatcher<'_, '_> {
         due.clear();
         order.clear();
         for (c, s) in sims.iter_mut().enumerate() {
-            debug_assert!(
-                s.requests.is_sorted_by_key(|q| q.issued),
-                "CU {c}'s requests are out of issue order"
+            let from = due.len();
+            due.extend(
+                s.requests
+                    .extract_if(.., |q| q.done < stop)
+                    .map(|q| Some((c, q))),
             );
-            for q in s.requests.extract_if(.., |q| q.done < stop) {
-                order.push((q.done, due.len()));
-                due.push(Some((c, q)));
+            // In issue order: the bulk turns may have issued a SIMD's scalar loads at later
+            // cycles of a window before the pass issued other SIMDs' requests (a stable sort,
+            // rarely needed: the list is in issue order but for those).
+            let issued = |d: &Option<(usize, Request)>| d.as_ref().map_or(0, |(_, q)| q.issued);
+            let mine = &mut due[from..];
+            if !mine.is_sorted_by_key(issued) {
+                mine.sort_by_key(issued);
+            }
+            for (k, d) in due.iter().enumerate().skip(from) {
+                order.push((d.as_ref().map_or(0, |(_, q)| q.done), k));
             }
         }
         sort_by_cycle(order, &mut self.counts, &mut self.sorted);

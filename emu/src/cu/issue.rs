@@ -108,20 +108,9 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
             writes,
             snap,
         };
-        // In issue order: the bulk turns may have issued a scalar load of another SIMD at a
-        // later cycle of this window already ([`super::bulk`]), and the dispatcher runs a CU's
-        // requests due at one cycle in the order of its list.
-        match m.requests.last() {
-            Some(last) if last.issued > now => {
-                let at = m
-                    .requests
-                    .iter()
-                    .rposition(|q| q.issued <= now)
-                    .map_or(0, |p| p + 1);
-                m.requests.insert(at, q);
-            }
-            _ => m.requests.push(q),
-        }
+        // (The dispatcher puts a CU's requests in issue order: the bulk turns may have issued
+        // a scalar load of another SIMD at a later cycle of this window already.)
+        m.requests.push(q);
         Flow::Continue
     } else {
         slot.wave.pc = index + 1;

@@ -36,8 +36,8 @@
 //! the wave is outstanding — issues here as the pass issues it ([`super::issue::issue`], after
 //! the wave's completed loads land, if its counters allow; a guest stop there comes with its
 //! cycle); at any other, the SIMD leaves the bulk and the pass issues it. (Requests so issued
-//! may come before, in host order, those the pass issues at earlier cycles of other SIMDs: a
-//! CU's list is kept in issue order, [`super::issue::issue`].) A wave that needs another
+//! may come before, in host order, those the pass issues at earlier cycles of other SIMDs: the
+//! dispatcher puts a CU's requests in issue order, [`super::device`].) A wave that needs another
 //! unit, or waits (s_waitcnt, s_nop), bounds the bulk with the cycle the pass would next look
 //! at it (its horizon); there, a wave at an s_waitcnt is looked at here as the pass would
 //! (it issues, and joins the masks after that turn, or waits on), and any other makes the
@@ -929,9 +929,7 @@ mod tests {
     /// group at a different one (so that the SIMDs fall out of step, and the loads queue for
     /// the texture unit and complete between the SIMD's turns): the bulk issues the
     /// loads, those instructions and the s_waitcnt (at its horizon) as the pass does, with the same statistics (the stale read
-    /// included), counts and buffer as without bulk turns — and each CU's requests stay in
-    /// issue order while the pass issues other SIMDs' stores (debug builds check it as the
-    /// dispatcher takes them).
+    /// included), counts and buffer as without bulk turns.
     #[test]
     fn instructions_that_did_not_run_ahead_issue_in_bulk_as_in_the_pass() {
         let text = LOOP.replace(
