@@ -488,9 +488,8 @@ impl Dispatcher<'_, '_> {
         workers: bool,
     ) -> Result<(), TimedError> {
         let parallel = workers && beside::allowed(shared.mem);
-        // A CU's list is in issue order (requests are pushed as they issue and taken out in
-        // order), so gathering the lists CU by CU and sorting by completion cycle alone, keeping
-        // ties in place, gives the order. The requests are large (a register set each): sort
+        // Each CU's requests taken in issue order (below), so gathering them CU by CU and
+        // sorting by completion cycle alone, keeping ties in place, gives the order. The requests are large (a register set each): sort
         // their keys, not them.
         let (due, order) = (&mut self.due, &mut self.order);
         due.clear();
