@@ -633,6 +633,11 @@ impl CuSim<'_> {
                     (join, join_impure) = (j, ji);
                     impure &= !looked;
                     end = stop.min(b.horizon);
+                    // (A wait ends after this turn; should one not, the pass takes the turn
+                    // rather than the bulk looking again.)
+                    if end <= t {
+                        break;
+                    }
                 }
                 Ok(None) => break,
                 Err(stop) => {
