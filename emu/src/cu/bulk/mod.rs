@@ -21,8 +21,9 @@
 //! The results are those of [`CuSim::step`]'s age-order pass, turn by turn: the same issues,
 //! the same stall reasons from the same cycles, the same next turn. What the pass does and
 //! this does not is unobservable here: it lands completed memory operations of each wave it
-//! looks at (a wave with registers still to land runs nothing ahead, so it is never issued
-//! here; the rest, counter decrements, nothing here reads, and the next look does them), and
+//! looks at (a wave with registers still to land runs nothing ahead, and issues here only
+//! after they land, as below; the rest, counter decrements, nothing here reads, and the next
+//! look does them), and
 //! it notes a unit an older wave took ([`super::engine::Hot::waits_for`]), which only saves it a
 //! look with the same outcome.
 //!
@@ -75,7 +76,8 @@ pub const SCALAR: u8 = 1;
 pub const BRANCH: u8 = 2;
 /// Another unit, or none: the turns stop at it.
 pub const OTHER: u8 = 3;
-/// It does not issue in the bulk: the pass issues it ([`super::issue::issue`]).
+/// It did not run ahead: the bulk issues it only as the pass would ([`CuSim::bulk_may_issue`]),
+/// else the pass issues it ([`super::issue::issue`]).
 pub const IMPURE: Code = 4;
 
 /// The code of an instruction of `unit` that keeps the vector ALU busy for `valu_cycles`: 0,
@@ -179,7 +181,8 @@ pub struct SimdBulk {
     /// The last turn taken.
     last: u64,
     /// The earliest cycle the pass would look at a wave outside the masks (one that waits, or
-    /// needs another unit): the bulk ends before it.
+    /// needs another unit): the turns stop there, and go on only if the waves due then are at
+    /// an s_waitcnt ([`CuSim::bulk_at_horizon`]).
     horizon: u64,
     n: usize,
     /// Of the waves in the masks, the ones whose next instruction is not pure.
