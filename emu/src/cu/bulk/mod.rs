@@ -208,6 +208,9 @@ pub struct SimdBulk {
     /// units, two bits each, and the codes they stop at, a bit each (bit 0: the front).
     units: [u64; MAX_WAVES],
     stops: [u32; MAX_WAVES],
+    /// What the last steady turns ended with, for the next to begin from
+    /// ([`steady::Resume`]).
+    resume: steady::Resume,
 }
 
 impl Default for SimdBulk {
@@ -218,6 +221,7 @@ impl Default for SimdBulk {
             lanes: [NO_LANE; MAX_WAVES],
             units: [0; MAX_WAVES],
             stops: [0; MAX_WAVES],
+            resume: steady::Resume::NONE,
             needs: 0,
             impure: 0,
             waiting: 0,
@@ -305,6 +309,7 @@ impl CuSim<'_> {
             return false;
         }
         let mut b = self.bulk[k].take().unwrap_or_default();
+        b.resume = steady::Resume::NONE;
         b.n = n;
         b.needs = 0;
         b.impure = 0;

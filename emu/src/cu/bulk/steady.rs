@@ -60,6 +60,29 @@ impl Lane {
     }
 }
 
+/// Where a run of steady turns ended, and the masks it had built from the lanes' strings
+/// there, so that the next can begin from them rather than from every lane's strings again:
+/// a SIMD's steady turns mostly end at a window's end and go on at the next window's first
+/// turn, and nothing changes the lanes in between (the turn loop takes no turn, the pass does
+/// not look at a SIMD in the bulk, and entering the bulk again forgets this).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Resume {
+    /// The turn the steady turns would have taken next, and the masks then.
+    t: u64,
+    needs: u64,
+    after: u64,
+    hold: u32,
+}
+
+impl Resume {
+    pub(super) const NONE: Resume = Resume {
+        t: u64::MAX,
+        needs: 0,
+        after: 0,
+        hold: 0,
+    };
+}
+
 /// What a run of steady turns did, for [`CuSim::bulk_run`]'s own records.
 pub(super) struct Steady {
     /// The turn after the last taken (the first if none was).
@@ -118,12 +141,19 @@ impl CuSim<'_> {
         // their next: a turn's winners move from one to the other without a load, which keeps
         // the loads of the lanes' strings out of the chain from one turn's winners to the
         // next's (what a stop changes, the stop sets right); and the waves held at their next.
-        let (mut after, mut hold, mut m) = (0u64, 0u32, ready);
-        while m != 0 {
-            let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
-            m &= m - 1;
-            after |= (1u64 << i) << (16 * (b.units[i] >> 2 & 3));
-            hold |= (b.stops[i] & 1) << i;
+        // (Any turn taken since the last steady turns moved `t` on, and a wave joining the
+        // masks changed `needs`: the lanes in the masks are as the last steady turns left them.)
+        let (mut after, mut hold) = (0u64, 0u32);
+        if b.resume.t == t && b.resume.needs == needs {
+            (after, hold) = (b.resume.after, b.resume.hold);
+        } else {
+            let mut m = ready;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
+                m &= m - 1;
+                after |= (1u64 << i) << (16 * (b.units[i] >> 2 & 3));
+                hold |= (b.stops[i] & 1) << i;
+            }
         }
         loop {
             let valu = unit_mask(needs, VALU);
@@ -178,6 +208,12 @@ impl CuSim<'_> {
             l.since = t;
             l.at = at_of(l.len, b.stops[i]);
         }
+        b.resume = Resume {
+            t,
+            needs,
+            after,
+            hold,
+        };
         s.valu = (valu_last != u64::MAX).then_some(((valu_last & 15) as u32, valu_last >> 4));
         (s.t, s.end, s.needs, s.impure) = (t, end, needs, impure);
         (s.won, s.moved, s.issued) = (won_last, moved, issued);
