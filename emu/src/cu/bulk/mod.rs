@@ -211,6 +211,34 @@ pub struct SimdBulk {
     /// What the last steady turns ended with, for the next to begin from
     /// ([`steady::Resume`]).
     resume: steady::Resume,
+    /// Lanes whose `since` and `at` the last steady turns left unwritten: `since` is the
+    /// resumption's turn, `at` follows from the stop string ([`steady::at_of`]). Written
+    /// ([`SimdBulk::settle`]) before anything but the next steady turns reads the lanes.
+    deferred: u32,
+}
+
+impl SimdBulk {
+    /// Writes the deferred lanes' `since` and `at`.
+    #[inline]
+    fn settle(&mut self) {
+        if self.deferred != 0 {
+            self.settle_lanes(self.deferred);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn settle_lanes(&mut self, lanes: u32) {
+        self.deferred &= !lanes;
+        let mut m = lanes;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
+            m &= m - 1;
+            let l = &mut self.lanes[i];
+            l.since = self.resume.t;
+            l.at = steady::at_of(l.len, self.stops[i]);
+        }
+    }
 }
 
 impl Default for SimdBulk {
@@ -222,6 +250,7 @@ impl Default for SimdBulk {
             units: [0; MAX_WAVES],
             stops: [0; MAX_WAVES],
             resume: steady::Resume::NONE,
+            deferred: 0,
             needs: 0,
             impure: 0,
             waiting: 0,
@@ -309,7 +338,8 @@ impl CuSim<'_> {
             return false;
         }
         let mut b = self.bulk[k].take().unwrap_or_default();
-        b.resume = steady::Resume::NONE;
+        debug_assert_eq!(b.deferred, 0, "settled when it left");
+        (b.resume, b.deferred) = (steady::Resume::NONE, 0);
         b.n = n;
         b.needs = 0;
         b.impure = 0;
@@ -410,6 +440,7 @@ impl CuSim<'_> {
         if !b.active {
             return;
         }
+        b.settle();
         b.active = false;
         let mut d = std::mem::take(&mut b.dirty);
         while d != 0 {
@@ -489,6 +520,8 @@ impl CuSim<'_> {
                         continue;
                     }
                 }
+                // The turn loop reads and writes the lanes.
+                b.settle();
                 let valu_free = busy <= t;
                 if valu_free && waiting != 0 {
                     // The vector ALU's waiters are ready again: their explicit intervals close as
@@ -635,6 +668,7 @@ impl CuSim<'_> {
             let masked =
                 unit_mask(needs, VALU) | unit_mask(needs, SCALAR) | unit_mask(needs, BRANCH);
             let outside = (u32::MAX >> (32 - b.n)) & !(masked | waiting);
+            b.settle();
             match self.bulk_at_horizon(b, t, outside, &mut lazy, &mut moved) {
                 Ok(Some((j, ji, looked))) => {
                     // Whether the waves looked at are pure is their next instructions' to say.

@@ -67,8 +67,9 @@ impl Lane {
 /// not look at a SIMD in the bulk, and entering the bulk again forgets this).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Resume {
-    /// The turn the steady turns would have taken next, and the masks then.
-    t: u64,
+    /// The turn the steady turns would have taken next (the deferred lanes' `since`,
+    /// [`SimdBulk::deferred`]), and the masks then.
+    pub(super) t: u64,
     needs: u64,
     after: u64,
     hold: u32,
@@ -147,6 +148,7 @@ impl CuSim<'_> {
         if b.resume.t == t && b.resume.needs == needs {
             (after, hold) = (b.resume.after, b.resume.hold);
         } else {
+            b.settle();
             let mut m = ready;
             while m != 0 {
                 let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
@@ -196,18 +198,21 @@ impl CuSim<'_> {
         }
         let turns = ((t - s.t) / CADENCE) as u32;
         s.issue_cycles += CADENCE * (turns * ready.count_ones() - issued) as u64;
-        let mut m = ready;
+        // The stall interval each had before these turns closed, and those in them (above);
+        // from here it stalls unless it issues. A lane deferred by the last steady turns stalls
+        // from this call's first turn: nothing to close. Its `since` is now `t`, and its
+        // position follows from its strings: both deferred (no lane's line is touched).
+        let mut m = ready & !b.deferred;
         while m != 0 {
             let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
             m &= m - 1;
-            // The stall interval it had before these turns, and those in them (above),
-            // closed; from here it stalls unless it issues. (The lanes' lines are touched
-            // once, here.)
-            let l = &mut b.lanes[i];
-            s.issue_cycles += s.t.saturating_sub(l.since);
-            l.since = t;
-            l.at = at_of(l.len, b.stops[i]);
+            s.issue_cycles += s.t.saturating_sub(b.lanes[i].since);
         }
+        let gone = b.deferred & !ready;
+        if gone != 0 {
+            b.settle_lanes(gone);
+        }
+        b.deferred = ready;
         b.resume = Resume {
             t,
             needs,
