@@ -204,15 +204,14 @@ pub struct SimdBulk {
     dirty: u32,
     active: bool,
     lanes: [Lane; MAX_WAVES],
-    /// Per lane, its queue from the front as the steady turns read it ([`Lane::pack`]): the
-    /// units, two bits each, and the codes they stop at, a bit each (bit 0: the front).
+    /// Per lane, its queue from the front as the steady turns read it ([`Lane::pack`]): two
+    /// bits a code, its unit or where the steady turns stop (bits 0–1: the front).
     units: [u64; MAX_WAVES],
-    stops: [u32; MAX_WAVES],
     /// What the last steady turns ended with, for the next to begin from
     /// ([`steady::Resume`]).
     resume: steady::Resume,
     /// Lanes whose `since` and `at` the last steady turns left unwritten: `since` is the
-    /// resumption's turn, `at` follows from the stop string ([`steady::at_of`]). Written
+    /// resumption's turn, `at` follows from the lane's string ([`steady::at_of`]). Written
     /// ([`SimdBulk::settle`]) before anything but the next steady turns reads the lanes.
     deferred: u32,
 }
@@ -236,7 +235,7 @@ impl SimdBulk {
             m &= m - 1;
             let l = &mut self.lanes[i];
             l.since = self.resume.t;
-            l.at = steady::at_of(l.len, self.stops[i]);
+            l.at = steady::at_of(l.len, self.units[i]);
         }
     }
 }
@@ -248,7 +247,6 @@ impl Default for SimdBulk {
             n: 0,
             lanes: [NO_LANE; MAX_WAVES],
             units: [0; MAX_WAVES],
-            stops: [0; MAX_WAVES],
             resume: steady::Resume::NONE,
             deferred: 0,
             needs: 0,
@@ -369,7 +367,7 @@ impl CuSim<'_> {
                 Block::Waitcnt | Block::Nop => b.horizon = b.horizon.min(h.ready_at),
                 Block::None => {
                     let code = self.bulk_load(&mut b.lanes[i]);
-                    (b.units[i], b.stops[i]) = b.lanes[i].pack();
+                    b.units[i] = b.lanes[i].pack();
                     let unit = code as u8 & 3;
                     if unit != OTHER && (h.ready_at <= now || unit == VALU && h.ready_at == busy) {
                         b.needs |= 1 << (16 * unit as u32 + i as u32);
@@ -600,11 +598,10 @@ impl CuSim<'_> {
                         issued += 1;
                         if l.at < l.len {
                             b.units[i & (MAX_WAVES - 1)] >>= 2;
-                            b.stops[i & (MAX_WAVES - 1)] >>= 1;
                             l.front()
                         } else {
                             let next = self.bulk_run_out(l);
-                            (b.units[i & (MAX_WAVES - 1)], b.stops[i & (MAX_WAVES - 1)]) = l.pack();
+                            b.units[i & (MAX_WAVES - 1)] = l.pack();
                             next
                         }
                     } else {
@@ -727,7 +724,7 @@ impl CuSim<'_> {
         (h.reason, h.since) = (StallReason::Executing, t);
         issue::issue(self, s, t).map_err(|(stop, group)| (t, stop, group))?;
         let next = self.bulk_load(l);
-        (b.units[i], b.stops[i]) = l.pack();
+        b.units[i] = l.pack();
         Ok(next)
     }
 
@@ -819,7 +816,7 @@ impl CuSim<'_> {
             *moved |= bit;
             (l.since, l.ready_at) = (t + CADENCE, t + CADENCE);
             let next = self.bulk_load(l);
-            (b.units[i], b.stops[i]) = l.pack();
+            b.units[i] = l.pack();
             join |= (bit as u64) << (16 * (next & 3));
             join_impure |= ((next & IMPURE != 0) as u32) << i;
             if next & 3 != OTHER {

@@ -2,16 +2,17 @@
 //! vector ALU and none is to issue an instruction that keeps it busy past the next turn, the
 //! unit is free at every turn, and only the last turn can see a wave leave the masks. A turn
 //! then needs no more of a winner than the unit of its next instruction and whether the steady
-//! turns stop at it, which [`SimdBulk`] keeps for each lane as bit strings shifted at each
-//! issue ([`Lane::pack`]: two bits a code, and a bit for each code that is impure or long and
-//! for the queue's end, from which the lane's position follows, [`at_of`]). The stalls are
+//! turns stop at it, which [`SimdBulk`] keeps for each lane as a bit string shifted at each
+//! issue ([`Lane::pack`]: two bits a code, the unit, or [`STOP`] for a code that is impure,
+//! long or another unit's, and for the queue's end, from which the lane's position follows,
+//! [`at_of`]). The stalls are
 //! counted per turn: every masked wave that does not issue stalls for Issue until the next
 //! turn (the lazy intervals are closed before and opened again after). A wave held at such a
 //! code stalls as any other, and [`CuSim::bulk_run`]'s turn loop takes the turn at which it
 //! would issue. The decisions are the turn loop's: for each unit the oldest wave needing it.
 
 use super::{code, in_every_unit, unit_mask, Code, Lane, SimdBulk};
-use super::{BRANCH, IMPURE, LANE_CODES, MAX_WAVES, OTHER, SCALAR, VALU};
+use super::{BRANCH, IMPURE, MAX_WAVES, OTHER, SCALAR, VALU};
 use crate::cu::engine::CuSim;
 use crate::cu::issue::CADENCE;
 
@@ -20,43 +21,45 @@ use crate::cu::issue::CADENCE;
 pub(super) const STOPS: Code = IMPURE | 0b1111_0000;
 const _: () = assert!(code(VALU, 4) & STOPS == 0 && code(VALU, 8) & STOPS != 0);
 
-/// The position of a lane's next instruction, from its queue's end `len` and its `stops`
-/// ([`Lane::pack`]), whose highest bit is that end: the steady turns move only `stops`.
+/// A code's two bits in a lane's string where the steady turns stop: a code of [`STOPS`] or
+/// another unit's (its own unit is the lane's code's to say), and the queue's end.
+pub(super) const STOP: u64 = 3;
+const _: () = assert!(OTHER as u64 == STOP);
+
+/// The position of a lane's next instruction, from its queue's end `len` and its string
+/// `units` ([`Lane::pack`]), whose highest code is that end: the steady turns move only
+/// `units`.
 #[inline(always)]
-pub(super) fn at_of(len: u8, stops: u32) -> u8 {
-    len - (31 - stops.leading_zeros()) as u8
+pub(super) fn at_of(len: u8, units: u64) -> u8 {
+    len - ((63 - units.leading_zeros()) / 2) as u8
 }
 
 impl Lane {
-    /// Its queue from the front for the steady turns: the units, two bits each, and the codes
-    /// they stop at ([`STOPS`], and the end of the queue), a bit each. A lane that holds no
-    /// queue (its wave did not run ahead) stops at its front.
-    pub(super) fn pack(&self) -> (u64, u32) {
+    /// Its queue from the front for the steady turns: two bits a code, its unit or [`STOP`]
+    /// (a code of [`STOPS`]), and [`STOP`] for the end of the queue, above which the string is
+    /// zero. A lane that holds no queue (its wave did not run ahead) stops at its front.
+    pub(super) fn pack(&self) -> u64 {
         let (at, len) = (self.at as u32, self.len as u32);
         if at >= len {
-            return ((self.code[at as usize & (LANE_CODES - 1)] & 3) as u64, 1);
+            return STOP;
         }
-        // Eight codes a word: their units gathered two bits each, and a bit each for a stop.
+        // Eight codes a word: a byte with a bit of STOPS gets both unit bits (another unit's
+        // has them), and the units are gathered two bits each.
         const LOW: u64 = 0x0101_0101_0101_0101;
-        let (mut units, mut stops) = (0u64, 0u32);
+        let mut units = 0u64;
         for (k, bytes) in self.code.chunks_exact(8).enumerate() {
             let w = u64::from_le_bytes(bytes.try_into().expect("eight codes"));
-            let mut u = w & (3 * LOW);
+            let r = w & (STOPS as u64 * LOW);
+            let any = ((r & (0x7f * LOW)) + 0x7f * LOW | r) >> 7 & LOW;
+            let mut u = (w | any * 3) & (3 * LOW);
             u = (u | u >> 6) & 0x000f_000f_000f_000f;
             u = (u | u >> 12) & 0x0000_00ff_0000_00ff;
             u = (u | u >> 24) & 0xffff;
             units |= u << (16 * k);
-            // A byte with a bit of STOPS, or both unit bits (another unit), in each byte's low
-            // bit, then those eight bits gathered into one byte.
-            let r = w & (STOPS as u64 * LOW);
-            let any = ((r & (0x7f * LOW)) + 0x7f * LOW | r) >> 7 & LOW;
-            let other = w & (w >> 1) & LOW;
-            stops |= (((any | other).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32) << (8 * k);
         }
+        // (At most AHEAD codes, so the end's two bits fit.)
         let n = len - at;
-        let units = (units >> (2 * at)) & (u64::MAX >> (64 - 2 * n));
-        let stops = (stops >> at) & !(u32::MAX << n) | 1 << n;
-        (units, stops)
+        (units >> (2 * at)) & (u64::MAX >> (64 - 2 * n)) | STOP << (2 * n)
     }
 }
 
@@ -154,7 +157,7 @@ impl CuSim<'_> {
                 let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
                 m &= m - 1;
                 after |= (1u64 << i) << (16 * (b.units[i] >> 2 & 3));
-                hold |= (b.stops[i] & 1) << i;
+                hold |= ((b.units[i] & 3 == STOP) as u32) << i;
             }
         }
         loop {
@@ -179,10 +182,9 @@ impl CuSim<'_> {
                 w &= w - 1;
                 let bit = 1u64 << i;
                 b.units[i] >>= 2;
-                b.stops[i] >>= 1;
-                if b.stops[i] & 1 != 0 {
+                if b.units[i] & 3 == STOP {
                     let code = self.steady_stop(b, i, t);
-                    hold |= (b.stops[i] & 1) << i;
+                    hold |= ((b.units[i] & 3 == STOP) as u32) << i;
                     impure |= ((code & IMPURE != 0) as u32) << i;
                     end = end.min(b.horizon);
                     needs = needs & !in_every_unit(bit as u32) | bit << (16 * (code & 3));
@@ -234,12 +236,12 @@ impl CuSim<'_> {
     #[inline(never)]
     fn steady_stop(&mut self, b: &mut SimdBulk, i: usize, t: u64) -> Code {
         let l = &mut b.lanes[i];
-        l.at = at_of(l.len, b.stops[i]);
+        l.at = at_of(l.len, b.units[i]);
         let code = if l.at < l.len {
             l.front()
         } else {
             let code = self.bulk_run_out(l);
-            (b.units[i], b.stops[i]) = l.pack();
+            b.units[i] = l.pack();
             code
         };
         if code & 3 == OTHER {
@@ -252,11 +254,13 @@ impl CuSim<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::STOPS;
-    use crate::cu::bulk::{code, Lane, BRANCH, IMPURE, LANE_CODES, NO_LANE, OTHER, SCALAR, VALU};
+    use super::{at_of, STOP, STOPS};
+    use crate::cu::bulk::{code, Lane, BRANCH, IMPURE, NO_LANE, OTHER, SCALAR, VALU};
 
-    /// [`Lane::pack`] gives, from the front, each code's unit and whether the steady turns
-    /// stop at it, and the queue's end, for queues at every position.
+    /// [`Lane::pack`] gives, from the front, each code's unit or [`STOP`] where the steady
+    /// turns stop at it, and [`STOP`] at the queue's end with nothing above, for queues at
+    /// every position; and [`at_of`] gives the position back from the string, after any
+    /// number of the shifts the turns make.
     #[test]
     fn a_lane_packs_its_queue_from_the_front() {
         let pool = [
@@ -277,20 +281,19 @@ mod tests {
             }
             l.len = (seed >> 8) as u8 % 29;
             l.at = (seed >> 16) as u8 % (l.len + 1);
-            let (units, stops) = l.pack();
+            let units = l.pack();
             let (at, len) = (l.at as usize, l.len as usize);
-            if at == len {
-                assert_eq!((units, stops), ((l.code[at % LANE_CODES] & 3) as u64, 1));
-                continue;
-            }
             for p in 0..len - at {
                 let c = l.code[at + p];
-                assert_eq!(units >> (2 * p) & 3, (c & 3) as u64, "{l:?} at {p}");
                 let stop = c & STOPS != 0 || c & 3 == OTHER;
-                assert_eq!(stops >> p & 1 != 0, stop, "{l:?} at {p}");
+                let want = if stop { STOP } else { (c & 3) as u64 };
+                assert_eq!(units >> (2 * p) & 3, want, "{l:?} at {p}");
             }
-            assert_eq!(units >> (2 * (len - at)), 0, "{l:?}");
-            assert_eq!(stops >> (len - at), 1, "{l:?}");
+            assert_eq!(units >> (2 * (len - at)), STOP, "{l:?}");
+            for shifted in 0..=len - at {
+                let at = at_of(l.len, units >> (2 * shifted));
+                assert_eq!(at as usize, l.at as usize + shifted, "{l:?}");
+            }
         }
     }
 }
