@@ -295,7 +295,16 @@ impl CuSim<'_> {
         }
         // Boxed, so that taking it out while the turns borrow the CU moves a pointer.
         let mut b = self.bulk[k].take().expect("entered");
-        let taken = self.bulk_run(&mut b, simd, now, stop);
+        // Mostly the SIMD's turns are steady from here to the window's end (where the last
+        // window's left them): taken and recorded without the turn loop's setting up.
+        let first = self.bulk_first_steady(&mut b, k, now, stop);
+        let taken = match first {
+            Some(s) if s.t >= stop => {
+                self.bulk_steady_to_stop(&mut b, k, now, &s);
+                Ok(true)
+            }
+            first => self.bulk_run(&mut b, simd, now, stop, first),
+        };
         let turns = b.turns;
         self.bulk[k] = Some(b);
         match taken {
@@ -467,15 +476,53 @@ impl CuSim<'_> {
         }
     }
 
-    /// The turns themselves: from `now` while the bulk holds, up to `stop`. False if not
+    /// The steady turns from `now`, if [`CuSim::bulk_run`]'s loop would begin with them.
+    #[inline(always)]
+    fn bulk_first_steady(
+        &mut self,
+        b: &mut SimdBulk,
+        k: usize,
+        now: u64,
+        stop: u64,
+    ) -> Option<steady::Steady> {
+        let end = stop.min(b.horizon);
+        let steady = now < end
+            && b.waiting == 0
+            && self.cu.valu_busy[k] <= now
+            && b.needs & 0xffff_ffff_ffff != 0;
+        steady.then(|| self.bulk_steady(b, k, now, end, b.needs, b.impure))
+    }
+
+    /// Records steady turns `s` that reached the window's end, as [`CuSim::bulk_run`] records
+    /// its turns when it took only those.
+    fn bulk_steady_to_stop(&mut self, b: &mut SimdBulk, k: usize, now: u64, s: &steady::Steady) {
+        if let Some((owner, at)) = s.valu {
+            self.cu.valu_busy[k] = at + CADENCE;
+            self.cu.valu_owner[k] = b.lanes[owner as usize & (MAX_WAVES - 1)].slot();
+        }
+        self.issued += s.issued as u64;
+        self.stalls.cycles[ISSUE] += s.issue_cycles;
+        b.dirty |= s.moved;
+        (b.needs, b.impure) = (s.needs, s.impure);
+        let last = s.t - CADENCE;
+        (b.winners, b.stalled, b.last) = (s.won, s.ready & !s.won, last);
+        b.turns += ((s.t - now) / CADENCE) as u32;
+        self.cu.stepped = Some(self.cu.stepped.map_or(last, |p| p.max(last)));
+        self.cu.simd_next[k] = s.t;
+    }
+
+    /// The turns themselves: from `now` while the bulk holds, up to `stop`, the first of them
+    /// steady turns already taken if `first` (by [`CuSim::bulk_first_steady`]). False if not
     /// even the first could be taken here; a guest stop met by an instruction issued as the
     /// pass issues it ([`CuSim::bulk_may_issue`]) comes with its cycle.
+    #[inline(never)]
     fn bulk_run(
         &mut self,
         b: &mut SimdBulk,
         simd: u8,
         now: u64,
         stop: u64,
+        mut first: Option<steady::Steady>,
     ) -> Result<bool, (u64, Stop, [u32; 3])> {
         let k = simd as usize;
         let mut busy = self.cu.valu_busy[k];
@@ -501,7 +548,10 @@ impl CuSim<'_> {
             while t < end {
                 if join == 0 && waiting == 0 && busy <= t && needs & 0xffff_ffff_ffff != 0 {
                     // Nothing waits for the vector ALU: steady turns ([`steady`]) as far as they go.
-                    let s = self.bulk_steady(b, k, t, end, needs, impure);
+                    let s = match first.take() {
+                        Some(s) => s,
+                        None => self.bulk_steady(b, k, t, end, needs, impure),
+                    };
                     issue_cycles += s.issue_cycles;
                     if let Some((owner, at)) = s.valu {
                         busy = at + CADENCE;
