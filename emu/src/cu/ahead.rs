@@ -237,36 +237,43 @@ fn run_stretch(m: &mut CuSim, s: usize) -> bool {
         env,
     };
     ahead.clear();
-    // The queue's length in a local: the semantics are called through a pointer, so a field
+    // The instructions and their facts as slices of one length (one bounds check each), and
+    // the queue's length in a local: the semantics are called through a pointer, so a field
     // would be stored and loaded again around every call.
+    let insts = &program.insts[..program.insts.len().min(facts.len())];
+    let facts = &facts[..insts.len()];
+    let back_edges = env.spin_limit != 0;
     let mut n = 0;
     while n < AHEAD {
         let at = cx.wave.pc;
         let Some(f) = facts.get(at as usize).filter(|f| f.pure) else {
             break;
         };
-        let d = &program.insts[at as usize];
+        let d = &insts[at as usize];
         cx.wave.pc = at + 1;
         ahead.index[n] = at;
         ahead.code[n] = f.bulk_code;
+        // Counted before it runs (the call keeps fewer values alive), and taken back if it
+        // faults.
+        let category = f.category as usize;
+        counts.by_category[category] += 1;
         n += 1;
         match crate::exec::issue::execute(&mut cx, d) {
+            Ok(Flow::Continue) => {}
+            Ok(flow) => {
+                ahead.end = End::Flow(flow);
+                ahead.code[n - 1] |= bulk::IMPURE;
+                break;
+            }
             Err(fault) => {
+                counts.by_category[category] -= 1;
                 ahead.end = End::Fault;
                 ahead.fault = Some(Box::new(fault));
                 ahead.code[n - 1] |= bulk::IMPURE;
                 break;
             }
-            Ok(flow) => {
-                counts.by_category[f.category as usize] += 1;
-                if flow != Flow::Continue {
-                    ahead.end = End::Flow(flow);
-                    ahead.code[n - 1] |= bulk::IMPURE;
-                    break;
-                }
-            }
         }
-        if cx.wave.pc <= at && env.spin_limit != 0 {
+        if cx.wave.pc <= at && back_edges {
             ahead.end = End::BackEdge;
             break;
         }
