@@ -329,7 +329,9 @@ impl CuSim<'_> {
     }
 
     /// Puts SIMD `simd`'s waves into the bulk at turn `now`, if none waits at a barrier or in
-    /// s_sleep, and some wave the pass would look at now is pure.
+    /// s_sleep, and some wave the pass would look at now is pure. (Out of line: most calls of
+    /// [`CuSim::bulk_turns`] find the SIMD in the bulk.)
+    #[inline(never)]
     fn bulk_enter(&mut self, simd: u8, now: u64) -> bool {
         let k = simd as usize;
         let n = self.cu.simd_slots[k].len();
