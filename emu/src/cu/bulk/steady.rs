@@ -5,11 +5,12 @@
 //! turns stop at it, which [`SimdBulk`] keeps for each lane as a bit string shifted at each
 //! issue ([`Lane::pack`]: two bits a code, the unit, or [`STOP`] for a code that is impure,
 //! long or another unit's, and for the queue's end, from which the lane's position follows,
-//! [`at_of`]). The stalls are
-//! counted per turn: every masked wave that does not issue stalls for Issue until the next
-//! turn (the lazy intervals are closed before and opened again after). A wave held at such a
-//! code stalls as any other, and [`CuSim::bulk_run`]'s turn loop takes the turn at which it
-//! would issue. The decisions are the turn loop's: for each unit the oldest wave needing it.
+//! [`at_of`]). The stalls are counted per turn: every masked wave that does not issue stalls
+//! for Issue until the next turn (the lazy intervals are closed before and opened again after;
+//! between steady turns that resume where others ended, they are left open, [`Resume`] and
+//! [`SimdBulk::deferred`]). A wave held at such a code stalls as any other, and
+//! [`CuSim::bulk_run`]'s turn loop takes the turn at which it would issue. The decisions are
+//! the turn loop's: for each unit the oldest wave needing it.
 
 use super::{code, in_every_unit, unit_mask, Code, Lane, SimdBulk};
 use super::{BRANCH, IMPURE, MAX_WAVES, OTHER, SCALAR, VALU};
@@ -58,6 +59,7 @@ impl Lane {
             units |= u << (16 * k);
         }
         // (At most AHEAD codes, so the end's two bits fit.)
+        const _: () = assert!(2 * crate::cu::ahead::AHEAD + 2 <= 64);
         let n = len - at;
         (units >> (2 * at)) & (u64::MAX >> (64 - 2 * n)) | STOP << (2 * n)
     }
@@ -110,7 +112,7 @@ pub(super) struct Steady {
 impl CuSim<'_> {
     /// Takes SIMD `k`'s turns from `t`, before `end`, while they are steady (the module
     /// above): no wave waits for the vector ALU, which is free at `t`, and some wave is in the
-    /// masks `needs`. Updates the lanes and their bit strings, and the bulk's horizon.
+    /// masks `needs`. Updates the lanes and their strings, and the bulk's horizon.
     #[inline(never)]
     pub(super) fn bulk_steady(
         &mut self,
