@@ -212,6 +212,9 @@ pub(super) fn run(m: &mut CuSim, s: usize) -> bool {
     ran
 }
 
+/// (Out of line: its loop is the hot one, and inlined into its callers it kept fewer of its
+/// values in registers across the semantics' calls, depending on what the callers held.)
+#[inline(never)]
 fn run_stretch(m: &mut CuSim, s: usize) -> bool {
     let facts = m.e.facts;
     let slot = &mut m.slots[s];
