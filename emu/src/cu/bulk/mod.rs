@@ -164,6 +164,10 @@ fn unit_mask(needs: u64, unit: u8) -> u32 {
     (needs >> (16 * unit as u32)) as u32 & 0xffff
 }
 
+/// The parts of a packed mask word the turns track: the vector ALU's, the scalar unit's and
+/// the branch unit's (not [`OTHER`]'s).
+const TRACKED: u64 = 0xffff_ffff_ffff;
+
 /// `waves` in each unit's part of a packed mask word.
 #[inline(always)]
 fn in_every_unit(waves: u32) -> u64 {
@@ -488,10 +492,8 @@ impl CuSim<'_> {
         stop: u64,
     ) -> Option<steady::Steady> {
         let end = stop.min(b.horizon);
-        let steady = now < end
-            && b.waiting == 0
-            && self.cu.valu_busy[k] <= now
-            && b.needs & 0xffff_ffff_ffff != 0;
+        let steady =
+            now < end && b.waiting == 0 && self.cu.valu_busy[k] <= now && b.needs & TRACKED != 0;
         steady.then(|| self.bulk_steady(b, k, now, end, b.needs, b.impure))
     }
 
@@ -548,7 +550,7 @@ impl CuSim<'_> {
         let lowest = |m: u32| m & m.wrapping_neg();
         'turns: loop {
             while t < end {
-                if join == 0 && waiting == 0 && busy <= t && needs & 0xffff_ffff_ffff != 0 {
+                if join == 0 && waiting == 0 && busy <= t && needs & TRACKED != 0 {
                     // Nothing waits for the vector ALU: steady turns ([`steady`]) as far as they go.
                     let s = match first.take() {
                         Some(s) => s,

@@ -205,7 +205,7 @@ impl CuSim<'_> {
         // The stall interval each had before these turns closed, and those in them (above);
         // from here it stalls unless it issues. A lane deferred by the last steady turns stalls
         // from this call's first turn: nothing to close. Its `since` is now `t`, and its
-        // position follows from its strings: both deferred (no lane's line is touched).
+        // position follows from its string: both deferred (no lane's line is touched).
         let mut m = ready & !b.deferred;
         while m != 0 {
             let i = m.trailing_zeros() as usize & (MAX_WAVES - 1);
