@@ -542,10 +542,12 @@ fn plain_src<'a>(
     i: usize,
     tmp: &'a mut std::mem::MaybeUninit<Row>,
 ) -> &'a Row {
-    match d.src[i] {
-        Src::Vgpr(r) => &cx.wave.vgpr[r as usize],
-        other => tmp.write([scalar32(cx, other); WAVE_SIZE]),
+    // The VGPR tested first: a `match` over every source kind is a jump through a table, which
+    // the VGPRs would take too.
+    if let Src::Vgpr(r) = d.src[i] {
+        return &cx.wave.vgpr[r as usize];
     }
+    tmp.write([scalar32(cx, d.src[i]); WAVE_SIZE])
 }
 
 /// Source `i` as raw 32-bit values, as [`fetch`] gives it, but read in place when the
@@ -619,19 +621,34 @@ pub fn mov_b32(cx: &mut Cx, d: &Decoded) -> Res {
     if is_plain(d) {
         let exec = cx.wave.exec();
         let dst = d.vdst as usize % crate::wave::VGPRS;
-        let done = match d.src[0] {
-            Src::Vgpr(r) => cx.wave.vgpr.copy_row(dst, r as usize, exec),
-            other => {
-                let value = scalar32(cx, other);
-                cx.wave.vgpr.fill_row(dst, value, exec);
-                true
-            }
+        // Tested one kind at a time: a `match` over every source kind is a jump through a
+        // table, which the common VGPR and SGPR moves would take too.
+        let done = if let Src::Vgpr(r) = d.src[0] {
+            cx.wave.vgpr.copy_row(dst, r as usize, exec)
+        } else {
+            let value = match d.src[0] {
+                Src::Sgpr(c) => cx.wave.sgpr[c as usize],
+                other => scalar32_out_of_line(cx, other),
+            };
+            cx.wave.vgpr.fill_row(dst, value, exec);
+            true
         };
         if done {
             return Ok(Flow::Continue);
         }
     }
+    mov_b32_general(cx, d)
+}
+
+/// [`mov_b32`] through [`u32_1`], out of line as [`f32_2_general`].
+#[inline(never)]
+fn mov_b32_general(cx: &mut Cx, d: &Decoded) -> Res {
     u32_1(cx, d, |a| a)
+}
+
+#[inline(never)]
+fn scalar32_out_of_line(cx: &Cx, src: Src) -> u32 {
+    scalar32(cx, src)
 }
 
 #[inline]
@@ -641,6 +658,12 @@ pub fn u32_1(cx: &mut Cx, d: &Decoded, f: impl Fn(u32) -> u32) -> Res {
         plain_write(cx, d, &r);
         return Ok(Flow::Continue);
     }
+    u32_1_general(cx, d, f)
+}
+
+/// [`u32_1`] past its plain path, out of line as [`f32_2_general`].
+#[inline(never)]
+fn u32_1_general(cx: &mut Cx, d: &Decoded, f: impl Fn(u32) -> u32) -> Res {
     int_clamp(d)?;
     let a = fetch(cx, d, 0);
     let mut r = [0u32; WAVE_SIZE];
@@ -658,6 +681,12 @@ pub fn u32_2(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32) -> u32) -> Res {
         plain_write(cx, d, &r);
         return Ok(Flow::Continue);
     }
+    u32_2_general(cx, d, f)
+}
+
+/// [`u32_2`] past its plain path, out of line as [`f32_2_general`].
+#[inline(never)]
+fn u32_2_general(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32) -> u32) -> Res {
     int_clamp(d)?;
     let (mut ta, mut tb) = (
         std::mem::MaybeUninit::uninit(),
@@ -693,6 +722,12 @@ pub fn from_f32(cx: &mut Cx, d: &Decoded, f: impl Fn(f32) -> u32) -> Res {
         plain_write(cx, d, &r);
         return Ok(Flow::Continue);
     }
+    from_f32_general(cx, d, f)
+}
+
+/// [`from_f32`] past its plain path, out of line as [`f32_2_general`].
+#[inline(never)]
+fn from_f32_general(cx: &mut Cx, d: &Decoded, f: impl Fn(f32) -> u32) -> Res {
     let a = fetch_f32(cx, d, 0);
     let r: Row = std::array::from_fn(|l| f(a[l]));
     write(cx, d, &r);
@@ -711,6 +746,12 @@ pub fn u32_3(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, u32) -> u32) -> Res 
         plain_write(cx, d, &r);
         return Ok(Flow::Continue);
     }
+    u32_3_general(cx, d, f)
+}
+
+/// [`u32_3`] past its plain path, out of line as [`f32_2_general`].
+#[inline(never)]
+fn u32_3_general(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, u32) -> u32) -> Res {
     int_clamp(d)?;
     let a = fetch(cx, d, 0);
     let b = fetch(cx, d, 1);
@@ -735,6 +776,12 @@ pub fn f32_1(cx: &mut Cx, d: &Decoded, f: impl Fn(f32) -> f32) -> Res {
         plain_write(cx, d, &r);
         return Ok(Flow::Continue);
     }
+    f32_1_general(cx, d, f)
+}
+
+/// [`f32_1`] past its plain path, out of line as [`f32_2_general`].
+#[inline(never)]
+fn f32_1_general(cx: &mut Cx, d: &Decoded, f: impl Fn(f32) -> f32) -> Res {
     let a = fetch_f32(cx, d, 0);
     let mut r = [0f32; WAVE_SIZE];
     for l in 0..WAVE_SIZE {
@@ -757,6 +804,13 @@ pub fn f32_2(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32) -> f32) -> Res {
         plain_write(cx, d, &r);
         return Ok(Flow::Continue);
     }
+    f32_2_general(cx, d, f)
+}
+
+/// [`f32_2`] through [`fetch_f32`] and [`finish_f32`]. Out of line, so that the plain path
+/// keeps a small frame (this one holds three rows on the stack).
+#[inline(never)]
+fn f32_2_general(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32) -> f32) -> Res {
     let a = fetch_f32(cx, d, 0);
     let b = fetch_f32(cx, d, 1);
     let mut r = [0f32; WAVE_SIZE];
@@ -783,6 +837,12 @@ pub fn f32_3(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32, f32) -> f32) -> Res 
         plain_write(cx, d, &r);
         return Ok(Flow::Continue);
     }
+    f32_3_general(cx, d, f)
+}
+
+/// [`f32_3`] through [`fetch_f32`] and [`finish_f32`], out of line as [`f32_2_general`].
+#[inline(never)]
+fn f32_3_general(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32, f32) -> f32) -> Res {
     let a = fetch_f32(cx, d, 0);
     let b = fetch_f32(cx, d, 1);
     let c = fetch_f32(cx, d, 2);
