@@ -238,6 +238,9 @@ pub struct Wave {
     pub csp: u8,
     /// The spin detector's view of the wave's loops ([`crate::launch::spin`]).
     pub spin: crate::launch::spin::SpinState,
+    /// The fault of the instruction just run, while it goes from its semantic function to
+    /// [`crate::exec::issue::execute`] ([`crate::exec::Ran::Faulted`]).
+    pub fault: Option<Box<crate::exec::Fault>>,
 }
 
 impl Wave {
@@ -262,6 +265,7 @@ impl Wave {
             instructions: 0,
             csp: 0,
             spin: Default::default(),
+            fault: None,
         }
     }
 
@@ -281,6 +285,7 @@ impl Wave {
         self.instructions = 0;
         self.csp = 0;
         self.spin = Default::default();
+        self.fault = None;
     }
 
     #[inline]

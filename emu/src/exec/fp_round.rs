@@ -20,7 +20,7 @@ use super::fp;
 use super::valu::{
     f32_2, f32_3, f32_acc, fetch, fetch_f32, fetch_f64, finish_f32, u32_1, write, Res,
 };
-use super::{Cx, ExecFn, Fault, Flow};
+use super::{Cx, Fault, Flow, SemFn};
 use crate::program::Decoded;
 use crate::wave::WAVE_SIZE;
 use gcn_isa::{Op, OpInfo, Rounding};
@@ -281,7 +281,7 @@ fn v_div_fmas_f32(cx: &mut Cx, d: &Decoded) -> Res {
 }
 
 /// Directed-rounding replacements of f32 ops.
-fn directed_f32(op: Op) -> Option<ExecFn> {
+fn directed_f32(op: Op) -> Option<SemFn> {
     Some(match op {
         Op::V_ADD_F32 => v_add_f32,
         Op::V_SUB_F32 => v_sub_f32,
@@ -304,7 +304,7 @@ fn directed_f32(op: Op) -> Option<ExecFn> {
 /// How VALU op `op` runs when MODE.FP_ROUND (`mode` bits [3:0]) is not all nearest-even:
 /// `Ok(None)` as usual (its result does not depend on the direction), `Ok(Some(f))` through the
 /// directed replacement `f`, or an error naming the op and the mode if that is not modelled.
-pub fn under_mode(op: &OpInfo, mode: u32) -> Result<Option<ExecFn>, Fault> {
+pub fn under_mode(op: &OpInfo, mode: u32) -> Result<Option<SemFn>, Fault> {
     let (field, wide) = match op.facts.round {
         Rounding::F32 => (mode & 3, false),
         Rounding::Wide => ((mode >> 2) & 3, true),

@@ -8,7 +8,7 @@
 //! of them set takes the slower path.
 
 use super::gpr_idx::{self, GPR_IDX_EN};
-use super::{fp_round, Cx, Fault, Flow};
+use super::{fp_round, Cx, Fault, Flow, Ran};
 use crate::program::Decoded;
 use crate::wave::mode::ROUND_MASK;
 use gcn_isa::class::Category;
@@ -22,9 +22,28 @@ const SLOW_MODES: u32 = GPR_IDX_EN | VSKIP | ROUND_MASK;
 #[inline(always)]
 pub fn execute(cx: &mut Cx, d: &Decoded) -> Result<Flow, Fault> {
     if cx.wave.mode & SLOW_MODES == 0 {
-        return (d.exec)(cx, d);
+        return exec_result(cx, d);
     }
     execute_moded(cx, d)
+}
+
+/// `d`'s [`super::ExecFn`], its outcome as a `Result`.
+#[inline(always)]
+fn exec_result(cx: &mut Cx, d: &Decoded) -> Result<Flow, Fault> {
+    match (d.exec)(cx, d) {
+        Ran::Flow(flow) => Ok(flow),
+        Ran::Faulted => Err(taken_fault(cx)),
+    }
+}
+
+/// The fault an [`super::ExecFn`] left.
+#[cold]
+#[inline(never)]
+fn taken_fault(cx: &mut Cx) -> Fault {
+    cx.wave.fault.take().map_or_else(
+        || Fault::Guest("an instruction faulted without saying why".into()),
+        |fault| *fault,
+    )
 }
 
 #[cold]
@@ -41,7 +60,7 @@ fn execute_moded(cx: &mut Cx, d: &Decoded) -> Result<Flow, Fault> {
         return Ok(Flow::Continue);
     }
     if category != Category::Valu {
-        return (d.exec)(cx, d);
+        return exec_result(cx, d);
     }
     let moved;
     let d = if cx.wave.mode & GPR_IDX_EN != 0 {
@@ -55,5 +74,5 @@ fn execute_moded(cx: &mut Cx, d: &Decoded) -> Result<Flow, Fault> {
             return directed(cx, d);
         }
     }
-    (d.exec)(cx, d)
+    exec_result(cx, d)
 }

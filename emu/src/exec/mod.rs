@@ -11,10 +11,19 @@
 #![allow(clippy::needless_range_loop)]
 
 /// Defines the semantics of ops, one line each: `OP => function or closure;`. Each becomes a
-/// constant named after the op, which [`semantics::semantics`] picks up by name.
+/// constant named after the op, which [`semantics::semantics`] picks up by name, holding the
+/// function wrapped as an [`ExecFn`].
 macro_rules! semantics {
     ($($op:ident => $f:expr;)*) => {
-        $(pub(super) const $op: super::Semantics = super::Semantics::Exec($f);)*
+        $(pub(super) const $op: super::Semantics = super::Semantics::Exec({
+            fn run(cx: &mut super::Cx, d: &crate::program::Decoded) -> super::Ran {
+                // (A constant: the call is direct, and may be inlined.)
+                const SEMANTIC_FN: super::SemFn = $f;
+                let result = SEMANTIC_FN(cx, d);
+                super::ran(cx, result)
+            }
+            run
+        });)*
     };
 }
 
@@ -62,7 +71,38 @@ use crate::wave::Wave;
 use gcn_isa::{Inst, OpInfo, Target};
 
 /// The semantics of one op: runs the instruction for all lanes of the wave.
-pub type ExecFn = fn(&mut Cx, &Decoded) -> Result<Flow, Fault>;
+pub type SemFn = fn(&mut Cx, &Decoded) -> Result<Flow, Fault>;
+
+/// What a decoded instruction calls ([`Decoded::exec`]): its [`SemFn`] wrapped so that the
+/// outcome comes back as one byte, in a register ([`Ran`]), where a `Result` holding a
+/// [`Fault`] (several words) comes back through memory on every instruction. A fault is left
+/// in the wave ([`Wave::fault`]); [`issue::execute`] gives the `Result` back to its callers.
+pub type ExecFn = fn(&mut Cx, &Decoded) -> Ran;
+
+/// The outcome of an [`ExecFn`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ran {
+    Flow(Flow),
+    /// The fault is in [`Wave::fault`].
+    Faulted,
+}
+
+/// A semantic function's result as an [`ExecFn`] returns it.
+#[inline(always)]
+pub fn ran(cx: &mut Cx, result: Result<Flow, Fault>) -> Ran {
+    match result {
+        Ok(flow) => Ran::Flow(flow),
+        Err(fault) => faulted(cx, fault),
+    }
+}
+
+/// (Out of line: every [`ExecFn`] has this path, and it is rare.)
+#[cold]
+#[inline(never)]
+fn faulted(cx: &mut Cx, fault: Fault) -> Ran {
+    cx.wave.fault = Some(Box::new(fault));
+    Ran::Faulted
+}
 
 /// What the wave does after an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,10 +212,10 @@ fn trap_meaning(id: u16) -> &'static str {
 }
 
 /// Semantics of a word that did not decode.
-pub fn undecodable(cx: &mut Cx, _: &Decoded) -> Result<Flow, Fault> {
+pub fn undecodable(cx: &mut Cx, _: &Decoded) -> Ran {
     let index = cx.wave.pc.wrapping_sub(1);
     let msg = cx.program.bad_word(index).unwrap_or("invalid encoding");
-    Err(Fault::Undecodable(msg.to_string()))
+    ran(cx, Err(Fault::Undecodable(msg.to_string())))
 }
 
 /// What an op does in compute emulation.

@@ -5,7 +5,7 @@
 //! (graphics-pipeline ops: executing one is a [`Fault::NotInCompute`] naming it and the reason),
 //! or not implemented yet (executing one is [`Fault::Unimplemented`]).
 
-use super::{Cx, Fault, Flow, Semantics};
+use super::{Cx, Fault, Semantics};
 use crate::program::Decoded;
 use gcn_isa::{Format, OpInfo, Target};
 use std::fmt::Write;
@@ -29,12 +29,13 @@ pub fn not_in_compute(op: &OpInfo) -> Option<&'static str> {
 }
 
 /// Semantics of every op that does not run: a fault naming it and the reason.
-pub fn not_run(_: &mut Cx, d: &Decoded) -> Result<Flow, Fault> {
+pub fn not_run(cx: &mut Cx, d: &Decoded) -> super::Ran {
     let info = d.inst.info();
-    match super::op_semantics(info) {
-        Semantics::NotInCompute(why) => Err(Fault::NotInCompute(info.name, why)),
-        _ => Err(Fault::Unimplemented),
-    }
+    let fault = match super::op_semantics(info) {
+        Semantics::NotInCompute(why) => Fault::NotInCompute(info.name, why),
+        _ => Fault::Unimplemented,
+    };
+    super::ran(cx, Err(fault))
 }
 
 /// Does `target` have this table row?

@@ -617,6 +617,7 @@ macro_rules! with_plain_rows {
 /// V_MOV_B32: a plain one copies its source row, or writes its scalar, straight into the
 /// destination (the general path would build the result on the stack first, and a copy
 /// read back from there just after it was stored costs more than the move itself).
+#[inline]
 pub fn mov_b32(cx: &mut Cx, d: &Decoded) -> Res {
     if is_plain(d) {
         let exec = cx.wave.exec();
