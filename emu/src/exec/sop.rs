@@ -3,24 +3,51 @@
 
 use super::valu::{scalar32, scalar64, Res};
 use super::{Cx, Fault, Flow};
-use crate::program::Decoded;
+use crate::program::{Decoded, Src};
 use crate::wave::WaveState;
 
 #[inline]
 fn s0(cx: &Cx, d: &Decoded) -> u32 {
-    scalar32(cx, d.src[0])
+    sgpr_first(cx, d.src[0])
 }
 #[inline]
 fn s1(cx: &Cx, d: &Decoded) -> u32 {
-    scalar32(cx, d.src[1])
+    sgpr_first(cx, d.src[1])
+}
+/// A 32-bit source, an SGPR or a constant tested first (as [`sgpr_first64`]).
+#[inline(always)]
+fn sgpr_first(cx: &Cx, src: Src) -> u32 {
+    match src {
+        Src::Sgpr(c) => cx.wave.sgpr[c as usize],
+        Src::Const(v) => v as u32,
+        _ => scalar32_out_of_line(cx, src),
+    }
+}
+#[inline(never)]
+fn scalar32_out_of_line(cx: &Cx, src: Src) -> u32 {
+    scalar32(cx, src)
 }
 #[inline]
 fn s0_64(cx: &Cx, d: &Decoded) -> u64 {
-    scalar64(cx, d.src[0])
+    sgpr_first64(cx, d.src[0])
 }
 #[inline]
 fn s1_64(cx: &Cx, d: &Decoded) -> u64 {
-    scalar64(cx, d.src[1])
+    sgpr_first64(cx, d.src[1])
+}
+/// A 64-bit source, an SGPR pair tested first: [`scalar64`]'s `match` over every kind is a
+/// jump through a table, which the pairs (EXEC, VCC, masks) nearly every SOP op reads would
+/// take too.
+#[inline(always)]
+fn sgpr_first64(cx: &Cx, src: Src) -> u64 {
+    if let Src::Sgpr(c) = src {
+        return cx.wave.pair(c as u16);
+    }
+    scalar64_out_of_line(cx, src)
+}
+#[inline(never)]
+fn scalar64_out_of_line(cx: &Cx, src: Src) -> u64 {
+    scalar64(cx, src)
 }
 #[inline]
 fn set(cx: &mut Cx, d: &Decoded, v: u32) {
