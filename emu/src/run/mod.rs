@@ -137,16 +137,14 @@ pub fn run_workgroup_among(
             }
             running += 1;
             let before = w.instructions;
-            step_wave(
-                w,
-                program,
-                mem,
-                lds,
-                env,
-                budget,
-                counts,
-                hazards.as_deref_mut(),
-            )?;
+            // Without the hazard tracker and the trace-level log, a loop that does not look
+            // for them at every instruction.
+            let watched = hazards.is_some() || tracing::enabled!(tracing::Level::TRACE);
+            let hazards = hazards.as_deref_mut();
+            match watched {
+                false => step_wave::<false>(w, program, mem, lds, env, budget, counts, None),
+                true => step_wave::<true>(w, program, mem, lds, env, budget, counts, hazards),
+            }?;
             progressed |= w.instructions != before;
         }
         if running == 0 {
@@ -212,10 +210,11 @@ fn waves_at(waves: &[Wave]) -> Vec<WaveAt> {
         .collect()
 }
 
-/// Runs up to [`QUANTUM`] instructions of one wave.
+/// Runs up to [`QUANTUM`] instructions of one wave; `WATCHED`: the hazard tracker or the
+/// trace-level log may want each instruction.
 #[inline]
 #[allow(clippy::too_many_arguments)]
-fn step_wave(
+fn step_wave<const WATCHED: bool>(
     w: &mut Wave,
     program: &Program,
     mem: &mut Memory,
@@ -230,7 +229,7 @@ fn step_wave(
     // is left, and ends there with the stop. (The launch's counts are added once, at the end.)
     let quantum = (*budget).min(QUANTUM as u64) as u32;
     // Looked up once a quantum rather than at every instruction (an atomic load each).
-    let tracing = tracing::enabled!(tracing::Level::TRACE);
+    let tracing = WATCHED && tracing::enabled!(tracing::Level::TRACE);
     let mut cx = Cx {
         wave: w,
         mem,
@@ -268,7 +267,7 @@ fn step_wave(
         // The tracker sees the instruction as it issues, before its effects, so in error mode
         // the wave stops with the consumer unexecuted. A stalled s_waitcnt issues again when
         // retried, adding wait states as the real stall does.
-        if let Some(h) = hazards.as_deref_mut() {
+        if let Some(h) = hazards.as_deref_mut().filter(|_| WATCHED) {
             if let Some(finding) = h.issue(index, at) {
                 break Err(Stop::Hazard {
                     wave: index,
