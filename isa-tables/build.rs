@@ -298,6 +298,7 @@ fn main() {
                 "gfx900" => 1,
                 "gfx906" => 2,
                 "gfx908" => 4,
+                "gfx90a" => 8,
                 other => panic!("gfx9-ops.tsv:{}: unknown target {other}", n + 1),
             };
         }

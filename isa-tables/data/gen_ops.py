@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 LLVM_MC = "llvm-mc-15"
-TARGETS = ["gfx900", "gfx906", "gfx908"]
+TARGETS = ["gfx900", "gfx906", "gfx908", "gfx90a"]
 
 
 SENTINEL = ["0x00 0x00 0x80 0xbf", "0x01 0x00 0x80 0xbf", "0x02 0x00 0x80 0xbf"]  # s_nop 0, 1, 2

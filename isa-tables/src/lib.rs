@@ -29,4 +29,4 @@ pub use inst::Inst;
 pub use table::{
     all_ops, lookup, op_info, Field, Format, ImmClass, ImmKind, Op, OpId, OpInfo, Slot,
 };
-pub use target::Target;
+pub use target::{Agprs, Features, OpSet, Target};

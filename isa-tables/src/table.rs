@@ -1,6 +1,7 @@
 //! The opcode table: one row per (format, opcode, targets), compiled from `data/gfx9-ops.tsv`.
 
 use crate::facts::{Atomic, DstUse, Facts, Literal64, MemKind, Rate, Regs, Rounding, D16};
+use crate::target::OpSet;
 use crate::Target;
 
 /// A gfx9 encoding format (the first word's fixed bits select it).
@@ -153,7 +154,8 @@ pub struct OpInfo {
     pub op: Op,
     pub format: Format,
     pub opcode: u32,
-    /// Bit 0 gfx900 (and the other gfx90x APUs), bit 1 gfx906, bit 2 gfx908.
+    /// One bit per [`OpSet`] ([`OpSet::bit`]): gfx900 (and the other gfx90x APUs), gfx906,
+    /// gfx908, gfx90a.
     pub targets: u8,
     /// `OP_SEL` and `INPUT_MODS` bits.
     pub flags: u8,
@@ -217,22 +219,18 @@ pub fn all_ops() -> &'static [OpInfo] {
 }
 
 pub(crate) fn target_bit(target: Target) -> u8 {
-    match target {
-        Target::Gfx906 => 2,
-        Target::Gfx908 => 4,
-        _ => 1,
-    }
+    target.op_set().bit()
 }
 
 /// Finds the row for `opcode` of `format` on `target`.
 pub fn lookup(format: Format, opcode: u32, target: Target) -> Option<OpId> {
-    // A dense (target, format, opcode) → row index, built once: decoding looks up every
+    // A dense (op set, format, opcode) → row index, built once: decoding looks up every
     // instruction, and a direct index is several times cheaper than searching the rows.
     static INDEX: std::sync::OnceLock<Vec<Vec<OpId>>> = std::sync::OnceLock::new();
     const NONE: OpId = OpId::MAX;
     let index = INDEX.get_or_init(|| {
         let mut index = Vec::new();
-        for bit in [1u8, 2, 4] {
+        for set in OpSet::ALL {
             for f in 0..FORMAT_START.len() - 1 {
                 let rows = &OPS[FORMAT_START[f] as usize..FORMAT_START[f + 1] as usize];
                 let len = rows
@@ -242,7 +240,7 @@ pub fn lookup(format: Format, opcode: u32, target: Target) -> Option<OpId> {
                     .unwrap_or(0);
                 let mut table = vec![NONE; len];
                 for (i, r) in rows.iter().enumerate().rev() {
-                    if r.targets & bit != 0 {
+                    if r.targets & set.bit() != 0 {
                         table[r.opcode as usize] = (FORMAT_START[f] as usize + i) as OpId;
                     }
                 }
@@ -252,12 +250,7 @@ pub fn lookup(format: Format, opcode: u32, target: Target) -> Option<OpId> {
         index
     });
     let per_target = FORMAT_START.len() - 1;
-    let slot = match target_bit(target) {
-        1 => 0,
-        2 => 1,
-        _ => 2,
-    } * per_target
-        + format as usize;
+    let slot = target.op_set() as usize * per_target + format as usize;
     index[slot]
         .get(opcode as usize)
         .copied()

@@ -1,8 +1,13 @@
-//! GPU targets and the feature gates the decoder needs.
+//! GPU targets as rows of features.
+//!
+//! What differs between gfx9 members is a named feature (LLVM's `AMDGPU.td` names the same ones:
+//! `FeatureDot*Insts`, `FeatureMAIInsts`, `FeatureGFX90AInsts`, `FeaturePackedFP32Ops`, ...), and
+//! code asks for the feature, never for a list of targets. A new gfx9 target is one row of
+//! [`Target::features`] plus its new ops in the op table.
 
 use std::fmt;
 
-/// A gfx9 processor. Opcode availability and a few operand rules depend on it.
+/// A gfx9 processor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {
     Gfx900,
@@ -11,19 +16,127 @@ pub enum Target {
     Gfx906,
     Gfx908,
     Gfx909,
+    Gfx90a,
     Gfx90c,
 }
 
+/// Which column of the op table a target decodes with: the targets LLVM's disassembler was
+/// asked about when the table was made (`isa-tables/data/gen_ops.py`). The gfx90x APUs decode as
+/// gfx900 does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpSet {
+    Gfx900 = 0,
+    Gfx906 = 1,
+    Gfx908 = 2,
+    Gfx90a = 3,
+}
+
+impl OpSet {
+    pub const COUNT: usize = 4;
+    pub const ALL: [OpSet; OpSet::COUNT] =
+        [OpSet::Gfx900, OpSet::Gfx906, OpSet::Gfx908, OpSet::Gfx90a];
+
+    /// The bit of an op table row's `targets` mask.
+    pub fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// How the accumulation registers (AGPRs) of the matrix cores are kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Agprs {
+    /// No AGPRs.
+    None,
+    /// gfx908: a file of 256 AGPRs per lane beside the 256 VGPRs.
+    Separate,
+    /// gfx90a: one file of 512 registers per lane; the kernel's VGPRs come first and `a[n]` is
+    /// `v[accum_offset + n]` (`accum_offset` from COMPUTE_PGM_RSRC3).
+    Unified,
+}
+
+/// What a target has, by the names LLVM gives the features.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Features {
+    pub op_set: OpSet,
+    /// `FeatureDot1Insts`..: the dot-product ops, `v_fmac_f32`, the FMA mix ops (gfx906+).
+    pub dot_insts: bool,
+    /// `FeatureMAIInsts`: the matrix (MFMA) ops and `v_accvgpr_*`.
+    pub mai_insts: bool,
+    pub agprs: Agprs,
+    /// `FeatureGFX90AInsts`: MFMA C/D in VGPRs, 64-bit register tuples even-aligned, FP64 atomics,
+    /// `v_fmac_f64`, 64-bit DPP.
+    pub gfx90a_insts: bool,
+    /// `FeaturePackedFP32Ops`: `v_pk_fma_f32`, `v_pk_mul_f32`, `v_pk_add_f32`, `v_pk_mov_b32`.
+    pub packed_fp32: bool,
+    /// `FeaturePackedTID`: the work-item ids arrive packed in v0 (x [9:0], y [19:10], z [29:20]).
+    pub packed_tid: bool,
+    /// Architected VGPRs per lane a wave can be given (AGPRs of a unified file included).
+    pub vgprs_per_wave: u16,
+    /// VGPRs are allocated in blocks of this many (LLVM's `getVGPRAllocGranule`).
+    pub vgpr_granule: u16,
+    /// Cycles a wave's f64 FMA keeps its SIMD busy (4 is full rate: 64 lanes over 16 ALUs).
+    pub f64_cycles: u16,
+}
+
 impl Target {
-    pub const ALL: [Target; 7] = [
+    pub const ALL: [Target; 8] = [
         Target::Gfx900,
         Target::Gfx902,
         Target::Gfx904,
         Target::Gfx906,
         Target::Gfx908,
         Target::Gfx909,
+        Target::Gfx90a,
         Target::Gfx90c,
     ];
+
+    /// The features of each target (AMDGPU.td's `FeatureISAVersion9_0_*`; rates from the
+    /// boards' published peak FP64 against FP32: Vega 10 1/16, MI50 1/2, MI100 1/2, MI200 1/1).
+    pub const fn features(self) -> Features {
+        const VEGA: Features = Features {
+            op_set: OpSet::Gfx900,
+            dot_insts: false,
+            mai_insts: false,
+            agprs: Agprs::None,
+            gfx90a_insts: false,
+            packed_fp32: false,
+            packed_tid: false,
+            vgprs_per_wave: 256,
+            vgpr_granule: 4,
+            f64_cycles: 64,
+        };
+        match self {
+            Target::Gfx900 | Target::Gfx902 | Target::Gfx904 | Target::Gfx909 | Target::Gfx90c => {
+                VEGA
+            }
+            Target::Gfx906 => Features {
+                op_set: OpSet::Gfx906,
+                dot_insts: true,
+                f64_cycles: 8,
+                ..VEGA
+            },
+            Target::Gfx908 => Features {
+                op_set: OpSet::Gfx908,
+                dot_insts: true,
+                mai_insts: true,
+                agprs: Agprs::Separate,
+                f64_cycles: 8,
+                ..VEGA
+            },
+            Target::Gfx90a => Features {
+                op_set: OpSet::Gfx90a,
+                dot_insts: true,
+                mai_insts: true,
+                agprs: Agprs::Unified,
+                gfx90a_insts: true,
+                packed_fp32: true,
+                packed_tid: true,
+                vgprs_per_wave: 512,
+                vgpr_granule: 8,
+                f64_cycles: 4,
+            },
+        }
+    }
 
     /// Parses a processor name such as `gfx906` (a target-id suffix like `:xnack-` is ignored).
     pub fn from_name(name: &str) -> Option<Target> {
@@ -39,18 +152,28 @@ impl Target {
             Target::Gfx906 => "gfx906",
             Target::Gfx908 => "gfx908",
             Target::Gfx909 => "gfx909",
+            Target::Gfx90a => "gfx90a",
             Target::Gfx90c => "gfx90c",
         }
     }
 
-    /// gfx906 and gfx908 add the dot-product ops, v_fmac_f32 and the FMA mix ops.
-    pub fn has_dot_insts(self) -> bool {
-        matches!(self, Target::Gfx906 | Target::Gfx908)
+    pub fn op_set(self) -> OpSet {
+        self.features().op_set
     }
 
-    /// gfx908 adds the matrix (MFMA) ops and the accumulation VGPRs.
+    /// gfx906 and later add the dot-product ops, v_fmac_f32 and the FMA mix ops.
+    pub fn has_dot_insts(self) -> bool {
+        self.features().dot_insts
+    }
+
+    /// gfx908 and later add the matrix (MFMA) ops and the accumulation VGPRs.
     pub fn has_mai_insts(self) -> bool {
-        self == Target::Gfx908
+        self.features().mai_insts
+    }
+
+    /// gfx90a's additions (see [`Features::gfx90a_insts`]).
+    pub fn has_gfx90a_insts(self) -> bool {
+        self.features().gfx90a_insts
     }
 }
 

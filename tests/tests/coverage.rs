@@ -45,11 +45,13 @@ fn covered(target: Target) -> HashSet<u16> {
 fn every_opcode_has_golden_vectors() {
     let excepted: HashSet<&str> = EXCEPTIONS.iter().map(|(n, _)| *n).collect();
     let mut missing = Vec::new();
-    for (target, bit) in [
-        (Target::Gfx900, 1u8),
-        (Target::Gfx906, 2),
-        (Target::Gfx908, 4),
+    for target in [
+        Target::Gfx900,
+        Target::Gfx906,
+        Target::Gfx908,
+        Target::Gfx90a,
     ] {
+        let bit = target.op_set().bit();
         let ops = covered(target);
         for (id, row) in all_ops().iter().enumerate() {
             if row.targets & bit != 0 && !ops.contains(&(id as u16)) && !excepted.contains(row.name)

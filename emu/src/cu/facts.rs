@@ -200,12 +200,9 @@ fn facts(d: &Decoded, target: Target) -> Facts {
 
 /// Cycles a wave64 VALU instruction keeps its SIMD (16 lanes wide) busy, from the published
 /// rates: full rate is 4 cycles; transcendentals and 32-bit integer multiplies are quarter
-/// rate; double precision is 1/16 rate on Vega 10 (gfx900) and 1/2 on Vega 20 (gfx906).
+/// rate; double precision runs at the target's rate ([`gcn_isa::Features::f64_cycles`]).
 pub fn valu_cycles(rate: Rate, target: Target) -> u16 {
-    let dp = match target {
-        Target::Gfx906 | Target::Gfx908 => 8,
-        _ => 64,
-    };
+    let dp = target.features().f64_cycles;
     match rate {
         Rate::Full => 4,
         Rate::Quarter => 16,

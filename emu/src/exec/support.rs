@@ -40,12 +40,7 @@ pub fn not_run(cx: &mut Cx, d: &Decoded) -> super::Ran {
 
 /// Does `target` have this table row?
 pub fn on_target(op: &OpInfo, target: Target) -> bool {
-    let bit = match target {
-        Target::Gfx906 => 2,
-        Target::Gfx908 => 4,
-        _ => 1,
-    };
-    op.targets & bit != 0
+    op.targets & target.op_set().bit() != 0
 }
 
 /// The status of `op` on a target that has it (the table's targets column says which do;
