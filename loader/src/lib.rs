@@ -20,6 +20,7 @@ mod meta;
 mod meta_msgpack;
 mod meta_yaml;
 mod printable;
+mod select;
 mod target;
 
 pub use code_object::{CodeObject, Kernel};
@@ -36,6 +37,7 @@ pub use lines::{outer_line, LineTable};
 pub use mach::{mach_name, EF_AMDGPU_MACH};
 pub use meta::{CodeObjectMeta, KernelArg, KernelMeta, ValueKind};
 pub use printable::{escape_controls, printable};
+pub use select::{pick, Offered};
 pub use target::{code_object_version, target_from_e_flags, TargetId};
 
 use object::read::elf::{ElfFile, ElfFile32, ElfFile64, FileHeader};
@@ -256,7 +258,8 @@ pub fn load_file(path: &std::path::Path) -> Result<Vec<CodeObject>, LoadError> {
     load(&path.display().to_string(), &bytes)
 }
 
-/// The code objects whose target runs on `device` (e.g. `gfx900`, `gfx906:sramecc+`).
+/// Every code object whose target runs on `device` (e.g. `gfx900`, `gfx906:sramecc+`); [`pick`]
+/// chooses the one a device runs.
 pub fn select<'a>(objects: &'a [CodeObject], device: &TargetId) -> Vec<&'a CodeObject> {
     objects
         .iter()

@@ -150,7 +150,7 @@ fn kernel(out: &mut String, co: &CodeObject, k: &Kernel) {
 fn registers(out: &mut String, co: &CodeObject, kd: &KernelDescriptor, meta: Option<&KernelMeta>) {
     let allocated = format!(
         "allocated {} VGPRs, {} SGPRs",
-        kd.vgprs_allocated(&co.target.mach),
+        kd.vgprs_allocated(&co.target),
         kd.sgprs_allocated()
     );
     match meta {
