@@ -34,11 +34,16 @@ impl Offered for CodeObject {
 
 impl Offered for ElfImage<'_> {
     /// From the bundle entry id, which is what runtimes select by; for a plain ELF file, from
-    /// its header (the processor in EF_AMDGPU_MACH, the settings in the feature bits).
+    /// its header (the processor in EF_AMDGPU_MACH, the settings in the feature bits), or from
+    /// its notes when it is a code object v2 that leaves EF_AMDGPU_MACH 0.
     fn offered_target(&self) -> Option<TargetId> {
         match &self.label {
             Some(id) => bundle::target_id(id).and_then(TargetId::parse),
-            None => header_target(&self.bytes),
+            None => header_target(&self.bytes).or_else(|| {
+                CodeObject::parse(&self.file, None, self.bytes.to_vec())
+                    .ok()
+                    .map(|c| c.target)
+            }),
         }
     }
 
