@@ -81,7 +81,11 @@ pub fn pick<T: Offered>(
             continue;
         };
         // Strictly better only: among equals the first in the file stays.
-        if best.map_or(true, |(_, s)| score > s) {
+        let better = match best {
+            None => true,
+            Some((_, best_score)) => score > best_score,
+        };
+        if better {
             best = Some((i, score));
         }
     }
