@@ -221,30 +221,29 @@ pub fn load_salvaged(file_name: &str, bytes: &[u8]) -> Result<Salvaged<CodeObjec
     Ok(Salvaged { kept, damaged })
 }
 
-/// Parses one extracted ELF; an entry whose id names another processor than its ELF header
-/// is a broken bundle.
+/// Parses one extracted ELF; an entry whose id names another processor than its ELF header,
+/// or another xnack or sramecc setting where both name one, is a broken bundle.
 fn parse_image(image: ElfImage) -> Result<CodeObject, LoadError> {
-    let id_mach = image
+    let id_target = image
         .label
         .as_deref()
         .and_then(bundle::target_id)
-        .and_then(TargetId::parse)
-        .map(|t| t.mach);
+        .and_then(TargetId::parse);
     let mut code_object = CodeObject::parse(
         &image.file,
         image.label.as_deref(),
         image.bytes.into_owned(),
     )?;
     code_object.bundle_offset = image.bundle_offset;
-    // Runtimes select by entry id; an ELF for another processor is a broken bundle.
-    match id_mach {
-        Some(mach) if mach != code_object.target.mach => Err(LoadError::new(
+    // Runtimes select by entry id: code for another processor or setting is a broken bundle.
+    match id_target {
+        Some(id) if id.specificity_for(&code_object.target).is_none() => Err(LoadError::new(
             image.file,
             LoadErrorKind::Bundle {
                 offset: image.bundle_offset.unwrap_or(0),
                 problem: format!(
-                    "entry id names {mach} but the ELF header says {}",
-                    code_object.target.mach
+                    "entry id names {id} but the ELF header says {}",
+                    code_object.target
                 ),
             },
         )),

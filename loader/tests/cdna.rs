@@ -176,3 +176,16 @@ fn no_bundle_for_the_device_names_what_the_file_has() {
         .to_string();
     assert!(err.contains("the file has: gfx90a:xnack-"), "{err}");
 }
+
+#[test]
+fn an_entry_id_with_another_xnack_setting_than_its_elf_is_refused() {
+    let mut bytes = fixture("cdna.bundle");
+    let id = b"amdhsa--gfx90a:xnack-";
+    let at = bytes.windows(id.len()).position(|w| w == id).unwrap();
+    bytes[at + id.len() - 1] = b'+';
+    let err = load("cdna.bundle", &bytes).unwrap_err().to_string();
+    assert!(
+        err.contains("entry id names gfx90a:xnack+ but the ELF header says gfx90a:xnack-"),
+        "{err}"
+    );
+}
