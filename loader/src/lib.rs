@@ -3,8 +3,9 @@
 //! bundles, plain or compressed, and host ELF files with a `.hip_fatbin` section).
 //!
 //! [`load`] takes any of these and returns every AMDGPU code object in it as a [`CodeObject`]
-//! with its [`TargetId`], version and [`Kernel`]s. [`ElfObject::parse`] gives the sections and
-//! symbols of one ELF for the disassembler. Nothing here panics on malformed input or allocates
+//! with its [`TargetId`], version and [`Kernel`]s; [`pick`] chooses the one a device runs (the
+//! rule HIP applies to bundle entry ids). [`ElfObject::parse`] gives the sections and symbols of
+//! one ELF for the disassembler. Nothing here panics on malformed input or allocates
 //! more than the input's size (or a decompressed bundle's checked size): every problem is a
 //! [`LoadError`] naming the file, and for fat binaries the bundle entry.
 
