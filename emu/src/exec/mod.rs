@@ -28,6 +28,8 @@ macro_rules! semantics {
 }
 
 pub mod access;
+pub mod accvgpr;
+pub mod agpr;
 pub mod atomic_ops;
 pub mod buffer_format;
 pub mod ds;
@@ -44,6 +46,7 @@ pub mod h16;
 pub mod hwreg;
 pub mod ieee_minmax;
 pub mod issue;
+pub mod mfma;
 pub mod mtbuf;
 pub mod mubuf;
 pub mod not_emulated;
@@ -198,6 +201,12 @@ pub enum Fault {
     PastEnd,
     #[error("s_trap {id}{meaning}", id = .0, meaning = trap_meaning(*.0))]
     Trap(u16),
+    #[error("{reg} is outside the wave's {count} {file}")]
+    Register {
+        reg: String,
+        count: usize,
+        file: &'static str,
+    },
     #[error("{0}")]
     Guest(String),
 }

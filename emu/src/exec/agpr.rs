@@ -1,0 +1,177 @@
+//! Register operands that may name the matrix cores' accumulation registers (AGPRs): which file
+//! an operand names, and reading and writing register ranges of either file, with a fault
+//! naming the register (`a300`, `v[250:281]`) when the wave's file does not hold it.
+//!
+//! Which file: the table's `*Agpr` fields always name AGPRs (`v_accvgpr_*`). The matrix ops
+//! (LLVM's `VOP3Pe_MAI` encoding) choose per instruction: A (src0) and B (src1) are AGPRs when
+//! their ACC bit is set (word 1 bits 27, 28, where other VOP3P ops keep op_sel_hi); C (src2) and
+//! D are AGPRs on gfx908 always and on gfx90a when `acc_cd` (word 0 bit 15) is set.
+
+use super::{Cx, Fault};
+use crate::program::Decoded;
+use crate::wave::{Row, VGPRS, WAVE_SIZE};
+use gcn_isa::{Field, Slot};
+
+/// The register operands of a VOP3P op, by position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    Vdst,
+    Src0,
+    Src1,
+    Src2,
+}
+
+/// A register range of one file, or a scalar source (SGPR or constant, by operand code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    Vgpr(u16),
+    Agpr(u16),
+    Scalar(u16),
+}
+
+/// The table field of `d` at operand position `op`.
+fn field(d: &Decoded, op: Operand) -> Option<Field> {
+    d.inst.info().operands.iter().find_map(|s| match *s {
+        Slot::Reg { field, .. } if position(field) == Some(op) => Some(field),
+        _ => None,
+    })
+}
+
+fn position(f: Field) -> Option<Operand> {
+    Some(match f {
+        Field::Vdst | Field::VdstAgpr => Operand::Vdst,
+        Field::Src0 | Field::Src0Agpr => Operand::Src0,
+        Field::Src1 | Field::Src1Agpr => Operand::Src1,
+        Field::Src2 | Field::Src2Agpr => Operand::Src2,
+        _ => return None,
+    })
+}
+
+/// Is `d` a matrix op (`VOP3Pe_MAI`, whose C operand is an accumulation operand)?
+pub fn is_matrix(d: &Decoded) -> bool {
+    field(d, Operand::Src2) == Some(Field::Src2Agpr)
+}
+
+/// Does operand `op` of `d`, when it holds a vector register, name an AGPR?
+pub fn names_agpr(cx: &Cx, d: &Decoded, op: Operand) -> bool {
+    let w = d.inst.words();
+    if is_matrix(d) {
+        return match op {
+            Operand::Src0 => w[1] & (1 << 27) != 0,
+            Operand::Src1 => w[1] & (1 << 28) != 0,
+            Operand::Src2 | Operand::Vdst => {
+                !cx.program.target.features().gfx90a_insts || w[0] & (1 << 15) != 0
+            }
+        };
+    }
+    matches!(
+        field(d, op),
+        Some(Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr)
+    )
+}
+
+/// Where operand `op` of `d` is.
+pub fn place(cx: &Cx, d: &Decoded, op: Operand) -> Place {
+    let code = field(d, op).and_then(|f| d.inst.code(f)).unwrap_or(0);
+    match code {
+        256..=511 if names_agpr(cx, d, op) => Place::Agpr(code - 256),
+        256..=511 => Place::Vgpr(code - 256),
+        _ => Place::Scalar(code),
+    }
+}
+
+/// `v5`, `a[4:7]`: how the ISA names `n` registers from `first`.
+pub fn reg_name(prefix: char, first: usize, n: usize) -> String {
+    if n == 1 {
+        format!("{prefix}{first}")
+    } else {
+        format!("{prefix}[{first}:{}]", first + n - 1)
+    }
+}
+
+/// The rows of the wave's register file that hold `n` registers from `place`, or a fault
+/// naming the registers the file does not hold.
+pub fn rows(cx: &Cx, place: Place, n: usize) -> Result<std::ops::Range<usize>, Fault> {
+    match place {
+        Place::Vgpr(r) => {
+            let r = r as usize;
+            if r + n > VGPRS {
+                return Err(Fault::Register {
+                    reg: reg_name('v', r, n),
+                    count: VGPRS,
+                    file: "VGPRs an instruction can name",
+                });
+            }
+            Ok(r..r + n)
+        }
+        Place::Agpr(a) => {
+            let a = a as usize;
+            let file = cx.wave.vgpr.file();
+            match (cx.wave.vgpr.agpr_row(a), cx.wave.vgpr.agpr_row(a + n - 1)) {
+                (Some(first), Some(_)) => Ok(first..first + n),
+                _ => Err(Fault::Register {
+                    reg: reg_name('a', a, n),
+                    count: file.agprs(),
+                    file: "AGPRs",
+                }),
+            }
+        }
+        Place::Scalar(_) => Ok(0..0),
+    }
+}
+
+/// `n` registers from `place` as rows: VGPRs and AGPRs read from the file, a scalar operand
+/// (SGPR, inline constant) as its 32-bit value in every register and lane (`wide`: an inline
+/// float constant as f64, its halves in register pairs).
+pub fn read(cx: &Cx, d: &Decoded, place: Place, n: usize, wide: bool) -> Result<Vec<Row>, Fault> {
+    match place {
+        Place::Vgpr(_) => Ok(rows(cx, place, n)?.map(|r| cx.wave.vgpr[r]).collect()),
+        Place::Agpr(_) => Ok(rows(cx, place, n)?
+            .map(|r| cx.wave.vgpr.row(r).copied().unwrap_or([0; WAVE_SIZE]))
+            .collect()),
+        Place::Scalar(code) => {
+            let v = scalar(cx, d, code, wide);
+            Ok((0..n)
+                .map(|k| {
+                    let x = if wide {
+                        (v >> (32 * (k % 2))) as u32
+                    } else {
+                        v as u32
+                    };
+                    [x; WAVE_SIZE]
+                })
+                .collect())
+        }
+    }
+}
+
+/// The value of a scalar operand code: an SGPR (pair when `wide`) or an inline constant.
+fn scalar(cx: &Cx, d: &Decoded, code: u16, wide: bool) -> u64 {
+    let src = crate::program::resolve_src(
+        &d.inst,
+        code,
+        if wide { 2 } else { 1 },
+        gcn_isa::ImmClass::B32,
+    );
+    if wide {
+        super::valu::scalar64(cx, src)
+    } else {
+        super::valu::scalar32(cx, src) as u64
+    }
+}
+
+/// Writes `vals` to the registers from `place` in the lanes set in `exec`.
+pub fn write(cx: &mut Cx, place: Place, vals: &[Row], exec: u64) -> Result<(), Fault> {
+    let range = rows(cx, place, vals.len())?;
+    for (r, v) in range.zip(vals) {
+        match place {
+            Place::Agpr(_) => {
+                if let Some(row) = cx.wave.vgpr.row_mut(r) {
+                    crate::wave::select_lanes(row, v, exec);
+                }
+            }
+            _ => cx.wave.write_row(r, v, exec),
+        }
+    }
+    Ok(())
+}
