@@ -9,11 +9,29 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
     rejected_by_llvm(inst)?;
     match inst.format() {
         Format::Vop3 if inst.info().op.is_interp() => interp_vop3(inst, keep)?,
+        Format::Vop3p if inst.info().is_accvgpr_vop3p() => {
+            // op_sel/neg bits of the sources it does not have are invalid, as for any VOP3P.
+            let w = inst.words;
+            if (w[0] >> 12) & 3 != 0 || w[1] >> 30 != 0 || (w[0] >> 9) & 3 != 0 {
+                return Err(("op_sel/neg of a missing source", w[0]));
+            }
+            // No modifiers: LLVM re-encodes op_sel_hi as all ones and every other bit as zero.
+            inst.words[0] = (inst.words[0] & !0xff00) | (1 << 14);
+            inst.words[1] = (inst.words[1] & 0x07ff_ffff) | (3 << 27);
+        }
+        Format::Vop3p if inst.info().is_mfma() => {
+            // Where C and D are always AGPRs (gfx908's rows), acc_cd is not a field.
+            if inst.info().has_field(Field::VdstAgpr) {
+                inst.words[0] &= !(1 << 15);
+            }
+        }
         Format::Vop3 | Format::Vop3p => {
             // Sources the op does not have must be zero (LLVM's decoder tables fix them).
             let has = |f: Field| {
-                inst.info().operands.iter().any(|s| matches!(s, crate::table::Slot::Reg { field, .. } if *field == f
-                    || matches!((f, *field), (Field::Src0, Field::Src0Agpr) | (Field::Src1, Field::Src1Agpr | Field::Vsrc1) | (Field::Src2, Field::Src2Agpr))))
+                inst.info().operands.iter().any(|s| {
+                    matches!(s, crate::table::Slot::Reg { field, .. }
+                    if field.source_index().is_some() && field.source_index() == f.source_index())
+                })
             };
             for (f, lo) in [(Field::Src0, 0), (Field::Src1, 9), (Field::Src2, 18)] {
                 if !has(f) && (inst.words[1] >> lo) & 0x1ff != 0 {
@@ -96,8 +114,9 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 // The data goes to LDS: LLVM neither prints nor keeps vdata.
                 keep[1] &= !(0xff << 8);
             }
-            // LLVM 15 has no tfe form of the buffer atomics: the bit is dropped.
-            if inst.info().facts.atomic.is_some() {
+            // LLVM 15 has no tfe form of the buffer atomics: the bit is dropped (on gfx90a the
+            // bit is acc, and stays).
+            if inst.info().facts.atomic.is_some() && !inst.gfx90a {
                 keep[1] &= !(1 << 23);
             }
             // vaddr is "off" unless offen or idxen uses it.
@@ -132,12 +151,13 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
     match (inst.format(), inst.enc()) {
         // gfx9 has no VOPC DPP in LLVM 15.
         (Format::Vopc, crate::Enc::Dpp) => Err(("VOPC DPP", w1)),
-        // SDWA and DPP only carry 32-bit operands.
+        // SDWA and DPP only carry 32-bit operands (gfx90a's DPP 64-bit ones too).
         (Format::Vop1 | Format::Vop2 | Format::Vopc, crate::Enc::Sdwa | crate::Enc::Dpp)
-            if info
-                .operands
-                .iter()
-                .any(|s| matches!(s, crate::table::Slot::Reg { dwords: 2.., .. })) =>
+            if !(inst.gfx90a && inst.enc() == crate::Enc::Dpp)
+                && info
+                    .operands
+                    .iter()
+                    .any(|s| matches!(s, crate::table::Slot::Reg { dwords: 2.., .. })) =>
         {
             Err(("SDWA/DPP of a 64-bit op", w1))
         }

@@ -15,14 +15,8 @@ impl fmt::Display for Inst {
     }
 }
 
-/// Source index (0, 1, 2) of a VALU source field, for modifier bits.
 fn source_index(field: Field) -> Option<usize> {
-    match field {
-        Field::Src0 | Field::Src0Agpr => Some(0),
-        Field::Src1 | Field::Src1Agpr | Field::Vsrc1 => Some(1),
-        Field::Src2 | Field::Src2Agpr => Some(2),
-        _ => None,
-    }
+    field.source_index()
 }
 
 impl Inst {
@@ -200,10 +194,7 @@ impl Inst {
             .map(|i| self.source_modifiers(i))
             .unwrap_or_default();
         let is_imm = operand::is_inline_constant(code) || code == operand::LITERAL;
-        let agpr = matches!(
-            field,
-            Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr
-        );
+        let agpr = self.is_agpr(field);
         if neg {
             f.write_str(if is_imm && !abs { "neg(" } else { "-" })?;
         }
@@ -218,6 +209,10 @@ impl Inst {
             && self.bits(0, 12, 2) == 0;
         if (field == Field::Saddr && code == 0x7f) || buffer_without_vaddr {
             f.write_str("off")?;
+        } else if matches!(field, Field::Src0Acc | Field::Src1Acc) && is_imm {
+            // MFMA A and B are registers only (LLVM's AV operands): LLVM 15 prints a constant
+            // there as a placeholder.
+            f.write_str("/*invalid immediate*/")?;
         } else if agpr && code >= operand::VGPR0 {
             write_register(f, code, dwords, "a")?;
         } else {

@@ -234,10 +234,7 @@ pub(crate) fn nsrc(inst: &Inst) -> usize {
     inst.info()
         .operands
         .iter()
-        .filter(|s| matches!(s, Slot::Reg { field, .. } if matches!(field,
-            crate::table::Field::Src0 | crate::table::Field::Src1 | crate::table::Field::Src2 |
-            crate::table::Field::Vsrc1 | crate::table::Field::Src0Agpr | crate::table::Field::Src1Agpr |
-            crate::table::Field::Src2Agpr)))
+        .filter(|s| matches!(s, Slot::Reg { field, .. } if field.source_index().is_some()))
         .count()
 }
 
@@ -252,8 +249,12 @@ fn write_bits_list(f: &mut impl Write, name: &str, v: u32, n: usize) -> fmt::Res
     f.write_str("]")
 }
 
-pub fn write_dpp_ctrl(f: &mut impl Write, c: u32) -> fmt::Result {
+/// The DPP control as LLVM 15 prints it. gfx90a has `row_newbcast`, and its DPP of a 64-bit
+/// source (`src0_64`) takes nothing else.
+pub fn write_dpp_ctrl(f: &mut impl Write, c: u32, gfx90a: bool, src0_64: bool) -> fmt::Result {
     match c {
+        0x150..=0x15f if gfx90a => write!(f, " row_newbcast:{}", c - 0x150),
+        _ if gfx90a && src0_64 => f.write_str("  /* 64 bit dpp only supports row_newbcast */"),
         0x000..=0x0ff => write!(
             f,
             " quad_perm:[{},{},{},{}]",
@@ -344,7 +345,17 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             }
             Enc::Dpp => {
                 let w1 = inst.words[1];
-                write_dpp_ctrl(f, (w1 >> 8) & 0x1ff)?;
+                let src0_64 = inst.info().operands.iter().any(|s| {
+                    matches!(
+                        s,
+                        Slot::Reg {
+                            field: crate::table::Field::Src0,
+                            dwords: 2..,
+                            ..
+                        }
+                    )
+                });
+                write_dpp_ctrl(f, (w1 >> 8) & 0x1ff, inst.gfx90a, src0_64)?;
                 write!(
                     f,
                     " row_mask:{:#x} bank_mask:{:#x}",
@@ -367,6 +378,22 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             flag(f, interp_high, "high")?;
             write_clamp_omod(f, b0(15), (inst.words[1] >> 27) & 3)
         }
+        Format::Vop3p if inst.info().is_mfma() => {
+            let cbsz = (w0 >> 8) & 7;
+            let abid = (w0 >> 11) & 0xf;
+            let blgp = inst.words[1] >> 29;
+            if cbsz != 0 {
+                write!(f, " cbsz:{cbsz}")?;
+            }
+            if abid != 0 {
+                write!(f, " abid:{abid}")?;
+            }
+            if blgp != 0 {
+                write!(f, " blgp:{blgp}")?;
+            }
+            Ok(())
+        }
+        Format::Vop3p if inst.info().is_accvgpr_vop3p() => Ok(()),
         Format::Vop3p => {
             let n = nsrc(inst);
             let op_sel = (w0 >> 11) & 7;
@@ -435,9 +462,12 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             };
             flag(f, slc, "slc")?;
             if inst.format() == Format::Mubuf {
+                // gfx90a's MUBUF bit 15 is the `scc` cache-policy bit (llvm-mc-15 prints it,
+                // though its assembler takes it only for gfx940).
+                flag(f, inst.gfx90a && b0(15), "scc")?;
                 flag(f, b0(16), "lds")?;
             }
-            flag(f, inst.words[1] & (1 << 23) != 0, "tfe")
+            flag(f, !inst.gfx90a && inst.words[1] & (1 << 23) != 0, "tfe")
         }
         Format::Mimg => {
             if (w0 >> 8) & 0xf != 0 {
@@ -447,7 +477,7 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             flag(f, b0(13), "glc")?;
             flag(f, b0(25), "slc")?;
             flag(f, b0(15), "a16")?;
-            flag(f, b0(16), "tfe")?;
+            flag(f, !inst.gfx90a && b0(16), "tfe")?;
             flag(f, b0(17), "lwe")?;
             flag(f, b0(14), "da")?;
             flag(f, inst.words[1] & (1 << 31) != 0, "d16")

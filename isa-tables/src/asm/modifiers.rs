@@ -6,7 +6,7 @@ use super::special;
 use super::value::parse_int;
 use crate::fields::Enc;
 use crate::syntax::{DFMT, NFMT};
-use crate::table::{Format, Op};
+use crate::table::{Format, Op, OpInfo};
 
 /// A modifier that did not apply.
 pub type ModError = String;
@@ -120,6 +120,11 @@ fn dpp_ctrl(name: &str, v: Option<&str>) -> Result<Option<u32>, ModError> {
             31 => 0x143,
             k => return Err(format!("`row_bcast:{k}`: expected 15 or 31")),
         },
+        // gfx90a (other targets' decoders reject the control)
+        "row_newbcast" => match n()? {
+            k @ 0..=15 => 0x150 + k,
+            k => return Err(format!("`row_newbcast:{k}`: expected 0-15")),
+        },
         _ => return Ok(None),
     }))
 }
@@ -148,13 +153,8 @@ fn mtbuf_format(v: Option<&str>) -> Result<(u32, u32), ModError> {
 }
 
 /// Applies one `name[:value]` modifier to the words of a `format`/`enc` instruction.
-pub fn apply(
-    format: Format,
-    enc: Enc,
-    op: Op,
-    w: &mut [u32; 2],
-    modifier: &str,
-) -> Result<(), ModError> {
+pub fn apply(info: &OpInfo, enc: Enc, w: &mut [u32; 2], modifier: &str) -> Result<(), ModError> {
+    let (format, op) = (info.format, info.op);
     let (name, value) = match modifier.split_once(':') {
         Some((n, v)) => (n, Some(v)),
         None => (modifier, None),
@@ -230,6 +230,12 @@ pub fn apply(
             "high" if op.is_interp() => w.flag(1, 8),
             _ => unknown(),
         },
+        Format::Vop3p if info.is_mfma() => match name {
+            "cbsz" => w.set(0, 8, 3, int(value, name)?),
+            "abid" => w.set(0, 11, 4, int(value, name)?),
+            "blgp" => w.set(1, 29, 3, int(value, name)?),
+            _ => unknown(),
+        },
         Format::Vop3p => match name {
             "op_sel" => w.set(0, 11, 3, bit_list(value, name)?),
             "op_sel_hi" => {
@@ -261,6 +267,8 @@ pub fn apply(
             "slc" if format == Format::Mtbuf => w.flag(1, 22),
             "slc" => w.flag(0, 17),
             "lds" if format == Format::Mubuf => w.flag(0, 16),
+            // gfx90a (the decoder drops the bit for other targets)
+            "scc" if format == Format::Mubuf => w.flag(0, 15),
             "tfe" => w.flag(1, 23),
             "format" if format == Format::Mtbuf => {
                 let (dfmt, nfmt) = mtbuf_format(value)?;
