@@ -253,3 +253,22 @@ fn register_files_by_target() {
     assert_eq!(w.vgpr.agpr_row(31), Some(95));
     assert_eq!(w.vgpr.agpr_row(32), None);
 }
+
+#[test]
+fn gfx90a_agprs_are_vgprs_from_accum_offset() {
+    // v_accvgpr_write_b32 a0, v1; v_accvgpr_read_b32 v2, a31
+    let ops = [
+        [0x00, 0x40, 0xd9, 0xd3, 0x01, 0x01, 0x00, 0x18],
+        [0x02, 0x40, 0xd8, 0xd3, 0x1f, 0x01, 0x00, 0x18],
+    ];
+    let w = run_code(Target::Gfx90a, &code(&ops), &mut Memory::default(), |w| {
+        // 64 registers, the AGPRs from v32 (ACCUM_OFFSET 7: (7 + 1) * 4).
+        *w = Wave::with_file(0, RegFile::new(Target::Gfx90a, 64, Some(32)));
+        w.set_exec(u64::MAX);
+        w.vgpr[1] = [7; 64];
+        w.vgpr[63] = [9; 64];
+    })
+    .unwrap();
+    assert_eq!(w.vgpr[32][5], 7);
+    assert_eq!(w.vgpr[2][5], 9);
+}

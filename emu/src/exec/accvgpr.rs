@@ -8,8 +8,8 @@ use crate::program::Decoded;
 
 /// D = S0, each operand in the file its field (and encoding) names.
 fn mov(cx: &mut Cx, d: &Decoded) -> Res {
-    let src = agpr::place(cx, d, Operand::Src0);
-    let dst = agpr::place(cx, d, Operand::Vdst);
+    let src = agpr::place(d, Operand::Src0);
+    let dst = agpr::place(d, Operand::Vdst);
     let vals = agpr::read(cx, d, src, 1, false)?;
     let exec = cx.wave.exec();
     agpr::write(cx, dst, &vals, exec)?;
@@ -21,4 +21,6 @@ semantics! {
     V_ACCVGPR_READ_B32 => mov;
     // AGPR = VGPR or inline constant (or SGPR, gfx90a).
     V_ACCVGPR_WRITE_B32 => mov;
+    // AGPR = AGPR (gfx90a, VOP1).
+    V_ACCVGPR_MOV_B32 => mov;
 }

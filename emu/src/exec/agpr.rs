@@ -5,7 +5,8 @@
 //! Which file: the table's `*Agpr` fields always name AGPRs (`v_accvgpr_*`). The matrix ops
 //! (LLVM's `VOP3Pe_MAI` encoding) choose per instruction: A (src0) and B (src1) are AGPRs when
 //! their ACC bit is set (word 1 bits 27, 28, where other VOP3P ops keep op_sel_hi); C (src2) and
-//! D are AGPRs on gfx908 always and on gfx90a when `acc_cd` (word 0 bit 15) is set.
+//! D are AGPRs on gfx908 always and on gfx90a when `acc_cd` (word 0 bit 15) is set. The table's
+//! fields say which rule applies and [`gcn_isa::Inst::is_agpr`] applies it.
 
 use super::{Cx, Fault};
 use crate::program::Decoded;
@@ -38,43 +39,27 @@ fn field(d: &Decoded, op: Operand) -> Option<Field> {
 }
 
 fn position(f: Field) -> Option<Operand> {
-    Some(match f {
-        Field::Vdst | Field::VdstAgpr => Operand::Vdst,
-        Field::Src0 | Field::Src0Agpr => Operand::Src0,
-        Field::Src1 | Field::Src1Agpr => Operand::Src1,
-        Field::Src2 | Field::Src2Agpr => Operand::Src2,
-        _ => return None,
-    })
-}
-
-/// Is `d` a matrix op (`VOP3Pe_MAI`, whose C operand is an accumulation operand)?
-pub fn is_matrix(d: &Decoded) -> bool {
-    field(d, Operand::Src2) == Some(Field::Src2Agpr)
-}
-
-/// Does operand `op` of `d`, when it holds a vector register, name an AGPR?
-pub fn names_agpr(cx: &Cx, d: &Decoded, op: Operand) -> bool {
-    let w = d.inst.words();
-    if is_matrix(d) {
-        return match op {
-            Operand::Src0 => w[1] & (1 << 27) != 0,
-            Operand::Src1 => w[1] & (1 << 28) != 0,
-            Operand::Src2 | Operand::Vdst => {
-                !cx.program.target.features().gfx90a_insts || w[0] & (1 << 15) != 0
-            }
-        };
+    match f {
+        Field::Vdst | Field::VdstAgpr | Field::VdstAcd => Some(Operand::Vdst),
+        _ => match f.source_index()? {
+            0 => Some(Operand::Src0),
+            1 => Some(Operand::Src1),
+            _ => Some(Operand::Src2),
+        },
     }
-    matches!(
-        field(d, op),
-        Some(Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr)
-    )
+}
+
+/// Does operand `op` of `d`, when it holds a vector register, name an AGPR? (The table's field
+/// says, with the encoding's ACC bits: [`gcn_isa::Inst::is_agpr`].)
+pub fn names_agpr(d: &Decoded, op: Operand) -> bool {
+    field(d, op).is_some_and(|f| d.inst.is_agpr(f))
 }
 
 /// Where operand `op` of `d` is.
-pub fn place(cx: &Cx, d: &Decoded, op: Operand) -> Place {
+pub fn place(d: &Decoded, op: Operand) -> Place {
     let code = field(d, op).and_then(|f| d.inst.code(f)).unwrap_or(0);
     match code {
-        256..=511 if names_agpr(cx, d, op) => Place::Agpr(code - 256),
+        256..=511 if names_agpr(d, op) => Place::Agpr(code - 256),
         256..=511 => Place::Vgpr(code - 256),
         _ => Place::Scalar(code),
     }

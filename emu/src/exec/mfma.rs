@@ -162,13 +162,18 @@ fn flushed(v: f32, flush: bool) -> f32 {
     }
 }
 
-/// An f16 or bf16 input as f32 (exact), flushed if asked.
+/// An f16 or bf16 input as f32 (exact); a denormal of its own format as a signed zero if
+/// `flush`.
 fn half_to_f32(bits: u64, input: Input, flush: bool) -> f32 {
-    let v = match input {
-        Input::Bf16 => f32::from_bits((bits as u32) << 16),
-        _ => super::f16::f16_to_f32(bits as u16),
+    let (exp_mask, v) = match input {
+        Input::Bf16 => (0x7f80, f32::from_bits((bits as u32) << 16)),
+        _ => (0x7c00, super::f16::f16_to_f32(bits as u16)),
     };
-    flushed(v, flush)
+    if flush && bits as u16 & exp_mask == 0 {
+        0.0f32.copysign(v)
+    } else {
+        v
+    }
 }
 
 /// Runs the matrix op of shape `s`.
@@ -177,14 +182,8 @@ fn mfma(cx: &mut Cx, d: &Decoded, s: Shape) -> Res {
     let cbsz = (w[0] >> 8) & 7;
     let abid = (w[0] >> 11) & 0xf;
     let blgp = w[1] >> 29;
-    let (a_at, b_at) = (
-        agpr::place(cx, d, Operand::Src0),
-        agpr::place(cx, d, Operand::Src1),
-    );
-    let (c_at, d_at) = (
-        agpr::place(cx, d, Operand::Src2),
-        agpr::place(cx, d, Operand::Vdst),
-    );
+    let (a_at, b_at) = (agpr::place(d, Operand::Src0), agpr::place(d, Operand::Src1));
+    let (c_at, d_at) = (agpr::place(d, Operand::Src2), agpr::place(d, Operand::Vdst));
     let wide = s.input == Input::F64;
     let a = agpr::read(cx, d, a_at, s.input_regs(), wide)?;
     let b = agpr::read(cx, d, b_at, s.input_regs(), wide)?;
@@ -253,7 +252,7 @@ fn mfma(cx: &mut Cx, d: &Decoded, s: Shape) -> Res {
     Ok(Flow::Continue)
 }
 
-use Input::{Bf16, F16, F32, I8};
+use Input::{Bf16, F16, F32, F64, I8};
 
 // Shapes: M, N, K, blocks, input type (the calculator's `--detail-instruction`; the ISA's
 // Table "MFMA VALU Opcodes").
@@ -278,4 +277,12 @@ semantics! {
     V_MFMA_F32_4X4X2BF16 => |cx, d| mfma(cx, d, shape(4, 4, 2, 16, Bf16));
     V_MFMA_F32_32X32X4BF16 => |cx, d| mfma(cx, d, shape(32, 32, 4, 1, Bf16));
     V_MFMA_F32_16X16X8BF16 => |cx, d| mfma(cx, d, shape(16, 16, 8, 1, Bf16));
+    // gfx90a: four bf16 values a lane (two registers), and f64.
+    V_MFMA_F32_32X32X4BF16_1K => |cx, d| mfma(cx, d, shape(32, 32, 4, 2, Bf16));
+    V_MFMA_F32_16X16X4BF16_1K => |cx, d| mfma(cx, d, shape(16, 16, 4, 4, Bf16));
+    V_MFMA_F32_4X4X4BF16_1K => |cx, d| mfma(cx, d, shape(4, 4, 4, 16, Bf16));
+    V_MFMA_F32_32X32X8BF16_1K => |cx, d| mfma(cx, d, shape(32, 32, 8, 1, Bf16));
+    V_MFMA_F32_16X16X16BF16_1K => |cx, d| mfma(cx, d, shape(16, 16, 16, 1, Bf16));
+    V_MFMA_F64_16X16X4F64 => |cx, d| mfma(cx, d, shape(16, 16, 4, 1, F64));
+    V_MFMA_F64_4X4X4F64 => |cx, d| mfma(cx, d, shape(4, 4, 4, 4, F64));
 }

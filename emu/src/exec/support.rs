@@ -79,7 +79,12 @@ const FORMATS: [Format; 20] = [
 
 /// The targets the manifest lists, one column each: one of each op set (the gfx90x APUs decode
 /// as gfx900).
-const TARGETS: [Target; 3] = [Target::Gfx900, Target::Gfx906, Target::Gfx908];
+const TARGETS: [Target; 4] = [
+    Target::Gfx900,
+    Target::Gfx906,
+    Target::Gfx908,
+    Target::Gfx90a,
+];
 
 fn cell(s: Support) -> &'static str {
     match s {
