@@ -50,6 +50,7 @@ pub mod mfma;
 pub mod mtbuf;
 pub mod mubuf;
 pub mod not_emulated;
+pub mod pk_f32;
 pub mod semantics;
 pub mod smem;
 pub mod smem_scratch;
