@@ -246,6 +246,9 @@ pub fn op_semantics(op: &OpInfo) -> Semantics {
 /// The function that runs `inst`: its semantics, or a fault naming the instruction and why it
 /// does not run.
 pub fn resolve(inst: &Inst) -> ExecFn {
+    if inst.memory_acc() {
+        return agpr::memory_data_in_agprs;
+    }
     match op_semantics(inst.info()) {
         Semantics::Exec(f) => f,
         Semantics::NotInCompute(_) | Semantics::NotEmulated(_) => support::not_run,
