@@ -272,11 +272,3 @@ fn gfx90a_agprs_are_vgprs_from_accum_offset() {
     assert_eq!(w.vgpr[32][5], 7);
     assert_eq!(w.vgpr[2][5], 9);
 }
-
-#[test]
-fn gfx90a_memory_data_in_agprs_is_a_named_fault_not_a_vgpr_access() {
-    // global_load_dword a0, v[0:1], off
-    let op = [0x00, 0x80, 0x50, 0xdc, 0x00, 0x00, 0xff, 0x00];
-    let err = run_code(Target::Gfx90a, &code(&[op]), &mut Memory::default(), |_| {}).unwrap_err();
-    assert!(err.to_string().contains("data in AGPRs"), "{err}");
-}

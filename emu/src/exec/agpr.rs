@@ -160,15 +160,3 @@ pub fn write(cx: &mut Cx, place: Place, vals: &[Row], exec: u64) -> Result<(), F
     }
     Ok(())
 }
-
-/// Semantics of a gfx90a memory instruction whose `acc` bit puts its data in AGPRs: not run
-/// yet (the memory semantics name their data registers by VGPR number), so a fault names it
-/// rather than the VGPRs of the same numbers being read or written.
-pub fn memory_data_in_agprs(cx: &mut Cx, _: &Decoded) -> super::Ran {
-    super::ran(
-        cx,
-        Err(Fault::Unsupported(
-            "a memory instruction with its data in AGPRs (gfx90a acc bit)",
-        )),
-    )
-}

@@ -27,6 +27,7 @@ macro_rules! semantics {
     };
 }
 
+pub mod acc_memory;
 pub mod access;
 pub mod accvgpr;
 pub mod agpr;
@@ -247,7 +248,7 @@ pub fn op_semantics(op: &OpInfo) -> Semantics {
 /// does not run.
 pub fn resolve(inst: &Inst) -> ExecFn {
     if inst.memory_acc() {
-        return agpr::memory_data_in_agprs;
+        return acc_memory::memory_data_in_agprs;
     }
     match op_semantics(inst.info()) {
         Semantics::Exec(f) => f,
