@@ -161,9 +161,25 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         {
             Err(("SDWA/DPP of a 64-bit op", w1))
         }
-        // The accumulating v_mac_f32/v_mac_f16 have no SDWA form in LLVM 15 (DPP they have).
-        (Format::Vop2, crate::Enc::Sdwa) if matches!(info.op, Op::V_MAC_F32 | Op::V_MAC_F16) => {
-            Err(("SDWA form of v_mac", w1))
+        // The accumulating VOP2 ops (v_mac, v_fmac, the v_dot*c of gfx908+, v_pk_fmac_f16) have
+        // no SDWA form in LLVM 15; v_pk_fmac_f16 has no DPP form either.
+        (Format::Vop2, crate::Enc::Sdwa)
+            if matches!(
+                info.op,
+                Op::V_MAC_F32 | Op::V_MAC_F16 | Op::V_FMAC_F32 | Op::V_PK_FMAC_F16
+            ) || info.op.is_dot_accumulate() =>
+        {
+            Err(("SDWA form of an accumulating op", w1))
+        }
+        (Format::Vop2, crate::Enc::Dpp) if info.op == Op::V_PK_FMAC_F16 => {
+            Err(("DPP form of v_pk_fmac_f16", w1))
+        }
+        // The 16-bit integer dot products take no neg_lo/neg_hi on src1 in LLVM 15.
+        (Format::Vop3p, _)
+            if matches!(info.op, Op::V_DOT2_I32_I16 | Op::V_DOT2_U32_U16)
+                && (w1 & (1 << 30) != 0 || w0 & (1 << 9) != 0) =>
+        {
+            Err(("neg of a 16-bit integer dot product's src1", w1))
         }
         // SDWA omod (bits 15:14) only where the op's VOP3 form has omod.
         (Format::Vop1 | Format::Vop2, crate::Enc::Sdwa)
