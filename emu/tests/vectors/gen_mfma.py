@@ -320,6 +320,7 @@ class Instr:
         assert d["Src0"] == d["Src1"] and d["Src2"] == d["Vdst"], name
         self.win = TYPES[self.tin][0]
         self.wout = TYPES[self.tout][0]
+        self.wraps = 0  # i32 results that wrapped around
 
     def layout(self, mat, mods=(0, 0, 0)):
         if mat in "CD":
@@ -385,7 +386,9 @@ def compute(ins, A, B, C, exact):
             for j in range(N):
                 terms = [A[b][i][k] * B[b][k][j] for k in range(K)] + [C[b][i][j]]
                 if ins.tout == "int32":
-                    D[b][i][j] = sum(terms) & 0xFFFFFFFF  # i32 wrap-around
+                    total = sum(terms)
+                    ins.wraps += not -(1 << 31) <= total < (1 << 31)
+                    D[b][i][j] = total & 0xFFFFFFFF  # i32 wrap-around
                     continue
                 mant = 53 if ins.tout == "FP64" else 24
                 if exact:
@@ -424,6 +427,11 @@ class Rng:
     def grid(self, g=16):
         return round(float(self.r.standard_normal()) * 2**g) / 2**g
 
+    def wide(self, bits):
+        """A value in (-1, 1) with `bits` significant bits, the top one set."""
+        m = int(self.r.integers(1 << (bits - 1), 1 << bits))
+        return (m if self.r.integers(2) else -m) / 2.0**bits
+
     def int8(self):
         return int(self.r.integers(-128, 128))
 
@@ -435,32 +443,40 @@ class Rng:
 
 
 def gen_inputs(ins, rng, kind):
-    """Register contents for A, B, C: kind in plain / acc / mod / random / wrap."""
+    """Register contents for A, B, C: kind in plain / acc / mod / random."""
     win, wout = ins.win, ins.wout
     to_in, to_out = TYPES[ins.tin][1], TYPES[ins.tout][1]
     ia, ib = ins.d["gprs_A"], ins.d["gprs_B"]
     nc = ins.d["gprs_C"]
     if ins.tin == "int8":
-        if kind == "wrap":
-            src = lambda: to_in(rng.int8_extreme())
-            cgen = lambda: to_out(rng.int32() % (1 << 18) + (1 << 31) - (1 << 17))
+        if kind == "acc":  # large magnitudes, C near 2^31 and -2^31: sums wrap both ways
+            srcA = srcB = lambda: to_in(rng.int8_extreme())
+            cgen = lambda: to_out(rng.int32() % (1 << 19) + (1 << 31) - (1 << 18))
         else:
-            src = lambda: to_in(rng.int8())
+            srcA = srcB = lambda: to_in(rng.int8())
             cgen = lambda: to_out(rng.int32())
-    elif kind == "random" and ins.tin == "FP64":
-        src = lambda: to_in(rng.grid())
-        cgen = lambda: to_out(rng.grid())
+    elif ins.tin == "FP64":
+        # Both dwords of every f64 in use, still exact: one of A and B has 36 significant
+        # bits, the other at most 6 (random: 11), C 43.
+        wide = lambda: to_in(rng.wide(36))
+        if kind == "random":
+            srcA, srcB = (lambda: to_in(rng.grid(8))), wide
+        elif kind == "mod":
+            srcA, srcB = (lambda: to_in(rng.dyadic())), wide
+        else:
+            srcA, srcB = wide, (lambda: to_in(rng.dyadic()))
+        cgen = lambda: to_out(rng.wide(40) * 8)
     elif kind == "random":
         if ins.tin == "FP32":
-            src = lambda: to_in(rng.normal())
+            srcA = srcB = lambda: to_in(rng.normal())
         else:
-            src = lambda: to_in(float(np.float32(rng.normal())))
+            srcA = srcB = lambda: to_in(float(np.float32(rng.normal())))
         cgen = lambda: to_out(rng.normal())
     else:
-        src = lambda: to_in(rng.dyadic())
+        srcA = srcB = lambda: to_in(rng.dyadic())
         cgen = lambda: to_out(rng.dyadic(1024, 16))
-    opA = fill_operand(ia, win, src)
-    opB = fill_operand(ib, win, src)
+    opA = fill_operand(ia, win, srcA)
+    opB = fill_operand(ib, win, srcB)
     opC = Operand(nc) if kind == "plain" else fill_operand(nc, wout, cgen)
     return opA, opB, opC
 
@@ -523,6 +539,13 @@ def build_vector(ins, rng, kind, mods, cd, ab, inplace):
     exact = not (kind == "random" and ins.tout == "FP32")
     D, T = compute(ins, A, B, C, exact)
     opD = ins.write_d(D)
+    if mods != (0, 0, 0):  # the modifiers must change the result, or the vector tests nothing
+        A0, B0, _ = ins.matrices(opA, opB, opC, (0, 0, 0))
+        assert compute(ins, A0, B0, C, exact)[0] != D, (ins.name, mods)
+        if mods[0] and mods[2]:  # and each of CBSZ/ABID and BLGP on its own
+            for part in ((mods[0], mods[1], 0), (0, 0, mods[2])):
+                A1, B1, _ = ins.matrices(opA, opB, opC, part)
+                assert compute(ins, A1, B1, C, exact)[0] != D, (ins.name, mods)
     want = None
     if not exact:
         lay = ins.layout("D")
@@ -676,13 +699,13 @@ def plan(ins, rng):
         ("acc", "acc", (0, 0, 0), "a", "a", True),
     ]
     mods = modifier_sets(ins, rng)
+    if ins.d["gprs_D"] > 16:  # keep the file small: one modifier vector for 32-register D
+        mods = mods[:1]
     for n, m in enumerate(mods):
         p.append((f"mod{n}", "mod", m, "a" if n == 0 else cdv, "v", False))
     if not mods:  # f64 on gfx90a: no modifiers; C/D in VGPRs in place instead
         p.append(("acc-v", "acc", (0, 0, 0), "v", "v", True))
     p.append(("random", "random", (0, 0, 0), cdv, "a" if t == "gfx90a" else "v", False))
-    if ins.tin == "int8":
-        p.append(("wrap", "wrap", (0, 0, 0), "a", "v", False))
     return p
 
 
@@ -768,6 +791,8 @@ def main():
                             for l in range(LANES):
                                 assert abs(hd.w[r][l] - vec["D"].w[r][l]) <= vec["T"][r][l]
                     hand_checked += 1
+                if ins.tin == "int8" and kind == "acc":
+                    assert ins.wraps > 0, f"{target} {name}: no i32 wrap-around"
                 lines.append(line)
                 asms[target].append(vec["asm"])
                 counts[(target, name)] = counts.get((target, name), 0) + 1
