@@ -359,17 +359,6 @@ class Instr:
 # ---------------------------------------------------------------------------------------------
 # Arithmetic.
 
-def exact_check(terms, mant_bits):
-    """True if every partial sum of `terms` (in any order) is exactly representable with
-    mant_bits significant bits: all terms are integer multiples of one power of two 2^-s and
-    the sum of their magnitudes is below 2^mant_bits * 2^-s."""
-    fr = [Fraction(t) for t in terms]
-    s = 0
-    while any((f * (1 << s)).denominator != 1 for f in fr):
-        s += 1
-    return sum(abs(f) for f in fr) * (1 << s) < (1 << mant_bits)
-
-
 def ulp32(x):
     x = abs(x)
     e = math.frexp(x)[1] - 1  # x in [2^e, 2^(e+1))
@@ -377,36 +366,41 @@ def ulp32(x):
 
 
 def compute(ins, A, B, C, exact):
-    """D bit patterns per block and, for inexact vectors, a tolerance in ulps per element."""
+    """D bit patterns [block][i][j] and, for inexact vectors, tolerances in ulps (else 0)."""
     blocks, M, N, K = ins.blocks, ins.M, ins.N, ins.K
-    D = [[[0] * N for _ in range(M)] for _ in range(blocks)]
-    T = [[[0] * N for _ in range(M)] for _ in range(blocks)]
-    for b in range(blocks):
-        for i in range(M):
-            for j in range(N):
-                terms = [A[b][i][k] * B[b][k][j] for k in range(K)] + [C[b][i][j]]
-                if ins.tout == "int32":
-                    total = sum(terms)
-                    ins.wraps += not -(1 << 31) <= total < (1 << 31)
-                    D[b][i][j] = total & 0xFFFFFFFF  # i32 wrap-around
-                    continue
-                mant = 53 if ins.tout == "FP64" else 24
-                if exact:
-                    assert exact_check(terms, mant), (ins.name, b, i, j, terms)
-                    v = float(sum(Fraction(t) for t in terms))
-                    D[b][i][j] = f64_bits(v) if mant == 53 else f32_bits(v)
-                    assert mant == 53 or bits_f32(D[b][i][j]) == v
-                    continue
-                assert mant == 24
-                v = float(sum(Fraction(t) for t in terms))  # exact sum, rounded once
-                r = np.float32(v)
-                s = sum(abs(t) for t in terms)
-                # K+1 roundings of at most half an ulp of |partial sum| <= s each (products
-                # of f32 inputs may be rounded too), plus this rounding of the exact value.
-                bound = (K + 1) * s * 2.0 ** -24
-                T[b][i][j] = max(2, math.ceil(bound / ulp32(float(r))) + 1)
-                D[b][i][j] = f32_bits(r)
-    return D, T
+    T = np.zeros((blocks, M, N), dtype=np.int64)
+    if ins.tout == "int32":
+        a, b, c = (np.array(x, dtype=np.int64) for x in (A, B, C))
+        total = np.einsum("bik,bkj->bij", a, b) + c  # |products| <= 2^14: no int64 overflow
+        ins.wraps += int(np.sum((total < -(1 << 31)) | (total >= (1 << 31))))
+        return (total & 0xFFFFFFFF).tolist(), T  # i32 wrap-around
+    a, b, c = (np.array(x, dtype=np.float64) for x in (A, B, C))
+    # Every product of two inputs is exact in float64 (at most 48 significant bits here).
+    terms = np.concatenate([a[:, :, :, None] * b[:, None, :, :], c[:, :, None, :]], axis=2)
+    if exact:
+        mant = 53 if ins.tout == "FP64" else 24
+        # All terms are multiples of 2^-s and their magnitudes sum below 2^(mant-s): every
+        # partial sum in any order is then exact with mant significant bits.
+        s = next(s for s in range(200) if np.all(np.floor(terms * 2.0**s) == terms * 2.0**s))
+        assert np.max(np.sum(np.abs(terms), axis=2)) * 2.0**s < 2.0**mant, ins.name
+        d = np.sum(terms, axis=2)  # exact (integers on one grid, below 2^53)
+        if mant == 53:
+            return d.view(np.uint64).astype(object).tolist(), T
+        d32 = d.astype(np.float32)
+        assert np.all(d32.astype(np.float64) == d), ins.name
+        return d32.view(np.uint32).astype(object).tolist(), T
+    assert ins.tout == "FP32"
+    D = np.zeros((blocks, M, N), dtype=np.uint32)
+    for idx in np.ndindex(blocks, M, N):
+        ts = terms[idx[0], idx[1], :, idx[2]]
+        v = float(sum(Fraction(float(t)) for t in ts))  # the exact sum, rounded once
+        r = np.float32(v)
+        # K+1 roundings of at most half an ulp of |partial sum| <= sum|terms| each (products
+        # of f32 inputs may be rounded too), plus this rounding of the exact value.
+        bound = (K + 1) * float(np.sum(np.abs(ts))) * 2.0 ** -24
+        T[idx] = max(2, math.ceil(bound / ulp32(float(r))) + 1)
+        D[idx] = f32_bits(r)
+    return D.astype(object).tolist(), T
 
 
 # ---------------------------------------------------------------------------------------------
@@ -533,6 +527,7 @@ def mods_text(mods):
 def build_vector(ins, rng, kind, mods, cd, ab, inplace):
     """One vector line. cd: 'a' or 'v' for C/D; ab: 'v' or 'a' for A/B."""
     opA, opB, opC = gen_inputs(ins, rng, kind)
+    ins.wraps = 0
     A, B, C = ins.matrices(opA, opB, opC, mods)
     if kind == "random" and ins.tout == "FP32":
         keep_away_from_zero(ins, A, B, C, opC)
@@ -663,6 +658,58 @@ def hand_d(name, A, B, C, mods):
     return None
 
 
+def parse_text(line):
+    """The vector's text read back: (mnemonic, [operand ranges], inputs, expected), the
+    values as {register name: [64 words]} and {register name: [64 (word, tolerance)]}."""
+    asm, inputs, expected = line.split(" | ")
+    name, rest = asm.split(" ", 1)
+    ops = [o.strip() for o in rest.split(" cbsz")[0].split(" abid")[0].split(" blgp")[0]
+           .split(",")]
+
+    def regs(items, tol):
+        out = {}
+        for it in items.split():
+            k, v = it.split("=", 1)
+            if k == "target":
+                continue
+            vals = v[1:-1].split(",") if v.startswith("[") else [v] * LANES
+            assert len(vals) == LANES, it
+            if tol:
+                out[k] = [(int(x.split("~")[0], 16), int(x.split("~")[1]) if "~" in x else 0)
+                          for x in vals]
+            else:
+                out[k] = [int(x, 16) for x in vals]
+        return out
+
+    return name, ops, regs(inputs, False), regs(expected, True)
+
+
+def operand_from_text(regfile, spec):
+    """An Operand from a range like `a[4:7]` or `v2`; registers not listed are 0."""
+    m = re.fullmatch(r"([av])(?:(\d+)|\[(\d+):(\d+)\])", spec)
+    kind = m.group(1)
+    first, last = (int(m.group(2)),) * 2 if m.group(2) else (int(m.group(3)), int(m.group(4)))
+    op = Operand(last - first + 1)
+    for n in range(first, last + 1):
+        op.w[n - first] = list(regfile.get(f"{kind}{n}", [0] * LANES))
+    return op, kind, first
+
+
+def hand_check(line, mods, what):
+    """Reads the written line back and recomputes D with the hand-written layouts."""
+    name, ops, inputs, expected = parse_text(line)
+    A, _, _ = operand_from_text(inputs, ops[1])
+    B, _, _ = operand_from_text(inputs, ops[2])
+    C, _, _ = operand_from_text(inputs, ops[3])
+    D, kind, first = operand_from_text({}, ops[0])
+    hd = hand_d(name, A, B, C, mods)
+    assert len(expected) == len(hd.w), what
+    for r in range(len(hd.w)):
+        for l in range(LANES):
+            want, tol = expected[f"{kind}{first + r}"][l]
+            assert abs(hd.w[r][l] - want) <= tol, f"{what}: hand path differs, {kind}{first + r} lane {l}"
+
+
 HAND = ("v_mfma_f32_4x4x1f32", "v_mfma_f32_16x16x4f16", "v_mfma_f32_32x32x8f16",
         "v_mfma_i32_32x32x4i8", "v_mfma_f64_16x16x4f64")
 
@@ -782,14 +829,7 @@ def main():
             for label, kind, mods, cd, ab, inplace in p:
                 line, vec = build_vector(ins, rng, kind, mods, cd, ab, inplace)
                 if name in HAND:
-                    hd = hand_d(name, vec["A"], vec["B"], vec["C"] if kind != "plain"
-                                else Operand(ins.d["gprs_C"]), mods)
-                    if vec["T"] is None:
-                        assert hd.w == vec["D"].w, f"{target} {name} {label}: hand path differs"
-                    else:  # f32 of a*b+c from the hand path within the vector's tolerance
-                        for r in range(len(hd.w)):
-                            for l in range(LANES):
-                                assert abs(hd.w[r][l] - vec["D"].w[r][l]) <= vec["T"][r][l]
+                    hand_check(line, mods, f"{target} {name} {label}")
                     hand_checked += 1
                 if ins.tin == "int8" and kind == "acc":
                     assert ins.wraps > 0, f"{target} {name}: no i32 wrap-around"
