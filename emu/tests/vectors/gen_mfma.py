@@ -18,17 +18,23 @@ calculator's D table. Checks before anything is written:
 
 - the calculator's other direction (`--matrix-layout`, register-to-element) must give the same
   map for every matrix and modifier set used;
-- for a few instructions the D registers are recomputed by separate code with the layouts and
-  modifier rules written out by hand (from the MI100/MI200 ISA guides' matrix chapter);
+- for five instructions each written line is read back and D recomputed by separate code,
+  with the layouts and the CBSZ/ABID/BLGP rules written out by hand from AMD's published
+  formulas (the calculator's --detail-instruction text and AMD's matrix-core notes), not from
+  the tables above;
+- every vector with modifiers must give a different D without them (and, where CBSZ and BLGP
+  are combined, without each of them); every i8 accumulate vector must wrap around;
 - every snippet is assembled with llvm-mc-15 for its target, and LLVM must print it back
   unchanged (so the text is LLVM's syntax, modifiers in LLVM's order).
 
 Values: most vectors are exact by construction (small dyadic values: every product and every
 partial sum is representable, so the order of accumulation cannot matter; this is checked).
-One vector per instruction and target uses random normal values; its expected values are the
-float64 result rounded to f32 with a tolerance `V~T` per element, T the bound for any
-summation order in f32 (K+1 roundings) in ulps of the result; C is chosen so that no result is
-a near-cancellation. f64 MFMAs use random values on a 2^-16 grid, so they are exact too.
+One vector per f32/f16/bf16 instruction and target uses random normal values; its expected
+values are the exact result rounded once to f32, with a tolerance `V~T` per element, T the
+bound for any summation order in f32 (K+1 roundings) in ulps of the result; C is chosen so that
+no result is a near-cancellation. f64 vectors are exact too, with both dwords of every value in
+use (one of A and B has 36 significant bits, C 43). i8 vectors are exact; the accumulate ones
+put C near 2^31 and -2^31 so that i32 sums wrap around.
 
 Usage: gen_mfma.py [--calculator PATH] [--check-only]
 """
