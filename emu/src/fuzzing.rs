@@ -178,6 +178,7 @@ fn dispatch(buf: u64, waves: u32, hipcc_layout: bool) -> (KernelDescriptor, Laun
         scratch_per_wave: 0,
         lds_size: 4096,
         hostcall_buffer: 0,
+        packed_tid: false,
     };
     (desc, launch)
 }

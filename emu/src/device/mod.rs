@@ -198,6 +198,7 @@ impl Device {
             scratch_per_wave,
             lds_size: lds_size as u32,
             hostcall_buffer: 0,
+            packed_tid: self.config.target.features().packed_tid,
         };
         let waves_per_group = launch.waves_per_group();
         let workers = self.functional_workers(opts, dims);
