@@ -1,4 +1,5 @@
-//! The matrix fused-multiply-add ops (`v_mfma_*`), one routine driven by each op's shape.
+//! The matrix fused-multiply-add ops (`v_mfma_*`), one routine driven by each op's shape (the
+//! ISA table's `gcn_isa::mfma`: adding a matrix op is its table row and its shape line there).
 //!
 //! For each block b < B, row i < M and column j < N: D[b,i,j] = C[b,i,j] + Σ_{k<K} A[b,i,k]·B[b,k,j]
 //! (the ISA's "Matrix Arithmetic Instructions" chapter). Where the values live, as AMD's Matrix
@@ -26,41 +27,13 @@
 
 use super::agpr::{self, Operand};
 use super::valu::Res;
-use super::{Cx, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::{Row, WAVE_SIZE};
 
-/// The type of A's and B's elements (C and D: f32, or i32 for i8, f64 for f64).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Input {
-    F32,
-    F16,
-    Bf16,
-    I8,
-    F64,
-}
+use gcn_isa::MatrixInput as Input;
 
-impl Input {
-    fn bits(self) -> usize {
-        match self {
-            Input::F32 => 32,
-            Input::F16 | Input::Bf16 => 16,
-            Input::I8 => 8,
-            Input::F64 => 64,
-        }
-    }
-
-    /// Bits of a C/D element.
-    fn out_bits(self) -> usize {
-        if self == Input::F64 {
-            64
-        } else {
-            32
-        }
-    }
-}
-
-/// One matrix op: blocks of M×N results, K deep.
+/// One matrix op's shape (from the ISA table's [`gcn_isa::MfmaShape`]), with the layouts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
     pub m: usize,
@@ -70,13 +43,15 @@ pub struct Shape {
     pub input: Input,
 }
 
-const fn shape(m: usize, n: usize, k: usize, blocks: usize, input: Input) -> Shape {
-    Shape {
-        m,
-        n,
-        k,
-        blocks,
-        input,
+impl From<gcn_isa::MfmaShape> for Shape {
+    fn from(s: gcn_isa::MfmaShape) -> Shape {
+        Shape {
+            m: s.m as usize,
+            n: s.n as usize,
+            k: s.k as usize,
+            blocks: s.blocks as usize,
+            input: s.input,
+        }
     }
 }
 
@@ -88,12 +63,12 @@ impl Shape {
 
     /// Registers of A (and B).
     pub fn input_regs(&self) -> usize {
-        (self.items_per_lane() * self.input.bits()).div_ceil(32)
+        (self.items_per_lane() * self.input.bits() as usize).div_ceil(32)
     }
 
     /// Registers of C (and D).
     pub fn output_regs(&self) -> usize {
-        self.m * self.n * self.blocks / WAVE_SIZE * self.input.out_bits() / 32
+        self.m * self.n * self.blocks / WAVE_SIZE * self.input.result_bits() as usize / 32
     }
 
     /// Where D[b,i,j] (and C[b,i,j]) is: (item, lane).
@@ -188,7 +163,7 @@ fn unpack(
     b: &[Row],
 ) -> (Vec<f64>, Vec<f64>) {
     let (m, n, k, blocks) = (s.m, s.n, s.k, s.blocks);
-    let bits = s.input.bits();
+    let bits = s.input.bits() as usize;
     let value = |raw: u64| match s.input {
         Input::F32 => f32::from_bits(raw as u32) as f64,
         Input::F16 | Input::Bf16 => half_to_f32(raw, s.input, flush) as f64,
@@ -311,8 +286,13 @@ fn products(
     }
 }
 
-/// Runs the matrix op of shape `s`.
-fn mfma(cx: &mut Cx, d: &Decoded, s: Shape) -> Res {
+/// Runs a matrix op, of the shape the ISA table gives it.
+fn mfma(cx: &mut Cx, d: &Decoded) -> Res {
+    let Some(s) = d.inst.info().op.mfma_shape().map(Shape::from) else {
+        return Err(Fault::Unsupported(
+            "a matrix op without a shape in the ISA table",
+        ));
+    };
     let w = d.inst.words();
     let cbsz = (w[0] >> 8) & 7;
     let abid = (w[0] >> 11) & 0xf;
@@ -333,37 +313,33 @@ fn mfma(cx: &mut Cx, d: &Decoded, s: Shape) -> Res {
     Ok(Flow::Continue)
 }
 
-use Input::{Bf16, F16, F32, F64, I8};
-
-// Shapes: M, N, K, blocks, input type (the calculator's `--detail-instruction`; the ISA's
-// Table "MFMA VALU Opcodes").
+// The shapes (M, N, K, blocks, input type) are the ISA table's (`gcn_isa::mfma`).
 semantics! {
-    V_MFMA_F32_32X32X1F32 => |cx, d| mfma(cx, d, shape(32, 32, 1, 2, F32));
-    V_MFMA_F32_16X16X1F32 => |cx, d| mfma(cx, d, shape(16, 16, 1, 4, F32));
-    V_MFMA_F32_4X4X1F32 => |cx, d| mfma(cx, d, shape(4, 4, 1, 16, F32));
-    V_MFMA_F32_32X32X2F32 => |cx, d| mfma(cx, d, shape(32, 32, 2, 1, F32));
-    V_MFMA_F32_16X16X4F32 => |cx, d| mfma(cx, d, shape(16, 16, 4, 1, F32));
-    V_MFMA_F32_32X32X4F16 => |cx, d| mfma(cx, d, shape(32, 32, 4, 2, F16));
-    V_MFMA_F32_16X16X4F16 => |cx, d| mfma(cx, d, shape(16, 16, 4, 4, F16));
-    V_MFMA_F32_4X4X4F16 => |cx, d| mfma(cx, d, shape(4, 4, 4, 16, F16));
-    V_MFMA_F32_32X32X8F16 => |cx, d| mfma(cx, d, shape(32, 32, 8, 1, F16));
-    V_MFMA_F32_16X16X16F16 => |cx, d| mfma(cx, d, shape(16, 16, 16, 1, F16));
-    V_MFMA_I32_32X32X4I8 => |cx, d| mfma(cx, d, shape(32, 32, 4, 2, I8));
-    V_MFMA_I32_16X16X4I8 => |cx, d| mfma(cx, d, shape(16, 16, 4, 4, I8));
-    V_MFMA_I32_4X4X4I8 => |cx, d| mfma(cx, d, shape(4, 4, 4, 16, I8));
-    V_MFMA_I32_32X32X8I8 => |cx, d| mfma(cx, d, shape(32, 32, 8, 1, I8));
-    V_MFMA_I32_16X16X16I8 => |cx, d| mfma(cx, d, shape(16, 16, 16, 1, I8));
-    V_MFMA_F32_32X32X2BF16 => |cx, d| mfma(cx, d, shape(32, 32, 2, 2, Bf16));
-    V_MFMA_F32_16X16X2BF16 => |cx, d| mfma(cx, d, shape(16, 16, 2, 4, Bf16));
-    V_MFMA_F32_4X4X2BF16 => |cx, d| mfma(cx, d, shape(4, 4, 2, 16, Bf16));
-    V_MFMA_F32_32X32X4BF16 => |cx, d| mfma(cx, d, shape(32, 32, 4, 1, Bf16));
-    V_MFMA_F32_16X16X8BF16 => |cx, d| mfma(cx, d, shape(16, 16, 8, 1, Bf16));
-    // gfx90a: four bf16 values a lane (two registers), and f64.
-    V_MFMA_F32_32X32X4BF16_1K => |cx, d| mfma(cx, d, shape(32, 32, 4, 2, Bf16));
-    V_MFMA_F32_16X16X4BF16_1K => |cx, d| mfma(cx, d, shape(16, 16, 4, 4, Bf16));
-    V_MFMA_F32_4X4X4BF16_1K => |cx, d| mfma(cx, d, shape(4, 4, 4, 16, Bf16));
-    V_MFMA_F32_32X32X8BF16_1K => |cx, d| mfma(cx, d, shape(32, 32, 8, 1, Bf16));
-    V_MFMA_F32_16X16X16BF16_1K => |cx, d| mfma(cx, d, shape(16, 16, 16, 1, Bf16));
-    V_MFMA_F64_16X16X4F64 => |cx, d| mfma(cx, d, shape(16, 16, 4, 1, F64));
-    V_MFMA_F64_4X4X4F64 => |cx, d| mfma(cx, d, shape(4, 4, 4, 4, F64));
+    V_MFMA_F32_32X32X1F32 => mfma;
+    V_MFMA_F32_16X16X1F32 => mfma;
+    V_MFMA_F32_4X4X1F32 => mfma;
+    V_MFMA_F32_32X32X2F32 => mfma;
+    V_MFMA_F32_16X16X4F32 => mfma;
+    V_MFMA_F32_32X32X4F16 => mfma;
+    V_MFMA_F32_16X16X4F16 => mfma;
+    V_MFMA_F32_4X4X4F16 => mfma;
+    V_MFMA_F32_32X32X8F16 => mfma;
+    V_MFMA_F32_16X16X16F16 => mfma;
+    V_MFMA_I32_32X32X4I8 => mfma;
+    V_MFMA_I32_16X16X4I8 => mfma;
+    V_MFMA_I32_4X4X4I8 => mfma;
+    V_MFMA_I32_32X32X8I8 => mfma;
+    V_MFMA_I32_16X16X16I8 => mfma;
+    V_MFMA_F32_32X32X2BF16 => mfma;
+    V_MFMA_F32_16X16X2BF16 => mfma;
+    V_MFMA_F32_4X4X2BF16 => mfma;
+    V_MFMA_F32_32X32X4BF16 => mfma;
+    V_MFMA_F32_16X16X8BF16 => mfma;
+    V_MFMA_F32_32X32X4BF16_1K => mfma;
+    V_MFMA_F32_16X16X4BF16_1K => mfma;
+    V_MFMA_F32_4X4X4BF16_1K => mfma;
+    V_MFMA_F32_32X32X8BF16_1K => mfma;
+    V_MFMA_F32_16X16X16BF16_1K => mfma;
+    V_MFMA_F64_16X16X4F64 => mfma;
+    V_MFMA_F64_4X4X4F64 => mfma;
 }
