@@ -127,11 +127,16 @@ pub const fn board(target: Target) -> Board {
     }
 }
 
-/// The ISA name HIP reports (`gcnArchName`): the processor and its default target-id features.
-pub fn arch_name(target: Target) -> String {
+/// The ISA name HIP reports (`gcnArchName`): the processor, the board's SRAM ECC setting and the
+/// device's XNACK setting.
+pub fn arch_name(target: Target, xnack: bool) -> String {
+    let xnack = if xnack { '+' } else { '-' };
     match board(target).sramecc {
-        Some(on) => format!("{target}:sramecc{}:xnack-", if on { '+' } else { '-' }),
-        None => format!("{target}:xnack-"),
+        Some(on) => format!(
+            "{target}:sramecc{}:xnack{xnack}",
+            if on { '+' } else { '-' }
+        ),
+        None => format!("{target}:xnack{xnack}"),
     }
 }
 
@@ -146,8 +151,9 @@ mod tests {
         assert_eq!(names.len(), Target::ALL.len());
         assert_eq!(board(Target::Gfx908).compute_units, 120);
         assert_eq!(board(Target::Gfx90a).compute_units, 104);
-        assert_eq!(arch_name(Target::Gfx90a), "gfx90a:sramecc+:xnack-");
-        assert_eq!(arch_name(Target::Gfx900), "gfx900:xnack-");
-        assert_eq!(arch_name(Target::Gfx906), "gfx906:sramecc-:xnack-");
+        assert_eq!(arch_name(Target::Gfx90a, false), "gfx90a:sramecc+:xnack-");
+        assert_eq!(arch_name(Target::Gfx90a, true), "gfx90a:sramecc+:xnack+");
+        assert_eq!(arch_name(Target::Gfx900, false), "gfx900:xnack-");
+        assert_eq!(arch_name(Target::Gfx906, false), "gfx906:sramecc-:xnack-");
     }
 }

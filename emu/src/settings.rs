@@ -74,6 +74,8 @@ pub const ALL: [&str; 17] = [
 #[derive(Clone)]
 pub struct Settings {
     pub target: Target,
+    /// `GCNEMU_TARGET=gfx90a:xnack+`: the device runs with XNACK on ([`crate::DeviceConfig::xnack`]).
+    pub xnack: bool,
     pub memory_limit: u64,
     /// Options of every launch (no progress callback).
     pub launch: LaunchOptions,
@@ -115,6 +117,9 @@ impl Settings {
             })?,
             None => Target::Gfx900,
         };
+        let xnack = get(TARGET)
+            .and_then(|v| gcn_loader::TargetId::parse(v.trim()))
+            .is_some_and(|id| id.xnack == Some(true));
         let timing_on = match get(TIMING).as_deref().map(str::trim) {
             None | Some("on") => true,
             Some("off") => false,
@@ -196,6 +201,7 @@ impl Settings {
         };
         Ok(Settings {
             target,
+            xnack,
             memory_limit,
             launch: LaunchOptions {
                 dynamic_lds: 0,
@@ -277,11 +283,14 @@ mod tests {
         assert_eq!(s.target, Target::Gfx906);
         assert!(s.launch.timing.is_none());
         // The CDNA targets, with a target-id suffix as HIP spells them.
-        for (name, t) in [
-            ("gfx908", Target::Gfx908),
-            ("gfx90a:xnack-", Target::Gfx90a),
+        for (name, t, xnack) in [
+            ("gfx908", Target::Gfx908, false),
+            ("gfx90a:xnack-", Target::Gfx90a, false),
+            ("gfx90a:xnack+", Target::Gfx90a, true),
+            ("gfx90a:sramecc+:xnack+", Target::Gfx90a, true),
         ] {
-            assert_eq!(parse(&[(TARGET, name)]).unwrap().target, t);
+            let s = parse(&[(TARGET, name)]).unwrap();
+            assert_eq!((s.target, s.xnack), (t, xnack), "{name}");
         }
         assert_eq!(s.launch.hazards, HazardMode::Error);
         assert!(s.stats);

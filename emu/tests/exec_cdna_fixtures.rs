@@ -148,3 +148,37 @@ fn the_timing_model_stops_at_memory_data_in_agprs_saying_why() {
         "{e}"
     );
 }
+
+/// `gfx90a:xnack+` loads the fat binary's xnack+ code object, the default the xnack- one
+/// (`tests/fixtures/loader/cdna.bundle` has both); gfx908's, built for either setting, loads
+/// both ways.
+#[test]
+fn the_device_xnack_setting_picks_the_code_object() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/loader/cdna.bundle");
+    let bytes = std::fs::read(&path).unwrap();
+    for (target, xnack) in [
+        (Target::Gfx90a, false),
+        (Target::Gfx90a, true),
+        (Target::Gfx908, true),
+    ] {
+        let mut dev = Device::new(DeviceConfig {
+            target,
+            xnack,
+            ..Default::default()
+        });
+        let module = dev.load("cdna.bundle", &bytes).unwrap();
+        assert_eq!(module.object.target.mach, target.name());
+        let built_for = module.object.target.xnack;
+        match target {
+            Target::Gfx90a => assert_eq!(built_for, Some(xnack), "{target} xnack {xnack}"),
+            _ => assert_eq!(built_for, None, "{target}: built for either setting"),
+        }
+    }
+    let config = DeviceConfig {
+        target: Target::Gfx90a,
+        xnack: true,
+        ..Default::default()
+    };
+    assert_eq!(config.target_id().to_string(), "gfx90a:xnack+");
+}

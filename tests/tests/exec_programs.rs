@@ -239,6 +239,23 @@ fn rocsparse_kernels_from_hipsparse() {
     }
 }
 
+/// The same programs on the CDNA targets run rocSPARSE's and rocRAND's own gfx908 and
+/// gfx90a:xnack- code objects (packed FP32, `v_fmac_f64`, AGPR spills, packed work-item ids).
+#[test]
+fn cdna_kernels_from_the_libraries() {
+    for target in ["gfx908", "gfx90a"] {
+        let options = ["--timing", "off", "--target", target];
+        for name in ["hipsparse_csrmv", "hipsparse_convert"] {
+            if let Some(p) = library_program(name, "libhipsparse.so.0") {
+                assert_library_passes(&options, &p, &[]);
+            }
+        }
+        if let Some(p) = library_program("rocrand_uniform", "librocrand.so.1") {
+            assert_library_passes(&options, &p, &["philox", "sobol32"]);
+        }
+    }
+}
+
 #[test]
 fn rocrand_generators() {
     // Checked statistically, and bit for bit against rocRAND's engines run on the CPU. XORWOW

@@ -173,6 +173,7 @@ impl Runtime {
             target: settings.target,
             memory_limit,
             placement: Placement::Host,
+            xnack: settings.xnack,
         });
         device.enable_checks(settings.checks);
         device.set_printf_output(gcnemu::hostcall::host::Output {
@@ -297,10 +298,9 @@ impl Runtime {
 
     /// Loads the code object for the device's target out of an offload bundle (or a code object).
     pub fn load_bundle(&mut self, bytes: &[u8], origin: &str) -> Result<ModuleId, String> {
-        let target = self.settings.target;
         let images = gcn_loader::extract(origin, bytes).map_err(|e| e.to_string())?;
         // The loader's rule, on the entry ids (or a bare code object's ELF header).
-        let request = gcn_loader::TargetId::for_device(target);
+        let request = self.device.config().target_id();
         let chosen = gcn_loader::pick(origin, &images, &request).map_err(|e| {
             format!("{e}; rebuild with --offload-arch={request} or run with GCNEMU_TARGET set to one of those")
         })?;

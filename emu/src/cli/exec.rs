@@ -17,8 +17,8 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct ExecArgs {
-    /// The processor to emulate: gfx900 (default) or gfx906; the program's fat binaries must
-    /// carry code for it.
+    /// The processor to emulate: gfx900 (default), gfx906, gfx908 or gfx90a (the boards of
+    /// `gcnemu::board`); the program's fat binaries must carry code for it.
     #[arg(long, value_name = "gfxN")]
     pub target: Option<String>,
     /// The cycle-level compute-unit model: on (the default: cycles, stale reads, event times in
@@ -55,7 +55,8 @@ pub struct ExecArgs {
     /// livelock.
     #[arg(long, value_name = "N")]
     pub spin_limit: Option<String>,
-    /// Bytes of device memory (default: the board's, 8 GiB for gfx900, 16 GiB for gfx906).
+    /// Bytes of device memory (default: the board's, 8 GiB for gfx900, 16 GiB for gfx906, 32 GiB
+    /// for gfx908, 64 GiB for gfx90a).
     #[arg(long, value_name = "BYTES")]
     pub memory_limit: Option<String>,
     /// At exit, print per kernel: launches, workgroups, wave-instructions, emulation time,

@@ -163,9 +163,43 @@ fn write_stdout(text: String) -> Result<(), CliError> {
 }
 
 /// Parses a `--target` value such as `gfx906`.
+/// A processor with its xnack setting, as `run --target gfx90a:xnack+` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TargetChoice {
+    pub target: gcn_isa::Target,
+    /// `:xnack+`: load the code objects built for XNACK on.
+    pub xnack: bool,
+}
+
+pub fn parse_target_choice(name: &str) -> Result<TargetChoice, String> {
+    let target = parse_target(name)?;
+    let id = gcn_loader::TargetId::parse(name)
+        .ok_or_else(|| format!("`{name}` is not a target id such as gfx90a:xnack+"))?;
+    Ok(TargetChoice {
+        target,
+        xnack: id.xnack == Some(true),
+    })
+}
+
 pub fn parse_target(name: &str) -> Result<gcn_isa::Target, String> {
     gcn_isa::Target::from_name(name).ok_or_else(|| {
         let known: Vec<String> = gcn_isa::Target::ALL.iter().map(|t| t.to_string()).collect();
         format!("unknown target `{name}` (known: {})", known.join(", "))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_choices_read_xnack() {
+        let c = |s| parse_target_choice(s).map(|c| (c.target.name(), c.xnack));
+        assert_eq!(c("gfx90a"), Ok(("gfx90a", false)));
+        assert_eq!(c("gfx90a:xnack+"), Ok(("gfx90a", true)));
+        assert_eq!(c("gfx90a:sramecc+:xnack-"), Ok(("gfx90a", false)));
+        assert!(c("gfx1030")
+            .unwrap_err()
+            .contains("unknown target `gfx1030`"));
+    }
 }

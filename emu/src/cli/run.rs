@@ -16,8 +16,8 @@
 //! completed are reported on stderr, and `--trace-json` writes a per-wave timeline. `--timing
 //! off` runs functionally only, workgroup after workgroup, for speed.
 
-use super::parse_target;
 use super::report::{hazard_text, stale_text, stats_json, stats_text};
+use super::{parse_target_choice, TargetChoice};
 use crate::arg_type::Scalar;
 use crate::cu::{Arbitration, TimingConfig};
 use crate::device::{describe_args, Arg, Device, DeviceConfig, Dims, LaunchOptions};
@@ -76,14 +76,16 @@ pub struct RunArgs {
     /// error (the first hazard is a guest error).
     #[arg(long, value_name = "MODE", default_value_t = HazardMode::Warn, value_parser = hazard_mode())]
     pub hazards: HazardMode,
-    /// The processor to run as (default: the first gfx9 code object in FILE).
-    #[arg(long, value_parser = parse_target)]
-    pub target: Option<gcn_isa::Target>,
+    /// The processor to run as, with `:xnack+` for the code built for XNACK on (default: the
+    /// first gfx9 code object in FILE; xnack off).
+    #[arg(long, value_parser = parse_target_choice)]
+    pub target: Option<TargetChoice>,
     /// The cycle-level compute-unit model: on (cycles, stalls, stale reads, traces) or off
     /// (functional only, fastest).
     #[arg(long, value_enum, value_name = "ON|OFF", default_value_t = Switch::On)]
     pub timing: Switch,
-    /// Compute units (default: the target's, 64 for gfx900, 60 for gfx906).
+    /// Compute units (default: the board's, 64 for gfx900, 60 for gfx906, 120 for gfx908, 104
+    /// for gfx90a).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub cus: Option<u32>,
     /// Issue arbitration among ready waves: oldest (first), round-robin, or random (also varies
@@ -243,16 +245,18 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         return Err(Failure::Usage(why));
     }
     let objects = salvaged.kept;
-    let target = match args.target {
-        Some(t) => t,
+    let (target, xnack) = match args.target {
+        Some(c) => (c.target, c.xnack),
         None => objects
             .iter()
             .find_map(|o| o.isa_target())
+            .map(|t| (t, false))
             .ok_or_else(|| Failure::Usage(format!("{name}: no gfx9 code object")))?,
     };
     let mut dev = Device::new(DeviceConfig {
         target,
         memory_limit: args.memory_limit,
+        xnack,
         ..Default::default()
     });
     let checks = args.check.unwrap_or_default();

@@ -89,6 +89,11 @@ impl Device {
         }
     }
 
+    /// What kind of GPU this is.
+    pub fn config(&self) -> &DeviceConfig {
+        &self.config
+    }
+
     pub fn target(&self) -> Target {
         self.config.target
     }

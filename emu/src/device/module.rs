@@ -6,7 +6,7 @@ use crate::cu::facts::Facts;
 use crate::launch::hazards::{Cover, HazardTable};
 use crate::memory::AllocKind;
 use crate::program::Program;
-use gcn_loader::{CodeObject, Kernel, TargetId};
+use gcn_loader::{CodeObject, Kernel};
 use std::sync::OnceLock;
 
 use super::{Device, Error};
@@ -127,8 +127,8 @@ impl Device {
         mut objects: Vec<CodeObject>,
     ) -> Result<Module, Error> {
         let target = self.config.target;
-        // The loader's rule: this processor, xnack off, the most specific entry.
-        let chosen = gcn_loader::pick(file_name, &objects, &TargetId::for_device(target))?;
+        // The loader's rule: this processor, its xnack setting, the most specific entry.
+        let chosen = gcn_loader::pick(file_name, &objects, &self.config.target_id())?;
         let object = objects.swap_remove(chosen);
         let problem = |p: String| Error::Module {
             file: object.file.clone(),

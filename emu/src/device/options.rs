@@ -21,6 +21,20 @@ pub struct DeviceConfig {
     /// Where allocations live: deterministic device addresses, or at their host addresses so
     /// that host and kernels share pointers (the HIP runtime).
     pub placement: Placement,
+    /// The device runs with XNACK (page-fault retry) on, as `gfx90a:xnack+` says: `load` takes
+    /// the code objects built for `xnack+` (or either), rather than ROCm's default `xnack-`.
+    pub xnack: bool,
+}
+
+impl DeviceConfig {
+    /// The target id the device asks a fat binary for ([`gcn_loader::pick`]'s request).
+    pub fn target_id(&self) -> gcn_loader::TargetId {
+        let mut id = gcn_loader::TargetId::for_device(self.target);
+        if id.xnack.is_some() {
+            id.xnack = Some(self.xnack);
+        }
+        id
+    }
 }
 
 impl Default for DeviceConfig {
@@ -29,6 +43,7 @@ impl Default for DeviceConfig {
             target: Target::Gfx900,
             memory_limit: DEFAULT_MEMORY_LIMIT,
             placement: Placement::Sparse,
+            xnack: false,
         }
     }
 }

@@ -49,7 +49,10 @@ fn properties(rt: &Runtime) -> hipDeviceProp_t {
     // SAFETY: the struct is plain C data, for which all-zero is valid.
     let mut p: hipDeviceProp_t = unsafe { std::mem::zeroed() };
     copy_name(&mut p.name, b.name);
-    copy_name(&mut p.gcnArchName, &gcnemu::board::arch_name(t));
+    copy_name(
+        &mut p.gcnArchName,
+        &gcnemu::board::arch_name(t, rt.settings.xnack),
+    );
     p.totalGlobalMem = rt.device.memory().limit() as usize;
     p.sharedMemPerBlock = LDS_BYTES;
     p.regsPerBlock = 65536;
