@@ -2,7 +2,7 @@
 //! functional engine and the timing model, against CPU results.
 //!
 //! - The matrix-core GEMM (`tests/fixtures/hip/mfma_gemm.hip`: one wave computes a 32×32 tile of
-//!   C = A·B with `v_mfma_f32_32x32x8f16`, its accumulators in AGPRs), built by hipcc for gfx908
+//!   C = A·Bᵀ with `v_mfma_f32_32x32x8f16`, its accumulators in AGPRs), built by hipcc for gfx908
 //!   and gfx90a. The inputs are small integers, so every product and sum is exact in f32 and any
 //!   summation order gives the same bits.
 //! - `tests/fixtures/cdna/acc_memory.s` (gfx90a): a load into an AGPR and a store from one (the
@@ -28,15 +28,16 @@ fn gemm(target: Target, timed: bool) {
     let a: Vec<f32> = (0..m * k)
         .map(|x| ((x / k * 3 + x % k * 5) % 7) as f32 - 3.0)
         .collect();
-    let b: Vec<f32> = (0..k * n)
-        .map(|x| ((x / n * 2 + x % n) % 5) as f32 - 2.0)
+    // B transposed: bt[j * k + x] is B[x][j].
+    let bt: Vec<f32> = (0..n * k)
+        .map(|x| ((x % k * 2 + x / k) % 5) as f32 - 2.0)
         .collect();
     let half = |v: &[f32]| -> Vec<u8> {
         v.iter()
             .flat_map(|&x| half::f16::from_f32(x).to_bits().to_le_bytes())
             .collect()
     };
-    let (ha, hb) = (half(&a), half(&b));
+    let (ha, hb) = (half(&a), half(&bt));
     let da = dev.alloc(ha.len() as u64).unwrap();
     dev.write(da, &ha).unwrap();
     let db = dev.alloc(hb.len() as u64).unwrap();
@@ -68,7 +69,7 @@ fn gemm(target: Target, timed: bool) {
         .collect();
     for i in 0..m {
         for j in 0..n {
-            let want: f32 = (0..k).map(|x| a[i * k + x] * b[x * n + j]).sum();
+            let want: f32 = (0..k).map(|x| a[i * k + x] * bt[j * k + x]).sum();
             assert_eq!(got[i * n + j], want, "{target}: C[{i}][{j}]");
         }
     }

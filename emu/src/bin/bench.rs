@@ -406,8 +406,9 @@ fn collatz() -> Kernel {
 /// The ways of running: functional and timed, on one thread and on every core.
 const GEMM_N: usize = 1024;
 
-/// A and B of the GEMM: multiples of 0.5 in [-2, 2] (exact in f16), so every product and partial
-/// sum is exact in f32 and the result does not depend on the order of the additions.
+/// A and Bᵀ of the GEMM (row-major, B stored transposed as the kernel takes it): multiples of
+/// 0.5 in [-2, 2] (exact in f16), so every product and partial sum is exact in f32 and the result
+/// does not depend on the order of the additions.
 fn gemm_inputs() -> (Vec<f32>, Vec<f32>) {
     let n = GEMM_N;
     let a = (0..n * n)
@@ -419,17 +420,15 @@ fn gemm_inputs() -> (Vec<f32>, Vec<f32>) {
     (a, b)
 }
 
-/// C = A·B, row-major, in f32 (exact for these inputs).
-fn gemm_native(a: &[f32], b: &[f32]) -> Vec<f32> {
+/// C = A·Bᵀ given Bᵀ, row-major, in f32 (exact for these inputs): each element a dot product of
+/// two contiguous rows.
+fn gemm_native(a: &[f32], bt: &[f32]) -> Vec<f32> {
     let n = GEMM_N;
     let mut c = vec![0f32; n * n];
-    for i in 0..n {
-        let row = &mut c[i * n..(i + 1) * n];
-        for k in 0..n {
-            let aik = a[i * n + k];
-            for (cj, bkj) in row.iter_mut().zip(&b[k * n..(k + 1) * n]) {
-                *cj += aik * bkj;
-            }
+    for (i, row) in c.chunks_exact_mut(n).enumerate() {
+        let ai = &a[i * n..(i + 1) * n];
+        for (j, cij) in row.iter_mut().enumerate() {
+            *cij = ai.iter().zip(&bt[j * n..(j + 1) * n]).map(|(x, y)| x * y).sum();
         }
     }
     c
@@ -440,7 +439,7 @@ fn mfma_gemm() -> Kernel {
     let f16 = |v: &f32| gcnemu::exec::f16::f32_to_f16(*v).to_le_bytes();
     Kernel {
         name: "mfma_gemm",
-        what: "matrix cores, 1024x1024x1024 f16 in, f32 out, v_mfma_f32_32x32x8f16",
+        what: "matrix cores, C = A·Bᵀ 1024x1024x1024, f16 in, f32 out, v_mfma_f32_32x32x8f16",
         object: "mfma_gemm.gfx90a.co",
         target: gcn_isa::Target::Gfx90a,
         entry: "mfma_gemm_f16",
