@@ -4,9 +4,12 @@
 //!
 //! Built once per instruction; the static lint and the run-time tracker share it.
 
+use super::mai::{self, Mai, MaiKind, MfmaShape};
 use super::regs::{self, RegSet};
 use gcn_isa::operand::{self, EXECZ, M0, SCC, VCCZ};
-use gcn_isa::{Atomic, Category, DstUse, Enc, Field, Format, Inst, MemKind, Op, OpClass, Regs};
+use gcn_isa::{
+    Atomic, Category, DstUse, Enc, Field, Format, Inst, MemKind, Op, OpClass, Regs, Target,
+};
 
 /// Hardware register ids of `s_getreg`/`s_setreg` (`hwreg(...)`), Vega ISA §12.
 pub const HW_REG_MODE: u8 = 1;
@@ -65,12 +68,20 @@ pub struct InstModel {
     lane_select: Option<u16>,
     pub hwreg: Option<Hwreg>,
     pub m0_reader: Option<M0Reader>,
+    /// What a matrix-core instruction (MFMA, v_accvgpr_read/write) reads and writes by role.
+    pub mai: Option<Mai>,
+    /// `v_dot*`: gfx90a excludes them from the VALU-write-then-MFMA rule (LLVM `isDOT`).
+    pub is_dot: bool,
+    /// v_fma_f64/v_fmac_f64, which gfx90a keeps two wait states from a DGEMM.
+    pub is_fma_f64: bool,
     pub op: Op,
 }
 
 impl InstModel {
-    pub fn new(inst: Inst) -> InstModel {
+    /// The model of `inst` as `target` runs it (which registers are AGPRs depends on it).
+    pub fn new(inst: Inst, target: Target) -> InstModel {
         let class = inst.class();
+        let name = inst.info().name;
         let mut m = InstModel {
             inst,
             class,
@@ -81,9 +92,12 @@ impl InstModel {
             lane_select: None,
             hwreg: None,
             m0_reader: None,
+            mai: None,
+            is_dot: name.starts_with("v_dot"),
+            is_fma_f64: matches!(name, "v_fma_f64" | "v_fmac_f64"),
             op: inst.info().op,
         };
-        m.explicit_operands();
+        m.explicit_operands(target);
         m.special_reads();
         m.facts();
         m
@@ -114,6 +128,24 @@ impl InstModel {
 
     pub fn is_smem(&self) -> bool {
         self.class.category == Category::Smem
+    }
+
+    /// The shape of an MFMA (`None` for every other instruction, `v_accvgpr_*` included).
+    pub fn mfma(&self) -> Option<MfmaShape> {
+        self.mai.and_then(|m| m.shape())
+    }
+
+    pub fn is_mai(&self, kind: MaiKind) -> bool {
+        self.mai.is_some_and(|m| m.kind == kind)
+    }
+
+    /// VMEM, FLAT/GLOBAL/SCRATCH or DS (LLVM's `isVMEM || isFLAT || isDS`).
+    pub fn is_memory(&self) -> bool {
+        self.is_vmem_or_flat() || self.class.category == Category::Ds
+    }
+
+    pub fn is_export(&self) -> bool {
+        self.class.category == Category::Export
     }
 
     pub fn is_dpp(&self) -> bool {
@@ -151,15 +183,24 @@ impl InstModel {
         )
     }
 
-    fn explicit_operands(&mut self) {
+    fn explicit_operands(&mut self, target: Target) {
         let inst = self.inst;
         let format = inst.format();
+        let mut mai = mai::kind(&inst).map(Mai::new);
         for (field, code, dwords) in inst.register_operands() {
             let dir = self.direction(field);
             if skipped(&inst, field, code) {
                 continue;
             }
+            let code = if mai::is_agpr(&inst, field, code, target) {
+                code - operand::VGPR0 + regs::AGPR0
+            } else {
+                code
+            };
             let set = RegSet::range(code, dwords);
+            if let Some(mai) = &mut mai {
+                mai.add(field, set);
+            }
             if dir.read {
                 self.reads = self.reads.union(set);
             }
@@ -196,6 +237,7 @@ impl InstModel {
                 self.writes.insert(vdst, returned);
             }
         }
+        self.mai = mai;
         // gfx9 SDWA compares with SD set write an SGPR pair instead of VCC.
         if format == Format::Vopc && inst.enc() == Enc::Sdwa && inst.bits(1, 15, 1) != 0 {
             let code = operand::align_scalar(inst.bits(1, 8, 7) as u16, 2);
@@ -379,7 +421,10 @@ mod tests {
     use gcn_isa::{assemble_inst, Target};
 
     fn model(text: &str) -> InstModel {
-        InstModel::new(assemble_inst(text, Target::Gfx900).expect(text))
+        InstModel::new(
+            assemble_inst(text, Target::Gfx900).expect(text),
+            Target::Gfx900,
+        )
     }
 
     fn v(n: u16, dwords: u8) -> RegSet {

@@ -11,11 +11,12 @@
 //! a pointer, not a model; [`HazardTracker::issue`] builds an owned model for one-off use.
 
 use super::check::{self, History, Step};
+use super::mai::{MaiKind, MfmaShape};
 use super::model::InstModel;
 use super::regs;
 use super::rules::ClauseKind;
-use super::rules::{Check, Gate, Producer, Rule, RULES};
-use gcn_isa::{Inst, Op};
+use super::rules::{Check, Producer, Rule, RULES};
+use gcn_isa::{Features, Inst, Op, Target};
 use std::borrow::Borrow;
 use std::collections::VecDeque;
 
@@ -85,13 +86,17 @@ pub enum ProducerKind {
     SmemMember,
     VmemMember,
     VccWrite,
+    Mfma,
+    Dgemm,
+    AccvgprWrite,
+    AccvgprRead,
 }
 
 /// [`Roles::producer`]'s bit for an instruction that writes VCC (or part of it).
 pub const VCC_WRITE: u16 = 1 << ProducerKind::VccWrite as u16;
 
 impl ProducerKind {
-    const ALL: [ProducerKind; 9] = [
+    const ALL: [ProducerKind; 13] = [
         ProducerKind::ValuWrites,
         ProducerKind::SaluWrites,
         ProducerKind::AnyWrites,
@@ -101,6 +106,10 @@ impl ProducerKind {
         ProducerKind::SmemMember,
         ProducerKind::VmemMember,
         ProducerKind::VccWrite,
+        ProducerKind::Mfma,
+        ProducerKind::Dgemm,
+        ProducerKind::AccvgprWrite,
+        ProducerKind::AccvgprRead,
     ];
 
     fn includes(self, m: &InstModel) -> bool {
@@ -114,6 +123,10 @@ impl ProducerKind {
             ProducerKind::SmemMember => m.is_smem(),
             ProducerKind::VmemMember => m.is_vmem_or_flat(),
             ProducerKind::VccWrite => m.writes.overlaps(regs::VCC),
+            ProducerKind::Mfma => m.mfma().is_some(),
+            ProducerKind::Dgemm => m.mfma().is_some_and(MfmaShape::is_dgemm),
+            ProducerKind::AccvgprWrite => m.is_mai(MaiKind::AccvgprWrite),
+            ProducerKind::AccvgprRead => m.is_mai(MaiKind::AccvgprRead),
         }
     }
 
@@ -129,6 +142,13 @@ impl ProducerKind {
                 }
                 Producer::SetVskip => ProducerKind::SetVskip,
                 Producer::WideStoreData => ProducerKind::WideStore,
+                Producer::NonMfmaValuWrites
+                | Producer::NonMfmaNonDotValuWrites
+                | Producer::ValuWritesThen(_) => ProducerKind::ValuWrites,
+                Producer::MfmaWrites(_) | Producer::MfmaReadsSrcC { .. } => ProducerKind::Mfma,
+                Producer::Dgemm => ProducerKind::Dgemm,
+                Producer::AccvgprWrite => ProducerKind::AccvgprWrite,
+                Producer::AccvgprRead => ProducerKind::AccvgprRead,
             },
             Check::SoftClause(ClauseKind::Smem) => ProducerKind::SmemMember,
             Check::SoftClause(ClauseKind::Vmem) => ProducerKind::VmemMember,
@@ -145,19 +165,19 @@ const KINDS: usize = ProducerKind::ALL.len();
 /// the stale-VCCZ producer may lie any distance back.
 fn reach(rule: &Rule) -> u64 {
     match rule.check {
-        Check::WaitStates { wait_states, .. } => wait_states as u64,
+        Check::WaitStates { wait_states, .. } => wait_states.max() as u64,
         Check::SoftClause(_) => 1,
         _ => u64::MAX,
     }
 }
 
 /// The NOP rules (wait states, soft clauses, stale VCCZ) that `pick` selects and that apply
-/// with this `xnack` setting, as a mask over [`RULES`] indices.
-pub fn rule_mask(xnack: bool, pick: impl Fn(&Rule) -> bool) -> u64 {
+/// to a target with `features` and this `xnack` setting, as a mask over [`RULES`] indices.
+pub fn rule_mask(features: Features, xnack: bool, pick: impl Fn(&Rule) -> bool) -> u64 {
     RULES
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.is_nop_rule() && (r.gate != Gate::Xnack || xnack) && pick(r))
+        .filter(|(_, r)| r.is_nop_rule() && r.gate.applies(features, xnack) && pick(r))
         .fold(0, |m, (i, _)| m | 1 << i)
 }
 
@@ -188,18 +208,25 @@ pub struct HazardTracker<M = InstModel> {
     /// Per rule: its producer kind (`KINDS` for none) and [`reach`].
     kind_of: [usize; RULES.len()],
     reach: [u64; RULES.len()],
+    /// The target whose models [`HazardTracker::issue`] builds (gfx900 unless made by
+    /// [`HazardTracker::new`]; [`HazardTracker::issue_with`] takes models built by the caller).
+    target: Target,
 }
 
 impl HazardTracker<InstModel> {
-    /// A tracker evaluating every NOP rule that applies (soft clauses only with `xnack`).
-    pub fn new(xnack: bool) -> HazardTracker {
-        HazardTracker::with_rules(rule_mask(xnack, |_| true))
+    /// A tracker evaluating every NOP rule that applies to `target` (soft clauses only with
+    /// `xnack`).
+    pub fn new(target: Target, xnack: bool) -> HazardTracker {
+        HazardTracker {
+            target,
+            ..HazardTracker::with_rules(rule_mask(target.features(), xnack, |_| true))
+        }
     }
 
     /// Records that the wave issued `inst` at `pc` and returns the rules it violates against
     /// the instructions issued before it.
     pub fn issue(&mut self, pc: u64, inst: Inst) -> Vec<RuntimeFinding> {
-        self.issue_model(pc, &InstModel::new(inst))
+        self.issue_model(pc, &InstModel::new(inst, self.target))
     }
 
     /// As [`HazardTracker::issue`], with a model built beforehand.
@@ -223,6 +250,7 @@ impl<M: Borrow<InstModel>> HazardTracker<M> {
                 ProducerKind::of_rule(&RULES[i]).map_or(KINDS, |k| k as usize)
             }),
             reach: std::array::from_fn(|i| reach(&RULES[i])),
+            target: Target::Gfx900,
         }
     }
 
@@ -366,7 +394,7 @@ mod tests {
 
     #[test]
     fn sees_the_issued_path() {
-        let mut t = HazardTracker::new(false);
+        let mut t = HazardTracker::new(Target::Gfx900, false);
         let found = feed(
             &mut t,
             &[
@@ -376,7 +404,7 @@ mod tests {
             ],
         );
         assert_eq!(found, vec![(8, "valu-sgpr-vmem", 2)]);
-        let mut t = HazardTracker::new(false);
+        let mut t = HazardTracker::new(Target::Gfx900, false);
         let clean = feed(
             &mut t,
             &[
@@ -390,7 +418,7 @@ mod tests {
 
     #[test]
     fn stale_vccz_is_found_beyond_the_kept_window() {
-        let mut t = HazardTracker::new(false);
+        let mut t = HazardTracker::new(Target::Gfx900, false);
         let mut lines = vec!["s_mov_b32 vcc_lo, 0"];
         lines.extend(std::iter::repeat_n("s_nop 0", 2 * KEEP));
         lines.push("s_cbranch_vccz 3");
@@ -405,9 +433,9 @@ mod tests {
     fn borrowed_models_and_rule_masks() {
         let models: Vec<InstModel> = ["v_cmp_eq_u32 vcc, v0, v0", "v_div_fmas_f32 v1, v2, v3, v4"]
             .iter()
-            .map(|l| InstModel::new(assemble_inst(l, Target::Gfx900).expect(l)))
+            .map(|l| InstModel::new(assemble_inst(l, Target::Gfx900).expect(l), Target::Gfx900))
             .collect();
-        let defaults = rule_mask(true, |r| r.default_on);
+        let defaults = rule_mask(Target::Gfx900.features(), true, |r| r.default_on);
         let off_by_default = RULES.iter().position(|r| r.id == "any-vgpr-dpp").unwrap();
         assert_eq!(defaults & 1 << off_by_default, 0);
         let mut t: HazardTracker<&InstModel> = HazardTracker::with_rules(defaults);
@@ -433,8 +461,8 @@ mod tests {
             "s_load_dword s4, s[0:1], 0x0",
             "s_load_dword s0, s[2:3], 0x0",
         ];
-        assert!(feed(&mut HazardTracker::new(false), &lines).is_empty());
-        let found = feed(&mut HazardTracker::new(true), &lines);
+        assert!(feed(&mut HazardTracker::new(Target::Gfx900, false), &lines).is_empty());
+        let found = feed(&mut HazardTracker::new(Target::Gfx900, true), &lines);
         assert_eq!(found, vec![(4, "smem-soft-clause", 0)]);
     }
 }

@@ -69,13 +69,13 @@ impl HazardTable {
         let models: Vec<InstModel> = program
             .insts
             .iter()
-            .map(|d| InstModel::new(d.inst))
+            .map(|d| InstModel::new(d.inst, program.target))
             .collect();
         let roles = models.iter().map(Roles::of).collect();
         HazardTable {
             models,
             roles,
-            enabled: rule_mask(xnack, |r| r.default_on),
+            enabled: rule_mask(program.target.features(), xnack, |r| r.default_on),
         }
     }
 }
