@@ -9,11 +9,24 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
     rejected_by_llvm(inst)?;
     match inst.format() {
         Format::Vop3 if inst.info().op.is_interp() => interp_vop3(inst, keep)?,
+        Format::Vop3p if inst.info().is_accvgpr_vop3p() => {
+            // No modifiers: LLVM re-encodes op_sel_hi as all ones and every other bit as zero.
+            inst.words[0] = (inst.words[0] & !0xff00) | (1 << 14);
+            inst.words[1] = (inst.words[1] & 0x07ff_ffff) | (3 << 27);
+        }
+        Format::Vop3p if inst.info().is_mfma() => {
+            // Where C and D are always AGPRs (gfx908's rows), acc_cd is not a field.
+            if inst.info().has_field(Field::VdstAgpr) {
+                inst.words[0] &= !(1 << 15);
+            }
+        }
         Format::Vop3 | Format::Vop3p => {
             // Sources the op does not have must be zero (LLVM's decoder tables fix them).
             let has = |f: Field| {
-                inst.info().operands.iter().any(|s| matches!(s, crate::table::Slot::Reg { field, .. } if *field == f
-                    || matches!((f, *field), (Field::Src0, Field::Src0Agpr) | (Field::Src1, Field::Src1Agpr | Field::Vsrc1) | (Field::Src2, Field::Src2Agpr))))
+                inst.info().operands.iter().any(|s| {
+                    matches!(s, crate::table::Slot::Reg { field, .. }
+                    if field.source_index().is_some() && field.source_index() == f.source_index())
+                })
             };
             for (f, lo) in [(Field::Src0, 0), (Field::Src1, 9), (Field::Src2, 18)] {
                 if !has(f) && (inst.words[1] >> lo) & 0x1ff != 0 {

@@ -15,14 +15,8 @@ impl fmt::Display for Inst {
     }
 }
 
-/// Source index (0, 1, 2) of a VALU source field, for modifier bits.
 fn source_index(field: Field) -> Option<usize> {
-    match field {
-        Field::Src0 | Field::Src0Agpr => Some(0),
-        Field::Src1 | Field::Src1Agpr | Field::Vsrc1 => Some(1),
-        Field::Src2 | Field::Src2Agpr => Some(2),
-        _ => None,
-    }
+    field.source_index()
 }
 
 impl Inst {
@@ -200,10 +194,7 @@ impl Inst {
             .map(|i| self.source_modifiers(i))
             .unwrap_or_default();
         let is_imm = operand::is_inline_constant(code) || code == operand::LITERAL;
-        let agpr = matches!(
-            field,
-            Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr
-        );
+        let agpr = self.is_agpr(field);
         if neg {
             f.write_str(if is_imm && !abs { "neg(" } else { "-" })?;
         }

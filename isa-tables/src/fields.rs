@@ -51,11 +51,11 @@ pub fn locate(format: Format, enc: Enc, field: Field) -> Option<Loc> {
         (Format::Sop2 | Format::Sopc, Ssrc1) => loc(0, 8, 8, Code),
         (Format::Smem, Sdata) => loc(0, 6, 7, Code),
         (Format::Smem, Sbase) => loc(0, 0, 6, SgprPair),
-        (Format::Vop2 | Format::Vop1, Vdst | VdstSgpr) => match field {
+        (Format::Vop2 | Format::Vop1, Vdst | VdstSgpr | VdstAgpr) => match field {
             VdstSgpr => loc(0, 17, 8, Code),
             _ => loc(0, 17, 8, Vgpr),
         },
-        (Format::Vop2 | Format::Vop1 | Format::Vopc, Src0) => match enc {
+        (Format::Vop2 | Format::Vop1 | Format::Vopc, Src0 | Src0Agpr) => match enc {
             Enc::Native => loc(0, 0, 9, Code),
             // SDWA src0 is 8 bits plus an "is SGPR" bit (handled in Inst::code).
             Enc::Sdwa => loc(1, 0, 8, Vgpr),
@@ -64,11 +64,11 @@ pub fn locate(format: Format, enc: Enc, field: Field) -> Option<Loc> {
         (Format::Vop2 | Format::Vopc, Vsrc1) => loc(0, 9, 8, Vgpr),
         (Format::Vop3 | Format::Vop3p, Vdst) => loc(0, 0, 8, Vgpr),
         (Format::Vop3 | Format::Vop3p, VdstSgpr) => loc(0, 0, 8, Code),
-        (Format::Vop3 | Format::Vop3p, VdstAgpr) => loc(0, 0, 8, Vgpr),
+        (Format::Vop3 | Format::Vop3p, VdstAgpr | VdstAcd) => loc(0, 0, 8, Vgpr),
         (Format::Vop3, Sdst) => loc(0, 8, 7, Code),
-        (Format::Vop3 | Format::Vop3p, Src0 | Src0Agpr) => loc(1, 0, 9, Code),
-        (Format::Vop3 | Format::Vop3p, Src1 | Src1Agpr | Vsrc1) => loc(1, 9, 9, Code),
-        (Format::Vop3 | Format::Vop3p, Src2 | Src2Agpr) => loc(1, 18, 9, Code),
+        (Format::Vop3 | Format::Vop3p, Src0 | Src0Agpr | Src0Acc) => loc(1, 0, 9, Code),
+        (Format::Vop3 | Format::Vop3p, Src1 | Src1Agpr | Src1Acc | Vsrc1) => loc(1, 9, 9, Code),
+        (Format::Vop3 | Format::Vop3p, Src2 | Src2Agpr | Src2Acd) => loc(1, 18, 9, Code),
         (Format::Vintrp, Vdst) => loc(0, 18, 8, Vgpr),
         (Format::Vintrp, Vsrc) => loc(0, 0, 8, Vgpr),
         (Format::Ds, Addr) => loc(1, 0, 8, Vgpr),

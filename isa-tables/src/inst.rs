@@ -99,6 +99,17 @@ impl Inst {
             .collect()
     }
 
+    /// Does `field`, when it holds a vector register, name an accumulation register (AGPR)?
+    pub fn is_agpr(&self, field: Field) -> bool {
+        match field {
+            Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr => true,
+            Field::VdstAcd | Field::Src2Acd => self.words[0] & (1 << 15) != 0,
+            Field::Src0Acc => self.words[1] & (1 << 27) != 0,
+            Field::Src1Acc => self.words[1] & (1 << 28) != 0,
+            _ => false,
+        }
+    }
+
     /// The operand code held by `field`, if this encoding has it.
     pub fn code(&self, field: Field) -> Option<u16> {
         if self.enc == Enc::Sdwa && field == Field::Vsrc1 {

@@ -234,10 +234,7 @@ pub(crate) fn nsrc(inst: &Inst) -> usize {
     inst.info()
         .operands
         .iter()
-        .filter(|s| matches!(s, Slot::Reg { field, .. } if matches!(field,
-            crate::table::Field::Src0 | crate::table::Field::Src1 | crate::table::Field::Src2 |
-            crate::table::Field::Vsrc1 | crate::table::Field::Src0Agpr | crate::table::Field::Src1Agpr |
-            crate::table::Field::Src2Agpr)))
+        .filter(|s| matches!(s, Slot::Reg { field, .. } if field.source_index().is_some()))
         .count()
 }
 
@@ -367,6 +364,22 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             flag(f, interp_high, "high")?;
             write_clamp_omod(f, b0(15), (inst.words[1] >> 27) & 3)
         }
+        Format::Vop3p if inst.info().is_mfma() => {
+            let cbsz = (w0 >> 8) & 7;
+            let abid = (w0 >> 11) & 0xf;
+            let blgp = inst.words[1] >> 29;
+            if cbsz != 0 {
+                write!(f, " cbsz:{cbsz}")?;
+            }
+            if abid != 0 {
+                write!(f, " abid:{abid}")?;
+            }
+            if blgp != 0 {
+                write!(f, " blgp:{blgp}")?;
+            }
+            Ok(())
+        }
+        Format::Vop3p if inst.info().is_accvgpr_vop3p() => Ok(()),
         Format::Vop3p => {
             let n = nsrc(inst);
             let op_sel = (w0 >> 11) & 7;

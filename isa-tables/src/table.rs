@@ -80,6 +80,13 @@ pub enum Field {
     Src1Agpr,
     Src2,
     Src2Agpr,
+    /// gfx90a MFMA D and C: AGPRs when the `acc_cd` bit (word 0 bit 15) is set, else VGPRs.
+    VdstAcd,
+    Src2Acd,
+    /// MFMA A and B: AGPRs when their `acc` bit (word 1 bit 27, 28) is set, else VGPRs (or, as
+    /// for any VOP3P source, SGPRs and constants).
+    Src0Acc,
+    Src1Acc,
     Addr,
     Data0,
     Data1,
@@ -94,6 +101,18 @@ pub enum Field {
     Vsrc1Exp,
     Vsrc2,
     Vsrc3,
+}
+
+impl Field {
+    /// The VALU source position (0, 1, 2) of a source field, whichever register file it names.
+    pub fn source_index(self) -> Option<usize> {
+        match self {
+            Field::Src0 | Field::Src0Agpr | Field::Src0Acc => Some(0),
+            Field::Src1 | Field::Src1Agpr | Field::Src1Acc | Field::Vsrc1 => Some(1),
+            Field::Src2 | Field::Src2Agpr | Field::Src2Acd => Some(2),
+            _ => None,
+        }
+    }
 }
 
 /// How an operand prints inline constants and literals (LLVM's operand types collapse to these).
@@ -193,6 +212,26 @@ impl OpInfo {
             2 => self.flags & INT_SRC2 != 0,
             _ => false,
         }
+    }
+
+    /// A matrix multiply-accumulate (`v_mfma_*`): VOP3P whose modifier bits are `cbsz` (word 0
+    /// [10:8]), `abid` [14:11], `acc_cd` [15], the A/B `acc` bits (word 1 [28:27]) and `blgp`
+    /// [31:29] (LLVM's `VOP3Pe_MAI`).
+    pub fn is_mfma(&self) -> bool {
+        self.has_field(Field::Src0Acc)
+    }
+
+    /// `v_accvgpr_read_b32`/`v_accvgpr_write_b32`: VOP3P without modifiers.
+    pub fn is_accvgpr_vop3p(&self) -> bool {
+        self.format == Format::Vop3p
+            && (self.has_field(Field::VdstAgpr) || self.has_field(Field::Src0Agpr))
+            && !self.is_mfma()
+    }
+
+    pub fn has_field(&self, f: Field) -> bool {
+        self.operands
+            .iter()
+            .any(|s| matches!(s, Slot::Reg { field, .. } if *field == f))
     }
 
     /// The mnemonic without LLVM's encoding suffix (`_e32`, `_e64`).

@@ -11,7 +11,7 @@ import re
 import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TARGETS = ["gfx900", "gfx906", "gfx908"]
+TARGETS = ["gfx900", "gfx906", "gfx908", "gfx90a"]
 
 
 def main():

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate golden decoder/disassembler test vectors for gfx9 from llvm-mc-15.
 
-Usage:  python3 tests/golden/gen_golden.py [--llvm-mc llvm-mc-15] [--targets gfx900,gfx906,gfx908]
+Usage:  python3 tests/golden/gen_golden.py [--llvm-mc llvm-mc-15] [--targets gfx900,gfx906,gfx908,gfx90a]
 
 Output (relative to this file's directory):
   <target>/<FORMAT>.txt   "<words>\t<llvm text>[\t<canonical words>]" per line
@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TARGETS = ["gfx900", "gfx906", "gfx908"]
+TARGETS = ["gfx900", "gfx906", "gfx908", "gfx90a"]
 LLVM_MC = "llvm-mc-15"
 CHUNK = 20000
 
@@ -637,6 +637,10 @@ def gen_vop12c(fmt, op, e, i, target):
         out.append(dpp(s1abs=1, s0neg=1))
     out.append(dpp(src=255, ctrl=0x1B))
     out.append(dpp(ctrl=rot(DPP_BAD, i, 1)[0]))
+    if target == "gfx90a":
+        # row_newbcast:N (gfx90a's 64-bit DPP broadcast), reserved elsewhere on gfx9
+        for c in rot([0x150 + k for k in range(16)], i, 3):
+            out.append(dpp(ctrl=c))
     return out
 
 

@@ -141,7 +141,12 @@ fn failure_key(f: &str) -> String {
 #[test]
 fn golden_vectors_match_llvm() {
     let mut failures = Vec::new();
-    for t in [Target::Gfx900, Target::Gfx906, Target::Gfx908] {
+    for t in [
+        Target::Gfx900,
+        Target::Gfx906,
+        Target::Gfx908,
+        Target::Gfx90a,
+    ] {
         failures.extend(check_target(t));
         failures.extend(check_invalid(t));
     }

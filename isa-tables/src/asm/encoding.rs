@@ -49,8 +49,9 @@ pub fn base_words(info: &OpInfo, enc: Enc) -> [u32; 2] {
         // dfmt 1 (BUF_DATA_FORMAT_8), nfmt 0 print as no format at all.
         (Format::Mtbuf, _) => w[0] |= 1 << 19,
         (Format::Vop3p, _)
-            // op_sel_hi defaults to all ones for packed math, zero for the mix ops.
-            if !info.facts.mix => {
+            // op_sel_hi defaults to all ones for packed math, zero for the mix ops; the MFMAs
+            // keep their A/B register-file bits there.
+            if !info.facts.mix && !info.is_mfma() => {
                 set_op_sel_hi(&mut w, 0b111, 3);
             }
         (Format::Sopp, _) if info.op == Op::S_WAITCNT => w[0] |= 0xcf7f,

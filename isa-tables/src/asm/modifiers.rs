@@ -6,7 +6,7 @@ use super::special;
 use super::value::parse_int;
 use crate::fields::Enc;
 use crate::syntax::{DFMT, NFMT};
-use crate::table::{Format, Op};
+use crate::table::{Format, Op, OpInfo};
 
 /// A modifier that did not apply.
 pub type ModError = String;
@@ -148,13 +148,8 @@ fn mtbuf_format(v: Option<&str>) -> Result<(u32, u32), ModError> {
 }
 
 /// Applies one `name[:value]` modifier to the words of a `format`/`enc` instruction.
-pub fn apply(
-    format: Format,
-    enc: Enc,
-    op: Op,
-    w: &mut [u32; 2],
-    modifier: &str,
-) -> Result<(), ModError> {
+pub fn apply(info: &OpInfo, enc: Enc, w: &mut [u32; 2], modifier: &str) -> Result<(), ModError> {
+    let (format, op) = (info.format, info.op);
     let (name, value) = match modifier.split_once(':') {
         Some((n, v)) => (n, Some(v)),
         None => (modifier, None),
@@ -228,6 +223,12 @@ pub fn apply(
                 w.set(0, 11, 4, srcs | ((v >> (n - 1)) << 3))
             }
             "high" if op.is_interp() => w.flag(1, 8),
+            _ => unknown(),
+        },
+        Format::Vop3p if info.is_mfma() => match name {
+            "cbsz" => w.set(0, 8, 3, int(value, name)?),
+            "abid" => w.set(0, 11, 4, int(value, name)?),
+            "blgp" => w.set(1, 29, 3, int(value, name)?),
             _ => unknown(),
         },
         Format::Vop3p => match name {

@@ -25,12 +25,7 @@ struct Builder<'a> {
 
 /// Which source (0, 1, 2) a field is, for input modifiers.
 fn source_index(field: Field) -> Option<u32> {
-    match field {
-        Field::Src0 | Field::Src0Agpr => Some(0),
-        Field::Src1 | Field::Src1Agpr | Field::Vsrc1 => Some(1),
-        Field::Src2 | Field::Src2Agpr => Some(2),
-        _ => None,
-    }
+    field.source_index().map(|i| i as u32)
 }
 
 /// Fields whose register width follows other bits (dmask, saddr, idxen/offen).
@@ -109,7 +104,35 @@ impl Builder<'_> {
         if code == LITERAL {
             self.set_literal(op.literal.unwrap_or(0), low_half)?;
         }
+        self.put_register_file(field, op, text)?;
         self.put_modifiers(field, op, text)
+    }
+
+    /// An AGPR where the field can hold one sets the bit that says so; elsewhere it is an error.
+    fn put_register_file(&mut self, field: Field, op: &Operand, text: &str) -> Result<(), String> {
+        let vector = !op.is_constant() && op.code >= 256;
+        match field {
+            Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr => {
+                if vector && !op.agpr {
+                    return Err(format!("`{text}`: expected an AGPR"));
+                }
+            }
+            Field::VdstAcd | Field::Src2Acd if vector => {
+                // D and C share one bit: the second of them must agree with the first.
+                let acd = self.w[0] & (1 << 15) != 0;
+                if field == Field::Src2Acd && acd != op.agpr {
+                    return Err(format!(
+                        "`{text}`: C and D must both be AGPRs or both VGPRs"
+                    ));
+                }
+                self.set_bits(0, 15, 1, op.agpr as u32);
+            }
+            Field::Src0Acc if vector => self.set_bits(1, 27, 1, op.agpr as u32),
+            Field::Src1Acc if vector => self.set_bits(1, 28, 1, op.agpr as u32),
+            _ if op.agpr => return Err(format!("`{text}`: AGPRs are not allowed here")),
+            _ => {}
+        }
+        Ok(())
     }
 
     fn put_modifiers(&mut self, field: Field, op: &Operand, text: &str) -> Result<(), String> {
@@ -482,7 +505,7 @@ pub fn build(
         .any(|s| matches!(s, Slot::Imm(ImmKind::Waitcnt)))
     {
         for m in &mods {
-            modifiers::apply(info.format, enc, info.op, &mut b.w, m)?;
+            modifiers::apply(info, enc, &mut b.w, m)?;
         }
     }
     let one_word = matches!(
