@@ -128,7 +128,7 @@ impl Graph {
                     continue;
                 }
             };
-            let model = InstModel::new(inst, target);
+            let model = InstModel::new(inst);
             let next = addr + inst.len() as u64;
             let mut succs = successors(&model, addr, next);
             escapes |= leaves_graph(model.op);

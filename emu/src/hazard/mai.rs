@@ -1,8 +1,8 @@
 //! The matrix-core (MAI) instructions as the hazard rules see them: MFMAs by shape and passes,
-//! `v_accvgpr_read/write`, and which of their operands are AGPRs.
+//! and `v_accvgpr_read/write`, with their registers by role.
 
 use super::regs::RegSet;
-use gcn_isa::{Agprs, Field, Inst, Target};
+use gcn_isa::{Field, Inst};
 use serde::Serialize;
 
 /// An MFMA's kind and the passes it takes through the matrix core (one pass is four cycles).
@@ -61,41 +61,18 @@ pub enum MaiKind {
 
 /// The kind of matrix-core instruction `inst` is, if any.
 pub fn kind(inst: &Inst) -> Option<MaiKind> {
-    let name = inst.info().name;
-    if name == "v_accvgpr_read_b32" {
-        return Some(MaiKind::AccvgprRead);
+    let info = inst.info();
+    match info.name {
+        "v_accvgpr_read_b32" => return Some(MaiKind::AccvgprRead),
+        "v_accvgpr_write_b32" => return Some(MaiKind::AccvgprWrite),
+        _ if !info.is_mfma() => return None,
+        _ => {}
     }
-    if name == "v_accvgpr_write_b32" {
-        return Some(MaiKind::AccvgprWrite);
-    }
-    if !name.starts_with("v_mfma_") {
-        return None;
-    }
+    let name = info.name;
     SHAPES
         .iter()
         .find(|(part, _)| name.contains(part))
         .map(|&(_, shape)| MaiKind::Mfma(shape))
-}
-
-/// Whether the register operand in `field` names AGPRs (`code` is then 256 + the AGPR number).
-///
-/// VOP3P-MAI: ACC bits 59 and 60 make SrcA and SrcB AGPRs; with separate AGPRs (gfx908) C and
-/// D are always AGPRs, in a unified file (gfx90a) only when ACC_CD (bit 15) is set. The
-/// `v_accvgpr_*` operands named `_a` in the op table are AGPRs everywhere.
-pub fn is_agpr(inst: &Inst, field: Field, code: u16, target: Target) -> bool {
-    if code < gcn_isa::operand::VGPR0 {
-        return false;
-    }
-    let mfma = matches!(kind(inst), Some(MaiKind::Mfma(_)));
-    match field {
-        Field::Src0 if mfma => inst.bits(1, 27, 1) != 0,
-        Field::Src1 if mfma => inst.bits(1, 28, 1) != 0,
-        Field::VdstAgpr | Field::Src2Agpr if mfma => {
-            target.features().agprs == Agprs::Separate || inst.bits(0, 15, 1) != 0
-        }
-        Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr => true,
-        _ => false,
-    }
 }
 
 /// A matrix-core instruction's registers by role.
@@ -123,8 +100,8 @@ impl Mai {
     /// Files the operand in `field` (registers `set`) under its role.
     pub fn add(&mut self, field: Field, set: RegSet) {
         let role = match field {
-            Field::Vdst | Field::VdstAgpr => &mut self.dst,
-            Field::Src2 | Field::Src2Agpr => &mut self.src_c,
+            Field::Vdst | Field::VdstAgpr | Field::VdstAcd => &mut self.dst,
+            Field::Src2 | Field::Src2Agpr | Field::Src2Acd => &mut self.src_c,
             _ => &mut self.src_ab,
         };
         *role = role.union(set);

@@ -7,9 +7,7 @@
 use super::mai::{self, Mai, MaiKind, MfmaShape};
 use super::regs::{self, RegSet};
 use gcn_isa::operand::{self, EXECZ, M0, SCC, VCCZ};
-use gcn_isa::{
-    Atomic, Category, DstUse, Enc, Field, Format, Inst, MemKind, Op, OpClass, Regs, Target,
-};
+use gcn_isa::{Atomic, Category, DstUse, Enc, Field, Format, Inst, MemKind, Op, OpClass, Regs};
 
 /// Hardware register ids of `s_getreg`/`s_setreg` (`hwreg(...)`), Vega ISA §12.
 pub const HW_REG_MODE: u8 = 1;
@@ -78,10 +76,9 @@ pub struct InstModel {
 }
 
 impl InstModel {
-    /// The model of `inst` as `target` runs it (which registers are AGPRs depends on it).
-    pub fn new(inst: Inst, target: Target) -> InstModel {
+    pub fn new(inst: Inst) -> InstModel {
         let class = inst.class();
-        let name = inst.info().name;
+        let name = inst.info().base_name();
         let mut m = InstModel {
             inst,
             class,
@@ -97,7 +94,7 @@ impl InstModel {
             is_fma_f64: matches!(name, "v_fma_f64" | "v_fmac_f64"),
             op: inst.info().op,
         };
-        m.explicit_operands(target);
+        m.explicit_operands();
         m.special_reads();
         m.facts();
         m
@@ -183,7 +180,7 @@ impl InstModel {
         )
     }
 
-    fn explicit_operands(&mut self, target: Target) {
+    fn explicit_operands(&mut self) {
         let inst = self.inst;
         let format = inst.format();
         let mut mai = mai::kind(&inst).map(Mai::new);
@@ -192,7 +189,7 @@ impl InstModel {
             if skipped(&inst, field, code) {
                 continue;
             }
-            let code = if mai::is_agpr(&inst, field, code, target) {
+            let code = if code >= operand::VGPR0 && inst.is_agpr(field) {
                 code - operand::VGPR0 + regs::AGPR0
             } else {
                 code
@@ -254,7 +251,7 @@ impl InstModel {
                 DstUse::Read => Dir::READ,
                 DstUse::ReadWrite => Dir::READ_WRITE,
             },
-            Field::VdstSgpr | Field::VdstAgpr => Dir::WRITE,
+            Field::VdstSgpr | Field::VdstAgpr | Field::VdstAcd => Dir::WRITE,
             Field::Sdata => match self.class.mem {
                 Some(MemKind::Store | MemKind::Atomic) => Dir::READ,
                 Some(MemKind::AtomicReturn) => Dir::READ_WRITE,
@@ -421,10 +418,7 @@ mod tests {
     use gcn_isa::{assemble_inst, Target};
 
     fn model(text: &str) -> InstModel {
-        InstModel::new(
-            assemble_inst(text, Target::Gfx900).expect(text),
-            Target::Gfx900,
-        )
+        InstModel::new(assemble_inst(text, Target::Gfx900).expect(text))
     }
 
     fn v(n: u16, dwords: u8) -> RegSet {

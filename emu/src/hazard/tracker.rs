@@ -208,25 +208,19 @@ pub struct HazardTracker<M = InstModel> {
     /// Per rule: its producer kind (`KINDS` for none) and [`reach`].
     kind_of: [usize; RULES.len()],
     reach: [u64; RULES.len()],
-    /// The target whose models [`HazardTracker::issue`] builds (gfx900 unless made by
-    /// [`HazardTracker::new`]; [`HazardTracker::issue_with`] takes models built by the caller).
-    target: Target,
 }
 
 impl HazardTracker<InstModel> {
     /// A tracker evaluating every NOP rule that applies to `target` (soft clauses only with
     /// `xnack`).
     pub fn new(target: Target, xnack: bool) -> HazardTracker {
-        HazardTracker {
-            target,
-            ..HazardTracker::with_rules(rule_mask(target.features(), xnack, |_| true))
-        }
+        HazardTracker::with_rules(rule_mask(target.features(), xnack, |_| true))
     }
 
     /// Records that the wave issued `inst` at `pc` and returns the rules it violates against
     /// the instructions issued before it.
     pub fn issue(&mut self, pc: u64, inst: Inst) -> Vec<RuntimeFinding> {
-        self.issue_model(pc, &InstModel::new(inst, self.target))
+        self.issue_model(pc, &InstModel::new(inst))
     }
 
     /// As [`HazardTracker::issue`], with a model built beforehand.
@@ -250,7 +244,6 @@ impl<M: Borrow<InstModel>> HazardTracker<M> {
                 ProducerKind::of_rule(&RULES[i]).map_or(KINDS, |k| k as usize)
             }),
             reach: std::array::from_fn(|i| reach(&RULES[i])),
-            target: Target::Gfx900,
         }
     }
 
@@ -433,7 +426,7 @@ mod tests {
     fn borrowed_models_and_rule_masks() {
         let models: Vec<InstModel> = ["v_cmp_eq_u32 vcc, v0, v0", "v_div_fmas_f32 v1, v2, v3, v4"]
             .iter()
-            .map(|l| InstModel::new(assemble_inst(l, Target::Gfx900).expect(l), Target::Gfx900))
+            .map(|l| InstModel::new(assemble_inst(l, Target::Gfx900).expect(l)))
             .collect();
         let defaults = rule_mask(Target::Gfx900.features(), true, |r| r.default_on);
         let off_by_default = RULES.iter().position(|r| r.id == "any-vgpr-dpp").unwrap();

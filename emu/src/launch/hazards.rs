@@ -69,7 +69,7 @@ impl HazardTable {
         let models: Vec<InstModel> = program
             .insts
             .iter()
-            .map(|d| InstModel::new(d.inst, program.target))
+            .map(|d| InstModel::new(d.inst))
             .collect();
         let roles = models.iter().map(Roles::of).collect();
         HazardTable {
