@@ -477,4 +477,32 @@ mod tests {
         );
         assert_eq!(model("ds_read_b32 v0, v1").m0_reader, None);
     }
+
+    #[test]
+    fn matrix_operands_by_role_and_register_file() {
+        use super::regs::AGPR0;
+        let a = |n: u16, dwords: u8| RegSet::range(AGPR0 + n, dwords);
+        let m = InstModel::new(
+            assemble_inst("v_mfma_f32_4x4x1f32 a[0:3], a0, v1, a[4:7]", Target::Gfx908).unwrap(),
+        );
+        let mai = m.mai.unwrap();
+        assert_eq!(m.mfma(), Some(MfmaShape::Xdl2));
+        assert_eq!(mai.dst, a(0, 4));
+        assert_eq!(mai.src_ab, a(0, 1).union(v(1, 1)));
+        assert_eq!(mai.src_c, a(4, 4));
+        assert!(m.writes.contains_all(a(0, 4)) && !m.writes.overlaps(v(0, 4)));
+        // gfx90a: C and D are VGPRs unless acc_cd is set.
+        let m = InstModel::new(
+            assemble_inst(
+                "v_mfma_f64_16x16x4f64 v[0:7], v[8:9], v[10:11], v[0:7]",
+                Target::Gfx90a,
+            )
+            .unwrap(),
+        );
+        assert_eq!(m.mfma(), Some(MfmaShape::Dgemm8));
+        assert_eq!(m.mai.unwrap().dst, v(0, 8));
+        let m = InstModel::new(assemble_inst("v_accvgpr_read_b32 v2, a7", Target::Gfx90a).unwrap());
+        assert!(m.is_mai(MaiKind::AccvgprRead) && m.reads == a(7, 1).union(regs::EXEC));
+        assert!(model("v_mac_f32_e32 v0, v1, v2").mai.is_none());
+    }
 }

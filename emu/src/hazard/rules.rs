@@ -871,4 +871,26 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn matrix_rules_cite_llvm_and_name_their_feature() {
+        for r in RULES
+            .iter()
+            .filter(|r| matches!(r.gate, Gate::MaiNotGfx90a | Gate::Gfx90a))
+        {
+            assert!(
+                r.reference.contains("GCNHazardRecognizer::check"),
+                "{}",
+                r.id
+            );
+            let Check::WaitStates { wait_states, .. } = r.check else {
+                panic!("{}: not a wait-state rule", r.id)
+            };
+            // gfx908 has no DGEMM: its tables must not pretend otherwise.
+            if let (Gate::MaiNotGfx90a, Wait::ByPasses(t)) = (r.gate, wait_states) {
+                assert_eq!(t.dgemm, [0, 0], "{}", r.id);
+            }
+            assert!(wait_states.max() > 0 && wait_states.max() <= 19, "{}", r.id);
+        }
+    }
 }

@@ -375,9 +375,17 @@ mod tests {
     use gcn_isa::{assemble_inst, Target};
 
     fn feed(tracker: &mut HazardTracker, lines: &[&str]) -> Vec<(u64, &'static str, u32)> {
+        feed_for(Target::Gfx900, tracker, lines)
+    }
+
+    fn feed_for(
+        target: Target,
+        tracker: &mut HazardTracker,
+        lines: &[&str],
+    ) -> Vec<(u64, &'static str, u32)> {
         let mut out = Vec::new();
         for (k, line) in lines.iter().enumerate() {
-            let inst = assemble_inst(line, Target::Gfx900).expect(line);
+            let inst = assemble_inst(line, target).expect(line);
             for f in tracker.issue(4 * k as u64, inst) {
                 out.push((4 * k as u64, f.rule.id, f.provided));
             }
@@ -457,5 +465,49 @@ mod tests {
         assert!(feed(&mut HazardTracker::new(Target::Gfx900, false), &lines).is_empty());
         let found = feed(&mut HazardTracker::new(Target::Gfx900, true), &lines);
         assert_eq!(found, vec![(4, "smem-soft-clause", 0)]);
+    }
+
+    #[test]
+    fn matrix_rules_by_passes_and_by_target() {
+        // gfx908: a 16x16 MFMA (8 passes) needs 10 wait states before v_accvgpr_read of its D.
+        let lines = |nops: &'static [&'static str]| {
+            let mut l = vec!["v_mfma_f32_16x16x1f32 a[0:15], v0, v1, a[0:15]"];
+            l.extend(nops);
+            l.push("v_accvgpr_read_b32 v2, a15");
+            l
+        };
+        let t = Target::Gfx908;
+        let short = feed_for(
+            t,
+            &mut HazardTracker::new(t, false),
+            &lines(&["s_nop 7", "s_nop 0"]),
+        );
+        assert_eq!(short, vec![(12, "mfma-agpr-accvgpr-read", 9)]);
+        let enough = feed_for(
+            t,
+            &mut HazardTracker::new(t, false),
+            &lines(&["s_nop 7", "s_nop 1"]),
+        );
+        assert!(enough.is_empty(), "{enough:?}");
+        // gfx90a: a DGEMM's result read by a store needs 18 (16x16) wait states; gfx908's
+        // v_accvgpr_write rules do not apply there.
+        let t = Target::Gfx90a;
+        let found = feed_for(
+            t,
+            &mut HazardTracker::new(t, false),
+            &[
+                "v_mfma_f64_16x16x4f64 v[0:7], v[10:11], v[12:13], v[48:55]",
+                "s_nop 7",
+                "s_nop 7",
+                "global_store_dword v[100:101], v1, off",
+                "v_accvgpr_write_b32 a0, v2",
+                "v_accvgpr_read_b32 v3, a0",
+            ],
+        );
+        assert_eq!(found, vec![(12, "mfma-memory-read", 16)]);
+        // Without matrix cores none of these rules is evaluated.
+        let mask = rule_mask(Target::Gfx906.features(), true, |_| true);
+        let mai = RULES.iter().position(|r| r.id == "valu-vgpr-mai").unwrap();
+        assert_eq!(mask & 1 << mai, 0);
     }
 }
