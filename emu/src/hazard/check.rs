@@ -45,23 +45,32 @@ pub struct Hit<P> {
 struct Watch {
     regs: RegSet,
     hwreg: Option<u8>,
+    /// The consumer's op and, for a read by a `v_dot*`, its accumulator (the dot rules exempt
+    /// the same op).
+    op: Op,
+    dot_src_c: RegSet,
+    reads: bool,
 }
 
 /// The watch a consumer sets up, or `None` if `m` is not a consumer of this kind.
 fn watch(consumer: Consumer, m: &InstModel) -> Option<Watch> {
-    let regs_only = |regs: RegSet| (!regs.is_empty()).then_some(Watch { regs, hwreg: None });
-    let none = Watch {
+    let base = Watch {
         regs: RegSet::EMPTY,
         hwreg: None,
+        op: m.op,
+        dot_src_c: RegSet::EMPTY,
+        reads: false,
     };
+    let regs_only = |regs: RegSet| (!regs.is_empty()).then_some(Watch { regs, ..base });
+    let none = base;
     match consumer {
         Consumer::Getreg if m.is_getreg() => m.hwreg.map(|h| Watch {
-            regs: RegSet::EMPTY,
             hwreg: Some(h.id),
+            ..base
         }),
         Consumer::Setreg if m.is_setreg() => m.hwreg.map(|h| Watch {
-            regs: RegSet::EMPTY,
             hwreg: Some(h.id),
+            ..base
         }),
         Consumer::GetregMode if m.is_getreg() && m.hwreg.is_some_and(|h| h.id == HW_REG_MODE) => {
             Some(none)
@@ -130,6 +139,17 @@ fn watch(consumer: Consumer, m: &InstModel) -> Option<Watch> {
         {
             regs_only(m.writes.vector())
         }
+        Consumer::VectorReads
+            if (m.is_valu() && m.mfma().is_none()) || m.is_memory() || m.is_export() =>
+        {
+            let regs = m.reads.vector();
+            (!regs.is_empty()).then_some(Watch {
+                regs,
+                dot_src_c: m.dot_src_c,
+                reads: true,
+                ..base
+            })
+        }
         Consumer::FmaF64 if m.is_fma_f64 => Some(none),
         _ => None,
     }
@@ -175,6 +195,16 @@ fn producer_needs(producer: Producer, wait: Wait, watch: &Watch, m: &InstModel) 
             (kind_ok && mai.src_c.overlaps(watch.regs)).then(|| wait.after(Some(shape)) as u32)
         }
         Producer::Dgemm => fixed(m.mfma().is_some_and(MfmaShape::is_dgemm)),
+        Producer::DotWrites => {
+            if !(m.is_dot && m.writes.overlaps(watch.regs)) {
+                return None;
+            }
+            // The same op may read the result back as its accumulator at once (a read of
+            // SrcA/B still waits); it may also overwrite it.
+            let exempt = m.op == watch.op
+                && (!watch.reads || !m.writes.overlaps(watch.regs.minus(watch.dot_src_c)));
+            Some(if exempt { 0 } else { wait.after(None) as u32 })
+        }
         _ => fixed(produces(producer, watch, m)),
     }
 }
@@ -209,9 +239,10 @@ fn produces(producer: Producer, watch: &Watch, m: &InstModel) -> bool {
             };
             valu && m.writes.overlaps(watch.regs)
         }
-        Producer::MfmaWrites(_) | Producer::MfmaReadsSrcC { .. } | Producer::Dgemm => {
-            producer_needs(producer, Wait::Fixed(0), watch, m).is_some()
-        }
+        Producer::MfmaWrites(_)
+        | Producer::MfmaReadsSrcC { .. }
+        | Producer::Dgemm
+        | Producer::DotWrites => producer_needs(producer, Wait::Fixed(0), watch, m).is_some(),
     }
 }
 

@@ -68,8 +68,10 @@ pub struct InstModel {
     pub m0_reader: Option<M0Reader>,
     /// What a matrix-core instruction (MFMA, v_accvgpr_read/write) reads and writes by role.
     pub mai: Option<Mai>,
-    /// `v_dot*`: gfx90a excludes them from the VALU-write-then-MFMA rule (LLVM `isDOT`).
+    /// `v_dot*` (LLVM `isDOT`): gfx90a has wait states of their own after them.
     pub is_dot: bool,
+    /// A VOP3P `v_dot*`'s accumulator input (SrcC), which the same op may read back at once.
+    pub dot_src_c: RegSet,
     /// v_fma_f64/v_fmac_f64, which gfx90a keeps two wait states from a DGEMM.
     pub is_fma_f64: bool,
     pub op: Op,
@@ -91,6 +93,7 @@ impl InstModel {
             m0_reader: None,
             mai: None,
             is_dot: name.starts_with("v_dot"),
+            dot_src_c: RegSet::EMPTY,
             is_fma_f64: matches!(name, "v_fma_f64" | "v_fmac_f64"),
             op: inst.info().op,
         };
@@ -197,6 +200,9 @@ impl InstModel {
             let set = RegSet::range(code, dwords);
             if let Some(mai) = &mut mai {
                 mai.add(field, set);
+            }
+            if self.is_dot && field == Field::Src2 {
+                self.dot_src_c = set;
             }
             if dir.read {
                 self.reads = self.reads.union(set);

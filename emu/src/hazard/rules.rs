@@ -42,6 +42,9 @@ pub enum Producer {
     AccvgprRead,
     /// Any DGEMM (f64 MFMA), whatever it writes.
     Dgemm,
+    /// A `v_dot*` writing a watched register; its wait states apply unless the consumer is
+    /// the same op (and, for reads, reads the register only as its accumulator SrcC).
+    DotWrites,
     /// A VALU (other than a matrix-core op) writing a watched register, followed at once by a
     /// `Between` instruction, which the hardware mistakes for a wait state.
     ValuWritesThen(Between),
@@ -131,6 +134,8 @@ pub enum Consumer {
     MemoryExportReads,
     /// A VALU other than an MFMA, or VMEM/FLAT/DS/export, writing VGPRs or AGPRs (watches them).
     VectorWrites,
+    /// A VALU other than an MFMA, or VMEM/FLAT/DS/export, reading VGPRs or AGPRs (watches them).
+    VectorReads,
     /// v_fma_f64 / v_fmac_f64.
     FmaF64,
 }
@@ -781,6 +786,26 @@ pub static RULES: &[Rule] = &[
         gate: Gate::Gfx90a,
         default_on: true,
         reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (DMFMAToFMA64WaitStates)",
+    },
+    Rule {
+        id: "dot-vector-read",
+        summary: "a register a v_dot* wrote is read too soon by another op (or by the same op as SrcA/B)",
+        first: "V_DOT* writes VGPR",
+        second: "VALU (not MFMA), VMEM, FLAT, DS or EXP reads it, except the same V_DOT* reading it as SrcC",
+        check: ws(Producer::DotWrites, Consumer::VectorReads, 3),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (DotWriteSameDotReadSrcAB, DotWriteDifferentVALURead)",
+    },
+    Rule {
+        id: "dot-vector-write",
+        summary: "a register a v_dot* wrote is overwritten too soon by another op",
+        first: "V_DOT* writes VGPR",
+        second: "VALU (not MFMA; not the same V_DOT*), VMEM, FLAT, DS or EXP writes it",
+        check: ws(Producer::DotWrites, Consumer::VectorWrites, 3),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (DotWriteDifferentVALUWrite)",
     },
     Rule {
         id: "valu-dgemm-memory",

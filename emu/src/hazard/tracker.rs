@@ -90,13 +90,14 @@ pub enum ProducerKind {
     Dgemm,
     AccvgprWrite,
     AccvgprRead,
+    Dot,
 }
 
 /// [`Roles::producer`]'s bit for an instruction that writes VCC (or part of it).
 pub const VCC_WRITE: u16 = 1 << ProducerKind::VccWrite as u16;
 
 impl ProducerKind {
-    const ALL: [ProducerKind; 13] = [
+    const ALL: [ProducerKind; 14] = [
         ProducerKind::ValuWrites,
         ProducerKind::SaluWrites,
         ProducerKind::AnyWrites,
@@ -110,6 +111,7 @@ impl ProducerKind {
         ProducerKind::Dgemm,
         ProducerKind::AccvgprWrite,
         ProducerKind::AccvgprRead,
+        ProducerKind::Dot,
     ];
 
     fn includes(self, m: &InstModel) -> bool {
@@ -127,6 +129,7 @@ impl ProducerKind {
             ProducerKind::Dgemm => m.mfma().is_some_and(MfmaShape::is_dgemm),
             ProducerKind::AccvgprWrite => m.is_mai(MaiKind::AccvgprWrite),
             ProducerKind::AccvgprRead => m.is_mai(MaiKind::AccvgprRead),
+            ProducerKind::Dot => m.is_dot,
         }
     }
 
@@ -149,6 +152,7 @@ impl ProducerKind {
                 Producer::Dgemm => ProducerKind::Dgemm,
                 Producer::AccvgprWrite => ProducerKind::AccvgprWrite,
                 Producer::AccvgprRead => ProducerKind::AccvgprRead,
+                Producer::DotWrites => ProducerKind::Dot,
             },
             Check::SoftClause(ClauseKind::Smem) => ProducerKind::SmemMember,
             Check::SoftClause(ClauseKind::Vmem) => ProducerKind::VmemMember,
