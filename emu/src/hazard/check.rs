@@ -8,7 +8,9 @@
 use super::mai::{MaiKind, MfmaShape};
 use super::model::{InstModel, M0Reader, HW_REG_MODE, HW_REG_TRAPSTS, MODE_VSKIP_BIT};
 use super::regs::{self, RegSet};
-use super::rules::{Between, Check, ClauseKind, Consumer, MfmaKind, Overlap, Producer, Rule, Wait};
+use super::rules::{
+    Between, ByPasses, Check, ClauseKind, Consumer, MfmaKind, Overlap, Producer, Rule, Wait,
+};
 use gcn_isa::operand::{EXECZ, VCCZ};
 use gcn_isa::Op;
 
@@ -279,6 +281,11 @@ pub fn check<H: History>(rule: &Rule, m: &InstModel, history: &H) -> Option<Hit<
             if let Producer::ValuWritesThen(between) = producer {
                 return valu_then(between, &w, wait_states.max() as u32, history);
             }
+            if let Wait::ByPasses(t) = wait_states {
+                if t.longest_since {
+                    return by_longest(producer, t, &w, history);
+                }
+            }
             let reach = wait_states.max() as u32;
             let fixed = matches!(wait_states, Wait::Fixed(_));
             // The worst shortfall over all paths; each path ends at its nearest producer.
@@ -369,6 +376,50 @@ fn soft_clause<H: History>(kind: ClauseKind, m: &InstModel, history: &H) -> Opti
         .find(|(_, d, u)| d.overlaps(all_uses) || u.overlaps(m.writes) || d.overlaps(m.reads))
         .or(members.first())
         .map(|(p, _, _)| hit(*p))
+}
+
+/// A rule whose producer needs the wait states of the longest MFMA from it to the consumer
+/// (LLVM's gfx908 check): the walk notes every MFMA and every producer with the wait states
+/// before the consumer; each producer then needs the most that any MFMA no further back than it
+/// needs. On a straight line that is exactly LLVM's count; across branches an MFMA of another
+/// path may count too, which only asks for more.
+fn by_longest<H: History>(
+    producer: Producer,
+    t: ByPasses,
+    w: &Watch,
+    history: &H,
+) -> Option<Hit<H::Pos>> {
+    let reach = t.max() as u32;
+    let mut mfmas: Vec<(u32, u32)> = Vec::new();
+    let mut producers: Vec<(H::Pos, u32)> = Vec::new();
+    history.walk_back(&mut |pos, prev, between| {
+        if between >= reach {
+            return Step::Stop;
+        }
+        if let Some(shape) = prev.mfma() {
+            mfmas.push((between, t.get(shape) as u32));
+        }
+        if producer_needs(producer, Wait::ByPasses(t), w, prev).is_some() {
+            producers.push((pos, between));
+            return Step::Stop;
+        }
+        Step::Continue
+    });
+    producers
+        .into_iter()
+        .filter_map(|(pos, provided)| {
+            let required = mfmas
+                .iter()
+                .filter(|(at, _)| *at <= provided)
+                .map(|(_, needs)| *needs)
+                .max()?;
+            (provided < required).then_some(Hit {
+                producer: pos,
+                provided,
+                required,
+            })
+        })
+        .max_by_key(|h| h.required - h.provided)
 }
 
 /// A `ValuWritesThen(between)` hazard: the instruction right before the consumer is a

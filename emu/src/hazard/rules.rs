@@ -158,6 +158,11 @@ pub struct ByPasses {
     pub xdl: [u8; 3],
     /// After a 4-pass (f64 4x4) and an 8-pass (f64 16x16) DGEMM.
     pub dgemm: [u8; 2],
+    /// Look the producer up as the longest MFMA from it to the consumer (on the paths walked),
+    /// not as itself: LLVM's gfx908 check keeps the largest latency of every MFMA it walks past
+    /// on the way to the producer, so a 16x16 MFMA's D read after a 32x32 MFMA waits as long as
+    /// the 32x32's would.
+    pub longest_since: bool,
 }
 
 impl ByPasses {
@@ -171,7 +176,7 @@ impl ByPasses {
         }
     }
 
-    fn max(&self) -> u8 {
+    pub fn max(&self) -> u8 {
         self.xdl.into_iter().chain(self.dgemm).max().unwrap_or(0)
     }
 }
@@ -212,6 +217,9 @@ impl std::fmt::Display for Wait {
                 if t.dgemm != [0, 0] {
                     let [d, e] = t.dgemm;
                     write!(f, ", {d}/{e} after a 4/8-pass DGEMM")?;
+                }
+                if t.longest_since {
+                    f.write_str(" (the longest MFMA from the producer on)")?;
                 }
                 Ok(())
             }
@@ -358,7 +366,24 @@ const fn by_passes(producer: Producer, consumer: Consumer, xdl: [u8; 3], dgemm: 
     Check::WaitStates {
         producer,
         consumer,
-        wait_states: Wait::ByPasses(ByPasses { xdl, dgemm }),
+        wait_states: Wait::ByPasses(ByPasses {
+            xdl,
+            dgemm,
+            longest_since: false,
+        }),
+    }
+}
+
+/// As [`by_passes`], by the longest MFMA from the producer to the consumer (gfx908).
+const fn by_longest_passes(producer: Producer, consumer: Consumer, xdl: [u8; 3]) -> Check {
+    Check::WaitStates {
+        producer,
+        consumer,
+        wait_states: Wait::ByPasses(ByPasses {
+            xdl,
+            dgemm: [0, 0],
+            longest_since: true,
+        }),
     }
 }
 
@@ -612,7 +637,7 @@ pub static RULES: &[Rule] = &[
         summary: "v_accvgpr_read reads an AGPR before the MFMA writing it has finished",
         first: "MFMA writes AGPRs",
         second: "V_ACCVGPR_READ reads one",
-        check: by_passes(Producer::MfmaWrites(Overlap::NotSame), Consumer::AccvgprReadReads, [4, 10, 18], [0, 0]),
+        check: by_longest_passes(Producer::MfmaWrites(Overlap::NotSame), Consumer::AccvgprReadReads, [4, 10, 18]),
         gate: Gate::MaiNotGfx90a,
         default_on: true,
         reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards908 (MFMA{4x4,16x16,32x32}WritesAGPRAccVgprReadWaitStates)",
@@ -622,7 +647,7 @@ pub static RULES: &[Rule] = &[
         summary: "v_accvgpr_write overwrites an AGPR before the MFMA writing it has finished",
         first: "MFMA writes AGPRs",
         second: "V_ACCVGPR_WRITE writes one",
-        check: by_passes(Producer::MfmaWrites(Overlap::NotSame), Consumer::AccvgprWriteWrites, [1, 7, 15], [0, 0]),
+        check: by_longest_passes(Producer::MfmaWrites(Overlap::NotSame), Consumer::AccvgprWriteWrites, [1, 7, 15]),
         gate: Gate::MaiNotGfx90a,
         default_on: true,
         reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards908 (MFMA{4x4,16x16,32x32}WritesAGPRAccVgprWriteWaitStates)",
@@ -652,7 +677,7 @@ pub static RULES: &[Rule] = &[
         summary: "v_accvgpr_write overwrites an AGPR an MFMA is still reading as SrcC",
         first: "MFMA reads AGPRs as SrcC",
         second: "V_ACCVGPR_WRITE writes one",
-        check: by_passes(Producer::MfmaReadsSrcC { dgemm: None }, Consumer::AccvgprWriteWrites, [0, 5, 13], [0, 0]),
+        check: by_longest_passes(Producer::MfmaReadsSrcC { dgemm: None }, Consumer::AccvgprWriteWrites, [0, 5, 13]),
         gate: Gate::MaiNotGfx90a,
         default_on: true,
         reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards908 (MFMA{4x4,16x16,32x32}ReadSrcCAccVgprWriteWaitStates)",
