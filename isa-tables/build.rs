@@ -317,6 +317,7 @@ fn main() {
                 's' => "I16",
                 'd' => "F64",
                 'q' => "I64",
+                'r' => "RegOnly",
                 _ => "None",
             };
             let kind = if let Some(fixed) = tok.strip_prefix('=') {

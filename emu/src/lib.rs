@@ -27,6 +27,7 @@
 //! [`Error::Guest`] with the kernel, workgroup, wave, PC and instruction.
 
 pub mod arg_type;
+pub mod board;
 pub mod check;
 pub mod cli;
 pub mod cu;

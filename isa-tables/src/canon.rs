@@ -117,15 +117,18 @@ fn modifier_masks(inst: &Inst) -> [u32; 2] {
             [0xfc03_ffff, 0]
         }
         Format::Vintrp => [0xfc03_ff00, 0],
+        // Bit 25 is gfx90a's acc (data in AGPRs), unused before.
+        Format::Ds if inst.gfx90a => [0xffff_ffff, 0],
         Format::Ds => [0xfdff_ffff, 0],
         // Cache invalidations (buffer_wbinvl1*) take no operands and LLVM prints no modifiers.
         Format::Mubuf if inst.info().operands.is_empty() => [0xfc00_0000 | (0x7f << 18), 0],
         Format::Mubuf => [0xfc00_0000 | (0x7f << 18) | 0x3_ffff, 1 << 23],
         Format::Mtbuf => [0xffff_ffff, (1 << 22) | (1 << 23)],
         Format::Mimg => [0xfc00_0000 | (0x7f << 18) | (1 << 25) | 0x3_ff00, 1 << 31],
-        Format::Flat | Format::Global | Format::Scratch => {
-            [0xfc00_0000 | (0x7f << 18) | 0x3_ffff, 0]
-        }
+        Format::Flat | Format::Global | Format::Scratch => [
+            0xfc00_0000 | (0x7f << 18) | 0x3_ffff,
+            if inst.gfx90a { 1 << 23 } else { 0 },
+        ],
         Format::Exp => [0xfc00_1fff, 0],
     }
 }
@@ -150,6 +153,15 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
     let info = inst.info();
     if inst.enc == Enc::Native && crate::decode::src0_is_vgpr_only(info) {
         inst.words[0] |= 1 << 8;
+    }
+    // An AGPR-only source (v_accvgpr_read_b32, v_accvgpr_mov_b32): LLVM reads the low 8 bits as
+    // the AGPR number, whatever bit 8 says, and re-encodes it set.
+    if info.has_field(Field::Src0Agpr) {
+        match info.format {
+            Format::Vop1 => inst.words[0] |= 1 << 8,
+            Format::Vop3p => inst.words[1] |= 1 << 8,
+            _ => {}
+        }
     }
     let format = info.format;
     let mut keep = modifier_masks(inst);

@@ -10,6 +10,11 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
     match inst.format() {
         Format::Vop3 if inst.info().op.is_interp() => interp_vop3(inst, keep)?,
         Format::Vop3p if inst.info().is_accvgpr_vop3p() => {
+            // op_sel/neg bits of the sources it does not have are invalid, as for any VOP3P.
+            let w = inst.words;
+            if (w[0] >> 12) & 3 != 0 || w[1] >> 30 != 0 || (w[0] >> 9) & 3 != 0 {
+                return Err(("op_sel/neg of a missing source", w[0]));
+            }
             // No modifiers: LLVM re-encodes op_sel_hi as all ones and every other bit as zero.
             inst.words[0] = (inst.words[0] & !0xff00) | (1 << 14);
             inst.words[1] = (inst.words[1] & 0x07ff_ffff) | (3 << 27);
@@ -109,8 +114,9 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 // The data goes to LDS: LLVM neither prints nor keeps vdata.
                 keep[1] &= !(0xff << 8);
             }
-            // LLVM 15 has no tfe form of the buffer atomics: the bit is dropped.
-            if inst.info().facts.atomic.is_some() {
+            // LLVM 15 has no tfe form of the buffer atomics: the bit is dropped (on gfx90a the
+            // bit is acc, and stays).
+            if inst.info().facts.atomic.is_some() && !inst.gfx90a {
                 keep[1] &= !(1 << 23);
             }
             // vaddr is "off" unless offen or idxen uses it.
@@ -145,18 +151,35 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
     match (inst.format(), inst.enc()) {
         // gfx9 has no VOPC DPP in LLVM 15.
         (Format::Vopc, crate::Enc::Dpp) => Err(("VOPC DPP", w1)),
-        // SDWA and DPP only carry 32-bit operands.
+        // SDWA and DPP only carry 32-bit operands (gfx90a's DPP 64-bit ones too).
         (Format::Vop1 | Format::Vop2 | Format::Vopc, crate::Enc::Sdwa | crate::Enc::Dpp)
-            if info
-                .operands
-                .iter()
-                .any(|s| matches!(s, crate::table::Slot::Reg { dwords: 2.., .. })) =>
+            if !(inst.gfx90a && inst.enc() == crate::Enc::Dpp)
+                && info
+                    .operands
+                    .iter()
+                    .any(|s| matches!(s, crate::table::Slot::Reg { dwords: 2.., .. })) =>
         {
             Err(("SDWA/DPP of a 64-bit op", w1))
         }
-        // The accumulating v_mac_f32/v_mac_f16 have no SDWA form in LLVM 15 (DPP they have).
-        (Format::Vop2, crate::Enc::Sdwa) if matches!(info.op, Op::V_MAC_F32 | Op::V_MAC_F16) => {
-            Err(("SDWA form of v_mac", w1))
+        // The accumulating VOP2 ops (v_mac, v_fmac, the v_dot*c of gfx908+, v_pk_fmac_f16) have
+        // no SDWA form in LLVM 15; v_pk_fmac_f16 has no DPP form either.
+        (Format::Vop2, crate::Enc::Sdwa)
+            if matches!(
+                info.op,
+                Op::V_MAC_F32 | Op::V_MAC_F16 | Op::V_FMAC_F32 | Op::V_PK_FMAC_F16
+            ) || info.op.is_dot_accumulate() =>
+        {
+            Err(("SDWA form of an accumulating op", w1))
+        }
+        (Format::Vop2, crate::Enc::Dpp) if info.op == Op::V_PK_FMAC_F16 => {
+            Err(("DPP form of v_pk_fmac_f16", w1))
+        }
+        // The 16-bit integer dot products take no neg_lo/neg_hi on src1 in LLVM 15.
+        (Format::Vop3p, _)
+            if matches!(info.op, Op::V_DOT2_I32_I16 | Op::V_DOT2_U32_U16)
+                && (w1 & (1 << 30) != 0 || w0 & (1 << 9) != 0) =>
+        {
+            Err(("neg of a 16-bit integer dot product's src1", w1))
         }
         // SDWA omod (bits 15:14) only where the op's VOP3 form has omod.
         (Format::Vop1 | Format::Vop2, crate::Enc::Sdwa)

@@ -98,6 +98,7 @@ pub fn decode(bytes: &[u8], target: Target) -> Result<Inst, DecodeError> {
         words: [w0, 0],
         literal: None,
         len: 4,
+        gfx90a: target.has_gfx90a_insts(),
     };
     let n = inst.base_dwords();
     if n == 2 {
@@ -129,6 +130,7 @@ fn needs_literal(inst: &Inst) -> bool {
             // Only 8- and 9-bit source fields can name the literal.
             l.kind == Kind::Code
                 && !(field == Field::Src0 && src0_is_vgpr_only(inst.info()))
+                && field != Field::Src0Agpr
                 && l.bits >= 8
                 && fields::get(&inst.words, l) == LITERAL
                 && !matches!(field, Field::VdstSgpr | Field::Sdst)

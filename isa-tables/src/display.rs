@@ -209,6 +209,10 @@ impl Inst {
             && self.bits(0, 12, 2) == 0;
         if (field == Field::Saddr && code == 0x7f) || buffer_without_vaddr {
             f.write_str("off")?;
+        } else if matches!(field, Field::Src0Acc | Field::Src1Acc) && is_imm {
+            // MFMA A and B are registers only (LLVM's AV operands): LLVM 15 prints a constant
+            // there as a placeholder.
+            f.write_str("/*invalid immediate*/")?;
         } else if agpr && code >= operand::VGPR0 {
             write_register(f, code, dwords, "a")?;
         } else {

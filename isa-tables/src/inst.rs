@@ -19,6 +19,10 @@ pub struct Inst {
     /// Bytes this instruction occupied in the input (a literal LLVM folds to an inline constant
     /// still occupied its dword).
     pub(crate) len: u8,
+    /// Decoded for a target with gfx90a's encodings (`Features::gfx90a_insts`), where memory
+    /// instructions have an `acc` bit (their data registers are AGPRs) in place of gfx9's `tfe`,
+    /// and MUBUF an `scc` cache bit.
+    pub(crate) gfx90a: bool,
 }
 
 impl Inst {
@@ -106,8 +110,23 @@ impl Inst {
             Field::VdstAcd | Field::Src2Acd => self.words[0] & (1 << 15) != 0,
             Field::Src0Acc => self.words[1] & (1 << 27) != 0,
             Field::Src1Acc => self.words[1] & (1 << 28) != 0,
+            Field::Vdata | Field::Vdst | Field::Data0 | Field::Data1 => self.memory_acc(),
             _ => false,
         }
+    }
+
+    /// gfx90a memory instructions: is the `acc` bit set, so that the data registers are AGPRs?
+    /// (DS bit 25; MUBUF, MTBUF and the FLAT family word 1 bit 23; MIMG bit 16.)
+    pub fn memory_acc(&self) -> bool {
+        self.gfx90a
+            && match self.format() {
+                Format::Ds => self.words[0] & (1 << 25) != 0,
+                Format::Mubuf | Format::Mtbuf | Format::Flat | Format::Global | Format::Scratch => {
+                    self.words[1] & (1 << 23) != 0
+                }
+                Format::Mimg => self.words[0] & (1 << 16) != 0,
+                _ => false,
+            }
     }
 
     /// The operand code held by `field`, if this encoding has it.
@@ -192,7 +211,26 @@ impl Inst {
         if self.format() == Format::Mimg && field == Field::Vdata {
             return self.mimg_vdata_dwords();
         }
+        if matches!(field, Field::Src2Agpr | Field::Src2Acd) {
+            return self.mfma_scalar_c_dwords(table_dwords);
+        }
         table_dwords
+    }
+
+    /// The width LLVM 15 gives an MFMA's C operand held in scalar registers: it has no 1024-bit
+    /// scalar tuple, so a 32-register C prints its first SGPR or TTMP alone, and the special
+    /// registers print by name (the 64-bit ones as pairs) whatever the width.
+    fn mfma_scalar_c_dwords(&self, table_dwords: u8) -> u8 {
+        let code = self.code(Field::Src2).unwrap_or(operand::VGPR0);
+        match code {
+            0..=101 | 108..=123 if table_dwords == 32 => 1,
+            operand::VCC_LO
+            | operand::EXEC_LO
+            | operand::FLAT_SCRATCH_LO
+            | operand::XNACK_MASK_LO => 2,
+            235..=239 | 251..=253 => 1,
+            _ => table_dwords,
+        }
     }
 
     /// MIMG vdata width, as LLVM 15 decodes it: one dword per dmask bit (gather4 always
@@ -220,8 +258,8 @@ impl Inst {
         if self.bit(1, 31) {
             n = n.div_ceil(2); // d16 packs two components per dword
         }
-        if self.bit(0, 16) {
-            n += 1; // tfe returns a status dword
+        if self.bit(0, 16) && !self.gfx90a {
+            n += 1; // tfe returns a status dword (on gfx90a the bit is acc)
         }
         if widths.contains(&n) {
             n as u8

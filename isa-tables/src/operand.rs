@@ -83,6 +83,8 @@ fn int_code(v: i64) -> Option<u16> {
 /// prints such a literal as the constant, so it is re-encoded inline.
 pub fn literal_as_inline(lit: u32, class: ImmClass) -> Option<u16> {
     match class {
+        // Printed as a placeholder whatever its value: nothing to fold.
+        ImmClass::RegOnly => None,
         ImmClass::F16 | ImmClass::I16 => {
             let h = lit as u16;
             if let Some(c) = int_code(h as i16 as i64) {
@@ -257,7 +259,9 @@ pub fn write_operand(
     class: ImmClass,
     literal: u32,
 ) -> fmt::Result {
-    if is_inline_constant(code) {
+    if class == ImmClass::RegOnly && (is_inline_constant(code) || code == LITERAL) {
+        out.write_str("/*invalid immediate*/")
+    } else if is_inline_constant(code) {
         write_inline(out, code, class)
     } else if code == LITERAL {
         write_literal(out, literal, class)

@@ -249,8 +249,12 @@ fn write_bits_list(f: &mut impl Write, name: &str, v: u32, n: usize) -> fmt::Res
     f.write_str("]")
 }
 
-pub fn write_dpp_ctrl(f: &mut impl Write, c: u32) -> fmt::Result {
+/// The DPP control as LLVM 15 prints it. gfx90a has `row_newbcast`, and its DPP of a 64-bit
+/// source (`src0_64`) takes nothing else.
+pub fn write_dpp_ctrl(f: &mut impl Write, c: u32, gfx90a: bool, src0_64: bool) -> fmt::Result {
     match c {
+        0x150..=0x15f if gfx90a => write!(f, " row_newbcast:{}", c - 0x150),
+        _ if gfx90a && src0_64 => f.write_str("  /* 64 bit dpp only supports row_newbcast */"),
         0x000..=0x0ff => write!(
             f,
             " quad_perm:[{},{},{},{}]",
@@ -341,7 +345,17 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             }
             Enc::Dpp => {
                 let w1 = inst.words[1];
-                write_dpp_ctrl(f, (w1 >> 8) & 0x1ff)?;
+                let src0_64 = inst.info().operands.iter().any(|s| {
+                    matches!(
+                        s,
+                        Slot::Reg {
+                            field: crate::table::Field::Src0,
+                            dwords: 2..,
+                            ..
+                        }
+                    )
+                });
+                write_dpp_ctrl(f, (w1 >> 8) & 0x1ff, inst.gfx90a, src0_64)?;
                 write!(
                     f,
                     " row_mask:{:#x} bank_mask:{:#x}",
@@ -448,9 +462,12 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             };
             flag(f, slc, "slc")?;
             if inst.format() == Format::Mubuf {
+                // gfx90a's MUBUF bit 15 is the `scc` cache-policy bit (llvm-mc-15 prints it,
+                // though its assembler takes it only for gfx940).
+                flag(f, inst.gfx90a && b0(15), "scc")?;
                 flag(f, b0(16), "lds")?;
             }
-            flag(f, inst.words[1] & (1 << 23) != 0, "tfe")
+            flag(f, !inst.gfx90a && inst.words[1] & (1 << 23) != 0, "tfe")
         }
         Format::Mimg => {
             if (w0 >> 8) & 0xf != 0 {
@@ -460,7 +477,7 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             flag(f, b0(13), "glc")?;
             flag(f, b0(25), "slc")?;
             flag(f, b0(15), "a16")?;
-            flag(f, b0(16), "tfe")?;
+            flag(f, !inst.gfx90a && b0(16), "tfe")?;
             flag(f, b0(17), "lwe")?;
             flag(f, b0(14), "da")?;
             flag(f, inst.words[1] & (1 << 31) != 0, "d16")

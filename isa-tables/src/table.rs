@@ -130,6 +130,10 @@ pub enum ImmClass {
     F64,
     /// i64: a 32-bit literal is sign-extended.
     I64,
+    /// A source that takes registers only (LLVM's register-class operands: v_readfirstlane_b32's
+    /// src0, a carry-in, s_setpc_b64's target...): LLVM 15 decodes a constant there but prints
+    /// `/*invalid immediate*/`, which no assembler takes back.
+    RegOnly,
 }
 
 /// A format-specific immediate operand.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Differential test of `gcnemu disasm` against `llvm-objdump-15 -d` on real code objects.
 
-Inputs: the committed HIP fixtures (tests/fixtures/hip/*.co), the gfx900/gfx906 code objects
+Inputs: the committed HIP fixtures (tests/fixtures/hip/*.co), the gfx900-gfx90a code objects
 inside the `.hip_fatbin` section of Debian ROCm library packages (downloaded with
 `apt-get download`, unpacked with `dpkg-deb -x`), and any code objects or host libraries given on
 the command line. Everything downloaded or extracted goes under --work (default
@@ -13,7 +13,7 @@ annotations. The report gives the totals, the match rate, and the mnemonics that
 with examples.
 
     cargo build --release
-    tests/difftest/difftest.py                         # fixtures + librocrand1 + librocsparse0, gfx900 and gfx906
+    tests/difftest/difftest.py                         # fixtures + librocrand1 + librocsparse0, gfx900 to gfx90a
     tests/difftest/difftest.py --deb librocsparse0 --targets gfx906 --report /tmp/r.txt
     tests/difftest/difftest.py --no-fixtures --no-deb some.co host_lib.so
 
@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[2]
 BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
 EM_AMDGPU = 224
 MACH_NAMES = {0x2C: "gfx900", 0x2D: "gfx902", 0x2E: "gfx904", 0x2F: "gfx906",
-              0x30: "gfx908", 0x31: "gfx909", 0x32: "gfx90c"}
+              0x30: "gfx908", 0x31: "gfx909", 0x32: "gfx90c", 0x3F: "gfx90a"}
 # `\t<text>// <12 hex address>: <words or bytes><annotation>`; long text runs into the `//`.
 INST_LINE = re.compile(r"^\t(?P<text>.*?)\s*// (?P<addr>[0-9A-F]{12}):(?P<words>(?: [0-9A-F]{2,8})+)(?P<note>.*)$")
 
@@ -276,7 +276,7 @@ def main():
     parser.add_argument("--report", help="report file (default WORK/report.txt)")
     parser.add_argument("--gcnemu", default=str(REPO / "target" / "release" / "gcnemu"))
     parser.add_argument("--objdump", default="llvm-objdump-15")
-    parser.add_argument("--targets", default="gfx900,gfx906", help="comma-separated")
+    parser.add_argument("--targets", default="gfx900,gfx906,gfx908,gfx90a", help="comma-separated")
     parser.add_argument("--target", dest="target_override", help="target for extra code objects")
     parser.add_argument("--deb", action="append", help="Debian package to mine (default librocrand1 and librocsparse0)")
     parser.add_argument("--no-deb", action="store_true", help="no Debian packages")

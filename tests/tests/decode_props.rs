@@ -53,7 +53,12 @@ fn random_words_keep_the_decoder_invariants() {
         }
         let words = [w0, rng.next(), rng.next()];
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        for target in [Target::Gfx900, Target::Gfx906, Target::Gfx908] {
+        for target in [
+            Target::Gfx900,
+            Target::Gfx906,
+            Target::Gfx908,
+            Target::Gfx90a,
+        ] {
             let Ok(inst) = decode(&bytes, target) else {
                 continue;
             };

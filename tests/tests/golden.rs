@@ -28,9 +28,27 @@ fn llvm_reassembly(target: Target) -> HashMap<Vec<u32>, Vec<u32>> {
         .collect()
 }
 
+/// Words whose printed text llvm-mc's own assembler rejects (`reasm_mismatch.txt`, "error:").
+/// For these LLVM has no encoding of the text: its canonical column is the re-encoding of a
+/// decoded MCInst that no assembly can give (a literal where gfx9 VOP3 has none, say), so it is no
+/// oracle. What is checked instead is that our encoding decodes back to the same text.
+fn llvm_rejects_text(target: Target) -> std::collections::HashSet<Vec<u32>> {
+    let path = golden_dir().join(target.name()).join("reasm_mismatch.txt");
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            cols.get(2)?.strip_prefix("error:")?;
+            let hex = |w: &str| u32::from_str_radix(w, 16).ok();
+            cols.first()?.split_whitespace().map(hex).collect()
+        })
+        .collect()
+}
+
 fn check_target(target: Target) -> Vec<String> {
     let dir = golden_dir().join(target.name());
     let reassembled = llvm_reassembly(target);
+    let rejected = llvm_rejects_text(target);
     let mut failures = Vec::new();
     let mut summary = BTreeMap::new();
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -53,8 +71,15 @@ fn check_target(target: Target) -> Vec<String> {
                 Err(e) => Some(format!("decode error {e}")),
                 Ok(inst) => {
                     let text = inst.to_string();
+                    let again = decode(&inst.encode(), target).map(|i| i.to_string());
                     if text != v.text {
                         Some(format!("text `{text}`"))
+                    } else if rejected.contains(&v.words) {
+                        match again {
+                            Ok(t) if t == text => None,
+                            Ok(t) => Some(format!("re-encoding decodes as `{t}`")),
+                            Err(e) => Some(format!("re-encoding does not decode: {e}")),
+                        }
                     } else if inst.encode() != to_bytes(&v.canonical) {
                         Some(format!(
                             "encodes to {:08x?} not {:08x?}",
@@ -87,9 +112,14 @@ fn check_target(target: Target) -> Vec<String> {
 
 /// The assembler must turn the printed text back into the canonical words.
 fn reassemble(text: &str, canonical: &[u32], target: Target) -> Option<String> {
-    // The one text that does not determine its bits: an invalid DPP control prints as a comment
-    // without its value (LLVM's assembler rejects it too).
-    if text.contains("/* Invalid dpp_ctrl value */") {
+    // Texts that do not determine their bits: a DPP control LLVM cannot name for the target
+    // prints as a comment without its value (LLVM's assembler rejects these texts too).
+    const VALUE_IN_COMMENT: [&str; 3] = [
+        "/* Invalid dpp_ctrl value */",
+        "/* 64 bit dpp only supports row_newbcast */",
+        "/* row_newbcast/row_share is not supported",
+    ];
+    if VALUE_IN_COMMENT.iter().any(|c| text.contains(c)) {
         return None;
     }
     // An export to an invalid target keeps the registers of disabled lanes, which print as `off`;

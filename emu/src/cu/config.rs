@@ -96,13 +96,9 @@ pub struct TimingConfig {
     pub host_profile: bool,
 }
 
-/// Compute units of the boards the targets name: Vega 10 (Radeon RX Vega 64, gfx900) has 64,
-/// Vega 20 (Radeon Instinct MI50, gfx906) 60.
+/// Compute units of the board the target names ([`crate::board`]).
 pub fn default_cus(target: gcn_isa::Target) -> u32 {
-    match target {
-        gcn_isa::Target::Gfx906 => 60,
-        _ => 64,
-    }
+    crate::board::board(target).compute_units
 }
 
 impl TimingConfig {

@@ -46,11 +46,16 @@ impl fmt::Display for AsmError {
 impl std::error::Error for AsmError {}
 
 /// Texts the assembler cannot read back to the same text by design: an invalid (or gfx90a/gfx10)
-/// DPP control prints as a comment without its value, and a compressed export's lanes are enabled in pairs by
-/// LLVM's assembler (which this one follows), so a half-enabled pair cannot be written.
+/// DPP control or a constant where only registers go prints as a comment without its value; a
+/// compressed export's lanes are enabled in pairs by LLVM's assembler (which this one follows),
+/// so a half-enabled pair cannot be written; and a swizzle bitmask assembles to LLVM's masks for
+/// it, which may print as another form.
 pub fn is_lossy_text(text: &str) -> bool {
     text.contains("/* Invalid dpp_ctrl value */")
         || text.contains("is not supported on ASICs earlier than")
+        || text.contains("/* 64 bit dpp only supports row_newbcast */")
+        || text.contains("/*invalid immediate*/")
+        || special::bitmask_text_prints_otherwise(text)
         || (text.starts_with("exp ") && text.contains(" compr"))
 }
 

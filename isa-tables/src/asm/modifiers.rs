@@ -120,6 +120,11 @@ fn dpp_ctrl(name: &str, v: Option<&str>) -> Result<Option<u32>, ModError> {
             31 => 0x143,
             k => return Err(format!("`row_bcast:{k}`: expected 15 or 31")),
         },
+        // gfx90a (other targets' decoders reject the control)
+        "row_newbcast" => match n()? {
+            k @ 0..=15 => 0x150 + k,
+            k => return Err(format!("`row_newbcast:{k}`: expected 0-15")),
+        },
         _ => return Ok(None),
     }))
 }
@@ -262,6 +267,8 @@ pub fn apply(info: &OpInfo, enc: Enc, w: &mut [u32; 2], modifier: &str) -> Resul
             "slc" if format == Format::Mtbuf => w.flag(1, 22),
             "slc" => w.flag(0, 17),
             "lds" if format == Format::Mubuf => w.flag(0, 16),
+            // gfx90a (the decoder drops the bit for other targets)
+            "scc" if format == Format::Mubuf => w.flag(0, 15),
             "tfe" => w.flag(1, 23),
             "format" if format == Format::Mtbuf => {
                 let (dfmt, nfmt) = mtbuf_format(value)?;

@@ -21,6 +21,7 @@ struct Builder<'a> {
     modifiers: &'a [&'a str],
     pc: u32,
     labels: Option<Labels<'a>>,
+    target: Target,
 }
 
 /// Which source (0, 1, 2) a field is, for input modifiers.
@@ -129,6 +130,21 @@ impl Builder<'_> {
             }
             Field::Src0Acc if vector => self.set_bits(1, 27, 1, op.agpr as u32),
             Field::Src1Acc if vector => self.set_bits(1, 28, 1, op.agpr as u32),
+            Field::Vdata | Field::Vdst | Field::Data0 | Field::Data1
+                if vector && op.agpr && self.target.has_gfx90a_insts() =>
+            {
+                let (word, bit) = match self.format() {
+                    Format::Ds => (0, 25),
+                    Format::Mimg => (0, 16),
+                    Format::Mubuf
+                    | Format::Mtbuf
+                    | Format::Flat
+                    | Format::Global
+                    | Format::Scratch => (1, 23),
+                    _ => return Err(format!("`{text}`: AGPRs are not allowed here")),
+                };
+                self.set_bits(word, bit, 1, 1);
+            }
             _ if op.agpr => return Err(format!("`{text}`: AGPRs are not allowed here")),
             _ => {}
         }
@@ -219,7 +235,11 @@ impl Builder<'_> {
         }
         // Aperture and status sources (src_shared_base, src_scc...) read as 32 or 64 bits.
         let is_reg = !op.is_constant() && !(235..=254).contains(&op.code);
-        if is_reg && op.dwords != dwords.max(1) && !variable_width(format, field) {
+        // An MFMA's C in scalar registers prints as LLVM 15 decodes it (see
+        // `Inst::operand_dwords`); the decoder checks the width when the words come back.
+        let scalar_mfma_c = matches!(field, Field::Src2Agpr | Field::Src2Acd) && op.code < 256;
+        if is_reg && op.dwords != dwords.max(1) && !variable_width(format, field) && !scalar_mfma_c
+        {
             return Err(format!(
                 "`{text}`: expected a {}-bit register",
                 32 * dwords.max(1) as u32
@@ -443,6 +463,7 @@ pub fn build(
         modifiers: &parts.modifiers,
         pc,
         labels,
+        target,
     };
     let texts = operand_texts(info, parts);
     let mut texts = texts.iter().copied();

@@ -92,15 +92,30 @@ pub fn swizzle(text: &str) -> Option<u16> {
         s.push_str(t.trim_start().strip_prefix("offset:").unwrap_or(&t));
         Ok(())
     };
-    // LLVM's own masks for a bitmask text, where they print back as the same text (some
-    // print as a named form or a different bitmask; the printer's inverse covers those).
-    if let Some(v) = bitmask_perm(text) {
-        let mut again = String::new();
-        if print(&mut again, v).is_ok() && normalize(&again) == normalize(text) {
-            return Some(v);
-        }
+    // A bitmask text assembles to LLVM's masks for it, even where those print back as another
+    // form (`"p1000"` is `swizzle(BROADCAST,16,8)`); the printer's inverse covers the rest.
+    bitmask_perm(text).or_else(|| lookup(&MAP, print, text))
+}
+
+/// Does the text hold a `swizzle(BITMASK_PERM,...)` that LLVM's masks for it print otherwise
+/// (`"p1000"` assembles to what prints as `swizzle(BROADCAST,16,8)`)? Several encodings print
+/// as one bitmask text, and the assembler writes LLVM's, not the one that was printed.
+pub(crate) fn bitmask_text_prints_otherwise(text: &str) -> bool {
+    let Some(start) = text.find("swizzle(BITMASK_PERM") else {
+        return false;
+    };
+    let Some(len) = text[start..].find(')') else {
+        return false;
+    };
+    let swizzle = &text[start..=start + len];
+    let Some(v) = bitmask_perm(swizzle) else {
+        return false;
+    };
+    let mut again = String::new();
+    if syntax::write_swizzle(&mut again, v as u32).is_err() {
+        return true;
     }
-    lookup(&MAP, print, text)
+    normalize(again.trim_start().strip_prefix("offset:").unwrap_or(&again)) != normalize(swizzle)
 }
 
 /// `swizzle(BITMASK_PERM,"01pi0")`, one character per lane-id bit from bit 4 down: `0`/`1` force

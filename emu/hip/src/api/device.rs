@@ -1,6 +1,7 @@
 //! Device management and queries: one device, the emulated GPU, with the figures of the board the
-//! target names (Radeon RX Vega 64 for gfx900, Radeon Instinct MI50 for gfx906), kernel
-//! attributes from the kernel descriptor, and occupancy from the CU model's rules.
+//! target names (`gcnemu::board`: Radeon RX Vega 64 for gfx900, Radeon Instinct MI50 for gfx906,
+//! Instinct MI100 for gfx908, Instinct MI210 for gfx90a), kernel attributes from the kernel
+//! descriptor, and occupancy from the CU model's rules.
 
 use super::{call, put};
 use crate::error::*;
@@ -10,36 +11,7 @@ use gcn_isa::Target;
 use gcnemu::cu::occupancy::{occupancy, Demand};
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
-/// The board the target stands for: name, engine and memory clocks (kHz), memory bus width.
-struct Board {
-    name: &'static str,
-    clock_khz: i32,
-    memory_clock_khz: i32,
-    bus_width: i32,
-    gcn_arch: i32,
-    memory_bytes: u64,
-}
-
-fn board(t: Target) -> Board {
-    match t {
-        Target::Gfx906 => Board {
-            name: "Radeon Instinct MI50 (gcnemu)",
-            clock_khz: 1_725_000,
-            memory_clock_khz: 1_000_000,
-            bus_width: 4096,
-            gcn_arch: 906,
-            memory_bytes: 16 << 30,
-        },
-        _ => Board {
-            name: "Radeon RX Vega 64 (gcnemu)",
-            clock_khz: 1_630_000,
-            memory_clock_khz: 945_000,
-            bus_width: 2048,
-            gcn_arch: 900,
-            memory_bytes: 8 << 30,
-        },
-    }
-}
+use gcnemu::board::board;
 
 /// The board's memory: the device memory limit unless the settings give one.
 pub fn board_memory(t: Target) -> u64 {
@@ -48,12 +20,11 @@ pub fn board_memory(t: Target) -> u64 {
 
 /// The engine clock, which turns simulated cycles into event times.
 pub fn clock_khz(rt: &Runtime) -> i32 {
-    board(rt.settings.target).clock_khz
+    board(rt.settings.target).clock_khz as i32
 }
 
 const HIP_VERSION: c_int = 5 * 10_000_000 + 2 * 100_000 + 21153;
 const LDS_BYTES: usize = 64 * 1024;
-const L2_BYTES: c_int = 4 << 20;
 /// Workgroups a CU holds at most (the barrier limit of the occupancy rules).
 const MAX_WORKGROUPS_PER_CU: c_int = 16;
 
@@ -78,10 +49,7 @@ fn properties(rt: &Runtime) -> hipDeviceProp_t {
     // SAFETY: the struct is plain C data, for which all-zero is valid.
     let mut p: hipDeviceProp_t = unsafe { std::mem::zeroed() };
     copy_name(&mut p.name, b.name);
-    copy_name(&mut p.gcnArchName, &format!("{t}:sramecc-:xnack-"));
-    if t == Target::Gfx900 {
-        copy_name(&mut p.gcnArchName, "gfx900:xnack-");
-    }
+    copy_name(&mut p.gcnArchName, &gcnemu::board::arch_name(t));
     p.totalGlobalMem = rt.device.memory().limit() as usize;
     p.sharedMemPerBlock = LDS_BYTES;
     p.regsPerBlock = 65536;
@@ -89,23 +57,23 @@ fn properties(rt: &Runtime) -> hipDeviceProp_t {
     p.maxThreadsPerBlock = 1024;
     p.maxThreadsDim = [1024, 1024, 1024];
     p.maxGridSize = [i32::MAX, 65536, 65536];
-    p.clockRate = b.clock_khz;
-    p.memoryClockRate = b.memory_clock_khz;
-    p.memoryBusWidth = b.bus_width;
+    p.clockRate = b.clock_khz as c_int;
+    p.memoryClockRate = b.memory_clock_khz as c_int;
+    p.memoryBusWidth = b.bus_width as c_int;
     p.totalConstMem = rt.device.memory().limit().min(i32::MAX as u64) as usize;
     p.major = 9;
     p.minor = 0;
     p.multiProcessorCount = cus(rt) as c_int;
-    p.l2CacheSize = L2_BYTES;
+    p.l2CacheSize = b.l2_bytes as c_int;
     p.maxThreadsPerMultiProcessor = 2560;
     p.computeMode = 0;
-    p.clockInstructionRate = b.clock_khz;
+    p.clockInstructionRate = b.clock_khz as c_int;
     // Every feature flag but surfaces and dynamic parallelism (bits 14 and 16).
     p.arch = 0x1_ffff & !(1 << 14) & !(1 << 16);
     p.concurrentKernels = 1;
     p.maxSharedMemoryPerMultiProcessor = LDS_BYTES;
     p.canMapHostMemory = 1;
-    p.gcnArch = b.gcn_arch;
+    p.gcnArch = b.gcn_arch as c_int;
     p.cooperativeLaunch = 0;
     p.maxTexture1DLinear = i32::MAX;
     p.maxTexture1D = 16384;
