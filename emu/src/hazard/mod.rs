@@ -1,4 +1,5 @@
-//! Hazards the gfx9 hardware leaves to software (Vega ISA §4.4, §4.5) and the checks for them.
+//! Hazards the gfx9 hardware leaves to software (Vega ISA §4.4, §4.5; for the matrix cores the
+//! MI100 and MI200 ISA guides' §4.5 and LLVM's `checkMAIHazards908/90A`) and the checks for them.
 //!
 //! - `rules`: the rule table, as data (`gcnemu lint --rules`).
 //! - `model`, `regs`, `mai`: what each instruction reads and writes (MFMAs by role and passes).
