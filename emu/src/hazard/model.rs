@@ -80,7 +80,7 @@ pub struct InstModel {
 impl InstModel {
     pub fn new(inst: Inst) -> InstModel {
         let class = inst.class();
-        let name = inst.info().base_name();
+        let op = inst.info().op;
         let mut m = InstModel {
             inst,
             class,
@@ -92,9 +92,9 @@ impl InstModel {
             hwreg: None,
             m0_reader: None,
             mai: None,
-            is_dot: name.starts_with("v_dot"),
+            is_dot: mai::is_dot(op),
             dot_src_c: RegSet::EMPTY,
-            is_fma_f64: matches!(name, "v_fma_f64" | "v_fmac_f64"),
+            is_fma_f64: matches!(op, Op::V_FMA_F64 | Op::V_FMAC_F64),
             op: inst.info().op,
         };
         m.explicit_operands();
