@@ -35,6 +35,9 @@ pub struct Launch {
     /// The hostcall buffer of `hidden_hostcall_buffer` (device printf, malloc); 0 if the kernel
     /// has none.
     pub hostcall_buffer: u64,
+    /// The target packs the work-item ids into v0 (`Features::packed_tid`, gfx90a): x in bits
+    /// [9:0], y [19:10], z [29:20], where earlier targets put them in v0, v1 and v2.
+    pub packed_tid: bool,
 }
 
 impl Launch {
@@ -209,12 +212,19 @@ pub fn init_wave(w: &mut Wave, desc: &KernelDescriptor, l: &Launch, group: [u32;
     // per lane showed when rocPRIM's large tests start hundreds of millions of workgroups.
     let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
     for lane in 0..lanes as usize {
-        w.vgpr[0][lane] = x;
-        if ids >= 1 {
-            w.vgpr[1][lane] = y;
-        }
-        if ids >= 2 {
-            w.vgpr[2][lane] = z;
+        if l.packed_tid {
+            // AMDGPUUsage, "VGPR register set up order": the ids not enabled read as 0.
+            let y = if ids >= 1 { y } else { 0 };
+            let z = if ids >= 2 { z } else { 0 };
+            w.vgpr[0][lane] = x | y << 10 | z << 20;
+        } else {
+            w.vgpr[0][lane] = x;
+            if ids >= 1 {
+                w.vgpr[1][lane] = y;
+            }
+            if ids >= 2 {
+                w.vgpr[2][lane] = z;
+            }
         }
         x += 1;
         if x == bx {
@@ -253,21 +263,34 @@ mod tests {
                 scratch_per_wave: 0,
                 lds_size: 0,
                 hostcall_buffer: 0,
+                packed_tid: false,
             };
-            let items = l.group_items();
-            let (bx, by) = (block[0], block[1]);
-            for wave in 0..l.waves_per_group() {
-                let mut w = Wave::with_vgprs(wave, 4);
-                init_wave(&mut w, &desc, &l, [0; 3], wave);
-                for lane in 0..WAVE_SIZE {
-                    let f = wave * WAVE_SIZE as u32 + lane as u32;
-                    let got = [w.vgpr[0][lane], w.vgpr[1][lane], w.vgpr[2][lane]];
-                    let want = if f < items {
-                        [f % bx, (f / bx) % by, f / (bx * by)]
-                    } else {
-                        [0; 3]
-                    };
-                    assert_eq!(got, want, "block {block:?} wave {wave} lane {lane}");
+            for packed_tid in [false, true] {
+                let l = Launch {
+                    packed_tid,
+                    ..l.clone()
+                };
+                let items = l.group_items();
+                let (bx, by) = (block[0], block[1]);
+                for wave in 0..l.waves_per_group() {
+                    let mut w = Wave::with_vgprs(wave, 4);
+                    init_wave(&mut w, &desc, &l, [0; 3], wave);
+                    for lane in 0..WAVE_SIZE {
+                        let f = wave * WAVE_SIZE as u32 + lane as u32;
+                        let got = [w.vgpr[0][lane], w.vgpr[1][lane], w.vgpr[2][lane]];
+                        let [x, y, z] = if f < items {
+                            [f % bx, (f / bx) % by, f / (bx * by)]
+                        } else {
+                            [0; 3]
+                        };
+                        // gfx90a: x, y and z in 10-bit fields of v0, v1 and v2 untouched
+                        let want = if packed_tid {
+                            [x | y << 10 | z << 20, 0, 0]
+                        } else {
+                            [x, y, z]
+                        };
+                        assert_eq!(got, want, "block {block:?} wave {wave} lane {lane}");
+                    }
                 }
             }
         }

@@ -178,6 +178,7 @@ fn dispatch(buf: u64, waves: u32, hipcc_layout: bool) -> (KernelDescriptor, Laun
         scratch_per_wave: 0,
         lds_size: 4096,
         hostcall_buffer: 0,
+        packed_tid: false,
     };
     (desc, launch)
 }
@@ -192,7 +193,7 @@ fn functional_threads(program: &Program, mem: &mut Memory, buf: u64, waves: u32,
         launch: &launch,
         env: DispatchEnv::default(),
         entry_index: 0,
-        vgprs: 256,
+        regs: crate::wave::RegFile::full(program.target),
         hazards: Some((HazardMode::Warn, &table, None)),
         deadline: None,
         progress: None,

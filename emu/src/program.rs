@@ -315,7 +315,7 @@ fn dpp_mods(inst: &Inst, d: &mut Decoded) {
 }
 
 /// Turns an operand code into a [`Src`], widening constants to the operand's type.
-fn resolve_src(inst: &Inst, code: u16, dwords: u8, class: ImmClass) -> Src {
+pub(crate) fn resolve_src(inst: &Inst, code: u16, dwords: u8, class: ImmClass) -> Src {
     let wide = dwords >= 2;
     match code {
         0..=127 => Src::Sgpr(code as u8),

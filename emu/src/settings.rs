@@ -4,7 +4,7 @@
 //!
 //! | variable | value | default |
 //! |---|---|---|
-//! | `GCNEMU_TARGET` | `gfx900`, `gfx906`, ... | `gfx900` |
+//! | `GCNEMU_TARGET` | `gfx900`, `gfx906`, `gfx908`, `gfx90a`, ... | `gfx900` |
 //! | `GCNEMU_TIMING` | `on` or `off` | `on` |
 //! | `GCNEMU_THREADS` | host threads running workgroups (functional) or CUs (timing model) | every core |
 //! | `GCNEMU_CUS` | compute units | the target's |
@@ -276,6 +276,13 @@ mod tests {
         .unwrap();
         assert_eq!(s.target, Target::Gfx906);
         assert!(s.launch.timing.is_none());
+        // The CDNA targets, with a target-id suffix as HIP spells them.
+        for (name, t) in [
+            ("gfx908", Target::Gfx908),
+            ("gfx90a:xnack-", Target::Gfx90a),
+        ] {
+            assert_eq!(parse(&[(TARGET, name)]).unwrap().target, t);
+        }
         assert_eq!(s.launch.hazards, HazardMode::Error);
         assert!(s.stats);
         let s = parse(&[

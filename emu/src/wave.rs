@@ -1,15 +1,21 @@
 //! The architectural state of one wavefront: SGPRs (with VCC, EXEC, M0, FLAT_SCRATCH and the trap
-//! temporaries at their operand codes), VGPRs as 64-lane rows, SCC, MODE, the program counter and
-//! the wait counters.
+//! temporaries at their operand codes), VGPRs and the matrix cores' accumulation registers
+//! (AGPRs) as 64-lane rows, SCC, MODE, the program counter and the wait counters.
 
 use gcn_isa::operand::{EXEC_LO, FLAT_SCRATCH_LO, M0, VCC_LO};
+use gcn_isa::{Agprs, Target};
 
 /// Lanes in a gfx9 wavefront.
 pub const WAVE_SIZE: usize = 64;
 /// One VGPR across the wave: lane `l` is element `l`.
 pub type Row = [u32; WAVE_SIZE];
-/// VGPRs addressable by an instruction.
+/// VGPRs addressable by an instruction (an 8-bit register field).
 pub const VGPRS: usize = 256;
+/// AGPRs addressable by an instruction.
+pub const AGPRS: usize = 256;
+/// Rows a wave's register file can have: gfx90a's unified 512, or gfx908's 256 VGPRs and 256
+/// AGPRs.
+pub const MAX_ROWS: usize = 512;
 /// Scalar registers addressable by a 7-bit operand code (s0–s101, specials, ttmps, m0, exec).
 pub const SCALAR_CODES: usize = 128;
 
@@ -26,35 +32,132 @@ pub mod mode {
 /// A row of zeros: what a VGPR beyond the allocation reads.
 static ZERO_ROW: Row = [0; WAVE_SIZE];
 
-/// A wave's VGPR file: the rows its kernel allocates (`granulated count + 1) * 4` on gfx9), not
-/// all 256 the encoding can name, so a resident wave costs what the hardware gives it (the
-/// timing model keeps thousands resident). An instruction naming a VGPR beyond the allocation
-/// (undefined on hardware; compiled code never does) reads zeros and its write is dropped.
+/// How a wave's register file is laid out: `rows` rows, VGPRs first, the AGPRs from row
+/// `agpr_base` to the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegFile {
+    pub rows: usize,
+    pub agpr_base: usize,
+}
+
+impl RegFile {
+    /// `vgprs` VGPRs and no AGPRs.
+    pub fn vgprs_only(vgprs: usize) -> RegFile {
+        let rows = vgprs.min(VGPRS);
+        RegFile {
+            rows,
+            agpr_base: rows,
+        }
+    }
+
+    /// The file of a wave of `target` whose kernel allocates `vgprs` registers (as the hardware
+    /// rounds them). gfx908 gives a wave as many AGPRs as VGPRs, in a file of their own (LLVM
+    /// allocates max(VGPRs, AGPRs) of each); gfx90a's one file holds both, the AGPRs from
+    /// `accum_offset` (COMPUTE_PGM_RSRC3: (ACCUM_OFFSET + 1) * 4) on.
+    pub fn new(target: Target, vgprs: usize, accum_offset: Option<usize>) -> RegFile {
+        match target.features().agprs {
+            Agprs::None => RegFile::vgprs_only(vgprs),
+            Agprs::Separate => {
+                let n = vgprs.min(VGPRS);
+                RegFile {
+                    rows: 2 * n,
+                    agpr_base: n,
+                }
+            }
+            Agprs::Unified => {
+                let rows = vgprs.min(target.features().vgprs_per_wave as usize);
+                RegFile {
+                    rows,
+                    agpr_base: accum_offset.unwrap_or(rows).min(rows),
+                }
+            }
+        }
+    }
+
+    /// The whole file a wave of `target` can have, for instruction-level tests: 256 VGPRs, and
+    /// 256 AGPRs where the target has them (on gfx90a, `accum_offset` 256).
+    pub fn full(target: Target) -> RegFile {
+        match target.features().agprs {
+            Agprs::None => RegFile::vgprs_only(VGPRS),
+            _ => RegFile {
+                rows: VGPRS + AGPRS,
+                agpr_base: VGPRS,
+            },
+        }
+    }
+
+    /// AGPRs the file holds.
+    pub fn agprs(&self) -> usize {
+        self.rows - self.agpr_base
+    }
+}
+
+/// A wave's register file: the rows its kernel allocates (`granulated count + 1) * 4` VGPRs on
+/// gfx9, followed by its AGPRs on gfx908; gfx90a's unified file of VGPRs and AGPRs), not all
+/// the encoding can name, so a resident wave costs what the hardware gives it (the timing model
+/// keeps thousands resident). Indexing by a VGPR number reads the row of that number; AGPRs are
+/// reached through [`Vgprs::agpr_row`]. An instruction naming a VGPR beyond the allocation
+/// (undefined on hardware; compiled code never does) reads zeros and its write is dropped,
+/// except that on gfx908 such a VGPR reads the AGPR row of its number, as one file of rows holds
+/// both.
 #[derive(Clone)]
 pub struct Vgprs {
     rows: Vec<Row>,
+    /// The row of a0; `rows.len()` when the wave has no AGPRs.
+    agpr_base: usize,
     /// Where writes beyond the allocation go (cleared at every such access; allocated at the
     /// first, which compiled code never makes).
     spare: Option<Box<Row>>,
 }
 
 impl Vgprs {
-    /// `n` zeroed rows.
-    fn new(n: usize) -> Vgprs {
+    /// A zeroed file laid out as `file`.
+    fn new(file: RegFile) -> Vgprs {
+        let n = file.rows.min(MAX_ROWS);
         Vgprs {
-            rows: vec![[0; WAVE_SIZE]; n.min(VGPRS)],
+            rows: vec![[0; WAVE_SIZE]; n],
+            agpr_base: file.agpr_base.min(n),
             spare: None,
         }
     }
 
-    /// Makes the file `n` zeroed rows, giving back memory a larger earlier allocation held.
-    fn reset(&mut self, n: usize) {
-        let n = n.min(VGPRS);
+    /// Makes the file zeroed rows laid out as `file`, giving back memory a larger earlier
+    /// allocation held.
+    fn reset(&mut self, file: RegFile) {
+        let n = file.rows.min(MAX_ROWS);
         if self.rows.capacity() > 2 * n.max(8) {
             self.rows = Vec::with_capacity(n);
         }
         self.rows.clear();
         self.rows.resize(n, [0; WAVE_SIZE]);
+        self.agpr_base = file.agpr_base.min(n);
+    }
+
+    /// The layout of the file.
+    pub fn file(&self) -> RegFile {
+        RegFile {
+            rows: self.rows.len(),
+            agpr_base: self.agpr_base,
+        }
+    }
+
+    /// The row that holds AGPR `n`, if the wave has it.
+    #[inline]
+    pub fn agpr_row(&self, n: usize) -> Option<usize> {
+        let row = self.agpr_base.checked_add(n)?;
+        (row < self.rows.len()).then_some(row)
+    }
+
+    /// Row `row` of the file counted from its start (VGPRs, then AGPRs), if the file has it.
+    #[inline]
+    pub fn row(&self, row: usize) -> Option<&Row> {
+        self.rows.get(row)
+    }
+
+    /// Row `row` of the file counted from its start, mutable.
+    #[inline]
+    pub fn row_mut(&mut self, row: usize) -> Option<&mut Row> {
+        self.rows.get_mut(row)
     }
 
     /// The allocated rows.
@@ -146,7 +249,7 @@ impl Vgprs {
 
 /// `row` takes `vals` in the lanes set in `exec`.
 #[inline(always)]
-fn select_lanes(row: &mut Row, vals: &Row, exec: u64) {
+pub fn select_lanes(row: &mut Row, vals: &Row, exec: u64) {
     if exec == u64::MAX {
         *row = *vals;
     } else {
@@ -244,16 +347,21 @@ pub struct Wave {
 }
 
 impl Wave {
-    /// Wave `index` with all 256 VGPRs (what instruction-level tests use).
+    /// Wave `index` with all 256 VGPRs and no AGPRs (what instruction-level tests use).
     pub fn new(index: u32) -> Wave {
         Wave::with_vgprs(index, VGPRS)
     }
 
-    /// Wave `index` with `vgprs` VGPRs.
+    /// Wave `index` with `vgprs` VGPRs and no AGPRs.
     pub fn with_vgprs(index: u32, vgprs: usize) -> Wave {
+        Wave::with_file(index, RegFile::vgprs_only(vgprs))
+    }
+
+    /// Wave `index` with a register file laid out as `file`.
+    pub fn with_file(index: u32, file: RegFile) -> Wave {
         Wave {
             sgpr: [0; SCALAR_CODES],
-            vgpr: Vgprs::new(vgprs),
+            vgpr: Vgprs::new(file),
             scc: false,
             pc: 0,
             mode: 0,
@@ -269,11 +377,11 @@ impl Wave {
         }
     }
 
-    /// Makes this the fresh wave `index` of a new workgroup with `vgprs` zeroed VGPRs (what
-    /// the kernel allocates), reusing the file's memory.
-    pub fn reset(&mut self, index: u32, vgprs: usize) {
+    /// Makes this the fresh wave `index` of a new workgroup with a zeroed register file laid
+    /// out as `file` (what the kernel allocates), reusing the file's memory.
+    pub fn reset(&mut self, index: u32, file: RegFile) {
         self.sgpr = [0; SCALAR_CODES];
-        self.vgpr.reset(vgprs);
+        self.vgpr.reset(file);
         self.scc = false;
         self.pc = 0;
         self.mode = 0;

@@ -238,3 +238,73 @@ fn bad_inputs_exit_2_naming_the_file() {
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }
+
+/// llvm-objdump-19's value of `.amdhsa_NAME` for the kernel of section `section` of
+/// `cdna.kd.txt` (build.sh).
+fn llvm_kd(section: &str, name: &str) -> String {
+    let text = std::fs::read_to_string(fixtures().join("cdna.kd.txt")).unwrap();
+    let start = text.find(&format!("== {section}\n")).unwrap();
+    text[start..]
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(&format!(".amdhsa_{name} ")))
+        .unwrap_or_else(|| panic!("no .amdhsa_{name} for {section}"))
+        .to_string()
+}
+
+#[test]
+fn info_shows_the_unified_register_file_of_gfx90a_kernels() {
+    let text = stdout_of(&["info", "cdna.bundle"]);
+    let sections: Vec<&str> = text.split("\ncode object ").skip(1).collect();
+    assert_eq!(sections.len(), 4, "{text}");
+    for section in sections {
+        let target = section
+            .split(',')
+            .next()
+            .unwrap()
+            .trim_start_matches("v4 for ");
+        let registers = section.lines().find(|l| l.contains("registers:")).unwrap();
+        let next_free_vgpr = llvm_kd(&format!("cdna.bundle {target}"), "next_free_vgpr");
+        assert!(
+            registers.contains(&format!("allocated {next_free_vgpr} VGPRs")),
+            "{target}: {registers}"
+        );
+        if target.starts_with("gfx90a") {
+            let offset = llvm_kd(&format!("cdna.bundle {target}"), "accum_offset");
+            let line = format!("accum_offset {offset}: ArchVGPRs v0-v");
+            assert!(section.contains(&line), "{target}: {section}");
+            assert!(section.contains("; tg_split off\n"), "{section}");
+        } else {
+            assert!(!section.contains("accum_offset"), "{section}");
+            assert!(!section.contains("tg_split"), "{section}");
+        }
+    }
+    let split = stdout_of(&["info", "cdna.tgsplit.co"]);
+    assert_eq!(llvm_kd("cdna.tgsplit.co", "tg_split"), "1");
+    assert!(split.contains("; tg_split on\n"), "{split}");
+}
+
+#[test]
+fn run_without_a_bundle_for_the_target_names_what_the_file_has() {
+    let out = gcnemu(&[
+        "run",
+        "cdna.bundle",
+        "--kernel",
+        "scale",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        "--target",
+        "gfx906",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cdna.bundle: no code object for gfx906:xnack- (no kernel image"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the file has: gfx900, gfx908, gfx90a:xnack+, gfx90a:xnack-"),
+        "{stderr}"
+    );
+}

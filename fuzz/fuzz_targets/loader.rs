@@ -48,7 +48,7 @@ fuzz_target!(|data: &[u8]| {
                             let _ = arg.value_kind.name();
                         }
                     }
-                    let _ = k.descriptor.vgprs_allocated(&co.target.mach);
+                    let _ = k.descriptor.vgprs_allocated(&co.target);
                     let _ = k.descriptor.wavefront_size();
                 }
                 let _ = co.target.to_string();

@@ -13,6 +13,7 @@ mod error;
 pub mod facts;
 pub mod fields;
 mod inst;
+pub mod mfma;
 mod op;
 pub mod operand;
 mod syntax;
@@ -26,6 +27,7 @@ pub use error::{DecodeError, DecodeErrorKind};
 pub use facts::{Atomic, DstUse, Facts, Literal64, MemKind, Rate, Regs, Rounding, D16};
 pub use fields::Enc;
 pub use inst::Inst;
+pub use mfma::{MatrixInput, MfmaShape};
 pub use table::{
     all_ops, lookup, op_info, Field, Format, ImmClass, ImmKind, Op, OpId, OpInfo, Slot,
 };

@@ -301,14 +301,16 @@ pub(crate) mod tests {
             ("host-x86_64-unknown-linux-gnu", b""),
             ("hipv4-amdgcn-amd-amdhsa--gfx900:xnack-", b"AAAA"),
             ("hip-amdgcn-amd-amdhsa-gfx906", b"BBBBBB"),
+            ("hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", b"C"),
         ]);
         let entries = read_all(&data, 0, Tail::Exact, None).unwrap();
-        assert_eq!(entries.len(), 3);
+        assert_eq!(entries.len(), 4);
         assert!(!entries[0].is_amdgcn());
         assert_eq!(target_id(&entries[1].id), Some("gfx900:xnack-"));
         assert_eq!(&entries[1].bytes[..], b"AAAA");
         assert_eq!(target_id(&entries[2].id), Some("gfx906"));
         assert_eq!(&entries[2].bytes[..], b"BBBBBB");
+        assert_eq!(target_id(&entries[3].id), Some("gfx90a:sramecc+:xnack-"));
     }
 
     #[test]

@@ -129,10 +129,10 @@ impl CodeObject {
             reader.kernels(notes.meta.as_ref())
         }
         .map_err(fail)?;
-        if let Some(accum) = accum_offset_applies(&target.mach) {
-            for k in &mut kernels {
-                k.descriptor.accum_offset = Some(accum(&k.descriptor));
-            }
+        for k in &mut kernels {
+            k.descriptor
+                .apply_target(&target)
+                .map_err(|problem| fail(kernel_error(&k.name, problem)))?;
         }
         Ok(CodeObject {
             file: file.to_string(),
@@ -146,12 +146,6 @@ impl CodeObject {
             bytes,
         })
     }
-}
-
-/// gfx90a keeps AccVGPRs in the VGPR file from `(ACCUM_OFFSET + 1) * 4` on.
-fn accum_offset_applies(mach: &str) -> Option<fn(&KernelDescriptor) -> u32> {
-    (mach == "gfx90a" || mach == "gfx940")
-        .then_some(|kd: &KernelDescriptor| (u32::from(kd.rsrc3.accum_offset) + 1) * 4)
 }
 
 #[derive(Default)]

@@ -2,6 +2,8 @@
 //! information taken from code object v2's 256-byte `amd_kernel_code_t` (AMDGPUUsage, "Kernel
 //! Descriptor"; field names are the documented ones in lower case).
 
+use crate::target::TargetId;
+use gcn_isa::Agprs;
 use serde::Serialize;
 
 /// Size of a v3+ kernel descriptor.
@@ -135,12 +137,17 @@ impl PgmRsrc2 {
     }
 }
 
-/// COMPUTE_PGM_RSRC3 (GFX90A: accumulation offset and thread-group split; reserved before).
+/// COMPUTE_PGM_RSRC3 in its GFX90A layout (`COMPUTE_PGM_RSRC3_GFX90A` in LLVM's
+/// `AMDHSAKernelDescriptor.h`). Before gfx90a the register is reserved and code objects leave it
+/// zero, so both fields read 0 there; [`KernelDescriptor::accum_offset`] and
+/// [`KernelDescriptor::tg_split`] say whether they apply.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PgmRsrc3 {
-    /// Bits 5:0: ACCUM_OFFSET: first AccVGPR in the unified register file, in granules of 4, minus 1.
+    /// Bits 5:0: ACCUM_OFFSET: the first AccVGPR of the unified register file is
+    /// v[(ACCUM_OFFSET + 1) * 4].
     pub accum_offset: u8,
-    /// Bit 16: TG_SPLIT.
+    /// Bit 16: TG_SPLIT: the waves of a workgroup may be spread over several CUs (then LDS is
+    /// not shared between them, and the compiler keeps memory coherent across CUs).
     pub tg_split: bool,
 }
 
@@ -237,9 +244,12 @@ pub struct KernelDescriptor {
     pub rsrc2: PgmRsrc2,
     pub rsrc3: PgmRsrc3,
     pub kernel_code_properties: KernelCodeProperties,
-    /// The first AccVGPR, on targets with a unified register file (gfx90a); `None` elsewhere —
-    /// gfx908 has a separate AccVGPR file and no offset.
+    /// The first AccVGPR, on targets with a unified register file (gfx90a): `a[n]` is
+    /// `v[accum_offset + n]`, and v0 up to it are the ArchVGPRs. `None` elsewhere: gfx908 has a
+    /// separate AccVGPR file and no offset. Set by the code object, which knows the target.
     pub accum_offset: Option<u32>,
+    /// COMPUTE_PGM_RSRC3.TG_SPLIT on targets that have it (gfx90a); `None` elsewhere.
+    pub tg_split: Option<bool>,
     /// v2 only: `amd_kernel_code_t.wavefront_size` as a power of two (6 = wave64); v3+ say wave32
     /// through kernel code properties.
     pub wavefront_size_log2: Option<u8>,
@@ -269,6 +279,7 @@ impl KernelDescriptor {
             rsrc3: PgmRsrc3::decode(rsrc3),
             kernel_code_properties: KernelCodeProperties::decode(properties),
             accum_offset: None,
+            tg_split: None,
             wavefront_size_log2: None,
             v2_register_counts: None,
         }
@@ -301,20 +312,60 @@ impl KernelDescriptor {
             rsrc3: PgmRsrc3::default(),
             kernel_code_properties,
             accum_offset: None,
+            tg_split: None,
             wavefront_size_log2: Some(b[103]),
             v2_register_counts: Some((u16_at(b, 86), u16_at(b, 84))),
         }
     }
 
-    /// VGPRs the hardware allocates per work-item: (granules + 1) × 4 for wave64 on gfx9
-    /// (× 8 on gfx90a, whose file also holds the AccVGPRs).
-    pub fn vgprs_allocated(&self, mach: &str) -> u32 {
-        let granule = if mach == "gfx90a" || mach == "gfx940" {
-            8
-        } else {
-            4
+    /// Fills in what COMPUTE_PGM_RSRC3 means on `target`: the AccVGPR offset where the
+    /// register file is unified, TG_SPLIT where it exists. An offset past the VGPRs the
+    /// descriptor allocates is an error (the assembler refuses to write one).
+    pub(crate) fn apply_target(&mut self, target: &TargetId) -> Result<(), String> {
+        let Some(features) = target.isa_target().map(gcn_isa::Target::features) else {
+            return Ok(());
+        };
+        if features.agprs == Agprs::Unified {
+            let offset = (u32::from(self.rsrc3.accum_offset) + 1) * 4;
+            let allocated = self.vgprs_allocated(target);
+            if offset > allocated {
+                return Err(format!(
+                    "COMPUTE_PGM_RSRC3.ACCUM_OFFSET {} puts the first AccVGPR at v{offset}, past \
+                     the {allocated} VGPRs the descriptor allocates",
+                    self.rsrc3.accum_offset
+                ));
+            }
+            self.accum_offset = Some(offset);
+        }
+        if features.gfx90a_insts {
+            self.tg_split = Some(self.rsrc3.tg_split);
+        }
+        Ok(())
+    }
+
+    /// VGPRs the hardware allocates per work-item on `target`: (granulated count + 1) × the
+    /// target's VGPR granule (4 on gfx900–gfx908, 8 on gfx90a; the field is encoded in the same
+    /// granule as registers are allocated in).
+    ///
+    /// On gfx90a this is the whole unified file: ArchVGPRs v0 up to [`Self::accum_offset`],
+    /// then the AccVGPRs up to this count (see [`Self::accvgprs_allocated`]). On gfx908 each of
+    /// the two files (VGPRs, AccVGPRs) gets this many: the compiler encodes the larger count.
+    /// Processors the decoder does not know take the encoding granule of gfx6–gfx10 for their
+    /// wave size (4 for wave64, 8 for wave32).
+    pub fn vgprs_allocated(&self, target: &TargetId) -> u32 {
+        let granule = match target.isa_target() {
+            Some(t) => u32::from(t.features().vgpr_granule),
+            None if self.wavefront_size() == 32 => 8,
+            None => 4,
         };
         (u32::from(self.rsrc1.granulated_workitem_vgpr_count) + 1) * granule
+    }
+
+    /// AccVGPRs of a unified register file: from [`Self::accum_offset`] to the end of the
+    /// allocation. `None` on targets without a unified file.
+    pub fn accvgprs_allocated(&self, target: &TargetId) -> Option<u32> {
+        let offset = self.accum_offset?;
+        Some(self.vgprs_allocated(target).saturating_sub(offset))
     }
 
     /// SGPRs the hardware allocates per wave on gfx9: (granules + 1) × 8 (the field counts
@@ -361,7 +412,7 @@ mod tests {
         assert_eq!(kd.kernarg_size, 280);
         assert_eq!(kd.kernel_code_entry_byte_offset, -64);
         assert_eq!(kd.rsrc1.granulated_workitem_vgpr_count, 5);
-        assert_eq!(kd.vgprs_allocated("gfx900"), 24);
+        assert_eq!(kd.vgprs_allocated(&TargetId::new("gfx900")), 24);
         assert_eq!(kd.sgprs_allocated(), 24);
         assert_eq!(kd.rsrc1.float_denorm_mode_32, 3);
         assert!(kd.rsrc1.enable_dx10_clamp && kd.rsrc1.enable_ieee_mode && !kd.rsrc1.priv_);
@@ -379,6 +430,61 @@ mod tests {
         assert!(!p.enable_sgpr_dispatch_ptr && p.uses_dynamic_stack);
         assert_eq!(p.user_sgprs(), 6);
         assert_eq!(kd.wavefront_size(), 64);
+    }
+
+    /// A descriptor with these VGPR granules and COMPUTE_PGM_RSRC3.
+    fn with_rsrc(vgpr_granules: u32, rsrc3: u32) -> KernelDescriptor {
+        let mut b = [0u8; 64];
+        b[44..48].copy_from_slice(&rsrc3.to_le_bytes());
+        b[48..52].copy_from_slice(&vgpr_granules.to_le_bytes());
+        KernelDescriptor::from_bytes(&b)
+    }
+
+    #[test]
+    fn gfx90a_counts_vgprs_in_eights_and_places_the_accvgprs() {
+        let gfx90a = TargetId::parse("gfx90a:xnack-").unwrap();
+        // LLVM's kernel_32_agprs: 9 ArchVGPRs and 32 AccVGPRs; VGPRBlocks 5, ACCUM_OFFSET 2.
+        let mut kd = with_rsrc(5, 2);
+        kd.apply_target(&gfx90a).unwrap();
+        assert_eq!(kd.vgprs_allocated(&gfx90a), 48);
+        assert_eq!(kd.accum_offset, Some(12));
+        assert_eq!(kd.accvgprs_allocated(&gfx90a), Some(36));
+        assert_eq!(kd.tg_split, Some(false));
+        let mut split = with_rsrc(0, 1 << 16);
+        split.apply_target(&gfx90a).unwrap();
+        assert_eq!((split.accum_offset, split.tg_split), (Some(4), Some(true)));
+        // The same kernel for gfx908: VGPRBlocks 7 in fours, two files, RSRC3 zero.
+        let gfx908 = TargetId::parse("gfx908:xnack-").unwrap();
+        let mut kd = with_rsrc(7, 0);
+        kd.apply_target(&gfx908).unwrap();
+        assert_eq!(kd.vgprs_allocated(&gfx908), 32);
+        assert_eq!((kd.accum_offset, kd.tg_split), (None, None));
+        assert_eq!(kd.accvgprs_allocated(&gfx908), None);
+    }
+
+    #[test]
+    fn an_accum_offset_past_the_allocation_is_refused() {
+        let gfx90a = TargetId::new("gfx90a");
+        // 8 VGPRs allocated, AccVGPRs from v12.
+        let err = with_rsrc(0, 2).apply_target(&gfx90a).unwrap_err();
+        assert!(
+            err.contains("ACCUM_OFFSET 2 puts the first AccVGPR at v12"),
+            "{err}"
+        );
+        assert!(err.contains("the 8 VGPRs"), "{err}");
+        // Exactly at the end: no AccVGPRs, allowed.
+        let mut kd = with_rsrc(0, 1);
+        kd.apply_target(&gfx90a).unwrap();
+        assert_eq!(kd.accvgprs_allocated(&gfx90a), Some(0));
+    }
+
+    #[test]
+    fn processors_outside_gfx9_take_the_granule_of_their_wave_size() {
+        let gfx1030 = TargetId::new("gfx1030");
+        let mut kd = with_rsrc(3, 0);
+        assert_eq!(kd.vgprs_allocated(&gfx1030), 16);
+        kd.kernel_code_properties.enable_wavefront_size32 = true;
+        assert_eq!(kd.vgprs_allocated(&gfx1030), 32);
     }
 
     #[test]

@@ -50,6 +50,14 @@ pub enum LoadErrorKind {
     Compressed { offset: u64, problem: String },
     #[error("no AMDGPU code object in it{0}")]
     NoCodeObjects(String),
+    #[error(
+        "no code object for {requested} (no kernel image is available for it; the file has: \
+         {available})"
+    )]
+    NoCodeObjectFor {
+        requested: String,
+        available: String,
+    },
 }
 
 /// A failure to load `file`.

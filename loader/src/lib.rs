@@ -3,8 +3,9 @@
 //! bundles, plain or compressed, and host ELF files with a `.hip_fatbin` section).
 //!
 //! [`load`] takes any of these and returns every AMDGPU code object in it as a [`CodeObject`]
-//! with its [`TargetId`], version and [`Kernel`]s. [`ElfObject::parse`] gives the sections and
-//! symbols of one ELF for the disassembler. Nothing here panics on malformed input or allocates
+//! with its [`TargetId`], version and [`Kernel`]s; [`pick`] chooses the one a device runs (the
+//! rule HIP applies to bundle entry ids). [`ElfObject::parse`] gives the sections and symbols of
+//! one ELF for the disassembler. Nothing here panics on malformed input or allocates
 //! more than the input's size (or a decompressed bundle's checked size): every problem is a
 //! [`LoadError`] naming the file, and for fat binaries the bundle entry.
 
@@ -20,6 +21,7 @@ mod meta;
 mod meta_msgpack;
 mod meta_yaml;
 mod printable;
+mod select;
 mod target;
 
 pub use code_object::{CodeObject, Kernel};
@@ -36,6 +38,7 @@ pub use lines::{outer_line, LineTable};
 pub use mach::{mach_name, EF_AMDGPU_MACH};
 pub use meta::{CodeObjectMeta, KernelArg, KernelMeta, ValueKind};
 pub use printable::{escape_controls, printable};
+pub use select::{pick, Offered};
 pub use target::{code_object_version, target_from_e_flags, TargetId};
 
 use object::read::elf::{ElfFile, ElfFile32, ElfFile64, FileHeader};
@@ -219,30 +222,29 @@ pub fn load_salvaged(file_name: &str, bytes: &[u8]) -> Result<Salvaged<CodeObjec
     Ok(Salvaged { kept, damaged })
 }
 
-/// Parses one extracted ELF; an entry whose id names another processor than its ELF header
-/// is a broken bundle.
+/// Parses one extracted ELF; an entry whose id names another processor than its ELF header,
+/// or another xnack or sramecc setting where both name one, is a broken bundle.
 fn parse_image(image: ElfImage) -> Result<CodeObject, LoadError> {
-    let id_mach = image
+    let id_target = image
         .label
         .as_deref()
         .and_then(bundle::target_id)
-        .and_then(TargetId::parse)
-        .map(|t| t.mach);
+        .and_then(TargetId::parse);
     let mut code_object = CodeObject::parse(
         &image.file,
         image.label.as_deref(),
         image.bytes.into_owned(),
     )?;
     code_object.bundle_offset = image.bundle_offset;
-    // Runtimes select by entry id; an ELF for another processor is a broken bundle.
-    match id_mach {
-        Some(mach) if mach != code_object.target.mach => Err(LoadError::new(
+    // Runtimes select by entry id: code for another processor or setting is a broken bundle.
+    match id_target {
+        Some(id) if id.specificity_for(&code_object.target).is_none() => Err(LoadError::new(
             image.file,
             LoadErrorKind::Bundle {
                 offset: image.bundle_offset.unwrap_or(0),
                 problem: format!(
-                    "entry id names {mach} but the ELF header says {}",
-                    code_object.target.mach
+                    "entry id names {id} but the ELF header says {}",
+                    code_object.target
                 ),
             },
         )),
@@ -256,7 +258,8 @@ pub fn load_file(path: &std::path::Path) -> Result<Vec<CodeObject>, LoadError> {
     load(&path.display().to_string(), &bytes)
 }
 
-/// The code objects whose target runs on `device` (e.g. `gfx900`, `gfx906:sramecc+`).
+/// Every code object whose target runs on `device` (e.g. `gfx900`, `gfx906:sramecc+`); [`pick`]
+/// chooses the one a device runs.
 pub fn select<'a>(objects: &'a [CodeObject], device: &TargetId) -> Vec<&'a CodeObject> {
     objects
         .iter()

@@ -41,6 +41,7 @@ mod tests {
             (0x30, "gfx908"),
             (0x31, "gfx909"),
             (0x32, "gfx90c"),
+            (0x3f, "gfx90a"),
         ] {
             assert_eq!(mach_name(mach), Some(name));
             assert!(gcn_isa::Target::from_name(name).is_some(), "{name}");

@@ -78,13 +78,40 @@ impl TargetId {
         }
     }
 
+    /// The target id a device of processor `target` runs as when nothing more is said: xnack
+    /// off where the processor has the setting (ROCm runs with XNACK off unless `HSA_XNACK=1`),
+    /// sramecc either way (`gfx90a:xnack-`, `gfx900:xnack-`).
+    pub fn for_device(target: gcn_isa::Target) -> TargetId {
+        let mut id = TargetId::new(target.name());
+        if supports_xnack(target.name()) {
+            id.xnack = Some(false);
+        }
+        id
+    }
+
     /// Whether code built for `self` may run on a device configured as `device`: same processor,
     /// and each feature either unspecified on one side or equal.
     pub fn runs_on(&self, device: &TargetId) -> bool {
-        let compatible = |a: Option<bool>, b: Option<bool>| a.is_none() || b.is_none() || a == b;
-        self.mach == device.mach
-            && compatible(self.xnack, device.xnack)
-            && compatible(self.sramecc, device.sramecc)
+        self.specificity_for(device).is_some()
+    }
+
+    /// How closely code built for `self` fits a device asking for `request`: `None` if it cannot
+    /// run there (another processor, or a feature set the other way), else how many features
+    /// both name with the same setting. A bundle for `gfx90a:xnack-` fits a `gfx90a:xnack-`
+    /// request better (1) than one for plain `gfx90a` (0), which runs with xnack either way.
+    pub fn specificity_for(&self, request: &TargetId) -> Option<u8> {
+        if self.mach != request.mach {
+            return None;
+        }
+        let mut same = 0;
+        for (offered, asked) in [(self.xnack, request.xnack), (self.sramecc, request.sramecc)] {
+            match (offered, asked) {
+                (Some(a), Some(b)) if a != b => return None,
+                (Some(_), Some(_)) => same += 1,
+                _ => {}
+            }
+        }
+        Some(same)
     }
 
     /// The `gcn_isa` target for this processor, if the decoder supports it.
@@ -223,6 +250,47 @@ mod tests {
         );
         assert_eq!(target_from_e_flags(0x02c, 3).1.to_string(), "gfx900:xnack-");
         assert_eq!(target_from_e_flags(0x001, 2).1.xnack, Some(true));
+    }
+
+    #[test]
+    fn cdna_settings_from_e_flags_and_bundle_ids() {
+        // gfx908 (0x30) and gfx90a (0x3f), v4 and v5 fields: xnack off (0x200), sramecc any
+        // (0x400) or on (0xc00).
+        for version in [4, 5] {
+            let (mach, id) = target_from_e_flags(0x630, version);
+            assert_eq!(
+                (mach, id.to_string().as_str()),
+                (Some("gfx908"), "gfx908:xnack-")
+            );
+            assert_eq!(
+                target_from_e_flags(0x63f, version).1.to_string(),
+                "gfx90a:xnack-"
+            );
+            assert_eq!(
+                target_from_e_flags(0xf3f, version).1.to_string(),
+                "gfx90a:sramecc+:xnack+"
+            );
+        }
+        // v3: a clear bit is off on both processors, which have both settings.
+        assert_eq!(
+            target_from_e_flags(0x03f, 3).1.to_string(),
+            "gfx90a:sramecc-:xnack-"
+        );
+        assert_eq!(target_from_e_flags(0x23f, 3).1.to_string(), "gfx90a:xnack-");
+        let id = TargetId::parse("gfx90a:sramecc+:xnack-").unwrap();
+        assert_eq!((id.xnack, id.sramecc), (Some(false), Some(true)));
+        assert_eq!(id.isa_target(), Some(gcn_isa::Target::Gfx90a));
+    }
+
+    #[test]
+    fn specificity_counts_the_settings_both_name() {
+        let request = TargetId::parse("gfx90a:sramecc+:xnack-").unwrap();
+        let score = |offered: &str| TargetId::parse(offered).unwrap().specificity_for(&request);
+        assert_eq!(score("gfx90a"), Some(0));
+        assert_eq!(score("gfx90a:xnack-"), Some(1));
+        assert_eq!(score("gfx90a:sramecc+:xnack-"), Some(2));
+        assert_eq!(score("gfx90a:xnack+"), None);
+        assert_eq!(score("gfx908:xnack-"), None);
     }
 
     #[test]

@@ -127,7 +127,7 @@ fn every_code_object_version_gives_the_same_kernels() {
             let kd = &k.descriptor;
             // Two independent records of the same kernel agree.
             assert!(
-                meta.vgpr_count <= u64::from(kd.vgprs_allocated(&co.target.mach)),
+                meta.vgpr_count <= u64::from(kd.vgprs_allocated(&co.target)),
                 "{file} {}",
                 k.name
             );

@@ -297,27 +297,14 @@ impl Runtime {
 
     /// Loads the code object for the device's target out of an offload bundle (or a code object).
     pub fn load_bundle(&mut self, bytes: &[u8], origin: &str) -> Result<ModuleId, String> {
-        let target = self.settings.target.to_string();
+        let target = self.settings.target;
         let images = gcn_loader::extract(origin, bytes).map_err(|e| e.to_string())?;
-        let labels: Vec<String> = images
-            .iter()
-            .map(|i| i.label.clone().unwrap_or_else(|| "a code object".into()))
-            .collect();
-        // An entry id is `hipv4-amdgcn-amd-amdhsa--gfx900:xnack-`; a bare code object has none,
-        // and the loader checks its ELF header instead.
-        let chosen = images.into_iter().find(|i| match &i.label {
-            Some(id) => {
-                let proc = id.rsplit("--").next().unwrap_or("");
-                proc.split(':').next() == Some(target.as_str())
-            }
-            None => true,
-        });
-        let image = chosen.ok_or_else(|| {
-            format!(
-                "{origin}: no code object for {target} (found: {}); rebuild with --offload-arch={target} or run with GCNEMU_TARGET set to one of those",
-                labels.join(", ")
-            )
+        // The loader's rule, on the entry ids (or a bare code object's ELF header).
+        let request = gcn_loader::TargetId::for_device(target);
+        let chosen = gcn_loader::pick(origin, &images, &request).map_err(|e| {
+            format!("{e}; rebuild with --offload-arch={request} or run with GCNEMU_TARGET set to one of those")
         })?;
+        let image = &images[chosen];
         let module = self
             .device
             .load(&image.file, &image.bytes)

@@ -7,7 +7,7 @@
 //! (time and peak memory). Then each kernel with every sanitizer on (`--check all`).
 //!
 //! `cargo run --release -p gcnemu --bin bench [-- RUNS [KERNEL...]]` (default 5 runs, every
-//! kernel: mandelbrot, saxpy, reduce, histogram, collatz).
+//! kernel: mandelbrot, saxpy, reduce, histogram, collatz, and on gfx90a mfma_gemm).
 //! `BENCH_MODE=timed` (any part of a mode's name) runs only those modes, for profiling one;
 //! `BENCH_STATS=1` prints every timed run's statistics to stderr, to compare two builds;
 //! `BENCH_SCHEDULE=round-robin|random` changes the timed modes' issue arbitration.
@@ -94,6 +94,8 @@ struct Kernel {
     name: &'static str,
     what: &'static str,
     object: &'static str,
+    /// The processor the device emulates (the fixture is built for it).
+    target: gcn_isa::Target,
     entry: &'static str,
     dims: Dims,
     /// Buffers to create (initial contents) before the arguments are built.
@@ -134,6 +136,7 @@ fn mandelbrot() -> Kernel {
         name: "mandelbrot",
         what: "ALU, divergent loop",
         object: "mandelbrot.gfx900.co",
+        target: gcn_isa::Target::Gfx900,
         entry: "mandelbrot",
         dims: Dims {
             grid: [(MANDEL_W / 16) as u32, (MANDEL_H / 16) as u32, 1],
@@ -204,6 +207,7 @@ fn saxpy() -> Kernel {
         name: "saxpy",
         what: "memory",
         object: "saxpy.gfx900.co",
+        target: gcn_isa::Target::Gfx900,
         entry: "saxpy",
         dims: Dims {
             grid: [(SAXPY_N / 256) as u32, 1, 1],
@@ -248,6 +252,7 @@ fn reduce() -> Kernel {
         name: "reduce",
         what: "LDS tree, barriers",
         object: "reduce.gfx900.co",
+        target: gcn_isa::Target::Gfx900,
         entry: "reduce_sum",
         dims: Dims {
             grid: [(REDUCE_N / 256) as u32, 1, 1],
@@ -287,6 +292,7 @@ fn histogram() -> Kernel {
         name: "histogram",
         what: "LDS and global atomics",
         object: "atomics.gfx900.co",
+        target: gcn_isa::Target::Gfx900,
         entry: "histogram",
         dims: Dims {
             grid: [(HIST_N / 256) as u32, 1, 1],
@@ -368,6 +374,7 @@ fn collatz() -> Kernel {
         name: "collatz",
         what: "ALU, integer, divergent",
         object: "loop.gfx900.co",
+        target: gcn_isa::Target::Gfx900,
         entry: "collatz",
         dims: Dims {
             grid: [(COLLATZ_N / 256) as u32, 1, 1],
@@ -397,6 +404,80 @@ fn collatz() -> Kernel {
 }
 
 /// The ways of running: functional and timed, on one thread and on every core.
+const GEMM_N: usize = 1024;
+
+/// A and B of the GEMM: multiples of 0.5 in [-2, 2] (exact in f16), so every product and partial
+/// sum is exact in f32 and the result does not depend on the order of the additions.
+fn gemm_inputs() -> (Vec<f32>, Vec<f32>) {
+    let n = GEMM_N;
+    let a = (0..n * n)
+        .map(|i| ((i / n * 7 + i % n * 3) % 9) as f32 * 0.5 - 2.0)
+        .collect();
+    let b = (0..n * n)
+        .map(|i| ((i / n * 5 + i % n * 11) % 9) as f32 * 0.5 - 2.0)
+        .collect();
+    (a, b)
+}
+
+/// C = A·B, row-major, in f32 (exact for these inputs).
+fn gemm_native(a: &[f32], b: &[f32]) -> Vec<f32> {
+    let n = GEMM_N;
+    let mut c = vec![0f32; n * n];
+    for i in 0..n {
+        let row = &mut c[i * n..(i + 1) * n];
+        for k in 0..n {
+            let aik = a[i * n + k];
+            for (cj, bkj) in row.iter_mut().zip(&b[k * n..(k + 1) * n]) {
+                *cj += aik * bkj;
+            }
+        }
+    }
+    c
+}
+
+fn mfma_gemm() -> Kernel {
+    let (a, b) = gemm_inputs();
+    let f16 = |v: &f32| gcnemu::exec::f16::f32_to_f16(*v).to_le_bytes();
+    Kernel {
+        name: "mfma_gemm",
+        what: "matrix cores, 1024x1024x1024 f16 in, f32 out, v_mfma_f32_32x32x8f16",
+        object: "mfma_gemm.gfx90a.co",
+        target: gcn_isa::Target::Gfx90a,
+        entry: "mfma_gemm_f16",
+        dims: Dims {
+            grid: [(GEMM_N / 32) as u32, (GEMM_N / 32) as u32, 1],
+            block: [64, 1, 1],
+        },
+        buffers: vec![
+            a.iter().flat_map(f16).collect(),
+            b.iter().flat_map(f16).collect(),
+            vec![0; GEMM_N * GEMM_N * 4],
+        ],
+        args: |b| {
+            let n = GEMM_N as i32;
+            vec![
+                Arg::Ptr(b[0]),
+                Arg::Ptr(b[1]),
+                Arg::Ptr(b[2]),
+                Arg::I32(n),
+                Arg::I32(n),
+                Arg::I32(n),
+            ]
+        },
+        check: Box::new(|out| {
+            let (a, b) = gemm_inputs();
+            let want: Vec<u32> = gemm_native(&a, &b).iter().map(|v| v.to_bits()).collect();
+            assert!(words(&out[2]) == want, "mfma_gemm result differs");
+        }),
+        native: Box::new(|| {
+            let (a, b) = gemm_inputs();
+            let t = Instant::now();
+            black_box(gemm_native(black_box(&a), black_box(&b)));
+            t.elapsed()
+        }),
+    }
+}
+
 fn modes(cores: usize) -> Vec<(&'static str, LaunchOptions)> {
     let functional = |threads| LaunchOptions {
         timing: None,
@@ -439,7 +520,10 @@ struct Measured {
 fn measure(k: &Kernel, runs: usize, opts: &LaunchOptions, checks: CheckSet) -> Measured {
     let before = HELD.load(Relaxed);
     PEAK.store(before, Relaxed);
-    let mut dev = Device::new(DeviceConfig::default());
+    let mut dev = Device::new(DeviceConfig {
+        target: k.target,
+        ..DeviceConfig::default()
+    });
     dev.enable_checks(checks);
     let module: Module = dev.load(k.object, &fixture(k.object)).unwrap();
     let bufs: Vec<u64> = k
@@ -501,7 +585,7 @@ fn main() {
         "{:<11} {:<15} {:>11} {:>10} {:>9} {:>7} {:>8} {:>9}  timing model",
         "kernel", "mode", "wave-insts", "emu ms", "native ms", "ratio", "M wi/s", "peak MB"
     );
-    let kernels: [fn() -> Kernel; 5] = [mandelbrot, saxpy, reduce, histogram, collatz];
+    let kernels: [fn() -> Kernel; 6] = [mandelbrot, saxpy, reduce, histogram, collatz, mfma_gemm];
     for make in kernels {
         let k = make();
         if !only.is_empty() && !only.iter().any(|o| o == k.name) {

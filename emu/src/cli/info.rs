@@ -150,7 +150,7 @@ fn kernel(out: &mut String, co: &CodeObject, k: &Kernel) {
 fn registers(out: &mut String, co: &CodeObject, kd: &KernelDescriptor, meta: Option<&KernelMeta>) {
     let allocated = format!(
         "allocated {} VGPRs, {} SGPRs",
-        kd.vgprs_allocated(&co.target.mach),
+        kd.vgprs_allocated(&co.target),
         kd.sgprs_allocated()
     );
     match meta {
@@ -164,6 +164,26 @@ fn registers(out: &mut String, co: &CodeObject, kd: &KernelDescriptor, meta: Opt
         None => {
             let _ = writeln!(out, "    registers: {allocated}");
         }
+    }
+    unified_file(out, co, kd);
+}
+
+/// gfx90a's COMPUTE_PGM_RSRC3: where the AccVGPRs start in the unified file, and TG_SPLIT.
+fn unified_file(out: &mut String, co: &CodeObject, kd: &KernelDescriptor) {
+    let mut parts = Vec::new();
+    if let Some(offset) = kd.accum_offset {
+        let room = kd.accvgprs_allocated(&co.target).unwrap_or(0);
+        parts.push(format!(
+            "accum_offset {offset}: ArchVGPRs v0-v{}, AccVGPRs from v{offset} ({room} in the \
+             allocation)",
+            offset - 1
+        ));
+    }
+    if let Some(split) = kd.tg_split {
+        parts.push(format!("tg_split {}", on_off(split)));
+    }
+    if !parts.is_empty() {
+        let _ = writeln!(out, "    {}", parts.join("; "));
     }
 }
 

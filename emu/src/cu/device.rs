@@ -93,7 +93,7 @@ pub fn run_timed(
     host: Option<&mut (dyn crate::launch::host::HostServices + Send)>,
 ) -> Result<TimedResult, TimedError> {
     let waves_per_group = r.launch.waves_per_group();
-    let demand = Demand::new(r.desc, waves_per_group, r.launch.lds_size);
+    let demand = Demand::new(r.desc, r.program.target, waves_per_group, r.launch.lds_size);
     let occ = occupancy(&demand).ok_or_else(|| {
         TimedError::Launch(format!(
             "a workgroup of {} waves with {} VGPRs and {} SGPRs per wave and {} bytes of LDS does not fit on one compute unit",
@@ -204,7 +204,7 @@ pub fn run_timed(
 fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode, waves_per_cu: usize) -> CuSim<'a> {
     CuSim {
         e: env,
-        cu: Cu::new(c),
+        cu: Cu::new(c, env.demand.vgprs_per_simd),
         // Sized once: vectors grown by doubling would hold room for 64 waves where 40 fit.
         slots: Vec::with_capacity(waves_per_cu),
         hot: Vec::with_capacity(waves_per_cu),

@@ -140,10 +140,11 @@ pub struct Cu {
 }
 
 impl Cu {
-    pub fn new(id: u32) -> Cu {
+    /// CU `id`, empty, with SIMDs of `vgprs_per_simd` VGPRs per lane.
+    pub fn new(id: u32, vgprs_per_simd: u32) -> Cu {
         Cu {
             id,
-            room: CuRoom::default(),
+            room: CuRoom::with_vgprs(vgprs_per_simd),
             slots: Vec::new(),
             simd_slots: Default::default(),
             simd_next: [u64::MAX; SIMDS],

@@ -147,10 +147,13 @@ fn facts(d: &Decoded, target: Target) -> Facts {
         _ if class.counters.lgkm => Latency::Message,
         _ => Latency::None,
     };
-    let cycles = if unit == Unit::Valu {
-        valu_cycles(info.facts.rate, target)
-    } else {
-        0
+    // A matrix op keeps its SIMD's matrix core busy for its passes, and the model lets no other
+    // vector op of the SIMD issue meanwhile: the SIMD's VALU issue stands for both units, so
+    // back-to-back MFMAs run at the matrix core's rate and a dependent read waits for the result.
+    let cycles = match info.op.mfma_shape() {
+        Some(shape) => shape.cycles() as u16,
+        None if unit == Unit::Valu => valu_cycles(info.facts.rate, target),
+        None => 0,
     };
     Facts {
         unit,
@@ -233,6 +236,22 @@ mod tests {
 
     fn cycles(name: &str, target: Target) -> u16 {
         valu_cycles(facts_of(name).rate, target)
+    }
+
+    #[test]
+    fn matrix_ops_keep_the_simd_for_their_passes() {
+        let text = "v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15]\n\
+                    v_mfma_f32_4x4x1f32 a[0:3], v0, v1, a[0:3]\n\
+                    v_mfma_f64_4x4x4f64 v[0:1], v[2:3], v[4:5], v[0:1]\n\
+                    v_accvgpr_read_b32 v0, a0";
+        let code = gcn_isa::assemble(text, Target::Gfx90a).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx90a);
+        let cycles: Vec<u16> = program_facts(&program)
+            .iter()
+            .map(|f| f.valu_cycles)
+            .collect();
+        // 16, 2 and 4 passes of four cycles; the AGPR read is a plain VALU op
+        assert_eq!(cycles, [64, 8, 16, 4]);
     }
 
     #[test]

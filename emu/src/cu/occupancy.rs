@@ -1,12 +1,17 @@
 //! What a workgroup needs from a CU and how many fit, as gfx9 hardware allocates: per SIMD 256
-//! VGPRs per lane in blocks of 4, 800 SGPRs in blocks of 16, 10 wave slots; per CU 64 KiB of
+//! VGPRs per lane in blocks of 4 (gfx90a: 512 VGPRs and AGPRs in one file, in blocks of 8; gfx908
+//! gives each wave as many AGPRs as VGPRs from a file of its own, so they do not change the
+//! count), 800 SGPRs in blocks of 16, 10 wave slots; per CU 64 KiB of
 //! LDS in blocks of 512 bytes (AMDGPUUsage's LDS granularity for gfx9) and at most 16
 //! workgroups that need a barrier (multi-wave ones); every wave of a workgroup on the same CU.
 
+use crate::wave::RegFile;
+use gcn_isa::Target;
 use gcn_loader::KernelDescriptor;
 
 pub const SIMDS: usize = 4;
 pub const WAVES_PER_SIMD: u32 = 10;
+/// VGPRs per lane of a gfx9 SIMD without a unified file (see [`Demand::vgprs_per_simd`]).
 pub const VGPRS_PER_SIMD: u32 = 256;
 pub const SGPRS_PER_SIMD: u32 = 800;
 pub const LDS_PER_CU: u32 = 64 * 1024;
@@ -22,18 +27,31 @@ pub struct Demand {
     pub sgprs: u32,
     /// Per workgroup, rounded to the allocation granule.
     pub lds: u32,
+    /// VGPRs per lane of one SIMD (the target's register file).
+    pub vgprs_per_simd: u32,
+    /// How each wave's register file is laid out (VGPRs, then AGPRs).
+    pub file: RegFile,
 }
 
 impl Demand {
-    pub fn new(desc: &KernelDescriptor, waves: u32, lds_bytes: u32) -> Demand {
+    pub fn new(desc: &KernelDescriptor, target: Target, waves: u32, lds_bytes: u32) -> Demand {
         let r = &desc.rsrc1;
+        let features = target.features();
+        // (granulated count + 1) × granule VGPRs (4, or 8 on gfx90a, where the count covers
+        // the AGPRs too), (granulated + 1) × 16 SGPRs (the descriptor's count already includes
+        // VCC, FLAT_SCRATCH and XNACK_MASK).
+        let vgprs = (r.granulated_workitem_vgpr_count as u32 + 1) * features.vgpr_granule as u32;
         Demand {
             waves,
-            // gfx9: (granulated count + 1) × 4 VGPRs, (granulated + 1) × 16 SGPRs (the
-            // descriptor's count already includes VCC, FLAT_SCRATCH and XNACK_MASK).
-            vgprs: (r.granulated_workitem_vgpr_count as u32 + 1) * 4,
+            vgprs,
             sgprs: (r.granulated_wavefront_sgpr_count as u32 + 1) * 16,
             lds: lds_bytes.next_multiple_of(LDS_GRANULE),
+            vgprs_per_simd: features.vgprs_per_wave as u32,
+            file: RegFile::new(
+                target,
+                vgprs as usize,
+                desc.accum_offset.map(|a| a as usize),
+            ),
         }
     }
 }
@@ -73,12 +91,13 @@ pub struct Occupancy {
 
 /// Occupancy of a kernel with `d`, or `None` if one workgroup cannot fit on an empty CU.
 pub fn occupancy(d: &Demand) -> Option<Occupancy> {
-    if d.waves == 0 || d.vgprs > VGPRS_PER_SIMD || d.sgprs > SGPRS_PER_SIMD || d.lds > LDS_PER_CU {
+    if d.waves == 0 || d.vgprs > d.vgprs_per_simd || d.sgprs > SGPRS_PER_SIMD || d.lds > LDS_PER_CU
+    {
         return None;
     }
     let per_simd = [
         (WAVES_PER_SIMD, Limiter::WaveSlots),
-        (VGPRS_PER_SIMD / d.vgprs, Limiter::Vgprs),
+        (d.vgprs_per_simd / d.vgprs, Limiter::Vgprs),
         (SGPRS_PER_SIMD / d.sgprs, Limiter::Sgprs),
     ];
     let (simd_waves, simd_limiter) = per_simd.into_iter().min_by_key(|p| p.0).unwrap();
@@ -121,9 +140,16 @@ pub struct CuRoom {
 
 impl Default for CuRoom {
     fn default() -> Self {
+        CuRoom::with_vgprs(VGPRS_PER_SIMD)
+    }
+}
+
+impl CuRoom {
+    /// An empty CU whose SIMDs have `vgprs_per_simd` VGPRs per lane.
+    pub fn with_vgprs(vgprs_per_simd: u32) -> CuRoom {
         CuRoom {
             waves: [WAVES_PER_SIMD; SIMDS],
-            vgprs: [VGPRS_PER_SIMD; SIMDS],
+            vgprs: [vgprs_per_simd; SIMDS],
             sgprs: [SGPRS_PER_SIMD; SIMDS],
             lds: LDS_PER_CU,
             barrier_groups: BARRIER_GROUPS_PER_CU,
@@ -227,6 +253,8 @@ mod tests {
             vgprs,
             sgprs,
             lds,
+            vgprs_per_simd: VGPRS_PER_SIMD,
+            file: RegFile::vgprs_only(vgprs as usize),
         }
     }
 

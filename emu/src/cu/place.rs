@@ -62,7 +62,7 @@ impl CuSim<'_> {
                 }
             };
             let w = &mut self.slots[s];
-            w.wave.reset(i as u32, demand.vgprs as usize);
+            w.wave.reset(i as u32, demand.file);
             dispatch::init_wave(&mut w.wave, start.desc, &launch, id, i as u32);
             w.wave.pc = start.entry_index;
             // (A wave ends at s_endpgm, which never runs ahead, so its queue is empty; kept

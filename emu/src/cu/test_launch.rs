@@ -39,6 +39,7 @@ pub fn launch(
         scratch_per_wave: 0,
         lds_size: 0,
         hostcall_buffer: 0,
+        packed_tid: false,
     };
     let table = HazardTable::new(program, false);
     let facts = program_facts(program);

@@ -209,12 +209,6 @@ const MAX_REPORTED_WAVES: usize = 64;
 pub enum Error {
     #[error(transparent)]
     Load(#[from] LoadError),
-    #[error("{file}: no code object for {target} (found: {found})")]
-    NoCodeObject {
-        file: String,
-        target: String,
-        found: String,
-    },
     #[error("{file}: {problem}")]
     Module { file: String, problem: String },
     #[error("no kernel `{name}` in {file} (kernels: {available})")]

@@ -198,6 +198,7 @@ impl Device {
             scratch_per_wave,
             lds_size: lds_size as u32,
             hostcall_buffer: 0,
+            packed_tid: self.config.target.features().packed_tid,
         };
         let waves_per_group = launch.waves_per_group();
         let workers = self.functional_workers(opts, dims);
@@ -365,7 +366,7 @@ impl Device {
             },
             desc: &k.descriptor,
             launch,
-            env: dispatch_env(k, launch, opts),
+            env: dispatch_env(module.program.target, k, launch, opts),
             config: &config,
             entry_index,
             progress: opts.progress.as_ref(),
@@ -411,14 +412,14 @@ impl Device {
     ) -> Result<(Counts, Vec<Seen>), Error> {
         let progress = opts.progress.as_deref().map(|p| p as run::groups::Progress);
         let cover = module.hazard_cover(k);
+        let demand = crate::cu::occupancy::Demand::new(&k.descriptor, module.program.target, 1, 0);
         let dispatch = run::groups::Dispatch {
             program: &module.program,
             desc: &k.descriptor,
             launch,
-            env: dispatch_env(k, launch, opts),
+            env: dispatch_env(module.program.target, k, launch, opts),
             entry_index,
-            // VGPRs the kernel allocates: (granulated count + 1) * 4 on gfx9.
-            vgprs: (k.descriptor.rsrc1.granulated_workitem_vgpr_count as usize + 1) * 4,
+            regs: demand.file,
             hazards: match (opts.hazards, &cover) {
                 (HazardMode::Off, _) | (_, Cover::Clean) => None,
                 (mode, Cover::UntilLeaving(leaves)) => {
@@ -448,8 +449,8 @@ impl Device {
 
 /// What the semantics need to know of a launch: the private segment size and the registers
 /// each wave is allocated (as the hardware rounds them).
-fn dispatch_env(k: &Kernel, launch: &Launch, opts: &LaunchOptions) -> DispatchEnv {
-    let demand = crate::cu::occupancy::Demand::new(&k.descriptor, 1, 0);
+fn dispatch_env(target: Target, k: &Kernel, launch: &Launch, opts: &LaunchOptions) -> DispatchEnv {
+    let demand = crate::cu::occupancy::Demand::new(&k.descriptor, target, 1, 0);
     DispatchEnv {
         private_size: launch.private_size,
         vgprs: demand.vgprs,

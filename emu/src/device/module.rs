@@ -6,7 +6,7 @@ use crate::cu::facts::Facts;
 use crate::launch::hazards::{Cover, HazardTable};
 use crate::memory::AllocKind;
 use crate::program::Program;
-use gcn_loader::{CodeObject, Kernel};
+use gcn_loader::{CodeObject, Kernel, TargetId};
 use std::sync::OnceLock;
 
 use super::{Device, Error};
@@ -124,18 +124,12 @@ impl Device {
     pub fn load_objects(
         &mut self,
         file_name: &str,
-        objects: Vec<CodeObject>,
+        mut objects: Vec<CodeObject>,
     ) -> Result<Module, Error> {
         let target = self.config.target;
-        let found: Vec<String> = objects.iter().map(|o| o.target.mach.clone()).collect();
-        let object = objects
-            .into_iter()
-            .find(|o| o.isa_target() == Some(target))
-            .ok_or_else(|| Error::NoCodeObject {
-                file: file_name.to_string(),
-                target: target.to_string(),
-                found: found.join(", "),
-            })?;
+        // The loader's rule: this processor, xnack off, the most specific entry.
+        let chosen = gcn_loader::pick(file_name, &objects, &TargetId::for_device(target))?;
+        let object = objects.swap_remove(chosen);
         let problem = |p: String| Error::Module {
             file: object.file.clone(),
             problem: p,

@@ -27,7 +27,10 @@ macro_rules! semantics {
     };
 }
 
+pub mod acc_memory;
 pub mod access;
+pub mod accvgpr;
+pub mod agpr;
 pub mod atomic_ops;
 pub mod buffer_format;
 pub mod ds;
@@ -44,9 +47,11 @@ pub mod h16;
 pub mod hwreg;
 pub mod ieee_minmax;
 pub mod issue;
+pub mod mfma;
 pub mod mtbuf;
 pub mod mubuf;
 pub mod not_emulated;
+pub mod pk_f32;
 pub mod semantics;
 pub mod smem;
 pub mod smem_scratch;
@@ -198,6 +203,12 @@ pub enum Fault {
     PastEnd,
     #[error("s_trap {id}{meaning}", id = .0, meaning = trap_meaning(*.0))]
     Trap(u16),
+    #[error("{reg} is outside the wave's {count} {file}")]
+    Register {
+        reg: String,
+        count: usize,
+        file: &'static str,
+    },
     #[error("{0}")]
     Guest(String),
 }
@@ -236,6 +247,9 @@ pub fn op_semantics(op: &OpInfo) -> Semantics {
 /// The function that runs `inst`: its semantics, or a fault naming the instruction and why it
 /// does not run.
 pub fn resolve(inst: &Inst) -> ExecFn {
+    if inst.memory_acc() {
+        return acc_memory::memory_data_in_agprs;
+    }
     match op_semantics(inst.info()) {
         Semantics::Exec(f) => f,
         Semantics::NotInCompute(_) | Semantics::NotEmulated(_) => support::not_run,

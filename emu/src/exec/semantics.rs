@@ -8,10 +8,10 @@ use gcn_isa::Op;
 
 #[allow(unused_imports)]
 use super::{
-    ds::*, ds_atomic::*, ds_cross::*, flat::*, fork::*, gpr_idx::*, graphics::*, hwreg::*,
-    ieee_minmax::*, mtbuf::*, mubuf::*, not_emulated::*, smem::*, smem_scratch::*, smem_write::*,
-    sop::*, sop_movrel::*, sop_state::*, vop::*, vop16::*, vop3_pack_sad::*, vop3p::*,
-    vop_graphics_math::*, vopc::*,
+    accvgpr::*, ds::*, ds_atomic::*, ds_cross::*, flat::*, fork::*, gpr_idx::*, graphics::*,
+    hwreg::*, ieee_minmax::*, mfma::*, mtbuf::*, mubuf::*, not_emulated::*, pk_f32::*, smem::*,
+    smem_scratch::*, smem_write::*, sop::*, sop_movrel::*, sop_state::*, vop::*, vop16::*,
+    vop3_pack_sad::*, vop3p::*, vop_graphics_math::*, vopc::*,
 };
 
 macro_rules! table {

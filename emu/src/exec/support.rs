@@ -77,7 +77,14 @@ const FORMATS: [Format; 20] = [
     Format::Exp,
 ];
 
-const TARGETS: [(Target, &str); 2] = [(Target::Gfx900, "gfx900"), (Target::Gfx906, "gfx906")];
+/// The targets the manifest lists, one column each: one of each op set (the gfx90x APUs decode
+/// as gfx900).
+const TARGETS: [Target; 4] = [
+    Target::Gfx900,
+    Target::Gfx906,
+    Target::Gfx908,
+    Target::Gfx90a,
+];
 
 fn cell(s: Support) -> &'static str {
     match s {
@@ -87,15 +94,17 @@ fn cell(s: Support) -> &'static str {
     }
 }
 
-/// The manifest text: a summary per format and target, then one row per table op (gfx900 and
-/// gfx906). `tested(op)` says whether a passing test vector runs the op in that encoding.
+/// The manifest text: a summary per format and target, then one row per table op with a column
+/// per target ([`TARGETS`]). `tested(op)` says whether a passing test vector runs the op in
+/// that encoding.
 pub fn manifest(tested: &dyn Fn(&OpInfo) -> bool) -> String {
     let ops: Vec<&OpInfo> = gcn_isa::all_ops()
         .iter()
-        .filter(|op| TARGETS.iter().any(|(t, _)| on_target(op, *t)))
+        .filter(|op| TARGETS.iter().any(|t| on_target(op, *t)))
         .collect();
+    let names: Vec<&str> = TARGETS.iter().map(|t| t.name()).collect();
     let mut s = String::new();
-    s.push_str("# gcnemu instruction support (gfx900, gfx906)\n\n");
+    let _ = writeln!(s, "# gcnemu instruction support ({})\n", names.join(", "));
     s.push_str(
         "Generated from the opcode table and the semantics in `emu/src/exec/` by\n\
          `UPDATE_SUPPORT=1 cargo test -p gcnemu --test exec_support`; the same test fails when this\n\
@@ -108,9 +117,10 @@ pub fn manifest(tested: &dyn Fn(&OpInfo) -> bool) -> String {
     s.push_str("## Summary\n\n");
     s.push_str("| format | target | ops | implemented | tested | not in compute | not yet |\n");
     s.push_str("|---|---|---:|---:|---:|---:|---:|\n");
-    let mut totals = [[0usize; 5]; 2];
+    let mut totals = [[0usize; 5]; TARGETS.len()];
     for format in FORMATS {
-        for (ti, (t, tname)) in TARGETS.iter().enumerate() {
+        for (ti, t) in TARGETS.iter().enumerate() {
+            let tname = t.name();
             let mut c = [0usize; 5];
             for op in ops
                 .iter()
@@ -144,8 +154,8 @@ pub fn manifest(tested: &dyn Fn(&OpInfo) -> bool) -> String {
             );
         }
     }
-    for (ti, (_, tname)) in TARGETS.iter().enumerate() {
-        let c = totals[ti];
+    for (ti, t) in TARGETS.iter().enumerate() {
+        let (c, tname) = (totals[ti], t.name());
         let _ = writeln!(
             s,
             "| **all** | {tname} | {} | {} | {} | {} | {} |",
@@ -153,12 +163,16 @@ pub fn manifest(tested: &dyn Fn(&OpInfo) -> bool) -> String {
         );
     }
     s.push_str("\n## Ops\n\n");
-    s.push_str("| format | opcode | mnemonic | gfx900 | gfx906 | tested | note |\n");
-    s.push_str("|---|---|---|---|---|---|---|\n");
+    let _ = writeln!(
+        s,
+        "| format | opcode | mnemonic | {} | tested | note |",
+        names.join(" | ")
+    );
+    let _ = writeln!(s, "|---|---|---|{}---|---|", "---|".repeat(TARGETS.len()));
     for op in &ops {
         let st: Vec<Option<Support>> = TARGETS
             .iter()
-            .map(|(t, _)| on_target(op, *t).then(|| support(op, *t)))
+            .map(|t| on_target(op, *t).then(|| support(op, *t)))
             .collect();
         let cells: Vec<&str> = st.iter().map(|x| x.map_or("—", cell)).collect();
         let implemented = st.contains(&Some(Support::Implemented));
@@ -171,12 +185,11 @@ pub fn manifest(tested: &dyn Fn(&OpInfo) -> bool) -> String {
             .unwrap_or("");
         let _ = writeln!(
             s,
-            "| {} | {:#05x} | `{}` | {} | {} | {} | {} |",
+            "| {} | {:#05x} | `{}` | {} | {} | {} |",
             op.format.name(),
             op.opcode,
             op.name,
-            cells[0],
-            cells[1],
+            cells.join(" | "),
             if implemented && tested(op) { "yes" } else { "" },
             note
         );

@@ -379,7 +379,7 @@ pub fn denorm64(cx: &Cx) -> u32 {
 }
 
 #[inline]
-fn flush32(v: f32) -> f32 {
+pub fn flush32(v: f32) -> f32 {
     if v.is_subnormal() {
         f32::from_bits(v.to_bits() & 0x8000_0000)
     } else {
@@ -868,6 +868,18 @@ pub fn f32_acc(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32, f32) -> f32) -> Re
     }
     let out = finish_f32(cx, d, &r);
     write(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+/// An f64 op whose third input is the destination pair's old value (v_fmac_f64).
+#[inline]
+pub fn f64_acc(cx: &mut Cx, d: &Decoded, f: impl Fn(f64, f64, f64) -> f64) -> Res {
+    let a = fetch_f64(cx, d, 0);
+    let b = fetch_f64(cx, d, 1);
+    let c = cx.wave.row64(d.vdst as usize);
+    let r: [f64; WAVE_SIZE] = std::array::from_fn(|l| f(a[l], b[l], f64::from_bits(c[l])));
+    let out = finish_f64(cx, d, &r);
+    write64(cx, d, &out);
     Ok(Flow::Continue)
 }
 

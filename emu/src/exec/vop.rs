@@ -127,6 +127,8 @@ lane_ops! {
     // v_mac/v_mad round the product before the add; v_fmac/v_fma do not.
     v_mac_f32: f32_acc |a, b, c| a * b + c;
     v_fmac_f32: f32_acc |a, b, c| a.mul_add(b, c);
+    // gfx90a: D.f64 = S0.f64 · S1.f64 + D.f64, fused.
+    v_fmac_f64: f64_acc |a, b, c| a.mul_add(b, c);
 
     // VOP3 (integer)
     v_mul_lo_u32: u32_2 |a, b| a.wrapping_mul(b);
@@ -248,6 +250,7 @@ semantics! {
     V_MUL_LEGACY_F32 => v_mul_legacy_f32;
     V_MAC_F32 => v_mac_f32;
     V_FMAC_F32 => v_fmac_f32;
+    V_FMAC_F64 => v_fmac_f64;
     V_MUL_LO_U32 => v_mul_lo_u32;
     V_MUL_HI_U32 => v_mul_hi_u32;
     V_MUL_HI_I32 => v_mul_hi_i32;

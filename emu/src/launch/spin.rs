@@ -202,7 +202,11 @@ fn scalar_fingerprint(w: &Wave) -> u64 {
 
 fn vector_fingerprint(w: &Wave, vgprs: u32) -> u64 {
     let mut h = 0;
-    for row in w.vgpr.iter().take((vgprs as usize).min(VGPRS)) {
+    // The VGPRs the kernel allocates and the AGPRs after them (a loop may count in either).
+    let agpr_base = w.vgpr.file().agpr_base;
+    let vgpr_rows = (vgprs as usize).min(VGPRS).min(agpr_base);
+    let rows = w.vgpr.iter().take(vgpr_rows);
+    for row in rows.chain(w.vgpr.iter().skip(agpr_base)) {
         for pair in row.chunks_exact(2) {
             h = fold(h, pair[0] as u64 | (pair[1] as u64) << 32);
         }
@@ -264,6 +268,19 @@ mod tests {
         for i in 0..10_000u64 {
             w.pc = 3;
             let e = Epoch { memory: i, lds: 0 };
+            assert!(!SpinState::back_edge(&mut w, 9, e, 16, 4));
+        }
+    }
+
+    #[test]
+    fn changing_agprs_never_spin() {
+        let file = crate::wave::RegFile::new(gcn_isa::Target::Gfx908, 4, None);
+        let mut w = Wave::with_file(0, file);
+        let e = Epoch::default();
+        for i in 0..10_000u32 {
+            let a1 = w.vgpr.agpr_row(1).unwrap();
+            w.vgpr.row_mut(a1).unwrap()[7] = i;
+            w.pc = 3;
             assert!(!SpinState::back_edge(&mut w, 9, e, 16, 4));
         }
     }

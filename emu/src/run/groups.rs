@@ -23,7 +23,7 @@ use crate::launch::{Counts, Stop};
 use crate::lds::Lds;
 use crate::memory::Memory;
 use crate::program::Program;
-use crate::wave::Wave;
+use crate::wave::{RegFile, Wave};
 use gcn_loader::KernelDescriptor;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -44,8 +44,8 @@ pub struct Dispatch<'a> {
     pub launch: &'a Launch,
     pub env: DispatchEnv,
     pub entry_index: u32,
-    /// VGPRs the kernel allocates (cleared when a wave starts).
-    pub vgprs: usize,
+    /// The register file (VGPRs, AGPRs) the kernel allocates (cleared when a wave starts).
+    pub regs: RegFile,
     /// The mode, the models, and which instructions leave the clean graph (as
     /// [`crate::launch::hazards::Cover::UntilLeaving`]).
     pub hazards: Option<(HazardMode, &'a HazardTable, Option<&'a Leaves>)>,
@@ -246,7 +246,7 @@ impl<'a> Worker<'a> {
             launch.scratch_base += index as u64 * d.scratch_per_group();
         }
         Worker {
-            waves: (0..n).map(|i| Wave::with_vgprs(i, d.vgprs)).collect(),
+            waves: (0..n).map(|i| Wave::with_file(i, d.regs)).collect(),
             lds: Lds::new(d.launch.lds_size),
             launch,
             hazards: d
@@ -267,7 +267,7 @@ impl<'a> Worker<'a> {
         peers: Option<Peers>,
     ) -> Result<(), Stop> {
         for (i, w) in self.waves.iter_mut().enumerate() {
-            w.reset(i as u32, d.vgprs);
+            w.reset(i as u32, d.regs);
             dispatch::init_wave(w, d.desc, &self.launch, group, i as u32);
             w.pc = d.entry_index;
         }

@@ -13,7 +13,7 @@ use gcnemu::lds::Lds;
 use gcnemu::memory::Memory;
 use gcnemu::program::Program;
 use gcnemu::run::run_workgroup;
-use gcnemu::wave::Wave;
+use gcnemu::wave::{RegFile, Wave};
 
 /// MODE with f32 and f16/f64 denormals kept (what HIP kernels get), IEEE on.
 pub const MODE_DENORMS: u32 = 0xf0 | 1 << 9;
@@ -41,7 +41,8 @@ pub fn run_code(
 ) -> Result<Wave, Fault> {
     let program = Program::decode(bytes, 0x1000, target);
     assert!(program.bad.is_empty(), "{:?}", program.bad);
-    let mut w = Wave::new(0);
+    // The whole register file of the target: 256 VGPRs, and 256 AGPRs where it has them.
+    let mut w = Wave::with_file(0, RegFile::full(target));
     w.set_exec(u64::MAX);
     w.mode = MODE_DENORMS;
     setup(&mut w);

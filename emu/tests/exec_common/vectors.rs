@@ -61,8 +61,18 @@ pub enum Want {
 /// A register range: SGPRs by operand code, or VGPRs; `count` registers from `first`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reg {
-    S { first: u16, count: u16 },
-    V { first: u16, count: u16 },
+    S {
+        first: u16,
+        count: u16,
+    },
+    V {
+        first: u16,
+        count: u16,
+    },
+    /// One AGPR (the matrix cores' accumulation registers).
+    A {
+        first: u16,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -74,6 +84,8 @@ pub enum Input {
     Sgpr(u16, Vec<Expr>, u16),
     /// A VGPR (count 1) or pair (count 2): values cycled over the lanes.
     Vgpr(u16, u16, Vec<Expr>),
+    /// An AGPR: values cycled over the lanes.
+    Agpr(u16, Vec<Expr>),
     /// `bufN=SIZE` or `bufN=SIZE:ramp(MUL,ADD)`: byte i is (MUL*i + ADD) mod 256.
     Buf(usize, u64, Option<(u8, u8)>),
     /// `bufN+OFF=[dwords]`.
@@ -87,6 +99,8 @@ pub enum Expect {
     Sgpr(u16, u16, Vec<Want>),
     /// A VGPR or pair: wants cycled over the lanes.
     Vgpr(u16, u16, Vec<Want>),
+    /// An AGPR: wants cycled over the lanes.
+    Agpr(u16, Vec<Want>),
     /// Dwords of memory at `bufN+OFF`.
     Mem(usize, u64, Vec<Want>),
 }
@@ -287,6 +301,7 @@ fn parse_reg(name: &str) -> Result<Reg, String> {
     match kind {
         "s" if first + count <= 102 => Ok(Reg::S { first, count }),
         "v" if first + count <= 256 && count <= 2 => Ok(Reg::V { first, count }),
+        "a" if first < 256 && count == 1 => Ok(Reg::A { first }),
         _ => Err(bad()),
     }
 }
@@ -317,6 +332,8 @@ fn parse_input(tok: &str, target: &mut Target) -> Result<Input, String> {
             let t = match val {
                 "gfx900" => Target::Gfx900,
                 "gfx906" => Target::Gfx906,
+                "gfx908" => Target::Gfx908,
+                "gfx90a" => Target::Gfx90a,
                 _ => return Err(format!("unknown target `{val}`")),
             };
             *target = t;
@@ -361,6 +378,7 @@ fn parse_input(tok: &str, target: &mut Target) -> Result<Input, String> {
             let vals = parse_list(val, &|x| parse_expr(x, 32 * count as u32))?;
             Ok(Input::Vgpr(first, count, vals))
         }
+        Reg::A { first } => Ok(Input::Agpr(first, parse_list(val, &|x| parse_expr(x, 32))?)),
     }
 }
 
@@ -398,6 +416,10 @@ fn parse_expect(tok: &str) -> Result<Expect, String> {
             first,
             count,
             parse_list(val, &|x| parse_want(x, 32 * count as u32))?,
+        )),
+        Reg::A { first } => Ok(Expect::Agpr(
+            first,
+            parse_list(val, &|x| parse_want(x, 32))?,
         )),
     }
 }
@@ -584,9 +606,25 @@ fn apply(w: &mut Wave, i: &Input, bases: &[u64]) -> Result<(), String> {
                 }
             }
         }
+        Input::Agpr(n, vals) => {
+            let row = agpr_row(w, *n)?;
+            for l in 0..LANES {
+                let x = vals[l % vals.len()].eval(bases, l)? as u32;
+                if let Some(r) = w.vgpr.row_mut(row) {
+                    r[l] = x;
+                }
+            }
+        }
         Input::Target(_) | Input::Buf(..) | Input::Mem(..) => {}
     }
     Ok(())
+}
+
+/// The row of the wave's register file that holds AGPR `n`.
+fn agpr_row(w: &Wave, n: u16) -> Result<usize, String> {
+    w.vgpr
+        .agpr_row(n as usize)
+        .ok_or_else(|| format!("a{n}: the wave has no such AGPR (set target=gfx908 or gfx90a)"))
 }
 
 /// Does `got` (of `bits` bits) satisfy `want`?
@@ -726,6 +764,26 @@ pub fn mismatches(v: &Vector, out: &Outcome) -> Vec<String> {
                             "{at}: `{}`: {} lane {l}: got {got:#x}, want {}",
                             v.asm,
                             vgpr_name(*first, *count),
+                            show_want(want)
+                        ));
+                    }
+                }
+            }
+            Expect::Agpr(n, wants) => {
+                let row = match agpr_row(w, *n) {
+                    Ok(r) => w.vgpr.row(r).copied().unwrap_or([0; LANES]),
+                    Err(e) => {
+                        bad.push(format!("{at}: `{}`: {e}", v.asm));
+                        continue;
+                    }
+                };
+                for l in 0..LANES {
+                    let want = &wants[l % wants.len()];
+                    if !satisfies(want, row[l] as u64, 32, bases, l) {
+                        bad.push(format!(
+                            "{at}: `{}`: a{n} lane {l}: got {:#x}, want {}",
+                            v.asm,
+                            row[l],
                             show_want(want)
                         ));
                     }

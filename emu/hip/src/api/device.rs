@@ -462,9 +462,9 @@ fn max_threads(k: &gcn_loader::Kernel) -> u32 {
         .min(1024)
 }
 
-fn attributes(k: &gcn_loader::Kernel) -> hipFuncAttributes {
+fn attributes(k: &gcn_loader::Kernel, target: Target) -> hipFuncAttributes {
     let d = &k.descriptor;
-    let demand = Demand::new(d, 1, 0);
+    let demand = Demand::new(d, target, 1, 0);
     hipFuncAttributes {
         binaryVersion: 90,
         cacheModeCA: 0,
@@ -489,7 +489,8 @@ pub unsafe extern "C" fn hipFuncGetAttributes(
         if attr.is_null() {
             return Err(INVALID_VALUE);
         }
-        let a = with_kernel(rt, KernelRef::Stub(f), attributes)?;
+        let t = rt.settings.target;
+        let a = with_kernel(rt, KernelRef::Stub(f), |k| attributes(k, t))?;
         put(attr, a)
     })
 }
@@ -502,7 +503,8 @@ pub unsafe extern "C" fn hipFuncGetAttribute(
     f: hipFunction_t,
 ) -> hipError_t {
     call(|rt| {
-        let a = with_kernel(rt, KernelRef::Handle(f), attributes)?;
+        let t = rt.settings.target;
+        let a = with_kernel(rt, KernelRef::Handle(f), |k| attributes(k, t))?;
         let v = match attrib {
             0 => a.maxThreadsPerBlock,
             1 => a.sharedSizeBytes as c_int,
@@ -521,7 +523,7 @@ pub unsafe extern "C" fn hipFuncGetAttribute(
 }
 
 /// Workgroups of `block` work-items one CU holds at once, by the CU model's occupancy rules.
-fn blocks_per_cu(k: &gcn_loader::Kernel, block: u32, dynamic_lds: usize) -> u32 {
+fn blocks_per_cu(k: &gcn_loader::Kernel, target: Target, block: u32, dynamic_lds: usize) -> u32 {
     if block == 0 || block > max_threads(k) {
         return 0;
     }
@@ -529,7 +531,7 @@ fn blocks_per_cu(k: &gcn_loader::Kernel, block: u32, dynamic_lds: usize) -> u32 
     if lds > LDS_BYTES {
         return 0;
     }
-    let demand = Demand::new(&k.descriptor, block.div_ceil(64), lds as u32);
+    let demand = Demand::new(&k.descriptor, target, block.div_ceil(64), lds as u32);
     occupancy(&demand).map_or(0, |o| o.workgroups_per_cu)
 }
 
@@ -543,7 +545,8 @@ fn max_active_blocks(
     if out.is_null() || block <= 0 {
         return Err(INVALID_VALUE);
     }
-    let n = with_kernel(rt, k, |k| blocks_per_cu(k, block as u32, dynamic_lds))?;
+    let t = rt.settings.target;
+    let n = with_kernel(rt, k, |k| blocks_per_cu(k, t, block as u32, dynamic_lds))?;
     put(out, n as c_int)
 }
 
@@ -561,6 +564,7 @@ fn potential_block_size(
         return Err(INVALID_VALUE);
     }
     let cus = cus(rt);
+    let t = rt.settings.target;
     let (best_block, best_groups) = with_kernel(rt, k, |k| {
         let max = match limit {
             0 => max_threads(k),
@@ -569,7 +573,7 @@ fn potential_block_size(
         let mut best = (0u32, 0u32);
         let mut size = 64;
         while size <= max {
-            let groups = blocks_per_cu(k, size, dynamic_lds);
+            let groups = blocks_per_cu(k, t, size, dynamic_lds);
             if groups * size >= best.1 * best.0 && groups > 0 {
                 best = (size, groups);
             }
