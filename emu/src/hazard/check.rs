@@ -5,7 +5,7 @@
 //! earlier instruction to the same visitor, newest first, with the wait states provided by the
 //! instructions in between, so a rule means the same thing in both.
 
-use super::mai::{MaiKind, MfmaShape};
+use super::mai::{MaiKind, MfmaClass};
 use super::model::{InstModel, M0Reader, HW_REG_MODE, HW_REG_TRAPSTS, MODE_VSKIP_BIT};
 use super::regs::{self, RegSet};
 use super::rules::{
@@ -157,12 +157,12 @@ fn watch(consumer: Consumer, m: &InstModel) -> Option<Watch> {
     }
 }
 
-fn is_kind(kind: MfmaKind, shape: MfmaShape) -> bool {
+fn is_kind(kind: MfmaKind, class: MfmaClass) -> bool {
     match kind {
         MfmaKind::Any => true,
-        MfmaKind::NotDgemm => !shape.is_dgemm(),
-        MfmaKind::Dgemm => shape.is_dgemm(),
-        MfmaKind::Dgemm4x4 => shape == MfmaShape::Dgemm4,
+        MfmaKind::NotDgemm => !class.is_dgemm(),
+        MfmaKind::Dgemm => class.is_dgemm(),
+        MfmaKind::Dgemm4x4 => class == MfmaClass::Dgemm4,
     }
 }
 
@@ -173,7 +173,7 @@ fn producer_needs(producer: Producer, wait: Wait, watch: &Watch, m: &InstModel) 
     let fixed = |hit: bool| hit.then_some(wait.after(None) as u32);
     match producer {
         Producer::MfmaWrites(overlap) => {
-            let (shape, mai) = (m.mfma()?, m.mai?);
+            let (class, mai) = (m.mfma()?, m.mai?);
             if !mai.dst.overlaps(watch.regs) {
                 return None;
             }
@@ -186,17 +186,17 @@ fn producer_needs(producer: Producer, wait: Wait, watch: &Watch, m: &InstModel) 
                 Overlap::Same => same,
             };
             Some(if applies {
-                wait.after(Some(shape)) as u32
+                wait.after(Some(class)) as u32
             } else {
                 0
             })
         }
         Producer::MfmaReadsSrcC { dgemm } => {
-            let (shape, mai) = (m.mfma()?, m.mai?);
-            let kind_ok = dgemm.is_none_or(|d| d == shape.is_dgemm());
-            (kind_ok && mai.src_c.overlaps(watch.regs)).then(|| wait.after(Some(shape)) as u32)
+            let (class, mai) = (m.mfma()?, m.mai?);
+            let kind_ok = dgemm.is_none_or(|d| d == class.is_dgemm());
+            (kind_ok && mai.src_c.overlaps(watch.regs)).then(|| wait.after(Some(class)) as u32)
         }
-        Producer::Dgemm => fixed(m.mfma().is_some_and(MfmaShape::is_dgemm)),
+        Producer::Dgemm => fixed(m.mfma().is_some_and(MfmaClass::is_dgemm)),
         Producer::DotWrites => {
             if !(m.is_dot && m.writes.overlaps(watch.regs)) {
                 return None;
@@ -252,7 +252,7 @@ fn produces(producer: Producer, watch: &Watch, m: &InstModel) -> bool {
 /// consumer.
 fn is_between(between: Between, m: &InstModel) -> bool {
     match between {
-        Between::Dgemm => m.mfma().is_some_and(MfmaShape::is_dgemm),
+        Between::Dgemm => m.mfma().is_some_and(MfmaClass::is_dgemm),
         Between::AccvgprReadWrite => {
             m.is_mai(MaiKind::AccvgprRead) || m.is_mai(MaiKind::AccvgprWrite)
         }
@@ -396,8 +396,8 @@ fn by_longest<H: History>(
         if between >= reach {
             return Step::Stop;
         }
-        if let Some(shape) = prev.mfma() {
-            mfmas.push((between, t.get(shape) as u32));
+        if let Some(class) = prev.mfma() {
+            mfmas.push((between, t.get(class) as u32));
         }
         if producer_needs(producer, Wait::ByPasses(t), w, prev).is_some() {
             producers.push((pos, between));

@@ -1,4 +1,4 @@
-//! The matrix-core (MAI) instructions as the hazard rules see them: MFMAs by shape and passes,
+//! The matrix-core (MAI) instructions as the hazard rules see them: MFMAs by class (passes, DGEMM or not),
 //! and `v_accvgpr_read/write`, with their registers by role.
 
 use super::regs::RegSet;
@@ -6,9 +6,9 @@ use gcn_isa::{Field, Inst, Op};
 use serde::Serialize;
 
 /// An MFMA's kind and the passes it takes through the matrix core (one pass is four cycles).
-/// The wait states after an MFMA grow with its passes, so the rules look them up by shape.
+/// The wait states after an MFMA grow with its passes, so the rules look them up by class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum MfmaShape {
+pub enum MfmaClass {
     /// Single precision and narrower (LLVM's "XDL" and "SMFMA"): 4x4 blocks, 2 passes.
     Xdl2,
     /// 16x16 blocks: 8 passes.
@@ -21,64 +21,42 @@ pub enum MfmaShape {
     Dgemm8,
 }
 
-/// The shape of each MFMA. LLVM `SISchedule.td` gives gfx908's and gfx90a's MFMAs
-/// `Write2PassMAI` (4x4), `Write8PassMAI` (16x16), `Write16PassMAI` (32x32), `Write4PassDGEMM`
-/// (f64 4x4) and `Write8PassDGEMM` (f64 16x16); AMD's matrix instruction calculator gives the
-/// same as cycles: 8, 32, 64, 16 and 32 (passes = cycles / 4). `None` for an op that is not an
-/// MFMA (a test checks that every MFMA of the op table has a shape).
-pub fn shape(op: Op) -> Option<MfmaShape> {
-    Some(match op {
-        Op::V_MFMA_F32_4X4X1F32
-        | Op::V_MFMA_F32_4X4X2BF16
-        | Op::V_MFMA_F32_4X4X4BF16_1K
-        | Op::V_MFMA_F32_4X4X4F16
-        | Op::V_MFMA_I32_4X4X4I8 => MfmaShape::Xdl2,
-        Op::V_MFMA_F32_16X16X16BF16_1K
-        | Op::V_MFMA_F32_16X16X16F16
-        | Op::V_MFMA_F32_16X16X1F32
-        | Op::V_MFMA_F32_16X16X2BF16
-        | Op::V_MFMA_F32_16X16X4BF16_1K
-        | Op::V_MFMA_F32_16X16X4F16
-        | Op::V_MFMA_F32_16X16X4F32
-        | Op::V_MFMA_F32_16X16X8BF16
-        | Op::V_MFMA_I32_16X16X16I8
-        | Op::V_MFMA_I32_16X16X4I8 => MfmaShape::Xdl8,
-        Op::V_MFMA_F32_32X32X1F32
-        | Op::V_MFMA_F32_32X32X2BF16
-        | Op::V_MFMA_F32_32X32X2F32
-        | Op::V_MFMA_F32_32X32X4BF16
-        | Op::V_MFMA_F32_32X32X4BF16_1K
-        | Op::V_MFMA_F32_32X32X4F16
-        | Op::V_MFMA_F32_32X32X8BF16_1K
-        | Op::V_MFMA_F32_32X32X8F16
-        | Op::V_MFMA_I32_32X32X4I8
-        | Op::V_MFMA_I32_32X32X8I8 => MfmaShape::Xdl16,
-        Op::V_MFMA_F64_4X4X4F64 => MfmaShape::Dgemm4,
-        Op::V_MFMA_F64_16X16X4F64 => MfmaShape::Dgemm8,
+/// The class of an MFMA: its passes (from `gcn_isa::mfma`: LLVM's `SISchedule.td` classes,
+/// the matrix instruction calculator's cycles / 4) and whether it is a DGEMM. `None` for an op
+/// that is not an MFMA, or an MFMA of passes no rule has wait states for (a test checks that
+/// every MFMA of the op table has a class).
+pub fn class(op: Op) -> Option<MfmaClass> {
+    let shape = op.mfma_shape()?;
+    Some(match (shape.is_dgemm(), shape.passes) {
+        (false, 2) => MfmaClass::Xdl2,
+        (false, 8) => MfmaClass::Xdl8,
+        (false, 16) => MfmaClass::Xdl16,
+        (true, 4) => MfmaClass::Dgemm4,
+        (true, 8) => MfmaClass::Dgemm8,
         _ => return None,
     })
 }
 
-impl MfmaShape {
+impl MfmaClass {
     pub fn passes(self) -> u8 {
         match self {
-            MfmaShape::Xdl2 => 2,
-            MfmaShape::Xdl8 => 8,
-            MfmaShape::Xdl16 => 16,
-            MfmaShape::Dgemm4 => 4,
-            MfmaShape::Dgemm8 => 8,
+            MfmaClass::Xdl2 => 2,
+            MfmaClass::Xdl8 => 8,
+            MfmaClass::Xdl16 => 16,
+            MfmaClass::Dgemm4 => 4,
+            MfmaClass::Dgemm8 => 8,
         }
     }
 
     pub fn is_dgemm(self) -> bool {
-        matches!(self, MfmaShape::Dgemm4 | MfmaShape::Dgemm8)
+        matches!(self, MfmaClass::Dgemm4 | MfmaClass::Dgemm8)
     }
 }
 
 /// Which matrix-core instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MaiKind {
-    Mfma(MfmaShape),
+    Mfma(MfmaClass),
     /// `v_accvgpr_read_b32 vN, aM`.
     AccvgprRead,
     /// `v_accvgpr_write_b32 aN, src`.
@@ -90,7 +68,7 @@ pub fn kind(inst: &Inst) -> Option<MaiKind> {
     match inst.info().op {
         Op::V_ACCVGPR_READ_B32 => Some(MaiKind::AccvgprRead),
         Op::V_ACCVGPR_WRITE_B32 => Some(MaiKind::AccvgprWrite),
-        op => shape(op).map(MaiKind::Mfma),
+        op => class(op).map(MaiKind::Mfma),
     }
 }
 
@@ -126,9 +104,9 @@ impl Mai {
         *role = role.union(set);
     }
 
-    pub fn shape(&self) -> Option<MfmaShape> {
+    pub fn class(&self) -> Option<MfmaClass> {
         match self.kind {
-            MaiKind::Mfma(shape) => Some(shape),
+            MaiKind::Mfma(class) => Some(class),
             _ => None,
         }
     }
@@ -153,21 +131,21 @@ pub fn is_dot(op: Op) -> bool {
 mod tests {
     use super::*;
 
-    /// The shape table covers every MFMA of the op table, and each shape is the one its
-    /// mnemonic names (`_4x4x`, `_16x16x`, `_32x32x`; f64 for DGEMMs).
+    /// Every MFMA of the op table has a class, and the class is the one its mnemonic names
+    /// (`_4x4x`, `_16x16x`, `_32x32x`; f64 for DGEMMs).
     #[test]
-    fn every_mfma_has_the_shape_its_name_says() {
+    fn every_mfma_has_the_class_its_name_says() {
         let mut mfmas = 0;
         for info in gcn_isa::all_ops().iter().filter(|i| i.is_mfma()) {
             let name = info.base_name();
             let want = match (name.contains("_f64_"), name) {
-                (true, n) if n.contains("_4x4x") => MfmaShape::Dgemm4,
-                (true, _) => MfmaShape::Dgemm8,
-                (false, n) if n.contains("_4x4x") => MfmaShape::Xdl2,
-                (false, n) if n.contains("_16x16x") => MfmaShape::Xdl8,
-                _ => MfmaShape::Xdl16,
+                (true, n) if n.contains("_4x4x") => MfmaClass::Dgemm4,
+                (true, _) => MfmaClass::Dgemm8,
+                (false, n) if n.contains("_4x4x") => MfmaClass::Xdl2,
+                (false, n) if n.contains("_16x16x") => MfmaClass::Xdl8,
+                _ => MfmaClass::Xdl16,
             };
-            assert_eq!(shape(info.op), Some(want), "{name}");
+            assert_eq!(class(info.op), Some(want), "{name}");
             mfmas += 1;
         }
         assert!(mfmas >= 27, "{mfmas} MFMA rows");
@@ -177,6 +155,6 @@ mod tests {
         for info in dots {
             assert!(is_dot(info.op), "{}", info.name);
         }
-        assert!(!is_dot(Op::V_FMA_F32) && shape(Op::V_ACCVGPR_READ_B32).is_none());
+        assert!(!is_dot(Op::V_FMA_F32) && class(Op::V_ACCVGPR_READ_B32).is_none());
     }
 }

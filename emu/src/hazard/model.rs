@@ -4,7 +4,7 @@
 //!
 //! Built once per instruction; the static lint and the run-time tracker share it.
 
-use super::mai::{self, Mai, MaiKind, MfmaShape};
+use super::mai::{self, Mai, MaiKind, MfmaClass};
 use super::regs::{self, RegSet};
 use gcn_isa::operand::{self, EXECZ, M0, SCC, VCCZ};
 use gcn_isa::{Atomic, Category, DstUse, Enc, Field, Format, Inst, MemKind, Op, OpClass, Regs};
@@ -130,9 +130,9 @@ impl InstModel {
         self.class.category == Category::Smem
     }
 
-    /// The shape of an MFMA (`None` for every other instruction, `v_accvgpr_*` included).
-    pub fn mfma(&self) -> Option<MfmaShape> {
-        self.mai.and_then(|m| m.shape())
+    /// The class of an MFMA (`None` for every other instruction, `v_accvgpr_*` included).
+    pub fn mfma(&self) -> Option<MfmaClass> {
+        self.mai.and_then(|m| m.class())
     }
 
     pub fn is_mai(&self, kind: MaiKind) -> bool {
@@ -492,7 +492,7 @@ mod tests {
             assemble_inst("v_mfma_f32_4x4x1f32 a[0:3], a0, v1, a[4:7]", Target::Gfx908).unwrap(),
         );
         let mai = m.mai.unwrap();
-        assert_eq!(m.mfma(), Some(MfmaShape::Xdl2));
+        assert_eq!(m.mfma(), Some(MfmaClass::Xdl2));
         assert_eq!(mai.dst, a(0, 4));
         assert_eq!(mai.src_ab, a(0, 1).union(v(1, 1)));
         assert_eq!(mai.src_c, a(4, 4));
@@ -505,7 +505,7 @@ mod tests {
             )
             .unwrap(),
         );
-        assert_eq!(m.mfma(), Some(MfmaShape::Dgemm8));
+        assert_eq!(m.mfma(), Some(MfmaClass::Dgemm8));
         assert_eq!(m.mai.unwrap().dst, v(0, 8));
         let m = InstModel::new(assemble_inst("v_accvgpr_read_b32 v2, a7", Target::Gfx90a).unwrap());
         assert!(m.is_mai(MaiKind::AccvgprRead) && m.reads == a(7, 1).union(regs::EXEC));

@@ -4,7 +4,7 @@
 //! run-time tracker (`tracker.rs`) both evaluate these rows through `check.rs`, so a rule behaves
 //! the same on a whole binary and on a wave's issued history.
 
-use super::mai::MfmaShape;
+use super::mai::MfmaClass;
 use gcn_isa::Features;
 use serde::Serialize;
 
@@ -151,7 +151,7 @@ pub enum MfmaKind {
     Dgemm4x4,
 }
 
-/// Wait states by the producing MFMA's shape (see [`MfmaShape`] for the passes of each).
+/// Wait states by the producing MFMA's class (see [`MfmaClass`] for the passes of each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ByPasses {
     /// After a 2-, 8- and 16-pass XDL MFMA.
@@ -166,13 +166,13 @@ pub struct ByPasses {
 }
 
 impl ByPasses {
-    pub fn get(&self, shape: MfmaShape) -> u8 {
-        match shape {
-            MfmaShape::Xdl2 => self.xdl[0],
-            MfmaShape::Xdl8 => self.xdl[1],
-            MfmaShape::Xdl16 => self.xdl[2],
-            MfmaShape::Dgemm4 => self.dgemm[0],
-            MfmaShape::Dgemm8 => self.dgemm[1],
+    pub fn get(&self, class: MfmaClass) -> u8 {
+        match class {
+            MfmaClass::Xdl2 => self.xdl[0],
+            MfmaClass::Xdl8 => self.xdl[1],
+            MfmaClass::Xdl16 => self.xdl[2],
+            MfmaClass::Dgemm4 => self.dgemm[0],
+            MfmaClass::Dgemm8 => self.dgemm[1],
         }
     }
 
@@ -181,7 +181,7 @@ impl ByPasses {
     }
 }
 
-/// The wait states a rule requires: a number, or one per producing MFMA's shape.
+/// The wait states a rule requires: a number, or one per producing MFMA's class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Wait {
     Fixed(u8),
@@ -197,11 +197,11 @@ impl Wait {
         }
     }
 
-    /// The wait states after a producer that is an MFMA of `shape` (or not an MFMA: `None`).
-    pub fn after(&self, shape: Option<MfmaShape>) -> u8 {
-        match (self, shape) {
+    /// The wait states after a producer that is an MFMA of `class` (or not an MFMA: `None`).
+    pub fn after(&self, class: Option<MfmaClass>) -> u8 {
+        match (self, class) {
             (Wait::Fixed(n), _) => *n,
-            (Wait::ByPasses(t), Some(shape)) => t.get(shape),
+            (Wait::ByPasses(t), Some(class)) => t.get(class),
             (Wait::ByPasses(t), None) => t.max(),
         }
     }
@@ -361,7 +361,7 @@ const fn ws(producer: Producer, consumer: Consumer, wait_states: u8) -> Check {
     }
 }
 
-/// A rule whose wait states depend on the producing MFMA's shape.
+/// A rule whose wait states depend on the producing MFMA's class.
 const fn by_passes(producer: Producer, consumer: Consumer, xdl: [u8; 3], dgemm: [u8; 2]) -> Check {
     Check::WaitStates {
         producer,

@@ -11,7 +11,7 @@
 //! a pointer, not a model; [`HazardTracker::issue`] builds an owned model for one-off use.
 
 use super::check::{self, History, Step};
-use super::mai::{MaiKind, MfmaShape};
+use super::mai::{MaiKind, MfmaClass};
 use super::model::InstModel;
 use super::regs;
 use super::rules::ClauseKind;
@@ -126,7 +126,7 @@ impl ProducerKind {
             ProducerKind::VmemMember => m.is_vmem_or_flat(),
             ProducerKind::VccWrite => m.writes.overlaps(regs::VCC),
             ProducerKind::Mfma => m.mfma().is_some(),
-            ProducerKind::Dgemm => m.mfma().is_some_and(MfmaShape::is_dgemm),
+            ProducerKind::Dgemm => m.mfma().is_some_and(MfmaClass::is_dgemm),
             ProducerKind::AccvgprWrite => m.is_mai(MaiKind::AccvgprWrite),
             ProducerKind::AccvgprRead => m.is_mai(MaiKind::AccvgprRead),
             ProducerKind::Dot => m.is_dot,
