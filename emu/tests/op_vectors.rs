@@ -23,7 +23,8 @@
 //!   `vcc`, `vcc_lo`, `vcc_hi`, `exec`, `exec_lo`, `exec_hi`, `m0`, `flat_scratch`,
 //!   `ttmp0`..`ttmp15`; `scc=0|1`; `mode=X` (input); `target=gfx900|gfx906|gfx908|gfx90a`
 //!   (input). `a5=X`, `a5=[a,b]`: AGPR 5, one 32-bit register per item, as a VGPR (gfx908 and
-//!   gfx90a; the wave has 256 AGPRs, on gfx90a from row 256 of its file).
+//!   gfx90a; the wave has 256 AGPRs, on gfx90a from row 256 of its file; input `accum_offset=N`
+//!   puts them from v[N]).
 //! - Numbers: `12`, `-1`, `0x1f`, `0b101`; floats `1.5`, `-2e3`, `inf`, `-inf`, `qnan` (f32 in a
 //!   register, f64 in a pair; suffix `h` for f16 bits: `1.5h`).
 //! - Memory: `buf0=SIZE` allocates a zeroed buffer (`buf0=SIZE:ramp(M,A)`: byte i is
@@ -96,6 +97,7 @@ fn malformed_lines_are_errors() {
         "v_mov_b32 v0, 1 | a[0:1]=1 | v0=1",
         "v_mov_b32 v0, 1 | a256=1 | v0=1",
         "v_mov_b32 v0, 1 | target=gfx910 | v0=1",
+        "v_mov_b32 v0, 1 | accum_offset=6 | v0=1",
     ] {
         assert!(parse_line("t", 1, line).is_err(), "{line}");
     }

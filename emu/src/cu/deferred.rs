@@ -162,7 +162,15 @@ pub fn run(
         program: sh.program,
         env: sh.env,
     };
-    let result = crate::exec::issue::execute(&mut cx, d);
+    // The snapshot and the landing carry VGPRs by number; a gfx90a memory instruction whose
+    // data are AGPRs (its acc bit) would lose them, so it stops the run, saying why.
+    let result = if d.inst.memory_acc() {
+        Err(Fault::Unsupported(
+            "under the timing model, a memory instruction with its data in AGPRs (gfx90a acc bit)",
+        ))
+    } else {
+        crate::exec::issue::execute(&mut cx, d)
+    };
     group.outstanding -= 1;
     let wave = r.snap.index;
     sim.snapshots.push(r.snap);

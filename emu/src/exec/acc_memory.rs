@@ -20,9 +20,11 @@ enum Holder {
     Regs(usize),
 }
 
-/// The AGPR ranges of `d` (holder, first AGPR, count) and the VGPR numbers of its other
-/// vector operands.
-fn operands(d: &Decoded) -> (Vec<(Holder, usize, usize)>, Vec<Range<usize>>) {
+/// A data register range in the AGPRs: where `d` holds it, first AGPR, count.
+type AccRange = (Holder, usize, usize);
+
+/// The AGPR ranges of `d` and the VGPR numbers of its other vector operands.
+fn operands(d: &Decoded) -> (Vec<AccRange>, Vec<Range<usize>>) {
     let mut acc = Vec::new();
     let mut vgprs = Vec::new();
     for (field, code, dwords) in d.inst.register_operands() {

@@ -1,12 +1,14 @@
 //! What an atomic leaves in memory: the read-modify-write of each table [`Atomic`] that the DS,
 //! buffer, flat/global and scalar atomics share. The ones with a path of their own (the DS float
-//! compare-store and wrap, ds_condxchg32, the gfx908 packed f16 add) are not done here.
+//! compare-store and wrap, ds_condxchg32) are not done here.
 
-use super::fp;
+use super::{f16, fp};
 use gcn_isa::Atomic;
 
 /// The new memory value from the old one, the data and the second operand (comparand of
-/// CmpSwap, DATA2 of MskOr). Widths up to 64 bits; `bits` is 32 or 64; the float ops are f32.
+/// CmpSwap, DATA2 of MskOr). Widths up to 64 bits; `bits` is 32 or 64; the float ops are f32 or
+/// (gfx90a's `*_f64` atomics) f64 by width, rounding to nearest even with denormals kept, and the
+/// packed add (`*_pk_add_f16`) adds each f16 half.
 /// `None` for the ops with their own paths: callers pick their op through [`shared`] before any
 /// lane runs, so a lane never meets one.
 pub fn apply(op: Atomic, old: u64, data: u64, data2: u64, bits: u32) -> Option<u64> {
@@ -18,8 +20,18 @@ pub fn apply(op: Atomic, old: u64, data: u64, data2: u64, bits: u32) -> Option<u
             v as u32 as i32 as i64
         }
     };
-    let f32op = |f: fn(f32, f32) -> f32| {
-        f(f32::from_bits(old as u32), f32::from_bits(data as u32)).to_bits() as u64
+    let float = |f32op: fn(f32, f32) -> f32, f64op: fn(f64, f64) -> f64| {
+        if bits == 64 {
+            f64op(f64::from_bits(old), f64::from_bits(data)).to_bits()
+        } else {
+            f32op(f32::from_bits(old as u32), f32::from_bits(data as u32)).to_bits() as u64
+        }
+    };
+    // An f16 sum computed in f32 and rounded once to f16 is the correctly rounded f16 sum
+    // (f32's 24 bits are at least twice f16's 11, plus 2).
+    let add_f16 = |a: u64, b: u64| {
+        let (a, b) = (f16::f16_to_f32(a as u16), f16::f16_to_f32(b as u16));
+        f16::f32_to_f16(a + b) as u64
     };
     let r = match op {
         Atomic::Swap => data,
@@ -55,10 +67,11 @@ pub fn apply(op: Atomic, old: u64, data: u64, data2: u64, bits: u32) -> Option<u
             }
         }
         Atomic::MskOr => (old & !data) | data2,
-        Atomic::FAdd => f32op(|a, b| a + b),
-        Atomic::FMin => f32op(fp::min_f32),
-        Atomic::FMax => f32op(fp::max_f32),
-        Atomic::FCmpSwap | Atomic::Wrap | Atomic::CondXchg | Atomic::PkFAdd => return None,
+        Atomic::FAdd => float(|a, b| a + b, |a, b| a + b),
+        Atomic::FMin => float(fp::min_f32, fp::min_f64),
+        Atomic::FMax => float(fp::max_f32, fp::max_f64),
+        Atomic::PkFAdd => add_f16(old, data) | add_f16(old >> 16, data >> 16) << 16,
+        Atomic::FCmpSwap | Atomic::Wrap | Atomic::CondXchg => return None,
     };
     Some(r & mask)
 }
@@ -92,10 +105,28 @@ mod tests {
 
     #[test]
     fn own_paths_are_not_shared() {
-        for op in [FCmpSwap, Wrap, CondXchg, PkFAdd] {
+        for op in [FCmpSwap, Wrap, CondXchg] {
             assert_eq!(apply(op, 1, 2, 3, 32), None, "{op:?}");
             assert_eq!(super::shared(op), None, "{op:?}");
         }
         assert_eq!(super::shared(FAdd), Some(FAdd));
+    }
+
+    #[test]
+    fn float_atomics_by_width() {
+        let (one, half) = (1.0f64.to_bits(), 0.5f64.to_bits());
+        assert_eq!(apply(FAdd, one, half, 0, 64), Some(1.5f64.to_bits()));
+        assert_eq!(apply(FMin, one, half, 0, 64), Some(half));
+        assert_eq!(apply(FMax, one, f64::NAN.to_bits(), 0, 64), Some(one));
+        let (one, half) = (1.0f32.to_bits() as u64, 0.5f32.to_bits() as u64);
+        assert_eq!(apply(FAdd, one, half, 0, 32), Some(1.5f32.to_bits() as u64));
+        // f16 halves: 1.0 + 0.5 = 1.5 (0x3e00) low, 2.0 + -2.0 = 0 high; 65504 + 8 rounds back
+        // to 65504, and 65504 + 16, halfway to 65536, rounds to the even side: infinity
+        assert_eq!(
+            apply(PkFAdd, 0x4000_3c00, 0xc000_3800, 0, 32),
+            Some(0x0000_3e00)
+        );
+        assert_eq!(apply(PkFAdd, 0x7bff, 0x4800, 0, 32), Some(0x7bff));
+        assert_eq!(apply(PkFAdd, 0x7bff, 0x4c00, 0, 32), Some(0x7c00));
     }
 }

@@ -318,6 +318,8 @@ semantics! {
     DS_CMPST_RTN_F64 => atomic_op;
     DS_MIN_RTN_F64 => atomic_op;
     DS_MAX_RTN_F64 => atomic_op;
+    DS_ADD_F64 => atomic_op;
+    DS_ADD_RTN_F64 => atomic_op;
 }
 
 #[cfg(test)]

@@ -407,6 +407,9 @@ semantics! {
     FLAT_ATOMIC_SWAP_X2 => vmem_ops::atomic::<Flat>;
     FLAT_ATOMIC_CMPSWAP_X2 => vmem_ops::atomic::<Flat>;
     FLAT_ATOMIC_ADD_X2 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_ADD_F64 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_MIN_F64 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_MAX_F64 => vmem_ops::atomic::<Flat>;
     FLAT_ATOMIC_SUB_X2 => vmem_ops::atomic::<Flat>;
     FLAT_ATOMIC_SMIN_X2 => vmem_ops::atomic::<Flat>;
     FLAT_ATOMIC_UMIN_X2 => vmem_ops::atomic::<Flat>;
@@ -477,6 +480,11 @@ semantics! {
     GLOBAL_ATOMIC_SWAP_X2 => vmem_ops::atomic::<Flat>;
     GLOBAL_ATOMIC_CMPSWAP_X2 => vmem_ops::atomic::<Flat>;
     GLOBAL_ATOMIC_ADD_X2 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_ADD_F32 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_PK_ADD_F16 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_ADD_F64 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_MIN_F64 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_MAX_F64 => vmem_ops::atomic::<Flat>;
     GLOBAL_ATOMIC_SUB_X2 => vmem_ops::atomic::<Flat>;
     GLOBAL_ATOMIC_SMIN_X2 => vmem_ops::atomic::<Flat>;
     GLOBAL_ATOMIC_UMIN_X2 => vmem_ops::atomic::<Flat>;

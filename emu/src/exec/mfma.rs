@@ -1,4 +1,5 @@
-//! The matrix fused-multiply-add ops (`v_mfma_*`), one routine driven by each op's shape.
+//! The matrix fused-multiply-add ops (`v_mfma_*`), one routine driven by each op's shape (the
+//! ISA table's `gcn_isa::mfma`: adding a matrix op is its table row and its shape line there).
 //!
 //! For each block b < B, row i < M and column j < N: D[b,i,j] = C[b,i,j] + Σ_{k<K} A[b,i,k]·B[b,k,j]
 //! (the ISA's "Matrix Arithmetic Instructions" chapter). Where the values live, as AMD's Matrix
@@ -26,41 +27,13 @@
 
 use super::agpr::{self, Operand};
 use super::valu::Res;
-use super::{Cx, Flow};
+use super::{Cx, Fault, Flow};
 use crate::program::Decoded;
 use crate::wave::{Row, WAVE_SIZE};
 
-/// The type of A's and B's elements (C and D: f32, or i32 for i8, f64 for f64).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Input {
-    F32,
-    F16,
-    Bf16,
-    I8,
-    F64,
-}
+use gcn_isa::MatrixInput as Input;
 
-impl Input {
-    fn bits(self) -> usize {
-        match self {
-            Input::F32 => 32,
-            Input::F16 | Input::Bf16 => 16,
-            Input::I8 => 8,
-            Input::F64 => 64,
-        }
-    }
-
-    /// Bits of a C/D element.
-    fn out_bits(self) -> usize {
-        if self == Input::F64 {
-            64
-        } else {
-            32
-        }
-    }
-}
-
-/// One matrix op: blocks of M×N results, K deep.
+/// One matrix op's shape (from the ISA table's [`gcn_isa::MfmaShape`]), with the layouts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
     pub m: usize,
@@ -70,13 +43,15 @@ pub struct Shape {
     pub input: Input,
 }
 
-const fn shape(m: usize, n: usize, k: usize, blocks: usize, input: Input) -> Shape {
-    Shape {
-        m,
-        n,
-        k,
-        blocks,
-        input,
+impl From<gcn_isa::MfmaShape> for Shape {
+    fn from(s: gcn_isa::MfmaShape) -> Shape {
+        Shape {
+            m: s.m as usize,
+            n: s.n as usize,
+            k: s.k as usize,
+            blocks: s.blocks as usize,
+            input: s.input,
+        }
     }
 }
 
@@ -88,12 +63,12 @@ impl Shape {
 
     /// Registers of A (and B).
     pub fn input_regs(&self) -> usize {
-        (self.items_per_lane() * self.input.bits()).div_ceil(32)
+        (self.items_per_lane() * self.input.bits() as usize).div_ceil(32)
     }
 
     /// Registers of C (and D).
     pub fn output_regs(&self) -> usize {
-        self.m * self.n * self.blocks / WAVE_SIZE * self.input.out_bits() / 32
+        self.m * self.n * self.blocks / WAVE_SIZE * self.input.result_bits() as usize / 32
     }
 
     /// Where D[b,i,j] (and C[b,i,j]) is: (item, lane).
@@ -176,8 +151,148 @@ fn half_to_f32(bits: u64, input: Input, flush: bool) -> f32 {
     }
 }
 
-/// Runs the matrix op of shape `s`.
-fn mfma(cx: &mut Cx, d: &Decoded, s: Shape) -> Res {
+/// A and B of every block as plain numbers, each exactly as the op reads it (f32, f16 and bf16
+/// widened, denormals flushed where `flush` says; i8 as integers; f64 as is): A by block, row
+/// and k (CBSZ/ABID applied), B by block, k and column (BLGP applied), so that a row of results
+/// is a loop over contiguous columns the compiler vectorises.
+fn unpack(
+    s: &Shape,
+    [cbsz, abid, blgp]: [u32; 3],
+    flush: bool,
+    a: &[Row],
+    b: &[Row],
+) -> (Vec<f64>, Vec<f64>) {
+    let (m, n, k, blocks) = (s.m, s.n, s.k, s.blocks);
+    let bits = s.input.bits() as usize;
+    let value = |raw: u64| match s.input {
+        Input::F32 => f32::from_bits(raw as u32) as f64,
+        Input::F16 | Input::Bf16 => half_to_f32(raw, s.input, flush) as f64,
+        Input::I8 => raw as u8 as i8 as f64,
+        Input::F64 => f64::from_bits(raw),
+    };
+    let mut am = vec![0f64; blocks * m * k];
+    let mut bm = vec![0f64; blocks * k * n];
+    for blk in 0..blocks {
+        let ablk = a_block(blk, blocks, cbsz, abid);
+        for i in 0..m {
+            for kk in 0..k {
+                let (ai, al) = s.input_at(ablk, i, kk);
+                am[(blk * m + i) * k + kk] = value(item(a, al, ai, bits));
+            }
+        }
+        for kk in 0..k {
+            for j in 0..n {
+                let (bi, bl) = s.input_at(blk, j, kk);
+                bm[(blk * k + kk) * n + j] = value(item(b, blgp_lane(bl, blgp), bi, bits));
+            }
+        }
+    }
+    (am, bm)
+}
+
+/// D = A·B + C for every block, into `out` (which holds C): the arithmetic of [`mfma`]'s doc, a
+/// row of results at a time.
+fn products(
+    s: &Shape,
+    modifiers: [u32; 3],
+    flush: bool,
+    (a, b, c): (&[Row], &[Row], &[Row]),
+    out: &mut [Row],
+) {
+    let (m, n, k) = (s.m, s.n, s.k);
+    let kl = s.items_per_lane();
+    let (am, bm) = unpack(s, modifiers, flush, a, b);
+    let mut acc32 = [0f32; WAVE_SIZE];
+    let mut acc64 = [0f64; WAVE_SIZE];
+    let mut sums = [0f64; WAVE_SIZE];
+    for blk in 0..s.blocks {
+        let bblk = &bm[blk * k * n..(blk + 1) * k * n];
+        for i in 0..m {
+            let arow = &am[(blk * m + i) * k..(blk * m + i + 1) * k];
+            // The columns of one row of D are consecutive lanes of one item.
+            let (oi, lane0) = s.output_at(blk, i, 0);
+            let lanes = lane0..lane0 + n;
+            match s.input {
+                Input::F32 => {
+                    for (acc, &cv) in acc32.iter_mut().zip(&c[oi][lanes.clone()]) {
+                        *acc = f32::from_bits(cv);
+                    }
+                    for (kk, &x) in arow.iter().enumerate() {
+                        let x = x as f32;
+                        for (acc, &y) in acc32[..n].iter_mut().zip(&bblk[kk * n..(kk + 1) * n]) {
+                            *acc = x.mul_add(y as f32, *acc);
+                        }
+                    }
+                    for (o, acc) in out[oi][lanes].iter_mut().zip(&acc32) {
+                        *o = acc.to_bits();
+                    }
+                }
+                Input::F16 | Input::Bf16 => {
+                    for (acc, &cv) in acc32.iter_mut().zip(&c[oi][lanes.clone()]) {
+                        *acc = flushed(f32::from_bits(cv), flush);
+                    }
+                    // Each pass's K_L products, exact, summed in k order and added once.
+                    for k0 in (0..k).step_by(kl) {
+                        sums[..n].fill(0.0);
+                        for kk in k0..k0 + kl {
+                            let x = arow[kk];
+                            for (sum, &y) in sums[..n].iter_mut().zip(&bblk[kk * n..(kk + 1) * n]) {
+                                *sum += x * y;
+                            }
+                        }
+                        for (acc, &sum) in acc32[..n].iter_mut().zip(&sums) {
+                            *acc = flushed((*acc as f64 + sum) as f32, flush);
+                        }
+                    }
+                    for (o, acc) in out[oi][lanes].iter_mut().zip(&acc32) {
+                        *o = acc.to_bits();
+                    }
+                }
+                Input::I8 => {
+                    // Products and their sum are exact in f64 (|Σ| < 2^21); the i32 result wraps.
+                    sums[..n].fill(0.0);
+                    for (kk, &x) in arow.iter().enumerate() {
+                        for (sum, &y) in sums[..n].iter_mut().zip(&bblk[kk * n..(kk + 1) * n]) {
+                            *sum += x * y;
+                        }
+                    }
+                    for ((o, &cv), &sum) in out[oi][lanes.clone()]
+                        .iter_mut()
+                        .zip(&c[oi][lanes])
+                        .zip(&sums)
+                    {
+                        *o = cv.wrapping_add(sum as i64 as u32);
+                    }
+                }
+                Input::F64 => {
+                    for (j, acc) in acc64[..n].iter_mut().enumerate() {
+                        let l = lane0 + j;
+                        *acc =
+                            f64::from_bits(c[2 * oi][l] as u64 | (c[2 * oi + 1][l] as u64) << 32);
+                    }
+                    for (kk, &x) in arow.iter().enumerate() {
+                        for (acc, &y) in acc64[..n].iter_mut().zip(&bblk[kk * n..(kk + 1) * n]) {
+                            *acc = x.mul_add(y, *acc);
+                        }
+                    }
+                    for (j, acc) in acc64[..n].iter().enumerate() {
+                        let bits = acc.to_bits();
+                        out[2 * oi][lane0 + j] = bits as u32;
+                        out[2 * oi + 1][lane0 + j] = (bits >> 32) as u32;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Runs a matrix op, of the shape the ISA table gives it.
+fn mfma(cx: &mut Cx, d: &Decoded) -> Res {
+    let Some(s) = d.inst.info().op.mfma_shape().map(Shape::from) else {
+        return Err(Fault::Unsupported(
+            "a matrix op without a shape in the ISA table",
+        ));
+    };
     let w = d.inst.words();
     let cbsz = (w[0] >> 8) & 7;
     let abid = (w[0] >> 11) & 0xf;
@@ -192,97 +307,39 @@ fn mfma(cx: &mut Cx, d: &Decoded, s: Shape) -> Res {
     agpr::rows(cx, d_at, s.output_regs())?;
     let flush =
         matches!(s.input, Input::F16 | Input::Bf16) && cx.program.target.features().gfx90a_insts;
-    let kl = s.items_per_lane();
-    let (ib, ob) = (s.input.bits(), s.input.out_bits());
     let mut out = c.clone();
-    for blk in 0..s.blocks {
-        let ablk = a_block(blk, s.blocks, cbsz, abid);
-        for i in 0..s.m {
-            for j in 0..s.n {
-                let (oi, ol) = s.output_at(blk, i, j);
-                let acc = item(&c, ol, oi, ob);
-                let mut sum_f32 = flushed(f32::from_bits(acc as u32), flush);
-                let mut sum_i32 = acc as u32;
-                let mut sum_f64 = f64::from_bits(acc);
-                for k0 in (0..s.k).step_by(kl) {
-                    // Exact sum of this pass's f16/bf16 products (each exact in f32).
-                    let mut pass = 0.0f64;
-                    for k in k0..k0 + kl {
-                        let (ai, al) = s.input_at(ablk, i, k);
-                        let (bi, bl) = s.input_at(blk, j, k);
-                        let x = item(&a, al, ai, ib);
-                        let y = item(&b, blgp_lane(bl, blgp), bi, ib);
-                        match s.input {
-                            Input::F32 => {
-                                sum_f32 = f32::from_bits(x as u32)
-                                    .mul_add(f32::from_bits(y as u32), sum_f32)
-                            }
-                            Input::F64 => {
-                                sum_f64 = f64::from_bits(x).mul_add(f64::from_bits(y), sum_f64)
-                            }
-                            Input::I8 => {
-                                let p = (x as u8 as i8 as i32) * (y as u8 as i8 as i32);
-                                sum_i32 = sum_i32.wrapping_add(p as u32);
-                            }
-                            Input::F16 | Input::Bf16 => {
-                                pass += half_to_f32(x, s.input, flush) as f64
-                                    * half_to_f32(y, s.input, flush) as f64;
-                            }
-                        }
-                    }
-                    if matches!(s.input, Input::F16 | Input::Bf16) {
-                        sum_f32 = flushed((sum_f32 as f64 + pass) as f32, flush);
-                    }
-                }
-                let r = match s.input {
-                    Input::F32 | Input::F16 | Input::Bf16 => sum_f32.to_bits() as u64,
-                    Input::I8 => sum_i32 as u64,
-                    Input::F64 => sum_f64.to_bits(),
-                };
-                if ob == 64 {
-                    out[2 * oi][ol] = r as u32;
-                    out[2 * oi + 1][ol] = (r >> 32) as u32;
-                } else {
-                    out[oi][ol] = r as u32;
-                }
-            }
-        }
-    }
+    products(&s, [cbsz, abid, blgp], flush, (&a, &b, &c), &mut out);
     agpr::write(cx, d_at, &out, u64::MAX)?;
     Ok(Flow::Continue)
 }
 
-use Input::{Bf16, F16, F32, F64, I8};
-
-// Shapes: M, N, K, blocks, input type (the calculator's `--detail-instruction`; the ISA's
-// Table "MFMA VALU Opcodes").
+// The shapes (M, N, K, blocks, input type) are the ISA table's (`gcn_isa::mfma`).
 semantics! {
-    V_MFMA_F32_32X32X1F32 => |cx, d| mfma(cx, d, shape(32, 32, 1, 2, F32));
-    V_MFMA_F32_16X16X1F32 => |cx, d| mfma(cx, d, shape(16, 16, 1, 4, F32));
-    V_MFMA_F32_4X4X1F32 => |cx, d| mfma(cx, d, shape(4, 4, 1, 16, F32));
-    V_MFMA_F32_32X32X2F32 => |cx, d| mfma(cx, d, shape(32, 32, 2, 1, F32));
-    V_MFMA_F32_16X16X4F32 => |cx, d| mfma(cx, d, shape(16, 16, 4, 1, F32));
-    V_MFMA_F32_32X32X4F16 => |cx, d| mfma(cx, d, shape(32, 32, 4, 2, F16));
-    V_MFMA_F32_16X16X4F16 => |cx, d| mfma(cx, d, shape(16, 16, 4, 4, F16));
-    V_MFMA_F32_4X4X4F16 => |cx, d| mfma(cx, d, shape(4, 4, 4, 16, F16));
-    V_MFMA_F32_32X32X8F16 => |cx, d| mfma(cx, d, shape(32, 32, 8, 1, F16));
-    V_MFMA_F32_16X16X16F16 => |cx, d| mfma(cx, d, shape(16, 16, 16, 1, F16));
-    V_MFMA_I32_32X32X4I8 => |cx, d| mfma(cx, d, shape(32, 32, 4, 2, I8));
-    V_MFMA_I32_16X16X4I8 => |cx, d| mfma(cx, d, shape(16, 16, 4, 4, I8));
-    V_MFMA_I32_4X4X4I8 => |cx, d| mfma(cx, d, shape(4, 4, 4, 16, I8));
-    V_MFMA_I32_32X32X8I8 => |cx, d| mfma(cx, d, shape(32, 32, 8, 1, I8));
-    V_MFMA_I32_16X16X16I8 => |cx, d| mfma(cx, d, shape(16, 16, 16, 1, I8));
-    V_MFMA_F32_32X32X2BF16 => |cx, d| mfma(cx, d, shape(32, 32, 2, 2, Bf16));
-    V_MFMA_F32_16X16X2BF16 => |cx, d| mfma(cx, d, shape(16, 16, 2, 4, Bf16));
-    V_MFMA_F32_4X4X2BF16 => |cx, d| mfma(cx, d, shape(4, 4, 2, 16, Bf16));
-    V_MFMA_F32_32X32X4BF16 => |cx, d| mfma(cx, d, shape(32, 32, 4, 1, Bf16));
-    V_MFMA_F32_16X16X8BF16 => |cx, d| mfma(cx, d, shape(16, 16, 8, 1, Bf16));
-    // gfx90a: four bf16 values a lane (two registers), and f64.
-    V_MFMA_F32_32X32X4BF16_1K => |cx, d| mfma(cx, d, shape(32, 32, 4, 2, Bf16));
-    V_MFMA_F32_16X16X4BF16_1K => |cx, d| mfma(cx, d, shape(16, 16, 4, 4, Bf16));
-    V_MFMA_F32_4X4X4BF16_1K => |cx, d| mfma(cx, d, shape(4, 4, 4, 16, Bf16));
-    V_MFMA_F32_32X32X8BF16_1K => |cx, d| mfma(cx, d, shape(32, 32, 8, 1, Bf16));
-    V_MFMA_F32_16X16X16BF16_1K => |cx, d| mfma(cx, d, shape(16, 16, 16, 1, Bf16));
-    V_MFMA_F64_16X16X4F64 => |cx, d| mfma(cx, d, shape(16, 16, 4, 1, F64));
-    V_MFMA_F64_4X4X4F64 => |cx, d| mfma(cx, d, shape(4, 4, 4, 4, F64));
+    V_MFMA_F32_32X32X1F32 => mfma;
+    V_MFMA_F32_16X16X1F32 => mfma;
+    V_MFMA_F32_4X4X1F32 => mfma;
+    V_MFMA_F32_32X32X2F32 => mfma;
+    V_MFMA_F32_16X16X4F32 => mfma;
+    V_MFMA_F32_32X32X4F16 => mfma;
+    V_MFMA_F32_16X16X4F16 => mfma;
+    V_MFMA_F32_4X4X4F16 => mfma;
+    V_MFMA_F32_32X32X8F16 => mfma;
+    V_MFMA_F32_16X16X16F16 => mfma;
+    V_MFMA_I32_32X32X4I8 => mfma;
+    V_MFMA_I32_16X16X4I8 => mfma;
+    V_MFMA_I32_4X4X4I8 => mfma;
+    V_MFMA_I32_32X32X8I8 => mfma;
+    V_MFMA_I32_16X16X16I8 => mfma;
+    V_MFMA_F32_32X32X2BF16 => mfma;
+    V_MFMA_F32_16X16X2BF16 => mfma;
+    V_MFMA_F32_4X4X2BF16 => mfma;
+    V_MFMA_F32_32X32X4BF16 => mfma;
+    V_MFMA_F32_16X16X8BF16 => mfma;
+    V_MFMA_F32_32X32X4BF16_1K => mfma;
+    V_MFMA_F32_16X16X4BF16_1K => mfma;
+    V_MFMA_F32_4X4X4BF16_1K => mfma;
+    V_MFMA_F32_32X32X8BF16_1K => mfma;
+    V_MFMA_F32_16X16X16BF16_1K => mfma;
+    V_MFMA_F64_16X16X4F64 => mfma;
+    V_MFMA_F64_4X4X4F64 => mfma;
 }

@@ -499,6 +499,11 @@ semantics! {
     BUFFER_ATOMIC_SWAP_X2 => vmem_ops::atomic::<Buffer>;
     BUFFER_ATOMIC_CMPSWAP_X2 => vmem_ops::atomic::<Buffer>;
     BUFFER_ATOMIC_ADD_X2 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_ADD_F32 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_PK_ADD_F16 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_ADD_F64 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_MIN_F64 => vmem_ops::atomic::<Buffer>;
+    BUFFER_ATOMIC_MAX_F64 => vmem_ops::atomic::<Buffer>;
     BUFFER_ATOMIC_SUB_X2 => vmem_ops::atomic::<Buffer>;
     BUFFER_ATOMIC_SMIN_X2 => vmem_ops::atomic::<Buffer>;
     BUFFER_ATOMIC_UMIN_X2 => vmem_ops::atomic::<Buffer>;

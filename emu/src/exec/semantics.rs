@@ -8,8 +8,8 @@ use gcn_isa::Op;
 
 #[allow(unused_imports)]
 use super::{
-    accvgpr::*, ds::*, ds_atomic::*, ds_cross::*, flat::*, fork::*, gpr_idx::*, graphics::*,
-    hwreg::*, ieee_minmax::*, mfma::*, mtbuf::*, mubuf::*, not_emulated::*, pk_f32::*, smem::*,
+    accvgpr::*, dot_accumulate::*, ds::*, ds_atomic::*, ds_cross::*, flat::*, fork::*, gpr_idx::*,
+    graphics::*, hwreg::*, ieee_minmax::*, mfma::*, mtbuf::*, mubuf::*, pk_f32::*, smem::*,
     smem_scratch::*, smem_write::*, sop::*, sop_movrel::*, sop_state::*, vop::*, vop16::*,
     vop3_pack_sad::*, vop3p::*, vop_graphics_math::*, vopc::*,
 };

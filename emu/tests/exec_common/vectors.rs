@@ -8,7 +8,7 @@ use super::run_code;
 use gcn_isa::{assemble, Target};
 use gcnemu::memory::{AllocKind, Memory};
 use gcnemu::program::Program;
-use gcnemu::wave::Wave;
+use gcnemu::wave::{RegFile, Wave};
 use std::fmt::Write as _;
 
 pub const LANES: usize = 64;
@@ -78,6 +78,8 @@ pub enum Reg {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Input {
     Target(Target),
+    /// gfx90a: the first AGPR's row in the unified file (default 256).
+    AccumOffset(u32),
     Mode(u32),
     Scc(bool),
     /// An SGPR range: one value split low dword first, or a list of dwords.
@@ -340,6 +342,13 @@ fn parse_input(tok: &str, target: &mut Target) -> Result<Input, String> {
             return Ok(Input::Target(t));
         }
         "mode" => return Ok(Input::Mode(parse_int(val)? as u32)),
+        "accum_offset" => {
+            let n = parse_int(val)? as u32;
+            if n == 0 || n % 4 != 0 || n > 256 {
+                return Err(format!("accum_offset={val}: a multiple of 4 from 4 to 256"));
+            }
+            return Ok(Input::AccumOffset(n));
+        }
         "scc" => return Ok(Input::Scc(parse_int(val)? != 0)),
         _ => {}
     }
@@ -563,6 +572,15 @@ pub fn execute(v: &Vector) -> Result<Outcome, String> {
     }
     let mut err = None;
     let setup = |w: &mut Wave| {
+        // A gfx90a file with AGPRs from `accum_offset`: a fresh wave, EXEC and MODE kept.
+        for i in &v.inputs {
+            if let Input::AccumOffset(n) = i {
+                let (exec, mode) = (w.exec(), w.mode);
+                *w = Wave::with_file(0, RegFile::new(v.target, 512, Some(*n as usize)));
+                w.set_exec(exec);
+                w.mode = mode;
+            }
+        }
         for i in &v.inputs {
             if let Err(e) = apply(w, i, &bases) {
                 err = Some(e);
@@ -615,7 +633,7 @@ fn apply(w: &mut Wave, i: &Input, bases: &[u64]) -> Result<(), String> {
                 }
             }
         }
-        Input::Target(_) | Input::Buf(..) | Input::Mem(..) => {}
+        Input::Target(_) | Input::AccumOffset(_) | Input::Buf(..) | Input::Mem(..) => {}
     }
     Ok(())
 }
