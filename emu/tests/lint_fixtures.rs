@@ -5,7 +5,7 @@
 
 use gcn_loader::ElfObject;
 use gcnemu::hazard::lint::{self, Finding, Options};
-use gcnemu::hazard::rules::{Check, RULES};
+use gcnemu::hazard::rules::{Check, Gate, RULES};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -202,4 +202,57 @@ fn shrinking_a_compiler_inserted_nop_is_reported() {
     }
     // 5 DPP s_nop 1 and one readlane s_nop 2 per target: (5 * 1 + 2) * 2.
     assert!(mutants >= 14, "only {mutants} mutants");
+}
+
+/// The matrix-core fixtures hold each bad case as producer, too few wait states, consumer,
+/// `s_endpgm`: the finding must name exactly that producer and consumer and count the wait
+/// states in between, one short of what the rule (by the producer's passes) requires; the ok
+/// twin has exactly that many (LLVM's minimum).
+#[test]
+fn matrix_findings_name_the_pair_and_fall_one_short() {
+    let mut checked = 0;
+    for rule in RULES
+        .iter()
+        .filter(|r| matches!(r.gate, Gate::MaiNotGfx90a | Gate::Gfx90a))
+    {
+        let bytes = std::fs::read(fixtures().join(format!("{}.o", rule.id))).unwrap();
+        let obj = ElfObject::parse(rule.id, &bytes).unwrap();
+        let target = obj.target().unwrap();
+        assert!(rule.gate.applies(target.features(), false), "{}", rule.id);
+        let report = lint::lint_object(&obj, &Options::every_rule(target, false));
+        for f in lint::functions(&obj)
+            .into_iter()
+            .filter(|f| f.name.starts_with("bad"))
+        {
+            let section = obj.sections.iter().find(|s| s.index == f.section).unwrap();
+            let graph = gcnemu::hazard::cfg::Graph::build(
+                section.data,
+                section.address,
+                f.entry,
+                f.end,
+                target,
+            );
+            let n = graph.nodes.len();
+            let (first, consumer) = (&graph.nodes[0], &graph.nodes[n - 2]);
+            let finding = report
+                .findings
+                .iter()
+                .find(|x| x.rule == rule.id && x.function == f.name)
+                .unwrap_or_else(|| panic!("{}: {} not reported", rule.id, f.name));
+            assert_eq!(finding.consumer.address, consumer.addr, "{finding:#?}");
+            assert_eq!(
+                finding.producer.as_ref().unwrap().address,
+                first.addr,
+                "{finding:#?}"
+            );
+            let count = |s: &str| s.split(' ').next().unwrap().parse::<u32>().unwrap();
+            assert_eq!(
+                count(&finding.provided) + 1,
+                count(&finding.required),
+                "{finding:#?}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 60, "only {checked} bad cases");
 }

@@ -337,10 +337,7 @@ fn select(name: &str) -> Result<Vec<&'static str>, String> {
 fn rules_table() -> String {
     let mut out = String::new();
     for r in RULES {
-        let gate = match r.gate {
-            crate::hazard::rules::Gate::Gfx9 => "gfx9",
-            crate::hazard::rules::Gate::Xnack => "gfx9, XNACK enabled",
-        };
+        let gate = r.gate.describe();
         out.push_str(&format!(
             "{}\n  {}\n  first:    {}\n  second:   {}\n  requires: {}\n  applies:  {}\n  source:   {}\n",
             r.id,

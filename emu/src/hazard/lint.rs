@@ -3,7 +3,7 @@
 
 use super::cfg::Graph;
 use super::check;
-use super::rules::{Check, Gate, LoadKind, Rule, RULES};
+use super::rules::{Check, LoadKind, Rule, RULES};
 use super::waitcnt;
 use gcn_isa::Target;
 use gcn_loader::{ElfObject, SymbolKind};
@@ -49,7 +49,7 @@ impl Options {
     }
 
     fn applies(&self, rule: &Rule) -> bool {
-        self.enabled.contains(&rule.id) && (rule.gate != Gate::Xnack || self.xnack)
+        self.enabled.contains(&rule.id) && rule.gate.applies(self.target.features(), self.xnack)
     }
 }
 

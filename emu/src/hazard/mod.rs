@@ -1,7 +1,8 @@
-//! Hazards the gfx9 hardware leaves to software (Vega ISA §4.4, §4.5) and the checks for them.
+//! Hazards the gfx9 hardware leaves to software (Vega ISA §4.4, §4.5; for the matrix cores the
+//! MI100 and MI200 ISA guides' §4.5 and LLVM's `checkMAIHazards908/90A`) and the checks for them.
 //!
 //! - `rules`: the rule table, as data (`gcnemu lint --rules`).
-//! - `model`, `regs`: what each instruction reads and writes.
+//! - `model`, `regs`, `mai`: what each instruction reads and writes (MFMAs by role and passes).
 //! - `check`: one rule at one consumer over an abstract history (shared by static and run time).
 //! - `cfg`, `lint`, `waitcnt`: the static lint of whole functions, over every path.
 //! - `tracker`: the run-time checker fed with a wave's issued instructions.
@@ -11,6 +12,7 @@ pub mod asm;
 pub mod cfg;
 pub mod check;
 pub mod lint;
+pub mod mai;
 pub mod model;
 pub mod output;
 pub mod regs;

@@ -4,6 +4,7 @@
 //!
 //! Built once per instruction; the static lint and the run-time tracker share it.
 
+use super::mai::{self, Mai, MaiKind, MfmaClass};
 use super::regs::{self, RegSet};
 use gcn_isa::operand::{self, EXECZ, M0, SCC, VCCZ};
 use gcn_isa::{Atomic, Category, DstUse, Enc, Field, Format, Inst, MemKind, Op, OpClass, Regs};
@@ -65,12 +66,21 @@ pub struct InstModel {
     lane_select: Option<u16>,
     pub hwreg: Option<Hwreg>,
     pub m0_reader: Option<M0Reader>,
+    /// What a matrix-core instruction (MFMA, v_accvgpr_read/write) reads and writes by role.
+    pub mai: Option<Mai>,
+    /// `v_dot*` (LLVM `isDOT`): gfx90a has wait states of their own after them.
+    pub is_dot: bool,
+    /// A VOP3P `v_dot*`'s accumulator input (SrcC), which the same op may read back at once.
+    pub dot_src_c: RegSet,
+    /// v_fma_f64/v_fmac_f64, which gfx90a keeps two wait states from a DGEMM.
+    pub is_fma_f64: bool,
     pub op: Op,
 }
 
 impl InstModel {
     pub fn new(inst: Inst) -> InstModel {
         let class = inst.class();
+        let op = inst.info().op;
         let mut m = InstModel {
             inst,
             class,
@@ -81,6 +91,10 @@ impl InstModel {
             lane_select: None,
             hwreg: None,
             m0_reader: None,
+            mai: None,
+            is_dot: mai::is_dot(op),
+            dot_src_c: RegSet::EMPTY,
+            is_fma_f64: matches!(op, Op::V_FMA_F64 | Op::V_FMAC_F64),
             op: inst.info().op,
         };
         m.explicit_operands();
@@ -114,6 +128,24 @@ impl InstModel {
 
     pub fn is_smem(&self) -> bool {
         self.class.category == Category::Smem
+    }
+
+    /// The class of an MFMA (`None` for every other instruction, `v_accvgpr_*` included).
+    pub fn mfma(&self) -> Option<MfmaClass> {
+        self.mai.and_then(|m| m.class())
+    }
+
+    pub fn is_mai(&self, kind: MaiKind) -> bool {
+        self.mai.is_some_and(|m| m.kind == kind)
+    }
+
+    /// VMEM, FLAT/GLOBAL/SCRATCH or DS (LLVM's `isVMEM || isFLAT || isDS`).
+    pub fn is_memory(&self) -> bool {
+        self.is_vmem_or_flat() || self.class.category == Category::Ds
+    }
+
+    pub fn is_export(&self) -> bool {
+        self.class.category == Category::Export
     }
 
     pub fn is_dpp(&self) -> bool {
@@ -154,12 +186,24 @@ impl InstModel {
     fn explicit_operands(&mut self) {
         let inst = self.inst;
         let format = inst.format();
+        let mut mai = mai::kind(&inst).map(Mai::new);
         for (field, code, dwords) in inst.register_operands() {
             let dir = self.direction(field);
             if skipped(&inst, field, code) {
                 continue;
             }
+            let code = if code >= operand::VGPR0 && inst.is_agpr(field) {
+                code - operand::VGPR0 + regs::AGPR0
+            } else {
+                code
+            };
             let set = RegSet::range(code, dwords);
+            if let Some(mai) = &mut mai {
+                mai.add(field, set);
+            }
+            if self.is_dot && field == Field::Src2 {
+                self.dot_src_c = set;
+            }
             if dir.read {
                 self.reads = self.reads.union(set);
             }
@@ -196,6 +240,7 @@ impl InstModel {
                 self.writes.insert(vdst, returned);
             }
         }
+        self.mai = mai;
         // gfx9 SDWA compares with SD set write an SGPR pair instead of VCC.
         if format == Format::Vopc && inst.enc() == Enc::Sdwa && inst.bits(1, 15, 1) != 0 {
             let code = operand::align_scalar(inst.bits(1, 8, 7) as u16, 2);
@@ -212,7 +257,7 @@ impl InstModel {
                 DstUse::Read => Dir::READ,
                 DstUse::ReadWrite => Dir::READ_WRITE,
             },
-            Field::VdstSgpr | Field::VdstAgpr => Dir::WRITE,
+            Field::VdstSgpr | Field::VdstAgpr | Field::VdstAcd => Dir::WRITE,
             Field::Sdata => match self.class.mem {
                 Some(MemKind::Store | MemKind::Atomic) => Dir::READ,
                 Some(MemKind::AtomicReturn) => Dir::READ_WRITE,
@@ -437,5 +482,33 @@ mod tests {
             Some(M0Reader::Lds)
         );
         assert_eq!(model("ds_read_b32 v0, v1").m0_reader, None);
+    }
+
+    #[test]
+    fn matrix_operands_by_role_and_register_file() {
+        use super::regs::AGPR0;
+        let a = |n: u16, dwords: u8| RegSet::range(AGPR0 + n, dwords);
+        let m = InstModel::new(
+            assemble_inst("v_mfma_f32_4x4x1f32 a[0:3], a0, v1, a[4:7]", Target::Gfx908).unwrap(),
+        );
+        let mai = m.mai.unwrap();
+        assert_eq!(m.mfma(), Some(MfmaClass::Xdl2));
+        assert_eq!(mai.dst, a(0, 4));
+        assert_eq!(mai.src_ab, a(0, 1).union(v(1, 1)));
+        assert_eq!(mai.src_c, a(4, 4));
+        assert!(m.writes.contains_all(a(0, 4)) && !m.writes.overlaps(v(0, 4)));
+        // gfx90a: C and D are VGPRs unless acc_cd is set.
+        let m = InstModel::new(
+            assemble_inst(
+                "v_mfma_f64_16x16x4f64 v[0:7], v[8:9], v[10:11], v[0:7]",
+                Target::Gfx90a,
+            )
+            .unwrap(),
+        );
+        assert_eq!(m.mfma(), Some(MfmaClass::Dgemm8));
+        assert_eq!(m.mai.unwrap().dst, v(0, 8));
+        let m = InstModel::new(assemble_inst("v_accvgpr_read_b32 v2, a7", Target::Gfx90a).unwrap());
+        assert!(m.is_mai(MaiKind::AccvgprRead) && m.reads == a(7, 1).union(regs::EXEC));
+        assert!(model("v_mac_f32_e32 v0, v1, v2").mai.is_none());
     }
 }

@@ -1,15 +1,22 @@
 //! A set of registers, indexed by operand code (see `gcn_isa::operand`): SGPRs 0–101, the special
 //! scalar registers 102–127 (VCC 106/107, M0 124, EXEC 126/127), the status bits VCCZ 251,
-//! EXECZ 252, SCC 253, LDS_DIRECT 254, and VGPRs 256–511.
+//! EXECZ 252, SCC 253, LDS_DIRECT 254, VGPRs 256–511, and past the decoder's codes the matrix
+//! cores' accumulation registers (AGPRs) 512–767.
 //!
 //! Using the decoder's own code space means an operand `(code, dwords)` becomes a bit range with
-//! no translation, and "does this write overlap that read" is one AND over eight words.
+//! no translation, and "does this write overlap that read" is one AND over twelve words. AGPRs
+//! get codes of their own even where gfx90a keeps them in the VGPR file (`a[n]` is
+//! `v[accum_offset + n]`): the hazard rules, like LLVM's, name them apart, and which VGPR an AGPR
+//! is depends on the kernel descriptor, not on the instruction.
 
 use gcn_isa::operand::{self, EXEC_LO, M0, VCC_LO, VGPR0};
 use std::fmt;
 
 /// Register codes above this are not registers.
-const CODES: usize = 512;
+const CODES: usize = 768;
+
+/// The code of `a0` (`AGPR0 + n` is `a[n]`).
+pub const AGPR0: u16 = 512;
 
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct RegSet([u64; CODES / 64]);
@@ -95,6 +102,15 @@ impl RegSet {
         self.intersect(VGPRS)
     }
 
+    pub fn agprs(self) -> RegSet {
+        self.intersect(AGPRS)
+    }
+
+    /// VGPRs and AGPRs.
+    pub fn vector(self) -> RegSet {
+        self.intersect(VGPRS.union(AGPRS))
+    }
+
     /// One past the highest code below `limit` in the set (0 if there is none): the length of
     /// a copy that covers them.
     pub fn end_below(self, limit: u16) -> u16 {
@@ -114,12 +130,12 @@ impl RegSet {
         0
     }
 
-    /// The vector registers in the set, as VGPR numbers, ascending (only their codes' words
-    /// are looked at).
+    /// The VGPRs in the set, as VGPR numbers, ascending (only their codes' words are looked
+    /// at; AGPRs are not among them).
     pub fn vgpr_numbers(self) -> impl Iterator<Item = u16> {
         let (mut words, mut i) = (self.0, VGPR0 as usize / 64);
         std::iter::from_fn(move || {
-            while i < words.len() {
+            while i < AGPR0 as usize / 64 {
                 let word = &mut words[i];
                 if *word != 0 {
                     let bit = word.trailing_zeros() as usize;
@@ -149,6 +165,7 @@ impl RegSet {
 
 const SCALAR: RegSet = RegSet::range(0, 128);
 const VGPRS: RegSet = RegSet::range(VGPR0, 255).union(RegSet::range(VGPR0 + 255, 1));
+const AGPRS: RegSet = RegSet::range(AGPR0, 255).union(RegSet::range(AGPR0 + 255, 1));
 
 /// Prints the set as register names, merging runs: `s[4:5], vcc, v[0:3]`.
 impl fmt::Display for RegSet {
@@ -170,7 +187,11 @@ impl fmt::Display for RegSet {
             }
             first = false;
             let mut text = String::new();
-            operand::write_register(&mut text, code, len as u8, "v")?;
+            if code >= AGPR0 {
+                operand::write_register(&mut text, code - AGPR0 + VGPR0, len as u8, "a")?;
+            } else {
+                operand::write_register(&mut text, code, len as u8, "v")?;
+            }
             f.write_str(&text)?;
             code += len;
         }
@@ -197,7 +218,8 @@ fn same_file(a: u16, b: u16) -> bool {
         108..=123 => 4,
         126 | 127 => 5,
         256..=511 => 6,
-        _ => 7 + c,
+        512..=767 => 7,
+        _ => 8 + c,
     };
     file(a) == file(b)
 }
@@ -241,5 +263,13 @@ mod tests {
         assert!(RegSet::range(VGPR0, 4).vgprs().contains(VGPR0 + 3));
         assert!(RegSet::range(VGPR0, 4).scalar().is_empty());
         assert!(RegSet::range(VGPR0 + 510 - 256, 4).contains(511));
+        let acc = RegSet::range(AGPR0 + 4, 4);
+        assert_eq!(acc.to_string(), "a[4:7]");
+        assert_eq!(
+            acc.union(RegSet::range(VGPR0 + 4, 1)).to_string(),
+            "v4, a[4:7]"
+        );
+        assert!(acc.vgprs().is_empty() && acc.agprs() == acc && acc.vector() == acc);
+        assert!(!acc.overlaps(RegSet::range(VGPR0 + 4, 4)));
     }
 }

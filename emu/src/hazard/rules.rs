@@ -4,6 +4,8 @@
 //! run-time tracker (`tracker.rs`) both evaluate these rows through `check.rs`, so a rule behaves
 //! the same on a whole binary and on a wave's issued history.
 
+use super::mai::MfmaClass;
+use gcn_isa::Features;
 use serde::Serialize;
 
 /// The first instruction of a wait-state hazard.
@@ -25,6 +27,51 @@ pub enum Producer {
     SetVskip,
     /// A store wider than 64 bits whose data VGPRs are watched (table 8 row 8).
     WideStoreData,
+    /// A VALU other than an MFMA writing a watched register (gfx90a's "legacy VALU").
+    NonMfmaValuWrites,
+    /// A VALU other than an MFMA or a `v_dot*` writing a watched register.
+    NonMfmaNonDotValuWrites,
+    /// The nearest MFMA whose D overlaps the watched registers; `Overlap` says when its wait
+    /// states apply.
+    MfmaWrites(Overlap),
+    /// The nearest MFMA reading a watched register as C (`Some(false)`: not a DGEMM).
+    MfmaReadsSrcC { dgemm: Option<bool> },
+    /// `v_accvgpr_write` writing a watched AGPR.
+    AccvgprWrite,
+    /// `v_accvgpr_read` writing a watched VGPR.
+    AccvgprRead,
+    /// Any DGEMM (f64 MFMA), whatever it writes.
+    Dgemm,
+    /// A `v_dot*` writing a watched register; its wait states apply unless the consumer is
+    /// the same op (and, for reads, reads the register only as its accumulator SrcC).
+    DotWrites,
+    /// A VALU (other than a matrix-core op) writing a watched register, followed at once by a
+    /// `Between` instruction, which the hardware mistakes for a wait state.
+    ValuWritesThen(Between),
+}
+
+/// How an MFMA's D must overlap a consumer's registers for its wait states to apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Overlap {
+    /// Any overlap.
+    Any,
+    /// Overlapping but not the same registers; an MFMA writing exactly the watched registers is
+    /// passed over (LLVM's gfx908 check skips `DstReg == Reg` and looks further back).
+    NotSame,
+    /// The nearest overlapping MFMA ends the search; its wait states apply if it overlaps only
+    /// in part (gfx90a's "overlapped").
+    Partial,
+    /// As `Partial`, but the wait states apply if it writes exactly the watched registers.
+    Same,
+}
+
+/// The instruction between a VALU write and its reader in a `ValuWritesThen` hazard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Between {
+    /// A DGEMM (gfx90a): the VMEM/DS reader then misses its two wait states.
+    Dgemm,
+    /// `v_accvgpr_read` or `v_accvgpr_write` (gfx908).
+    AccvgprReadWrite,
 }
 
 /// The second instruction of a wait-state hazard, and the registers it watches.
@@ -60,6 +107,124 @@ pub enum Consumer {
     Dpp,
     /// s_rfe_b64 / s_rfe_restore_b64.
     Rfe,
+    /// An MFMA (watches EXEC).
+    MfmaExec,
+    /// An MFMA or `v_accvgpr_write` (watches EXEC).
+    MfmaOrAccvgprWriteExec,
+    /// An MFMA reading VGPRs as A or B, or `v_accvgpr_write` reading a VGPR (watches them).
+    MaiReadsVgpr,
+    /// An MFMA (of the kind given) reading C (watches those registers).
+    MfmaReadsSrcC(MfmaKind),
+    /// An MFMA reading A or B (watches those registers; on gfx908 only AGPRs can be hazards).
+    MfmaReadsSrcAB,
+    /// An MFMA reading any register (watches them).
+    MfmaReads,
+    /// `v_accvgpr_read` (watches its AGPR).
+    AccvgprReadReads,
+    /// `v_accvgpr_write` (watches the AGPR it writes).
+    AccvgprWriteWrites,
+    /// `v_accvgpr_read` (watches its AGPR), `v_accvgpr_write` (watches the AGPR it writes) or an
+    /// MFMA reading AGPRs as A or B (watches them).
+    AgprReadOrAccvgprWrite,
+    /// A VALU other than an MFMA reading VGPRs or AGPRs (watches them).
+    NonMfmaValuReads,
+    /// VMEM, FLAT or DS reading VGPRs or AGPRs (watches them).
+    MemoryReads,
+    /// VMEM, FLAT, DS or export reading VGPRs or AGPRs (watches them).
+    MemoryExportReads,
+    /// A VALU other than an MFMA, or VMEM/FLAT/DS/export, writing VGPRs or AGPRs (watches them).
+    VectorWrites,
+    /// A VALU other than an MFMA, or VMEM/FLAT/DS/export, reading VGPRs or AGPRs (watches them).
+    VectorReads,
+    /// v_fma_f64 / v_fmac_f64.
+    FmaF64,
+}
+
+/// Which MFMAs a consumer stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum MfmaKind {
+    Any,
+    /// Not a DGEMM (LLVM's "SMFMA").
+    NotDgemm,
+    Dgemm,
+    /// `v_mfma_f64_4x4x4f64`.
+    Dgemm4x4,
+}
+
+/// Wait states by the producing MFMA's class (see [`MfmaClass`] for the passes of each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ByPasses {
+    /// After a 2-, 8- and 16-pass XDL MFMA.
+    pub xdl: [u8; 3],
+    /// After a 4-pass (f64 4x4) and an 8-pass (f64 16x16) DGEMM.
+    pub dgemm: [u8; 2],
+    /// Look the producer up as the longest MFMA from it to the consumer (on the paths walked),
+    /// not as itself: LLVM's gfx908 check keeps the largest latency of every MFMA it walks past
+    /// on the way to the producer, so a 16x16 MFMA's D read after a 32x32 MFMA waits as long as
+    /// the 32x32's would.
+    pub longest_since: bool,
+}
+
+impl ByPasses {
+    pub fn get(&self, class: MfmaClass) -> u8 {
+        match class {
+            MfmaClass::Xdl2 => self.xdl[0],
+            MfmaClass::Xdl8 => self.xdl[1],
+            MfmaClass::Xdl16 => self.xdl[2],
+            MfmaClass::Dgemm4 => self.dgemm[0],
+            MfmaClass::Dgemm8 => self.dgemm[1],
+        }
+    }
+
+    pub fn max(&self) -> u8 {
+        self.xdl.into_iter().chain(self.dgemm).max().unwrap_or(0)
+    }
+}
+
+/// The wait states a rule requires: a number, or one per producing MFMA's class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Wait {
+    Fixed(u8),
+    ByPasses(ByPasses),
+}
+
+impl Wait {
+    /// The most any producer needs: how far back a producer can be.
+    pub fn max(&self) -> u8 {
+        match self {
+            Wait::Fixed(n) => *n,
+            Wait::ByPasses(t) => t.max(),
+        }
+    }
+
+    /// The wait states after a producer that is an MFMA of `class` (or not an MFMA: `None`).
+    pub fn after(&self, class: Option<MfmaClass>) -> u8 {
+        match (self, class) {
+            (Wait::Fixed(n), _) => *n,
+            (Wait::ByPasses(t), Some(class)) => t.get(class),
+            (Wait::ByPasses(t), None) => t.max(),
+        }
+    }
+}
+
+impl std::fmt::Display for Wait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Wait::Fixed(n) => write!(f, "{n} wait states"),
+            Wait::ByPasses(t) => {
+                let [a, b, c] = t.xdl;
+                write!(f, "{a}/{b}/{c} wait states after a 2/8/16-pass MFMA")?;
+                if t.dgemm != [0, 0] {
+                    let [d, e] = t.dgemm;
+                    write!(f, ", {d}/{e} after a 4/8-pass DGEMM")?;
+                }
+                if t.longest_since {
+                    f.write_str(" (the longest MFMA from the producer on)")?;
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Which consecutive memory instructions form a soft clause.
@@ -92,7 +257,7 @@ pub enum Check {
     WaitStates {
         producer: Producer,
         consumer: Consumer,
-        wait_states: u8,
+        wait_states: Wait,
     },
     /// A member of a soft clause must not write what the clause reads: break the clause with one
     /// non-member instruction.
@@ -113,6 +278,34 @@ pub enum Gate {
     Gfx9,
     /// Only when XNACK replay is enabled (e_flags xnack on or any, or `--xnack on`).
     Xnack,
+    /// Targets with matrix cores (`Features::mai_insts`) but not gfx90a's additions: gfx908.
+    MaiNotGfx90a,
+    /// Targets with gfx90a's additions (`Features::gfx90a_insts`).
+    Gfx90a,
+}
+
+impl Gate {
+    /// Whether a rule with this gate applies to a target with `features`.
+    pub fn applies(self, features: Features, xnack: bool) -> bool {
+        match self {
+            Gate::Gfx9 => true,
+            Gate::Xnack => xnack,
+            Gate::MaiNotGfx90a => features.mai_insts && !features.gfx90a_insts,
+            Gate::Gfx90a => features.gfx90a_insts,
+        }
+    }
+
+    /// The targets a rule applies to, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Gate::Gfx9 => "gfx9",
+            Gate::Xnack => "gfx9, XNACK enabled",
+            Gate::MaiNotGfx90a => {
+                "matrix cores without gfx90a's additions (mai_insts, not gfx90a_insts: gfx908)"
+            }
+            Gate::Gfx90a => "gfx90a's additions (gfx90a_insts)",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -129,10 +322,10 @@ pub struct Rule {
 }
 
 impl Rule {
-    /// The wait states the rule requires, if it is a wait-state rule.
+    /// The most wait states the rule requires, if it is a wait-state rule.
     pub fn wait_states(&self) -> Option<u8> {
         match self.check {
-            Check::WaitStates { wait_states, .. } => Some(wait_states),
+            Check::WaitStates { wait_states, .. } => Some(wait_states.max()),
             _ => None,
         }
     }
@@ -147,7 +340,7 @@ impl Rule {
 
     pub fn requirement(&self) -> String {
         match self.check {
-            Check::WaitStates { wait_states, .. } => format!("{wait_states} wait states"),
+            Check::WaitStates { wait_states, .. } => wait_states.to_string(),
             Check::SoftClause(_) => "1 non-clause instruction".into(),
             Check::StaleVccz => "a write of all of vcc".into(),
             Check::Waitcnt(LoadKind::Vmem) => "s_waitcnt vmcnt".into(),
@@ -164,11 +357,38 @@ const fn ws(producer: Producer, consumer: Consumer, wait_states: u8) -> Check {
     Check::WaitStates {
         producer,
         consumer,
-        wait_states,
+        wait_states: Wait::Fixed(wait_states),
     }
 }
 
-/// Every rule, in the order of the Vega ISA table, then LLVM-only checks, then waitcnt rules.
+/// A rule whose wait states depend on the producing MFMA's class.
+const fn by_passes(producer: Producer, consumer: Consumer, xdl: [u8; 3], dgemm: [u8; 2]) -> Check {
+    Check::WaitStates {
+        producer,
+        consumer,
+        wait_states: Wait::ByPasses(ByPasses {
+            xdl,
+            dgemm,
+            longest_since: false,
+        }),
+    }
+}
+
+/// As [`by_passes`], by the longest MFMA from the producer to the consumer (gfx908).
+const fn by_longest_passes(producer: Producer, consumer: Consumer, xdl: [u8; 3]) -> Check {
+    Check::WaitStates {
+        producer,
+        consumer,
+        wait_states: Wait::ByPasses(ByPasses {
+            xdl,
+            dgemm: [0, 0],
+            longest_since: true,
+        }),
+    }
+}
+
+/// Every rule, in the order of the Vega ISA table, then LLVM-only checks, then the matrix-core
+/// rules of gfx908 and of gfx90a, then waitcnt rules.
 pub static RULES: &[Rule] = &[
     Rule {
         id: "setreg-getreg",
@@ -373,6 +593,256 @@ pub static RULES: &[Rule] = &[
         reference: "LLVM SIInsertWaitcnts (partialVCCWritesUpdateVCCZ is false up to gfx9; it inserts s_mov_b64 vcc, vcc)",
     },
     Rule {
+        id: "valu-exec-mai",
+        summary: "an MFMA or v_accvgpr_write issues too soon after a VALU wrote EXEC",
+        first: "VALU writes EXEC",
+        second: "MFMA or V_ACCVGPR_WRITE",
+        check: ws(Producer::ValuWrites, Consumer::MfmaOrAccvgprWriteExec, 4),
+        gate: Gate::MaiNotGfx90a,
+        default_on: true,
+        reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards908 (VALUWritesExecWaitStates)",
+    },
+    Rule {
+        id: "valu-vgpr-mai",
+        summary: "an MFMA or v_accvgpr_write reads a VGPR a VALU wrote too recently",
+        first: "VALU writes VGPR",
+        second: "MFMA reads it as SrcA/B, or V_ACCVGPR_WRITE reads it",
+        check: ws(Producer::ValuWrites, Consumer::MaiReadsVgpr, 2),
+        gate: Gate::MaiNotGfx90a,
+        default_on: true,
+        reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards908 (LegacyVALUWritesVGPRWaitStates)",
+    },
+    Rule {
+        id: "mfma-agpr-srcc-overlap",
+        summary: "an MFMA reads as SrcC AGPRs that overlap, but are not the same as, an earlier MFMA's result",
+        first: "MFMA writes AGPRs",
+        second: "MFMA reads an overlapping, different AGPR range as SrcC",
+        check: ws(Producer::MfmaWrites(Overlap::NotSame), Consumer::MfmaReadsSrcC(MfmaKind::Any), 2),
+        gate: Gate::MaiNotGfx90a,
+        default_on: true,
+        reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards908 (MFMAWritesAGPROverlappedSrcCWaitStates; the same range as SrcC needs none)",
+    },
+    Rule {
+        id: "mfma-agpr-srcab",
+        summary: "an MFMA reads as SrcA/B an AGPR an earlier MFMA wrote too recently",
+        first: "MFMA writes AGPRs",
+        second: "MFMA reads one as SrcA/B",
+        check: ws(Producer::MfmaWrites(Overlap::NotSame), Consumer::MfmaReadsSrcAB, 4),
+        gate: Gate::MaiNotGfx90a,
+        default_on: true,
+        reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards908 (MFMAWritesAGPROverlappedSrcABWaitStates)",
+    },
+    Rule {
+        id: "mfma-agpr-accvgpr-read",
+        summary: "v_accvgpr_read reads an AGPR before the MFMA writing it has finished",
+        first: "MFMA writes AGPRs",
+        second: "V_ACCVGPR_READ reads one",
+        check: by_longest_passes(Producer::MfmaWrites(Overlap::NotSame), Consumer::AccvgprReadReads, [4, 10, 18]),
+        gate: Gate::MaiNotGfx90a,
+        default_on: true,
+        reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards908 (MFMA{4x4,16x16,32x32}WritesAGPRAccVgprReadWaitStates)",
+    },
+    Rule {
+        id: "mfma-agpr-accvgpr-write",
+        summary: "v_accvgpr_write overwrites an AGPR before the MFMA writing it has finished",
+        first: "MFMA writes AGPRs",
+        second: "V_ACCVGPR_WRITE writes one",
+        check: by_longest_passes(Producer::MfmaWrites(Overlap::NotSame), Consumer::AccvgprWriteWrites, [1, 7, 15]),
+        gate: Gate::MaiNotGfx90a,
+        default_on: true,
+        reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards908 (MFMA{4x4,16x16,32x32}WritesAGPRAccVgprWriteWaitStates)",
+    },
+    Rule {
+        id: "accvgpr-write-mfma-srcc",
+        summary: "an MFMA reads as SrcC an AGPR v_accvgpr_write just wrote",
+        first: "V_ACCVGPR_WRITE writes AGPR",
+        second: "MFMA reads it as SrcC",
+        check: ws(Producer::AccvgprWrite, Consumer::MfmaReadsSrcC(MfmaKind::Any), 1),
+        gate: Gate::MaiNotGfx90a,
+        default_on: true,
+        reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards908 (AccVGPRWriteMFMAReadSrcCWaitStates)",
+    },
+    Rule {
+        id: "accvgpr-write-agpr-read",
+        summary: "an AGPR v_accvgpr_write wrote is read as MFMA SrcA/B, by v_accvgpr_read, or written again, too soon",
+        first: "V_ACCVGPR_WRITE writes AGPR",
+        second: "MFMA reads it as SrcA/B, V_ACCVGPR_READ reads it, or V_ACCVGPR_WRITE writes it",
+        check: ws(Producer::AccvgprWrite, Consumer::AgprReadOrAccvgprWrite, 3),
+        gate: Gate::MaiNotGfx90a,
+        default_on: true,
+        reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards908 (AccVGPRWriteMFMAReadSrcABWaitStates, AccVGPRWriteAccVgprReadWaitStates; a v_accvgpr_write's own AGPR counts as SrcA/B)",
+    },
+    Rule {
+        id: "mfma-srcc-accvgpr-write",
+        summary: "v_accvgpr_write overwrites an AGPR an MFMA is still reading as SrcC",
+        first: "MFMA reads AGPRs as SrcC",
+        second: "V_ACCVGPR_WRITE writes one",
+        check: by_longest_passes(Producer::MfmaReadsSrcC { dgemm: None }, Consumer::AccvgprWriteWrites, [0, 5, 13]),
+        gate: Gate::MaiNotGfx90a,
+        default_on: true,
+        reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards908 (MFMA{4x4,16x16,32x32}ReadSrcCAccVgprWriteWaitStates)",
+    },
+    Rule {
+        id: "accvgpr-read-memory",
+        summary: "a VMEM/FLAT/DS instruction reads a VGPR v_accvgpr_read wrote too recently",
+        first: "V_ACCVGPR_READ writes VGPR",
+        second: "VMEM, FLAT or DS reads it",
+        check: ws(Producer::AccvgprRead, Consumer::MemoryReads, 2),
+        gate: Gate::MaiNotGfx90a,
+        default_on: true,
+        reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAILdStHazards (AccVgprReadLdStWaitStates)",
+    },
+    Rule {
+        id: "valu-accvgpr-memory",
+        summary: "a VMEM/FLAT/DS instruction reads a VGPR a VALU wrote just before a v_accvgpr_read/write",
+        first: "VALU writes VGPR, then V_ACCVGPR_READ/WRITE",
+        second: "VMEM, FLAT or DS reads the VGPR",
+        check: ws(Producer::ValuWritesThen(Between::AccvgprReadWrite), Consumer::MemoryReads, 2),
+        gate: Gate::MaiNotGfx90a,
+        default_on: true,
+        reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAILdStHazards (VALUWriteAccVgprRdWrLdStDepVALUWaitStates: one wait state after the v_accvgpr_*, two after the VALU)",
+    },
+    Rule {
+        id: "valu-exec-mfma",
+        summary: "an MFMA issues too soon after a VALU wrote EXEC",
+        first: "VALU (not MFMA) writes EXEC",
+        second: "MFMA",
+        check: ws(Producer::NonMfmaValuWrites, Consumer::MfmaExec, 4),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards90A (VALUWritesExecWaitStates)",
+    },
+    Rule {
+        id: "valu-mfma-read",
+        summary: "an MFMA reads a VGPR or AGPR a VALU wrote too recently",
+        first: "VALU (not MFMA, not v_dot*) writes VGPR/AGPR",
+        second: "MFMA reads it",
+        check: ws(Producer::NonMfmaNonDotValuWrites, Consumer::MfmaReads, 2),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards90A (LegacyVALUNotDotWritesVGPRWaitStates)",
+    },
+    Rule {
+        id: "mfma-srcc-overlap",
+        summary: "an XDL MFMA reads as SrcC registers that overlap, but are not the same as, an earlier MFMA's result",
+        first: "MFMA writes VGPRs/AGPRs",
+        second: "XDL MFMA reads an overlapping, different range as SrcC",
+        check: by_passes(Producer::MfmaWrites(Overlap::Partial), Consumer::MfmaReadsSrcC(MfmaKind::NotDgemm), [2, 8, 16], [0, 0]),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards90A (SMFMA{4x4,16x16,32x32}WritesVGPROverlappedSMFMASrcCWaitStates; none after a DGEMM)",
+    },
+    Rule {
+        id: "mfma-dgemm-srcc-overlap",
+        summary: "a DGEMM reads as SrcC registers that overlap, but are not the same as, an earlier MFMA's result",
+        first: "MFMA writes VGPRs/AGPRs",
+        second: "DGEMM reads an overlapping, different range as SrcC",
+        check: by_passes(Producer::MfmaWrites(Overlap::Partial), Consumer::MfmaReadsSrcC(MfmaKind::Dgemm), [3, 9, 17], [4, 9]),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards90A (SMFMA{4x4,16x16,32x32}WritesVGPROverlappedDMFMASrcCWaitStates, DMFMA{4x4,16x16}WritesVGPROverlappedSrcCWaitStates)",
+    },
+    Rule {
+        id: "dgemm-4x4-srcc-same",
+        summary: "v_mfma_f64_4x4x4f64 reads as SrcC the result of the v_mfma_f64_4x4x4f64 just before it",
+        first: "V_MFMA_F64_4X4X4F64 writes VGPRs/AGPRs",
+        second: "V_MFMA_F64_4X4X4F64 reads the same registers as SrcC",
+        check: by_passes(Producer::MfmaWrites(Overlap::Same), Consumer::MfmaReadsSrcC(MfmaKind::Dgemm4x4), [0, 0, 0], [4, 0]),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards90A (DMFMA4x4WritesVGPRFullSrcCWaitStates)",
+    },
+    Rule {
+        id: "mfma-srcab",
+        summary: "an MFMA reads as SrcA/B a register an earlier MFMA wrote too recently",
+        first: "MFMA writes VGPRs/AGPRs",
+        second: "MFMA reads one as SrcA/B",
+        check: by_passes(Producer::MfmaWrites(Overlap::Any), Consumer::MfmaReadsSrcAB, [5, 11, 19], [6, 11]),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards90A (SMFMA{4x4,16x16,32x32}WritesVGPROverlappedSrcABWaitStates, DMFMA{4x4,16x16}WritesVGPROverlappedMFMASrcABWaitStates)",
+    },
+    Rule {
+        id: "mfma-valu-read",
+        summary: "a VALU reads a register before the MFMA writing it has finished",
+        first: "MFMA writes VGPRs/AGPRs",
+        second: "VALU (not MFMA; v_accvgpr_read included) reads one",
+        check: by_passes(Producer::MfmaWrites(Overlap::Any), Consumer::NonMfmaValuReads, [5, 11, 19], [6, 11]),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (SMFMA{4x4,16x16,32x32}WriteVgprVALUMemExpReadWaitStates, DMFMA{4x4,16x16}WriteVgprVALUReadWaitStates)",
+    },
+    Rule {
+        id: "mfma-memory-read",
+        summary: "a VMEM/FLAT/DS/export instruction reads a register before the MFMA writing it has finished",
+        first: "MFMA writes VGPRs/AGPRs",
+        second: "VMEM, FLAT, DS or EXP reads one",
+        check: by_passes(Producer::MfmaWrites(Overlap::Any), Consumer::MemoryExportReads, [5, 11, 19], [9, 18]),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (SMFMA{4x4,16x16,32x32}WriteVgprVALUMemExpReadWaitStates, DMFMA{4x4,16x16}WriteVgprMemExpReadWaitStates)",
+    },
+    Rule {
+        id: "mfma-vector-write",
+        summary: "a VALU or memory instruction overwrites a register before the MFMA writing it has finished",
+        first: "MFMA writes VGPRs/AGPRs",
+        second: "VALU (not MFMA), VMEM, FLAT, DS or EXP writes one",
+        check: by_passes(Producer::MfmaWrites(Overlap::Any), Consumer::VectorWrites, [5, 11, 19], [6, 11]),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (SMFMA{4x4,16x16,32x32}WriteVgprVALUWawWaitStates, DMFMA{4x4,16x16}WriteVgprVALUWriteWaitStates)",
+    },
+    Rule {
+        id: "mfma-srcc-vector-write",
+        summary: "a VALU or memory instruction overwrites a register an XDL MFMA is still reading as SrcC",
+        first: "XDL MFMA reads VGPRs/AGPRs as SrcC",
+        second: "VALU (not MFMA), VMEM, FLAT, DS or EXP writes one",
+        check: by_passes(Producer::MfmaReadsSrcC { dgemm: Some(false) }, Consumer::VectorWrites, [1, 7, 15], [0, 0]),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (SMFMA{4x4,16x16,32x32}ReadVgprVALUWarWaitStates)",
+    },
+    Rule {
+        id: "dgemm-fma-f64",
+        summary: "v_fma_f64/v_fmac_f64 issues too soon after a DGEMM",
+        first: "DGEMM (V_MFMA_F64_*)",
+        second: "V_FMA_F64, V_FMAC_F64",
+        check: ws(Producer::Dgemm, Consumer::FmaF64, 2),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (DMFMAToFMA64WaitStates)",
+    },
+    Rule {
+        id: "dot-vector-read",
+        summary: "a register a v_dot* wrote is read too soon by another op (or by the same op as SrcA/B)",
+        first: "V_DOT* writes VGPR",
+        second: "VALU (not MFMA), VMEM, FLAT, DS or EXP reads it, except the same V_DOT* reading it as SrcC",
+        check: ws(Producer::DotWrites, Consumer::VectorReads, 3),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (DotWriteSameDotReadSrcAB, DotWriteDifferentVALURead)",
+    },
+    Rule {
+        id: "dot-vector-write",
+        summary: "a register a v_dot* wrote is overwritten too soon by another op",
+        first: "V_DOT* writes VGPR",
+        second: "VALU (not MFMA; not the same V_DOT*), VMEM, FLAT, DS or EXP writes it",
+        check: ws(Producer::DotWrites, Consumer::VectorWrites, 3),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (DotWriteDifferentVALUWrite)",
+    },
+    Rule {
+        id: "valu-dgemm-memory",
+        summary: "a VMEM/FLAT/DS instruction reads a register a VALU wrote with only a DGEMM in between",
+        first: "VALU writes VGPR/AGPR, then a DGEMM",
+        second: "VMEM, FLAT or DS reads the register",
+        check: ws(Producer::ValuWritesThen(Between::Dgemm), Consumer::MemoryReads, 2),
+        gate: Gate::Gfx90a,
+        default_on: true,
+        reference: "LLVM 16+ GCNHazardRecognizer::checkMAIVALUHazards (DMFMABetweenVALUWriteVMEMRead: the hardware fails to insert its own two wait states; not in LLVM 15)",
+    },
+    Rule {
         id: "waitcnt-vmem",
         summary: "a register loaded by MUBUF/MTBUF/MIMG/GLOBAL/SCRATCH is used before s_waitcnt vmcnt covers the load",
         first: "vector memory load or returning atomic",
@@ -449,6 +919,28 @@ mod tests {
                     && r.reference[tag.len()..].starts_with([';', ' '])),
                 "no rule for {tag}"
             );
+        }
+    }
+
+    #[test]
+    fn matrix_rules_cite_llvm_and_name_their_feature() {
+        for r in RULES
+            .iter()
+            .filter(|r| matches!(r.gate, Gate::MaiNotGfx90a | Gate::Gfx90a))
+        {
+            assert!(
+                r.reference.contains("GCNHazardRecognizer::check"),
+                "{}",
+                r.id
+            );
+            let Check::WaitStates { wait_states, .. } = r.check else {
+                panic!("{}: not a wait-state rule", r.id)
+            };
+            // gfx908 has no DGEMM: its tables must not pretend otherwise.
+            if let (Gate::MaiNotGfx90a, Wait::ByPasses(t)) = (r.gate, wait_states) {
+                assert_eq!(t.dgemm, [0, 0], "{}", r.id);
+            }
+            assert!(wait_states.max() > 0 && wait_states.max() <= 19, "{}", r.id);
         }
     }
 }

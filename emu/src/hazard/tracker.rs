@@ -11,11 +11,12 @@
 //! a pointer, not a model; [`HazardTracker::issue`] builds an owned model for one-off use.
 
 use super::check::{self, History, Step};
+use super::mai::{MaiKind, MfmaClass};
 use super::model::InstModel;
 use super::regs;
 use super::rules::ClauseKind;
-use super::rules::{Check, Gate, Producer, Rule, RULES};
-use gcn_isa::{Inst, Op};
+use super::rules::{Check, Producer, Rule, RULES};
+use gcn_isa::{Features, Inst, Op, Target};
 use std::borrow::Borrow;
 use std::collections::VecDeque;
 
@@ -85,13 +86,18 @@ pub enum ProducerKind {
     SmemMember,
     VmemMember,
     VccWrite,
+    Mfma,
+    Dgemm,
+    AccvgprWrite,
+    AccvgprRead,
+    Dot,
 }
 
 /// [`Roles::producer`]'s bit for an instruction that writes VCC (or part of it).
 pub const VCC_WRITE: u16 = 1 << ProducerKind::VccWrite as u16;
 
 impl ProducerKind {
-    const ALL: [ProducerKind; 9] = [
+    const ALL: [ProducerKind; 14] = [
         ProducerKind::ValuWrites,
         ProducerKind::SaluWrites,
         ProducerKind::AnyWrites,
@@ -101,6 +107,11 @@ impl ProducerKind {
         ProducerKind::SmemMember,
         ProducerKind::VmemMember,
         ProducerKind::VccWrite,
+        ProducerKind::Mfma,
+        ProducerKind::Dgemm,
+        ProducerKind::AccvgprWrite,
+        ProducerKind::AccvgprRead,
+        ProducerKind::Dot,
     ];
 
     fn includes(self, m: &InstModel) -> bool {
@@ -114,6 +125,11 @@ impl ProducerKind {
             ProducerKind::SmemMember => m.is_smem(),
             ProducerKind::VmemMember => m.is_vmem_or_flat(),
             ProducerKind::VccWrite => m.writes.overlaps(regs::VCC),
+            ProducerKind::Mfma => m.mfma().is_some(),
+            ProducerKind::Dgemm => m.mfma().is_some_and(MfmaClass::is_dgemm),
+            ProducerKind::AccvgprWrite => m.is_mai(MaiKind::AccvgprWrite),
+            ProducerKind::AccvgprRead => m.is_mai(MaiKind::AccvgprRead),
+            ProducerKind::Dot => m.is_dot,
         }
     }
 
@@ -129,6 +145,14 @@ impl ProducerKind {
                 }
                 Producer::SetVskip => ProducerKind::SetVskip,
                 Producer::WideStoreData => ProducerKind::WideStore,
+                Producer::NonMfmaValuWrites
+                | Producer::NonMfmaNonDotValuWrites
+                | Producer::ValuWritesThen(_) => ProducerKind::ValuWrites,
+                Producer::MfmaWrites(_) | Producer::MfmaReadsSrcC { .. } => ProducerKind::Mfma,
+                Producer::Dgemm => ProducerKind::Dgemm,
+                Producer::AccvgprWrite => ProducerKind::AccvgprWrite,
+                Producer::AccvgprRead => ProducerKind::AccvgprRead,
+                Producer::DotWrites => ProducerKind::Dot,
             },
             Check::SoftClause(ClauseKind::Smem) => ProducerKind::SmemMember,
             Check::SoftClause(ClauseKind::Vmem) => ProducerKind::VmemMember,
@@ -145,19 +169,19 @@ const KINDS: usize = ProducerKind::ALL.len();
 /// the stale-VCCZ producer may lie any distance back.
 fn reach(rule: &Rule) -> u64 {
     match rule.check {
-        Check::WaitStates { wait_states, .. } => wait_states as u64,
+        Check::WaitStates { wait_states, .. } => wait_states.max() as u64,
         Check::SoftClause(_) => 1,
         _ => u64::MAX,
     }
 }
 
 /// The NOP rules (wait states, soft clauses, stale VCCZ) that `pick` selects and that apply
-/// with this `xnack` setting, as a mask over [`RULES`] indices.
-pub fn rule_mask(xnack: bool, pick: impl Fn(&Rule) -> bool) -> u64 {
+/// to a target with `features` and this `xnack` setting, as a mask over [`RULES`] indices.
+pub fn rule_mask(features: Features, xnack: bool, pick: impl Fn(&Rule) -> bool) -> u64 {
     RULES
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.is_nop_rule() && (r.gate != Gate::Xnack || xnack) && pick(r))
+        .filter(|(_, r)| r.is_nop_rule() && r.gate.applies(features, xnack) && pick(r))
         .fold(0, |m, (i, _)| m | 1 << i)
 }
 
@@ -191,9 +215,10 @@ pub struct HazardTracker<M = InstModel> {
 }
 
 impl HazardTracker<InstModel> {
-    /// A tracker evaluating every NOP rule that applies (soft clauses only with `xnack`).
-    pub fn new(xnack: bool) -> HazardTracker {
-        HazardTracker::with_rules(rule_mask(xnack, |_| true))
+    /// A tracker evaluating every NOP rule that applies to `target` (soft clauses only with
+    /// `xnack`).
+    pub fn new(target: Target, xnack: bool) -> HazardTracker {
+        HazardTracker::with_rules(rule_mask(target.features(), xnack, |_| true))
     }
 
     /// Records that the wave issued `inst` at `pc` and returns the rules it violates against
@@ -354,9 +379,17 @@ mod tests {
     use gcn_isa::{assemble_inst, Target};
 
     fn feed(tracker: &mut HazardTracker, lines: &[&str]) -> Vec<(u64, &'static str, u32)> {
+        feed_for(Target::Gfx900, tracker, lines)
+    }
+
+    fn feed_for(
+        target: Target,
+        tracker: &mut HazardTracker,
+        lines: &[&str],
+    ) -> Vec<(u64, &'static str, u32)> {
         let mut out = Vec::new();
         for (k, line) in lines.iter().enumerate() {
-            let inst = assemble_inst(line, Target::Gfx900).expect(line);
+            let inst = assemble_inst(line, target).expect(line);
             for f in tracker.issue(4 * k as u64, inst) {
                 out.push((4 * k as u64, f.rule.id, f.provided));
             }
@@ -366,7 +399,7 @@ mod tests {
 
     #[test]
     fn sees_the_issued_path() {
-        let mut t = HazardTracker::new(false);
+        let mut t = HazardTracker::new(Target::Gfx900, false);
         let found = feed(
             &mut t,
             &[
@@ -376,7 +409,7 @@ mod tests {
             ],
         );
         assert_eq!(found, vec![(8, "valu-sgpr-vmem", 2)]);
-        let mut t = HazardTracker::new(false);
+        let mut t = HazardTracker::new(Target::Gfx900, false);
         let clean = feed(
             &mut t,
             &[
@@ -390,7 +423,7 @@ mod tests {
 
     #[test]
     fn stale_vccz_is_found_beyond_the_kept_window() {
-        let mut t = HazardTracker::new(false);
+        let mut t = HazardTracker::new(Target::Gfx900, false);
         let mut lines = vec!["s_mov_b32 vcc_lo, 0"];
         lines.extend(std::iter::repeat_n("s_nop 0", 2 * KEEP));
         lines.push("s_cbranch_vccz 3");
@@ -407,7 +440,7 @@ mod tests {
             .iter()
             .map(|l| InstModel::new(assemble_inst(l, Target::Gfx900).expect(l)))
             .collect();
-        let defaults = rule_mask(true, |r| r.default_on);
+        let defaults = rule_mask(Target::Gfx900.features(), true, |r| r.default_on);
         let off_by_default = RULES.iter().position(|r| r.id == "any-vgpr-dpp").unwrap();
         assert_eq!(defaults & 1 << off_by_default, 0);
         let mut t: HazardTracker<&InstModel> = HazardTracker::with_rules(defaults);
@@ -433,8 +466,52 @@ mod tests {
             "s_load_dword s4, s[0:1], 0x0",
             "s_load_dword s0, s[2:3], 0x0",
         ];
-        assert!(feed(&mut HazardTracker::new(false), &lines).is_empty());
-        let found = feed(&mut HazardTracker::new(true), &lines);
+        assert!(feed(&mut HazardTracker::new(Target::Gfx900, false), &lines).is_empty());
+        let found = feed(&mut HazardTracker::new(Target::Gfx900, true), &lines);
         assert_eq!(found, vec![(4, "smem-soft-clause", 0)]);
+    }
+
+    #[test]
+    fn matrix_rules_by_passes_and_by_target() {
+        // gfx908: a 16x16 MFMA (8 passes) needs 10 wait states before v_accvgpr_read of its D.
+        let lines = |nops: &'static [&'static str]| {
+            let mut l = vec!["v_mfma_f32_16x16x1f32 a[0:15], v0, v1, a[0:15]"];
+            l.extend(nops);
+            l.push("v_accvgpr_read_b32 v2, a15");
+            l
+        };
+        let t = Target::Gfx908;
+        let short = feed_for(
+            t,
+            &mut HazardTracker::new(t, false),
+            &lines(&["s_nop 7", "s_nop 0"]),
+        );
+        assert_eq!(short, vec![(12, "mfma-agpr-accvgpr-read", 9)]);
+        let enough = feed_for(
+            t,
+            &mut HazardTracker::new(t, false),
+            &lines(&["s_nop 7", "s_nop 1"]),
+        );
+        assert!(enough.is_empty(), "{enough:?}");
+        // gfx90a: a DGEMM's result read by a store needs 18 (16x16) wait states; gfx908's
+        // v_accvgpr_write rules do not apply there.
+        let t = Target::Gfx90a;
+        let found = feed_for(
+            t,
+            &mut HazardTracker::new(t, false),
+            &[
+                "v_mfma_f64_16x16x4f64 v[0:7], v[10:11], v[12:13], v[48:55]",
+                "s_nop 7",
+                "s_nop 7",
+                "global_store_dword v[100:101], v1, off",
+                "v_accvgpr_write_b32 a0, v2",
+                "v_accvgpr_read_b32 v3, a0",
+            ],
+        );
+        assert_eq!(found, vec![(12, "mfma-memory-read", 16)]);
+        // Without matrix cores none of these rules is evaluated.
+        let mask = rule_mask(Target::Gfx906.features(), true, |_| true);
+        let mai = RULES.iter().position(|r| r.id == "valu-vgpr-mai").unwrap();
+        assert_eq!(mask & 1 << mai, 0);
     }
 }

@@ -75,7 +75,7 @@ impl HazardTable {
         HazardTable {
             models,
             roles,
-            enabled: rule_mask(xnack, |r| r.default_on),
+            enabled: rule_mask(program.target.features(), xnack, |r| r.default_on),
         }
     }
 }
