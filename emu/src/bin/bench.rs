@@ -428,7 +428,11 @@ fn gemm_native(a: &[f32], bt: &[f32]) -> Vec<f32> {
     for (i, row) in c.chunks_exact_mut(n).enumerate() {
         let ai = &a[i * n..(i + 1) * n];
         for (j, cij) in row.iter_mut().enumerate() {
-            *cij = ai.iter().zip(&bt[j * n..(j + 1) * n]).map(|(x, y)| x * y).sum();
+            *cij = ai
+                .iter()
+                .zip(&bt[j * n..(j + 1) * n])
+                .map(|(x, y)| x * y)
+                .sum();
         }
     }
     c
