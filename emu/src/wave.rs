@@ -439,6 +439,22 @@ impl Wave {
 
     /// Writes `vals` to VGPR `reg` in the lanes set in `exec`.
     #[inline]
+    /// Lays the register file out as `file`, zeroed, unless it already is (the timing model's
+    /// scratch wave takes the layout of each wave whose memory instruction it runs).
+    pub fn ensure_file(&mut self, file: RegFile) {
+        if self.vgpr.file() != file {
+            self.vgpr.reset(file);
+        }
+    }
+
+    /// Writes row `row` of the register file (VGPRs, then AGPRs from the file's `agpr_base`) in
+    /// the lanes of `exec`; a row beyond the file is dropped.
+    pub fn write_file_row(&mut self, row: usize, vals: &Row, exec: u64) {
+        if let Some(r) = self.vgpr.row_mut(row) {
+            select_lanes(r, vals, exec);
+        }
+    }
+
     pub fn write_row(&mut self, reg: usize, vals: &Row, exec: u64) {
         select_lanes(&mut self.vgpr[reg % VGPRS], vals, exec);
     }

@@ -16,7 +16,7 @@ use crate::hazard::regs::RegSet;
 use crate::launch::Stop;
 use crate::memory::Memory;
 use crate::program::Program;
-use crate::wave::{Row, Wave, SCALAR_CODES, VGPRS};
+use crate::wave::{RegFile, Row, Wave, SCALAR_CODES, VGPRS, WAVE_SIZE};
 
 /// SGPR codes from here up (flat_scratch, xnack_mask, VCC, trap registers, M0, EXEC) go into
 /// every snapshot: instructions read some of them implicitly.
@@ -41,6 +41,10 @@ pub struct Snapshot {
     /// row is copied once, straight from the wave, rather than through a pair on the stack).
     vgpr_ids: Vec<u16>,
     vgpr_rows: Vec<Row>,
+    /// The wave's register file layout, and the AGPRs copied (gfx90a memory instructions whose
+    /// data are AGPRs): their rows in that file, and the rows' values.
+    file: RegFile,
+    agpr_rows: Vec<(u16, Row)>,
 }
 
 impl Snapshot {
@@ -58,6 +62,8 @@ impl Snapshot {
             pc: 0,
             vgpr_ids: Vec::new(),
             vgpr_rows: Vec::new(),
+            file: RegFile::vgprs_only(0),
+            agpr_rows: Vec::new(),
         })
     }
 
@@ -83,6 +89,16 @@ impl Snapshot {
             self.vgpr_rows
                 .extend_from_slice(std::slice::from_ref(&w.vgpr[v as usize]));
         }
+        self.file = w.vgpr.file();
+        self.agpr_rows.clear();
+        for a in regs.agpr_numbers() {
+            if let Some(row) = w.vgpr.agpr_row(a as usize) {
+                self.agpr_rows.push((
+                    row as u16,
+                    w.vgpr.row(row).copied().unwrap_or([0; WAVE_SIZE]),
+                ));
+            }
+        }
     }
 
     /// Loads the copy into `w` (a scratch wave; registers the instruction does not read keep
@@ -102,8 +118,13 @@ impl Snapshot {
         w.index = self.index;
         w.lanes = self.lanes;
         w.pc = self.pc;
+        // The AGPRs are rows past the VGPRs, where this wave's file puts them.
+        w.ensure_file(self.file);
         for (&v, row) in self.vgpr_ids.iter().zip(&self.vgpr_rows) {
             w.vgpr[v as usize] = *row;
+        }
+        for (r, row) in &self.agpr_rows {
+            w.write_file_row(*r as usize, row, u64::MAX);
         }
     }
 }
@@ -162,15 +183,7 @@ pub fn run(
         program: sh.program,
         env: sh.env,
     };
-    // The snapshot and the landing carry VGPRs by number; a gfx90a memory instruction whose
-    // data are AGPRs (its acc bit) would lose them, so it stops the run, saying why.
-    let result = if d.inst.memory_acc() {
-        Err(Fault::Unsupported(
-            "under the timing model, a memory instruction with its data in AGPRs (gfx90a acc bit)",
-        ))
-    } else {
-        crate::exec::issue::execute(&mut cx, d)
-    };
+    let result = crate::exec::issue::execute(&mut cx, d);
     group.outstanding -= 1;
     let wave = r.snap.index;
     sim.snapshots.push(r.snap);

@@ -7,7 +7,7 @@
 //! as on the hardware. (A d16 load lands its whole dword; a write to the other half of the same
 //! register between issue and completion would be overwritten. No compiler emits that.)
 
-use crate::hazard::regs::RegSet;
+use crate::hazard::regs::{RegSet, AGPR0};
 use crate::wave::{Row, WaitCounters, Wave, SCALAR_CODES, VGPRS};
 use gcn_isa::class::Counters;
 use gcn_isa::operand::VGPR0;
@@ -18,6 +18,8 @@ pub struct Landing {
     /// EXEC at issue: the lanes the load writes.
     exec: u64,
     vgprs: Vec<(u16, Row)>,
+    /// AGPRs (a gfx90a load into them): their rows in the wave's register file.
+    agprs: Vec<(u16, Row)>,
     sgprs: Vec<(u16, u32)>,
     /// Every register written, as operand codes (VGPRs from 256).
     pub regs: RegSet,
@@ -28,6 +30,7 @@ impl Landing {
         Box::new(Landing {
             exec: 0,
             vgprs: Vec::new(),
+            agprs: Vec::new(),
             sgprs: Vec::new(),
             regs: RegSet::EMPTY,
         })
@@ -39,12 +42,18 @@ impl Landing {
         self.exec = exec;
         self.regs = writes;
         self.vgprs.clear();
+        self.agprs.clear();
         self.sgprs.clear();
         // Exactly the rows this load writes (a first push would make room for four, 1 KiB,
         // and thousands are in flight).
         self.vgprs.reserve_exact(writes.vgprs().codes().count());
         for code in writes.codes() {
-            if code >= VGPR0 {
+            if code >= AGPR0 {
+                let row = w.vgpr.agpr_row((code - AGPR0) as usize);
+                if let Some((r, vals)) = row.and_then(|r| Some((r, *w.vgpr.row(r)?))) {
+                    self.agprs.push((r as u16, vals));
+                }
+            } else if code >= VGPR0 {
                 let v = code - VGPR0;
                 if (v as usize) < VGPRS {
                     self.vgprs.push((v, w.vgpr[v as usize]));
@@ -60,6 +69,9 @@ impl Landing {
     fn land(&self, w: &mut Wave) {
         for (v, row) in &self.vgprs {
             w.write_row(*v as usize, row, self.exec);
+        }
+        for (r, row) in &self.agprs {
+            w.write_file_row(*r as usize, row, self.exec);
         }
         for &(c, val) in &self.sgprs {
             w.sgpr[c as usize] = val;

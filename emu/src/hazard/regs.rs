@@ -130,6 +130,11 @@ impl RegSet {
         0
     }
 
+    /// The AGPRs in the set, as AGPR numbers, ascending.
+    pub fn agpr_numbers(self) -> impl Iterator<Item = u16> {
+        self.agprs().codes().map(|c| c - AGPR0)
+    }
+
     /// The VGPRs in the set, as VGPR numbers, ascending (only their codes' words are looked
     /// at; AGPRs are not among them).
     pub fn vgpr_numbers(self) -> impl Iterator<Item = u16> {
