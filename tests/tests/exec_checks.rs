@@ -341,3 +341,43 @@ fn disasm_interleaves_source_lines() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("\n; "));
 }
+
+/// The same seeded bugs in the program's gfx90a:xnack- code object (its own line tables) are
+/// reported at the same source lines.
+#[test]
+fn seeded_bugs_on_gfx90a() {
+    let gfx90a = ["--timing", "off", "--target", "gfx90a"];
+    let lines = |findings: &[serde_json::Value]| {
+        let mut places: Vec<String> = findings
+            .iter()
+            .flat_map(|f| [&f["place"], &f["other"]["place"]])
+            .filter(|p| !p.is_null())
+            .map(|p| source(p).to_string())
+            .collect();
+        places.sort();
+        places.dedup();
+        places
+    };
+    let race = seeded_with("race", "lds-race", &["uninitialized-lds-read"], "", &gfx90a);
+    let (write, read) = (
+        line_of("slots[t] = in[t];"),
+        line_of("out[t] = slots[N - 1 - t];"),
+    );
+    let mut want = vec![write, read];
+    want.sort();
+    assert_eq!(lines(&race), want);
+    let grace = seeded("grace", "global-race", "", &gfx90a);
+    let mut want = vec![
+        line_of("buf[t] = 3 * t;"),
+        line_of("out[t] = buf[N - 1 - t];"),
+    ];
+    want.sort();
+    assert_eq!(lines(&grace), want);
+    seeded("oob", "out-of-bounds", &line_of("if (i <= last)"), &gfx90a);
+    seeded(
+        "uaf",
+        "use-after-free",
+        &line_of("out[threadIdx.x] = v;"),
+        &gfx90a,
+    );
+}
