@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Golden vectors for the few instructions the opcode sweep cannot reach (see extra.s).
+"""Golden vectors for the few instructions the opcode sweep cannot reach (see extra.s, and
+extra.<target>.s for a target's own).
 
 Usage: python3 tests/golden/gen_extra.py [--llvm-mc llvm-mc-15]
 Writes <target>/EXTRA.txt as "<words>\t<llvm text>", the same format as the sweep's files.
@@ -18,11 +19,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--llvm-mc", default="llvm-mc-15")
     args = ap.parse_args()
-    src = os.path.join(HERE, "extra.s")
     for target in TARGETS:
-        out = subprocess.run(
+        # extra.s for every target, then extra.<target>.s where one has ops of its own
+        srcs = [os.path.join(HERE, "extra.s"), os.path.join(HERE, "extra.%s.s" % target)]
+        out = "".join(subprocess.run(
             [args.llvm_mc, "-arch=amdgcn", f"-mcpu={target}", "-show-encoding", src],
-            check=True, capture_output=True, text=True).stdout
+            check=True, capture_output=True, text=True).stdout for src in srcs if os.path.exists(src))
         lines = []
         for line in out.splitlines():
             m = re.match(r"\s*(.*?)\s*; encoding: \[(.*)\]", line)

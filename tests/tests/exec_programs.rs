@@ -154,15 +154,45 @@ fn module_api_loads_code_objects() {
 
 #[test]
 fn no_code_object_for_the_target_is_named() {
-    // The programs carry gfx900 and gfx906 code only.
+    // The programs carry gfx900, gfx906 and gfx90a:xnack- code only.
     let out = exec(&["--timing", "off", "--target", "gfx908"], "launch", &[]);
     let (stdout, stderr) = text(&out);
     assert!(!out.status.success(), "{stdout}");
     assert!(stderr.contains("no code object for gfx908"), "{stderr}");
     assert!(
-        stderr.contains("gfx900") && stderr.contains("gfx906"),
+        stderr.contains("gfx900") && stderr.contains("gfx906") && stderr.contains("gfx90a:xnack-"),
         "{stderr}"
     );
+    // Their gfx90a code is built for xnack off.
+    let out = exec(
+        &["--timing", "off", "--target", "gfx90a:xnack+"],
+        "launch",
+        &[],
+    );
+    assert!(!out.status.success());
+    assert!(text(&out).1.contains("no code object for gfx90a:xnack+"));
+}
+
+/// The programs' gfx90a code objects (hipcc's own code for MI200: packed work-item ids, the
+/// unified register file, its hostcalls' L2 write-backs) pass the same checks.
+#[test]
+fn the_programs_run_on_gfx90a() {
+    let gfx90a = ["--timing", "off", "--target", "gfx90a"];
+    for name in [
+        "launch",
+        "memory",
+        "streams",
+        "device",
+        "errors",
+        "printf",
+        "devmalloc",
+    ] {
+        assert_passes(&gfx90a, name, &[]);
+    }
+    assert_passes(&["--target", "gfx90a"], "launch", &[]);
+    let saxpy = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/hip/saxpy.gfx90a.co");
+    let globals = program("module_globals.gfx90a.co");
+    assert_passes(&gfx90a, "module", &[saxpy, globals.to_str().unwrap()]);
 }
 
 #[test]

@@ -516,6 +516,10 @@ semantics! {
     BUFFER_ATOMIC_DEC_X2 => vmem_ops::atomic::<Buffer>;
     // No vector caches are modelled: write-back/invalidate have nothing to do.
     BUFFER_WBINVL1 => nothing;
+    // gfx90a: write back / invalidate the L2 lines of other agents' memory (the emulator's
+    // memory has no caches).
+    BUFFER_WBL2 => nothing;
+    BUFFER_INVL2 => nothing;
     BUFFER_WBINVL1_VOL => nothing;
 }
 
