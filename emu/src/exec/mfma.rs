@@ -152,39 +152,43 @@ fn half_to_f32(bits: u64, input: Input, flush: bool) -> f32 {
 }
 
 /// A and B of every block as plain numbers, each exactly as the op reads it (f32, f16 and bf16
-/// widened, denormals flushed where `flush` says; i8 as integers; f64 as is): A by block, row
-/// and k (CBSZ/ABID applied), B by block, k and column (BLGP applied), so that a row of results
-/// is a loop over contiguous columns the compiler vectorises.
-fn unpack(
+/// widened, denormals flushed where `flush` says; i8 as integers; f64 as is): A by the block that
+/// holds it, row and k; B by block, k and column (BLGP applied), so that a row of results is a
+/// loop over contiguous columns the compiler vectorises. Read lane by lane: lane l holds items
+/// e < K_L of row (column) l % M of block (l / M) % blocks at k = K_L·(l / (M·blocks)) + e
+/// ([`Shape::input_at`] backwards; M = N for every matrix op).
+fn unpack(s: &Shape, blgp: u32, flush: bool, a: &[Row], b: &[Row]) -> (Vec<f64>, Vec<f64>) {
+    // One loop per element type, so that the conversion is not chosen per element.
+    match s.input {
+        Input::F32 => unpack_as::<32>(s, blgp, a, b, |r| f32::from_bits(r as u32) as f64),
+        Input::F16 | Input::Bf16 if flush => {
+            unpack_as::<16>(s, blgp, a, b, |r| half_to_f32(r, s.input, true) as f64)
+        }
+        Input::F16 => unpack_as::<16>(s, blgp, a, b, |r| super::f16::f16_to_f32(r as u16) as f64),
+        Input::Bf16 => unpack_as::<16>(s, blgp, a, b, |r| f32::from_bits((r as u32) << 16) as f64),
+        Input::I8 => unpack_as::<8>(s, blgp, a, b, |r| r as u8 as i8 as f64),
+        Input::F64 => unpack_as::<64>(s, blgp, a, b, f64::from_bits),
+    }
+}
+
+fn unpack_as<const BITS: usize>(
     s: &Shape,
-    [cbsz, abid, blgp]: [u32; 3],
-    flush: bool,
+    blgp: u32,
     a: &[Row],
     b: &[Row],
+    value: impl Fn(u64) -> f64,
 ) -> (Vec<f64>, Vec<f64>) {
     let (m, n, k, blocks) = (s.m, s.n, s.k, s.blocks);
-    let bits = s.input.bits() as usize;
-    let value = |raw: u64| match s.input {
-        Input::F32 => f32::from_bits(raw as u32) as f64,
-        Input::F16 | Input::Bf16 => half_to_f32(raw, s.input, flush) as f64,
-        Input::I8 => raw as u8 as i8 as f64,
-        Input::F64 => f64::from_bits(raw),
-    };
+    let kl = s.items_per_lane();
     let mut am = vec![0f64; blocks * m * k];
     let mut bm = vec![0f64; blocks * k * n];
-    for blk in 0..blocks {
-        let ablk = a_block(blk, blocks, cbsz, abid);
-        for i in 0..m {
-            for kk in 0..k {
-                let (ai, al) = s.input_at(ablk, i, kk);
-                am[(blk * m + i) * k + kk] = value(item(a, al, ai, bits));
-            }
-        }
-        for kk in 0..k {
-            for j in 0..n {
-                let (bi, bl) = s.input_at(blk, j, kk);
-                bm[(blk * k + kk) * n + j] = value(item(b, blgp_lane(bl, blgp), bi, bits));
-            }
+    for l in 0..WAVE_SIZE {
+        let (i, rest) = (l % m, l / m);
+        let (blk, k0) = (rest % blocks, rest / blocks * kl);
+        let b_lane = blgp_lane(l, blgp);
+        for e in 0..kl {
+            am[(blk * m + i) * k + k0 + e] = value(item(a, l, e, BITS));
+            bm[(blk * k + k0 + e) * n + i] = value(item(b, b_lane, e, BITS));
         }
     }
     (am, bm)
@@ -201,14 +205,17 @@ fn products(
 ) {
     let (m, n, k) = (s.m, s.n, s.k);
     let kl = s.items_per_lane();
-    let (am, bm) = unpack(s, modifiers, flush, a, b);
+    let [cbsz, abid, blgp] = modifiers;
+    let (am, bm) = unpack(s, blgp, flush, a, b);
     let mut acc32 = [0f32; WAVE_SIZE];
     let mut acc64 = [0f64; WAVE_SIZE];
     let mut sums = [0f64; WAVE_SIZE];
     for blk in 0..s.blocks {
         let bblk = &bm[blk * k * n..(blk + 1) * k * n];
         for i in 0..m {
-            let arow = &am[(blk * m + i) * k..(blk * m + i + 1) * k];
+            // CBSZ/ABID: the block takes the A of the block it broadcasts.
+            let ablk = a_block(blk, s.blocks, cbsz, abid);
+            let arow = &am[(ablk * m + i) * k..(ablk * m + i + 1) * k];
             // The columns of one row of D are consecutive lanes of one item.
             let (oi, lane0) = s.output_at(blk, i, 0);
             let lanes = lane0..lane0 + n;
