@@ -350,3 +350,27 @@ semantics! {
     V_MFMA_F64_16X16X4F64 => mfma;
     V_MFMA_F64_4X4X4F64 => mfma;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `unpack` reads A and B lane by lane through the inverse of [`Shape::input_at`]: for every
+    /// matrix op, each (block, row, k) the layout names is the (item, lane) the inverse gives.
+    #[test]
+    fn lane_order_inverts_the_input_layout() {
+        for info in gcn_isa::all_ops() {
+            let Some(shape) = info.op.mfma_shape().map(Shape::from) else {
+                continue;
+            };
+            let (m, kl) = (shape.m, shape.items_per_lane());
+            for l in 0..WAVE_SIZE {
+                let (i, rest) = (l % m, l / m);
+                let (blk, k0) = (rest % shape.blocks, rest / shape.blocks * kl);
+                for e in 0..kl {
+                    assert_eq!(shape.input_at(blk, i, k0 + e), (e, l), "{}", info.name);
+                }
+            }
+        }
+    }
+}
