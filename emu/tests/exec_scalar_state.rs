@@ -261,6 +261,27 @@ fn gpr_alloc_reports_the_wave_allocation() {
     exec_common::vet(&w, chk);
 }
 
+#[test]
+fn gpr_alloc_counts_vgprs_in_the_targets_granule() {
+    // 128 VGPRs: 32 blocks of 4 on gfx900, 16 of 8 on gfx90a (whose unified file of 512 needs
+    // the larger unit to fit VGPR_SIZE's six bits).
+    for (target, granule, size) in [(Target::Gfx900, 4, 31), (Target::Gfx90a, 8, 15)] {
+        let code = gcn_isa::assemble(
+            "s_getreg_b32 s0, hwreg(HW_REG_GPR_ALLOC, 8, 6)\ns_endpgm\n",
+            target,
+        )
+        .unwrap();
+        let env = gcnemu::exec::DispatchEnv {
+            vgprs: 128,
+            vgpr_granule: granule,
+            ..Default::default()
+        };
+        let w = exec_common::run_code_in(target, &code.bytes, &mut Memory::default(), &env, |_| {})
+            .unwrap();
+        assert_eq!(w.sgpr[0], size, "{target}");
+    }
+}
+
 // ---- SMEM scalar scratch ----
 // ADDR = SBASE + (IMM_OFFSET & ~3) + (SGPR_OFFSET & ~3) * 64 (SGPR offsets count one lane's
 // private bytes; scratch is swizzled in dwords across 64 lanes).

@@ -460,6 +460,7 @@ fn dispatch_env(target: Target, k: &Kernel, launch: &Launch, opts: &LaunchOption
         private_size: launch.private_size,
         vgprs: demand.vgprs,
         sgprs: demand.sgprs,
+        vgpr_granule: target.features().vgpr_granule as u32,
         spin_limit: opts.spin_limit,
     }
 }

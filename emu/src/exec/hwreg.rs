@@ -6,7 +6,7 @@
 //! | 2 | STATUS | SCC [0], EXECZ [9], VCCZ [10] | ignored (privileged) |
 //! | 3 | TRAPSTS | wave TRAPSTS | kept |
 //! | 4 | HW_ID | WAVE_ID [3:0], SIMD_ID [5:4] of the wave's slot; CU, SE, queue 0 | ignored (read-only) |
-//! | 5 | GPR_ALLOC | VGPR_SIZE [13:8] = VGPRs/4 - 1, SGPR_SIZE [27:24] = SGPRs/16 - 1 | ignored |
+//! | 5 | GPR_ALLOC | VGPR_SIZE [13:8] = VGPRs/granule - 1 (4; 8 on gfx90a), SGPR_SIZE [27:24] = SGPRs/16 - 1 | ignored |
 //! | 6 | LDS_ALLOC | LDS_SIZE [20:12] in 256-byte units of the workgroup's LDS (512-byte granules) | ignored |
 //! | 7 | IB_STS | VM_CNT [3:0] / [23:22], EXP_CNT [6:4], LGKM_CNT [11:8] | ignored |
 //! | 15 | SH_MEM_BASES | aperture bases [63:48]: private [15:0], shared [31:16] | ignored |
@@ -51,8 +51,9 @@ pub fn read(cx: &Cx, id: u32) -> Result<u32, Fault> {
         HW_REG_HW_ID => (w.index / 4) & 0xf | (w.index % 4) << 4,
         HW_REG_GPR_ALLOC => {
             // VGPR_BASE [5:0] and SGPR_BASE [19:16] are 0 (each wave has its own file);
-            // VGPR_SIZE [13:8] in blocks of 4 and SGPR_SIZE [27:24] in blocks of 16, minus one.
-            let v = (cx.env.vgprs / 4).saturating_sub(1) & 0x3f;
+            // VGPR_SIZE [13:8] in the target's allocation granules and SGPR_SIZE [27:24] in
+            // blocks of 16, minus one.
+            let v = (cx.env.vgprs / cx.env.vgpr_granule.max(1)).saturating_sub(1) & 0x3f;
             let s = (cx.env.sgprs / 16).saturating_sub(1) & 0xf;
             v << 8 | s << 24
         }

@@ -130,6 +130,9 @@ pub struct DispatchEnv {
     /// VGPRs and SGPRs each wave has, as allocated (for s_getreg of GPR_ALLOC).
     pub vgprs: u32,
     pub sgprs: u32,
+    /// VGPRs in one unit of GPR_ALLOC's VGPR_SIZE: the target's allocation granule (4 on gfx9,
+    /// 8 on gfx90a, whose unified file of 512 would not fit the 6-bit field in units of 4).
+    pub vgpr_granule: u32,
     /// Write-free iterations of a loop before the spin detector compares a wave's state
     /// ([`crate::launch::spin`]); 0 turns it off.
     pub spin_limit: u32,
@@ -142,6 +145,7 @@ impl Default for DispatchEnv {
             private_size: 0,
             vgprs: 256,
             sgprs: 112,
+            vgpr_granule: 4,
             spin_limit: crate::launch::spin::DEFAULT_SPIN_LIMIT,
         }
     }

@@ -39,6 +39,21 @@ pub fn run_code(
     mem: &mut Memory,
     setup: impl FnOnce(&mut Wave),
 ) -> Result<Wave, Fault> {
+    let env = DispatchEnv {
+        private_size: 256,
+        ..DispatchEnv::default()
+    };
+    run_code_in(target, bytes, mem, &env, setup)
+}
+
+/// [`run_code`] with the dispatch's facts given.
+pub fn run_code_in(
+    target: Target,
+    bytes: &[u8],
+    mem: &mut Memory,
+    env: &DispatchEnv,
+    setup: impl FnOnce(&mut Wave),
+) -> Result<Wave, Fault> {
     let program = Program::decode(bytes, 0x1000, target);
     assert!(program.bad.is_empty(), "{:?}", program.bad);
     // The whole register file of the target: 256 VGPRs, and 256 AGPRs where it has them.
@@ -49,17 +64,13 @@ pub fn run_code(
     record::note_input(&w, mem);
     let mut waves = [w];
     let mut lds = Lds::new(4096);
-    let env = DispatchEnv {
-        private_size: 256,
-        ..DispatchEnv::default()
-    };
     let (mut budget, mut counts) = (1_000_000u64, Counts::default());
     match run_workgroup(
         &mut waves,
         &program,
         mem,
         &mut lds,
-        &env,
+        env,
         &mut budget,
         &mut counts,
     ) {
