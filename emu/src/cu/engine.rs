@@ -125,6 +125,9 @@ pub struct Cu {
     /// Cycle until which each SIMD's vector ALU is busy, and with whose instruction.
     pub valu_busy: [u64; SIMDS],
     pub valu_owner: [usize; SIMDS],
+    /// Cycle until which each SIMD's matrix core is busy, and with whose matrix op.
+    pub matrix_busy: [u64; SIMDS],
+    pub matrix_owner: [usize; SIMDS],
     /// Cycle from which the LDS pipeline and the texture-address unit take new work.
     pub lds_free: u64,
     pub vmem_free: u64,
@@ -151,6 +154,8 @@ impl Cu {
             raised: [0; SIMDS],
             valu_busy: [0; SIMDS],
             valu_owner: [usize::MAX; SIMDS],
+            matrix_busy: [0; SIMDS],
+            matrix_owner: [usize::MAX; SIMDS],
             lds_free: 0,
             vmem_free: 0,
             next: u64::MAX,
@@ -566,6 +571,15 @@ impl<'a> CuSim<'a> {
             };
             return Some((r, busy));
         }
+        let matrix = cu.matrix_busy[w.simd as usize];
+        if f.matrix_cycles != 0 && matrix > now {
+            let r = if cu.matrix_owner[w.simd as usize] == s {
+                StallReason::Dependency
+            } else {
+                StallReason::Issue
+            };
+            return Some((r, matrix));
+        }
         // s_waitcnt, or a counter the instruction increments at its maximum.
         let counters = w.wave.counters;
         if !counters.within(&f.issue_limit) {
@@ -795,6 +809,9 @@ impl<'a> CuSim<'a> {
         // find no landing place in a later wave (landings attach by issue number).
         if cu.valu_owner[w.simd as usize] == s {
             cu.valu_owner[w.simd as usize] = usize::MAX;
+        }
+        if cu.matrix_owner[w.simd as usize] == s {
+            cu.matrix_owner[w.simd as usize] = usize::MAX;
         }
         self.free_slots.push(s);
         let group = self.groups[g].as_mut().expect("resident group");

@@ -77,6 +77,8 @@ pub struct Facts {
     pub unit: Unit,
     /// Cycles the SIMD's vector ALU is busy with this instruction (VALU only).
     pub valu_cycles: u16,
+    /// Cycles the SIMD's matrix core is busy with this instruction (MFMA only; 0 for the rest).
+    pub matrix_cycles: u16,
     pub special: Special,
     pub latency: Latency,
     pub ds: Option<DsShape>,
@@ -147,17 +149,21 @@ fn facts(d: &Decoded, target: Target) -> Facts {
         _ if class.counters.lgkm => Latency::Message,
         _ => Latency::None,
     };
-    // A matrix op keeps its SIMD's matrix core busy for its passes, and the model lets no other
-    // vector op of the SIMD issue meanwhile: the SIMD's VALU issue stands for both units, so
-    // back-to-back MFMAs run at the matrix core's rate and a dependent read waits for the result.
-    let cycles = match info.op.mfma_shape() {
-        Some(shape) => shape.cycles() as u16,
-        None if unit == Unit::Valu => valu_cycles(info.facts.rate, target),
-        None => 0,
+    // A matrix op issues through the SIMD's vector ALU port like a full-rate op, then keeps
+    // the SIMD's matrix core busy for its passes (LLVM's SISchedule.td: the XDL/DGEMM unit for
+    // 2-16 passes of four cycles, the VALU not at all). Other vector work of the SIMD overlaps
+    // it; the next matrix op waits for the core. The hardware does not wait for a matrix op's
+    // result: the program's s_nops do (the hazard rules), so the model needs no more.
+    let matrix_cycles = info.op.mfma_shape().map_or(0, |s| s.cycles() as u16);
+    let cycles = match unit {
+        Unit::Valu if matrix_cycles != 0 => valu_cycles(Rate::Full, target),
+        Unit::Valu => valu_cycles(info.facts.rate, target),
+        _ => 0,
     };
     Facts {
         unit,
         valu_cycles: cycles,
+        matrix_cycles,
         special,
         latency,
         ds: (class.category == Category::Ds).then(|| ds_shape(&info.facts)),
@@ -173,8 +179,10 @@ fn facts(d: &Decoded, target: Target) -> Facts {
         ) && class.counters == Default::default()
             && special == Special::None,
         category: crate::launch::category_index(class.category) as u8,
+        // The bulk turns track the vector ALU, not the matrix core: they stop at a matrix op.
         bulk_code: super::bulk::code(
             match unit {
+                Unit::Valu if matrix_cycles != 0 => super::bulk::OTHER,
                 Unit::Valu => super::bulk::VALU,
                 Unit::Scalar => super::bulk::SCALAR,
                 Unit::Branch => super::bulk::BRANCH,
@@ -239,19 +247,52 @@ mod tests {
     }
 
     #[test]
-    fn matrix_ops_keep_the_simd_for_their_passes() {
+    fn matrix_ops_keep_the_matrix_core_for_their_passes() {
         let text = "v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15]\n\
                     v_mfma_f32_4x4x1f32 a[0:3], v0, v1, a[0:3]\n\
                     v_mfma_f64_4x4x4f64 v[0:1], v[2:3], v[4:5], v[0:1]\n\
                     v_accvgpr_read_b32 v0, a0";
         let code = gcn_isa::assemble(text, Target::Gfx90a).unwrap();
         let program = Program::decode(&code.bytes, 0, Target::Gfx90a);
-        let cycles: Vec<u16> = program_facts(&program)
+        let cycles: Vec<(u16, u16)> = program_facts(&program)
             .iter()
-            .map(|f| f.valu_cycles)
+            .map(|f| (f.valu_cycles, f.matrix_cycles))
             .collect();
-        // 16, 2 and 4 passes of four cycles; the AGPR read is a plain VALU op
-        assert_eq!(cycles, [64, 8, 16, 4]);
+        // An issue of four cycles, then 16, 2 and 4 passes of four cycles; the AGPR read is a
+        // plain VALU op.
+        assert_eq!(cycles, [(4, 64), (4, 8), (4, 16), (4, 0)]);
+    }
+
+    /// Cycles of one wave running `body` on gfx90a under the timing model.
+    fn cycles_of(body: &str) -> u64 {
+        use crate::cu::test_launch::launch;
+        use crate::cu::TimingConfig;
+        use crate::memory::{AllocKind, Memory};
+        let code = gcn_isa::assemble(&format!("{body}\ns_endpgm"), Target::Gfx90a).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx90a);
+        let mut mem = Memory::new(1 << 16);
+        let kernarg = mem.alloc(8, AllocKind::Buffer).unwrap();
+        let config = TimingConfig::for_target(Target::Gfx90a);
+        let (result, ..) = launch(&program, &mut mem, kernarg, (1, 64), &config, 1000);
+        result.map_err(|e| format!("{e:?}")).unwrap().stats.cycles
+    }
+
+    #[test]
+    fn vector_work_overlaps_a_matrix_op_and_the_next_matrix_op_waits_for_the_core() {
+        const MFMA: &str = "v_mfma_f32_16x16x16f16 v[0:3], v[4:5], v[6:7], v[0:3]";
+        const ADD: &str = "v_add_u32 v8, v8, v9";
+        let adds = |n: usize| vec![ADD; n].join("\n");
+        let one = cycles_of(MFMA);
+        let two = cycles_of(&format!("{MFMA}\n{MFMA}"));
+        // Eight passes of four cycles before the second one may issue.
+        assert_eq!(two - one, 32, "{one} {two}");
+        // Six adds fit in the first one's 32 cycles; ten do not.
+        let six = cycles_of(&format!("{MFMA}\n{}\n{MFMA}", adds(6)));
+        let ten = cycles_of(&format!("{MFMA}\n{}\n{MFMA}", adds(10)));
+        assert_eq!(six, two);
+        assert!(ten > two, "{ten} {two}");
+        // Without a matrix op between, the adds take their own four cycles each.
+        assert_eq!(cycles_of(&adds(10)) - cycles_of(&adds(6)), 16);
     }
 
     #[test]

@@ -236,6 +236,10 @@ pub fn after_issue(
         let simd = slot.simd as usize;
         cu.valu_busy[simd] = now + f.valu_cycles as u64;
         cu.valu_owner[simd] = s;
+        if f.matrix_cycles != 0 {
+            cu.matrix_busy[simd] = now + f.matrix_cycles as u64;
+            cu.matrix_owner[simd] = s;
+        }
     }
     match f.special {
         Special::Nop(n) if n as u64 > CADENCE => {
