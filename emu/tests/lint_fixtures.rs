@@ -87,6 +87,71 @@ fn soft_clause_rules_need_xnack() {
     }
 }
 
+/// A soft clause missing a break is one finding, at the member the break goes before, naming
+/// the member it clashes with; the members after it are checked against the clause that break
+/// leaves. A clash further back than LLVM's 5-instruction window is still one.
+#[test]
+fn soft_clause_findings_are_one_per_missing_break() {
+    let cases = [
+        (
+            "vmem-soft-clause",
+            [
+                (
+                    "bad_once",
+                    "global_load_dword v4, v[0:1], off",
+                    "global_load_dwordx2 v[0:1], v[6:7], off",
+                ),
+                (
+                    "bad_beyond_llvm_window",
+                    "global_load_dwordx2 v[16:17], v[20:21], off",
+                    "global_load_dwordx2 v[20:21], v[50:51], off",
+                ),
+            ],
+        ),
+        (
+            "smem-soft-clause",
+            [
+                (
+                    "bad_once",
+                    "s_load_dword s8, s[0:1], 0x0",
+                    "s_load_dwordx2 s[0:1], s[6:7], 0x0",
+                ),
+                (
+                    "bad_beyond_llvm_window",
+                    "s_load_dword s1, s[4:5], 0xc",
+                    "s_load_dwordx2 s[4:5], s[6:7], 0x28",
+                ),
+            ],
+        ),
+    ];
+    for (id, functions) in cases {
+        let bytes = std::fs::read(fixtures().join(format!("{id}.o"))).unwrap();
+        let (report, names) = lint_bytes(id, &bytes, true);
+        for name in names.iter().filter(|n| n.starts_with("bad")) {
+            let n = report
+                .findings
+                .iter()
+                .filter(|f| f.rule == id && &f.function == name)
+                .count();
+            assert_eq!(n, 1, "{id}: {name} should be one finding");
+        }
+        for (function, producer, consumer) in functions {
+            let f = report
+                .findings
+                .iter()
+                .find(|f| f.rule == id && f.function == function)
+                .unwrap_or_else(|| panic!("{id}: {function} not reported"));
+            assert_eq!(
+                f.producer.as_ref().unwrap().text,
+                producer,
+                "{id}: {function}"
+            );
+            assert_eq!(f.consumer.text, consumer, "{id}: {function}");
+            assert!(f.fix.starts_with("insert `s_nop 0` before"), "{}", f.fix);
+        }
+    }
+}
+
 #[test]
 fn wait_state_findings_report_counts_and_a_fix() {
     let bytes = std::fs::read(fixtures().join("valu-sgpr-vmem.o")).unwrap();

@@ -5,12 +5,11 @@
 //! earlier instruction to the same visitor, newest first, with the wait states provided by the
 //! instructions in between, so a rule means the same thing in both.
 
+use super::clause;
 use super::mai::{MaiKind, MfmaClass};
 use super::model::{InstModel, M0Reader, HW_REG_MODE, HW_REG_TRAPSTS, MODE_VSKIP_BIT};
 use super::regs::{self, RegSet};
-use super::rules::{
-    Between, ByPasses, Check, ClauseKind, Consumer, MfmaKind, Overlap, Producer, Rule, Wait,
-};
+use super::rules::{Between, ByPasses, Check, Consumer, MfmaKind, Overlap, Producer, Rule, Wait};
 use gcn_isa::operand::{EXECZ, VCCZ};
 use gcn_isa::Op;
 
@@ -263,7 +262,7 @@ fn is_between(between: Between, m: &InstModel) -> bool {
 pub fn is_consumer(rule: &Rule, m: &InstModel) -> bool {
     match rule.check {
         Check::WaitStates { consumer, .. } => watch(consumer, m).is_some(),
-        Check::SoftClause(kind) => is_clause_member(kind, m),
+        Check::SoftClause(kind) => clause::is_member(kind, m),
         Check::StaleVccz => m.reads.contains(VCCZ) && !m.is_valu(),
         Check::Waitcnt(_) | Check::NotCheckable(_) => false,
     }
@@ -317,65 +316,10 @@ pub fn check<H: History>(rule: &Rule, m: &InstModel, history: &H) -> Option<Hit<
             });
             worst
         }
-        Check::SoftClause(kind) => soft_clause(kind, m, history),
+        Check::SoftClause(kind) => clause::soft_clause(kind, m, history),
         Check::StaleVccz => stale_vccz(m, history),
         Check::Waitcnt(_) | Check::NotCheckable(_) => None,
     }
-}
-
-fn is_clause_member(kind: ClauseKind, m: &InstModel) -> bool {
-    match kind {
-        ClauseKind::Smem => m.is_smem(),
-        ClauseKind::Vmem => m.is_vmem_or_flat(),
-    }
-}
-
-/// LLVM's rule: the earlier members of the clause (the run of same-kind memory instructions just
-/// before `m`) must define something; then `m` breaks it if `m` is a store, or if the defs of
-/// the clause with `m` overlap its uses. The run is the union over all paths.
-fn soft_clause<H: History>(kind: ClauseKind, m: &InstModel, history: &H) -> Option<Hit<H::Pos>> {
-    if !is_clause_member(kind, m) {
-        return None;
-    }
-    let mut defs = RegSet::EMPTY;
-    let mut uses = RegSet::EMPTY;
-    let mut members: Vec<(H::Pos, RegSet, RegSet)> = Vec::new();
-    history.walk_back(&mut |pos, prev, _| {
-        if !is_clause_member(kind, prev) || members.len() >= MAX_CLAUSE {
-            return Step::Stop;
-        }
-        defs = defs.union(prev.writes);
-        uses = uses.union(prev.reads);
-        members.push((pos, prev.writes, prev.reads));
-        Step::Continue
-    });
-    if defs.is_empty() {
-        return None;
-    }
-    let hit = |pos| Hit {
-        producer: pos,
-        provided: 0,
-        required: 1,
-    };
-    if m.may_store() {
-        // The nearest member that defines something is the one the store must not join.
-        return members
-            .iter()
-            .find(|(_, d, _)| !d.is_empty())
-            .map(|(p, _, _)| hit(*p));
-    }
-    let all_defs = defs.union(m.writes);
-    let all_uses = uses.union(m.reads);
-    if !all_defs.overlaps(all_uses) {
-        return None;
-    }
-    // Blame the nearest member whose defs clash with the clause's uses, or whose uses clash with
-    // `m`'s defs.
-    members
-        .iter()
-        .find(|(_, d, u)| d.overlaps(all_uses) || u.overlaps(m.writes) || d.overlaps(m.reads))
-        .or(members.first())
-        .map(|(p, _, _)| hit(*p))
 }
 
 /// A rule whose producer needs the wait states of the longest MFMA from it to the consumer
@@ -452,10 +396,6 @@ fn valu_then<H: History>(
     });
     found
 }
-
-/// Soft clauses longer than this are not followed further back (the hardware's own clause
-/// limit is far below it).
-const MAX_CLAUSE: usize = 64;
 
 fn stale_vccz<H: History>(m: &InstModel, history: &H) -> Option<Hit<H::Pos>> {
     if m.is_valu() || !m.reads.contains(VCCZ) {

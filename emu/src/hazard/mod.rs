@@ -3,7 +3,8 @@
 //!
 //! - `rules`: the rule table, as data (`gcnemu lint --rules`).
 //! - `model`, `regs`, `mai`: what each instruction reads and writes (MFMAs by role and passes).
-//! - `check`: one rule at one consumer over an abstract history (shared by static and run time).
+//! - `check`: one rule at one consumer over an abstract history (shared by static and run time);
+//!   `clause`: the XNACK soft-clause rule of it.
 //! - `cfg`, `lint`, `waitcnt`: the static lint of whole functions, over every path.
 //! - `tracker`: the run-time checker fed with a wave's issued instructions.
 //! - `output`: text, JSON and SARIF 2.1.0 reports.
@@ -11,6 +12,7 @@
 pub mod asm;
 pub mod cfg;
 pub mod check;
+pub mod clause;
 pub mod lint;
 pub mod mai;
 pub mod model;

@@ -74,7 +74,7 @@ impl Roles {
 
 /// Classes of instruction that can start a hazard whatever registers its consumer watches:
 /// supersets of `check::produces` (without the register overlap) and of the clause membership
-/// of `check::soft_clause`, used only to skip walks that cannot find a producer.
+/// of `clause::soft_clause`, used only to skip walks that cannot find a producer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProducerKind {
     ValuWrites,
@@ -469,6 +469,21 @@ mod tests {
         assert!(feed(&mut HazardTracker::new(Target::Gfx900, false), &lines).is_empty());
         let found = feed(&mut HazardTracker::new(Target::Gfx900, true), &lines);
         assert_eq!(found, vec![(4, "smem-soft-clause", 0)]);
+    }
+
+    #[test]
+    fn a_missing_clause_break_is_one_finding_as_in_the_lint() {
+        // The third load overwrites the first one's address; the loads after it are independent
+        // of the clause that a break before the third would leave.
+        let lines = [
+            "global_load_dword v4, v[0:1], off",
+            "global_load_dword v5, v[2:3], off",
+            "global_load_dwordx2 v[0:1], v[6:7], off",
+            "global_load_dword v8, v[10:11], off",
+            "global_load_dword v9, v[12:13], off",
+        ];
+        let found = feed(&mut HazardTracker::new(Target::Gfx900, true), &lines);
+        assert_eq!(found, vec![(8, "vmem-soft-clause", 0)]);
     }
 
     #[test]
