@@ -46,6 +46,7 @@ pub mod memory;
 pub mod program;
 pub mod run;
 pub mod settings;
+pub mod symbol;
 pub mod wave;
 
 pub use device::{

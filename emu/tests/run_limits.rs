@@ -1,5 +1,5 @@
 //! `gcnemu run` and `exec` against inputs and guests that would cost unbounded memory or time,
-//! and the messages for wrong usage (issue 16): bounded `@PATH` buffers, exact instruction
+//! and the messages for wrong usage: bounded `@PATH` buffers, exact instruction
 //! budgets in both engines, the wall-clock `--timeout` with its report of every wave, and
 //! messages that name the real problem.
 
@@ -52,12 +52,41 @@ fn saxpy(extra: &[&str], buffer: &str) -> (i32, String) {
 }
 
 #[test]
-fn endless_buffer_file_is_refused_at_the_memory_limit() {
+fn a_device_as_buffer_file_is_refused_by_its_type() {
+    // Refused before a byte is read, whatever the memory limit.
     let start = Instant::now();
-    let (status, stderr) = saxpy(&["--memory-limit", "1048576"], "@/dev/zero");
+    let (status, stderr) = saxpy(&[], "@/dev/zero");
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("is a character device"), "{stderr}");
+    assert!(start.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn an_endless_pipe_as_buffer_file_is_refused_at_the_memory_limit() {
+    let dir = std::env::temp_dir().join(format!("gcnemu-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("endless");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("no mkfifo: skipped");
+        return;
+    }
+    // A writer that never stops: the run must stop reading at the limit.
+    let fifo_path = fifo.clone();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&fifo_path) {
+            let block = [0u8; 65536];
+            while f.write_all(&block).is_ok() {}
+        }
+    });
+    let start = Instant::now();
+    let buffer = format!("@{}", fifo.display());
+    let (status, stderr) = saxpy(&["--memory-limit", "1048576"], &buffer);
     assert_eq!(status, 2, "{stderr}");
     assert!(stderr.contains("bytes of device memory left"), "{stderr}");
     assert!(start.elapsed() < Duration::from_secs(10));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -182,4 +211,19 @@ fn exec_passes_and_checks_its_timeout() {
         stderr.contains("GCNEMU_TIMEOUT=soon: expected seconds"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_missing_kernel_lists_the_kernels_demangled() {
+    let program = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/programs/launch")
+        .display()
+        .to_string();
+    let (status, stderr) = gcnemu(&[
+        "run", &program, "--kernel", "nope", "--grid", "1", "--block", "64",
+    ]);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("no kernel `nope`"), "{stderr}");
+    assert!(stderr.contains("`index1d(int*, int)`"), "{stderr}");
+    assert!(!stderr.contains("_Z"), "{stderr}");
 }

@@ -1,4 +1,4 @@
-//! The spin detector (issue 16): a kernel whose waves all spin on a flag nobody sets ends as a
+//! The spin detector: a kernel whose waves all spin on a flag nobody sets ends as a
 //! livelock naming its loop, in both engines and long before `--timeout`; waves that spin on a
 //! flag another wave or workgroup sets after a long write-free loop, waves waiting for the host
 //! to answer a hostcall, and waves waiting at a barrier are no livelock, even with the detector

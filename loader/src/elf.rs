@@ -145,6 +145,37 @@ pub fn unknown_format(prefix: &[u8]) -> LoadErrorKind {
     }
 }
 
+/// Opens `path` if it is a regular file or a pipe, refusing anything else by its type before a
+/// byte is read: a device never ends (`/dev/zero`) or waits for a person (a terminal), and a
+/// directory or socket has no contents to read. A pipe is read up to the caller's limit.
+pub fn open_readable(
+    path: &std::path::Path,
+) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = std::fs::metadata(path)?.file_type();
+    let what = if kind.is_file() || kind.is_fifo() {
+        None
+    } else if kind.is_dir() {
+        Some("a directory")
+    } else if kind.is_char_device() {
+        Some("a character device")
+    } else if kind.is_block_device() {
+        Some("a block device")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else {
+        Some("not a regular file")
+    };
+    if let Some(what) = what {
+        return Err(std::io::Error::other(format!(
+            "is {what}; only regular files and pipes are read"
+        )));
+    }
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    Ok((file, meta))
+}
+
 /// Reads `path` whole when `check` accepts its first [`PREFIX_SIZE`] bytes (fewer for a
 /// shorter file), up to the size limit `check` returns for what it saw.
 pub fn read_file_checked(
@@ -155,11 +186,7 @@ pub fn read_file_checked(
     let file_name = path.display().to_string();
     let fail = |kind: LoadErrorKind| LoadError::new(&file_name, kind);
     let io_err = |e| LoadError::new(&file_name, LoadErrorKind::Io(e));
-    let mut file = std::fs::File::open(path).map_err(io_err)?;
-    let meta = file.metadata().map_err(io_err)?;
-    if meta.is_dir() {
-        return Err(io_err(std::io::Error::other("is a directory")));
-    }
+    let (mut file, meta) = open_readable(path).map_err(io_err)?;
     let mut bytes = Vec::with_capacity(PREFIX_SIZE);
     (&mut file)
         .take(PREFIX_SIZE as u64)

@@ -30,8 +30,8 @@ pub use descriptor::{
     KERNEL_DESCRIPTOR_SIZE,
 };
 pub use elf::{
-    is_binary_input, read_file, read_file_checked, unknown_format, DynamicRelocation, ElfObject,
-    Section, Symbol, SymbolKind, MAX_FILE_SIZE, PREFIX_SIZE,
+    is_binary_input, open_readable, read_file, read_file_checked, unknown_format,
+    DynamicRelocation, ElfObject, Section, Symbol, SymbolKind, MAX_FILE_SIZE, PREFIX_SIZE,
 };
 pub use error::{LoadError, LoadErrorKind};
 pub use lines::{outer_line, LineTable};

@@ -102,7 +102,12 @@ fn fuzz_regressions_keep_the_invariants() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let data = std::fs::read(&path).unwrap();
-        for target in [Target::Gfx900, Target::Gfx906, Target::Gfx908] {
+        for target in [
+            Target::Gfx900,
+            Target::Gfx906,
+            Target::Gfx908,
+            Target::Gfx90a,
+        ] {
             let Ok(inst) = decode(&data, target) else {
                 continue;
             };

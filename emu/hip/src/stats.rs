@@ -6,7 +6,9 @@ use std::time::Duration;
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct KernelStats {
+    /// The kernel's symbol, and as the source spells it (C++ names demangled).
     pub name: String,
+    pub demangled: String,
     pub code_object: String,
     pub launches: u64,
     pub workgroups: u64,
@@ -24,6 +26,7 @@ impl KernelStats {
     pub fn new(name: &str, code_object: String) -> KernelStats {
         KernelStats {
             name: name.to_string(),
+            demangled: gcnemu::symbol::demangle(name),
             code_object,
             ..Default::default()
         }
@@ -107,7 +110,7 @@ pub fn text(kernels: &[KernelStats], wall: Duration) -> String {
             k.hazards,
             k.stale_reads,
             k.faults,
-            k.name
+            k.demangled
         );
     }
     out

@@ -8,7 +8,7 @@ use crate::launch::hazards::HazardMode;
 pub fn stats_text(s: &Stats) -> String {
     let mut out = format!(
         "kernel {}: {} workgroups, {} waves, {} wave-instructions in {:.3} s ({:.1} M/s)\n",
-        s.kernel,
+        crate::symbol::demangle(&s.kernel),
         s.workgroups,
         s.waves,
         s.wave_instructions,
@@ -122,7 +122,7 @@ pub fn hazard_text(file: &str, s: &Stats) -> String {
     out += &format!(
         "{n} hazard finding{} at run time in kernel `{}`\n",
         if n == 1 { "" } else { "s" },
-        s.kernel
+        crate::symbol::demangle(&s.kernel)
     );
     out
 }
@@ -153,6 +153,7 @@ pub fn stats_json(s: &Stats) -> String {
         .collect();
     let v = serde_json::json!({
         "kernel": s.kernel,
+        "kernel_demangled": crate::symbol::demangle(&s.kernel),
         "workgroups": s.workgroups,
         "waves": s.waves,
         "wave_instructions": s.wave_instructions,

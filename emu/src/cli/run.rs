@@ -26,7 +26,7 @@ use gcn_loader::{KernelArg, ValueKind};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
@@ -263,16 +263,11 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     dev.enable_checks(checks);
     let module = dev.load_objects(&name, objects)?;
     let kernel = module.kernel(&args.kernel).ok_or_else(|| {
-        let names: Vec<&str> = module
-            .object
-            .kernels
-            .iter()
-            .map(|k| k.name.as_str())
-            .collect();
+        let names = module.object.kernels.iter().map(|k| k.name.as_str());
         Failure::Usage(format!(
-            "no kernel `{}` in {name} (kernels: {})",
+            "no kernel `{}` in {name} ({})",
             args.kernel,
-            names.join(", ")
+            crate::symbol::name_list(names, &name)
         ))
     })?;
     let specs: Vec<&KernelArg> = kernel
@@ -318,16 +313,18 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     if let Some(n) = args.max_instructions {
         opts.max_instructions = Some(n);
     }
-    if std::io::stderr().is_terminal() {
-        opts.progress = Some(progress_bar());
-    }
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let (progress, bar) = progress_bar();
+        opts.progress = Some(progress);
+        bar
+    });
     let dims = Dims {
         grid: args.grid,
         block: args.block,
     };
     let result = dev.launch(&module, &args.kernel, dims, &launch_args, &opts);
-    if opts.progress.is_some() {
-        eprint!("\r\x1b[2K");
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
     let found = if checks.is_empty() {
         0
@@ -503,17 +500,13 @@ fn split_out(text: &str) -> Result<(&str, Option<PathBuf>), String> {
     }
 }
 
-/// The contents of an `@PATH` buffer, refused once they pass `room` (the device memory left),
-/// so `@/dev/zero` or a pipe costs no more than the device could hold.
+/// The contents of an `@PATH` buffer: a regular file or a pipe (a device such as `/dev/zero`
+/// is refused before any read), refused once it passes `room` (the device memory left), so a
+/// pipe costs no more than the device could hold.
 fn read_buffer_file(path: &str, room: u64) -> Result<Vec<u8>, String> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let meta = file
-        .metadata()
+    let (file, meta) = gcn_loader::open_readable(std::path::Path::new(path))
         .map_err(|e| format!("cannot read {path}: {e}"))?;
-    if meta.is_dir() {
-        return Err(format!("cannot read {path}: is a directory"));
-    }
     let too_large = |size: String| {
         format!("{path}: {size} is more than the {room} bytes of device memory left")
     };
@@ -563,24 +556,25 @@ fn parse_hex(hex: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
-fn progress_bar() -> crate::device::Progress {
-    let last = Mutex::new(Instant::now());
+/// The workgroups done, on stderr (a terminal): drawn once a launch has run half a second,
+/// at most ten times a second. The bar is returned to be cleared when the launch ends.
+fn progress_bar() -> (crate::device::Progress, indicatif::ProgressBar) {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(10));
+    let style = ProgressStyle::with_template("[{bar:40}] {pos}/{len} workgroups, {elapsed}")
+        .map(|s| s.progress_chars("#>-"))
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
     let start = Instant::now();
-    Arc::new(move |done, total| {
-        let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
-        // Only long runs get a bar, redrawn at most ten times a second.
-        if start.elapsed().as_millis() < 500 || last.elapsed().as_millis() < 100 {
+    let shown = bar.clone();
+    let progress: crate::device::Progress = Arc::new(move |done, total| {
+        if start.elapsed().as_millis() < 500 {
             return;
         }
-        *last = Instant::now();
-        let width = 40;
-        let filled = (done * width / total.max(1)) as usize;
-        eprint!(
-            "\r[{}{}] {done}/{total} workgroups",
-            "#".repeat(filled),
-            " ".repeat(width as usize - filled)
-        );
-    })
+        shown.set_length(total);
+        shown.set_position(done);
+    });
+    (progress, bar)
 }
 
 /// `--hazards off|warn|error` (clap lists the values in help and errors).

@@ -211,7 +211,7 @@ pub enum Error {
     Load(#[from] LoadError),
     #[error("{file}: {problem}")]
     Module { file: String, problem: String },
-    #[error("no kernel `{name}` in {file} (kernels: {available})")]
+    #[error("no kernel `{name}` in {file} ({available})")]
     NoKernel {
         name: String,
         file: String,

@@ -142,13 +142,10 @@ impl Device {
         let k = module.kernel(kernel).ok_or_else(|| Error::NoKernel {
             name: kernel.to_string(),
             file: module.object.file.clone(),
-            available: module
-                .object
-                .kernels
-                .iter()
-                .map(|k| k.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
+            available: crate::symbol::name_list(
+                module.object.kernels.iter().map(|k| k.name.as_str()),
+                &module.object.file,
+            ),
         })?;
         check_dims(&dims)?;
         tracing::info!(kernel, grid = ?dims.grid, block = ?dims.block, timing = opts.timing.is_some(), "launch");

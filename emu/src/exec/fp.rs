@@ -211,8 +211,8 @@ pub fn div_scale_f32(s0: f32, s1: f32, s2: f32) -> (f32, bool) {
         return (ldexp_f32(s0, 64), false);
     }
     // The ISA computes 1/S1 in f64 and asks whether it is an f64 denormal (`1.0 / 64'F(S1.f32)
-    // == DENORM.f64`), which no finite f32 gives; testing for an f32 denormal instead scaled the
-    // denominator of 1 / FLT_MAX to infinity (found by exec_vop3_all's division sequences).
+    // == DENORM.f64`), which no finite f32 gives; testing for an f32 denormal instead would scale
+    // the denominator of 1 / FLT_MAX to infinity (exec_vop3_all's division sequences hold it).
     let inv_denorm = (1.0 / s1 as f64).is_subnormal();
     let q_denorm = (s2 / s1).is_subnormal();
     if inv_denorm && q_denorm {
@@ -272,8 +272,8 @@ pub fn div_fmas_f32(a: f32, b: f32, c: f32, vcc: bool) -> f32 {
     }
     // One rounding for the scaled result: a·b + c rounded to odd in f64 and scaled there (both
     // exact enough), then rounded to f32 once. Rounding the FMA to f32 first and then scaling
-    // into the denormal range rounded twice (-1.04338665e-26 / 9.7875965e11 came out one ulp
-    // low; found by exec_vop3_all).
+    // into the denormal range would round twice (-1.04338665e-26 / 9.7875965e11 would come out
+    // one ulp low; exec_vop3_all holds the case).
     let scale = if exp32(c) > 127 { 64 } else { -64 };
     let r = fma_odd(a as f64, b as f64, c as f64) * 2f64.powi(scale);
     r as f32
@@ -284,8 +284,8 @@ pub fn div_fmas_f64(a: f64, b: f64, c: f64, vcc: bool) -> f64 {
         return a.mul_add(b, c);
     }
     // Scaled with one rounding (see `fma_scaled_f64`): rounding the FMA first and then scaling
-    // into the denormal range rounded twice (3.8094983094727647e-308 / 6.692531588748231 came
-    // out one ulp high; found by exec_vop3_all).
+    // into the denormal range would round twice (3.8094983094727647e-308 / 6.692531588748231
+    // would come out one ulp high; exec_vop3_all holds the case).
     fma_scaled_f64(a, b, c, if exp64(c) > 1023 { 128 } else { -128 })
 }
 
@@ -405,7 +405,7 @@ pub fn div_fixup_f32(s0: f32, s1: f32, s2: f32) -> f32 {
         signed(0.0)
     } else if exp32(s2) - exp32(s1) < -150 {
         // The ISA's underflow case: |S2 / S1| < 2^-150 rounds to 0 whatever the estimate S0
-        // says (div_scale cannot scale 1e-45 / FLT_MAX into range; found by exec_vop3_all).
+        // says (div_scale cannot scale 1e-45 / FLT_MAX into range; exec_vop3_all holds it).
         signed(0.0)
     } else if s0.is_nan() {
         // The quotient estimate overflowed or underflowed into NaN: the sign-corrected infinity.

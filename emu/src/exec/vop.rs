@@ -55,8 +55,8 @@ lane_ops! {
     v_cvt_u32_f32: from_f32 |a| a as u32;
     v_cvt_i32_f32: from_f32 |a| a as i32 as u32;
     v_cvt_flr_i32_f32: from_f32 |a| a.floor() as i32 as u32;
-    // floor(S0 + 0.5) exactly: an f32 add would round 8388609.0 + 0.5 up to 8388610 (found
-    // by the exec_vop_all tests); f64 holds the sum of any f32 and 0.5 exactly.
+    // floor(S0 + 0.5) exactly: an f32 add would round 8388609.0 + 0.5 up to 8388610 (the
+    // exec_vop_all tests hold that case); f64 holds the sum of any f32 and 0.5 exactly.
     v_cvt_rpi_i32_f32: from_f32 |a| (a as f64 + 0.5).floor() as i32 as u32;
     v_cvt_f32_ubyte0: u32_1 |a| ((a & 0xff) as f32).to_bits();
     v_cvt_f32_ubyte1: u32_1 |a| (((a >> 8) & 0xff) as f32).to_bits();
