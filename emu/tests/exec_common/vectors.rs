@@ -105,6 +105,9 @@ pub enum Expect {
     Agpr(u16, Vec<Want>),
     /// Dwords of memory at `bufN+OFF`.
     Mem(usize, u64, Vec<Want>),
+    /// `stop=WORD`: the snippet ends the wave with a guest error whose text holds WORD (a trap,
+    /// a halt), so no register is left to check.
+    Stop(String),
 }
 
 #[derive(Clone, Debug)]
@@ -398,6 +401,9 @@ fn parse_expect(tok: &str) -> Result<Expect, String> {
     if name == "scc" {
         return Ok(Expect::Scc(parse_int(val)? != 0));
     }
+    if name == "stop" {
+        return Ok(Expect::Stop(val.to_string()));
+    }
     if let Some(place) = parse_mem_place(name) {
         let (n, off) = place?;
         if off == u64::MAX {
@@ -467,6 +473,9 @@ pub fn parse_line(file: &str, line: usize, text: &str) -> Result<Option<Vector>,
     if expects.is_empty() {
         return Err("no expected value".into());
     }
+    if expects.len() > 1 && expects.iter().any(|e| matches!(e, Expect::Stop(_))) {
+        return Err("`stop=` is the only expectation of a vector (a stopped wave is gone)".into());
+    }
     let mut bufs = 0;
     for i in &inputs {
         if let Input::Buf(n, ..) = i {
@@ -524,6 +533,9 @@ pub struct Outcome {
     /// The table rows (`inst.mnemonic()`, with `_sdwa`/`_dpp`) and (format, name) of the ops
     /// the snippet holds.
     pub ops: Vec<(String, &'static gcn_isa::OpInfo)>,
+    /// The guest error that ended the wave, where the vector expects one (`stop=`); the wave
+    /// is then a fresh one.
+    pub stop: Option<String>,
 }
 
 /// The assembled snippet (instructions split at `;`, s_endpgm appended).
@@ -591,12 +603,18 @@ pub fn execute(v: &Vector) -> Result<Outcome, String> {
     if let Some(e) = err {
         return Err(e);
     }
-    let wave = r.map_err(|f| format!("faults: {f:?}"))?;
+    let expects_stop = v.expects.iter().any(|e| matches!(e, Expect::Stop(_)));
+    let (wave, stop) = match r {
+        Ok(wave) => (wave, None),
+        Err(f) if expects_stop => (Wave::new(0), Some(f.to_string())),
+        Err(f) => return Err(format!("faults: {f:?}")),
+    };
     Ok(Outcome {
         wave,
         mem,
         bases,
         ops,
+        stop,
     })
 }
 
@@ -739,6 +757,17 @@ pub fn mismatches(v: &Vector, out: &Outcome) -> Vec<String> {
     let (w, bases) = (&out.wave, &out.bases);
     for e in &v.expects {
         match e {
+            Expect::Stop(word) => match &out.stop {
+                Some(text) if text.contains(word.as_str()) => {}
+                Some(text) => bad.push(format!(
+                    "{at}: `{}`: stopped with `{text}`, want `{word}`",
+                    v.asm
+                )),
+                None => bad.push(format!(
+                    "{at}: `{}`: ran to its end, want a stop (`{word}`)",
+                    v.asm
+                )),
+            },
             Expect::Scc(b) => {
                 if w.scc != *b {
                     bad.push(format!(

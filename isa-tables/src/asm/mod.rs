@@ -91,6 +91,17 @@ fn candidates(mnemonic: &str, target: Target) -> Vec<(OpId, Enc)> {
             }
         }
     }
+    // `v_nop_e64`, `v_clrexcp_e64`: ops without operands print the same in both encodings,
+    // so their rows carry no suffix; the suffix picks the encoding (as LLVM's assembler does).
+    for (suffix, vop3) in [("_e64", true), ("_e32", false)] {
+        if let Some(base) = mnemonic.strip_suffix(suffix).filter(|_| out.is_empty()) {
+            out.extend(
+                lookup_name(base, target)
+                    .filter(|&o| (op_info(o).format == Format::Vop3) == vop3)
+                    .map(|o| (o, Enc::Native)),
+            );
+        }
+    }
     if out.is_empty() {
         // `v_add_f32` without an encoding suffix: the 32-bit form if the operands allow it.
         for suffix in ["_e32", "_e64"] {
@@ -155,6 +166,16 @@ mod tests {
 
     fn words(t: &str) -> Vec<u32> {
         assemble_inst(t, Target::Gfx900).unwrap().encode_words()
+    }
+
+    #[test]
+    fn an_encoding_suffix_picks_the_encoding_of_an_op_without_operands() {
+        // llvm-mc-15 -mcpu=gfx900: v_nop_e64 [0x00,0x00,0x40,0xd1,0x00,0x00,0x00,0x00],
+        // v_clrexcp_e32 [0x00,0x6a,0x00,0x7e].
+        assert_eq!(words("v_nop_e64"), [0xd1400000, 0]);
+        assert_eq!(words("v_clrexcp_e64"), [0xd1750000, 0]);
+        assert_eq!(words("v_clrexcp_e32"), [0x7e006a00]);
+        assert_eq!(words("v_nop"), [0x7e000000]);
     }
 
     #[test]
