@@ -128,13 +128,14 @@ type Items<T> = [[T; WAVE_SIZE]; MAX_ITEMS];
 
 /// Items e < `kl` of every lane of `rows` (`BITS`-bit items: 16-bit two to a register, low half
 /// first, 8-bit four, 64-bit a register pair), each as `value` gives it; a loop over the lanes
-/// per item, which the compiler vectorises.
-fn items<T: Copy + Default, const BITS: usize>(
+/// per item, which the compiler vectorises. Into the caller's `out`: an array this size
+/// returned by value is copied once more.
+fn items<T: Copy, const BITS: usize>(
+    out: &mut Items<T>,
     rows: &[Row],
     kl: usize,
     value: impl Fn(u64) -> T,
-) -> Items<T> {
-    let mut out = [[T::default(); WAVE_SIZE]; MAX_ITEMS];
+) {
     for (e, dst) in out.iter_mut().enumerate().take(kl) {
         if BITS == 64 {
             let (Some(lo), Some(hi)) = (rows.get(2 * e), rows.get(2 * e + 1)) else {
@@ -155,7 +156,6 @@ fn items<T: Copy + Default, const BITS: usize>(
             }
         }
     }
-    out
 }
 
 /// B's items after BLGP: lane l takes the items of lane [`blgp_lane`]`(l)`.
@@ -280,7 +280,7 @@ fn products_by<const W: usize>(
     s: &Shape,
     [cbsz, abid, blgp]: [u32; 3],
     flush: bool,
-    (a, b): (&[Row], &[Row]),
+    (a_rows, b_rows): (&[Row], &[Row]),
     out: &mut [Row],
 ) {
     let kl = s.items_per_lane();
@@ -288,8 +288,12 @@ fn products_by<const W: usize>(
     let (a_step, b_step) = (s.m * s.blocks, s.n * s.blocks);
     match s.input {
         Input::F32 => {
-            let a = items::<f32, 32>(a, kl, |r| f32::from_bits(r as u32));
-            let mut b = items::<f32, 32>(b, kl, |r| f32::from_bits(r as u32));
+            let (mut a, mut b) = (
+                [[0f32; WAVE_SIZE]; MAX_ITEMS],
+                [[0f32; WAVE_SIZE]; MAX_ITEMS],
+            );
+            items::<f32, 32>(&mut a, a_rows, kl, |r| f32::from_bits(r as u32));
+            items::<f32, 32>(&mut b, b_rows, kl, |r| f32::from_bits(r as u32));
             apply_blgp(&mut b, kl, blgp);
             for_each_chunk::<W>(s, cbsz, abid, |at| {
                 let Some(d) = results::<W>(out, at.item, at.lane) else {
@@ -318,12 +322,18 @@ fn products_by<const W: usize>(
         }
         Input::F16 | Input::Bf16 => {
             // The conversion chosen once, not per element.
-            let widen = |rows| match s.input {
-                Input::Bf16 => items::<f64, 16>(rows, kl, |r| bf16_value(r as u32, flush) as f64),
-                _ => items::<f64, 16>(rows, kl, |r| f16_value(r as u32, flush) as f64),
+            let widen = |out: &mut Items<f64>, rows| match s.input {
+                Input::Bf16 => {
+                    items::<f64, 16>(out, rows, kl, |r| bf16_value(r as u32, flush) as f64)
+                }
+                _ => items::<f64, 16>(out, rows, kl, |r| f16_value(r as u32, flush) as f64),
             };
-            let a = widen(a);
-            let mut b = widen(b);
+            let (mut a, mut b) = (
+                [[0f64; WAVE_SIZE]; MAX_ITEMS],
+                [[0f64; WAVE_SIZE]; MAX_ITEMS],
+            );
+            widen(&mut a, a_rows);
+            widen(&mut b, b_rows);
             apply_blgp(&mut b, kl, blgp);
             for_each_chunk::<W>(s, cbsz, abid, |at| {
                 let Some(d) = results::<W>(out, at.item, at.lane) else {
@@ -355,8 +365,12 @@ fn products_by<const W: usize>(
             });
         }
         Input::I8 => {
-            let a = items::<i32, 8>(a, kl, |r| r as u8 as i8 as i32);
-            let mut b = items::<i32, 8>(b, kl, |r| r as u8 as i8 as i32);
+            let (mut a, mut b) = (
+                [[0i32; WAVE_SIZE]; MAX_ITEMS],
+                [[0i32; WAVE_SIZE]; MAX_ITEMS],
+            );
+            items::<i32, 8>(&mut a, a_rows, kl, |r| r as u8 as i8 as i32);
+            items::<i32, 8>(&mut b, b_rows, kl, |r| r as u8 as i8 as i32);
             apply_blgp(&mut b, kl, blgp);
             for_each_chunk::<W>(s, cbsz, abid, |at| {
                 let Some(d) = results::<W>(out, at.item, at.lane) else {
@@ -381,8 +395,12 @@ fn products_by<const W: usize>(
             });
         }
         Input::F64 => {
-            let a = items::<f64, 64>(a, kl, f64::from_bits);
-            let mut b = items::<f64, 64>(b, kl, f64::from_bits);
+            let (mut a, mut b) = (
+                [[0f64; WAVE_SIZE]; MAX_ITEMS],
+                [[0f64; WAVE_SIZE]; MAX_ITEMS],
+            );
+            items::<f64, 64>(&mut a, a_rows, kl, f64::from_bits);
+            items::<f64, 64>(&mut b, b_rows, kl, f64::from_bits);
             apply_blgp(&mut b, kl, blgp);
             for_each_chunk::<W>(s, cbsz, abid, |at| {
                 // Item `item` is the register pair from row 2·item.
