@@ -55,11 +55,14 @@ pub fn names_agpr(d: &Decoded, op: Operand) -> bool {
     field(d, op).is_some_and(|f| d.inst.is_agpr(f))
 }
 
-/// Where operand `op` of `d` is.
+/// Where operand `op` of `d` is (its field looked up once: a matrix op asks for four).
 pub fn place(d: &Decoded, op: Operand) -> Place {
-    let code = field(d, op).and_then(|f| d.inst.code(f)).unwrap_or(0);
+    let Some(f) = field(d, op) else {
+        return Place::Scalar(0);
+    };
+    let code = d.inst.code(f).unwrap_or(0);
     match code {
-        256..=511 if names_agpr(d, op) => Place::Agpr(code - 256),
+        256..=511 if d.inst.is_agpr(f) => Place::Agpr(code - 256),
         256..=511 => Place::Vgpr(code - 256),
         _ => Place::Scalar(code),
     }
