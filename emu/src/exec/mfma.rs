@@ -276,6 +276,7 @@ fn results<const W: usize>(out: &mut [Row], item: usize, lane: usize) -> Option<
     out.get_mut(item)?.get_mut(lane..)?.first_chunk_mut::<W>()
 }
 
+/// [`products`], a row's columns taken W at a time.
 fn products_by<const W: usize>(
     s: &Shape,
     [cbsz, abid, blgp]: [u32; 3],
@@ -467,8 +468,8 @@ fn mfma(cx: &mut Cx, d: &Decoded) -> Res {
     let flush =
         matches!(s.input, Input::F16 | Input::Bf16) && cx.program.target.features().gfx90a_insts;
     let modifiers = [cbsz, abid, blgp];
-    // D the registers of C (as compiled code has it): the products turn C into D where it is,
-    // each result reading only the C at its own place.
+    // D in the registers of C (as compiled code has it): the products turn C into D where it
+    // is, each result reading only the C at its own place.
     if c_at == d_at && !matches!(c_at, Place::Scalar(_)) {
         let first = agpr::rows(cx, c_at, out_regs)?.start;
         if let Some(rows) = cx.wave.vgpr.rows_mut(first, out_regs) {
