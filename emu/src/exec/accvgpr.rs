@@ -5,12 +5,14 @@ use super::agpr::{self, Operand};
 use super::valu::Res;
 use super::{Cx, Flow};
 use crate::program::Decoded;
+use crate::wave::WAVE_SIZE;
 
 /// D = S0, each operand in the file its field (and encoding) names.
 fn mov(cx: &mut Cx, d: &Decoded) -> Res {
     let src = agpr::place(d, Operand::Src0);
     let dst = agpr::place(d, Operand::Vdst);
-    let vals = agpr::read(cx, d, src, 1, false)?;
+    let mut vals = [[0; WAVE_SIZE]];
+    agpr::read_into(cx, d, src, &mut vals, false)?;
     let exec = cx.wave.exec();
     agpr::write(cx, dst, &vals, exec)?;
     Ok(Flow::Continue)

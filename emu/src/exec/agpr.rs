@@ -55,11 +55,14 @@ pub fn names_agpr(d: &Decoded, op: Operand) -> bool {
     field(d, op).is_some_and(|f| d.inst.is_agpr(f))
 }
 
-/// Where operand `op` of `d` is.
+/// Where operand `op` of `d` is (its field looked up once: a matrix op asks for four).
 pub fn place(d: &Decoded, op: Operand) -> Place {
-    let code = field(d, op).and_then(|f| d.inst.code(f)).unwrap_or(0);
+    let Some(f) = field(d, op) else {
+        return Place::Scalar(0);
+    };
+    let code = d.inst.code(f).unwrap_or(0);
     match code {
-        256..=511 if names_agpr(d, op) => Place::Agpr(code - 256),
+        256..=511 if d.inst.is_agpr(f) => Place::Agpr(code - 256),
         256..=511 => Place::Vgpr(code - 256),
         _ => Place::Scalar(code),
     }
@@ -109,25 +112,45 @@ pub fn rows(cx: &Cx, place: Place, n: usize) -> Result<std::ops::Range<usize>, F
 /// (SGPR, inline constant) as its 32-bit value in every register and lane (`wide`: an inline
 /// float constant as f64, its halves in register pairs).
 pub fn read(cx: &Cx, d: &Decoded, place: Place, n: usize, wide: bool) -> Result<Vec<Row>, Fault> {
+    let mut rows = vec![[0; WAVE_SIZE]; n];
+    read_into(cx, d, place, &mut rows, wide)?;
+    Ok(rows)
+}
+
+/// [`read`] into `out`, as many registers as it has: for the instructions run most, which read
+/// into buffers of their own rather than allocate.
+pub fn read_into(
+    cx: &Cx,
+    d: &Decoded,
+    place: Place,
+    out: &mut [Row],
+    wide: bool,
+) -> Result<(), Fault> {
+    let n = out.len();
     match place {
-        Place::Vgpr(_) => Ok(rows(cx, place, n)?.map(|r| cx.wave.vgpr[r]).collect()),
-        Place::Agpr(_) => Ok(rows(cx, place, n)?
-            .map(|r| cx.wave.vgpr.row(r).copied().unwrap_or([0; WAVE_SIZE]))
-            .collect()),
+        Place::Vgpr(_) => {
+            for (o, r) in out.iter_mut().zip(rows(cx, place, n)?) {
+                *o = cx.wave.vgpr[r];
+            }
+        }
+        Place::Agpr(_) => {
+            for (o, r) in out.iter_mut().zip(rows(cx, place, n)?) {
+                *o = cx.wave.vgpr.row(r).copied().unwrap_or([0; WAVE_SIZE]);
+            }
+        }
         Place::Scalar(code) => {
             let v = scalar(cx, d, code, wide);
-            Ok((0..n)
-                .map(|k| {
-                    let x = if wide {
-                        (v >> (32 * (k % 2))) as u32
-                    } else {
-                        v as u32
-                    };
-                    [x; WAVE_SIZE]
-                })
-                .collect())
+            for (k, o) in out.iter_mut().enumerate() {
+                let x = if wide {
+                    (v >> (32 * (k % 2))) as u32
+                } else {
+                    v as u32
+                };
+                *o = [x; WAVE_SIZE];
+            }
         }
     }
+    Ok(())
 }
 
 /// The value of a scalar operand code: an SGPR (pair when `wide`) or an inline constant.
