@@ -137,10 +137,3 @@ pub fn merge(into: &mut Vec<Finding>, new: Vec<Finding>) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::demangle;
-
-    #[test]
-    fn kernel_names_read_as_in_the_source() {}
-}
