@@ -426,8 +426,8 @@ fn main() {
     out.push_str(" }\n    };\n}\n");
     // FORMAT_START[f]..FORMAT_START[f+1] is the range of OPS rows of format f, sorted by opcode.
     let mut starts = vec![0usize; FORMATS.len() + 1];
-    for f in 0..FORMATS.len() {
-        starts[f] = rows.iter().position(|r| r.0 >= f).unwrap_or(rows.len());
+    for (f, start) in starts.iter_mut().enumerate().take(FORMATS.len()) {
+        *start = rows.iter().position(|r| r.0 >= f).unwrap_or(rows.len());
     }
     starts[FORMATS.len()] = rows.len();
     writeln!(

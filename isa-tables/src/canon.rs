@@ -189,8 +189,7 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
         let code = inst.code(field).unwrap_or(0);
         let dwords = inst.operand_dwords(field, dwords);
         let sdwa_sgpr = inst.enc == Enc::Sdwa && code < 256;
-        let is_source = (loc.kind == fields::Kind::Code || sdwa_sgpr)
-            && (loc.bits >= 8 || sdwa_sgpr)
+        let is_source = (sdwa_sgpr || loc.kind == fields::Kind::Code && loc.bits >= 8)
             && !matches!(field, Field::VdstSgpr | Field::Sdst);
         if is_source && operand::is_inline_constant(code) {
             continue;

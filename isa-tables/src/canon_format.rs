@@ -19,11 +19,12 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
             inst.words[0] = (inst.words[0] & !0xff00) | (1 << 14);
             inst.words[1] = (inst.words[1] & 0x07ff_ffff) | (3 << 27);
         }
-        Format::Vop3p if inst.info().is_mfma() => {
+        Format::Vop3p
+            if inst.info().is_mfma()
             // Where C and D are always AGPRs (gfx908's rows), acc_cd is not a field.
-            if inst.info().has_field(Field::VdstAgpr) {
-                inst.words[0] &= !(1 << 15);
-            }
+            && inst.info().has_field(Field::VdstAgpr) =>
+        {
+            inst.words[0] &= !(1 << 15);
         }
         Format::Vop3 | Format::Vop3p => {
             // Sources the op does not have must be zero (LLVM's decoder tables fix them).

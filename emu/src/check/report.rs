@@ -136,4 +136,3 @@ pub fn merge(into: &mut Vec<Finding>, new: Vec<Finding>) {
         }
     }
 }
-

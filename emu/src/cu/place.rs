@@ -20,6 +20,7 @@ impl CuSim<'_> {
     /// Starts workgroup `id` on this CU at cycle `now`, its waves on `simds`, with scratch at
     /// `scratch`; `age` numbers the waves in dispatch order (their trace tracks); new slots come
     /// from `spare` (slots of earlier launches) before being allocated.
+    #[allow(clippy::too_many_arguments)] // what a placement needs, each from another owner
     pub fn start_group(
         &mut self,
         start: &Start,

@@ -89,7 +89,7 @@ pub fn soft_clause<H: History>(
         Step::Continue
     });
     // Oldest first: members at the same distance (several paths) form one step.
-    members.sort_by(|a, b| b.distance.cmp(&a.distance));
+    members.sort_by_key(|m| std::cmp::Reverse(m.distance));
     let mut run = Run::default();
     let mut start = 0;
     let mut i = 0;

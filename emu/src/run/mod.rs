@@ -365,15 +365,15 @@ mod tests {
         let reference = |budget: u64| {
             let (mut done, mut left) = ([0u64; 2], budget);
             loop {
-                for w in 0..2 {
-                    let k = (per_wave - done[w]).min(QUANTUM as u64);
+                for (w, done) in done.iter_mut().enumerate() {
+                    let k = (per_wave - *done).min(QUANTUM as u64);
                     if k == 0 {
                         continue;
                     }
                     if left < k {
-                        return (w as u32, index_at(done[w] + left) as u32);
+                        return (w as u32, index_at(*done + left) as u32);
                     }
-                    (left, done[w]) = (left - k, done[w] + k);
+                    (left, *done) = (left - k, *done + k);
                 }
             }
         };

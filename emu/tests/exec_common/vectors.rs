@@ -347,7 +347,7 @@ fn parse_input(tok: &str, target: &mut Target) -> Result<Input, String> {
         "mode" => return Ok(Input::Mode(parse_int(val)? as u32)),
         "accum_offset" => {
             let n = parse_int(val)? as u32;
-            if n == 0 || n % 4 != 0 || n > 256 {
+            if n == 0 || !n.is_multiple_of(4) || n > 256 {
                 return Err(format!("accum_offset={val}: a multiple of 4 from 4 to 256"));
             }
             return Ok(Input::AccumOffset(n));

@@ -113,10 +113,10 @@ impl Builder<'_> {
     fn put_register_file(&mut self, field: Field, op: &Operand, text: &str) -> Result<(), String> {
         let vector = !op.is_constant() && op.code >= 256;
         match field {
-            Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr => {
-                if vector && !op.agpr {
-                    return Err(format!("`{text}`: expected an AGPR"));
-                }
+            Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr
+                if vector && !op.agpr =>
+            {
+                return Err(format!("`{text}`: expected an AGPR"));
             }
             Field::VdstAcd | Field::Src2Acd if vector => {
                 // D and C share one bit: the second of them must agree with the first.
@@ -164,7 +164,7 @@ impl Builder<'_> {
             (Format::Vop3, _) if int_source && op.sext && !op.neg && !op.abs => {
                 self.set_bits(1, 29 + i, 1, 1);
             }
-            (Format::Vop3, _) if !op.sext && !(vop3b && op.abs) && !int_source => {
+            (Format::Vop3, _) if !(op.sext || int_source || vop3b && op.abs) => {
                 self.set_bits(1, 29 + i, 1, op.neg as u32);
                 if !vop3b {
                     self.set_bits(0, 8 + i, 1, op.abs as u32);

@@ -61,6 +61,10 @@ use crate::launch::Stop;
 
 mod steady;
 
+/// What [`CuSim::bulk_at_horizon`] finds: the turn's issues (cycle, by unit, not pure), none
+/// (the pass must take the turn), or a guest stop with its cycle and group.
+type AtHorizon = Result<Option<(u64, u32, u32)>, (u64, Stop, [u32; 3])>;
+
 /// Waves of one SIMD the masks hold (a SIMD holds at most 10).
 const MAX_WAVES: usize = 16;
 
@@ -383,7 +387,7 @@ impl CuSim<'_> {
                 Block::None => {
                     let code = self.bulk_load(&mut b.lanes[i]);
                     b.units[i] = b.lanes[i].pack();
-                    let unit = code as u8 & 3;
+                    let unit = code & 3;
                     if unit != OTHER && (h.ready_at <= now || unit == VALU && h.ready_at == busy) {
                         b.needs |= 1 << (16 * unit as u32 + i as u32);
                         b.impure |= ((code & IMPURE != 0) as u32) << i;
@@ -797,7 +801,7 @@ impl CuSim<'_> {
         outside: u32,
         lazy: &mut u32,
         moved: &mut u32,
-    ) -> Result<Option<(u64, u32, u32)>, (u64, Stop, [u32; 3])> {
+    ) -> AtHorizon {
         let facts = self.e.facts;
         let mut due = 0u32;
         let mut m = outside;

@@ -51,8 +51,8 @@ impl Lane {
         for (k, bytes) in self.code.chunks_exact(8).enumerate() {
             let w = u64::from_le_bytes(bytes.try_into().expect("eight codes"));
             let r = w & (STOPS as u64 * LOW);
-            let any = ((r & (0x7f * LOW)) + 0x7f * LOW | r) >> 7 & LOW;
-            let mut u = (w | any * 3) & (3 * LOW);
+            let any = (((r & (0x7f * LOW)) + 0x7f * LOW) | r) >> 7 & LOW;
+            let mut u = (w | (any * 3)) & (3 * LOW);
             u = (u | u >> 6) & 0x000f_000f_000f_000f;
             u = (u | u >> 12) & 0x0000_00ff_0000_00ff;
             u = (u | u >> 24) & 0xffff;
