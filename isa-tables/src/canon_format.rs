@@ -7,6 +7,9 @@ use crate::table::{Field, Format, Op};
 
 pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str, u32)> {
     rejected_by_llvm(inst)?;
+    // An arm whose guard holds is the instruction's only arm: its inner tests must not fall
+    // through to the next arms, so clippy's collapsing of them would change what runs.
+    #[allow(clippy::collapsible_match)]
     match inst.format() {
         Format::Vop3 if inst.info().op.is_interp() => interp_vop3(inst, keep)?,
         Format::Vop3p if inst.info().is_accvgpr_vop3p() => {
@@ -19,12 +22,11 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
             inst.words[0] = (inst.words[0] & !0xff00) | (1 << 14);
             inst.words[1] = (inst.words[1] & 0x07ff_ffff) | (3 << 27);
         }
-        Format::Vop3p
-            if inst.info().is_mfma()
+        Format::Vop3p if inst.info().is_mfma() => {
             // Where C and D are always AGPRs (gfx908's rows), acc_cd is not a field.
-            && inst.info().has_field(Field::VdstAgpr) =>
-        {
-            inst.words[0] &= !(1 << 15);
+            if inst.info().has_field(Field::VdstAgpr) {
+                inst.words[0] &= !(1 << 15);
+            }
         }
         Format::Vop3 | Format::Vop3p => {
             // Sources the op does not have must be zero (LLVM's decoder tables fix them).

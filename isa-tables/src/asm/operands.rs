@@ -112,11 +112,14 @@ impl Builder<'_> {
     /// An AGPR where the field can hold one sets the bit that says so; elsewhere it is an error.
     fn put_register_file(&mut self, field: Field, op: &Operand, text: &str) -> Result<(), String> {
         let vector = !op.is_constant() && op.code >= 256;
+        // An AGPR field takes its AGPRs here and must not reach the last arms, which refuse
+        // AGPRs: so its test stays inside its arm.
+        #[allow(clippy::collapsible_match)]
         match field {
-            Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr
-                if vector && !op.agpr =>
-            {
-                return Err(format!("`{text}`: expected an AGPR"));
+            Field::VdstAgpr | Field::Src0Agpr | Field::Src1Agpr | Field::Src2Agpr => {
+                if vector && !op.agpr {
+                    return Err(format!("`{text}`: expected an AGPR"));
+                }
             }
             Field::VdstAcd | Field::Src2Acd if vector => {
                 // D and C share one bit: the second of them must agree with the first.
