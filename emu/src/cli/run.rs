@@ -620,7 +620,7 @@ mod tests {
             parse("0x3f800000", &by_value("float", 4)),
             Ok(Arg::U64(0x3f80_0000))
         ));
-        // Without a type in the metadata, the size decides, as before.
+        // Without a type in the metadata, the size decides.
         assert!(matches!(parse("1.5", &by_value("struct S", 4)), Ok(Arg::F32(f)) if f == 1.5));
     }
 }

@@ -7,8 +7,8 @@
 //! register still to land (checked before the run), and the run stops before anything else
 //! (memory, waits, barriers, s_endpgm). So when such a run is next and the SIMD's turns are
 //! taken in bulk ([`super::bulk`]), the wave executes it at once, up to [`AHEAD`]
-//! instructions, with the functional engine's locality, and the timing model issues the
-//! instructions one by one as before, reading their indices from [`Ahead`] (after the bulk
+//! instructions, with the functional engine's locality, and the timing model still issues the
+//! instructions one by one, reading their indices from [`Ahead`] (after the bulk
 //! ends, [`issue::issue`] issues what is left there).
 //!
 //! What still depends on when an instruction issues is done at its issue: the stall

@@ -5,9 +5,7 @@
 //! order, as long as each CU's run in its own order. A run with at least [`MIN_RUN`] vector
 //! memory loads is shared among the worker threads by CU, each thread reading memory through its
 //! own view ([`Memory::worker_view`]) into its own scratch wave; writes run one at a time
-//! between runs, as before. A memory-bound launch spends about half its time running
-//! requests (saxpy's timed run, 4M elements: its loads are 84% of its requests, in runs of
-//! eight or more).
+//! between runs. In a memory-bound launch most requests are loads that come in such runs.
 //!
 //! The results are those of running every request in turn: memory, registers, LDS and the
 //! order in which each CU's workgroups finish are the same, and when requests fault, the

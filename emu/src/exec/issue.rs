@@ -4,7 +4,7 @@
 //! MODE.gpr_idx_en (bit 27, VGPR indexing, [`super::gpr_idx`]), MODE.vskip (bit 28, set by
 //! s_setvskip or s_setreg: vector instructions are not issued) and a directed FP_ROUND ([3:0]
 //! non-zero, [`super::fp_round`]). All are rare, so `execute` tests them with a single mask check
-//! and otherwise calls the precomputed semantic function exactly as before; only a wave with one
+//! and otherwise calls the precomputed semantic function directly; only a wave with one
 //! of them set takes the slower path.
 
 use super::gpr_idx::{self, GPR_IDX_EN};

@@ -23,8 +23,7 @@ fn sgpr_first(cx: &Cx, src: Src) -> u32 {
         _ => scalar32_out_of_line(cx, src),
     }
 }
-/// (`valu` has its own: one shared copy there measured 0.9% more host instructions in the
-/// functional mandelbrot, the release build's codegen units inlining differently.)
+/// (`valu` has its own copy, so that each is inlined as its callers' codegen unit prefers.)
 #[inline(never)]
 fn scalar32_out_of_line(cx: &Cx, src: Src) -> u32 {
     scalar32(cx, src)
