@@ -147,10 +147,8 @@ pub struct Outstanding {
 /// past the moment their landings were in flight, into the launch's later peaks of memory.
 pub type Spare = Vec<Box<Landing>>;
 
-/// Landings a CU keeps for reuse. At 16 the bench's saxpy freed and allocated again one
-/// landing in two (3.7% more host instructions); at 64 the bench's timed peaks are 0.3–1.1 MB
-/// above those at 16 (mandelbrot 18.2 → 18.5 MB, histogram 32.3 → 33.4), at 256 up to 1.7
-/// MB, for no fewer instructions.
+/// Landings a CU keeps for reuse: enough that a memory-bound launch seldom frees one to
+/// allocate it again, few enough that the pools add little to a timed run's peak memory.
 pub const SPARE_MAX: usize = 64;
 
 /// Keeps landing `l` for reuse if the pool has room.
