@@ -1,7 +1,7 @@
 //! A wave's ALU instructions run before they issue. The timing model issues one instruction
 //! of a wave every few turns and executes it at issue, so each execution finds the wave's
 //! registers gone from the host's cache (a CU's forty waves, then the next CU's). A run of
-//! pure instructions ([`super::facts::Facts::pure`]: vector or scalar ALU and branches that
+//! pure instructions ([`super::facts::InstTiming::pure`]: vector or scalar ALU and branches that
 //! read and write only their wave's registers) gives the same results whenever it runs, as
 //! long as nothing else reads or writes those registers meanwhile: no load of the wave has a
 //! register still to land (checked before the run), and the run stops before anything else

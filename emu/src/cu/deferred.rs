@@ -23,7 +23,7 @@ use crate::wave::{RegFile, Row, Wave, SCALAR_CODES, VGPRS, WAVE_SIZE};
 const SPECIAL_SGPRS: usize = 102;
 
 /// The wave state a memory instruction reads, copied at issue (its destination only when it
-/// keeps part of it, [`super::facts::Facts::keeps_dst`]). Thousands are in flight at
+/// keeps part of it, [`super::facts::InstTiming::keeps_dst`]). Thousands are in flight at
 /// once in a large launch, so it holds the SGPRs up to the highest general one the instruction
 /// names, not the whole file.
 pub struct Snapshot {

@@ -10,7 +10,7 @@ use super::beside::{self, Beside};
 use super::config::{Arbitration, TimingConfig};
 use super::deferred::{self, Request, Shared};
 use super::engine::{Block, Cu, CuSim, Env, WaveSlot};
-use super::facts::Facts;
+use super::facts::InstTiming;
 use super::lead::LeadRules;
 use super::occupancy::{occupancy, Demand, Occupancy};
 use super::place::Start;
@@ -33,7 +33,7 @@ use std::collections::HashMap;
 /// What a timed launch needs.
 pub struct TimedRun<'a> {
     pub program: &'a Program,
-    pub facts: &'a [Facts],
+    pub facts: &'a [InstTiming],
     pub models: &'a HazardTable,
     /// As [`crate::launch::hazards::Cover::UntilLeaving`] (`None`: check every instruction).
     pub leaves: Option<&'a crate::launch::hazards::Leaves>,

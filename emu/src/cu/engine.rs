@@ -6,7 +6,7 @@
 
 use super::config::{Arbitration, TimingConfig};
 use super::deferred::Request;
-use super::facts::{Facts, Unit, UNITS};
+use super::facts::{InstTiming, Unit, UNITS};
 use super::inflight::{Outstanding, Spare};
 use super::issue;
 use super::occupancy::{CuRoom, Demand, SIMDS};
@@ -210,7 +210,7 @@ impl Cu {
 /// Everything a launch fixes.
 pub struct Env<'a> {
     pub program: &'a Program,
-    pub facts: &'a [Facts],
+    pub facts: &'a [InstTiming],
     pub models: &'a HazardTable,
     pub leaves: Option<&'a crate::launch::hazards::Leaves>,
     pub env: &'a DispatchEnv,
@@ -553,7 +553,7 @@ impl<'a> CuSim<'a> {
     fn blocked_by(
         &self,
         s: usize,
-        f: &Facts,
+        f: &InstTiming,
         used: &[bool; UNITS],
         now: u64,
     ) -> Option<(StallReason, u64)> {

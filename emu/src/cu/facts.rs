@@ -72,8 +72,10 @@ pub struct DsShape {
     pub per_lane: bool,
 }
 
+/// What one instruction means to the timing model (not to be confused with
+/// [`gcn_isa::Facts`], what the op table says of an op).
 #[derive(Clone, Copy, Debug)]
-pub struct Facts {
+pub struct InstTiming {
     pub unit: Unit,
     /// Cycles the SIMD's vector ALU is busy with this instruction (VALU only).
     pub valu_cycles: u16,
@@ -110,8 +112,8 @@ pub struct Facts {
     pub issue_limit: WaitCounters,
 }
 
-/// Facts of every instruction of `program`, by instruction index.
-pub fn program_facts(program: &Program) -> Vec<Facts> {
+/// The timing of every instruction of `program`, by instruction index.
+pub fn program_facts(program: &Program) -> Vec<InstTiming> {
     program
         .insts
         .iter()
@@ -119,7 +121,7 @@ pub fn program_facts(program: &Program) -> Vec<Facts> {
         .collect()
 }
 
-fn facts(d: &Decoded, target: Target) -> Facts {
+fn facts(d: &Decoded, target: Target) -> InstTiming {
     let info = d.inst.info();
     let class = d.class;
     let unit = match class.category {
@@ -160,7 +162,7 @@ fn facts(d: &Decoded, target: Target) -> Facts {
         Unit::Valu => valu_cycles(info.facts.rate, target),
         _ => 0,
     };
-    Facts {
+    InstTiming {
         unit,
         valu_cycles: cycles,
         matrix_cycles,

@@ -6,7 +6,7 @@
 
 use super::deferred::{Request, Snapshot};
 use super::engine::{account, Block, CuSim};
-use super::facts::{Facts, Latency, Special, Unit};
+use super::facts::{InstTiming, Latency, Special, Unit};
 use super::inflight::{InFlight, Writes};
 use super::stats::{StaleRead, StallReason};
 use crate::exec::issue::VSKIP;
@@ -30,7 +30,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
     let program = m.e.program;
     let index = m.slots[s].wave.pc;
     let d = &program.insts[index as usize];
-    let f: Facts = m.e.facts[index as usize];
+    let f: InstTiming = m.e.facts[index as usize];
     let wave_index = m.slots[s].wave.index;
     if let Some(h) = &mut m.hazards {
         let group_id = m.groups[m.slots[s].group].as_ref().map_or([0; 3], |g| g.id);
@@ -216,7 +216,7 @@ pub fn after_issue(
     s: usize,
     now: u64,
     index: u32,
-    f: &Facts,
+    f: &InstTiming,
     flow: Flow,
 ) -> Result<(), (Stop, [u32; 3])> {
     let wave_index = m.slots[s].wave.index;
@@ -303,7 +303,7 @@ pub fn after_issue(
 }
 
 /// When the memory operation just issued completes.
-fn completion(m: &mut CuSim, s: usize, f: &Facts, d: &crate::program::Decoded, now: u64) -> u64 {
+fn completion(m: &mut CuSim, s: usize, f: &InstTiming, d: &crate::program::Decoded, now: u64) -> u64 {
     let lat = &m.e.config.latencies;
     let mut jitter = |cycles: u32| match &mut m.rng {
         Some(r) => r.jitter(cycles) as u64,
@@ -380,7 +380,7 @@ fn lds_cost(
 }
 
 /// Records a read (or overwrite) of a register an outstanding load will still write.
-fn check_stale(m: &mut CuSim, s: usize, index: u32, f: &Facts, now: u64) {
+fn check_stale(m: &mut CuSim, s: usize, index: u32, f: &InstTiming, now: u64) {
     let model = &m.e.models.models[index as usize];
     let slot = &m.slots[s];
     // A load's own destinations may be outstanding from an earlier load of the same counter:

@@ -2,7 +2,7 @@
 //! dynamic relocations, decoding `.text`) and what launches ask of it, worked out once: hazard
 //! models, whether a kernel is hazard-free, timing facts, source lines, symbols.
 
-use crate::cu::facts::Facts;
+use crate::cu::facts::InstTiming;
 use crate::launch::hazards::{Cover, HazardTable};
 use crate::memory::AllocKind;
 use crate::program::Program;
@@ -25,7 +25,7 @@ pub struct Module {
     text: (u64, Vec<u8>),
     /// Per kernel entry: how much of its runs the hazard tracker checks ([`Module::hazard_cover`]).
     hazard_cover: std::sync::Mutex<hashbrown::HashMap<u64, Cover>>,
-    timing_facts: OnceLock<Vec<Facts>>,
+    timing_facts: OnceLock<Vec<InstTiming>>,
     /// The DWARF line table, read at the first question about a source line.
     lines: OnceLock<Option<gcn_loader::LineTable>>,
 }
@@ -104,7 +104,7 @@ impl Module {
     }
 
     /// What each instruction means to the timing model, worked out at the first timed launch.
-    pub fn timing_facts(&self) -> &[Facts] {
+    pub fn timing_facts(&self) -> &[InstTiming] {
         self.timing_facts
             .get_or_init(|| crate::cu::facts::program_facts(&self.program))
     }
