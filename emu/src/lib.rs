@@ -29,7 +29,6 @@
 pub mod arg_type;
 pub mod board;
 pub mod check;
-pub mod cli;
 pub mod cu;
 pub mod device;
 pub mod disasm;

@@ -1,3 +1,7 @@
+//! The `gcnemu` command: its subcommands and their options (`cli/`) over the `gcnemu` library.
+
+mod cli;
+
 fn main() -> std::process::ExitCode {
-    gcnemu::cli::main()
+    cli::main()
 }

@@ -32,7 +32,7 @@ pub fn run(args: &DisasmArgs) -> Result<Option<String>, CliError> {
     let salvaged = gcn_loader::extract_file_salvaged(&name, &bytes)?;
     let mut damaged = salvaged.damaged;
     let mut stdout = std::io::stdout().lock();
-    let listing = crate::disasm::write_images(
+    let listing = gcnemu::disasm::write_images(
         &name,
         salvaged.kept,
         args.target,
@@ -41,8 +41,8 @@ pub fn run(args: &DisasmArgs) -> Result<Option<String>, CliError> {
         &mut stdout,
     )
     .map_err(|e| match e {
-        crate::disasm::Error::Input(message) => CliError::Input(message),
-        crate::disasm::Error::Output(e) => CliError::Output(e),
+        gcnemu::disasm::Error::Input(message) => CliError::Input(message),
+        gcnemu::disasm::Error::Output(e) => CliError::Output(e),
     })?;
     stdout.flush()?;
     damaged.extend(listing.damaged);

@@ -6,10 +6,10 @@
 //! `--lib PATH` / `GCNEMU_HIP_LIB`. Programs ask for `libamdhip64.so.5`, so a private directory
 //! gets a link of that name, which goes first on `LD_LIBRARY_PATH` and into `LD_PRELOAD` (the
 //! preloaded soname also wins over an `RPATH` that names ROCm's copy). The emulator options
-//! travel in the `GCNEMU_*` variables of [`crate::settings`], checked here before the program
+//! travel in the `GCNEMU_*` variables of [`gcnemu::settings`], checked here before the program
 //! starts.
 
-use crate::settings::{self, Settings};
+use gcnemu::settings::{self, Settings};
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

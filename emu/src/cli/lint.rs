@@ -4,11 +4,11 @@
 //! Exit status: 0 no findings, 1 findings, 2 a usage or input error.
 
 use super::parse_target;
-use crate::hazard::asm;
-use crate::hazard::lint::{self, Options};
-use crate::hazard::output::{self, Linted};
-use crate::hazard::rules::{Check, RULES};
 use gcn_loader::ElfObject;
+use gcnemu::hazard::asm;
+use gcnemu::hazard::lint::{self, Options};
+use gcnemu::hazard::output::{self, Linted};
+use gcnemu::hazard::rules::{Check, RULES};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -284,7 +284,7 @@ fn xnack_from_flags(e_flags: u32) -> bool {
 
 /// The rule ids to evaluate after `--allow` and `--deny`.
 pub fn enabled_rules(allow: &[String], deny: &[String]) -> Result<Vec<&'static str>, String> {
-    let checkable = |r: &&crate::hazard::Rule| !matches!(r.check, Check::NotCheckable(_));
+    let checkable = |r: &&gcnemu::hazard::Rule| !matches!(r.check, Check::NotCheckable(_));
     let mut enabled: Vec<&'static str> = RULES
         .iter()
         .filter(checkable)
@@ -306,7 +306,7 @@ pub fn enabled_rules(allow: &[String], deny: &[String]) -> Result<Vec<&'static s
 }
 
 fn select(name: &str) -> Result<Vec<&'static str>, String> {
-    let pick = |f: &dyn Fn(&crate::hazard::Rule) -> bool| {
+    let pick = |f: &dyn Fn(&gcnemu::hazard::Rule) -> bool| {
         RULES
             .iter()
             .filter(|r| !matches!(r.check, Check::NotCheckable(_)) && f(r))

@@ -1,14 +1,14 @@
 //! What `gcnemu run` reports after a launch: the `--stats` summary, the `--stats-json` file,
 //! and the run-time findings (hazards, stale-register reads) on stderr.
 
-use crate::cu::stats::STALL_REASONS;
-use crate::device::{HazardFinding, Stats};
-use crate::launch::hazards::HazardMode;
+use gcnemu::cu::stats::STALL_REASONS;
+use gcnemu::device::{HazardFinding, Stats};
+use gcnemu::launch::hazards::HazardMode;
 
 pub fn stats_text(s: &Stats) -> String {
     let mut out = format!(
         "kernel {}: {} workgroups, {} waves, {} wave-instructions in {:.3} s ({:.1} M/s)\n",
-        crate::symbol::demangle(&s.kernel),
+        gcnemu::symbol::demangle(&s.kernel),
         s.workgroups,
         s.waves,
         s.wave_instructions,
@@ -35,7 +35,7 @@ pub fn stats_text(s: &Stats) -> String {
 }
 
 /// The timing model's part of the summary.
-fn timing_text(s: &Stats, t: &crate::cu::TimingStats) -> String {
+fn timing_text(s: &Stats, t: &gcnemu::cu::TimingStats) -> String {
     let mut out = format!(
         "  cycles   {} on {} of {} CUs, IPC {:.3} wave-instructions/cycle ({:.2} M cycles/s simulated)\n",
         t.cycles,
@@ -122,7 +122,7 @@ pub fn hazard_text(file: &str, s: &Stats) -> String {
     out += &format!(
         "{n} hazard finding{} at run time in kernel `{}`\n",
         if n == 1 { "" } else { "s" },
-        crate::symbol::demangle(&s.kernel)
+        gcnemu::symbol::demangle(&s.kernel)
     );
     out
 }
@@ -153,7 +153,7 @@ pub fn stats_json(s: &Stats) -> String {
         .collect();
     let v = serde_json::json!({
         "kernel": s.kernel,
-        "kernel_demangled": crate::symbol::demangle(&s.kernel),
+        "kernel_demangled": gcnemu::symbol::demangle(&s.kernel),
         "workgroups": s.workgroups,
         "waves": s.waves,
         "wave_instructions": s.wave_instructions,

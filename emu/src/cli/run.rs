@@ -11,18 +11,18 @@
 //! prints what it found on stderr after the run, as `gcnemu lint` words it; `error` makes the
 //! first finding a guest error (exit 1); `off` skips the check.
 //!
-//! `--timing on` (the default) runs the cycle-level compute-unit model ([`crate::cu`]): the
+//! `--timing on` (the default) runs the cycle-level compute-unit model ([`gcnemu::cu`]): the
 //! summary gains cycles, IPC, occupancy and stall cycles, reads of registers whose load had not
 //! completed are reported on stderr, and `--trace-json` writes a per-wave timeline. `--timing
 //! off` runs functionally only, workgroup after workgroup, for speed.
 
 use super::report::{hazard_text, stale_text, stats_json, stats_text};
 use super::{parse_target_choice, TargetChoice};
-use crate::arg_type::Scalar;
-use crate::cu::{Arbitration, TimingConfig};
-use crate::device::{describe_args, Arg, Device, DeviceConfig, Dims, LaunchOptions};
-use crate::launch::hazards::HazardMode;
 use gcn_loader::{KernelArg, ValueKind};
+use gcnemu::arg_type::Scalar;
+use gcnemu::cu::{Arbitration, TimingConfig};
+use gcnemu::device::{describe_args, Arg, Device, DeviceConfig, Dims, LaunchOptions};
+use gcnemu::launch::hazards::HazardMode;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -47,7 +47,7 @@ pub struct RunArgs {
     #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
     pub args: Vec<String>,
     /// Bytes of device memory, which `@PATH` and `zeros:` buffers count against (default 4 GiB).
-    #[arg(long, value_name = "BYTES", default_value_t = crate::memory::DEFAULT_MEMORY_LIMIT)]
+    #[arg(long, value_name = "BYTES", default_value_t = gcnemu::memory::DEFAULT_MEMORY_LIMIT)]
     pub memory_limit: u64,
     /// Dynamic LDS bytes per workgroup.
     #[arg(long, value_name = "BYTES", default_value_t = 0)]
@@ -70,7 +70,7 @@ pub struct RunArgs {
     /// Spin detector: after N iterations of a loop with no memory write anywhere, compare the
     /// wave's registers; when every wave repeats its loop unchanged (or waits at a barrier for
     /// those), end the run as a livelock (exit 1) naming the loops. 0 turns it off.
-    #[arg(long, value_name = "N", default_value_t = crate::launch::spin::DEFAULT_SPIN_LIMIT)]
+    #[arg(long, value_name = "N", default_value_t = gcnemu::launch::spin::DEFAULT_SPIN_LIMIT)]
     pub spin_limit: u32,
     /// Check issued instructions against the hazard rules: off, warn (report after the run) or
     /// error (the first hazard is a guest error).
@@ -109,8 +109,8 @@ pub struct RunArgs {
     pub threads: Option<u32>,
     /// Sanitizers: memcheck, racecheck, initcheck, leaks (comma-separated) or all. Findings go
     /// to stderr; a faulting access is reported and dropped, so the kernel runs on.
-    #[arg(long, value_name = "LIST", value_parser = crate::check::CheckSet::parse)]
-    pub check: Option<crate::check::CheckSet>,
+    #[arg(long, value_name = "LIST", value_parser = gcnemu::check::CheckSet::parse)]
+    pub check: Option<gcnemu::check::CheckSet>,
     /// Write the sanitizer findings as JSON to PATH.
     #[arg(long, value_name = "PATH", requires = "check")]
     pub check_json: Option<PathBuf>,
@@ -128,7 +128,7 @@ pub struct RunArgs {
 pub struct Timeout(pub Option<std::time::Duration>);
 
 fn timeout_arg(text: &str) -> Result<Timeout, String> {
-    crate::settings::parse_timeout(text).map(Timeout)
+    gcnemu::settings::parse_timeout(text).map(Timeout)
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -267,7 +267,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         Failure::Usage(format!(
             "no kernel `{}` in {name} ({})",
             args.kernel,
-            crate::symbol::name_list(names, &name)
+            gcnemu::symbol::name_list(names, &name)
         ))
     })?;
     let specs: Vec<&KernelArg> = kernel
@@ -383,10 +383,10 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
 /// how many there were.
 fn report_checks(
     args: &RunArgs,
-    checks: crate::check::CheckSet,
-    findings: Vec<crate::check::Finding>,
+    checks: gcnemu::check::CheckSet,
+    findings: Vec<gcnemu::check::Finding>,
 ) -> Result<usize, Failure> {
-    use crate::check::report;
+    use gcnemu::check::report;
     for f in &findings {
         eprintln!("gcnemu: {}", f.text());
     }
@@ -453,7 +453,7 @@ fn parse_arg(
     if spec.value_kind == ValueKind::GlobalBuffer {
         return Err("this argument is a pointer: give @PATH or zeros:BYTES".into());
     }
-    let declared = crate::arg_type::declared(spec);
+    let declared = gcnemu::arg_type::declared(spec);
     if let Some(v) = parse_int(body) {
         // `2` for a `float` means 2.0; hex stays the raw bits, the way to give those.
         let decimal = !body.trim_start_matches('-').starts_with("0x")
@@ -558,7 +558,7 @@ fn parse_hex(hex: &str) -> Result<Vec<u8>, String> {
 
 /// The workgroups done, on stderr (a terminal): drawn once a launch has run half a second,
 /// at most ten times a second. The bar is returned to be cleared when the launch ends.
-fn progress_bar() -> (crate::device::Progress, indicatif::ProgressBar) {
+fn progress_bar() -> (gcnemu::device::Progress, indicatif::ProgressBar) {
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(10));
     let style = ProgressStyle::with_template("[{bar:40}] {pos}/{len} workgroups, {elapsed}")
@@ -567,7 +567,7 @@ fn progress_bar() -> (crate::device::Progress, indicatif::ProgressBar) {
     bar.set_style(style);
     let start = Instant::now();
     let shown = bar.clone();
-    let progress: crate::device::Progress = Arc::new(move |done, total| {
+    let progress: gcnemu::device::Progress = Arc::new(move |done, total| {
         if start.elapsed().as_millis() < 500 {
             return;
         }

@@ -303,7 +303,13 @@ pub fn after_issue(
 }
 
 /// When the memory operation just issued completes.
-fn completion(m: &mut CuSim, s: usize, f: &InstTiming, d: &crate::program::Decoded, now: u64) -> u64 {
+fn completion(
+    m: &mut CuSim,
+    s: usize,
+    f: &InstTiming,
+    d: &crate::program::Decoded,
+    now: u64,
+) -> u64 {
     let lat = &m.e.config.latencies;
     let mut jitter = |cycles: u32| match &mut m.rng {
         Some(r) => r.jitter(cycles) as u64,
