@@ -89,7 +89,7 @@ fn a_kernel_fault_is_reported_and_the_host_goes_on() {
         assert!(stdout.contains("hipErrorIllegalAddress"), "{stdout}");
         // The emulator's report: kernel, workgroup, wave, lane, instruction, address.
         for part in [
-            "kernel `_Z10wild_storePim`",
+            "kernel `wild_store(int*, unsigned long)`",
             "workgroup (0, 0, 0)",
             "global_store_dword",
             "lane 0: store of 4 bytes at",

@@ -40,13 +40,15 @@ pub(super) fn kernarg_segment(kernel: &str, k: &Kernel, args: &[Arg]) -> Result<
     let mut seg = vec![0u8; kernarg_size as usize];
     if k.meta.is_none() && !args.is_empty() {
         return Err(Error::Arguments(format!(
-            "kernel `{kernel}` has no metadata describing its arguments; cannot place {} argument(s)",
+            "kernel `{}` has no metadata describing its arguments; cannot place {} argument(s)",
+            crate::symbol::demangle(kernel),
             args.len()
         )));
     }
     if args.len() != explicit.len() {
         return Err(Error::Arguments(format!(
-            "kernel `{kernel}` takes {} argument(s), {} given\n{}",
+            "kernel `{}` takes {} argument(s), {} given\n{}",
+            crate::symbol::demangle(kernel),
             explicit.len(),
             args.len(),
             describe_args(&explicit)

@@ -102,7 +102,9 @@ impl std::fmt::Display for GuestError {
         };
         let where_ = format!(
             "kernel `{}`, workgroup ({x}, {y}, {z}), wave {}, pc {:#x} ({at})",
-            self.kernel, self.wave, self.pc,
+            crate::symbol::demangle(&self.kernel),
+            self.wave,
+            self.pc,
         );
         match &self.fault {
             GuestFault::Fault(e) => write!(f, "{where_}: `{}`: {e}", self.instruction),

@@ -139,6 +139,8 @@ impl Device {
         opts: &LaunchOptions,
     ) -> Result<Stats, Error> {
         let start = Instant::now();
+        // The kernel as its source names it, for the errors below (worked out only for them).
+        let shown = || crate::symbol::demangle(kernel);
         let k = module.kernel(kernel).ok_or_else(|| Error::NoKernel {
             name: kernel.to_string(),
             file: module.object.file.clone(),
@@ -156,8 +158,8 @@ impl Device {
         let lds_size = desc.group_segment_fixed_size as u64 + opts.dynamic_lds as u64;
         if lds_size > LDS_MAX as u64 {
             return Err(Error::Launch(format!(
-                "kernel `{kernel}` needs {lds_size} bytes of LDS ({} static + {} dynamic); a workgroup may have {LDS_MAX}",
-                desc.group_segment_fixed_size, opts.dynamic_lds
+                "kernel `{}` needs {lds_size} bytes of LDS ({} static + {} dynamic); a workgroup may have {LDS_MAX}",
+                shown(), desc.group_segment_fixed_size, opts.dynamic_lds
             )));
         }
         let entry = module.load_base + k.entry;
@@ -166,7 +168,7 @@ impl Device {
             .index_of_pc(entry)
             .ok_or_else(|| Error::Module {
                 file: module.object.file.clone(),
-                problem: format!("kernel `{kernel}` entry {:#x} is not in .text", k.entry),
+                problem: format!("kernel `{}` entry {:#x} is not in .text", shown(), k.entry),
             })?;
 
         // Kernarg segment, explicit arguments first; the hidden ones once the launch is laid out.
@@ -183,7 +185,8 @@ impl Device {
         // 128 KiB per work-item; a descriptor asking for more is broken, and must not overflow.
         if private_size > MAX_PRIVATE_BYTES {
             return Err(Error::Launch(format!(
-                "kernel `{kernel}` asks for {private_size} bytes of private memory per work-item; gfx9 scratch allows at most {MAX_PRIVATE_BYTES}"
+                "kernel `{}` asks for {private_size} bytes of private memory per work-item; gfx9 scratch allows at most {MAX_PRIVATE_BYTES}",
+                shown()
             )));
         }
         let private_size = private_size.next_multiple_of(4);
@@ -394,7 +397,10 @@ impl Device {
             Err(TimedError::Guest(stop, group)) => {
                 Err(guest_error(module, k, kernel, group, stop, opts))
             }
-            Err(TimedError::Launch(why)) => Err(Error::Launch(format!("kernel `{kernel}`: {why}"))),
+            Err(TimedError::Launch(why)) => Err(Error::Launch(format!(
+                "kernel `{}`: {why}",
+                crate::symbol::demangle(kernel)
+            ))),
         }
     }
 
