@@ -14,7 +14,7 @@ use crate::launch::hazards::{HazardMode, HazardTable};
 use crate::launch::Counts;
 use crate::lds::Lds;
 use crate::memory::{AllocKind, Memory};
-use crate::program::Program;
+use crate::exec::program::Program;
 use crate::run::run_workgroup;
 use crate::wave::Wave;
 use gcn_isa::Target;

@@ -34,6 +34,7 @@ pub mod device;
 pub mod disasm;
 pub mod dispatch;
 pub mod exec;
+pub mod fault;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod hazard;
@@ -42,7 +43,7 @@ pub mod launch;
 pub mod lds;
 pub mod lds_banks;
 pub mod memory;
-pub mod program;
+pub mod rng;
 pub mod run;
 pub mod settings;
 pub mod symbol;

@@ -26,7 +26,7 @@ use crate::check::CheckSet;
 use crate::cu::{Arbitration, TimingConfig};
 use crate::device::{LaunchOptions, DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIMEOUT};
 use crate::launch::hazards::HazardMode;
-use crate::launch::spin::DEFAULT_SPIN_LIMIT;
+use crate::wave::spin::DEFAULT_SPIN_LIMIT;
 use crate::memory::DEFAULT_MEMORY_LIMIT;
 use gcn_isa::Target;
 use std::path::PathBuf;

@@ -5,7 +5,7 @@
 mod exec_common;
 use exec_common::run_with;
 use gcn_isa::Target;
-use gcnemu::exec::Fault;
+use gcnemu::fault::Fault;
 use gcnemu::memory::{AllocKind, Memory};
 use gcnemu::wave::Wave;
 

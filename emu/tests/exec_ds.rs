@@ -5,7 +5,7 @@
 
 mod exec_common;
 use exec_common::run;
-use gcnemu::exec::Fault;
+use gcnemu::fault::Fault;
 use gcnemu::wave::Wave;
 
 /// One atomic case: the plain and returning mnemonics ("" if the form does not exist), the

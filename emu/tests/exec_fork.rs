@@ -9,7 +9,7 @@
 mod exec_common;
 use exec_common::{run, run_code};
 use gcn_isa::{assemble, Target};
-use gcnemu::exec::Fault;
+use gcnemu::fault::Fault;
 use gcnemu::memory::Memory;
 use gcnemu::wave::Wave;
 

@@ -4,7 +4,7 @@
 mod exec_common;
 use exec_common::{run, run_with};
 use gcn_isa::Target;
-use gcnemu::exec::Fault;
+use gcnemu::fault::Fault;
 use gcnemu::memory::{AllocKind, Memory};
 
 const BYTES: [u8; 8] = [0x81, 0x7f, 0x34, 0x92, 0, 0, 0, 0];

@@ -7,7 +7,7 @@
 mod exec_common;
 use exec_common::run_code;
 use gcn_isa::Target;
-use gcnemu::exec::Fault;
+use gcnemu::fault::Fault;
 use gcnemu::memory::Memory;
 use gcnemu::wave::{RegFile, Row, Wave};
 

@@ -9,7 +9,7 @@ use gcnemu::launch::hazards::{cover, Cover, HazardMode, HazardTable, Leaves, Run
 use gcnemu::launch::{Counts, Stop};
 use gcnemu::lds::Lds;
 use gcnemu::memory::Memory;
-use gcnemu::program::Program;
+use gcnemu::exec::program::Program;
 use gcnemu::run::run_workgroup_checked;
 use gcnemu::wave::{Wave, WaveState};
 use gcnemu::{Arg, Device, DeviceConfig, Dims, LaunchOptions};

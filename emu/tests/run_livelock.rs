@@ -10,7 +10,7 @@ use gcnemu::launch::host::HostServices;
 use gcnemu::launch::{Counts, Stop};
 use gcnemu::lds::Lds;
 use gcnemu::memory::{AllocKind, Memory};
-use gcnemu::program::Program;
+use gcnemu::exec::program::Program;
 use gcnemu::run::run_workgroup_until;
 use gcnemu::wave::Wave;
 use std::path::PathBuf;

@@ -443,10 +443,10 @@ impl Runtime {
                 self.checks.after_launch(found);
                 let code = match &g.fault {
                     gcnemu::GuestFault::Fault(
-                        gcnemu::exec::Fault::Memory { .. }
-                        | gcnemu::exec::Fault::ScalarMemory { .. }
-                        | gcnemu::exec::Fault::Lds { .. }
-                        | gcnemu::exec::Fault::Private { .. },
+                        gcnemu::fault::Fault::Memory { .. }
+                        | gcnemu::fault::Fault::ScalarMemory { .. }
+                        | gcnemu::fault::Fault::Lds { .. }
+                        | gcnemu::fault::Fault::Private { .. },
                     ) => ILLEGAL_ADDRESS,
                     _ => LAUNCH_FAILURE,
                 };

@@ -217,7 +217,7 @@ fn race(cx: &mut Cx, at: Site, addr: u64, len: usize, access: Access) {
 }
 
 /// Whether instruction `index` has its `glc` bit set (a vector memory instruction).
-fn glc(program: &crate::program::Program, index: u32) -> bool {
+fn glc(program: &crate::exec::program::Program, index: u32) -> bool {
     let Some(d) = program.insts.get(index as usize) else {
         return false;
     };

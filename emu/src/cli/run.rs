@@ -70,7 +70,7 @@ pub struct RunArgs {
     /// Spin detector: after N iterations of a loop with no memory write anywhere, compare the
     /// wave's registers; when every wave repeats its loop unchanged (or waits at a barrier for
     /// those), end the run as a livelock (exit 1) naming the loops. 0 turns it off.
-    #[arg(long, value_name = "N", default_value_t = gcnemu::launch::spin::DEFAULT_SPIN_LIMIT)]
+    #[arg(long, value_name = "N", default_value_t = gcnemu::wave::spin::DEFAULT_SPIN_LIMIT)]
     pub spin_limit: u32,
     /// Check issued instructions against the hazard rules: off, warn (report after the run) or
     /// error (the first hazard is a guest error).

@@ -23,8 +23,9 @@ use super::bulk::{self, Code};
 use super::engine::{account, CuSim};
 use super::issue;
 use super::stats::StallReason;
-use crate::exec::{Cx, Fault, Flow};
-use crate::launch::spin::{Epoch, SpinState};
+use crate::exec::{Cx, Flow};
+use crate::fault::Fault;
+use crate::wave::spin::{Epoch, SpinState};
 use crate::launch::{Counts, Stop};
 
 /// Instructions a wave runs ahead at most (a compiled loop body usually fits; a queue is

@@ -15,17 +15,17 @@ use super::lead::LeadRules;
 use super::occupancy::{occupancy, Demand, Occupancy};
 use super::place::Start;
 use super::profile::{Clock, Counters, HostProfile, Part};
-use super::rng::Rng;
+use crate::rng::Rng;
 use super::stats::{LdsStats, StaleRead, Stalls, TimingStats, STALL_REASONS};
 use super::trace::Trace;
 use crate::device::Progress;
 use crate::dispatch::Launch;
 use crate::exec::DispatchEnv;
 use crate::launch::hazards::{HazardMode, HazardTable, RunHazards, Seen};
-use crate::launch::spin::{Epoch, Spinner};
+use crate::wave::spin::{Epoch, Spinner};
 use crate::launch::{Counts, Stop};
 use crate::memory::{AllocKind, Memory};
-use crate::program::Program;
+use crate::exec::program::Program;
 use crate::wave::Wave;
 use gcn_loader::KernelDescriptor;
 use std::collections::HashMap;
@@ -367,7 +367,7 @@ impl Dispatcher<'_, '_> {
             // the waves spinning on them run again.
             if let Some(h) = host.as_deref_mut() {
                 h.poll(shared.mem).map_err(|why| {
-                    let fault = crate::exec::Fault::Guest(format!("hostcall: {why}"));
+                    let fault = crate::fault::Fault::Guest(format!("hostcall: {why}"));
                     let stop = Stop::Fault {
                         wave: 0,
                         index: self.r.entry_index,

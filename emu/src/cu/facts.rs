@@ -2,7 +2,7 @@
 //! the issue unit it competes for, how long it keeps its SIMD busy, which latency its completion
 //! waits, and for DS ops the shape of its LDS access (for bank conflicts).
 
-use crate::program::{Decoded, Program};
+use crate::exec::program::{Decoded, Program};
 use crate::wave::WaitCounters;
 use gcn_isa::class::Category;
 use gcn_isa::{Format, MemKind, Op, Rate, Target, D16};

@@ -12,7 +12,7 @@ use super::stats::{StaleRead, StallReason};
 use crate::exec::issue::VSKIP;
 use crate::exec::{Cx, Flow};
 use crate::hazard::regs::RegSet;
-use crate::launch::spin::{Epoch, SpinState};
+use crate::wave::spin::{Epoch, SpinState};
 use crate::launch::{category_index, Stop};
 use crate::lds_banks::{bank_cost, DsAccess};
 use crate::wave::WAVE_SIZE;
@@ -193,7 +193,7 @@ pub fn barrier_timeout(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [
 
 /// The `-v` log's line for an issue (at trace level).
 #[inline(always)]
-pub fn trace_issue(m: &CuSim, s: usize, now: u64, d: &crate::program::Decoded) {
+pub fn trace_issue(m: &CuSim, s: usize, now: u64, d: &crate::exec::program::Decoded) {
     let slot = &m.slots[s];
     tracing::trace!(
         cycle = now,
@@ -307,7 +307,7 @@ fn completion(
     m: &mut CuSim,
     s: usize,
     f: &InstTiming,
-    d: &crate::program::Decoded,
+    d: &crate::exec::program::Decoded,
     now: u64,
 ) -> u64 {
     let lat = &m.e.config.latencies;
@@ -352,7 +352,7 @@ fn completion(
 /// with any result held back, so the address registers are as at issue).
 fn lds_cost(
     w: &crate::wave::Wave,
-    d: &crate::program::Decoded,
+    d: &crate::exec::program::Decoded,
     shape: super::facts::DsShape,
 ) -> crate::lds_banks::BankCost {
     let base = &w.vgpr[(d.regs[0].wrapping_sub(256) as usize) % crate::wave::VGPRS];

@@ -32,7 +32,6 @@ pub mod lead;
 pub mod occupancy;
 pub mod place;
 pub mod profile;
-pub mod rng;
 pub mod stats;
 #[cfg(test)]
 pub mod test_launch;

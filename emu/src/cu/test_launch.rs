@@ -9,7 +9,7 @@ use crate::exec::DispatchEnv;
 use crate::launch::hazards::{HazardMode, HazardTable};
 use crate::launch::Counts;
 use crate::memory::Memory;
-use crate::program::Program;
+use crate::exec::program::Program;
 use gcn_loader::KernelDescriptor;
 
 /// Runs `program` under `config` with `budget` wave-instructions: `groups` workgroups of

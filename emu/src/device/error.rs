@@ -1,7 +1,7 @@
 //! The API's [`Error`]s, and the guest errors among them: where a kernel failed
 //! ([`GuestError`]), how ([`GuestFault`]), and the message a reader sees.
 
-use crate::exec::Fault;
+use crate::fault::Fault;
 use crate::memory::MemError;
 use gcn_loader::LoadError;
 use std::time::Duration;

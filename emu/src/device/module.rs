@@ -5,7 +5,7 @@
 use crate::cu::facts::InstTiming;
 use crate::launch::hazards::{Cover, HazardTable};
 use crate::memory::AllocKind;
-use crate::program::Program;
+use crate::exec::program::Program;
 use gcn_loader::{CodeObject, Kernel};
 use std::sync::OnceLock;
 

@@ -3,7 +3,7 @@
 
 use crate::cu::TimingConfig;
 use crate::launch::hazards::HazardMode;
-use crate::launch::spin::DEFAULT_SPIN_LIMIT;
+use crate::wave::spin::DEFAULT_SPIN_LIMIT;
 use crate::memory::{Placement, DEFAULT_MEMORY_LIMIT};
 use gcn_isa::Target;
 use std::sync::Arc;
@@ -77,7 +77,7 @@ pub struct LaunchOptions {
     /// Wall-clock limit of the launch; running past it is a guest error reporting where every
     /// wave is. `None`: no limit.
     pub timeout: Option<Duration>,
-    /// The spin detector ([`crate::launch::spin`]): write-free iterations of one loop before a
+    /// The spin detector ([`crate::wave::spin`]): write-free iterations of one loop before a
     /// wave's state is compared; a launch whose waves all spin (or wait at a barrier for the
     /// spinning ones) ends as a livelock. 0 turns it off.
     pub spin_limit: u32,

@@ -8,7 +8,7 @@
 //! back. The address registers are always VGPRs.
 
 use super::{agpr, Cx, Fault, Ran, Semantics};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::{Row, VGPRS};
 use gcn_isa::Field;
 use std::ops::Range;

@@ -4,7 +4,7 @@
 use super::agpr::{self, Operand};
 use super::valu::Res;
 use super::{Cx, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::WAVE_SIZE;
 
 /// D = S0, each operand in the file its field (and encoding) names.

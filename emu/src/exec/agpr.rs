@@ -9,7 +9,7 @@
 //! fields say which rule applies and [`gcn_isa::Inst::is_agpr`] applies it.
 
 use super::{Cx, Fault};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::{Row, VGPRS, WAVE_SIZE};
 use gcn_isa::{Field, Slot};
 
@@ -155,7 +155,7 @@ pub fn read_into(
 
 /// The value of a scalar operand code: an SGPR (pair when `wide`) or an inline constant.
 fn scalar(cx: &Cx, d: &Decoded, code: u16, wide: bool) -> u64 {
-    let src = crate::program::resolve_src(
+    let src = crate::exec::program::resolve_src(
         &d.inst,
         code,
         if wide { 2 } else { 1 },

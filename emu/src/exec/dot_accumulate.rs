@@ -6,7 +6,7 @@ use super::fp;
 use super::h16::{narrow, widen, Clamp};
 use super::valu::{denorm64, fetch, write, Res};
 use super::{Cx, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::Row;
 
 /// Integer dot products: D.i32 = Σ over the `32 / bits` signed fields S0[k]·S1[k] + D.i32,

@@ -5,7 +5,7 @@
 use super::access::{self, Addr};
 use super::valu::Res;
 use super::{Cx, Fault, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::WAVE_SIZE;
 
 pub(super) fn offset0(d: &Decoded) -> u32 {
@@ -374,7 +374,7 @@ mod tests {
     use crate::exec::DispatchEnv;
     use crate::lds::Lds;
     use crate::memory::Memory;
-    use crate::program::Program;
+    use crate::exec::program::Program;
     use crate::wave::Wave;
     use gcn_isa::{assemble, Target};
 
@@ -408,7 +408,7 @@ mod tests {
         let mut memcheck = CheckSet::NONE;
         memcheck.insert(Check::Memcheck);
         slow.enable_checks(memcheck);
-        let mut rng = crate::cu::rng::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut rng = crate::rng::Rng::new(0x2545_f491_4f6c_dd1d);
         let mut next = move || rng.next_u64();
         let env = DispatchEnv::default();
         for round in 0..3000 {

@@ -11,7 +11,7 @@ use super::ds::{
 use super::fp;
 use super::valu::Res;
 use super::{Cx, Fault, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::WAVE_SIZE;
 use gcn_isa::{Atomic, MemKind};
 
@@ -329,7 +329,7 @@ mod tests {
     use crate::exec::DispatchEnv;
     use crate::lds::Lds;
     use crate::memory::Memory;
-    use crate::program::Program;
+    use crate::exec::program::Program;
     use crate::wave::Wave;
     use gcn_isa::{assemble, Target};
 
@@ -365,7 +365,7 @@ mod tests {
         let mut memcheck = CheckSet::NONE;
         memcheck.insert(Check::Memcheck);
         slow.enable_checks(memcheck);
-        let mut rng = crate::cu::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut next = move || rng.next_u64();
         let env = DispatchEnv::default();
         for round in 0..3000 {

@@ -7,7 +7,7 @@ use super::ds::{data0, gds_check, offset16, vaddr};
 use super::ds_atomic::{ds_op, rmw, Op};
 use super::valu::Res;
 use super::{Cx, Fault, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::WAVE_SIZE;
 use gcn_isa::Atomic;
 

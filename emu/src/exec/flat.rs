@@ -9,7 +9,7 @@ use super::valu::Res;
 use super::vmem_ops::{self, VectorMemory};
 use super::{Cx, Fault, Flow};
 use crate::memory::{flat_target, FlatTarget};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::WAVE_SIZE;
 use gcn_isa::Atomic;
 use gcn_isa::Format;
@@ -525,7 +525,7 @@ mod tests {
     use crate::exec::DispatchEnv;
     use crate::lds::Lds;
     use crate::memory::{AllocKind, Memory};
-    use crate::program::Program;
+    use crate::exec::program::Program;
     use crate::wave::Wave;
     use gcn_isa::{assemble, Target};
 
@@ -564,7 +564,7 @@ mod tests {
         slow.enable_checks(memcheck);
         let base = fast.alloc(SIZE, AllocKind::Buffer).unwrap();
         assert_eq!(slow.alloc(SIZE, AllocKind::Buffer).unwrap(), base);
-        let mut rng = crate::cu::rng::Rng::new(0x853c_49e6_748f_ea9b);
+        let mut rng = crate::rng::Rng::new(0x853c_49e6_748f_ea9b);
         let mut next = move || rng.next_u64();
         let bytes: Vec<u8> = (0..SIZE).map(|_| next() as u8).collect();
         fast.store(base, &bytes).unwrap();
@@ -648,7 +648,7 @@ mod tests {
         slow.enable_checks(memcheck);
         let base = fast.alloc(SIZE, AllocKind::Buffer).unwrap();
         assert_eq!(slow.alloc(SIZE, AllocKind::Buffer).unwrap(), base);
-        let mut rng = crate::cu::rng::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut rng = crate::rng::Rng::new(0x2545_f491_4f6c_dd1d);
         let mut next = move || rng.next_u64();
         // Small values, so that compare-and-swaps sometimes match and inc/dec wrap.
         let bytes: Vec<u8> = (0..SIZE).map(|_| (next() % 3) as u8).collect();

@@ -12,7 +12,7 @@
 
 use super::valu::{scalar32, scalar64, Res};
 use super::{Cx, Fault, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 
 /// Entries of the control stack (§4.6: "six-level stack").
 pub const STACK_ENTRIES: u8 = 6;

@@ -21,7 +21,7 @@ use super::valu::{
     f32_2, f32_3, f32_acc, fetch, fetch_f32, fetch_f64, finish_f32, u32_1, write, Res,
 };
 use super::{Cx, Fault, Flow, SemFn};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::WAVE_SIZE;
 use gcn_isa::{Op, OpInfo, Rounding};
 

@@ -15,7 +15,7 @@
 
 use super::valu::{scalar32, Res};
 use super::{Cx, Flow};
-use crate::program::{Decoded, Src};
+use crate::exec::program::{Decoded, Src};
 use crate::wave::VGPRS;
 use gcn_isa::operand::M0;
 use gcn_isa::Field;

@@ -8,7 +8,7 @@
 
 use super::valu::{denorm64, fetch, write, write_mask, Res};
 use super::{Cx, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::{Row, WAVE_SIZE};
 use gcn_isa::table::OP_SEL;
 use gcn_isa::{Format, Op};

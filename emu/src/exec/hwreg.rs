@@ -16,7 +16,7 @@
 use super::valu::Res;
 use super::{Cx, Fault, Flow};
 use crate::memory::{PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 
 pub const HW_REG_MODE: u32 = 1;
 pub const HW_REG_STATUS: u32 = 2;

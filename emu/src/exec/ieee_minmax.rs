@@ -7,7 +7,7 @@
 
 use super::valu::{self, Res};
 use super::Cx;
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::mode;
 
 fn ieee(cx: &Cx) -> bool {

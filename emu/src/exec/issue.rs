@@ -9,7 +9,7 @@
 
 use super::gpr_idx::{self, GPR_IDX_EN};
 use super::{fp_round, Cx, Fault, Flow, Ran};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::mode::ROUND_MASK;
 use gcn_isa::class::Category;
 

@@ -28,7 +28,7 @@
 use super::agpr::{self, Operand, Place};
 use super::valu::Res;
 use super::{Cx, Fault, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::{Row, WAVE_SIZE};
 
 use gcn_isa::MatrixInput as Input;

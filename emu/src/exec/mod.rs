@@ -16,7 +16,7 @@
 macro_rules! semantics {
     ($($op:ident => $f:expr;)*) => {
         $(pub(super) const $op: super::Semantics = super::Semantics::Exec({
-            fn run(cx: &mut super::Cx, d: &crate::program::Decoded) -> super::Ran {
+            fn run(cx: &mut super::Cx, d: &crate::exec::program::Decoded) -> super::Ran {
                 // (A constant: the call is direct, and may be inlined.)
                 const SEMANTIC_FN: super::SemFn = $f;
                 let result = SEMANTIC_FN(cx, d);
@@ -52,6 +52,7 @@ pub mod mfma;
 pub mod mtbuf;
 pub mod mubuf;
 pub mod pk_f32;
+pub mod program;
 pub mod semantics;
 pub mod smem;
 pub mod smem_scratch;
@@ -71,7 +72,8 @@ pub mod vopc;
 
 use crate::lds::Lds;
 use crate::memory::Memory;
-use crate::program::{Decoded, Program};
+use crate::exec::program::{Decoded, Program};
+use crate::fault::Fault;
 use crate::wave::Wave;
 use gcn_isa::{Inst, OpInfo, Target};
 
@@ -134,7 +136,7 @@ pub struct DispatchEnv {
     /// 8 on gfx90a, whose unified file of 512 would not fit the 6-bit field in units of 4).
     pub vgpr_granule: u32,
     /// Write-free iterations of a loop before the spin detector compares a wave's state
-    /// ([`crate::launch::spin`]); 0 turns it off.
+    /// ([`crate::wave::spin`]); 0 turns it off.
     pub spin_limit: u32,
 }
 
@@ -146,7 +148,7 @@ impl Default for DispatchEnv {
             vgprs: 256,
             sgprs: 112,
             vgpr_granule: 4,
-            spin_limit: crate::launch::spin::DEFAULT_SPIN_LIMIT,
+            spin_limit: crate::wave::spin::DEFAULT_SPIN_LIMIT,
         }
     }
 }
@@ -158,72 +160,6 @@ pub struct Cx<'a> {
     pub lds: &'a mut Lds,
     pub program: &'a Program,
     pub env: &'a DispatchEnv,
-}
-
-/// What went wrong inside the guest; the dispatcher adds kernel, workgroup, wave and PC.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Fault {
-    #[error("no semantics implemented for this instruction yet")]
-    Unimplemented,
-    #[error("{0} is not supported yet")]
-    Unsupported(&'static str),
-    #[error("{0} is not supported in compute emulation: {1}")]
-    NotInCompute(&'static str, &'static str),
-    #[error("the code word does not decode: {0}")]
-    Undecodable(String),
-    #[error("lane {lane}: {what} of {len} bytes at {addr:#x} is outside device memory ({detail})")]
-    Memory {
-        lane: u8,
-        what: &'static str,
-        addr: u64,
-        len: u32,
-        detail: String,
-    },
-    #[error("lane {lane}: LDS {what} of {len} bytes at {addr:#x} is outside the workgroup's {size}-byte LDS")]
-    Lds {
-        lane: u8,
-        what: &'static str,
-        addr: u32,
-        len: u32,
-        size: u32,
-    },
-    #[error("lane {lane}: private (scratch) access of {len} bytes at offset {offset:#x} is outside the {size}-byte private segment")]
-    Private {
-        lane: u8,
-        offset: u32,
-        len: u32,
-        size: u32,
-    },
-    #[error("scalar {what} of {len} bytes at {addr:#x} is outside device memory ({detail})")]
-    ScalarMemory {
-        what: &'static str,
-        addr: u64,
-        len: u32,
-        detail: String,
-    },
-    #[error("jump to {addr:#x}, which is not the start of a decoded instruction")]
-    BadJump { addr: u64 },
-    #[error("execution ran past the end of the code")]
-    PastEnd,
-    #[error("s_trap {id}{meaning}", id = .0, meaning = trap_meaning(*.0))]
-    Trap(u16),
-    #[error("{reg} is outside the wave's {count} {file}")]
-    Register {
-        reg: String,
-        count: usize,
-        file: &'static str,
-    },
-    #[error("{0}")]
-    Guest(String),
-}
-
-/// What the compiler means by a trap id (AMDGPUUsage, "Trap Handler ABI").
-fn trap_meaning(id: u16) -> &'static str {
-    match id {
-        2 => " (llvm.trap: the kernel called abort(), a failed assert() or __builtin_trap())",
-        3 => " (llvm.debugtrap)",
-        _ => "",
-    }
 }
 
 /// Semantics of a word that did not decode.

@@ -11,7 +11,7 @@ use super::flat::d16_merge;
 use super::mubuf::{address, lds_bit, load_to_lds, resource, Resource};
 use super::valu::Res;
 use super::{Cx, Fault, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::WAVE_SIZE;
 use gcn_isa::Format;
 

@@ -10,7 +10,7 @@ use super::flat::{d16_merge, d16_value};
 use super::valu::Res;
 use super::vmem_ops::{self, VectorMemory};
 use super::{Cx, Fault, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::WAVE_SIZE;
 use gcn_isa::Atomic;
 
@@ -550,7 +550,7 @@ mod tests {
     use crate::exec::DispatchEnv;
     use crate::lds::Lds;
     use crate::memory::Memory;
-    use crate::program::Program;
+    use crate::exec::program::Program;
     use crate::wave::Wave;
     use gcn_isa::{assemble, Target};
 
@@ -627,7 +627,7 @@ mod tests {
         let program = Program::decode(&code.bytes, 0, Target::Gfx900);
         let (mut mem, mut lds, env) = (Memory::default(), Lds::new(0), DispatchEnv::default());
         let mut wave = Wave::new(0);
-        let mut rng = crate::cu::rng::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut rng = crate::rng::Rng::new(0x2545_f491_4f6c_dd1d);
         let mut next = || rng.next_u64() as u32;
         let (mut taken, mut left) = (0, 0);
         for round in 0..3000 {
@@ -701,7 +701,7 @@ mod tests {
         slow.enable_checks(memcheck);
         let base = fast.alloc(SIZE, AllocKind::Buffer).unwrap();
         assert_eq!(slow.alloc(SIZE, AllocKind::Buffer).unwrap(), base);
-        let mut rng = crate::cu::rng::Rng::new(0x853c_49e6_748f_ea9b);
+        let mut rng = crate::rng::Rng::new(0x853c_49e6_748f_ea9b);
         let mut next = move || rng.next_u64() as u32;
         let bytes: Vec<u8> = (0..SIZE).map(|_| next() as u8).collect();
         fast.store(base, &bytes).unwrap();

@@ -12,7 +12,7 @@
 
 use super::valu::{denorm32, fetch64, finish_f32, flush32, scalar32, write64, Res};
 use super::{Cx, Flow};
-use crate::program::{resolve_src, Decoded, Src};
+use crate::exec::program::{resolve_src, Decoded, Src};
 use crate::wave::WAVE_SIZE;
 use gcn_isa::{Field, ImmClass};
 

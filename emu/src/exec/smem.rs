@@ -4,7 +4,7 @@
 
 use super::valu::Res;
 use super::{Cx, Fault, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 
 /// The byte offset: IMM (bit 17) selects the 21-bit offset field, otherwise the field's low bits
 /// name an SGPR; with SOE (bit 14) and IMM, the SGPR in [63:57] is added too.

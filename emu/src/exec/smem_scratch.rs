@@ -14,7 +14,7 @@
 
 use super::valu::Res;
 use super::{Cx, Fault, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 
 /// The address of the access (see the module comment).
 fn address(cx: &Cx, d: &Decoded) -> u64 {

@@ -6,7 +6,7 @@ use super::atomic_ops;
 use super::smem::offset;
 use super::valu::Res;
 use super::{Cx, Fault, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use gcn_isa::Atomic;
 
 /// The byte address of a plain form: (SBASE + offset) & ~3.

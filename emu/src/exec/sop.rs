@@ -3,7 +3,7 @@
 
 use super::valu::{scalar32, scalar64, Res};
 use super::{Cx, Fault, Flow};
-use crate::program::{Decoded, Src};
+use crate::exec::program::{Decoded, Src};
 use crate::wave::WaveState;
 
 #[inline]

@@ -2,7 +2,7 @@
 
 use super::valu::{scalar32, scalar64, Res};
 use super::{Cx, Fault, Flow};
-use crate::program::{Decoded, Src};
+use crate::exec::program::{Decoded, Src};
 use gcn_isa::operand::M0;
 
 /// SGPRs s0–s101 are what M0-relative addressing reaches.

@@ -10,7 +10,7 @@
 use super::issue::VSKIP;
 use super::valu::{scalar32, scalar64, Res};
 use super::{Cx, Fault, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::WaveState;
 
 /// VSKIP = S0.u[S1.u[4:0]] (MODE bit 28): while set, vector instructions are not issued.

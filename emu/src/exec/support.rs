@@ -6,7 +6,7 @@
 //! or not implemented yet (executing one is [`Fault::Unimplemented`]).
 
 use super::{Cx, Fault, Semantics};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use gcn_isa::{Format, OpInfo, Target};
 use std::fmt::Write;
 

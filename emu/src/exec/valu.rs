@@ -5,7 +5,7 @@
 
 use super::{Cx, Fault, Flow};
 use crate::memory::{APERTURE_SIZE, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
-use crate::program::{Decoded, Src};
+use crate::exec::program::{Decoded, Src};
 use crate::wave::{mode, Row, WAVE_SIZE};
 use gcn_isa::Enc;
 

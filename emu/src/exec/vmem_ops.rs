@@ -5,7 +5,7 @@
 use super::atomic_ops;
 use super::valu::Res;
 use super::Fault;
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use gcn_isa::{Atomic, D16};
 
 use super::Cx;

@@ -5,7 +5,7 @@
 use super::fp;
 use super::valu::*;
 use super::{Cx, Fault, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::WAVE_SIZE;
 
 macro_rules! lane_ops {
@@ -492,7 +492,7 @@ fn v_writelane_b32(cx: &mut Cx, d: &Decoded) -> Res {
 
 /// Swaps D and S0 in the active lanes.
 fn v_swap_b32(cx: &mut Cx, d: &Decoded) -> Res {
-    let crate::program::Src::Vgpr(src) = d.src[0] else {
+    let crate::exec::program::Src::Vgpr(src) = d.src[0] else {
         return Err(Fault::Guest("v_swap_b32 needs a VGPR source".into()));
     };
     let exec = cx.wave.exec();

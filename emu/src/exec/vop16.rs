@@ -6,7 +6,7 @@ use super::fp;
 use super::h16::*;
 use super::valu::{fetch, Res};
 use super::{Cx, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use std::f64::consts::TAU;
 
 macro_rules! ops16 {

@@ -5,7 +5,7 @@ use super::f16::f64_to_f16;
 use super::fp;
 use super::valu::*;
 use super::{Cx, Flow};
-use crate::program::{Decoded, Src};
+use crate::exec::program::{Decoded, Src};
 use crate::wave::{Row, WAVE_SIZE};
 
 /// f64 → f16 rounding toward zero (largest finite instead of overflowing to inf).

@@ -11,7 +11,7 @@ use super::fp;
 use super::h16::{narrow, widen};
 use super::valu::{denorm32, denorm64, fetch, write, Res};
 use super::{Cx, Flow};
-use crate::program::{Decoded, Src};
+use crate::exec::program::{Decoded, Src};
 use crate::wave::{Row, WAVE_SIZE};
 use gcn_isa::{operand, Field};
 

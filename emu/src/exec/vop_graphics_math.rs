@@ -5,7 +5,7 @@
 
 use super::valu::{f32_1, f32_3, fetch, finish_f32, write, Res};
 use super::{Cx, Flow};
-use crate::program::Decoded;
+use crate::exec::program::Decoded;
 use crate::wave::WAVE_SIZE;
 
 /// A quiet NaN with `x`'s sign and payload.

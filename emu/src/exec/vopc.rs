@@ -4,7 +4,7 @@
 
 use super::valu::*;
 use super::{Cx, Flow};
-use crate::program::{Decoded, Src};
+use crate::exec::program::{Decoded, Src};
 use crate::wave::{Row, WAVE_SIZE};
 use std::mem::MaybeUninit;
 
@@ -494,7 +494,7 @@ mod tests {
     use crate::exec::{Cx, DispatchEnv};
     use crate::lds::Lds;
     use crate::memory::Memory;
-    use crate::program::Program;
+    use crate::exec::program::Program;
     use crate::wave::{Wave, WAVE_SIZE};
     use gcn_isa::{assemble, Target};
 
@@ -558,7 +558,7 @@ mod tests {
         let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
         let program = Program::decode(&code.bytes, 0, Target::Gfx900);
         let (mut mem, mut lds, env) = (Memory::default(), Lds::new(0), DispatchEnv::default());
-        let mut rng = crate::cu::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut next = move || {
             let v = rng.next_u64();
             // Small values, negative ones and equal ones are all common.

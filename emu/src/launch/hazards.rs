@@ -10,7 +10,7 @@
 use crate::hazard::model::InstModel;
 use crate::hazard::rules::{Rule, RULES};
 use crate::hazard::tracker::{rule_mask, HazardTracker, Roles, RuntimeFinding, KEEP, VCC_WRITE};
-use crate::program::Program;
+use crate::exec::program::Program;
 use hashbrown::HashMap;
 
 /// What to do about a hazard seen at run time.

@@ -6,7 +6,6 @@
 pub mod counts;
 pub mod hazards;
 pub mod host;
-pub mod spin;
 pub mod stop;
 
 pub use counts::{category_index, category_name, Counts, CATEGORIES};

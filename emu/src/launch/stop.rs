@@ -1,7 +1,7 @@
 //! Why a launch ends before its waves do, in either engine.
 
-use super::spin;
-use crate::exec::Fault;
+use crate::wave::spin;
+use crate::fault::Fault;
 use crate::hazard::tracker::RuntimeFinding;
 
 /// Why a workgroup stopped early.

@@ -203,7 +203,7 @@ pub struct Memory {
     /// The sanitizers' state (`--check`); `None` costs the access path one branch.
     check: Option<Box<GlobalCheck>>,
     /// Writes so far (every store, atomic and host write, and every change of the mapping): the
-    /// spin detector's sign that memory may have changed ([`crate::launch::spin`]).
+    /// spin detector's sign that memory may have changed ([`crate::wave::spin`]).
     writes: u64,
     /// A worker view's link to the writes of the other workers of its dispatch
     /// ([`Memory::worker_view`]); `None` for the device's own memory.

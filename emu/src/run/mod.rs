@@ -3,14 +3,15 @@
 //! progress; memory operations complete when issued. The timing model ([`crate::cu`]) runs the
 //! same semantic functions cycle by cycle; what both report is in [`crate::launch`].
 
-use crate::exec::{Cx, DispatchEnv, Fault, Flow};
+use crate::exec::{Cx, DispatchEnv, Flow};
+use crate::fault::Fault;
 use crate::launch::hazards::RunHazards;
 use crate::launch::host::HostServices;
-use crate::launch::spin;
+use crate::wave::spin;
 use crate::launch::{category_index, Counts, Stop, WaveAt};
 use crate::lds::Lds;
 use crate::memory::Memory;
-use crate::program::Program;
+use crate::exec::program::Program;
 use crate::wave::{Wave, WaveState};
 use gcn_isa::Op;
 
@@ -333,7 +334,7 @@ mod tests {
     use crate::launch::{Counts, Stop};
     use crate::lds::Lds;
     use crate::memory::Memory;
-    use crate::program::Program;
+    use crate::exec::program::Program;
     use crate::wave::Wave;
     use gcn_isa::{assemble, Target};
 

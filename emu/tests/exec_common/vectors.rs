@@ -7,7 +7,7 @@
 use super::run_code;
 use gcn_isa::{assemble, Target};
 use gcnemu::memory::{AllocKind, Memory};
-use gcnemu::program::Program;
+use gcnemu::exec::program::Program;
 use gcnemu::wave::{RegFile, Wave};
 use std::fmt::Write as _;
 

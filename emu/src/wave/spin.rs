@@ -24,7 +24,7 @@
 //! no memory write is still in flight. Workgroups not yet started cannot help: they start only
 //! when a resident one ends.
 
-use crate::wave::{Wave, VGPRS};
+use super::{Wave, VGPRS};
 
 /// Default number of write-free iterations of one loop before a wave's state is compared.
 pub const DEFAULT_SPIN_LIMIT: u32 = 1024;

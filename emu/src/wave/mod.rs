@@ -20,6 +20,8 @@ pub const MAX_ROWS: usize = 512;
 pub const SCALAR_CODES: usize = 128;
 
 /// MODE register fields (s_getreg/s_setreg hwreg 1).
+pub mod spin;
+
 pub mod mode {
     /// FP_ROUND[3:0]: bits 1:0 f32, bits 3:2 f64/f16; 0 = round to nearest even.
     pub const ROUND_MASK: u32 = 0xf;
@@ -339,11 +341,11 @@ pub struct Wave {
     /// CSP[2:0], the fork/join control-stack pointer of §4.6 (entries live in SGPRs; see
     /// [`crate::exec::fork`]).
     pub csp: u8,
-    /// The spin detector's view of the wave's loops ([`crate::launch::spin`]).
-    pub spin: crate::launch::spin::SpinState,
+    /// The spin detector's view of the wave's loops ([`crate::wave::spin`]).
+    pub spin: crate::wave::spin::SpinState,
     /// The fault of the instruction just run, while it goes from its semantic function to
     /// [`crate::exec::issue::execute`] ([`crate::exec::Ran::Faulted`]).
-    pub fault: Option<Box<crate::exec::Fault>>,
+    pub fault: Option<Box<crate::fault::Fault>>,
 }
 
 impl Wave {
