@@ -9,12 +9,12 @@
 
 use crate::cu::{run_timed, Arbitration, TimingConfig, TimingStats};
 use crate::dispatch::Launch;
+use crate::exec::program::Program;
 use crate::exec::DispatchEnv;
 use crate::launch::hazards::{HazardMode, HazardTable};
 use crate::launch::Counts;
 use crate::lds::Lds;
 use crate::memory::{AllocKind, Memory};
-use crate::exec::program::Program;
 use crate::run::run_workgroup;
 use crate::wave::Wave;
 use gcn_isa::Target;

@@ -46,6 +46,7 @@ pub struct DsAccess<'a> {
 
 impl<'a> DsAccess<'a> {
     /// A single-address access of `bytes` per lane at `addr`.
+    #[cfg(test)]
     pub fn single(exec: u64, addr: &'a [u32; WAVE_SIZE], bytes: u32) -> DsAccess<'a> {
         DsAccess {
             exec,
@@ -157,11 +158,6 @@ pub fn bank_cost(access: &DsAccess) -> BankCost {
         cost.cycles += per_bank.iter().copied().max().unwrap_or(1);
     }
     cost
-}
-
-/// Cycles that bank conflicts add to `access`.
-pub fn extra_cycles(access: &DsAccess) -> u32 {
-    bank_cost(access).extra()
 }
 
 #[cfg(test)]

@@ -20,11 +20,15 @@
 //! ```
 //!
 //! [`Device::load`] picks the code object for the device's target, places its sections in
-//! device memory and decodes `.text` once ([`program::Program`]). [`Device::launch`] builds the
+//! device memory and decodes `.text` once ([`exec::program::Program`]). [`Device::launch`] builds the
 //! HSA dispatch (packet, kernarg segment with hidden arguments, scratch, initial registers; see
 //! [`dispatch`]) and runs the workgroups in order ([`run`]). A kernel's own failure — a memory
 //! fault, a trap, an instruction without semantics, an exhausted budget — is
 //! [`Error::Guest`] with the kernel, workgroup, wave, PC and instruction.
+
+// The module docs are the design notes of the code beside them and name the internal modules
+// they work with; `cargo doc --document-private-items` renders those links.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod arg_type;
 pub mod board;
@@ -32,7 +36,7 @@ pub mod check;
 pub mod cu;
 pub mod device;
 pub mod disasm;
-pub mod dispatch;
+pub(crate) mod dispatch;
 pub mod exec;
 pub mod fault;
 #[doc(hidden)]
@@ -41,9 +45,9 @@ pub mod hazard;
 pub mod hostcall;
 pub mod launch;
 pub mod lds;
-pub mod lds_banks;
+pub(crate) mod lds_banks;
 pub mod memory;
-pub mod rng;
+pub(crate) mod rng;
 pub mod run;
 pub mod settings;
 pub mod symbol;

@@ -26,8 +26,8 @@ use crate::check::CheckSet;
 use crate::cu::{Arbitration, TimingConfig};
 use crate::device::{LaunchOptions, DEFAULT_MAX_INSTRUCTIONS, DEFAULT_TIMEOUT};
 use crate::launch::hazards::HazardMode;
-use crate::wave::spin::DEFAULT_SPIN_LIMIT;
 use crate::memory::DEFAULT_MEMORY_LIMIT;
+use crate::wave::spin::DEFAULT_SPIN_LIMIT;
 use gcn_isa::Target;
 use std::path::PathBuf;
 

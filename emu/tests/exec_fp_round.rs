@@ -7,11 +7,11 @@
 mod exec_common;
 use exec_common::MODE_DENORMS;
 use gcn_isa::{assemble, Target};
+use gcnemu::exec::program::Program;
 use gcnemu::exec::{issue, Cx, DispatchEnv, Flow};
 use gcnemu::fault::Fault;
 use gcnemu::lds::Lds;
 use gcnemu::memory::Memory;
-use gcnemu::exec::program::Program;
 use gcnemu::wave::Wave;
 use std::cmp::Ordering;
 

@@ -5,11 +5,11 @@
 mod exec_common;
 use exec_common::MODE_DENORMS;
 use gcn_isa::{assemble, Target};
+use gcnemu::exec::program::Program;
 use gcnemu::exec::{issue, Cx, DispatchEnv, Flow};
 use gcnemu::fault::Fault;
 use gcnemu::lds::Lds;
 use gcnemu::memory::Memory;
-use gcnemu::exec::program::Program;
 use gcnemu::wave::Wave;
 
 const GPR_IDX_EN: u32 = 1 << 27;

@@ -4,12 +4,12 @@
 
 mod exec_common;
 use gcn_isa::{assemble, Target};
+use gcnemu::exec::program::Program;
 use gcnemu::exec::DispatchEnv;
 use gcnemu::fault::Fault;
 use gcnemu::launch::{Counts, Stop};
 use gcnemu::lds::Lds;
 use gcnemu::memory::Memory;
-use gcnemu::exec::program::Program;
 use gcnemu::run::run_workgroup;
 use gcnemu::wave::Wave;
 

@@ -4,12 +4,12 @@
 //! run clean (through the library).
 
 use gcn_isa::{assemble, Target};
+use gcnemu::exec::program::Program;
 use gcnemu::exec::DispatchEnv;
 use gcnemu::launch::hazards::{cover, Cover, HazardMode, HazardTable, Leaves, RunHazards, Seen};
 use gcnemu::launch::{Counts, Stop};
 use gcnemu::lds::Lds;
 use gcnemu::memory::Memory;
-use gcnemu::exec::program::Program;
 use gcnemu::run::run_workgroup_checked;
 use gcnemu::wave::{Wave, WaveState};
 use gcnemu::{Arg, Device, DeviceConfig, Dims, LaunchOptions};

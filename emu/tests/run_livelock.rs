@@ -5,12 +5,12 @@
 //! at its most eager (`--spin-limit 1`). Kernels: `tests/fixtures/timing/spin.s`.
 
 use gcn_isa::{assemble, Target};
+use gcnemu::exec::program::Program;
 use gcnemu::exec::DispatchEnv;
 use gcnemu::launch::host::HostServices;
 use gcnemu::launch::{Counts, Stop};
 use gcnemu::lds::Lds;
 use gcnemu::memory::{AllocKind, Memory};
-use gcnemu::exec::program::Program;
 use gcnemu::run::run_workgroup_until;
 use gcnemu::wave::Wave;
 use std::path::PathBuf;

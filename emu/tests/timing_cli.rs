@@ -89,6 +89,42 @@ fn stats_json_trace_and_stale_warning() {
         .any(|e| e["name"] == "waitcnt" && e["ph"] == "X"));
 }
 
+/// A C++ kernel is named by its symbol and demangled in the trace, as in `--stats`.
+#[test]
+fn trace_names_a_cpp_kernel_demangled() {
+    let trace = temp("cpp-trace.json");
+    let co = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/lint/hip/nops.gfx900.co")
+        .display()
+        .to_string();
+    let args = [
+        "run",
+        co.as_str(),
+        "--kernel",
+        "_Z8dpp_scanPiPKi",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        "--arg",
+        "zeros:256",
+        "--arg",
+        "zeros:256",
+        "--stats",
+        "--trace-json",
+        trace.to_str().unwrap(),
+    ];
+    let (code, out, err) = gcnemu(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("dpp_scan(int*, int const*)"), "{out}");
+    let tr: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    assert_eq!(tr["otherData"]["kernel"], "_Z8dpp_scanPiPKi");
+    assert_eq!(
+        tr["otherData"]["kernel_demangled"],
+        "dpp_scan(int*, int const*)"
+    );
+}
+
 #[test]
 fn timing_off_is_functional_and_rejects_timing_options() {
     let co = fixture("stale.co");

@@ -18,13 +18,6 @@ impl Written {
         }
     }
 
-    /// `len` bytes, all written (memory the host can write without the runtime seeing it).
-    pub fn full(len: usize) -> Written {
-        let mut w = Written::new(len);
-        w.set(0, len);
-        w
-    }
-
     /// Marks `[off, off+len)` written (clipped to the allocation).
     pub fn set(&mut self, off: usize, len: usize) {
         let end = off.saturating_add(len).min(self.len);
@@ -72,6 +65,5 @@ mod tests {
         // Clipped at the end.
         w.set(190, 50);
         assert_eq!(w.first_unwritten(190, 40), None);
-        assert_eq!(Written::full(130).first_unwritten(0, 130), None);
     }
 }

@@ -1,22 +1,23 @@
 //! Sanitizers for GPU code (`--check`): memcheck, racecheck, initcheck and leak check.
 //!
 //! The emulator sees every lane's every access and every barrier, so it can find these bugs
-//! exactly, on code built the normal way. The state lives beside what it watches: per-allocation
-//! shadow bits and tombstones of freed allocations in [`crate::memory::Memory`] ([`GlobalCheck`]),
-//! per-byte access history in each workgroup's [`crate::lds::Lds`] ([`lds::LdsShadow`]). The hooks
-//! sit in the per-lane access helpers ([`crate::exec::access`]) behind one test of an `Option`,
-//! so a run without `--check` pays a branch per access and nothing else.
+//! exactly, on code built the normal way. This module holds the sanitizers' vocabulary
+//! and state; the state lives beside what it watches: the findings in
+//! [`crate::memory::Memory`] ([`GlobalCheck`]), with the per-allocation shadow bits ([`init`])
+//! and the tombstones of freed allocations ([`crate::memory::tombstones`]), and the per-byte
+//! access history of each workgroup in its [`crate::lds::Lds`] ([`group::GroupShadow`]). The
+//! hooks an executing instruction calls are in [`crate::exec::check_global`] and
+//! [`crate::exec::check_lds`], reached from the per-lane access helpers
+//! ([`crate::exec::access`]) behind one test of an `Option`, so a run without `--check` pays a
+//! branch per access and nothing else.
 //!
 //! Findings are deduplicated per (check, instruction) within a launch, with a count and the first
 //! occurrence's details ([`Record`]); the device turns them into [`Finding`]s that name the kernel,
 //! the instruction and its source line.
 
-pub mod global;
-pub mod group;
-pub mod init;
-pub mod lds;
-pub mod name;
-pub mod race;
+pub(crate) mod group;
+pub(crate) mod init;
+pub(crate) mod race;
 pub mod report;
 
 pub use report::Finding;
@@ -251,7 +252,6 @@ impl Findings {
 pub struct GlobalCheck {
     pub set: CheckSet,
     pub findings: Findings,
-    pub tombstones: global::Tombstones,
     /// Accesses reported and dropped that would have faulted without `--check` (the HIP runtime
     /// still gives the program the error a fault gives).
     pub would_fault: u64,
@@ -262,7 +262,6 @@ impl GlobalCheck {
         GlobalCheck {
             set,
             findings: Findings::default(),
-            tombstones: global::Tombstones::default(),
             would_fault: 0,
         }
     }

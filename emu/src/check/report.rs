@@ -114,6 +114,17 @@ pub fn summary(set: CheckSet, findings: &[Finding]) -> String {
 
 /// The `--check-json` document.
 pub fn json(set: CheckSet, findings: &[Finding]) -> String {
+    // Each finding names its kernel by symbol, as tools match it, and demangled, as people read it.
+    let findings: Vec<serde_json::Value> = findings
+        .iter()
+        .map(|f| {
+            let mut v = serde_json::to_value(f).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.insert("kernel_demangled".into(), demangle(&f.kernel).into());
+            }
+            v
+        })
+        .collect();
     let doc = serde_json::json!({
         "checks": set.names(),
         "count": findings.len(),

@@ -25,8 +25,8 @@ use super::issue;
 use super::stats::StallReason;
 use crate::exec::{Cx, Flow};
 use crate::fault::Fault;
-use crate::wave::spin::{Epoch, SpinState};
 use crate::launch::{Counts, Stop};
+use crate::wave::spin::{Epoch, SpinState};
 
 /// Instructions a wave runs ahead at most (a compiled loop body usually fits; a queue is
 /// three cache lines).
@@ -96,18 +96,6 @@ impl Ahead {
         self.len = 0;
         self.end = End::Plain;
         self.fault = None;
-    }
-
-    /// Instructions left to issue.
-    #[inline(always)]
-    pub fn left(&self) -> usize {
-        self.len.saturating_sub(self.head) as usize
-    }
-
-    /// How the run ended (for its last instruction).
-    #[inline(always)]
-    pub fn end(&self) -> End {
-        self.end
     }
 
     /// The codes of its instructions, by position.

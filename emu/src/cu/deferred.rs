@@ -11,12 +11,12 @@
 //! issue; with races, the order is the completion order, as on a GPU.
 
 use super::engine::{Block, CuSim};
+use crate::exec::program::Program;
 use crate::exec::{Cx, DispatchEnv};
 use crate::fault::Fault;
 use crate::hazard::regs::RegSet;
 use crate::launch::Stop;
 use crate::memory::Memory;
-use crate::exec::program::Program;
 use crate::wave::{RegFile, Row, Wave, SCALAR_CODES, VGPRS, WAVE_SIZE};
 
 /// SGPR codes from here up (flat_scratch, xnack_mask, VCC, trap registers, M0, EXEC) go into
@@ -208,8 +208,8 @@ fn fault_stop(wave: u32, index: u32, fault: Fault) -> Stop {
 mod tests {
     use crate::cu::test_launch::launch;
     use crate::cu::{Arbitration, TimingConfig};
-    use crate::memory::{AllocKind, Memory};
     use crate::exec::program::Program;
+    use crate::memory::{AllocKind, Memory};
     use gcn_isa::{assemble, Target};
 
     /// A d16 load keeps the other half of its destination (its snapshot copies it) and a

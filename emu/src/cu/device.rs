@@ -15,17 +15,17 @@ use super::lead::LeadRules;
 use super::occupancy::{occupancy, Demand, Occupancy};
 use super::place::Start;
 use super::profile::{Clock, Counters, HostProfile, Part};
-use crate::rng::Rng;
 use super::stats::{LdsStats, StaleRead, Stalls, TimingStats, STALL_REASONS};
 use super::trace::Trace;
-use crate::device::Progress;
 use crate::dispatch::Launch;
+use crate::exec::program::Program;
 use crate::exec::DispatchEnv;
 use crate::launch::hazards::{HazardMode, HazardTable, RunHazards, Seen};
-use crate::wave::spin::{Epoch, Spinner};
+use crate::launch::Progress;
 use crate::launch::{Counts, Stop};
 use crate::memory::{AllocKind, Memory};
-use crate::exec::program::Program;
+use crate::rng::Rng;
+use crate::wave::spin::{Epoch, Spinner};
 use crate::wave::Wave;
 use gcn_loader::KernelDescriptor;
 use std::collections::HashMap;
@@ -42,7 +42,7 @@ pub struct TimedRun<'a> {
     pub env: DispatchEnv,
     pub config: &'a TimingConfig,
     pub entry_index: u32,
-    pub progress: Option<&'a Progress>,
+    pub progress: Option<Progress<'a>>,
     /// The wall-clock time after which the launch stops with [`Stop::Timeout`].
     pub deadline: Option<std::time::Instant>,
 }

@@ -10,16 +10,16 @@ use super::facts::{InstTiming, Unit, UNITS};
 use super::inflight::{Outstanding, Spare};
 use super::issue;
 use super::occupancy::{CuRoom, Demand, SIMDS};
-use crate::rng::Rng;
 use super::stats::{LdsStats, StaleRead, StallReason, Stalls};
 use super::trace::{self, Trace};
+use crate::exec::program::Program;
 use crate::exec::DispatchEnv;
 use crate::fault::Fault;
 use crate::launch::hazards::{HazardTable, RunHazards};
 use crate::launch::{Counts, Stop, WaveAt};
 use crate::lds::Lds;
 use crate::memory::Memory;
-use crate::exec::program::Program;
+use crate::rng::Rng;
 use crate::wave::Wave;
 use gcn_isa::Op;
 use std::collections::HashMap;
@@ -249,6 +249,8 @@ pub struct CuSim<'a> {
     /// Memory instructions issued and not yet executed, in issue order (the order the
     /// dispatcher runs ties in), and spent snapshots for reuse.
     pub requests: Vec<Request>,
+    // Boxed: a snapshot moves between a request and this pool without copying its registers.
+    #[allow(clippy::vec_box)]
     pub snapshots: Vec<Box<super::deferred::Snapshot>>,
     /// Landings for reuse.
     pub spare: Spare,

@@ -12,9 +12,9 @@ use super::stats::{StaleRead, StallReason};
 use crate::exec::issue::VSKIP;
 use crate::exec::{Cx, Flow};
 use crate::hazard::regs::RegSet;
-use crate::wave::spin::{Epoch, SpinState};
 use crate::launch::{category_index, Stop};
 use crate::lds_banks::{bank_cost, DsAccess};
+use crate::wave::spin::{Epoch, SpinState};
 use crate::wave::WAVE_SIZE;
 
 /// Cycles between two issues of one wave: its SIMD gets the issue slot every fourth cycle.

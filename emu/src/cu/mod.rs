@@ -18,24 +18,24 @@
 //! running windows ahead of the others while nothing between windows reaches it), [`stats`] and
 //! [`trace`].
 
-pub mod ahead;
-pub mod beside;
-pub mod bulk;
+pub(crate) mod ahead;
+pub(crate) mod beside;
+pub(crate) mod bulk;
 pub mod config;
-pub mod deferred;
+pub(crate) mod deferred;
 pub mod device;
-pub mod engine;
-pub mod facts;
-pub mod inflight;
-pub mod issue;
-pub mod lead;
+pub(crate) mod engine;
+pub(crate) mod facts;
+pub(crate) mod inflight;
+pub(crate) mod issue;
+pub(crate) mod lead;
 pub mod occupancy;
-pub mod place;
-pub mod profile;
+pub(crate) mod place;
+pub(crate) mod profile;
 pub mod stats;
 #[cfg(test)]
-pub mod test_launch;
-pub mod trace;
+pub(crate) mod test_launch;
+pub(crate) mod trace;
 
 pub use config::{Arbitration, Latencies, TimingConfig};
 pub use device::{run_timed, TimedError, TimedResult, TimedRun};

@@ -5,11 +5,11 @@ use super::facts::program_facts;
 use super::stats::TimingStats;
 use super::{run_timed, TimedRun, TimingConfig};
 use crate::dispatch::Launch;
+use crate::exec::program::Program;
 use crate::exec::DispatchEnv;
 use crate::launch::hazards::{HazardMode, HazardTable};
 use crate::launch::Counts;
 use crate::memory::Memory;
-use crate::exec::program::Program;
 use gcn_loader::KernelDescriptor;
 
 /// Runs `program` under `config` with `budget` wave-instructions: `groups` workgroups of

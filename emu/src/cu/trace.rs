@@ -161,6 +161,7 @@ impl Trace {
         }
         let other = serde_json::json!({
             "kernel": kernel,
+            "kernel_demangled": crate::symbol::demangle(kernel),
             "time_unit": "1 trace microsecond = 1 GPU cycle",
             "truncated": self.truncated,
         });

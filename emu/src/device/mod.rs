@@ -8,6 +8,7 @@
 
 mod args;
 mod error;
+mod findings;
 mod module;
 mod options;
 mod report;
@@ -277,7 +278,7 @@ impl Device {
         if let Some(c) = self.mem.check_state() {
             dropped_faults = std::mem::take(&mut c.would_fault);
             let records = c.findings.take();
-            let found = crate::check::name::findings(module, k, records);
+            let found = findings::findings(module, k, records);
             crate::check::report::merge(&mut self.findings, found);
         }
         let (padding_accesses, first_padding_access) = self.mem.take_padding_accesses();
@@ -374,7 +375,10 @@ impl Device {
             env: dispatch_env(module.program.target, k, launch, opts),
             config: &config,
             entry_index,
-            progress: opts.progress.as_ref(),
+            progress: opts
+                .progress
+                .as_deref()
+                .map(|p| p as crate::launch::Progress),
             deadline: opts.timeout.map(|t| Instant::now() + t),
         };
         let limit = opts.max_instructions.unwrap_or(u64::MAX);
@@ -418,7 +422,10 @@ impl Device {
         host: Option<&mut (dyn HostServices + Send)>,
         workers: usize,
     ) -> Result<(Counts, Vec<Seen>), Error> {
-        let progress = opts.progress.as_deref().map(|p| p as run::groups::Progress);
+        let progress = opts
+            .progress
+            .as_deref()
+            .map(|p| p as crate::launch::Progress);
         let cover = module.hazard_cover(k);
         let demand = crate::cu::occupancy::Demand::new(&k.descriptor, module.program.target, 1, 0);
         let dispatch = run::groups::Dispatch {

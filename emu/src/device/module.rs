@@ -3,9 +3,9 @@
 //! models, whether a kernel is hazard-free, timing facts, source lines, symbols.
 
 use crate::cu::facts::InstTiming;
+use crate::exec::program::Program;
 use crate::launch::hazards::{Cover, HazardTable};
 use crate::memory::AllocKind;
-use crate::exec::program::Program;
 use gcn_loader::{CodeObject, Kernel};
 use std::sync::OnceLock;
 

@@ -3,8 +3,8 @@
 
 use crate::cu::TimingConfig;
 use crate::launch::hazards::HazardMode;
-use crate::wave::spin::DEFAULT_SPIN_LIMIT;
 use crate::memory::{Placement, DEFAULT_MEMORY_LIMIT};
+use crate::wave::spin::DEFAULT_SPIN_LIMIT;
 use gcn_isa::Target;
 use std::sync::Arc;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! read-modify-write every atomic goes through (what it computes is [`super::atomic_ops`]).
 
 use super::{atomic_ops, Cx, Fault};
-use crate::check::{self, Access};
+use crate::check::Access;
 use gcn_isa::Atomic;
 
 /// Where one lane's access goes.
@@ -81,23 +81,23 @@ pub fn peek(cx: &Cx, lane: usize, at: Addr, out: &mut [u8]) -> Result<(), Fault>
 #[cold]
 fn checked_load(cx: &mut Cx, lane: usize, at: Addr, out: &mut [u8], access: Access) -> bool {
     match at {
-        Addr::Global(a) => check::global::load(cx, lane, a, out, access),
+        Addr::Global(a) => super::check_global::load(cx, lane, a, out, access),
         Addr::Lds(a) => match cx.lds.bytes(a, out.len()) {
             Some(b) => {
                 out.copy_from_slice(b);
-                check::lds::access(cx, lane, a, out.len(), access);
+                super::check_lds::access(cx, lane, a, out.len(), access);
                 true
             }
             None => {
                 out.fill(0);
-                check::lds::outside(cx, lane, a, out.len(), access)
+                super::check_lds::outside(cx, lane, a, out.len(), access)
             }
         },
         Addr::Private(o) => {
             let outside = private_check(cx, lane, o, out.len()).is_err();
             outside && {
                 out.fill(0);
-                check::global::private_outside(cx, lane, o, out.len(), access)
+                super::check_global::private_outside(cx, lane, o, out.len(), access)
             }
         }
     }
@@ -108,20 +108,20 @@ fn checked_load(cx: &mut Cx, lane: usize, at: Addr, out: &mut [u8], access: Acce
 #[cold]
 fn checked_store(cx: &mut Cx, lane: usize, at: Addr, data: &[u8], access: Access) -> bool {
     match at {
-        Addr::Global(a) => check::global::store(cx, lane, a, data, access),
+        Addr::Global(a) => super::check_global::store(cx, lane, a, data, access),
         Addr::Lds(a) => match cx.lds.bytes_mut(a, data.len()) {
             Some(b) => {
                 b.copy_from_slice(data);
                 if access != Access::Atomic {
-                    check::lds::access(cx, lane, a, data.len(), access);
+                    super::check_lds::access(cx, lane, a, data.len(), access);
                 }
                 true
             }
-            None => check::lds::outside(cx, lane, a, data.len(), access),
+            None => super::check_lds::outside(cx, lane, a, data.len(), access),
         },
         Addr::Private(o) => {
             private_check(cx, lane, o, data.len()).is_err()
-                && check::global::private_outside(cx, lane, o, data.len(), access)
+                && super::check_global::private_outside(cx, lane, o, data.len(), access)
         }
     }
 }
@@ -239,7 +239,7 @@ pub fn rmw(
             Addr::Lds(a) => (a as u64, true),
             Addr::Private(o) => (o as u64, false),
         };
-        if check::global::misaligned_atomic(cx, lane, addr, bytes, lds) {
+        if super::check_global::misaligned_atomic(cx, lane, addr, bytes, lds) {
             return Ok(0);
         }
         if checked_load(cx, lane, at, &mut buf[..bytes], Access::Atomic) {

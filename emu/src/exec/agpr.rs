@@ -49,12 +49,6 @@ fn position(f: Field) -> Option<Operand> {
     }
 }
 
-/// Does operand `op` of `d`, when it holds a vector register, name an AGPR? (The table's field
-/// says, with the encoding's ACC bits: [`gcn_isa::Inst::is_agpr`].)
-pub fn names_agpr(d: &Decoded, op: Operand) -> bool {
-    field(d, op).is_some_and(|f| d.inst.is_agpr(f))
-}
-
 /// Where operand `op` of `d` is (its field looked up once: a matrix op asks for four).
 pub fn place(d: &Decoded, op: Operand) -> Place {
     let Some(f) = field(d, op) else {

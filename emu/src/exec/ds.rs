@@ -371,10 +371,10 @@ semantics! {
 mod tests {
     use super::*;
     use crate::check::{Check, CheckSet};
+    use crate::exec::program::Program;
     use crate::exec::DispatchEnv;
     use crate::lds::Lds;
     use crate::memory::Memory;
-    use crate::exec::program::Program;
     use crate::wave::Wave;
     use gcn_isa::{assemble, Target};
 

@@ -8,8 +8,8 @@ use super::ds::spread;
 use super::valu::Res;
 use super::vmem_ops::{self, VectorMemory};
 use super::{Cx, Fault, Flow};
-use crate::memory::{flat_target, FlatTarget};
 use crate::exec::program::Decoded;
+use crate::memory::{flat_target, FlatTarget};
 use crate::wave::WAVE_SIZE;
 use gcn_isa::Atomic;
 use gcn_isa::Format;
@@ -522,10 +522,10 @@ impl VectorMemory for Flat {
 mod tests {
     use super::*;
     use crate::check::{Check, CheckSet};
+    use crate::exec::program::Program;
     use crate::exec::DispatchEnv;
     use crate::lds::Lds;
     use crate::memory::{AllocKind, Memory};
-    use crate::exec::program::Program;
     use crate::wave::Wave;
     use gcn_isa::{assemble, Target};
 

@@ -189,15 +189,6 @@ pub fn hf_to_u16(cx: &mut Cx, d: &Decoded, f: impl Fn(f64) -> u16) -> Res {
     Ok(Flow::Continue)
 }
 
-/// Integer sources, with the clamp bit passed to the lane function (saturating forms).
-#[inline]
-pub fn u16_1(cx: &mut Cx, d: &Decoded, f: impl Fn(u16) -> u16) -> Res {
-    let a = fetch_h(cx, d, 0);
-    let r: Row16 = std::array::from_fn(|l| f(a[l]));
-    write_h(cx, d, &r);
-    Ok(Flow::Continue)
-}
-
 #[inline]
 pub fn u16_2(cx: &mut Cx, d: &Decoded, f: impl Fn(u16, u16, bool) -> u16) -> Res {
     let a = fetch_h(cx, d, 0);

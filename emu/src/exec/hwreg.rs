@@ -15,8 +15,8 @@
 
 use super::valu::Res;
 use super::{Cx, Fault, Flow};
-use crate::memory::{PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
 use crate::exec::program::Decoded;
+use crate::memory::{PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
 
 pub const HW_REG_MODE: u32 = 1;
 pub const HW_REG_STATUS: u32 = 2;

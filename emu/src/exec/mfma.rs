@@ -86,6 +86,7 @@ impl Shape {
     }
 
     /// The lane and item that hold A[b,i,k] (or B[b,k,j] with `i` = j and M = N).
+    #[cfg(test)]
     pub fn input_at(&self, b: usize, i: usize, k: usize) -> (usize, usize) {
         let kl = self.items_per_lane();
         (k % kl, i + self.m * (b + self.blocks * (k / kl)))

@@ -318,7 +318,7 @@ pub(super) fn load_to_lds(cx: &mut Cx, d: &Decoded, exec: u64, vals: &[u32; WAVE
     let base = (cx.wave.m0() & 0xffff) + d.inst.bits(0, 0, 12);
     if cx.mem.checking() {
         // So that initcheck sees these bytes written.
-        crate::check::lds::shadow(cx);
+        super::check_lds::shadow(cx);
     }
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
@@ -547,10 +547,10 @@ impl VectorMemory for Buffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::program::Program;
     use crate::exec::DispatchEnv;
     use crate::lds::Lds;
     use crate::memory::Memory;
-    use crate::exec::program::Program;
     use crate::wave::Wave;
     use gcn_isa::{assemble, Target};
 

@@ -32,7 +32,7 @@ fn load(cx: &mut Cx, d: &Decoded, n: usize) -> Res {
     let mut bytes = [0u8; 64];
     let bytes = &mut bytes[..4 * n];
     if cx.mem.load(addr, bytes).is_err() {
-        if cx.mem.checking() && crate::check::global::scalar_outside(cx, addr, 4 * n) {
+        if cx.mem.checking() && super::check_global::scalar_outside(cx, addr, 4 * n) {
             // Reported and dropped by memcheck: the load reads 0.
             for i in dst..(dst + n).min(128) {
                 cx.wave.sgpr[i] = 0;

@@ -4,8 +4,8 @@
 //! function, so each op is one line.
 
 use super::{Cx, Fault, Flow};
-use crate::memory::{APERTURE_SIZE, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
 use crate::exec::program::{Decoded, Src};
+use crate::memory::{APERTURE_SIZE, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
 use crate::wave::{mode, Row, WAVE_SIZE};
 use gcn_isa::Enc;
 

@@ -491,10 +491,10 @@ fn lane_mask(mut pred: impl FnMut(usize) -> bool) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use crate::exec::program::Program;
     use crate::exec::{Cx, DispatchEnv};
     use crate::lds::Lds;
     use crate::memory::Memory;
-    use crate::exec::program::Program;
     use crate::wave::{Wave, WAVE_SIZE};
     use gcn_isa::{assemble, Target};
 

@@ -11,16 +11,16 @@
 
 pub mod asm;
 pub mod cfg;
-pub mod check;
-pub mod clause;
+pub(crate) mod check;
+pub(crate) mod clause;
 pub mod lint;
-pub mod mai;
-pub mod model;
+pub(crate) mod mai;
+pub(crate) mod model;
 pub mod output;
-pub mod regs;
+pub(crate) mod regs;
 pub mod rules;
-pub mod tracker;
-pub mod waitcnt;
+pub(crate) mod tracker;
+pub(crate) mod waitcnt;
 
 pub use lint::{lint_object, Finding, Options, Report};
 pub use rules::{Rule, RULES};

@@ -48,9 +48,9 @@
 //! [`devmem`]) and 4 `SERVICE_SANITIZER` (AddressSanitizer reports, only in ASan builds of the
 //! runtime). Only printf and devmem are served here; the others are reported as errors.
 
-pub mod devmem;
+pub(crate) mod devmem;
 pub mod host;
-pub mod printf;
+pub(crate) mod printf;
 
 use std::io::Write;
 

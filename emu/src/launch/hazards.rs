@@ -7,10 +7,10 @@
 //! the emulator's own counters are always zero at an `s_waitcnt` and cannot tell a missing wait
 //! from a sufficient one, and the static lint (`gcnemu lint`) already checks them on every path.
 
+use crate::exec::program::Program;
 use crate::hazard::model::InstModel;
 use crate::hazard::rules::{Rule, RULES};
 use crate::hazard::tracker::{rule_mask, HazardTracker, Roles, RuntimeFinding, KEEP, VCC_WRITE};
-use crate::exec::program::Program;
 use hashbrown::HashMap;
 
 /// What to do about a hazard seen at run time.

@@ -1,8 +1,8 @@
 //! Why a launch ends before its waves do, in either engine.
 
-use crate::wave::spin;
 use crate::fault::Fault;
 use crate::hazard::tracker::RuntimeFinding;
+use crate::wave::spin;
 
 /// Why a workgroup stopped early.
 #[derive(Debug)]

@@ -19,6 +19,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 mod relaxed;
+pub mod tombstones;
+
+use tombstones::Tombstones;
 
 /// First address handed out: above 4 GiB so that a truncated 32-bit pointer never looks valid.
 pub const HEAP_BASE: u64 = 0x0000_0001_0000_0000;
@@ -202,6 +205,8 @@ pub struct Memory {
     padding: Cell<(u64, Option<PaddingAccess>)>,
     /// The sanitizers' state (`--check`); `None` costs the access path one branch.
     check: Option<Box<GlobalCheck>>,
+    /// memcheck: the buffers freed so far, some of them still held back from reuse.
+    tombstones: Tombstones,
     /// Writes so far (every store, atomic and host write, and every change of the mapping): the
     /// spin detector's sign that memory may have changed ([`crate::wave::spin`]).
     writes: u64,
@@ -266,6 +271,7 @@ impl Memory {
             last: Cell::new(0),
             padding: Cell::new((0, None)),
             check: None,
+            tombstones: Tombstones::default(),
             writes: 0,
             shared_writes: None,
         }
@@ -287,6 +293,11 @@ impl Memory {
     }
 
     /// The sanitizers' state.
+    /// memcheck's record of the buffers freed so far.
+    pub fn tombstones(&self) -> &Tombstones {
+        &self.tombstones
+    }
+
     pub fn check_state(&mut self) -> Option<&mut GlobalCheck> {
         self.check.as_deref_mut()
     }
@@ -487,14 +498,12 @@ impl Memory {
             self.used -= a.len();
         }
         self.last.set(0);
-        if let Some(c) = &mut self.check {
-            if c.set.has(Check::Memcheck) && a.kind == AllocKind::Buffer {
-                // Keeps the block (so the host allocator cannot hand its addresses out again
-                // while a use after free may still come) and a tombstone naming it.
-                let held = a.backing.owned.is_some();
-                c.tombstones
-                    .bury(a.base, a.len(), a.kind, held.then_some(a));
-            }
+        if self.checks().has(Check::Memcheck) && a.kind == AllocKind::Buffer {
+            // Keeps the block (so the host allocator cannot hand its addresses out again while
+            // a use after free may still come) and a tombstone naming it.
+            let held = a.backing.owned.is_some();
+            self.tombstones
+                .bury(a.base, a.len(), a.kind, held.then_some(a));
         }
         Ok(())
     }
@@ -923,6 +932,7 @@ impl Memory {
             last: Cell::new(0),
             padding: Cell::new((0, None)),
             check: None,
+            tombstones: Tombstones::default(),
             writes: 0,
             shared_writes: Some(SharedWrites {
                 total,

@@ -15,22 +15,19 @@
 use super::host_hub::HostHub;
 use super::run_workgroup_among;
 use crate::dispatch::{self, Launch};
+use crate::exec::program::Program;
 use crate::exec::DispatchEnv;
 use crate::launch::hazards::{HazardMode, HazardTable, Leaves, RunHazards, Seen};
 use crate::launch::host::HostServices;
-use crate::wave::spin::Peers;
-use crate::launch::{Counts, Stop};
+use crate::launch::{Counts, Progress, Stop};
 use crate::lds::Lds;
 use crate::memory::Memory;
-use crate::exec::program::Program;
+use crate::wave::spin::Peers;
 use crate::wave::{RegFile, Wave};
 use gcn_loader::KernelDescriptor;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Called after each workgroup with (workgroups done, workgroups in total).
-pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Send + Sync);
 
 /// Budget a worker takes from the dispatch's at a time.
 const BUDGET_SLICE: u64 = 1 << 16;

@@ -3,20 +3,20 @@
 //! progress; memory operations complete when issued. The timing model ([`crate::cu`]) runs the
 //! same semantic functions cycle by cycle; what both report is in [`crate::launch`].
 
+use crate::exec::program::Program;
 use crate::exec::{Cx, DispatchEnv, Flow};
 use crate::fault::Fault;
 use crate::launch::hazards::RunHazards;
 use crate::launch::host::HostServices;
-use crate::wave::spin;
 use crate::launch::{category_index, Counts, Stop, WaveAt};
 use crate::lds::Lds;
 use crate::memory::Memory;
-use crate::exec::program::Program;
+use crate::wave::spin;
 use crate::wave::{Wave, WaveState};
 use gcn_isa::Op;
 
 pub mod groups;
-pub mod host_hub;
+pub(crate) mod host_hub;
 
 /// Instructions a wave runs before the next wave gets its turn.
 pub const QUANTUM: u32 = 64;
@@ -330,11 +330,11 @@ fn step_wave<const WATCHED: bool>(
 #[cfg(test)]
 mod tests {
     use super::{run_workgroup, QUANTUM};
+    use crate::exec::program::Program;
     use crate::exec::DispatchEnv;
     use crate::launch::{Counts, Stop};
     use crate::lds::Lds;
     use crate::memory::Memory;
-    use crate::exec::program::Program;
     use crate::wave::Wave;
     use gcn_isa::{assemble, Target};
 

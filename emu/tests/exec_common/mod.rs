@@ -7,12 +7,12 @@ pub mod record;
 pub mod vectors;
 
 use gcn_isa::{assemble, Target};
+use gcnemu::exec::program::Program;
 use gcnemu::exec::DispatchEnv;
 use gcnemu::fault::Fault;
 use gcnemu::launch::{Counts, Stop};
 use gcnemu::lds::Lds;
 use gcnemu::memory::Memory;
-use gcnemu::exec::program::Program;
 use gcnemu::run::run_workgroup;
 use gcnemu::wave::{RegFile, Wave};
 

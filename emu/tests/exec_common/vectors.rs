@@ -6,8 +6,8 @@
 
 use super::run_code;
 use gcn_isa::{assemble, Target};
-use gcnemu::memory::{AllocKind, Memory};
 use gcnemu::exec::program::Program;
+use gcnemu::memory::{AllocKind, Memory};
 use gcnemu::wave::{RegFile, Wave};
 use std::fmt::Write as _;
 

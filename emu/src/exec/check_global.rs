@@ -1,78 +1,19 @@
-//! memcheck and initcheck on global memory (GLOBAL/FLAT/MUBUF/MTBUF accesses): every lane's
-//! access must lie inside one live allocation; one that does not is reported with the nearest
-//! allocation, or as a use after free when a freed allocation held the address, and is dropped
-//! (a load reads 0) so that the kernel runs on and one run reports every faulting site. A load of
-//! bytes nothing has written is an initcheck finding. racecheck follows the dwords each
-//! workgroup touches ([`super::group::GroupShadow`]): two of its waves accessing the same bytes
-//! with no barrier between, at least one writing, race.
-
-use super::group::GroupShadow;
-use super::race::{Conflict, Mark};
-use super::{Access, Check, Kind, Record, Site};
+//! The sanitizer hooks of global memory accesses (GLOBAL/FLAT/MUBUF/MTBUF, and scalar loads).
+//! memcheck: every lane's access must lie inside one live allocation; one that does not is
+//! reported with the nearest allocation, or as a use after free when a freed allocation held the
+//! address, and is dropped (a load reads 0) so that the kernel runs on and one run reports every
+//! faulting site. initcheck: a load of bytes nothing has written. racecheck follows the dwords
+//! each workgroup touches ([`crate::check::group::GroupShadow`]): two of its waves accessing the
+//! same bytes with no barrier between, at least one writing, race.
+//!
+//! The shadow state and the findings are the sanitizers' own ([`crate::check`]); what lives here
+//! is where an executing instruction consults them.
+use crate::check::group::GroupShadow;
+use crate::check::race::{Conflict, Mark};
+use crate::check::{Access, Check, Kind, Record, Site};
 use crate::exec::Cx;
-use crate::memory::{AllocKind, Allocation, Placement};
+use crate::memory::{AllocKind, Placement};
 use gcn_isa::Format;
-use std::collections::VecDeque;
-
-/// Freed allocations whose blocks are kept back from the host allocator, up to this many bytes.
-const QUARANTINE_BYTES: u64 = 256 << 20;
-/// Tombstones kept (the oldest go first).
-const MAX_TOMBSTONES: usize = 1 << 16;
-
-/// A freed allocation.
-#[derive(Debug)]
-pub struct Tombstone {
-    pub base: u64,
-    pub len: u64,
-    pub kind: AllocKind,
-    /// The block itself while it is in quarantine.
-    held: Option<Allocation>,
-}
-
-/// The freed allocations memcheck remembers, newest last.
-#[derive(Debug, Default)]
-pub struct Tombstones {
-    list: VecDeque<Tombstone>,
-    held_bytes: u64,
-}
-
-impl Tombstones {
-    /// Remembers a freed allocation; `held` keeps its block out of reuse for a while.
-    pub fn bury(&mut self, base: u64, len: u64, kind: AllocKind, held: Option<Allocation>) {
-        if held.is_some() {
-            self.held_bytes += len;
-        }
-        self.list.push_back(Tombstone {
-            base,
-            len,
-            kind,
-            held,
-        });
-        // Oldest blocks go back to the allocator first; their tombstones stay a while longer.
-        let mut i = 0;
-        while self.held_bytes > QUARANTINE_BYTES && i < self.list.len() {
-            if let Some(a) = self.list[i].held.take() {
-                self.held_bytes -= a.len();
-            }
-            i += 1;
-        }
-        if self.list.len() > MAX_TOMBSTONES {
-            if let Some(t) = self.list.pop_front() {
-                if t.held.is_some() {
-                    self.held_bytes -= t.len;
-                }
-            }
-        }
-    }
-
-    /// The most recently freed allocation that held `addr`.
-    pub fn find(&self, addr: u64) -> Option<&Tombstone> {
-        self.list
-            .iter()
-            .rev()
-            .find(|t| addr >= t.base && addr < t.base + t.len.max(1))
-    }
-}
 
 /// Who is accessing: the wave's workgroup and position, the lane and the instruction.
 pub fn site(cx: &Cx, lane: usize) -> Site {
@@ -297,14 +238,15 @@ fn outside(cx: &mut Cx, lane: usize, addr: u64, len: usize, access: Access) -> b
     // An access into an allocation's page padding goes through on a GPU; one past it faults.
     let faults = !cx.mem.reachable(addr, len as u64);
     let host = cx.mem.placement() == Placement::Host && !cx.mem.near_allocation(addr);
+    let freed = cx
+        .mem
+        .tombstones()
+        .find(addr)
+        .map(|t| (t.kind.name(), t.base, t.len));
     let Some(c) = cx.mem.check_state() else {
         return false;
     };
     c.would_fault += faults as u64;
-    let freed = c
-        .tombstones
-        .find(addr)
-        .map(|t| (t.kind.name(), t.base, t.len));
     let kind = match freed {
         Some(_) => Kind::UseAfterFree,
         None => Kind::OutOfBounds,

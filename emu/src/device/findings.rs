@@ -2,9 +2,9 @@
 //! instruction's address, `kernel+offset` (or the callee it is in), its disassembly and, when the
 //! code object has a DWARF line table, its source line.
 
-use super::report::{Finding, Other, Place};
-use super::{Record, Site};
-use crate::device::Module;
+use super::Module;
+use crate::check::report::{Finding, Other, Place};
+use crate::check::{Record, Site};
 use gcn_loader::Kernel;
 
 /// The instruction at `index` of `module`, as a finding names it.
@@ -17,7 +17,7 @@ pub fn place(module: &Module, k: &Kernel, index: u32) -> Place {
         .map_or((0, String::from("<end of code>")), |d| {
             (d.pc, d.inst.to_string())
         });
-    let at = match crate::device::enclosing_function(module, pc).filter(|(n, _)| *n != k.name) {
+    let at = match super::enclosing_function(module, pc).filter(|(n, _)| *n != k.name) {
         Some((name, off)) => format!("{name}+{off:#x}"),
         None => {
             let off = pc as i64 - entry as i64;

@@ -1,15 +1,16 @@
-//! racecheck, initcheck and memcheck on the LDS of one workgroup.
+//! The sanitizer hooks of LDS accesses: racecheck, initcheck and memcheck on the LDS of one
+//! workgroup.
 //!
-//! Each byte has a [`super::race::Cell`]. The epoch is read when the access executes, so under
+//! Each byte has a [`crate::check::race::Cell`]. The epoch is read when the access executes, so under
 //! the timing model an LDS write issued before a barrier without `s_waitcnt` counts after it, as
 //! the hardware may perform it. A read of a byte no wave of the workgroup has written is an
 //! initcheck finding.
 
-use super::global::site;
-use super::group::GroupShadow;
-use super::race::{Conflict, Mark};
-use super::{Access, Check, CheckSet, Kind, Record, Site};
-use crate::exec::Cx;
+use super::check_global::site;
+use super::Cx;
+use crate::check::group::GroupShadow;
+use crate::check::race::{Conflict, Mark};
+use crate::check::{Access, Check, CheckSet, Kind, Record, Site};
 
 /// The workgroup's sanitizer state, made at its first use.
 pub fn shadow<'a>(cx: &'a mut Cx) -> &'a mut GroupShadow {
