@@ -156,7 +156,7 @@ fn cycle(g: &Graph) -> Option<String> {
     }
     let mut marks = BTreeMap::new();
     for m in g.keys() {
-        if marks.get(m.as_str()).is_none() {
+        if !marks.contains_key(m.as_str()) {
             if let Some(c) = visit(g, m, &mut marks, &mut Vec::new()) {
                 let edges: Vec<String> = c
                     .windows(2)
