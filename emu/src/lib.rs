@@ -25,6 +25,17 @@
 //! [`dispatch`]) and runs the workgroups in order ([`run`]). A kernel's own failure — a memory
 //! fault, a trap, an instruction without semantics, an exhausted budget — is
 //! [`Error::Guest`] with the kernel, workgroup, wave, PC and instruction.
+//!
+//! # The API
+//!
+//! [`Device`] and the types beside it are the API for running code objects. Below it, the
+//! building blocks that tests and tools drive directly are public too: a decoded program
+//! ([`exec::program::Program`]), a wave's state ([`wave::Wave`]), device memory
+//! ([`memory::Memory`]), a workgroup's LDS ([`lds::Lds`]), one instruction
+//! ([`exec::issue::execute`]), the functional engine ([`run::run_workgroup`]), the timing model
+//! ([`cu::run_timed`]), the sanitizers' findings ([`check`]), the hazard lint ([`hazard`]) and the
+//! disassembler ([`disasm`]). The engines' internals are crate-private. The modules form layers
+//! without circles; emu/README.md lists them.
 
 // The module docs are the design notes of the code beside them and name the internal modules
 // they work with; `cargo doc --document-private-items` renders those links.
