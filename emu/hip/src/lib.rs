@@ -11,6 +11,7 @@
 //! name once and return `hipErrorNotSupported` (`build.rs` generates them from
 //! `abi/exports.tsv`).
 
+mod allocation;
 pub mod api;
 pub mod checks;
 mod cstdio;

@@ -6,11 +6,15 @@
 //! enqueues it returns. That is a legal schedule of HIP's stream semantics (each stream in order,
 //! streams ordered among themselves in one of the allowed ways), so what a correct program
 //! observes is what HIP promises; a kernel's failure is held back until the next synchronising
-//! call, as on a GPU.
+//! call, as on a GPU. At exit the statistics ([`crate::stats`]) and the sanitizers' report
+//! ([`crate::checks`]) are written from the state left here.
 
+use crate::allocation::{AllocClass, AllocInfo};
+use crate::checks::{self, CheckState};
 use crate::error::{self, *};
-use crate::stats::KernelStats;
+use crate::stats::{self, KernelStats};
 use crate::types::*;
+use gcnemu::board::board;
 use gcnemu::memory::{AllocKind, Placement};
 use gcnemu::settings::Settings;
 use gcnemu::{Arg, Device, DeviceConfig, Dims, Module};
@@ -18,26 +22,6 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-
-/// What a host allocation is, for `hipPointerGetAttributes` and for freeing it with the right call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AllocClass {
-    /// `hipMalloc`, `hipMallocPitch`, ...: device memory.
-    Device,
-    /// `hipHostMalloc`: pinned host memory (here: the same host memory).
-    Host,
-    /// `hipMallocManaged`.
-    Managed,
-    /// `hipHostRegister`ed memory of the program's own.
-    Registered,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub struct AllocInfo {
-    pub size: u64,
-    pub class: AllocClass,
-    pub flags: u32,
-}
 
 /// A `.hip_fatbin` bundle a translation unit registered; its code object is loaded at first use.
 pub struct Fatbin {
@@ -119,7 +103,7 @@ pub struct Runtime {
     pub started: Instant,
     pub current_device: i32,
     /// The sanitizers' findings and allocation sites (`GCNEMU_CHECK`).
-    pub checks: crate::checks::CheckState,
+    pub checks: CheckState,
 }
 
 static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
@@ -132,7 +116,7 @@ pub fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
         match Runtime::from_env() {
             Ok(rt) => {
                 *guard = Some(rt);
-                crate::stats::at_exit();
+                report_at_exit();
             }
             Err(e) => {
                 static SAID: std::sync::Once = std::sync::Once::new();
@@ -144,8 +128,38 @@ pub fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
     guard.as_mut().map(f)
 }
 
+/// Registers the exit report (once): the statistics, then the sanitizers' leaks and summary.
+fn report_at_exit() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        extern "C" fn report() {
+            // The program may exit while another thread holds the lock: then say nothing rather
+            // than hang.
+            let guard = match lock_for_exit() {
+                Some(g) => g,
+                None => return,
+            };
+            if let Some(rt) = guard.as_ref() {
+                stats::write_report(&rt.settings, &rt.kernel_stats, rt.started);
+                if checks::at_exit(&rt.checks, &rt.settings, &rt.allocations)
+                    && rt.settings.check_error
+                {
+                    // The program's own status is lost either way; flush what it printed.
+                    // SAFETY: flushing every C stream and ending the process, as exit would.
+                    unsafe {
+                        libc::fflush(std::ptr::null_mut());
+                        libc::_exit(1);
+                    }
+                }
+            }
+        }
+        // SAFETY: `report` is a plain function that lives as long as the process.
+        unsafe { libc::atexit(report) };
+    });
+}
+
 /// The lock for the exit report, unless another thread holds it.
-pub fn lock_for_exit() -> Option<MutexGuard<'static, Option<Runtime>>> {
+fn lock_for_exit() -> Option<MutexGuard<'static, Option<Runtime>>> {
     match RUNTIME.try_lock() {
         Ok(g) => Some(g),
         Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
@@ -167,7 +181,7 @@ impl Runtime {
         // an allocation cost the host nothing.
         let memory_limit = match std::env::var_os(gcnemu::settings::MEMORY_LIMIT) {
             Some(v) if !v.is_empty() => settings.memory_limit,
-            _ => crate::api::board_memory(settings.target),
+            _ => board(settings.target).memory_bytes,
         };
         let mut device = Device::new(DeviceConfig {
             target: settings.target,
@@ -209,6 +223,11 @@ impl Runtime {
         self.next_handle
     }
 
+    /// The engine clock, which turns simulated cycles into event times.
+    fn clock_khz(&self) -> i32 {
+        board(self.settings.target).clock_khz as i32
+    }
+
     /// Takes the held-back kernel failure, if any, for a synchronising call to return.
     pub fn take_pending(&mut self) -> Result<(), hipError_t> {
         match self.pending.take() {
@@ -241,7 +260,7 @@ impl Runtime {
             self.device.memory_mut().note_host_visible(addr);
         }
         if self.settings.checks.has(gcnemu::check::Check::Leaks) {
-            self.checks.sites.insert(addr, crate::checks::call_site());
+            self.checks.sites.insert(addr, checks::call_site());
         }
         Ok(addr)
     }
@@ -420,7 +439,7 @@ impl Runtime {
         match result {
             Ok(stats) => {
                 self.device_ns += match &stats.timing {
-                    Some(t) => t.cycles as f64 * 1e6 / crate::api::clock_khz(self) as f64,
+                    Some(t) => t.cycles as f64 * 1e6 / self.clock_khz() as f64,
                     None => stats.elapsed.as_nanos() as f64,
                 };
                 self.report_findings(&stats);

@@ -1,7 +1,6 @@
 //! The exported C functions, grouped as HIP's API reference groups them.
 
 mod device;
-pub(crate) use device::{board_memory, clock_khz};
 mod errors;
 mod launch;
 mod memory;
