@@ -4,7 +4,7 @@
 
 /// Which call made an allocation, so that it is freed with the matching call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AllocClass {
+pub(crate) enum AllocClass {
     /// `hipMalloc`, `hipMallocPitch`, ...: device memory.
     Device,
     /// `hipHostMalloc`: pinned host memory (here: the same host memory).
@@ -17,7 +17,7 @@ pub enum AllocClass {
 
 impl AllocClass {
     /// The HIP call that makes an allocation of this class, for messages.
-    pub fn api_name(self) -> &'static str {
+    pub(crate) fn api_name(self) -> &'static str {
         match self {
             AllocClass::Device => "hipMalloc",
             AllocClass::Host => "hipHostMalloc",
@@ -28,8 +28,8 @@ impl AllocClass {
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct AllocInfo {
-    pub size: u64,
-    pub class: AllocClass,
-    pub flags: u32,
+pub(crate) struct AllocInfo {
+    pub(crate) size: u64,
+    pub(crate) class: AllocClass,
+    pub(crate) flags: u32,
 }

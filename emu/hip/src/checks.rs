@@ -12,16 +12,16 @@ use std::ffi::c_void;
 
 /// What the sanitizers keep between launches.
 #[derive(Default)]
-pub struct CheckState {
+pub(crate) struct CheckState {
     /// Every finding so far, merged per (kind, kernel, instruction).
-    pub findings: Vec<Finding>,
+    findings: Vec<Finding>,
     /// Where each live allocation was made (the return address into the program), for leaks.
-    pub sites: HashMap<u64, usize>,
+    pub(crate) sites: HashMap<u64, usize>,
 }
 
 impl CheckState {
     /// Takes the device's findings of the last launch, prints the new ones.
-    pub fn after_launch(&mut self, new: Vec<Finding>) {
+    pub(crate) fn after_launch(&mut self, new: Vec<Finding>) {
         for f in &new {
             let seen = self.findings.iter().any(|g| {
                 g.kind == f.kind
@@ -38,7 +38,7 @@ impl CheckState {
 
 /// The first return address on the stack outside this library: the program's (or a ROCm
 /// library's) call of hipMalloc.
-pub fn call_site() -> usize {
+pub(crate) fn call_site() -> usize {
     let mut frames = [std::ptr::null_mut::<c_void>(); 16];
     // SAFETY: `backtrace` writes at most `frames.len()` entries.
     let n = unsafe { libc::backtrace(frames.as_mut_ptr(), frames.len() as i32) }.max(0) as usize;
@@ -153,7 +153,7 @@ fn leaks(sites: &HashMap<u64, usize>, allocations: &HashMap<u64, AllocInfo>) -> 
 
 /// The exit report: leaks (of `allocations`, the ones still live), the summary, the JSON
 /// file; true when anything was found.
-pub fn at_exit(
+pub(crate) fn at_exit(
     state: &CheckState,
     settings: &Settings,
     allocations: &HashMap<u64, AllocInfo>,

@@ -24,93 +24,93 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// A `.hip_fatbin` bundle a translation unit registered; its code object is loaded at first use.
-pub struct Fatbin {
+pub(crate) struct Fatbin {
     /// The bundle's bytes, from its start to the end of the mapped segment that holds it.
-    pub image: &'static [u8],
+    pub(crate) image: &'static [u8],
     /// Which file it came from, for messages.
-    pub origin: String,
-    pub module: Option<Result<ModuleId, String>>,
+    pub(crate) origin: String,
+    pub(crate) module: Option<Result<ModuleId, String>>,
 }
 
-pub type ModuleId = usize;
+pub(crate) type ModuleId = usize;
 
 /// A code object loaded for the device.
-pub struct Loaded {
-    pub module: Module,
-    pub name: String,
+pub(crate) struct Loaded {
+    pub(crate) module: Module,
+    pub(crate) name: String,
 }
 
 /// Where a registered host symbol (kernel stub or variable) lives.
 #[derive(Clone, Debug)]
-pub struct DeviceSymbol {
-    pub fatbin: usize,
-    pub name: String,
+pub(crate) struct DeviceSymbol {
+    pub(crate) fatbin: usize,
+    pub(crate) name: String,
     /// Variables: the size the program registered.
-    pub size: u64,
+    pub(crate) size: u64,
 }
 
 /// A kernel named by a `hipFunction_t`.
 #[derive(Clone, Debug)]
-pub struct FunctionHandle {
-    pub module: ModuleId,
-    pub name: String,
+pub(crate) struct FunctionHandle {
+    pub(crate) module: ModuleId,
+    pub(crate) name: String,
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct EventState {
-    pub flags: u32,
+pub(crate) struct EventState {
+    pub(crate) flags: u32,
     /// Device time (ns) at the last record, if recorded.
-    pub recorded: Option<f64>,
+    pub(crate) recorded: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct StreamState {
-    pub flags: u32,
-    pub priority: i32,
+pub(crate) struct StreamState {
+    pub(crate) flags: u32,
+    pub(crate) priority: i32,
 }
 
 /// A kernel's arguments as the program passes them.
-pub enum ArgSource<'a> {
+pub(crate) enum ArgSource<'a> {
     /// `void* args[]`: the i-th pointer points at the i-th explicit argument.
     Pointers(*const *const c_void),
     /// One buffer laid out as the kernarg segment's explicit part (`HIP_LAUNCH_PARAM_BUFFER_*`).
     Buffer(&'a [u8]),
 }
 
-pub struct Runtime {
-    pub settings: Settings,
-    pub device: Device,
-    pub fatbins: Vec<Fatbin>,
-    pub modules: Vec<Option<Loaded>>,
+pub(crate) struct Runtime {
+    pub(crate) settings: Settings,
+    pub(crate) device: Device,
+    pub(crate) fatbins: Vec<Fatbin>,
+    pub(crate) modules: Vec<Option<Loaded>>,
     /// Host stub address → kernel.
-    pub functions: HashMap<usize, DeviceSymbol>,
+    pub(crate) functions: HashMap<usize, DeviceSymbol>,
     /// Host shadow address → device variable.
-    pub vars: HashMap<usize, DeviceSymbol>,
-    pub allocations: HashMap<u64, AllocInfo>,
-    pub function_handles: HashMap<usize, FunctionHandle>,
-    pub module_handles: HashMap<usize, ModuleId>,
-    pub streams: HashMap<usize, StreamState>,
-    pub events: HashMap<usize, EventState>,
+    pub(crate) vars: HashMap<usize, DeviceSymbol>,
+    pub(crate) allocations: HashMap<u64, AllocInfo>,
+    pub(crate) function_handles: HashMap<usize, FunctionHandle>,
+    pub(crate) module_handles: HashMap<usize, ModuleId>,
+    pub(crate) streams: HashMap<usize, StreamState>,
+    pub(crate) events: HashMap<usize, EventState>,
     next_handle: usize,
     /// A kernel failure not yet returned by a synchronising call.
-    pub pending: Option<hipError_t>,
+    pub(crate) pending: Option<hipError_t>,
     /// Simulated device time in ns: kernels' cycles under the timing model, else their
     /// emulation time.
-    pub device_ns: f64,
-    pub kernel_stats: Vec<KernelStats>,
+    pub(crate) device_ns: f64,
+    kernel_stats: Vec<KernelStats>,
     /// Findings already printed, so that each is printed once per run: (kernel, rule, pc).
-    pub reported: std::collections::HashSet<(String, &'static str, u64)>,
-    pub started: Instant,
-    pub current_device: i32,
+    reported: std::collections::HashSet<(String, &'static str, u64)>,
+    pub(crate) started: Instant,
+    pub(crate) current_device: i32,
     /// The sanitizers' findings and allocation sites (`GCNEMU_CHECK`).
-    pub checks: CheckState,
+    pub(crate) checks: CheckState,
 }
 
 static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
 
 /// Runs `f` on the runtime, creating it at the first call. `None` if the settings in the
 /// environment are invalid (said once on stderr).
-pub fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
+pub(crate) fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
     let mut guard = lock();
     if guard.is_none() {
         match Runtime::from_env() {
@@ -169,7 +169,7 @@ fn lock_for_exit() -> Option<MutexGuard<'static, Option<Runtime>>> {
 
 /// The lock, even if a panic in an earlier call poisoned it (the state stays consistent: every
 /// call validates before it changes anything).
-pub fn lock() -> MutexGuard<'static, Option<Runtime>> {
+pub(crate) fn lock() -> MutexGuard<'static, Option<Runtime>> {
     RUNTIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -218,7 +218,7 @@ impl Runtime {
     }
 
     /// A fresh opaque handle value: never null, never one of the special stream values.
-    pub fn new_handle(&mut self) -> usize {
+    pub(crate) fn new_handle(&mut self) -> usize {
         self.next_handle += 16;
         self.next_handle
     }
@@ -229,7 +229,7 @@ impl Runtime {
     }
 
     /// Takes the held-back kernel failure, if any, for a synchronising call to return.
-    pub fn take_pending(&mut self) -> Result<(), hipError_t> {
+    pub(crate) fn take_pending(&mut self) -> Result<(), hipError_t> {
         match self.pending.take() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -237,7 +237,7 @@ impl Runtime {
     }
 
     /// Checks a stream handle: null, the per-thread or legacy stream, or one created here.
-    pub fn check_stream(&self, s: hipStream_t) -> Result<(), hipError_t> {
+    pub(crate) fn check_stream(&self, s: hipStream_t) -> Result<(), hipError_t> {
         let h = s as usize;
         if h == 0 || h == STREAM_PER_THREAD || h == STREAM_LEGACY || self.streams.contains_key(&h) {
             Ok(())
@@ -247,7 +247,12 @@ impl Runtime {
     }
 
     /// Allocates zeroed memory that host code and kernels share.
-    pub fn alloc(&mut self, size: u64, class: AllocClass, flags: u32) -> Result<u64, hipError_t> {
+    pub(crate) fn alloc(
+        &mut self,
+        size: u64,
+        class: AllocClass,
+        flags: u32,
+    ) -> Result<u64, hipError_t> {
         let addr = self
             .device
             .memory_mut()
@@ -266,7 +271,7 @@ impl Runtime {
     }
 
     /// Frees an allocation made by [`Runtime::alloc`] of one of `classes`.
-    pub fn free(&mut self, addr: u64, classes: &[AllocClass]) -> Result<(), hipError_t> {
+    pub(crate) fn free(&mut self, addr: u64, classes: &[AllocClass]) -> Result<(), hipError_t> {
         match self.allocations.get(&addr) {
             Some(info) if classes.contains(&info.class) => {}
             _ => return Err(INVALID_VALUE),
@@ -280,14 +285,14 @@ impl Runtime {
     }
 
     /// The allocation holding `addr`: its start and what it is.
-    pub fn allocation_of(&self, addr: u64) -> Option<(u64, AllocInfo)> {
+    pub(crate) fn allocation_of(&self, addr: u64) -> Option<(u64, AllocInfo)> {
         let a = self.device.memory().allocation_containing(addr)?;
         let info = self.allocations.get(&a.base)?;
         Some((a.base, *info))
     }
 
     /// Checks that `[addr, addr+len)` lies inside one allocation the device can reach.
-    pub fn check_device_range(&self, addr: u64, len: u64) -> Result<(), hipError_t> {
+    pub(crate) fn check_device_range(&self, addr: u64, len: u64) -> Result<(), hipError_t> {
         if addr == 0 {
             return Err(INVALID_VALUE);
         }
@@ -301,7 +306,7 @@ impl Runtime {
     }
 
     /// The code object of a registered fatbin, loaded at its first use.
-    pub fn fatbin_module(&mut self, fatbin: usize) -> Result<ModuleId, hipError_t> {
+    fn fatbin_module(&mut self, fatbin: usize) -> Result<ModuleId, hipError_t> {
         let f = self.fatbins.get(fatbin).ok_or(INVALID_DEVICE_FUNCTION)?;
         if let Some(r) = &f.module {
             return r.clone().map_err(|_| NO_BINARY_FOR_GPU);
@@ -316,7 +321,7 @@ impl Runtime {
     }
 
     /// Loads the code object for the device's target out of an offload bundle (or a code object).
-    pub fn load_bundle(&mut self, bytes: &[u8], origin: &str) -> Result<ModuleId, String> {
+    pub(crate) fn load_bundle(&mut self, bytes: &[u8], origin: &str) -> Result<ModuleId, String> {
         let images = gcn_loader::extract(origin, bytes).map_err(|e| e.to_string())?;
         // The loader's rule, on the entry ids (or a bare code object's ELF header).
         let request = self.device.config().target_id();
@@ -337,11 +342,11 @@ impl Runtime {
     }
 
     /// The module a registered host symbol (kernel stub or variable) belongs to, loaded.
-    pub fn symbol_module(&mut self, sym: &DeviceSymbol) -> Result<ModuleId, hipError_t> {
+    pub(crate) fn symbol_module(&mut self, sym: &DeviceSymbol) -> Result<ModuleId, hipError_t> {
         self.fatbin_module(sym.fatbin)
     }
 
-    pub fn loaded(&self, id: ModuleId) -> Result<&Loaded, hipError_t> {
+    pub(crate) fn loaded(&self, id: ModuleId) -> Result<&Loaded, hipError_t> {
         self.modules
             .get(id)
             .and_then(|m| m.as_ref())
@@ -349,7 +354,7 @@ impl Runtime {
     }
 
     /// The device address and size of a `__device__`/`__constant__` variable, by its host shadow.
-    pub fn var_address(&mut self, host: *const c_void) -> Result<(u64, u64), hipError_t> {
+    pub(crate) fn var_address(&mut self, host: *const c_void) -> Result<(u64, u64), hipError_t> {
         let sym = self
             .vars
             .get(&(host as usize))
@@ -365,7 +370,7 @@ impl Runtime {
     /// a failure of the kernel itself is reported on stderr and held for the next synchronising
     /// call.
     #[allow(clippy::too_many_arguments)]
-    pub fn launch(
+    pub(crate) fn launch(
         &mut self,
         module: ModuleId,
         kernel: &str,

@@ -6,25 +6,25 @@ use gcnemu::settings::Settings;
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct KernelStats {
+pub(crate) struct KernelStats {
     /// The kernel's symbol, and as the source spells it (C++ names demangled).
-    pub name: String,
-    pub demangled: String,
-    pub code_object: String,
-    pub launches: u64,
-    pub workgroups: u64,
-    pub wave_instructions: u64,
-    pub emulation_seconds: f64,
+    pub(crate) name: String,
+    demangled: String,
+    code_object: String,
+    launches: u64,
+    workgroups: u64,
+    wave_instructions: u64,
+    emulation_seconds: f64,
     /// Under the timing model; 0 otherwise.
-    pub cycles: u64,
+    cycles: u64,
     /// Distinct hazard findings (rule and instruction) over all launches.
-    pub hazards: u64,
-    pub stale_reads: u64,
-    pub faults: u64,
+    hazards: u64,
+    stale_reads: u64,
+    pub(crate) faults: u64,
 }
 
 impl KernelStats {
-    pub fn new(name: &str, code_object: String) -> KernelStats {
+    pub(crate) fn new(name: &str, code_object: String) -> KernelStats {
         KernelStats {
             name: name.to_string(),
             demangled: gcnemu::symbol::demangle(name),
@@ -33,7 +33,7 @@ impl KernelStats {
         }
     }
 
-    pub fn add(&mut self, stats: Option<&gcnemu::Stats>, elapsed: Duration) {
+    pub(crate) fn add(&mut self, stats: Option<&gcnemu::Stats>, elapsed: Duration) {
         self.launches += 1;
         self.emulation_seconds += elapsed.as_secs_f64();
         if let Some(s) = stats {
@@ -47,7 +47,7 @@ impl KernelStats {
 }
 
 /// Writes the report the settings ask for: the table on stderr, the JSON file.
-pub fn write_report(settings: &Settings, kernels: &[KernelStats], started: Instant) {
+pub(crate) fn write_report(settings: &Settings, kernels: &[KernelStats], started: Instant) {
     if settings.stats {
         eprint!("{}", text(kernels, started.elapsed()));
     }
