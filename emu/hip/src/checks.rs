@@ -3,24 +3,25 @@
 //! come the leaks (allocations still live, grouped by the code that allocated them), a summary,
 //! the JSON file, and with `GCNEMU_CHECK_ERROR=1` a failing exit status.
 
-use crate::runtime::{AllocClass, Runtime};
+use crate::allocation::{AllocClass, AllocInfo};
 use gcnemu::check::report::{self, Finding};
 use gcnemu::check::{Check, Kind};
+use gcnemu::settings::Settings;
 use std::collections::HashMap;
 use std::ffi::c_void;
 
 /// What the sanitizers keep between launches.
 #[derive(Default)]
-pub struct CheckState {
+pub(crate) struct CheckState {
     /// Every finding so far, merged per (kind, kernel, instruction).
-    pub findings: Vec<Finding>,
+    findings: Vec<Finding>,
     /// Where each live allocation was made (the return address into the program), for leaks.
-    pub sites: HashMap<u64, usize>,
+    pub(crate) sites: HashMap<u64, usize>,
 }
 
 impl CheckState {
     /// Takes the device's findings of the last launch, prints the new ones.
-    pub fn after_launch(&mut self, new: Vec<Finding>) {
+    pub(crate) fn after_launch(&mut self, new: Vec<Finding>) {
         for f in &new {
             let seen = self.findings.iter().any(|g| {
                 g.kind == f.kind
@@ -37,7 +38,7 @@ impl CheckState {
 
 /// The first return address on the stack outside this library: the program's (or a ROCm
 /// library's) call of hipMalloc.
-pub fn call_site() -> usize {
+pub(crate) fn call_site() -> usize {
     let mut frames = [std::ptr::null_mut::<c_void>(); 16];
     // SAFETY: `backtrace` writes at most `frames.len()` entries.
     let n = unsafe { libc::backtrace(frames.as_mut_ptr(), frames.len() as i32) }.max(0) as usize;
@@ -100,28 +101,19 @@ fn host_line(path: &str, offset: u64) -> Option<String> {
     gcn_loader::outer_line(&bytes, offset)
 }
 
-fn api_name(class: AllocClass) -> &'static str {
-    match class {
-        AllocClass::Device => "hipMalloc",
-        AllocClass::Host => "hipHostMalloc",
-        AllocClass::Managed => "hipMallocManaged",
-        AllocClass::Registered => "hipHostRegister",
-    }
-}
-
 /// Live allocations of one call site and API: count, bytes, lowest address, sizes.
 type LeakGroup = (u64, u64, u64, Vec<u64>);
 
 /// The leaks: live allocations grouped by call site and API, biggest total first.
-fn leaks(rt: &Runtime) -> Vec<Finding> {
+fn leaks(sites: &HashMap<u64, usize>, allocations: &HashMap<u64, AllocInfo>) -> Vec<Finding> {
     let mut groups: HashMap<(usize, &'static str), LeakGroup> = HashMap::new();
-    for (&addr, info) in &rt.allocations {
+    for (&addr, info) in allocations {
         if info.class == AllocClass::Registered {
             continue;
         }
-        let site = rt.checks.sites.get(&addr).copied().unwrap_or(0);
+        let site = sites.get(&addr).copied().unwrap_or(0);
         let g = groups
-            .entry((site, api_name(info.class)))
+            .entry((site, info.class.api_name()))
             .or_insert((0, 0, u64::MAX, Vec::new()));
         g.0 += 1;
         g.1 += info.size;
@@ -159,21 +151,26 @@ fn leaks(rt: &Runtime) -> Vec<Finding> {
     out
 }
 
-/// The exit report: leaks, the summary, the JSON file; true when anything was found.
-pub fn at_exit(rt: &Runtime) -> bool {
-    let set = rt.settings.checks;
+/// The exit report: leaks (of `allocations`, the ones still live), the summary, the JSON
+/// file; true when anything was found.
+pub(crate) fn at_exit(
+    state: &CheckState,
+    settings: &Settings,
+    allocations: &HashMap<u64, AllocInfo>,
+) -> bool {
+    let set = settings.checks;
     if set.is_empty() {
         return false;
     }
-    let mut all = rt.checks.findings.clone();
+    let mut all = state.findings.clone();
     if set.has(Check::Leaks) {
-        for f in leaks(rt) {
+        for f in leaks(&state.sites, allocations) {
             eprintln!("gcnemu: {}", f.text());
             all.push(f);
         }
     }
     eprintln!("gcnemu: {}", report::summary(set, &all));
-    if let Some(path) = &rt.settings.check_json {
+    if let Some(path) = &settings.check_json {
         if let Err(e) = std::fs::write(path, report::json(set, &all)) {
             eprintln!("gcnemu-hip: cannot write {}: {e}", path.display());
         }

@@ -9,18 +9,18 @@ extern "C" {
     static mut stderr: *mut libc::FILE;
 }
 
-pub struct CStream(*mut libc::FILE);
+pub(crate) struct CStream(*mut libc::FILE);
 
 // SAFETY: the C library locks a FILE for each call.
 unsafe impl Send for CStream {}
 
 impl CStream {
-    pub fn stdout() -> CStream {
+    pub(crate) fn stdout() -> CStream {
         // SAFETY: glibc's `stdout` is initialised before any constructor runs.
         CStream(unsafe { stdout })
     }
 
-    pub fn stderr() -> CStream {
+    pub(crate) fn stderr() -> CStream {
         // SAFETY: as `stdout`.
         CStream(unsafe { stderr })
     }

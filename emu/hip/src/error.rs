@@ -8,32 +8,28 @@ use crate::types::hipError_t;
 use std::cell::Cell;
 use std::ffi::CStr;
 
-pub const SUCCESS: hipError_t = 0;
-pub const INVALID_VALUE: hipError_t = 1;
-pub const OUT_OF_MEMORY: hipError_t = 2;
-pub const NOT_INITIALIZED: hipError_t = 3;
-pub const INVALID_CONFIGURATION: hipError_t = 9;
-pub const INVALID_PITCH_VALUE: hipError_t = 12;
-pub const INVALID_SYMBOL: hipError_t = 13;
-pub const INVALID_DEVICE_POINTER: hipError_t = 17;
-pub const INVALID_MEMCPY_DIRECTION: hipError_t = 21;
-pub const MISSING_CONFIGURATION: hipError_t = 52;
-pub const INVALID_DEVICE_FUNCTION: hipError_t = 98;
-pub const INVALID_DEVICE: hipError_t = 101;
-pub const INVALID_IMAGE: hipError_t = 200;
-pub const NO_BINARY_FOR_GPU: hipError_t = 209;
-pub const FILE_NOT_FOUND: hipError_t = 301;
-pub const INVALID_HANDLE: hipError_t = 400;
-pub const NOT_FOUND: hipError_t = 500;
-pub const NOT_READY: hipError_t = 600;
-pub const ILLEGAL_ADDRESS: hipError_t = 700;
-pub const LAUNCH_OUT_OF_RESOURCES: hipError_t = 701;
-pub const ASSERT: hipError_t = 710;
-pub const HOST_MEMORY_ALREADY_REGISTERED: hipError_t = 712;
-pub const HOST_MEMORY_NOT_REGISTERED: hipError_t = 713;
-pub const LAUNCH_FAILURE: hipError_t = 719;
-pub const NOT_SUPPORTED: hipError_t = 801;
-pub const UNKNOWN: hipError_t = 999;
+pub(crate) const SUCCESS: hipError_t = 0;
+pub(crate) const INVALID_VALUE: hipError_t = 1;
+pub(crate) const OUT_OF_MEMORY: hipError_t = 2;
+pub(crate) const NOT_INITIALIZED: hipError_t = 3;
+pub(crate) const INVALID_CONFIGURATION: hipError_t = 9;
+pub(crate) const INVALID_PITCH_VALUE: hipError_t = 12;
+pub(crate) const INVALID_SYMBOL: hipError_t = 13;
+pub(crate) const INVALID_MEMCPY_DIRECTION: hipError_t = 21;
+pub(crate) const MISSING_CONFIGURATION: hipError_t = 52;
+pub(crate) const INVALID_DEVICE_FUNCTION: hipError_t = 98;
+pub(crate) const INVALID_DEVICE: hipError_t = 101;
+pub(crate) const INVALID_IMAGE: hipError_t = 200;
+pub(crate) const NO_BINARY_FOR_GPU: hipError_t = 209;
+pub(crate) const FILE_NOT_FOUND: hipError_t = 301;
+pub(crate) const INVALID_HANDLE: hipError_t = 400;
+pub(crate) const NOT_FOUND: hipError_t = 500;
+pub(crate) const ILLEGAL_ADDRESS: hipError_t = 700;
+pub(crate) const HOST_MEMORY_ALREADY_REGISTERED: hipError_t = 712;
+pub(crate) const HOST_MEMORY_NOT_REGISTERED: hipError_t = 713;
+pub(crate) const LAUNCH_FAILURE: hipError_t = 719;
+pub(crate) const NOT_SUPPORTED: hipError_t = 801;
+pub(crate) const UNKNOWN: hipError_t = 999;
 
 /// Every value of ROCm 5.2's `hipError_t` with its name, as Debian's library prints them.
 const NAMES: &[(hipError_t, &CStr)] = &[
@@ -114,7 +110,7 @@ const NAMES: &[(hipError_t, &CStr)] = &[
 ];
 
 /// The name of `code`; unknown values are `hipErrorUnknown`, as in ROCm.
-pub fn name(code: hipError_t) -> &'static CStr {
+pub(crate) fn name(code: hipError_t) -> &'static CStr {
     NAMES
         .iter()
         .find(|(c, _)| *c == code)
@@ -122,7 +118,7 @@ pub fn name(code: hipError_t) -> &'static CStr {
 }
 
 /// The name as Rust text, for messages.
-pub fn name_str(code: hipError_t) -> &'static str {
+pub(crate) fn name_str(code: hipError_t) -> &'static str {
     name(code).to_str().unwrap_or("hipErrorUnknown")
 }
 
@@ -131,12 +127,12 @@ thread_local! {
 }
 
 /// Records `code` as this thread's last error and returns it.
-pub fn set_last(code: hipError_t) -> hipError_t {
+pub(crate) fn set_last(code: hipError_t) -> hipError_t {
     LAST.with(|l| l.set(code));
     code
 }
 
-pub fn last() -> hipError_t {
+pub(crate) fn last() -> hipError_t {
     LAST.with(|l| l.get())
 }
 

@@ -5,7 +5,7 @@
 /// The length of the ELF file, clang offload bundle or compressed bundle at the start of
 /// `bytes`, or `None` if it is none of those or its headers point outside `bytes`. Only the
 /// headers are read.
-pub fn image_len(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn image_len(bytes: &[u8]) -> Option<usize> {
     let read = |off: u64, n: u64| bytes.get(off as usize..off.checked_add(n)? as usize);
     let u64_at = |off: u64| Some(u64::from_le_bytes(read(off, 8)?.try_into().ok()?));
     let u32_at = |off: u64| Some(u32::from_le_bytes(read(off, 4)?.try_into().ok()?) as u64);

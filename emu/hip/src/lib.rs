@@ -6,17 +6,26 @@
 //! `hipHostMalloc`, `hipMallocManaged` and `hipHostRegister` all give pointers that host code
 //! and kernels share, and kernels reach nothing else. The code object for the emulated target
 //! is taken from each registered `.hip_fatbin` at the first launch that needs it. Work runs when
-//! it is enqueued ([`runtime`] says why that keeps HIP's ordering). Settings come from the
+//! it is enqueued (`src/runtime.rs` says why that keeps HIP's ordering). Settings come from the
 //! environment ([`gcnemu::settings`]). Exported functions that have no implementation log their
 //! name once and return `hipErrorNotSupported` (`build.rs` generates them from
 //! `abi/exports.tsv`).
+//!
+//! The crate's API is its C ABI and nothing else: the `extern "C"` functions of `src/api/` and
+//! the stubs of `build.rs`, under ROCm 5.2's names and symbol versions, which a program or a
+//! ROCm library reaches through the dynamic linker. An embedder builds the `cdylib` and puts it
+//! where the program looks for `libamdhip64.so.5` (`gcnemu exec` does this), and configures it
+//! with the `GCNEMU_*` variables. There is no Rust API: every module is private, and inside them
+//! only the exported functions are `pub` (the form `build.rs` looks for), everything else
+//! `pub(crate)` at most. The README's "Module layers" says which module may use which.
 
-pub mod api;
-pub mod checks;
+mod allocation;
+mod api;
+mod checks;
 mod cstdio;
-pub mod error;
+mod error;
 mod image;
 mod log;
-pub mod runtime;
-pub mod stats;
-pub mod types;
+mod runtime;
+mod stats;
+mod types;

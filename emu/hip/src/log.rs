@@ -1,7 +1,7 @@
 //! Log output of the runtime on stderr, from `RUST_LOG` (e.g. `gcnemu=info` for every launch);
 //! warnings only by default.
 
-pub fn init() {
+pub(crate) fn init() {
     use tracing_subscriber::EnvFilter;
     let filter = match std::env::var("RUST_LOG") {
         Ok(spec) if !spec.is_empty() => EnvFilter::new(spec),

@@ -6,11 +6,15 @@
 //! enqueues it returns. That is a legal schedule of HIP's stream semantics (each stream in order,
 //! streams ordered among themselves in one of the allowed ways), so what a correct program
 //! observes is what HIP promises; a kernel's failure is held back until the next synchronising
-//! call, as on a GPU.
+//! call, as on a GPU. At exit the statistics ([`crate::stats`]) and the sanitizers' report
+//! ([`crate::checks`]) are written from the state left here.
 
+use crate::allocation::{AllocClass, AllocInfo};
+use crate::checks::{self, CheckState};
 use crate::error::{self, *};
-use crate::stats::KernelStats;
+use crate::stats::{self, KernelStats};
 use crate::types::*;
+use gcnemu::board::board;
 use gcnemu::memory::{AllocKind, Placement};
 use gcnemu::settings::Settings;
 use gcnemu::{Arg, Device, DeviceConfig, Dims, Module};
@@ -19,120 +23,100 @@ use std::ffi::c_void;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-/// What a host allocation is, for `hipPointerGetAttributes` and for freeing it with the right call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AllocClass {
-    /// `hipMalloc`, `hipMallocPitch`, ...: device memory.
-    Device,
-    /// `hipHostMalloc`: pinned host memory (here: the same host memory).
-    Host,
-    /// `hipMallocManaged`.
-    Managed,
-    /// `hipHostRegister`ed memory of the program's own.
-    Registered,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub struct AllocInfo {
-    pub size: u64,
-    pub class: AllocClass,
-    pub flags: u32,
-}
-
 /// A `.hip_fatbin` bundle a translation unit registered; its code object is loaded at first use.
-pub struct Fatbin {
+pub(crate) struct Fatbin {
     /// The bundle's bytes, from its start to the end of the mapped segment that holds it.
-    pub image: &'static [u8],
+    pub(crate) image: &'static [u8],
     /// Which file it came from, for messages.
-    pub origin: String,
-    pub module: Option<Result<ModuleId, String>>,
+    pub(crate) origin: String,
+    pub(crate) module: Option<Result<ModuleId, String>>,
 }
 
-pub type ModuleId = usize;
+pub(crate) type ModuleId = usize;
 
 /// A code object loaded for the device.
-pub struct Loaded {
-    pub module: Module,
-    pub name: String,
+pub(crate) struct Loaded {
+    pub(crate) module: Module,
+    pub(crate) name: String,
 }
 
 /// Where a registered host symbol (kernel stub or variable) lives.
 #[derive(Clone, Debug)]
-pub struct DeviceSymbol {
-    pub fatbin: usize,
-    pub name: String,
+pub(crate) struct DeviceSymbol {
+    pub(crate) fatbin: usize,
+    pub(crate) name: String,
     /// Variables: the size the program registered.
-    pub size: u64,
+    pub(crate) size: u64,
 }
 
 /// A kernel named by a `hipFunction_t`.
 #[derive(Clone, Debug)]
-pub struct FunctionHandle {
-    pub module: ModuleId,
-    pub name: String,
+pub(crate) struct FunctionHandle {
+    pub(crate) module: ModuleId,
+    pub(crate) name: String,
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct EventState {
-    pub flags: u32,
+pub(crate) struct EventState {
+    pub(crate) flags: u32,
     /// Device time (ns) at the last record, if recorded.
-    pub recorded: Option<f64>,
+    pub(crate) recorded: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct StreamState {
-    pub flags: u32,
-    pub priority: i32,
+pub(crate) struct StreamState {
+    pub(crate) flags: u32,
+    pub(crate) priority: i32,
 }
 
 /// A kernel's arguments as the program passes them.
-pub enum ArgSource<'a> {
+pub(crate) enum ArgSource<'a> {
     /// `void* args[]`: the i-th pointer points at the i-th explicit argument.
     Pointers(*const *const c_void),
     /// One buffer laid out as the kernarg segment's explicit part (`HIP_LAUNCH_PARAM_BUFFER_*`).
     Buffer(&'a [u8]),
 }
 
-pub struct Runtime {
-    pub settings: Settings,
-    pub device: Device,
-    pub fatbins: Vec<Fatbin>,
-    pub modules: Vec<Option<Loaded>>,
+pub(crate) struct Runtime {
+    pub(crate) settings: Settings,
+    pub(crate) device: Device,
+    pub(crate) fatbins: Vec<Fatbin>,
+    pub(crate) modules: Vec<Option<Loaded>>,
     /// Host stub address → kernel.
-    pub functions: HashMap<usize, DeviceSymbol>,
+    pub(crate) functions: HashMap<usize, DeviceSymbol>,
     /// Host shadow address → device variable.
-    pub vars: HashMap<usize, DeviceSymbol>,
-    pub allocations: HashMap<u64, AllocInfo>,
-    pub function_handles: HashMap<usize, FunctionHandle>,
-    pub module_handles: HashMap<usize, ModuleId>,
-    pub streams: HashMap<usize, StreamState>,
-    pub events: HashMap<usize, EventState>,
+    pub(crate) vars: HashMap<usize, DeviceSymbol>,
+    pub(crate) allocations: HashMap<u64, AllocInfo>,
+    pub(crate) function_handles: HashMap<usize, FunctionHandle>,
+    pub(crate) module_handles: HashMap<usize, ModuleId>,
+    pub(crate) streams: HashMap<usize, StreamState>,
+    pub(crate) events: HashMap<usize, EventState>,
     next_handle: usize,
     /// A kernel failure not yet returned by a synchronising call.
-    pub pending: Option<hipError_t>,
+    pub(crate) pending: Option<hipError_t>,
     /// Simulated device time in ns: kernels' cycles under the timing model, else their
     /// emulation time.
-    pub device_ns: f64,
-    pub kernel_stats: Vec<KernelStats>,
+    pub(crate) device_ns: f64,
+    kernel_stats: Vec<KernelStats>,
     /// Findings already printed, so that each is printed once per run: (kernel, rule, pc).
-    pub reported: std::collections::HashSet<(String, &'static str, u64)>,
-    pub started: Instant,
-    pub current_device: i32,
+    reported: std::collections::HashSet<(String, &'static str, u64)>,
+    pub(crate) started: Instant,
+    pub(crate) current_device: i32,
     /// The sanitizers' findings and allocation sites (`GCNEMU_CHECK`).
-    pub checks: crate::checks::CheckState,
+    pub(crate) checks: CheckState,
 }
 
 static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
 
 /// Runs `f` on the runtime, creating it at the first call. `None` if the settings in the
 /// environment are invalid (said once on stderr).
-pub fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
+pub(crate) fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
     let mut guard = lock();
     if guard.is_none() {
         match Runtime::from_env() {
             Ok(rt) => {
                 *guard = Some(rt);
-                crate::stats::at_exit();
+                report_at_exit();
             }
             Err(e) => {
                 static SAID: std::sync::Once = std::sync::Once::new();
@@ -144,8 +128,38 @@ pub fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
     guard.as_mut().map(f)
 }
 
+/// Registers the exit report (once): the statistics, then the sanitizers' leaks and summary.
+fn report_at_exit() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        extern "C" fn report() {
+            // The program may exit while another thread holds the lock: then say nothing rather
+            // than hang.
+            let guard = match lock_for_exit() {
+                Some(g) => g,
+                None => return,
+            };
+            if let Some(rt) = guard.as_ref() {
+                stats::write_report(&rt.settings, &rt.kernel_stats, rt.started);
+                if checks::at_exit(&rt.checks, &rt.settings, &rt.allocations)
+                    && rt.settings.check_error
+                {
+                    // The program's own status is lost either way; flush what it printed.
+                    // SAFETY: flushing every C stream and ending the process, as exit would.
+                    unsafe {
+                        libc::fflush(std::ptr::null_mut());
+                        libc::_exit(1);
+                    }
+                }
+            }
+        }
+        // SAFETY: `report` is a plain function that lives as long as the process.
+        unsafe { libc::atexit(report) };
+    });
+}
+
 /// The lock for the exit report, unless another thread holds it.
-pub fn lock_for_exit() -> Option<MutexGuard<'static, Option<Runtime>>> {
+fn lock_for_exit() -> Option<MutexGuard<'static, Option<Runtime>>> {
     match RUNTIME.try_lock() {
         Ok(g) => Some(g),
         Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
@@ -155,7 +169,7 @@ pub fn lock_for_exit() -> Option<MutexGuard<'static, Option<Runtime>>> {
 
 /// The lock, even if a panic in an earlier call poisoned it (the state stays consistent: every
 /// call validates before it changes anything).
-pub fn lock() -> MutexGuard<'static, Option<Runtime>> {
+pub(crate) fn lock() -> MutexGuard<'static, Option<Runtime>> {
     RUNTIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -167,7 +181,7 @@ impl Runtime {
         // an allocation cost the host nothing.
         let memory_limit = match std::env::var_os(gcnemu::settings::MEMORY_LIMIT) {
             Some(v) if !v.is_empty() => settings.memory_limit,
-            _ => crate::api::board_memory(settings.target),
+            _ => board(settings.target).memory_bytes,
         };
         let mut device = Device::new(DeviceConfig {
             target: settings.target,
@@ -204,13 +218,18 @@ impl Runtime {
     }
 
     /// A fresh opaque handle value: never null, never one of the special stream values.
-    pub fn new_handle(&mut self) -> usize {
+    pub(crate) fn new_handle(&mut self) -> usize {
         self.next_handle += 16;
         self.next_handle
     }
 
+    /// The engine clock, which turns simulated cycles into event times.
+    fn clock_khz(&self) -> i32 {
+        board(self.settings.target).clock_khz as i32
+    }
+
     /// Takes the held-back kernel failure, if any, for a synchronising call to return.
-    pub fn take_pending(&mut self) -> Result<(), hipError_t> {
+    pub(crate) fn take_pending(&mut self) -> Result<(), hipError_t> {
         match self.pending.take() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -218,7 +237,7 @@ impl Runtime {
     }
 
     /// Checks a stream handle: null, the per-thread or legacy stream, or one created here.
-    pub fn check_stream(&self, s: hipStream_t) -> Result<(), hipError_t> {
+    pub(crate) fn check_stream(&self, s: hipStream_t) -> Result<(), hipError_t> {
         let h = s as usize;
         if h == 0 || h == STREAM_PER_THREAD || h == STREAM_LEGACY || self.streams.contains_key(&h) {
             Ok(())
@@ -228,7 +247,12 @@ impl Runtime {
     }
 
     /// Allocates zeroed memory that host code and kernels share.
-    pub fn alloc(&mut self, size: u64, class: AllocClass, flags: u32) -> Result<u64, hipError_t> {
+    pub(crate) fn alloc(
+        &mut self,
+        size: u64,
+        class: AllocClass,
+        flags: u32,
+    ) -> Result<u64, hipError_t> {
         let addr = self
             .device
             .memory_mut()
@@ -241,13 +265,13 @@ impl Runtime {
             self.device.memory_mut().note_host_visible(addr);
         }
         if self.settings.checks.has(gcnemu::check::Check::Leaks) {
-            self.checks.sites.insert(addr, crate::checks::call_site());
+            self.checks.sites.insert(addr, checks::call_site());
         }
         Ok(addr)
     }
 
     /// Frees an allocation made by [`Runtime::alloc`] of one of `classes`.
-    pub fn free(&mut self, addr: u64, classes: &[AllocClass]) -> Result<(), hipError_t> {
+    pub(crate) fn free(&mut self, addr: u64, classes: &[AllocClass]) -> Result<(), hipError_t> {
         match self.allocations.get(&addr) {
             Some(info) if classes.contains(&info.class) => {}
             _ => return Err(INVALID_VALUE),
@@ -261,14 +285,14 @@ impl Runtime {
     }
 
     /// The allocation holding `addr`: its start and what it is.
-    pub fn allocation_of(&self, addr: u64) -> Option<(u64, AllocInfo)> {
+    pub(crate) fn allocation_of(&self, addr: u64) -> Option<(u64, AllocInfo)> {
         let a = self.device.memory().allocation_containing(addr)?;
         let info = self.allocations.get(&a.base)?;
         Some((a.base, *info))
     }
 
     /// Checks that `[addr, addr+len)` lies inside one allocation the device can reach.
-    pub fn check_device_range(&self, addr: u64, len: u64) -> Result<(), hipError_t> {
+    pub(crate) fn check_device_range(&self, addr: u64, len: u64) -> Result<(), hipError_t> {
         if addr == 0 {
             return Err(INVALID_VALUE);
         }
@@ -282,7 +306,7 @@ impl Runtime {
     }
 
     /// The code object of a registered fatbin, loaded at its first use.
-    pub fn fatbin_module(&mut self, fatbin: usize) -> Result<ModuleId, hipError_t> {
+    fn fatbin_module(&mut self, fatbin: usize) -> Result<ModuleId, hipError_t> {
         let f = self.fatbins.get(fatbin).ok_or(INVALID_DEVICE_FUNCTION)?;
         if let Some(r) = &f.module {
             return r.clone().map_err(|_| NO_BINARY_FOR_GPU);
@@ -297,7 +321,7 @@ impl Runtime {
     }
 
     /// Loads the code object for the device's target out of an offload bundle (or a code object).
-    pub fn load_bundle(&mut self, bytes: &[u8], origin: &str) -> Result<ModuleId, String> {
+    pub(crate) fn load_bundle(&mut self, bytes: &[u8], origin: &str) -> Result<ModuleId, String> {
         let images = gcn_loader::extract(origin, bytes).map_err(|e| e.to_string())?;
         // The loader's rule, on the entry ids (or a bare code object's ELF header).
         let request = self.device.config().target_id();
@@ -318,11 +342,11 @@ impl Runtime {
     }
 
     /// The module a registered host symbol (kernel stub or variable) belongs to, loaded.
-    pub fn symbol_module(&mut self, sym: &DeviceSymbol) -> Result<ModuleId, hipError_t> {
+    pub(crate) fn symbol_module(&mut self, sym: &DeviceSymbol) -> Result<ModuleId, hipError_t> {
         self.fatbin_module(sym.fatbin)
     }
 
-    pub fn loaded(&self, id: ModuleId) -> Result<&Loaded, hipError_t> {
+    pub(crate) fn loaded(&self, id: ModuleId) -> Result<&Loaded, hipError_t> {
         self.modules
             .get(id)
             .and_then(|m| m.as_ref())
@@ -330,7 +354,7 @@ impl Runtime {
     }
 
     /// The device address and size of a `__device__`/`__constant__` variable, by its host shadow.
-    pub fn var_address(&mut self, host: *const c_void) -> Result<(u64, u64), hipError_t> {
+    pub(crate) fn var_address(&mut self, host: *const c_void) -> Result<(u64, u64), hipError_t> {
         let sym = self
             .vars
             .get(&(host as usize))
@@ -346,7 +370,7 @@ impl Runtime {
     /// a failure of the kernel itself is reported on stderr and held for the next synchronising
     /// call.
     #[allow(clippy::too_many_arguments)]
-    pub fn launch(
+    pub(crate) fn launch(
         &mut self,
         module: ModuleId,
         kernel: &str,
@@ -420,7 +444,7 @@ impl Runtime {
         match result {
             Ok(stats) => {
                 self.device_ns += match &stats.timing {
-                    Some(t) => t.cycles as f64 * 1e6 / crate::api::clock_khz(self) as f64,
+                    Some(t) => t.cycles as f64 * 1e6 / self.clock_khz() as f64,
                     None => stats.elapsed.as_nanos() as f64,
                 };
                 self.report_findings(&stats);

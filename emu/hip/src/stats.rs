@@ -2,28 +2,29 @@
 //! `GCNEMU_STATS_JSON=PATH` as JSON): per kernel, launches, workgroups, wave-instructions,
 //! emulation time, simulated cycles, hazard and stale-read findings, and faults.
 
-use std::time::Duration;
+use gcnemu::settings::Settings;
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct KernelStats {
+pub(crate) struct KernelStats {
     /// The kernel's symbol, and as the source spells it (C++ names demangled).
-    pub name: String,
-    pub demangled: String,
-    pub code_object: String,
-    pub launches: u64,
-    pub workgroups: u64,
-    pub wave_instructions: u64,
-    pub emulation_seconds: f64,
+    pub(crate) name: String,
+    demangled: String,
+    code_object: String,
+    launches: u64,
+    workgroups: u64,
+    wave_instructions: u64,
+    emulation_seconds: f64,
     /// Under the timing model; 0 otherwise.
-    pub cycles: u64,
+    cycles: u64,
     /// Distinct hazard findings (rule and instruction) over all launches.
-    pub hazards: u64,
-    pub stale_reads: u64,
-    pub faults: u64,
+    hazards: u64,
+    stale_reads: u64,
+    pub(crate) faults: u64,
 }
 
 impl KernelStats {
-    pub fn new(name: &str, code_object: String) -> KernelStats {
+    pub(crate) fn new(name: &str, code_object: String) -> KernelStats {
         KernelStats {
             name: name.to_string(),
             demangled: gcnemu::symbol::demangle(name),
@@ -32,7 +33,7 @@ impl KernelStats {
         }
     }
 
-    pub fn add(&mut self, stats: Option<&gcnemu::Stats>, elapsed: Duration) {
+    pub(crate) fn add(&mut self, stats: Option<&gcnemu::Stats>, elapsed: Duration) {
         self.launches += 1;
         self.emulation_seconds += elapsed.as_secs_f64();
         if let Some(s) = stats {
@@ -45,44 +46,17 @@ impl KernelStats {
     }
 }
 
-/// Registers the report to run when the program exits (once).
-pub fn at_exit() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        extern "C" fn report() {
-            // The program may exit while another thread holds the lock: then say nothing rather
-            // than hang.
-            let guard = match crate::runtime::lock_for_exit() {
-                Some(g) => g,
-                None => return,
-            };
-            if let Some(rt) = guard.as_ref() {
-                write_report(rt);
-                if crate::checks::at_exit(rt) && rt.settings.check_error {
-                    // The program's own status is lost either way; flush what it printed.
-                    // SAFETY: flushing every C stream and ending the process, as exit would.
-                    unsafe {
-                        libc::fflush(std::ptr::null_mut());
-                        libc::_exit(1);
-                    }
-                }
-            }
-        }
-        // SAFETY: `report` is a plain function that lives as long as the process.
-        unsafe { libc::atexit(report) };
-    });
-}
-
-fn write_report(rt: &crate::runtime::Runtime) {
-    if rt.settings.stats {
-        eprint!("{}", text(&rt.kernel_stats, rt.started.elapsed()));
+/// Writes the report the settings ask for: the table on stderr, the JSON file.
+pub(crate) fn write_report(settings: &Settings, kernels: &[KernelStats], started: Instant) {
+    if settings.stats {
+        eprint!("{}", text(kernels, started.elapsed()));
     }
-    if let Some(path) = &rt.settings.stats_json {
+    if let Some(path) = &settings.stats_json {
         let json = serde_json::json!({
-            "target": rt.settings.target.to_string(),
-            "timing": rt.settings.launch.timing.is_some(),
-            "wall_seconds": rt.started.elapsed().as_secs_f64(),
-            "kernels": rt.kernel_stats,
+            "target": settings.target.to_string(),
+            "timing": settings.launch.timing.is_some(),
+            "wall_seconds": started.elapsed().as_secs_f64(),
+            "kernels": kernels,
         });
         let text = serde_json::to_string_pretty(&json).unwrap_or_default();
         if let Err(e) = std::fs::write(path, text + "\n") {
@@ -92,7 +66,7 @@ fn write_report(rt: &crate::runtime::Runtime) {
 }
 
 /// The stderr summary: one line per kernel, in the order of first launch.
-pub fn text(kernels: &[KernelStats], wall: Duration) -> String {
+fn text(kernels: &[KernelStats], wall: Duration) -> String {
     let mut out = format!(
         "gcnemu: {} kernel(s), {:.3} s of program time\n",
         kernels.len(),

@@ -6,229 +6,229 @@
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
 /// `hipError_t`: a C enum, so any `int` may arrive; [`crate::error`] names the values.
-pub type hipError_t = c_int;
+pub(crate) type hipError_t = c_int;
 /// `hipStream_t`, `hipEvent_t`, `hipModule_t`, `hipFunction_t`: opaque handles we hand out.
-pub type hipStream_t = *mut c_void;
-pub type hipEvent_t = *mut c_void;
-pub type hipModule_t = *mut c_void;
-pub type hipFunction_t = *mut c_void;
-pub type hipDevice_t = c_int;
-pub type hipHostFn_t = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
-pub type hipStreamCallback_t =
+pub(crate) type hipStream_t = *mut c_void;
+pub(crate) type hipEvent_t = *mut c_void;
+pub(crate) type hipModule_t = *mut c_void;
+pub(crate) type hipFunction_t = *mut c_void;
+pub(crate) type hipDevice_t = c_int;
+pub(crate) type hipHostFn_t = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
+pub(crate) type hipStreamCallback_t =
     Option<unsafe extern "C" fn(stream: hipStream_t, status: hipError_t, user_data: *mut c_void)>;
 
 /// `dim3`, passed by value in registers (`{x, y}` in one, `z` in the next).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct dim3 {
-    pub x: u32,
-    pub y: u32,
-    pub z: u32,
+pub(crate) struct dim3 {
+    pub(crate) x: u32,
+    pub(crate) y: u32,
+    pub(crate) z: u32,
 }
 
 /// `hipMemcpyKind`.
-pub mod memcpy_kind {
-    pub const HOST_TO_HOST: i32 = 0;
-    pub const HOST_TO_DEVICE: i32 = 1;
-    pub const DEVICE_TO_HOST: i32 = 2;
-    pub const DEVICE_TO_DEVICE: i32 = 3;
-    pub const DEFAULT: i32 = 4;
+pub(crate) mod memcpy_kind {
+    pub(crate) const HOST_TO_HOST: i32 = 0;
+    pub(crate) const HOST_TO_DEVICE: i32 = 1;
+    pub(crate) const DEVICE_TO_HOST: i32 = 2;
+    pub(crate) const DEVICE_TO_DEVICE: i32 = 3;
+    pub(crate) const DEFAULT: i32 = 4;
 }
 
 /// `hipMemoryType`.
-pub mod memory_type {
-    pub const HOST: i32 = 0;
-    pub const DEVICE: i32 = 1;
+pub(crate) mod memory_type {
+    pub(crate) const HOST: i32 = 0;
+    pub(crate) const DEVICE: i32 = 1;
 }
 
 /// The `hipDeviceAttribute_t` values `hipDeviceGetAttribute` answers (ROCm 5.2's numbering).
-pub mod device_attribute {
-    pub const ECC_ENABLED: i32 = 0;
-    pub const ASYNC_ENGINE_COUNT: i32 = 2;
-    pub const CAN_MAP_HOST_MEMORY: i32 = 3;
-    pub const CLOCK_RATE: i32 = 5;
-    pub const COMPUTE_MODE: i32 = 6;
-    pub const CONCURRENT_KERNELS: i32 = 8;
-    pub const CONCURRENT_MANAGED_ACCESS: i32 = 9;
-    pub const COOPERATIVE_LAUNCH: i32 = 10;
-    pub const COOPERATIVE_MULTI_DEVICE_LAUNCH: i32 = 11;
-    pub const DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: i32 = 13;
-    pub const INTEGRATED: i32 = 16;
-    pub const IS_MULTI_GPU_BOARD: i32 = 17;
-    pub const KERNEL_EXEC_TIMEOUT: i32 = 18;
-    pub const L2_CACHE_SIZE: i32 = 19;
-    pub const COMPUTE_CAPABILITY_MAJOR: i32 = 23;
-    pub const MANAGED_MEMORY: i32 = 24;
-    pub const MAX_BLOCKS_PER_MULTI_PROCESSOR: i32 = 25;
-    pub const MAX_BLOCK_DIM_X: i32 = 26;
-    pub const MAX_BLOCK_DIM_Y: i32 = 27;
-    pub const MAX_BLOCK_DIM_Z: i32 = 28;
-    pub const MAX_GRID_DIM_X: i32 = 29;
-    pub const MAX_GRID_DIM_Y: i32 = 30;
-    pub const MAX_GRID_DIM_Z: i32 = 31;
-    pub const MAX_TEXTURE1_D_WIDTH: i32 = 39;
-    pub const MAX_TEXTURE1_D_LINEAR: i32 = 41;
-    pub const MAX_TEXTURE2_D_WIDTH: i32 = 43;
-    pub const MAX_TEXTURE2_D_HEIGHT: i32 = 44;
-    pub const MAX_TEXTURE3_D_WIDTH: i32 = 49;
-    pub const MAX_TEXTURE3_D_HEIGHT: i32 = 50;
-    pub const MAX_TEXTURE3_D_DEPTH: i32 = 51;
-    pub const MAX_THREADS_PER_BLOCK: i32 = 56;
-    pub const MAX_THREADS_PER_MULTI_PROCESSOR: i32 = 57;
-    pub const MAX_PITCH: i32 = 58;
-    pub const MEMORY_BUS_WIDTH: i32 = 59;
-    pub const MEMORY_CLOCK_RATE: i32 = 60;
-    pub const COMPUTE_CAPABILITY_MINOR: i32 = 61;
-    pub const MULTIPROCESSOR_COUNT: i32 = 63;
-    pub const PAGEABLE_MEMORY_ACCESS: i32 = 65;
-    pub const PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: i32 = 66;
-    pub const PCI_BUS_ID: i32 = 67;
-    pub const PCI_DEVICE_ID: i32 = 68;
-    pub const PCI_DOMAIN_I_D: i32 = 69;
-    pub const MAX_REGISTERS_PER_BLOCK: i32 = 71;
-    pub const MAX_REGISTERS_PER_MULTIPROCESSOR: i32 = 72;
-    pub const MAX_SHARED_MEMORY_PER_BLOCK: i32 = 74;
-    pub const SHARED_MEM_PER_BLOCK_OPTIN: i32 = 75;
-    pub const SHARED_MEM_PER_MULTIPROCESSOR: i32 = 76;
-    pub const STREAM_PRIORITIES_SUPPORTED: i32 = 78;
-    pub const TCC_DRIVER: i32 = 80;
-    pub const TEXTURE_ALIGNMENT: i32 = 81;
-    pub const TEXTURE_PITCH_ALIGNMENT: i32 = 82;
-    pub const TOTAL_CONSTANT_MEMORY: i32 = 83;
-    pub const TOTAL_GLOBAL_MEM: i32 = 84;
-    pub const UNIFIED_ADDRESSING: i32 = 85;
-    pub const WARP_SIZE: i32 = 87;
-    pub const MEMORY_POOLS_SUPPORTED: i32 = 88;
-    pub const CLOCK_INSTRUCTION_RATE: i32 = 10000;
-    pub const MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: i32 = 10002;
-    pub const GCN_ARCH: i32 = 10003;
-    pub const COOPERATIVE_MULTI_DEVICE_UNMATCHED_FUNC: i32 = 10007;
-    pub const COOPERATIVE_MULTI_DEVICE_UNMATCHED_GRID_DIM: i32 = 10008;
-    pub const COOPERATIVE_MULTI_DEVICE_UNMATCHED_BLOCK_DIM: i32 = 10009;
-    pub const COOPERATIVE_MULTI_DEVICE_UNMATCHED_SHARED_MEM: i32 = 10010;
-    pub const IS_LARGE_BAR: i32 = 10011;
-    pub const ASIC_REVISION: i32 = 10012;
-    pub const CAN_USE_STREAM_WAIT_VALUE: i32 = 10013;
-    pub const IMAGE_SUPPORT: i32 = 10014;
-    pub const PHYSICAL_MULTI_PROCESSOR_COUNT: i32 = 10015;
-    pub const FINE_GRAIN_SUPPORT: i32 = 10016;
+pub(crate) mod device_attribute {
+    pub(crate) const ECC_ENABLED: i32 = 0;
+    pub(crate) const ASYNC_ENGINE_COUNT: i32 = 2;
+    pub(crate) const CAN_MAP_HOST_MEMORY: i32 = 3;
+    pub(crate) const CLOCK_RATE: i32 = 5;
+    pub(crate) const COMPUTE_MODE: i32 = 6;
+    pub(crate) const CONCURRENT_KERNELS: i32 = 8;
+    pub(crate) const CONCURRENT_MANAGED_ACCESS: i32 = 9;
+    pub(crate) const COOPERATIVE_LAUNCH: i32 = 10;
+    pub(crate) const COOPERATIVE_MULTI_DEVICE_LAUNCH: i32 = 11;
+    pub(crate) const DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: i32 = 13;
+    pub(crate) const INTEGRATED: i32 = 16;
+    pub(crate) const IS_MULTI_GPU_BOARD: i32 = 17;
+    pub(crate) const KERNEL_EXEC_TIMEOUT: i32 = 18;
+    pub(crate) const L2_CACHE_SIZE: i32 = 19;
+    pub(crate) const COMPUTE_CAPABILITY_MAJOR: i32 = 23;
+    pub(crate) const MANAGED_MEMORY: i32 = 24;
+    pub(crate) const MAX_BLOCKS_PER_MULTI_PROCESSOR: i32 = 25;
+    pub(crate) const MAX_BLOCK_DIM_X: i32 = 26;
+    pub(crate) const MAX_BLOCK_DIM_Y: i32 = 27;
+    pub(crate) const MAX_BLOCK_DIM_Z: i32 = 28;
+    pub(crate) const MAX_GRID_DIM_X: i32 = 29;
+    pub(crate) const MAX_GRID_DIM_Y: i32 = 30;
+    pub(crate) const MAX_GRID_DIM_Z: i32 = 31;
+    pub(crate) const MAX_TEXTURE1_D_WIDTH: i32 = 39;
+    pub(crate) const MAX_TEXTURE1_D_LINEAR: i32 = 41;
+    pub(crate) const MAX_TEXTURE2_D_WIDTH: i32 = 43;
+    pub(crate) const MAX_TEXTURE2_D_HEIGHT: i32 = 44;
+    pub(crate) const MAX_TEXTURE3_D_WIDTH: i32 = 49;
+    pub(crate) const MAX_TEXTURE3_D_HEIGHT: i32 = 50;
+    pub(crate) const MAX_TEXTURE3_D_DEPTH: i32 = 51;
+    pub(crate) const MAX_THREADS_PER_BLOCK: i32 = 56;
+    pub(crate) const MAX_THREADS_PER_MULTI_PROCESSOR: i32 = 57;
+    pub(crate) const MAX_PITCH: i32 = 58;
+    pub(crate) const MEMORY_BUS_WIDTH: i32 = 59;
+    pub(crate) const MEMORY_CLOCK_RATE: i32 = 60;
+    pub(crate) const COMPUTE_CAPABILITY_MINOR: i32 = 61;
+    pub(crate) const MULTIPROCESSOR_COUNT: i32 = 63;
+    pub(crate) const PAGEABLE_MEMORY_ACCESS: i32 = 65;
+    pub(crate) const PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: i32 = 66;
+    pub(crate) const PCI_BUS_ID: i32 = 67;
+    pub(crate) const PCI_DEVICE_ID: i32 = 68;
+    pub(crate) const PCI_DOMAIN_I_D: i32 = 69;
+    pub(crate) const MAX_REGISTERS_PER_BLOCK: i32 = 71;
+    pub(crate) const MAX_REGISTERS_PER_MULTIPROCESSOR: i32 = 72;
+    pub(crate) const MAX_SHARED_MEMORY_PER_BLOCK: i32 = 74;
+    pub(crate) const SHARED_MEM_PER_BLOCK_OPTIN: i32 = 75;
+    pub(crate) const SHARED_MEM_PER_MULTIPROCESSOR: i32 = 76;
+    pub(crate) const STREAM_PRIORITIES_SUPPORTED: i32 = 78;
+    pub(crate) const TCC_DRIVER: i32 = 80;
+    pub(crate) const TEXTURE_ALIGNMENT: i32 = 81;
+    pub(crate) const TEXTURE_PITCH_ALIGNMENT: i32 = 82;
+    pub(crate) const TOTAL_CONSTANT_MEMORY: i32 = 83;
+    pub(crate) const TOTAL_GLOBAL_MEM: i32 = 84;
+    pub(crate) const UNIFIED_ADDRESSING: i32 = 85;
+    pub(crate) const WARP_SIZE: i32 = 87;
+    pub(crate) const MEMORY_POOLS_SUPPORTED: i32 = 88;
+    pub(crate) const CLOCK_INSTRUCTION_RATE: i32 = 10000;
+    pub(crate) const MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: i32 = 10002;
+    pub(crate) const GCN_ARCH: i32 = 10003;
+    pub(crate) const COOPERATIVE_MULTI_DEVICE_UNMATCHED_FUNC: i32 = 10007;
+    pub(crate) const COOPERATIVE_MULTI_DEVICE_UNMATCHED_GRID_DIM: i32 = 10008;
+    pub(crate) const COOPERATIVE_MULTI_DEVICE_UNMATCHED_BLOCK_DIM: i32 = 10009;
+    pub(crate) const COOPERATIVE_MULTI_DEVICE_UNMATCHED_SHARED_MEM: i32 = 10010;
+    pub(crate) const IS_LARGE_BAR: i32 = 10011;
+    pub(crate) const ASIC_REVISION: i32 = 10012;
+    pub(crate) const CAN_USE_STREAM_WAIT_VALUE: i32 = 10013;
+    pub(crate) const IMAGE_SUPPORT: i32 = 10014;
+    pub(crate) const PHYSICAL_MULTI_PROCESSOR_COUNT: i32 = 10015;
+    pub(crate) const FINE_GRAIN_SUPPORT: i32 = 10016;
 }
 
 /// `hipDeviceArch_t`: 17 one-bit feature flags in one `unsigned`.
-pub type hipDeviceArch_t = c_uint;
+pub(crate) type hipDeviceArch_t = c_uint;
 
 #[repr(C)]
-pub struct hipDeviceProp_t {
-    pub name: [c_char; 256],
-    pub totalGlobalMem: usize,
-    pub sharedMemPerBlock: usize,
-    pub regsPerBlock: c_int,
-    pub warpSize: c_int,
-    pub maxThreadsPerBlock: c_int,
-    pub maxThreadsDim: [c_int; 3],
-    pub maxGridSize: [c_int; 3],
-    pub clockRate: c_int,
-    pub memoryClockRate: c_int,
-    pub memoryBusWidth: c_int,
-    pub totalConstMem: usize,
-    pub major: c_int,
-    pub minor: c_int,
-    pub multiProcessorCount: c_int,
-    pub l2CacheSize: c_int,
-    pub maxThreadsPerMultiProcessor: c_int,
-    pub computeMode: c_int,
-    pub clockInstructionRate: c_int,
-    pub arch: hipDeviceArch_t,
-    pub concurrentKernels: c_int,
-    pub pciDomainID: c_int,
-    pub pciBusID: c_int,
-    pub pciDeviceID: c_int,
-    pub maxSharedMemoryPerMultiProcessor: usize,
-    pub isMultiGpuBoard: c_int,
-    pub canMapHostMemory: c_int,
-    pub gcnArch: c_int,
-    pub gcnArchName: [c_char; 256],
-    pub integrated: c_int,
-    pub cooperativeLaunch: c_int,
-    pub cooperativeMultiDeviceLaunch: c_int,
-    pub maxTexture1DLinear: c_int,
-    pub maxTexture1D: c_int,
-    pub maxTexture2D: [c_int; 2],
-    pub maxTexture3D: [c_int; 3],
-    pub hdpMemFlushCntl: *mut c_uint,
-    pub hdpRegFlushCntl: *mut c_uint,
-    pub memPitch: usize,
-    pub textureAlignment: usize,
-    pub texturePitchAlignment: usize,
-    pub kernelExecTimeoutEnabled: c_int,
-    pub ECCEnabled: c_int,
-    pub tccDriver: c_int,
-    pub cooperativeMultiDeviceUnmatchedFunc: c_int,
-    pub cooperativeMultiDeviceUnmatchedGridDim: c_int,
-    pub cooperativeMultiDeviceUnmatchedBlockDim: c_int,
-    pub cooperativeMultiDeviceUnmatchedSharedMem: c_int,
-    pub isLargeBar: c_int,
-    pub asicRevision: c_int,
-    pub managedMemory: c_int,
-    pub directManagedMemAccessFromHost: c_int,
-    pub concurrentManagedAccess: c_int,
-    pub pageableMemoryAccess: c_int,
-    pub pageableMemoryAccessUsesHostPageTables: c_int,
+pub(crate) struct hipDeviceProp_t {
+    pub(crate) name: [c_char; 256],
+    pub(crate) totalGlobalMem: usize,
+    pub(crate) sharedMemPerBlock: usize,
+    pub(crate) regsPerBlock: c_int,
+    pub(crate) warpSize: c_int,
+    pub(crate) maxThreadsPerBlock: c_int,
+    pub(crate) maxThreadsDim: [c_int; 3],
+    pub(crate) maxGridSize: [c_int; 3],
+    pub(crate) clockRate: c_int,
+    pub(crate) memoryClockRate: c_int,
+    pub(crate) memoryBusWidth: c_int,
+    pub(crate) totalConstMem: usize,
+    pub(crate) major: c_int,
+    pub(crate) minor: c_int,
+    pub(crate) multiProcessorCount: c_int,
+    pub(crate) l2CacheSize: c_int,
+    pub(crate) maxThreadsPerMultiProcessor: c_int,
+    pub(crate) computeMode: c_int,
+    pub(crate) clockInstructionRate: c_int,
+    pub(crate) arch: hipDeviceArch_t,
+    pub(crate) concurrentKernels: c_int,
+    pub(crate) pciDomainID: c_int,
+    pub(crate) pciBusID: c_int,
+    pub(crate) pciDeviceID: c_int,
+    pub(crate) maxSharedMemoryPerMultiProcessor: usize,
+    pub(crate) isMultiGpuBoard: c_int,
+    pub(crate) canMapHostMemory: c_int,
+    pub(crate) gcnArch: c_int,
+    pub(crate) gcnArchName: [c_char; 256],
+    pub(crate) integrated: c_int,
+    pub(crate) cooperativeLaunch: c_int,
+    pub(crate) cooperativeMultiDeviceLaunch: c_int,
+    pub(crate) maxTexture1DLinear: c_int,
+    pub(crate) maxTexture1D: c_int,
+    pub(crate) maxTexture2D: [c_int; 2],
+    pub(crate) maxTexture3D: [c_int; 3],
+    pub(crate) hdpMemFlushCntl: *mut c_uint,
+    pub(crate) hdpRegFlushCntl: *mut c_uint,
+    pub(crate) memPitch: usize,
+    pub(crate) textureAlignment: usize,
+    pub(crate) texturePitchAlignment: usize,
+    pub(crate) kernelExecTimeoutEnabled: c_int,
+    pub(crate) ECCEnabled: c_int,
+    pub(crate) tccDriver: c_int,
+    pub(crate) cooperativeMultiDeviceUnmatchedFunc: c_int,
+    pub(crate) cooperativeMultiDeviceUnmatchedGridDim: c_int,
+    pub(crate) cooperativeMultiDeviceUnmatchedBlockDim: c_int,
+    pub(crate) cooperativeMultiDeviceUnmatchedSharedMem: c_int,
+    pub(crate) isLargeBar: c_int,
+    pub(crate) asicRevision: c_int,
+    pub(crate) managedMemory: c_int,
+    pub(crate) directManagedMemAccessFromHost: c_int,
+    pub(crate) concurrentManagedAccess: c_int,
+    pub(crate) pageableMemoryAccess: c_int,
+    pub(crate) pageableMemoryAccessUsesHostPageTables: c_int,
 }
 
 #[repr(C)]
-pub struct hipPointerAttribute_t {
-    pub memoryType: c_int,
-    pub device: c_int,
-    pub devicePointer: *mut c_void,
-    pub hostPointer: *mut c_void,
-    pub isManaged: c_int,
-    pub allocationFlags: c_uint,
+pub(crate) struct hipPointerAttribute_t {
+    pub(crate) memoryType: c_int,
+    pub(crate) device: c_int,
+    pub(crate) devicePointer: *mut c_void,
+    pub(crate) hostPointer: *mut c_void,
+    pub(crate) isManaged: c_int,
+    pub(crate) allocationFlags: c_uint,
 }
 
 #[repr(C)]
-pub struct hipFuncAttributes {
-    pub binaryVersion: c_int,
-    pub cacheModeCA: c_int,
-    pub constSizeBytes: usize,
-    pub localSizeBytes: usize,
-    pub maxDynamicSharedSizeBytes: c_int,
-    pub maxThreadsPerBlock: c_int,
-    pub numRegs: c_int,
-    pub preferredShmemCarveout: c_int,
-    pub ptxVersion: c_int,
-    pub sharedSizeBytes: usize,
+pub(crate) struct hipFuncAttributes {
+    pub(crate) binaryVersion: c_int,
+    pub(crate) cacheModeCA: c_int,
+    pub(crate) constSizeBytes: usize,
+    pub(crate) localSizeBytes: usize,
+    pub(crate) maxDynamicSharedSizeBytes: c_int,
+    pub(crate) maxThreadsPerBlock: c_int,
+    pub(crate) numRegs: c_int,
+    pub(crate) preferredShmemCarveout: c_int,
+    pub(crate) ptxVersion: c_int,
+    pub(crate) sharedSizeBytes: usize,
 }
 
 /// `hipChannelFormatDesc`, returned by value from `hipCreateChannelDesc`.
 #[repr(C)]
-pub struct hipChannelFormatDesc {
-    pub x: c_int,
-    pub y: c_int,
-    pub z: c_int,
-    pub w: c_int,
-    pub f: c_int,
+pub(crate) struct hipChannelFormatDesc {
+    pub(crate) x: c_int,
+    pub(crate) y: c_int,
+    pub(crate) z: c_int,
+    pub(crate) w: c_int,
+    pub(crate) f: c_int,
 }
 
 /// The wrapper `__hipRegisterFatBinary` receives: `{ magic "HIPF", version 1, binary, unused }`.
 #[repr(C)]
-pub struct FatbinWrapper {
-    pub magic: u32,
-    pub version: u32,
-    pub binary: *const c_void,
-    pub unused: *const c_void,
+pub(crate) struct FatbinWrapper {
+    pub(crate) magic: u32,
+    pub(crate) version: u32,
+    pub(crate) binary: *const c_void,
+    pub(crate) unused: *const c_void,
 }
 
-pub const HIPF_MAGIC: u32 = 0x4849_5046;
+pub(crate) const HIPF_MAGIC: u32 = 0x4849_5046;
 
 /// `extra` keys of `hipModuleLaunchKernel`.
-pub const HIP_LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
-pub const HIP_LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
-pub const HIP_LAUNCH_PARAM_END: usize = 3;
+pub(crate) const HIP_LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
+pub(crate) const HIP_LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
+pub(crate) const HIP_LAUNCH_PARAM_END: usize = 3;
 
 /// `hipStreamPerThread` and the legacy default stream are handles, not objects.
-pub const STREAM_LEGACY: usize = 1;
-pub const STREAM_PER_THREAD: usize = 2;
+pub(crate) const STREAM_LEGACY: usize = 1;
+pub(crate) const STREAM_PER_THREAD: usize = 2;
 
 #[cfg(test)]
 mod tests {

@@ -13,16 +13,6 @@ use std::ffi::{c_char, c_int, c_uint, c_void};
 
 use gcnemu::board::board;
 
-/// The board's memory: the device memory limit unless the settings give one.
-pub fn board_memory(t: Target) -> u64 {
-    board(t).memory_bytes
-}
-
-/// The engine clock, which turns simulated cycles into event times.
-pub fn clock_khz(rt: &Runtime) -> i32 {
-    board(rt.settings.target).clock_khz as i32
-}
-
 const HIP_VERSION: c_int = 5 * 10_000_000 + 2 * 100_000 + 21153;
 const LDS_BYTES: usize = 64 * 1024;
 /// Workgroups a CU holds at most (the barrier limit of the occupancy rules).

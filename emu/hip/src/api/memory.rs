@@ -6,8 +6,9 @@
 //! runtime does not know are the program's own host memory.
 
 use super::{call, put};
+use crate::allocation::{AllocClass, AllocInfo};
 use crate::error::*;
-use crate::runtime::{AllocClass, Runtime};
+use crate::runtime::Runtime;
 use crate::types::memcpy_kind::*;
 use crate::types::*;
 use std::ffi::{c_int, c_uint, c_void};
@@ -160,7 +161,7 @@ pub unsafe extern "C" fn hipHostRegister(
         })?;
         rt.allocations.insert(
             addr,
-            crate::runtime::AllocInfo {
+            AllocInfo {
                 size: size as u64,
                 class: AllocClass::Registered,
                 flags,

@@ -1,7 +1,6 @@
 //! The exported C functions, grouped as HIP's API reference groups them.
 
 mod device;
-pub(crate) use device::{board_memory, clock_khz};
 mod errors;
 mod launch;
 mod memory;
@@ -29,7 +28,7 @@ pub(crate) fn call(f: impl FnOnce(&mut Runtime) -> Result<(), hipError_t>) -> hi
 }
 
 /// The body of every exported function without an implementation.
-pub fn unsupported(name: &'static str) -> hipError_t {
+pub(crate) fn unsupported(name: &'static str) -> hipError_t {
     static SAID: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
     let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
     if !said.contains(&name) {

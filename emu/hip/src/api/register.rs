@@ -2,8 +2,9 @@
 //! its kernels and its device variables.
 
 use super::call;
+use crate::allocation::AllocClass;
 use crate::error::*;
-use crate::runtime::{self, DeviceSymbol, Fatbin};
+use crate::runtime::{DeviceSymbol, Fatbin};
 use crate::types::*;
 use std::ffi::{c_char, c_int, c_void, CStr};
 
@@ -195,7 +196,7 @@ pub unsafe extern "C" fn __hipRegisterManagedVar(
         if pointer.is_null() {
             return Err(INVALID_VALUE);
         }
-        let addr = rt.alloc(size as u64, runtime::AllocClass::Managed, 0)?;
+        let addr = rt.alloc(size as u64, AllocClass::Managed, 0)?;
         if !init_value.is_null() && size > 0 {
             // SAFETY: `init_value` holds the variable's `size`-byte initialiser; `addr` is a
             // fresh allocation of that size.
