@@ -1,8 +1,8 @@
-//! The top-level modules of each crate form layers: a module uses only modules below it, so
+//! The top-level modules of each crate (`gcnemu` and the HIP runtime) form layers: a module uses only modules below it, so
 //! none reaches back into a module that uses it. Read from the sources: every `crate::name` path
 //! outside comments is an edge from the file's top-level module to `name`. A cycle fails the
 //! test with its path, e.g. `exec -> check -> exec`; the fix is to move what both need into a
-//! lower module (see emu/README.md, "Module layers").
+//! lower module (see emu/README.md and emu/hip/README.md, "Module layers").
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -187,6 +187,11 @@ fn assert_layered(src: &Path, min_modules: usize) {
 #[test]
 fn gcnemu_modules_form_layers() {
     assert_layered(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), 15);
+}
+
+#[test]
+fn hip_runtime_modules_form_layers() {
+    assert_layered(&Path::new(env!("CARGO_MANIFEST_DIR")).join("hip/src"), 8);
 }
 
 #[test]
