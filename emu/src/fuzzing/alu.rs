@@ -10,7 +10,7 @@ use super::operand::{
 };
 use arbitrary::{Result, Unstructured};
 use gcn_isa::table::{INPUT_MODS, NO_CLAMP, NO_OMOD};
-use gcn_isa::{DstUse, Field, Format, ImmClass, ImmKind, OpInfo, Regs, Rounding, Slot, Target};
+use gcn_isa::{DstUse, Field, Format, ImmClass, ImmKind, Op, OpInfo, Regs, Rounding, Slot, Target};
 
 /// What a vector op's sources have used of the constant bus and the literal.
 struct Bus {
@@ -40,7 +40,6 @@ pub fn alu_text(u: &mut Unstructured, target: Target, op: &OpInfo) -> Result<Opt
         },
         literal_ok: !wide && !literal_slot,
     };
-    let name = op.base_name();
     // gfx90a MFMA: C and D both in AGPRs or both in VGPRs (one bit says which).
     let acd_agpr = u.ratio(2, 3)?;
     let mut operands = Vec::new();
@@ -85,15 +84,15 @@ pub fn alu_text(u: &mut Unstructured, target: Target, op: &OpInfo) -> Result<Opt
                     }
                     Field::Src0 | Field::Src1 | Field::Src2 => {
                         let lane_select =
-                            i == 2 && matches!(name, "v_readlane_b32" | "v_writelane_b32");
+                            i == 2 && matches!(op.op, Op::V_READLANE_B32 | Op::V_WRITELANE_B32);
                         if lane_select {
                             u.int_in_range(0..=63u32)?.to_string()
-                        } else if name == "v_writelane_b32" {
+                        } else if op.op == Op::V_WRITELANE_B32 {
                             scalar_src(u, 1, true, &mut false)?
-                        } else if name == "v_readlane_b32"
-                            || name == "v_readfirstlane_b32"
-                            || name.starts_with("v_accvgpr_write")
-                        {
+                        } else if matches!(
+                            op.op,
+                            Op::V_READLANE_B32 | Op::V_READFIRSTLANE_B32 | Op::V_ACCVGPR_WRITE_B32
+                        ) {
                             vgpr_src(u, 1, aligned)?
                         } else {
                             let source = field.source_index().unwrap_or(0);
@@ -203,7 +202,8 @@ fn modifiers(u: &mut Unstructured, op: &OpInfo) -> Result<String> {
     // compares) count as integer ones: clamp only rounded float results.
     let rounded =
         matches!(op.facts.round, Rounding::F32 | Rounding::Wide) && op.flags & INPUT_MODS != 0;
-    if op.flags & NO_CLAMP == 0 && rounded && !op.name.starts_with("v_cmp") && u.ratio(1, 8)? {
+    let compare = op.has_field(Field::VdstSgpr);
+    if op.flags & NO_CLAMP == 0 && rounded && !compare && u.ratio(1, 8)? {
         m.push_str(" clamp");
     }
     if op.format == Format::Vop3

@@ -213,11 +213,18 @@ pub fn vmem_text(u: &mut Unstructured, target: Target, op: &OpInfo) -> Result<Me
 pub fn smem_text(u: &mut Unstructured, op: &OpInfo) -> Result<MemoryText> {
     let dwords = data_dwords(op, &[Field::Sdata]);
     let dst = sgprs(u, super::layout::SGPR_FREE, dwords)?;
-    let base = if op.name.starts_with("s_buffer") {
-        reg::IN_RSRC
-    } else {
-        reg::IN_BASE
-    };
+    // s_buffer_load takes a buffer resource (four SGPRs) where s_load takes an address.
+    let resource = op.operands.iter().any(|s| {
+        matches!(
+            s,
+            Slot::Reg {
+                field: Field::Sbase,
+                dwords: 4,
+                ..
+            }
+        )
+    });
+    let base = if resource { reg::IN_RSRC } else { reg::IN_BASE };
     let off = offset(u, IN.1 as u32 - 64, 4)?;
     Ok(MemoryText {
         setup: Vec::new(),

@@ -5,7 +5,7 @@
 //! could write the reserved registers) or that change the MODE register.
 
 use crate::exec::support::{support, Support};
-use gcn_isa::{Format, ImmKind, MemKind, OpId, OpInfo, Regs, Slot, Target};
+use gcn_isa::{Format, ImmKind, MemKind, Op, OpId, OpInfo, Regs, Slot, Target};
 use std::sync::OnceLock;
 
 /// The rows of one target, by the way the generator fills them.
@@ -89,12 +89,7 @@ fn build(target: Target) -> Pool {
             {
                 p.alu.push(id)
             }
-            Format::Smem
-                if op.name.starts_with("s_load_dword")
-                    || op.name.starts_with("s_buffer_load_dword") =>
-            {
-                p.smem_loads.push(id)
-            }
+            Format::Smem if is_scalar_load(op.op) => p.smem_loads.push(id),
             Format::Global | Format::Flat | Format::Mubuf
                 if op.facts.bytes > 0 && data_op(op) && !op.name.contains("_lds_") =>
             {
@@ -136,4 +131,30 @@ fn alu_slot(s: &Slot) -> bool {
         Slot::Reg { .. } | Slot::Fixed(_) => true,
         Slot::Imm(k) => matches!(k, ImmKind::Simm16 | ImmKind::Uimm16 | ImmKind::Literal),
     }
+}
+
+/// `s_load_dword*` and `s_buffer_load_dword*` (not the scratch loads, which need a scratch
+/// setup the generated kernel has not).
+fn is_scalar_load(op: Op) -> bool {
+    matches!(
+        op,
+        Op::S_LOAD_DWORD
+            | Op::S_LOAD_DWORDX2
+            | Op::S_LOAD_DWORDX4
+            | Op::S_LOAD_DWORDX8
+            | Op::S_LOAD_DWORDX16
+            | Op::S_BUFFER_LOAD_DWORD
+            | Op::S_BUFFER_LOAD_DWORDX2
+            | Op::S_BUFFER_LOAD_DWORDX4
+            | Op::S_BUFFER_LOAD_DWORDX8
+            | Op::S_BUFFER_LOAD_DWORDX16
+    )
+}
+
+/// The mnemonic of a one-encoding op (to write structure: branches, the end).
+pub fn mnemonic(op: Op) -> &'static str {
+    gcn_isa::all_ops()
+        .iter()
+        .find(|r| r.op == op)
+        .map_or("", |r| r.name)
 }

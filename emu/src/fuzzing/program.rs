@@ -12,9 +12,9 @@ use super::alu::alu_text;
 use super::layout::{self, reg};
 use super::memory::{ds_cross_text, ds_text, smem_text, vmem_text, LdsPhase, MemoryText};
 use super::pending::{destination, registers, Pending};
-use super::pool::{pool, Pool};
+use super::pool::{mnemonic, pool, Pool};
 use arbitrary::{Result, Unstructured};
-use gcn_isa::{assemble, assemble_inst, op_info, Assembly, MemKind, Target};
+use gcn_isa::{assemble, assemble_inst, op_info, Assembly, MemKind, Op, Target};
 
 /// Instructions a generated program may have (its loops run them at most 16 times).
 const MAX_LINES: usize = 400;
@@ -60,7 +60,7 @@ pub fn generate(u: &mut Unstructured, target: Target) -> Result<Option<Generated
         refused: Vec::new(),
     };
     g.block(0, 0)?;
-    g.lines.push("s_endpgm".into());
+    g.lines.push(mnemonic(Op::S_ENDPGM).into());
     let text = g.lines.join("\n");
     let refused = g.refused;
     Ok(assemble(&text, target).ok().map(|assembly| Generated {
@@ -221,17 +221,17 @@ impl Gen<'_, '_> {
 
     /// A branch over a block: where the paths join, whatever either left in flight is.
     fn forward(&mut self, depth: u32, loops: u32) -> Result<()> {
-        let branch = *self.u.choose(&[
-            "s_cbranch_scc0",
-            "s_cbranch_scc1",
-            "s_cbranch_vccz",
-            "s_cbranch_vccnz",
-            "s_cbranch_execz",
-            "s_cbranch_execnz",
-            "s_cbranch_scc1",
-            "s_cbranch_vccz",
-            "s_branch",
-        ])?;
+        let branch = mnemonic(*self.u.choose(&[
+            Op::S_CBRANCH_SCC0,
+            Op::S_CBRANCH_SCC1,
+            Op::S_CBRANCH_VCCZ,
+            Op::S_CBRANCH_VCCNZ,
+            Op::S_CBRANCH_EXECZ,
+            Op::S_CBRANCH_EXECNZ,
+            Op::S_CBRANCH_SCC1,
+            Op::S_CBRANCH_VCCZ,
+            Op::S_BRANCH,
+        ])?);
         let label = self.label();
         self.lines.push(format!("{branch} {label}"));
         let taken = self.pending.clone();
@@ -263,7 +263,7 @@ impl Gen<'_, '_> {
     /// Every access before it done, then the shared LDS area changes phase.
     fn barrier(&mut self) {
         self.wait_all();
-        self.lines.push("s_barrier".into());
+        self.lines.push(mnemonic(Op::S_BARRIER).into());
         self.phase = match self.phase {
             LdsPhase::Write => LdsPhase::Read,
             LdsPhase::Read => LdsPhase::Write,
