@@ -311,7 +311,8 @@ fn ds_permute_b32(cx: &mut Cx, d: &Decoded) -> Res {
 fn ds_swizzle_b32(cx: &mut Cx, d: &Decoded) -> Res {
     let exec = cx.wave.exec();
     let off = offset16(d);
-    let src = cx.wave.vgpr[data0(d)];
+    // The swizzled value is the ADDR operand (LLVM: `ds_swizzle_b32 vdst, vsrc offset:...`).
+    let src = cx.wave.vgpr[vaddr(d)];
     let mut out = [0u32; WAVE_SIZE];
     for l in 0..WAVE_SIZE {
         let s = if off & 0x8000 != 0 {

@@ -130,7 +130,7 @@ fn qsad_pk(cx: &mut Cx, d: &Decoded, masked: bool) -> Res {
             } else {
                 sad_u8(w, s1[l])
             };
-            let v = ((acc >> (16 * k)) as u32 + sad) & 0xffff;
+            let v = ((acc >> (16 * k)) as u32 & 0xffff).wrapping_add(sad) & 0xffff;
             r |= (v as u64) << (16 * k);
         }
         [r as u32, (r >> 32) as u32]

@@ -1,11 +1,9 @@
-//! Arbitrary machine code run through both execution engines, for the `run` fuzz target
-//! (`fuzz/fuzz_targets/run.rs`) and its checked-in regressions (`emu/tests/fuzz_run.rs`).
-//!
-//! Whatever the bytes, running them must end — with success or a guest error — never with a
-//! panic, a hang or host memory touched. Each input runs on the functional engine (one
-//! workgroup on this thread, and two workgroups on two threads) and on the timing model (one
-//! and two host threads), under a small instruction budget; and the timing model must give the
-//! same outcome with and without its run-ahead of ALU instructions and bulk turns.
+//! Arbitrary machine code (the `run` fuzz target): byte 0 picks the target and the wave count,
+//! the rest is code. Whatever the bytes, running them must end — with success or a guest error —
+//! never with a panic, a hang or host memory touched. Each input runs on the functional engine
+//! (one workgroup on this thread, and two workgroups on two threads) and on the timing model
+//! (one and two host threads), under a small instruction budget; and the timing model must give
+//! the same outcome with and without its run-ahead of ALU instructions and bulk turns.
 
 use crate::cu::{run_timed, Arbitration, TimingConfig, TimingStats};
 use crate::dispatch::Launch;
