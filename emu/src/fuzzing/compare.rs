@@ -8,11 +8,11 @@ use super::layout::{self, BUFFER_SIZE, GRANULATED_SGPRS, GROUPS, IN, LDS_SIZE, V
 use super::program::Generated;
 use crate::cu::{run_timed, Arbitration, TimedError, TimingConfig};
 use crate::dispatch::Launch;
+use crate::exec::program::Program;
 use crate::exec::DispatchEnv;
 use crate::launch::hazards::{HazardMode, HazardTable};
 use crate::launch::{Counts, Stop};
 use crate::memory::{AllocKind, Memory};
-use crate::program::Program;
 use crate::run::groups::Dispatch;
 use crate::wave::RegFile;
 use gcn_isa::{Agprs, Target};
