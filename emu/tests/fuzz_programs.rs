@@ -26,7 +26,7 @@ fn checked(result: Result<Option<Checked>, String>) -> Option<Checked> {
 }
 
 /// Programs per target.
-const SEEDS: u64 = 16;
+const SEEDS: u64 = 32;
 
 #[test]
 fn engines_agree_on_generated_programs() {
