@@ -24,7 +24,7 @@
 #   GTEST_LIBS       [-lgtest_main -lgtest -pthread] (static libgtest: main's library first)
 #   NICE [19]        niceness of every compile and link
 #   COMPILE_TIMEOUT  seconds per compiler invocation, 0 = none [0]
-#   FORCE [0]        1: rebuild binaries that already built successfully
+#   FORCE [0]        1: rebuild binaries that already built successfully, and every object
 #   GCNEMU           [<repo>/target/release/gcnemu]
 #   EXEC_ARGS        options of `gcnemu exec` before the `--`, e.g. "--timing off --stats" []
 #   RUN_TIMEOUT      seconds per test binary under gcnemu [1800]
@@ -34,10 +34,12 @@
 # Layout of $OUT:
 #   bin/<test>                 the test executables
 #   gen/<test>/*.cpp           the slices CMake would generate from a .cpp.in
-#   obj/<test>/*.o             objects
+#   obj/<test>/*.o             objects, each with a .stamp (compiler, flags, the unit's hash):
+#                              a build stopped part-way reuses them when it is run again
 #   logs/<test>.compile.log    compiler output of every step
 #   logs/<test>.time           /usr/bin/time -v of every step
 #   logs/<test>.steps          one line per step: step wall_s peak_rss_kb exit_code
+#                              (`reused:UNIT 0 0 0` for a kept object)
 #   logs/<test>.status         status wall_s peak_rss_kb units first_error
 #   logs/<test>.flags          the per-test flags used (`-` for none)
 #   build-log.txt              table of all tests built so far (rewritten after each test)
@@ -255,7 +257,8 @@ build_one() {
         return 0
     fi
     rm -f "$OUT/bin/$name" "$OUT/logs/$name".{compile.log,time,steps,status,flags}
-    rm -rf "${OUT:?}/obj/$name"
+    # Objects of an earlier, unfinished build are kept: each has a stamp of what made it (below).
+    [ "$FORCE" = 1 ] && rm -rf "${OUT:?}/obj/$name"
     mkdir -p "$OUT/obj/$name"
     case "$src" in
         *.cpp.in) mapfile -t units < <(generate_slices "$src" "$name") ;;
@@ -275,9 +278,20 @@ build_one() {
     # shellcheck disable=SC2206 # word splitting wanted
     cxxflags+=($extra)
     objs=()
+    local stamp
     for unit in "${units[@]}"; do
         obj="$OUT/obj/$name/$(basename "${unit%.cpp}").o"
+        # The compiler, its flags and the unit's text: an object with the same stamp is reused,
+        # so a build stopped part-way resumes where it was (a slice takes up to half an hour).
+        stamp="$("$HIPCC" --version 2>&1 | head -n1) ${cxxflags[*]} $(sha256sum <"$unit")"
+        if [ -f "$obj" ] && [ -f "$obj.stamp" ] && [ "$(cat "$obj.stamp")" = "$stamp" ]; then
+            echo "reused:$(basename "$unit") 0 0 0" >>"$OUT/logs/$name.steps"
+            objs+=("$obj")
+            continue
+        fi
+        rm -f "$obj" "$obj.stamp"
         if step "$name" "compile:$(basename "$unit")" "$HIPCC" "${cxxflags[@]}" -c "$unit" -o "$obj"; then
+            echo "$stamp" >"$obj.stamp"
             objs+=("$obj")
         else
             rc=$?
