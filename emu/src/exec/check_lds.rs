@@ -25,11 +25,7 @@ pub fn access(cx: &mut Cx, lane: usize, addr: u32, len: usize, access: Access) {
     let set = cx.mem.checks();
     let at = site(cx, lane);
     let epoch = cx.lds.epoch(cx.wave.index);
-    let size = cx.lds.size();
-    let shadow = cx
-        .lds
-        .shadow
-        .get_or_insert_with(|| Box::new(GroupShadow::new(size)));
+    let shadow = shadow(cx);
     let me = Mark::new(epoch, at.index, at.wave, at.lane, access, 1);
     let mut unwritten = None;
     let mut conflict = None;

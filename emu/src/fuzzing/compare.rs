@@ -61,20 +61,7 @@ fn dispatch(target: Target, waves: u32, buf: u64) -> (KernelDescriptor, Launch, 
         VGPRS
     };
     desc.rsrc1.granulated_workitem_vgpr_count = (vgprs / features.vgpr_granule as u32 - 1) as u8;
-    let launch = Launch {
-        grid: [GROUPS, 1, 1],
-        block: [waves * 64, 1, 1],
-        dispatch_id: 0,
-        packet: buf,
-        queue: 0,
-        kernarg: buf,
-        scratch_base: 0,
-        private_size: 0,
-        scratch_per_wave: 0,
-        lds_size: LDS_SIZE,
-        hostcall_buffer: 0,
-        packed_tid: false,
-    };
+    let launch = super::launch(buf, GROUPS, waves, LDS_SIZE);
     let regs = RegFile::new(
         target,
         vgprs as usize,

@@ -49,6 +49,7 @@ mod raw;
 
 pub use raw::run_bytes;
 
+use crate::dispatch::Launch;
 use arbitrary::Unstructured;
 use gcn_isa::Target;
 
@@ -157,4 +158,23 @@ fn check(g: program::Generated) -> Result<Option<Checked>, String> {
         stored,
         refused: g.refused,
     }))
+}
+
+/// A dispatch of `groups` workgroups of `waves` waves whose packet and kernarg segment are both
+/// the buffer at `buf`, with `lds_size` bytes of LDS and no scratch.
+fn launch(buf: u64, groups: u32, waves: u32, lds_size: u32) -> Launch {
+    Launch {
+        grid: [groups, 1, 1],
+        block: [waves * 64, 1, 1],
+        dispatch_id: 0,
+        packet: buf,
+        queue: 0,
+        kernarg: buf,
+        scratch_base: 0,
+        private_size: 0,
+        scratch_per_wave: 0,
+        lds_size,
+        hostcall_buffer: 0,
+        packed_tid: false,
+    }
 }

@@ -164,20 +164,7 @@ fn dispatch(buf: u64, waves: u32, hipcc_layout: bool) -> (KernelDescriptor, Laun
     desc.rsrc1.granulated_workitem_vgpr_count = 63;
     desc.rsrc1.granulated_wavefront_sgpr_count = 6;
     desc.rsrc2.enable_vgpr_workitem_id = 2;
-    let launch = Launch {
-        grid: [2, 1, 1],
-        block: [waves * 64, 1, 1],
-        dispatch_id: 0,
-        packet: buf,
-        queue: 0,
-        kernarg: buf,
-        scratch_base: 0,
-        private_size: 0,
-        scratch_per_wave: 0,
-        lds_size: 4096,
-        hostcall_buffer: 0,
-        packed_tid: false,
-    };
+    let launch = super::launch(buf, 2, waves, 4096);
     (desc, launch)
 }
 
