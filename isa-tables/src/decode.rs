@@ -99,6 +99,7 @@ pub fn decode(bytes: &[u8], target: Target) -> Result<Inst, DecodeError> {
         literal: None,
         len: 4,
         gfx90a: target.has_gfx90a_insts(),
+        gfx940: target.has_gfx940_insts(),
     };
     let n = inst.base_dwords();
     if n == 2 {
