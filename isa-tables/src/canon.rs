@@ -117,16 +117,23 @@ fn modifier_masks(inst: &Inst) -> [u32; 2] {
             [0xfc03_ffff, 0]
         }
         Format::Vintrp => [0xfc03_ff00, 0],
+        // gfx940 has no GDS (bit 16).
+        Format::Ds if inst.gfx940 => [0xfffe_ffff, 0],
         // Bit 25 is gfx90a's acc (data in AGPRs), unused before.
         Format::Ds if inst.gfx90a => [0xffff_ffff, 0],
         Format::Ds => [0xfdff_ffff, 0],
         // Cache invalidations (buffer_wbinvl1*) take no operands and LLVM prints no modifiers.
+        // gfx940's buffer_wbl2 and buffer_inv take the sc0 and sc1 scope bits.
+        Format::Mubuf if inst.info().operands.is_empty() && inst.gfx940 => {
+            [0xfc00_0000 | (0x7f << 18) | (3 << 14), 0]
+        }
         Format::Mubuf if inst.info().operands.is_empty() => [0xfc00_0000 | (0x7f << 18), 0],
         Format::Mubuf => [0xfc00_0000 | (0x7f << 18) | 0x3_ffff, 1 << 23],
         Format::Mtbuf => [0xffff_ffff, (1 << 22) | (1 << 23)],
         Format::Mimg => [0xfc00_0000 | (0x7f << 18) | (1 << 25) | 0x3_ff00, 1 << 31],
+        // Bit 25 is gfx940's sc1.
         Format::Flat | Format::Global | Format::Scratch => [
-            0xfc00_0000 | (0x7f << 18) | 0x3_ffff,
+            0xfc00_0000 | (0x7f << 18) | 0x3_ffff | if inst.gfx940 { 1 << 25 } else { 0 },
             if inst.gfx90a { 1 << 23 } else { 0 },
         ],
         Format::Exp => [0xfc00_1fff, 0],

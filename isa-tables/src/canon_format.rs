@@ -127,6 +127,13 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 keep[1] &= !0xff;
             }
         }
+        // gfx940: scratch bit 13 (SVE) says the address has a VGPR part, which is `off`
+        // without it; global and flat have no bit 13 (the loads to LDS are ops of their own).
+        Format::Scratch if inst.gfx940 && inst.bit(0, 13) => keep[1] |= 0xff,
+        Format::Scratch if inst.gfx940 => {}
+        Format::Flat | Format::Global if inst.gfx940 && inst.bit(0, 13) => {
+            return Err(("bit 13 of a gfx940 global/flat op", inst.words[0]));
+        }
         // lds (bit 13): on gfx9 only global/scratch loads of a dword or less write LDS
         // (M0-addressed); LLVM then neither prints nor keeps vdst, and rejects every other op.
         Format::Flat | Format::Global | Format::Scratch if inst.bit(0, 13) => {

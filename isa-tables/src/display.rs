@@ -152,18 +152,25 @@ impl Inst {
                     ..
                 },
             ) => self.bit(0, 16),
-            // nor do global/scratch loads into LDS
+            // nor do global/scratch loads into LDS (gfx940 has ops of their own for them)
             (
                 Format::Global | Format::Scratch,
                 Slot::Reg {
                     field: Field::Vdst, ..
                 },
-            ) => self.bit(0, 13),
+            ) => self.bit(0, 13) && !self.gfx940,
             _ => false,
         }
     }
 
     fn write_fixed(&self, f: &mut impl Write, text: &str) -> fmt::Result {
+        if text == "off" && self.format() == Format::Scratch && self.gfx940 {
+            // gfx940: the address has a VGPR part when SVE (bit 13) says so
+            if !self.bit(0, 13) {
+                return f.write_str("off");
+            }
+            return write_register(f, self.code(Field::Vaddr).unwrap_or(256), 1, "v");
+        }
         if text == "off" && self.format() == Format::Scratch && self.bits(1, 16, 7) == 0x7f {
             // scratch: the address is a VGPR unless an SGPR supplies it
             return write_register(f, self.code(Field::Vaddr).unwrap_or(256), 1, "v");

@@ -431,7 +431,8 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             } else if w0 & 0xffff != 0 {
                 write!(f, " offset:{}", w0 & 0xffff)?;
             }
-            flag(f, b0(16), "gds")
+            // gfx940 has no GDS: LLVM 19 ignores the bit there.
+            flag(f, b0(16) && !inst.gfx940, "gds")
         }
         Format::Mubuf | Format::Mtbuf => {
             if inst.format() == Format::Mtbuf {
@@ -454,12 +455,18 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             if w0 & 0xfff != 0 {
                 write!(f, " offset:{}", w0 & 0xfff)?;
             }
-            flag(f, b0(14), "glc")?;
             let slc = if inst.format() == Format::Mtbuf {
                 inst.words[1] & (1 << 22) != 0
             } else {
                 b0(17)
             };
+            if inst.gfx940 {
+                // gfx940's cache-policy bits: glc is sc0, slc nt and MUBUF bit 15 sc1, printed in
+                // this order.
+                write_cache_policy(f, b0(14), slc, inst.format() == Format::Mubuf && b0(15))?;
+                return flag(f, inst.format() == Format::Mubuf && b0(16), "lds");
+            }
+            flag(f, b0(14), "glc")?;
             flag(f, slc, "slc")?;
             if inst.format() == Format::Mubuf {
                 // gfx90a's MUBUF bit 15 is the `scc` cache-policy bit (llvm-mc-15 prints it,
@@ -492,6 +499,10 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             if off != 0 {
                 write!(f, " offset:{off}")?;
             }
+            if inst.gfx940 {
+                // Bit 13 is the scratch address's VGPR enable there, printed as an operand.
+                return write_cache_policy(f, b0(16), b0(17), b0(25));
+            }
             flag(f, b0(16), "glc")?;
             flag(f, b0(17), "slc")?;
             flag(f, b0(13), "lds")
@@ -503,6 +514,13 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
         }
         _ => Ok(()),
     }
+}
+
+/// gfx940's cache-policy modifiers, in LLVM 19's order.
+fn write_cache_policy(f: &mut impl Write, sc0: bool, nt: bool, sc1: bool) -> fmt::Result {
+    flag(f, sc0, "sc0")?;
+    flag(f, nt, "nt")?;
+    flag(f, sc1, "sc1")
 }
 
 pub fn is_vop3b(inst: &Inst) -> bool {

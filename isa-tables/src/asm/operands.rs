@@ -297,6 +297,10 @@ impl Builder<'_> {
             ("off", Format::Scratch, _) => {
                 let r = parse_register(text).filter(|r| r.code >= 256 && r.dwords == 1);
                 let r = r.ok_or_else(|| format!("`{text}`: expected `off` or a VGPR"))?;
+                if self.target.has_gfx940_insts() {
+                    // gfx940: SVE says the address has a VGPR part
+                    self.set_bits(0, 13, 1, 1);
+                }
                 self.put(Field::Vaddr, &r, text, false)
             }
             _ => Err(format!("expected `{fixed}`, found `{text}`")),
@@ -529,7 +533,7 @@ pub fn build(
         .any(|s| matches!(s, Slot::Imm(ImmKind::Waitcnt)))
     {
         for m in &mods {
-            modifiers::apply(info, enc, &mut b.w, m)?;
+            modifiers::apply(info, enc, &mut b.w, m, target.has_gfx940_insts())?;
         }
     }
     let one_word = matches!(
