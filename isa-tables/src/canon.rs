@@ -158,12 +158,13 @@ fn field_mask(inst: &Inst, field: Field) -> [u32; 2] {
 
 pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
     let info = inst.info();
-    if inst.enc == Enc::Native && crate::decode::src0_is_vgpr_only(info) {
+    // (LLVM 19, gfx940's reference, reads all nine bits in both cases.)
+    if inst.enc == Enc::Native && crate::decode::src0_is_vgpr_only(info) && !inst.gfx940 {
         inst.words[0] |= 1 << 8;
     }
     // An AGPR-only source (v_accvgpr_read_b32, v_accvgpr_mov_b32): LLVM reads the low 8 bits as
     // the AGPR number, whatever bit 8 says, and re-encodes it set.
-    if info.has_field(Field::Src0Agpr) {
+    if info.has_field(Field::Src0Agpr) && !inst.gfx940 {
         match info.format {
             Format::Vop1 => inst.words[0] |= 1 << 8,
             Format::Vop3p => inst.words[1] |= 1 << 8,
@@ -213,7 +214,18 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
             continue; // "off", or "null" (which LLVM 15 prints for gfx9 too)
         }
         let aligned = operand::align_scalar(code, dwords);
-        if !operand::register_valid(aligned, dwords) {
+        // LLVM 19 decodes the 64-bit specials as 256- and 512-bit operands too (and says they
+        // are not in the operand's class).
+        let wide_special = inst.gfx940
+            && dwords >= 8
+            && matches!(
+                aligned,
+                operand::FLAT_SCRATCH_LO
+                    | operand::XNACK_MASK_LO
+                    | operand::VCC_LO
+                    | operand::EXEC_LO
+            );
+        if !operand::register_valid(aligned, dwords) && !wide_special {
             return Err(("register", code as u32));
         }
         if aligned != code && inst.enc != Enc::Sdwa {

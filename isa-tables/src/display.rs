@@ -214,8 +214,25 @@ impl Inst {
         let buffer_without_vaddr = field == Field::Vaddr
             && matches!(self.format(), Format::Mubuf | Format::Mtbuf)
             && self.bits(0, 12, 2) == 0;
+        let register_only = class == ImmClass::RegOnly
+            || matches!(field, Field::Src0Acc | Field::Src1Acc)
+            || (self.gfx940 && matches!(field, Field::Src0Agpr))
+            || (self.gfx940
+                && field == Field::Src0
+                && crate::decode::src0_is_vgpr_only(self.info()));
         if (field == Field::Saddr && code == 0x7f) || buffer_without_vaddr {
             f.write_str("off")?;
+        } else if self.gfx940 && register_only && is_imm {
+            // LLVM 19 prints the constant as a 32-bit one (a literal that is an inline float
+            // as that float), then says it may not be there.
+            let lit = self.literal.unwrap_or(0);
+            match operand::literal_as_inline(lit, ImmClass::B32) {
+                Some(inline) if code == operand::LITERAL => {
+                    operand::write_inline(f, inline, ImmClass::B32)?
+                }
+                _ => write_operand(f, code, dwords, ImmClass::B32, lit)?,
+            }
+            f.write_str("/*Invalid immediate*/")?;
         } else if matches!(field, Field::Src0Acc | Field::Src1Acc) && is_imm {
             // MFMA A and B are registers only (LLVM's AV operands): LLVM 15 prints a constant
             // there as a placeholder.
@@ -224,6 +241,26 @@ impl Inst {
             write_register(f, code, dwords, "a")?;
         } else {
             write_operand(f, code, dwords, class, self.literal.unwrap_or(0))?;
+        }
+        if self.gfx940 {
+            let table_dwords = self
+                .info()
+                .operands
+                .iter()
+                .find_map(|s| match *s {
+                    Slot::Reg {
+                        field: f, dwords, ..
+                    } if f == field => Some(dwords),
+                    _ => None,
+                })
+                .unwrap_or(dwords);
+            if let Some(class) = crate::llvm19::register_class_note(self, field, code, table_dwords)
+            {
+                write!(
+                    f,
+                    "/*Invalid register, operand has '{class}' register class*/"
+                )?;
+            }
         }
         if sext {
             f.write_str(")")?;
