@@ -250,7 +250,12 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
             .iter()
             .any(|s| matches!(s, Slot::Imm(ImmKind::Literal)))
         {
-            if let Some(code) = operand::literal_as_inline(lit, class) {
+            let fold = if inst.gfx940 {
+                operand::literal_as_inline_llvm19(lit, class)
+            } else {
+                operand::literal_as_inline(lit, class)
+            };
+            if let Some(code) = fold {
                 for slot in info.operands {
                     if let Slot::Reg { field, .. } = *slot {
                         if inst.code(field) == Some(LITERAL) {

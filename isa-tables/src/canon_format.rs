@@ -161,13 +161,16 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
     match (inst.format(), inst.enc()) {
         // gfx9 has no VOPC DPP in LLVM 15.
         (Format::Vopc, crate::Enc::Dpp) => Err(("VOPC DPP", w1)),
-        // SDWA and DPP only carry 32-bit operands (gfx90a's DPP 64-bit ones too).
+        // SDWA and DPP only carry 32-bit operands (gfx90a's DPP 64-bit ones too; LLVM 19
+        // decodes gfx940's SDWA of a 64-bit destination).
         (Format::Vop1 | Format::Vop2 | Format::Vopc, crate::Enc::Sdwa | crate::Enc::Dpp)
             if !(inst.gfx90a && inst.enc() == crate::Enc::Dpp)
-                && info
-                    .operands
-                    .iter()
-                    .any(|s| matches!(s, crate::table::Slot::Reg { dwords: 2.., .. })) =>
+                && info.operands.iter().any(|s| match *s {
+                    crate::table::Slot::Reg {
+                        dwords: 2.., field, ..
+                    } => !(inst.gfx940 && field == crate::table::Field::Vdst),
+                    _ => false,
+                }) =>
         {
             Err(("SDWA/DPP of a 64-bit op", w1))
         }

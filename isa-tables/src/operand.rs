@@ -114,6 +114,19 @@ pub fn literal_as_inline(lit: u32, class: ImmClass) -> Option<u16> {
     }
 }
 
+/// [`literal_as_inline`] as LLVM 19 (gfx940's reference) decides it: a 32-bit literal of a 64-bit
+/// float operand is the value's high half, so it folds when that double is an inline float.
+pub fn literal_as_inline_llvm19(lit: u32, class: ImmClass) -> Option<u16> {
+    match class {
+        ImmClass::F64 if lit == 0 => Some(INLINE_ZERO),
+        ImmClass::F64 => F64_INLINE
+            .iter()
+            .position(|&p| p == (lit as u64) << 32)
+            .map(|i| 240 + i as u16),
+        _ => literal_as_inline(lit, class),
+    }
+}
+
 /// Writes the literal `lit` as LLVM does for an operand of `class` (after canonicalisation, so it is
 /// never an inline value).
 pub fn write_literal(out: &mut impl Write, lit: u32, class: ImmClass) -> fmt::Result {

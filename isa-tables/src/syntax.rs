@@ -250,10 +250,18 @@ fn write_bits_list(f: &mut impl Write, name: &str, v: u32, n: usize) -> fmt::Res
 }
 
 /// The DPP control as LLVM 15 prints it. gfx90a has `row_newbcast`, and its DPP of a 64-bit
-/// source (`src0_64`) takes nothing else.
-pub fn write_dpp_ctrl(f: &mut impl Write, c: u32, gfx90a: bool, src0_64: bool) -> fmt::Result {
+/// source (`src0_64`) takes nothing else. LLVM 19 (`llvm19`, gfx940's reference) says so of any
+/// op with a 64-bit operand (its "DP ALU" ops), in other words.
+pub fn write_dpp_ctrl(
+    f: &mut impl Write,
+    c: u32,
+    gfx90a: bool,
+    src0_64: bool,
+    llvm19: bool,
+) -> fmt::Result {
     match c {
         0x150..=0x15f if gfx90a => write!(f, " row_newbcast:{}", c - 0x150),
+        _ if llvm19 && src0_64 => f.write_str("  /* DP ALU dpp only supports row_newbcast */"),
         _ if gfx90a && src0_64 => f.write_str("  /* 64 bit dpp only supports row_newbcast */"),
         0x000..=0x0ff => write!(
             f,
@@ -345,17 +353,17 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             }
             Enc::Dpp => {
                 let w1 = inst.words[1];
-                let src0_64 = inst.info().operands.iter().any(|s| {
-                    matches!(
-                        s,
-                        Slot::Reg {
-                            field: crate::table::Field::Src0,
-                            dwords: 2..,
-                            ..
-                        }
-                    )
+                let src0_64 = inst.info().operands.iter().any(|s| match s {
+                    // LLVM 19: any 64-bit operand
+                    Slot::Reg { dwords: 2.., .. } if inst.gfx940 => true,
+                    Slot::Reg {
+                        field: crate::table::Field::Src0,
+                        dwords: 2..,
+                        ..
+                    } => true,
+                    _ => false,
                 });
-                write_dpp_ctrl(f, (w1 >> 8) & 0x1ff, inst.gfx90a, src0_64)?;
+                write_dpp_ctrl(f, (w1 >> 8) & 0x1ff, inst.gfx90a, src0_64, inst.gfx940)?;
                 write!(
                     f,
                     " row_mask:{:#x} bank_mask:{:#x}",
