@@ -190,6 +190,7 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         // The 16-bit integer dot products take no neg_lo/neg_hi on src1 in LLVM 15.
         (Format::Vop3p, _)
             if matches!(info.op, Op::V_DOT2_I32_I16 | Op::V_DOT2_U32_U16)
+                && !inst.gfx940
                 && (w1 & (1 << 30) != 0 || w0 & (1 << 9) != 0) =>
         {
             Err(("neg of a 16-bit integer dot product's src1", w1))
@@ -203,7 +204,7 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         // SDWA: neg/abs (bits 20-21, 28-29) only on float ops, sext (19, 27) only on integer
         // sources.
         (Format::Vop1 | Format::Vop2 | Format::Vopc, crate::Enc::Sdwa) => {
-            let float = info.sdwa_float_mods();
+            let float = inst.sdwa_float_mods();
             for i in 0..2u32 {
                 let base = 20 + 8 * i;
                 let int_src = !float || info.int_source(i as usize);
@@ -266,7 +267,10 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
             Err(("DS bit 25 on a src2 op", w0))
         }
         // Packed 16-bit integer ops: LLVM 15 decodes neg_lo/neg_hi on src0 only.
-        (Format::Vop3p, _) if info.facts.int16x2 && (w1 >> 30 != 0 || (w0 >> 9) & 3 != 0) => {
+        // (LLVM 19, gfx940's reference, decodes them on every source.)
+        (Format::Vop3p, _)
+            if info.facts.int16x2 && !inst.gfx940 && (w1 >> 30 != 0 || (w0 >> 9) & 3 != 0) =>
+        {
             Err(("neg of a packed integer op", w0))
         }
         _ => Ok(()),

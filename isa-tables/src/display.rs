@@ -42,16 +42,14 @@ impl Inst {
             // SDWA: float ops take neg/abs, integer ops sign extension, in the same bits.
             (_, Enc::Sdwa) if i < 2 => {
                 let base = 20 + 8 * i as u32;
-                if self.info().sdwa_float_mods() && !int_source {
+                if self.sdwa_float_mods() && !int_source {
                     (self.bit(1, base), self.bit(1, base + 1), false)
                 } else {
                     (false, false, self.bit(1, base - 1))
                 }
             }
-            // v_cndmask_b32's DPP form keeps neg/abs but LLVM prints neither.
-            (_, Enc::Dpp) if self.info().flags & crate::table::SDWA_INT != 0 => {
-                (false, false, false)
-            }
+            // v_cndmask_b32's DPP form keeps neg/abs but LLVM 15 prints neither.
+            (_, Enc::Dpp) if !self.sdwa_float_mods() => (false, false, false),
             // DPP: an integer source's neg bit prints as sext; its abs bit is not printed.
             (_, Enc::Dpp) if i < 2 && int_source => (false, false, self.bit(1, 20 + 2 * i as u32)),
             (_, Enc::Dpp) if i < 2 => {
@@ -60,6 +58,13 @@ impl Inst {
             }
             _ => (false, false, false),
         }
+    }
+
+    /// Do the SDWA and DPP forms' neg/abs bits modify the sources? v_cndmask_b32 (`sdwaint`)
+    /// selects between integers: LLVM 15 takes sext there, LLVM 19 (gfx940's) neg and abs.
+    pub(crate) fn sdwa_float_mods(&self) -> bool {
+        let info = self.info();
+        info.sdwa_float_mods() || (self.gfx940 && info.flags & crate::table::INPUT_MODS != 0)
     }
 
     /// Writes the text [`Display`](fmt::Display) prints straight to `f`: with a `String`, the
@@ -196,7 +201,11 @@ impl Inst {
     ) -> fmt::Result {
         let code = self.code(field).unwrap_or(0);
         let dwords = self.operand_dwords(field, dwords);
-        let class = crate::decode::source_class(self.info(), self.enc, field, class, dwords);
+        let mut class = crate::decode::source_class(self.info(), self.enc, field, class, dwords);
+        if self.gfx940 && self.format() == Format::Vop3p && class == ImmClass::I16 {
+            // LLVM 19 prints a packed 16-bit integer op's inline float constants as floats.
+            class = ImmClass::B32;
+        }
         let (neg, abs, sext) = source_index(field)
             .map(|i| self.source_modifiers(i))
             .unwrap_or_default();
@@ -281,7 +290,9 @@ impl Inst {
             ImmKind::Uimm16 if self.info().op == Op::S_ENDPGM => write!(f, "{imm}"),
             ImmKind::Uimm16 => syntax::write_u16(f, imm),
             ImmKind::Label => write!(f, "{}", imm),
+            ImmKind::Hwreg if self.gfx940 => syntax::write_hwreg_gfx940(f, imm),
             ImmKind::Hwreg => syntax::write_hwreg(f, imm),
+            ImmKind::Sendmsg if self.gfx940 => syntax::write_sendmsg_gfx940(f, imm),
             ImmKind::Sendmsg => syntax::write_sendmsg(f, imm),
             ImmKind::Waitcnt => syntax::write_waitcnt(f, imm),
             ImmKind::GprIdxMode => syntax::write_gpr_idx(f, imm as u32),

@@ -30,17 +30,41 @@ const HWREG_NAMES: [(u16, &str); 12] = [
     (19, "HW_REG_TMA_HI"),
 ];
 
+/// gfx940's hardware registers beyond gfx9's (LLVM 19 names them for gfx940 and gfx942).
+const GFX940_HWREG_NAMES: [(u16, &str); 5] = [
+    (20, "HW_REG_XCC_ID"),
+    (21, "HW_REG_SQ_PERF_SNAPSHOT_DATA"),
+    (22, "HW_REG_SQ_PERF_SNAPSHOT_DATA1"),
+    (23, "HW_REG_SQ_PERF_SNAPSHOT_PC_LO"),
+    (24, "HW_REG_SQ_PERF_SNAPSHOT_PC_HI"),
+];
+
 pub fn hwreg_name(id: u16) -> Option<&'static str> {
     HWREG_NAMES.iter().find(|(i, _)| *i == id).map(|(_, n)| *n)
 }
 
 /// `hwreg(ID[, OFFSET, SIZE])`: id bits [5:0], offset [10:6], size-1 [15:11].
 pub fn write_hwreg(f: &mut impl Write, imm: u16) -> fmt::Result {
+    write_hwreg_of(f, imm, false)
+}
+
+/// [`write_hwreg`] for gfx940 and gfx942, with their own registers' names.
+pub fn write_hwreg_gfx940(f: &mut impl Write, imm: u16) -> fmt::Result {
+    write_hwreg_of(f, imm, true)
+}
+
+fn write_hwreg_of(f: &mut impl Write, imm: u16, gfx940: bool) -> fmt::Result {
     let id = imm & 0x3f;
     let offset = (imm >> 6) & 0x1f;
     let size = ((imm >> 11) & 0x1f) + 1;
     f.write_str("hwreg(")?;
-    match hwreg_name(id) {
+    let gfx940_name = || {
+        GFX940_HWREG_NAMES
+            .iter()
+            .find(|(i, _)| gfx940 && *i == id)
+            .map(|(_, n)| *n)
+    };
+    match hwreg_name(id).or_else(gfx940_name) {
         Some(n) => f.write_str(n)?,
         None => write!(f, "{id}")?,
     }
@@ -73,6 +97,16 @@ pub const SYSMSG_OPS: [(u16, &str); 4] = [
 
 /// `sendmsg(...)`: message [3:0], operation [6:4], stream [9:8].
 pub fn write_sendmsg(f: &mut impl Write, imm: u16) -> fmt::Result {
+    write_sendmsg_of(f, imm, false)
+}
+
+/// [`write_sendmsg`] as LLVM 19 prints it for gfx940 and gfx942, which have no
+/// `SYSMSG_OP_HOST_TRAP_ACK`.
+pub fn write_sendmsg_gfx940(f: &mut impl Write, imm: u16) -> fmt::Result {
+    write_sendmsg_of(f, imm, true)
+}
+
+fn write_sendmsg_of(f: &mut impl Write, imm: u16, gfx940: bool) -> fmt::Result {
     let msg = imm & 0xf;
     let op = (imm >> 4) & 0x7;
     let stream = (imm >> 8) & 0x3;
@@ -92,7 +126,10 @@ pub fn write_sendmsg(f: &mut impl Write, imm: u16) -> fmt::Result {
             }
         }
         (15, Some(n)) => {
-            if let Some((_, o)) = SYSMSG_OPS.iter().find(|(i, _)| *i == op) {
+            let named = SYSMSG_OPS
+                .iter()
+                .find(|(i, _)| *i == op && !(gfx940 && op == 3));
+            if let Some((_, o)) = named {
                 if stream == 0 {
                     return write!(f, "sendmsg({n}, {o})");
                 }

@@ -347,9 +347,21 @@ impl Builder<'_> {
                 let v = self.label(text)?;
                 self.set_bits(0, 0, 16, v as u32);
             }
-            ImmKind::Hwreg => self.set_bits(0, 0, 16, special::hwreg(text).ok_or_else(bad)? as u32),
+            ImmKind::Hwreg => {
+                let v = if self.target.has_gfx940_insts() {
+                    special::hwreg_gfx940(text)
+                } else {
+                    special::hwreg(text)
+                };
+                self.set_bits(0, 0, 16, v.ok_or_else(bad)? as u32)
+            }
             ImmKind::Sendmsg => {
-                self.set_bits(0, 0, 16, special::sendmsg(text).ok_or_else(bad)? as u32)
+                let v = if self.target.has_gfx940_insts() {
+                    special::sendmsg_gfx940(text)
+                } else {
+                    special::sendmsg(text)
+                };
+                self.set_bits(0, 0, 16, v.ok_or_else(bad)? as u32)
             }
             ImmKind::Waitcnt => {
                 self.set_bits(0, 0, 16, special::waitcnt(text).ok_or_else(bad)? as u32)
