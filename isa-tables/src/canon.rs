@@ -217,14 +217,16 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
         // LLVM 19 decodes the 64-bit specials as 256- and 512-bit operands too (and says they
         // are not in the operand's class).
         let wide_special = inst.gfx940
-            && dwords >= 8
-            && matches!(
-                aligned,
-                operand::FLAT_SCRATCH_LO
-                    | operand::XNACK_MASK_LO
-                    | operand::VCC_LO
-                    | operand::EXEC_LO
-            );
+            && ((dwords >= 8
+                && matches!(
+                    aligned,
+                    operand::FLAT_SCRATCH_LO
+                        | operand::XNACK_MASK_LO
+                        | operand::VCC_LO
+                        | operand::EXEC_LO
+                ))
+                // the aperture and status sources, as a 128-bit matrix operand
+                || (dwords == 4 && matches!(aligned, 235..=239 | 251..=253)));
         if !operand::register_valid(aligned, dwords) && !wide_special {
             return Err(("register", code as u32));
         }

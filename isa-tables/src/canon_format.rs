@@ -60,11 +60,13 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 let flags = inst.info().flags;
                 let vop3b = crate::syntax::is_vop3b(inst);
                 let n = crate::syntax::nsrc(inst) as u32;
-                let allowed = if flags & (crate::table::INPUT_MODS | crate::table::OP_SEL) != 0 {
-                    (1u32 << n) - 1
-                } else {
-                    0
-                };
+                let keeps = inst.gfx940 && crate::llvm19::keeps_unprinted_modifiers(inst.info().op);
+                let allowed =
+                    if keeps || flags & (crate::table::INPUT_MODS | crate::table::OP_SEL) != 0 {
+                        (1u32 << n) - 1
+                    } else {
+                        0
+                    };
                 let abs = if vop3b { 0 } else { (inst.words[0] >> 8) & 7 };
                 let neg = inst.words[1] >> 29;
                 if (abs | neg) & !allowed != 0 {
@@ -97,6 +99,15 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 // an odd SGPR names its aligned pair, which is what LLVM re-encodes
                 inst.words[1] = (inst.words[1] & !0x7f00) | (u32::from(aligned) << 8);
             }
+        }
+        // LLVM 19 gives gfx940's FP8/BF8-to-f32 conversions no dst_sel/dst_unused: a DWORD
+        // destination, whatever the bits say.
+        Format::Vop1
+            if inst.gfx940
+                && inst.enc() == crate::Enc::Sdwa
+                && crate::llvm19::sdwa_without_dst(inst.info().op) =>
+        {
+            inst.words[1] = (inst.words[1] & !0x1f00) | (6 << 8);
         }
         // SDWA: an integer source of a float op (v_ldexp_f16's exponent) takes sext only.
         Format::Vop2
@@ -229,7 +240,11 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         (Format::Vop3, _) if w0 & (1 << 15) != 0 && info.flags & crate::table::NO_CLAMP != 0 => {
             Err(("clamp on an op without it", w0))
         }
-        (Format::Vop3, _) if (w1 >> 27) & 3 != 0 && info.flags & crate::table::NO_OMOD != 0 => {
+        (Format::Vop3, _)
+            if (w1 >> 27) & 3 != 0
+                && info.flags & crate::table::NO_OMOD != 0
+                && !(inst.gfx940 && crate::llvm19::takes_omod(info)) =>
+        {
             Err(("omod on an op without it", w1))
         }
         // SOPP ops without an operand take no immediate.

@@ -29,6 +29,11 @@ impl Inst {
         let int_source = self.info().int_source(i);
         match (self.format(), self.enc) {
             (Format::Vop3, _) if int_source => (false, false, self.bit(1, 29 + i as u32)),
+            (Format::Vop3, _)
+                if self.gfx940 && !crate::llvm19::prints_source_modifiers(self.info().op, i) =>
+            {
+                (false, false, false)
+            }
             // VOP3B keeps sdst where VOP3A has abs.
             (Format::Vop3, _) => {
                 let abs = !crate::syntax::is_vop3b(self) && self.bit(0, 8 + i as u32);
@@ -246,6 +251,8 @@ impl Inst {
             // MFMA A and B are registers only (LLVM's AV operands): LLVM 15 prints a constant
             // there as a placeholder.
             f.write_str("/*invalid immediate*/")?;
+        } else if self.gfx940 && class == ImmClass::I16 && code == operand::LITERAL {
+            crate::llvm19::write_i16_literal(f, self.literal.unwrap_or(0))?;
         } else if agpr && code >= operand::VGPR0 {
             write_register(f, code, dwords, "a")?;
         } else {

@@ -121,3 +121,58 @@ fn av(dwords: u8) -> &'static str {
         _ => "AV_1024",
     }
 }
+
+/// The 32-bit literal an inline float's text stands for on a 16-bit integer operand (see
+/// [`write_i16_literal`]).
+pub(crate) fn f32_inline_text_bits(text: &str) -> Option<u32> {
+    crate::operand::f32_inline_bits(text)
+}
+
+/// A 16-bit integer operand's literal: LLVM 19 prints one whose 32 bits are an f32 inline value
+/// as that float, any other as its low half.
+pub(crate) fn write_i16_literal(f: &mut impl std::fmt::Write, lit: u32) -> std::fmt::Result {
+    use crate::operand::{literal_as_inline, write_inline};
+    use crate::table::ImmClass;
+    match literal_as_inline(lit, ImmClass::B32) {
+        Some(code @ 240..=248) => write_inline(f, code, ImmClass::B32),
+        _ => write!(f, "{:#x}", lit as u16),
+    }
+}
+
+/// gfx940's stochastic-rounding conversions: LLVM 19 gives them three sources' worth of input
+/// modifiers and op_sel (src1's neg/abs are kept but not printed, see
+/// [`prints_source_modifiers`]), whereas the op has two.
+pub(crate) fn three_source_modifiers(op: Op) -> bool {
+    matches!(op, Op::V_CVT_SR_FP8_F32 | Op::V_CVT_SR_BF8_F32)
+}
+
+/// Ops whose VOP3 neg/abs bits LLVM 19 keeps without printing them: the integer dot products
+/// with accumulation (their VOP3 forms are new in LLVM 19) and the stochastic-rounding
+/// conversions.
+pub(crate) fn keeps_unprinted_modifiers(op: Op) -> bool {
+    matches!(
+        op,
+        Op::V_DOT2C_I32_I16 | Op::V_DOT4C_I32_I8 | Op::V_DOT8C_I32_I4
+    ) || three_source_modifiers(op)
+}
+
+/// Does LLVM 19 print source `i`'s neg/abs?
+pub(crate) fn prints_source_modifiers(op: Op, i: usize) -> bool {
+    !(three_source_modifiers(op) && i > 0)
+}
+
+/// LLVM 19 takes omod on the f16 VOP3 ops with op_sel (v_mad_f16, v_min3_f16...), which LLVM 15
+/// rejects.
+pub(crate) fn takes_omod(info: &crate::table::OpInfo) -> bool {
+    use crate::table::{INPUT_MODS, OP_SEL};
+    info.flags & OP_SEL != 0 && info.flags & INPUT_MODS != 0
+}
+
+/// gfx940's conversions from FP8/BF8, whose SDWA forms LLVM 19 defines without dst_sel and
+/// dst_unused (the destination is a whole dword, or two).
+pub(crate) fn sdwa_without_dst(op: Op) -> bool {
+    matches!(
+        op,
+        Op::V_CVT_F32_FP8 | Op::V_CVT_F32_BF8 | Op::V_CVT_PK_F32_FP8 | Op::V_CVT_PK_F32_BF8
+    )
+}

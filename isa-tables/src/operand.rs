@@ -41,7 +41,6 @@ const F32_INLINE: [u32; 8] = [
 const F16_INLINE: [u16; 8] = [
     0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400,
 ];
-#[allow(dead_code)]
 const F64_INLINE: [u64; 8] = [
     0x3fe0_0000_0000_0000,
     0xbfe0_0000_0000_0000,
@@ -114,10 +113,23 @@ pub fn literal_as_inline(lit: u32, class: ImmClass) -> Option<u16> {
     }
 }
 
+/// The f32 bit pattern of the inline float LLVM prints as `text` (`1.0`, `0.15915494`).
+pub(crate) fn f32_inline_bits(text: &str) -> Option<u32> {
+    if text == "0.15915494" {
+        return Some(INV_2PI_F32);
+    }
+    FLOAT_TEXT
+        .iter()
+        .position(|t| *t == text)
+        .map(|i| F32_INLINE[i])
+}
+
 /// [`literal_as_inline`] as LLVM 19 (gfx940's reference) decides it: a 32-bit literal of a 64-bit
-/// float operand is the value's high half, so it folds when that double is an inline float.
+/// float operand is the value's high half, so it folds when that double is an inline float; a
+/// 16-bit integer operand's literal folds only when all 32 bits are an inline integer.
 pub fn literal_as_inline_llvm19(lit: u32, class: ImmClass) -> Option<u16> {
     match class {
+        ImmClass::I16 => int_code(lit as i32 as i64),
         ImmClass::F64 if lit == 0 => Some(INLINE_ZERO),
         ImmClass::F64 => F64_INLINE
             .iter()

@@ -268,6 +268,9 @@ fn write_clamp_omod(f: &mut impl Write, clamp: bool, omod: u32) -> fmt::Result {
 }
 
 pub(crate) fn nsrc(inst: &Inst) -> usize {
+    if inst.gfx940 && crate::llvm19::three_source_modifiers(inst.info().op) {
+        return 3;
+    }
     inst.info()
         .operands
         .iter()
@@ -379,6 +382,8 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
                 let is_vopc = inst.format() == Format::Vopc;
                 if !is_vopc {
                     write_clamp_omod(f, w1 & (1 << 13) != 0, (w1 >> 14) & 3)?;
+                }
+                if !is_vopc && !(inst.gfx940 && crate::llvm19::sdwa_without_dst(inst.info().op)) {
                     write!(f, " dst_sel:{}", SDWA_SEL[((w1 >> 8) & 7) as usize])?;
                     write!(f, " dst_unused:{}", DST_UNUSED[((w1 >> 11) & 3) as usize])?;
                 }
@@ -432,6 +437,11 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             }
             if abid != 0 {
                 write!(f, " abid:{abid}")?;
+            }
+            let dgemm = inst.info().op.mfma_shape().is_some_and(|s| s.is_dgemm());
+            if blgp != 0 && inst.gfx940 && dgemm {
+                // gfx940's f64 ops negate A, B and C with these bits (LLVM 19's `neg`).
+                return write_bits_list(f, "neg", blgp, 3);
             }
             if blgp != 0 {
                 write!(f, " blgp:{blgp}")?;

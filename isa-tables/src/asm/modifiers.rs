@@ -257,6 +257,8 @@ pub fn apply(
             "cbsz" => w.set(0, 8, 3, int(value, name)?),
             "abid" => w.set(0, 11, 4, int(value, name)?),
             "blgp" => w.set(1, 29, 3, int(value, name)?),
+            // gfx940's f64 ops: the same bits negate A, B and C
+            "neg" if gfx940 => w.set(1, 29, 3, bit_list(value, name)?),
             _ => unknown(),
         },
         Format::Vop3p => match name {

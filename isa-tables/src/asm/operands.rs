@@ -223,6 +223,19 @@ impl Builder<'_> {
         let class = crate::decode::source_class(self.info, self.enc, field, class, dwords);
         let mut op = parse_operand(text, class, self.prefer)
             .ok_or_else(|| format!("`{text}`: not a register or constant"))?;
+        // LLVM 19 (gfx940) prints a 16-bit integer operand's literal that holds an f32 inline
+        // value as that float: the text stands for the 32-bit literal.
+        if self.target.has_gfx940_insts()
+            && class == crate::ImmClass::I16
+            && self.enc == Enc::Native
+            && matches!(format, Format::Vop1 | Format::Vop2 | Format::Vopc)
+            && text.contains('.')
+        {
+            let bits = crate::llvm19::f32_inline_text_bits(text)
+                .ok_or_else(|| format!("`{text}`: not an inline float"))?;
+            op = Operand::reg(crate::operand::LITERAL, 1);
+            op.literal = Some(bits);
+        }
         // GLOBAL/SCRATCH saddr = 0x7d prints as `null` (a name llvm-mc-15 itself only accepts
         // on gfx10, but its disassembler prints it for gfx9).
         if field == Field::Saddr && op.code == crate::operand::NULL && op.dwords == 1 {
