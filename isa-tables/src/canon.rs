@@ -253,7 +253,7 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
             .any(|s| matches!(s, Slot::Imm(ImmKind::Literal)))
         {
             let fold = if inst.gfx940 {
-                operand::literal_as_inline_llvm19(lit, class)
+                operand::literal_as_inline_llvm19(lit, class, info)
             } else {
                 operand::literal_as_inline(lit, class)
             };

@@ -173,13 +173,17 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         // gfx9 has no VOPC DPP in LLVM 15.
         (Format::Vopc, crate::Enc::Dpp) => Err(("VOPC DPP", w1)),
         // SDWA and DPP only carry 32-bit operands (gfx90a's DPP 64-bit ones too; LLVM 19
-        // decodes gfx940's SDWA of a 64-bit destination).
+        // decodes the SDWA of gfx940's conversions to a pair of f32).
         (Format::Vop1 | Format::Vop2 | Format::Vopc, crate::Enc::Sdwa | crate::Enc::Dpp)
             if !(inst.gfx90a && inst.enc() == crate::Enc::Dpp)
                 && info.operands.iter().any(|s| match *s {
                     crate::table::Slot::Reg {
                         dwords: 2.., field, ..
-                    } => !(inst.gfx940 && field == crate::table::Field::Vdst),
+                    } => {
+                        !(inst.gfx940
+                            && field == crate::table::Field::Vdst
+                            && crate::llvm19::sdwa_without_dst(info.op))
+                    }
                     _ => false,
                 }) =>
         {
@@ -205,6 +209,10 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
                 && (w1 & (1 << 30) != 0 || w0 & (1 << 9) != 0) =>
         {
             Err(("neg of a 16-bit integer dot product's src1", w1))
+        }
+        // LLVM 19 has no SDWA v_swap_b32.
+        (Format::Vop1, crate::Enc::Sdwa) if inst.gfx940 && info.op == Op::V_SWAP_B32 => {
+            Err(("SDWA v_swap_b32", w1))
         }
         // SDWA omod (bits 15:14) only where the op's VOP3 form has omod.
         (Format::Vop1 | Format::Vop2, crate::Enc::Sdwa)
@@ -272,6 +280,36 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
             } else {
                 Err(("d16 on an image op without it", w1))
             }
+        }
+        // The sparse matrix ops have no blgp (their B is not broadcast).
+        (Format::Vop3p, _)
+            if inst.gfx940 && w1 >> 29 != 0 && info.op.mfma_shape().is_some_and(|s| s.sparse) =>
+        {
+            Err(("blgp of a sparse matrix op", w1))
+        }
+        // gfx940 has no GDS; LLVM 19 ignores the bit except on the permutes, which reject it.
+        (Format::Ds, _)
+            if inst.gfx940
+                && w0 & (1 << 16) != 0
+                && matches!(info.op, Op::DS_PERMUTE_B32 | Op::DS_BPERMUTE_B32) =>
+        {
+            Err(("gds on a gfx940 permute", w0))
+        }
+        // gfx940's loads to LDS have no data register for acc to make an AGPR.
+        (Format::Global | Format::Scratch, _)
+            if inst.gfx940
+                && w1 & (1 << 23) != 0
+                && !info.operands.iter().any(|s| {
+                    matches!(
+                        s,
+                        crate::table::Slot::Reg {
+                            field: crate::table::Field::Vdst | crate::table::Field::Vdata,
+                            ..
+                        }
+                    )
+                }) =>
+        {
+            Err(("acc on a load to LDS", w1))
         }
         // ds_nop has no operands and no offset.
         (Format::Ds, _) if info.op == Op::DS_NOP && (w0 & 0x201_ffff != 0 || w1 != 0) => {

@@ -251,6 +251,12 @@ impl Inst {
             // MFMA A and B are registers only (LLVM's AV operands): LLVM 15 prints a constant
             // there as a placeholder.
             f.write_str("/*invalid immediate*/")?;
+        } else if self.gfx940
+            && class == ImmClass::F16
+            && code == operand::LITERAL
+            && crate::llvm19::packed_f16_source(self.info().op)
+        {
+            write!(f, "{:#x}", self.literal.unwrap_or(0))?;
         } else if self.gfx940 && class == ImmClass::I16 && code == operand::LITERAL {
             crate::llvm19::write_i16_literal(f, self.literal.unwrap_or(0))?;
         } else if agpr && code >= operand::VGPR0 {

@@ -31,7 +31,7 @@ pub(crate) fn register_class_note(
     let info = inst.info();
     let vector = code >= VGPR0;
     let scalar_tuple = code <= 101 || (TTMP0..TTMP0 + 16).contains(&code);
-    let note = match (info.format, field) {
+    match (info.format, field) {
         // SMEM data: no M0 or EXEC in a 32- or 64-bit destination, only SGPR and TTMP tuples
         // wider.
         (Format::Smem, Field::Sdata) => match dwords {
@@ -75,8 +75,7 @@ pub(crate) fn register_class_note(
             }
             _ => None,
         },
-    };
-    note
+    }
 }
 
 fn sreg(dwords: u8) -> &'static str {
@@ -175,4 +174,9 @@ pub(crate) fn sdwa_without_dst(op: Op) -> bool {
         op,
         Op::V_CVT_F32_FP8 | Op::V_CVT_F32_BF8 | Op::V_CVT_PK_F32_FP8 | Op::V_CVT_PK_F32_BF8
     )
+}
+
+/// The VOP2 ops whose 32-bit source holds two f16 values: LLVM 19 prints their literal whole.
+pub(crate) fn packed_f16_source(op: Op) -> bool {
+    matches!(op, Op::V_DOT2C_F32_F16 | Op::V_PK_FMAC_F16)
 }

@@ -383,7 +383,9 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
                 if !is_vopc {
                     write_clamp_omod(f, w1 & (1 << 13) != 0, (w1 >> 14) & 3)?;
                 }
-                if !is_vopc && !(inst.gfx940 && crate::llvm19::sdwa_without_dst(inst.info().op)) {
+                // (gfx940's conversions from FP8/BF8 have no destination selects in LLVM 19.)
+                let dst_sel = !(inst.gfx940 && crate::llvm19::sdwa_without_dst(inst.info().op));
+                if !is_vopc && dst_sel {
                     write!(f, " dst_sel:{}", SDWA_SEL[((w1 >> 8) & 7) as usize])?;
                     write!(f, " dst_unused:{}", DST_UNUSED[((w1 >> 11) & 3) as usize])?;
                 }

@@ -256,6 +256,8 @@ fn golden_vectors_match_llvm() {
         Target::Gfx906,
         Target::Gfx908,
         Target::Gfx90a,
+        Target::Gfx940,
+        Target::Gfx942,
     ] {
         failures.extend(check_target(t));
         failures.extend(check_invalid(t));

@@ -221,6 +221,16 @@ impl Builder<'_> {
             };
         }
         let class = crate::decode::source_class(self.info, self.enc, field, class, dwords);
+        // LLVM 19 (gfx940) prints a packed f16 pair's literal whole.
+        let packed_literal = self.target.has_gfx940_insts()
+            && class == crate::ImmClass::F16
+            && crate::llvm19::packed_f16_source(self.info.op)
+            && parse_int(text).is_some_and(|v| (0x1_0000..=0xffff_ffff).contains(&v));
+        let class = if packed_literal {
+            crate::ImmClass::B32
+        } else {
+            class
+        };
         let mut op = parse_operand(text, class, self.prefer)
             .ok_or_else(|| format!("`{text}`: not a register or constant"))?;
         // LLVM 19 (gfx940) prints a 16-bit integer operand's literal that holds an f32 inline
