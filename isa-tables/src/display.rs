@@ -207,7 +207,11 @@ impl Inst {
         let code = self.code(field).unwrap_or(0);
         let dwords = self.operand_dwords(field, dwords);
         let mut class = crate::decode::source_class(self.info(), self.enc, field, class, dwords);
-        if self.gfx940 && self.format() == Format::Vop3p && class == ImmClass::I16 {
+        if self.gfx940
+            && self.format() == Format::Vop3p
+            && class == ImmClass::I16
+            && (240..=operand::INV_2PI).contains(&code)
+        {
             // LLVM 19 prints a packed 16-bit integer op's inline float constants as floats.
             class = ImmClass::B32;
         }
