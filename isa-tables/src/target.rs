@@ -232,3 +232,25 @@ impl fmt::Display for Target {
         f.write_str(self.name())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// MI300's two targets decode as one op set with gfx90a's additions and gfx940's; no
+    /// earlier target has gfx940's.
+    #[test]
+    fn mi300_targets_extend_gfx90a() {
+        for name in ["gfx940", "gfx942:sramecc+:xnack-"] {
+            let t = Target::from_name(name).unwrap();
+            let f = t.features();
+            assert_eq!(f.op_set, OpSet::Gfx940, "{name}");
+            assert!(f.gfx90a_insts && f.gfx940_insts && f.fp8_insts && f.xf32_insts);
+            assert_eq!(f.agprs, Agprs::Unified);
+            assert!(f.architected_flat_scratch && f.packed_tid && f.packed_fp32);
+        }
+        let before = Target::ALL.iter().filter(|t| !t.has_gfx940_insts());
+        assert_eq!(before.clone().count(), 8);
+        assert!(before.into_iter().all(|t| t.op_set() != OpSet::Gfx940));
+    }
+}
