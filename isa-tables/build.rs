@@ -224,6 +224,7 @@ fn facts(column: &str) -> Result<String, String> {
                         "wrap" => "Wrap",
                         "condxchg" => "CondXchg",
                         "pk_fadd" => "PkFAdd",
+                        "pk_fadd_bf16" => "PkFAddBf16",
                         _ => return Err(format!("unknown atomic `{v}`")),
                     }
                 ),
@@ -303,6 +304,7 @@ fn main() {
                 "gfx906" => 2,
                 "gfx908" => 4,
                 "gfx90a" => 8,
+                "gfx940" => 16,
                 other => panic!("gfx9-ops.tsv:{}: unknown target {other}", n + 1),
             };
         }

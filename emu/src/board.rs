@@ -124,6 +124,31 @@ pub const fn board(target: Target) -> Board {
             gcn_arch: 912,
             sramecc: None,
         },
+        // gfx940 is the MI300 series' first processor id (the APU's early parts; production
+        // MI300A reports gfx942): MI300A, six XCDs of 38 CUs, HBM3 shared with the CPUs.
+        Target::Gfx940 => Board {
+            name: "AMD Instinct MI300A (gcnemu)",
+            compute_units: 228,
+            clock_khz: 2_100_000,
+            memory_clock_khz: 2_600_000,
+            bus_width: 8192,
+            memory_bytes: 128 * GIB,
+            l2_bytes: 6 * 4 * MIB,
+            gcn_arch: 940,
+            sramecc: Some(true),
+        },
+        // MI300X: eight XCDs of 38 CUs, each with its own 4 MiB L2.
+        Target::Gfx942 => Board {
+            name: "AMD Instinct MI300X (gcnemu)",
+            compute_units: 304,
+            clock_khz: 2_100_000,
+            memory_clock_khz: 2_600_000,
+            bus_width: 8192,
+            memory_bytes: 192 * GIB,
+            l2_bytes: 8 * 4 * MIB,
+            gcn_arch: 942,
+            sramecc: Some(true),
+        },
     }
 }
 

@@ -113,3 +113,38 @@ fn input_errors_exit_2_naming_the_file() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+/// gfx942 code (`tests/fixtures/mi300`, built by its build.sh) prints as llvm-objdump-19 prints
+/// it, the reference for gfx940 and gfx942; running it is refused with the reason.
+#[test]
+fn mi300_listing_matches_objdump_19_and_does_not_run() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/mi300");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_gcnemu"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("run gcnemu")
+    };
+    let out = run(&["disasm", "mi300.co"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = std::fs::read_to_string(dir.join("mi300.co.objdump.txt")).unwrap();
+    let ours = String::from_utf8(out.stdout).unwrap();
+    for (number, (ours, expected)) in ours.lines().zip(expected.lines()).enumerate() {
+        assert_eq!(ours, expected, "mi300.co.objdump.txt line {}", number + 1);
+    }
+    assert_eq!(ours.lines().count(), expected.lines().count());
+    let out = run(&[
+        "run", "mi300.co", "--kernel", "mi300", "--grid", "1", "--block", "64",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("gfx942 code") && err.contains("does not run yet"),
+        "{err}"
+    );
+}

@@ -17,6 +17,7 @@ Tokens, space-separated (absent = no / default):
   comps=N         buffer/tbuffer format ops: components (x=1 ... xyzw=4)
   atomic=OP       the read-modify-write: swap cmpswap add sub rsub smin umin smax umax and or xor
                   inc dec mskor fadd fmin fmax fcmpswap wrap condxchg pk_fadd
+                  pk_fadd_bf16
   dual            DS two-address ops (read2, write2, wrxchg2); st64: their offsets count 64 elements
   src2            DS `_src2_` ops (operand addresses from the address register, no data)
   cross           DS ops whose lanes do not each access their own address (swizzle, permute...)

@@ -9,7 +9,12 @@ Immediate operand classes (how inline constants and literals print) are probed t
 
 The TSV it writes is the source of truth that build.rs compiles; it is committed, and this script
 is only needed to regenerate or extend it:  python3 isa-tables/data/gen_ops.py > isa-tables/data/gfx9-ops.tsv
+
+LLVM 15 is the reference for gfx900 to gfx90a; gfx940 and gfx942 need LLVM 19 (LLVM 15 prints
+gfx940's matrix ops wrongly and has no gfx942). Compare a new target with one LLVM knows as well,
+under the same LLVM:  gen_ops.py --llvm-mc llvm-mc-19 --targets gfx90a,gfx940,gfx942
 """
+import argparse
 import re
 import subprocess
 import sys
@@ -315,6 +320,12 @@ def probe_classes(fmt, op, cpu, slots):
 
 
 def main():
+    global LLVM_MC, TARGETS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--llvm-mc", default=LLVM_MC)
+    ap.add_argument("--targets", default=",".join(TARGETS))
+    args = ap.parse_args()
+    LLVM_MC, TARGETS = args.llvm_mc, args.targets.split(",")
     specs = [
         ("SOP2", 0x60, sop2, SOP, (None,)),  # 0x60.. is the SOPK/SOP1/SOPC/SOPP space
         ("SOPK", 0x1D, sopk, SOP, (False, True)),  # 0x1d.. is the SOP1/SOPC/SOPP space

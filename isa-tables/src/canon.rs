@@ -117,16 +117,23 @@ fn modifier_masks(inst: &Inst) -> [u32; 2] {
             [0xfc03_ffff, 0]
         }
         Format::Vintrp => [0xfc03_ff00, 0],
+        // gfx940 has no GDS (bit 16).
+        Format::Ds if inst.gfx940 => [0xfffe_ffff, 0],
         // Bit 25 is gfx90a's acc (data in AGPRs), unused before.
         Format::Ds if inst.gfx90a => [0xffff_ffff, 0],
         Format::Ds => [0xfdff_ffff, 0],
         // Cache invalidations (buffer_wbinvl1*) take no operands and LLVM prints no modifiers.
+        // gfx940's buffer_wbl2 and buffer_inv take the sc0 and sc1 scope bits.
+        Format::Mubuf if inst.info().operands.is_empty() && inst.gfx940 => {
+            [0xfc00_0000 | (0x7f << 18) | (3 << 14), 0]
+        }
         Format::Mubuf if inst.info().operands.is_empty() => [0xfc00_0000 | (0x7f << 18), 0],
         Format::Mubuf => [0xfc00_0000 | (0x7f << 18) | 0x3_ffff, 1 << 23],
         Format::Mtbuf => [0xffff_ffff, (1 << 22) | (1 << 23)],
         Format::Mimg => [0xfc00_0000 | (0x7f << 18) | (1 << 25) | 0x3_ff00, 1 << 31],
+        // Bit 25 is gfx940's sc1.
         Format::Flat | Format::Global | Format::Scratch => [
-            0xfc00_0000 | (0x7f << 18) | 0x3_ffff,
+            0xfc00_0000 | (0x7f << 18) | 0x3_ffff | if inst.gfx940 { 1 << 25 } else { 0 },
             if inst.gfx90a { 1 << 23 } else { 0 },
         ],
         Format::Exp => [0xfc00_1fff, 0],
@@ -151,12 +158,13 @@ fn field_mask(inst: &Inst, field: Field) -> [u32; 2] {
 
 pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
     let info = inst.info();
-    if inst.enc == Enc::Native && crate::decode::src0_is_vgpr_only(info) {
+    // (LLVM 19, gfx940's reference, reads all nine bits in both cases.)
+    if inst.enc == Enc::Native && crate::decode::src0_is_vgpr_only(info) && !inst.gfx940 {
         inst.words[0] |= 1 << 8;
     }
     // An AGPR-only source (v_accvgpr_read_b32, v_accvgpr_mov_b32): LLVM reads the low 8 bits as
     // the AGPR number, whatever bit 8 says, and re-encodes it set.
-    if info.has_field(Field::Src0Agpr) {
+    if info.has_field(Field::Src0Agpr) && !inst.gfx940 {
         match info.format {
             Format::Vop1 => inst.words[0] |= 1 << 8,
             Format::Vop3p => inst.words[1] |= 1 << 8,
@@ -206,7 +214,20 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
             continue; // "off", or "null" (which LLVM 15 prints for gfx9 too)
         }
         let aligned = operand::align_scalar(code, dwords);
-        if !operand::register_valid(aligned, dwords) {
+        // LLVM 19 decodes the 64-bit specials as 256- and 512-bit operands too (and says they
+        // are not in the operand's class).
+        let wide_special = inst.gfx940
+            && ((dwords >= 8
+                && matches!(
+                    aligned,
+                    operand::FLAT_SCRATCH_LO
+                        | operand::XNACK_MASK_LO
+                        | operand::VCC_LO
+                        | operand::EXEC_LO
+                ))
+                // the aperture and status sources, as a 128-bit matrix operand
+                || (dwords == 4 && matches!(aligned, 235..=239 | 251..=253)));
+        if !operand::register_valid(aligned, dwords) && !wide_special {
             return Err(("register", code as u32));
         }
         if aligned != code && inst.enc != Enc::Sdwa {
@@ -231,7 +252,12 @@ pub fn canonicalize(inst: &mut Inst) -> Result<(), Invalid> {
             .iter()
             .any(|s| matches!(s, Slot::Imm(ImmKind::Literal)))
         {
-            if let Some(code) = operand::literal_as_inline(lit, class) {
+            let fold = if inst.gfx940 {
+                operand::literal_as_inline_llvm19(lit, class, info)
+            } else {
+                operand::literal_as_inline(lit, class)
+            };
+            if let Some(code) = fold {
                 for slot in info.operands {
                     if let Slot::Reg { field, .. } = *slot {
                         if inst.code(field) == Some(LITERAL) {

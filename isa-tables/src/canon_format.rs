@@ -60,11 +60,13 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 let flags = inst.info().flags;
                 let vop3b = crate::syntax::is_vop3b(inst);
                 let n = crate::syntax::nsrc(inst) as u32;
-                let allowed = if flags & (crate::table::INPUT_MODS | crate::table::OP_SEL) != 0 {
-                    (1u32 << n) - 1
-                } else {
-                    0
-                };
+                let keeps = inst.gfx940 && crate::llvm19::keeps_unprinted_modifiers(inst.info().op);
+                let allowed =
+                    if keeps || flags & (crate::table::INPUT_MODS | crate::table::OP_SEL) != 0 {
+                        (1u32 << n) - 1
+                    } else {
+                        0
+                    };
                 let abs = if vop3b { 0 } else { (inst.words[0] >> 8) & 7 };
                 let neg = inst.words[1] >> 29;
                 if (abs | neg) & !allowed != 0 {
@@ -98,6 +100,15 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 inst.words[1] = (inst.words[1] & !0x7f00) | (u32::from(aligned) << 8);
             }
         }
+        // LLVM 19 gives gfx940's FP8/BF8-to-f32 conversions no dst_sel/dst_unused: a DWORD
+        // destination, whatever the bits say.
+        Format::Vop1
+            if inst.gfx940
+                && inst.enc() == crate::Enc::Sdwa
+                && crate::llvm19::sdwa_without_dst(inst.info().op) =>
+        {
+            inst.words[1] = (inst.words[1] & !0x1f00) | (6 << 8);
+        }
         // SDWA: an integer source of a float op (v_ldexp_f16's exponent) takes sext only.
         Format::Vop2
             if inst.enc() == crate::Enc::Sdwa
@@ -127,6 +138,13 @@ pub fn adjust(inst: &mut Inst, keep: &mut [u32; 2]) -> Result<(), (&'static str,
                 keep[1] &= !0xff;
             }
         }
+        // gfx940: scratch bit 13 (SVE) says the address has a VGPR part, which is `off`
+        // without it; global and flat have no bit 13 (the loads to LDS are ops of their own).
+        Format::Scratch if inst.gfx940 && inst.bit(0, 13) => keep[1] |= 0xff,
+        Format::Scratch if inst.gfx940 => {}
+        Format::Flat | Format::Global if inst.gfx940 && inst.bit(0, 13) => {
+            return Err(("bit 13 of a gfx940 global/flat op", inst.words[0]));
+        }
         // lds (bit 13): on gfx9 only global/scratch loads of a dword or less write LDS
         // (M0-addressed); LLVM then neither prints nor keeps vdst, and rejects every other op.
         Format::Flat | Format::Global | Format::Scratch if inst.bit(0, 13) => {
@@ -154,13 +172,20 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
     match (inst.format(), inst.enc()) {
         // gfx9 has no VOPC DPP in LLVM 15.
         (Format::Vopc, crate::Enc::Dpp) => Err(("VOPC DPP", w1)),
-        // SDWA and DPP only carry 32-bit operands (gfx90a's DPP 64-bit ones too).
+        // SDWA and DPP only carry 32-bit operands (gfx90a's DPP 64-bit ones too; LLVM 19
+        // decodes the SDWA of gfx940's conversions to a pair of f32).
         (Format::Vop1 | Format::Vop2 | Format::Vopc, crate::Enc::Sdwa | crate::Enc::Dpp)
             if !(inst.gfx90a && inst.enc() == crate::Enc::Dpp)
-                && info
-                    .operands
-                    .iter()
-                    .any(|s| matches!(s, crate::table::Slot::Reg { dwords: 2.., .. })) =>
+                && info.operands.iter().any(|s| match *s {
+                    crate::table::Slot::Reg {
+                        dwords: 2.., field, ..
+                    } => {
+                        !(inst.gfx940
+                            && field == crate::table::Field::Vdst
+                            && crate::llvm19::sdwa_without_dst(info.op))
+                    }
+                    _ => false,
+                }) =>
         {
             Err(("SDWA/DPP of a 64-bit op", w1))
         }
@@ -180,9 +205,14 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         // The 16-bit integer dot products take no neg_lo/neg_hi on src1 in LLVM 15.
         (Format::Vop3p, _)
             if matches!(info.op, Op::V_DOT2_I32_I16 | Op::V_DOT2_U32_U16)
+                && !inst.gfx940
                 && (w1 & (1 << 30) != 0 || w0 & (1 << 9) != 0) =>
         {
             Err(("neg of a 16-bit integer dot product's src1", w1))
+        }
+        // LLVM 19 has no SDWA v_swap_b32.
+        (Format::Vop1, crate::Enc::Sdwa) if inst.gfx940 && info.op == Op::V_SWAP_B32 => {
+            Err(("SDWA v_swap_b32", w1))
         }
         // SDWA omod (bits 15:14) only where the op's VOP3 form has omod.
         (Format::Vop1 | Format::Vop2, crate::Enc::Sdwa)
@@ -193,7 +223,7 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         // SDWA: neg/abs (bits 20-21, 28-29) only on float ops, sext (19, 27) only on integer
         // sources.
         (Format::Vop1 | Format::Vop2 | Format::Vopc, crate::Enc::Sdwa) => {
-            let float = info.sdwa_float_mods();
+            let float = inst.sdwa_float_mods();
             for i in 0..2u32 {
                 let base = 20 + 8 * i;
                 let int_src = !float || info.int_source(i as usize);
@@ -218,7 +248,11 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         (Format::Vop3, _) if w0 & (1 << 15) != 0 && info.flags & crate::table::NO_CLAMP != 0 => {
             Err(("clamp on an op without it", w0))
         }
-        (Format::Vop3, _) if (w1 >> 27) & 3 != 0 && info.flags & crate::table::NO_OMOD != 0 => {
+        (Format::Vop3, _)
+            if (w1 >> 27) & 3 != 0
+                && info.flags & crate::table::NO_OMOD != 0
+                && !(inst.gfx940 && crate::llvm19::takes_omod(info)) =>
+        {
             Err(("omod on an op without it", w1))
         }
         // SOPP ops without an operand take no immediate.
@@ -247,6 +281,36 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
                 Err(("d16 on an image op without it", w1))
             }
         }
+        // The sparse matrix ops have no blgp (their B is not broadcast).
+        (Format::Vop3p, _)
+            if inst.gfx940 && w1 >> 29 != 0 && info.op.mfma_shape().is_some_and(|s| s.sparse) =>
+        {
+            Err(("blgp of a sparse matrix op", w1))
+        }
+        // gfx940 has no GDS; LLVM 19 ignores the bit except on the permutes, which reject it.
+        (Format::Ds, _)
+            if inst.gfx940
+                && w0 & (1 << 16) != 0
+                && matches!(info.op, Op::DS_PERMUTE_B32 | Op::DS_BPERMUTE_B32) =>
+        {
+            Err(("gds on a gfx940 permute", w0))
+        }
+        // gfx940's loads to LDS have no data register for acc to make an AGPR.
+        (Format::Global | Format::Scratch, _)
+            if inst.gfx940
+                && w1 & (1 << 23) != 0
+                && !info.operands.iter().any(|s| {
+                    matches!(
+                        s,
+                        crate::table::Slot::Reg {
+                            field: crate::table::Field::Vdst | crate::table::Field::Vdata,
+                            ..
+                        }
+                    )
+                }) =>
+        {
+            Err(("acc on a load to LDS", w1))
+        }
         // ds_nop has no operands and no offset.
         (Format::Ds, _) if info.op == Op::DS_NOP && (w0 & 0x201_ffff != 0 || w1 != 0) => {
             Err(("ds_nop operands", w0))
@@ -256,7 +320,10 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
             Err(("DS bit 25 on a src2 op", w0))
         }
         // Packed 16-bit integer ops: LLVM 15 decodes neg_lo/neg_hi on src0 only.
-        (Format::Vop3p, _) if info.facts.int16x2 && (w1 >> 30 != 0 || (w0 >> 9) & 3 != 0) => {
+        // (LLVM 19, gfx940's reference, decodes them on every source.)
+        (Format::Vop3p, _)
+            if info.facts.int16x2 && !inst.gfx940 && (w1 >> 30 != 0 || (w0 >> 9) & 3 != 0) =>
+        {
             Err(("neg of a packed integer op", w0))
         }
         _ => Ok(()),

@@ -99,6 +99,7 @@ pub fn decode(bytes: &[u8], target: Target) -> Result<Inst, DecodeError> {
         literal: None,
         len: 4,
         gfx90a: target.has_gfx90a_insts(),
+        gfx940: target.has_gfx940_insts(),
     };
     let n = inst.base_dwords();
     if n == 2 {
@@ -129,8 +130,8 @@ fn needs_literal(inst: &Inst) -> bool {
             };
             // Only 8- and 9-bit source fields can name the literal.
             l.kind == Kind::Code
-                && !(field == Field::Src0 && src0_is_vgpr_only(inst.info()))
-                && field != Field::Src0Agpr
+                && (inst.gfx940 || !(field == Field::Src0 && src0_is_vgpr_only(inst.info())))
+                && (inst.gfx940 || field != Field::Src0Agpr)
                 && l.bits >= 8
                 && fields::get(&inst.words, l) == LITERAL
                 && !matches!(field, Field::VdstSgpr | Field::Sdst)

@@ -29,6 +29,11 @@ impl Inst {
         let int_source = self.info().int_source(i);
         match (self.format(), self.enc) {
             (Format::Vop3, _) if int_source => (false, false, self.bit(1, 29 + i as u32)),
+            (Format::Vop3, _)
+                if self.gfx940 && !crate::llvm19::prints_source_modifiers(self.info().op, i) =>
+            {
+                (false, false, false)
+            }
             // VOP3B keeps sdst where VOP3A has abs.
             (Format::Vop3, _) => {
                 let abs = !crate::syntax::is_vop3b(self) && self.bit(0, 8 + i as u32);
@@ -42,16 +47,14 @@ impl Inst {
             // SDWA: float ops take neg/abs, integer ops sign extension, in the same bits.
             (_, Enc::Sdwa) if i < 2 => {
                 let base = 20 + 8 * i as u32;
-                if self.info().sdwa_float_mods() && !int_source {
+                if self.sdwa_float_mods() && !int_source {
                     (self.bit(1, base), self.bit(1, base + 1), false)
                 } else {
                     (false, false, self.bit(1, base - 1))
                 }
             }
-            // v_cndmask_b32's DPP form keeps neg/abs but LLVM prints neither.
-            (_, Enc::Dpp) if self.info().flags & crate::table::SDWA_INT != 0 => {
-                (false, false, false)
-            }
+            // v_cndmask_b32's DPP form keeps neg/abs but LLVM 15 prints neither.
+            (_, Enc::Dpp) if !self.sdwa_float_mods() => (false, false, false),
             // DPP: an integer source's neg bit prints as sext; its abs bit is not printed.
             (_, Enc::Dpp) if i < 2 && int_source => (false, false, self.bit(1, 20 + 2 * i as u32)),
             (_, Enc::Dpp) if i < 2 => {
@@ -60,6 +63,13 @@ impl Inst {
             }
             _ => (false, false, false),
         }
+    }
+
+    /// Do the SDWA and DPP forms' neg/abs bits modify the sources? v_cndmask_b32 (`sdwaint`)
+    /// selects between integers: LLVM 15 takes sext there, LLVM 19 (gfx940's) neg and abs.
+    pub(crate) fn sdwa_float_mods(&self) -> bool {
+        let info = self.info();
+        info.sdwa_float_mods() || (self.gfx940 && info.flags & crate::table::INPUT_MODS != 0)
     }
 
     /// Writes the text [`Display`](fmt::Display) prints straight to `f`: with a `String`, the
@@ -152,18 +162,25 @@ impl Inst {
                     ..
                 },
             ) => self.bit(0, 16),
-            // nor do global/scratch loads into LDS
+            // nor do global/scratch loads into LDS (gfx940 has ops of their own for them)
             (
                 Format::Global | Format::Scratch,
                 Slot::Reg {
                     field: Field::Vdst, ..
                 },
-            ) => self.bit(0, 13),
+            ) => self.bit(0, 13) && !self.gfx940,
             _ => false,
         }
     }
 
     fn write_fixed(&self, f: &mut impl Write, text: &str) -> fmt::Result {
+        if text == "off" && self.format() == Format::Scratch && self.gfx940 {
+            // gfx940: the address has a VGPR part when SVE (bit 13) says so
+            if !self.bit(0, 13) {
+                return f.write_str("off");
+            }
+            return write_register(f, self.code(Field::Vaddr).unwrap_or(256), 1, "v");
+        }
         if text == "off" && self.format() == Format::Scratch && self.bits(1, 16, 7) == 0x7f {
             // scratch: the address is a VGPR unless an SGPR supplies it
             return write_register(f, self.code(Field::Vaddr).unwrap_or(256), 1, "v");
@@ -189,7 +206,15 @@ impl Inst {
     ) -> fmt::Result {
         let code = self.code(field).unwrap_or(0);
         let dwords = self.operand_dwords(field, dwords);
-        let class = crate::decode::source_class(self.info(), self.enc, field, class, dwords);
+        let mut class = crate::decode::source_class(self.info(), self.enc, field, class, dwords);
+        if self.gfx940
+            && self.format() == Format::Vop3p
+            && class == ImmClass::I16
+            && (240..=operand::INV_2PI).contains(&code)
+        {
+            // LLVM 19 prints a packed 16-bit integer op's inline float constants as floats.
+            class = ImmClass::B32;
+        }
         let (neg, abs, sext) = source_index(field)
             .map(|i| self.source_modifiers(i))
             .unwrap_or_default();
@@ -207,16 +232,61 @@ impl Inst {
         let buffer_without_vaddr = field == Field::Vaddr
             && matches!(self.format(), Format::Mubuf | Format::Mtbuf)
             && self.bits(0, 12, 2) == 0;
+        let register_only = class == ImmClass::RegOnly
+            || matches!(field, Field::Src0Acc | Field::Src1Acc)
+            || (self.gfx940 && matches!(field, Field::Src0Agpr))
+            || (self.gfx940
+                && field == Field::Src0
+                && crate::decode::src0_is_vgpr_only(self.info()));
         if (field == Field::Saddr && code == 0x7f) || buffer_without_vaddr {
             f.write_str("off")?;
+        } else if self.gfx940 && register_only && is_imm {
+            // LLVM 19 prints the constant as a 32-bit one (a literal that is an inline float
+            // as that float), then says it may not be there.
+            let lit = self.literal.unwrap_or(0);
+            match operand::literal_as_inline(lit, ImmClass::B32) {
+                Some(inline) if code == operand::LITERAL => {
+                    operand::write_inline(f, inline, ImmClass::B32)?
+                }
+                _ => write_operand(f, code, dwords, ImmClass::B32, lit)?,
+            }
+            f.write_str("/*Invalid immediate*/")?;
         } else if matches!(field, Field::Src0Acc | Field::Src1Acc) && is_imm {
             // MFMA A and B are registers only (LLVM's AV operands): LLVM 15 prints a constant
             // there as a placeholder.
             f.write_str("/*invalid immediate*/")?;
+        } else if self.gfx940
+            && class == ImmClass::F16
+            && code == operand::LITERAL
+            && crate::llvm19::packed_f16_source(self.info().op)
+        {
+            write!(f, "{:#x}", self.literal.unwrap_or(0))?;
+        } else if self.gfx940 && class == ImmClass::I16 && code == operand::LITERAL {
+            crate::llvm19::write_i16_literal(f, self.literal.unwrap_or(0))?;
         } else if agpr && code >= operand::VGPR0 {
             write_register(f, code, dwords, "a")?;
         } else {
             write_operand(f, code, dwords, class, self.literal.unwrap_or(0))?;
+        }
+        if self.gfx940 {
+            let table_dwords = self
+                .info()
+                .operands
+                .iter()
+                .find_map(|s| match *s {
+                    Slot::Reg {
+                        field: f, dwords, ..
+                    } if f == field => Some(dwords),
+                    _ => None,
+                })
+                .unwrap_or(dwords);
+            if let Some(class) = crate::llvm19::register_class_note(self, field, code, table_dwords)
+            {
+                write!(
+                    f,
+                    "/*Invalid register, operand has '{class}' register class*/"
+                )?;
+            }
         }
         if sext {
             f.write_str(")")?;
@@ -237,7 +307,9 @@ impl Inst {
             ImmKind::Uimm16 if self.info().op == Op::S_ENDPGM => write!(f, "{imm}"),
             ImmKind::Uimm16 => syntax::write_u16(f, imm),
             ImmKind::Label => write!(f, "{}", imm),
+            ImmKind::Hwreg if self.gfx940 => syntax::write_hwreg_gfx940(f, imm),
             ImmKind::Hwreg => syntax::write_hwreg(f, imm),
+            ImmKind::Sendmsg if self.gfx940 => syntax::write_sendmsg_gfx940(f, imm),
             ImmKind::Sendmsg => syntax::write_sendmsg(f, imm),
             ImmKind::Waitcnt => syntax::write_waitcnt(f, imm),
             ImmKind::GprIdxMode => syntax::write_gpr_idx(f, imm as u32),

@@ -94,6 +94,8 @@ pub enum Atomic {
     CondXchg,
     /// gfx908 buffer/global_atomic_pk_add_f16: two f16 adds.
     PkFAdd,
+    /// gfx940 ds/flat/global_atomic_pk_add_bf16: two bf16 adds.
+    PkFAddBf16,
 }
 
 /// How many cycles a VALU op keeps its SIMD busy, relative to full rate.

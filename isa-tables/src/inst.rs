@@ -23,6 +23,10 @@ pub struct Inst {
     /// instructions have an `acc` bit (their data registers are AGPRs) in place of gfx9's `tfe`,
     /// and MUBUF an `scc` cache bit.
     pub(crate) gfx90a: bool,
+    /// Decoded for a target with gfx940's encodings (`Features::gfx940_insts`): the cache-policy
+    /// bits print as `sc0`, `sc1` and `nt`, and the text follows LLVM 19 (the reference for these
+    /// targets) where it differs from LLVM 15's.
+    pub(crate) gfx940: bool,
 }
 
 impl Inst {

@@ -13,6 +13,7 @@ mod error;
 pub mod facts;
 pub mod fields;
 mod inst;
+mod llvm19;
 pub mod mfma;
 mod op;
 pub mod operand;

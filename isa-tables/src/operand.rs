@@ -5,7 +5,8 @@
 //! integers, 235–239 aperture registers, 240–248 inline floats, 251–254 status bits, 255 a literal,
 //! 256–511 VGPRs. Narrower fields (7-bit sdst, 8-bit VGPR fields, SGPR-pair bases) map into it.
 
-use crate::table::ImmClass;
+use crate::facts::Literal64;
+use crate::table::{ImmClass, OpInfo};
 use std::fmt::{self, Write};
 
 pub const FLAT_SCRATCH_LO: u16 = 102;
@@ -41,7 +42,6 @@ const F32_INLINE: [u32; 8] = [
 const F16_INLINE: [u16; 8] = [
     0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400,
 ];
-#[allow(dead_code)]
 const F64_INLINE: [u64; 8] = [
     0x3fe0_0000_0000_0000,
     0xbfe0_0000_0000_0000,
@@ -111,6 +111,43 @@ pub fn literal_as_inline(lit: u32, class: ImmClass) -> Option<u16> {
             }
             (lit == INV_2PI_F32).then_some(INV_2PI)
         }
+    }
+}
+
+/// The f32 bit pattern of the inline float LLVM prints as `text` (`1.0`, `0.15915494`).
+pub(crate) fn f32_inline_bits(text: &str) -> Option<u32> {
+    if text == "0.15915494" {
+        return Some(INV_2PI_F32);
+    }
+    FLOAT_TEXT
+        .iter()
+        .position(|t| *t == text)
+        .map(|i| F32_INLINE[i])
+}
+
+/// [`literal_as_inline`] as LLVM 19 (gfx940's reference) decides it for an operand of `class` of
+/// the op `info`: a 32-bit literal of a 64-bit float operand is the value's high half, so it folds
+/// when that double is an inline float; a 16-bit integer operand's literal folds only when all 32
+/// bits are an inline integer, a packed f16 pair's when they are an inline integer or an f16
+/// inline value in the low half.
+pub fn literal_as_inline_llvm19(lit: u32, class: ImmClass, info: &OpInfo) -> Option<u16> {
+    match class {
+        ImmClass::I16 => int_code(lit as i32 as i64),
+        ImmClass::F16 if crate::llvm19::packed_f16_source(info.op) => int_code(lit as i32 as i64)
+            .or_else(|| {
+                let low = u16::try_from(lit).ok()?;
+                F16_INLINE
+                    .iter()
+                    .position(|&p| p == low)
+                    .map(|i| 240 + i as u16)
+                    .or((low == INV_2PI_F16).then_some(INV_2PI))
+            }),
+        ImmClass::F64 if info.facts.lit64 == Literal64::High && lit == 0 => Some(INLINE_ZERO),
+        ImmClass::F64 if info.facts.lit64 == Literal64::High => F64_INLINE
+            .iter()
+            .position(|&p| p == (lit as u64) << 32)
+            .map(|i| 240 + i as u16),
+        _ => literal_as_inline(lit, class),
     }
 }
 

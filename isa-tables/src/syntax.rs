@@ -30,17 +30,41 @@ const HWREG_NAMES: [(u16, &str); 12] = [
     (19, "HW_REG_TMA_HI"),
 ];
 
+/// gfx940's hardware registers beyond gfx9's (LLVM 19 names them for gfx940 and gfx942).
+const GFX940_HWREG_NAMES: [(u16, &str); 5] = [
+    (20, "HW_REG_XCC_ID"),
+    (21, "HW_REG_SQ_PERF_SNAPSHOT_DATA"),
+    (22, "HW_REG_SQ_PERF_SNAPSHOT_DATA1"),
+    (23, "HW_REG_SQ_PERF_SNAPSHOT_PC_LO"),
+    (24, "HW_REG_SQ_PERF_SNAPSHOT_PC_HI"),
+];
+
 pub fn hwreg_name(id: u16) -> Option<&'static str> {
     HWREG_NAMES.iter().find(|(i, _)| *i == id).map(|(_, n)| *n)
 }
 
 /// `hwreg(ID[, OFFSET, SIZE])`: id bits [5:0], offset [10:6], size-1 [15:11].
 pub fn write_hwreg(f: &mut impl Write, imm: u16) -> fmt::Result {
+    write_hwreg_of(f, imm, false)
+}
+
+/// [`write_hwreg`] for gfx940 and gfx942, with their own registers' names.
+pub fn write_hwreg_gfx940(f: &mut impl Write, imm: u16) -> fmt::Result {
+    write_hwreg_of(f, imm, true)
+}
+
+fn write_hwreg_of(f: &mut impl Write, imm: u16, gfx940: bool) -> fmt::Result {
     let id = imm & 0x3f;
     let offset = (imm >> 6) & 0x1f;
     let size = ((imm >> 11) & 0x1f) + 1;
     f.write_str("hwreg(")?;
-    match hwreg_name(id) {
+    let gfx940_name = || {
+        GFX940_HWREG_NAMES
+            .iter()
+            .find(|(i, _)| gfx940 && *i == id)
+            .map(|(_, n)| *n)
+    };
+    match hwreg_name(id).or_else(gfx940_name) {
         Some(n) => f.write_str(n)?,
         None => write!(f, "{id}")?,
     }
@@ -73,6 +97,16 @@ pub const SYSMSG_OPS: [(u16, &str); 4] = [
 
 /// `sendmsg(...)`: message [3:0], operation [6:4], stream [9:8].
 pub fn write_sendmsg(f: &mut impl Write, imm: u16) -> fmt::Result {
+    write_sendmsg_of(f, imm, false)
+}
+
+/// [`write_sendmsg`] as LLVM 19 prints it for gfx940 and gfx942, which have no
+/// `SYSMSG_OP_HOST_TRAP_ACK`.
+pub fn write_sendmsg_gfx940(f: &mut impl Write, imm: u16) -> fmt::Result {
+    write_sendmsg_of(f, imm, true)
+}
+
+fn write_sendmsg_of(f: &mut impl Write, imm: u16, gfx940: bool) -> fmt::Result {
     let msg = imm & 0xf;
     let op = (imm >> 4) & 0x7;
     let stream = (imm >> 8) & 0x3;
@@ -92,7 +126,10 @@ pub fn write_sendmsg(f: &mut impl Write, imm: u16) -> fmt::Result {
             }
         }
         (15, Some(n)) => {
-            if let Some((_, o)) = SYSMSG_OPS.iter().find(|(i, _)| *i == op) {
+            let named = SYSMSG_OPS
+                .iter()
+                .find(|(i, _)| *i == op && !(gfx940 && op == 3));
+            if let Some((_, o)) = named {
                 if stream == 0 {
                     return write!(f, "sendmsg({n}, {o})");
                 }
@@ -231,6 +268,9 @@ fn write_clamp_omod(f: &mut impl Write, clamp: bool, omod: u32) -> fmt::Result {
 }
 
 pub(crate) fn nsrc(inst: &Inst) -> usize {
+    if inst.gfx940 && crate::llvm19::three_source_modifiers(inst.info().op) {
+        return 3;
+    }
     inst.info()
         .operands
         .iter()
@@ -250,10 +290,18 @@ fn write_bits_list(f: &mut impl Write, name: &str, v: u32, n: usize) -> fmt::Res
 }
 
 /// The DPP control as LLVM 15 prints it. gfx90a has `row_newbcast`, and its DPP of a 64-bit
-/// source (`src0_64`) takes nothing else.
-pub fn write_dpp_ctrl(f: &mut impl Write, c: u32, gfx90a: bool, src0_64: bool) -> fmt::Result {
+/// source (`src0_64`) takes nothing else. LLVM 19 (`llvm19`, gfx940's reference) says so of any
+/// op with a 64-bit operand (its "DP ALU" ops), in other words.
+pub fn write_dpp_ctrl(
+    f: &mut impl Write,
+    c: u32,
+    gfx90a: bool,
+    src0_64: bool,
+    llvm19: bool,
+) -> fmt::Result {
     match c {
         0x150..=0x15f if gfx90a => write!(f, " row_newbcast:{}", c - 0x150),
+        _ if llvm19 && src0_64 => f.write_str("  /* DP ALU dpp only supports row_newbcast */"),
         _ if gfx90a && src0_64 => f.write_str("  /* 64 bit dpp only supports row_newbcast */"),
         0x000..=0x0ff => write!(
             f,
@@ -334,6 +382,10 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
                 let is_vopc = inst.format() == Format::Vopc;
                 if !is_vopc {
                     write_clamp_omod(f, w1 & (1 << 13) != 0, (w1 >> 14) & 3)?;
+                }
+                // (gfx940's conversions from FP8/BF8 have no destination selects in LLVM 19.)
+                let dst_sel = !(inst.gfx940 && crate::llvm19::sdwa_without_dst(inst.info().op));
+                if !is_vopc && dst_sel {
                     write!(f, " dst_sel:{}", SDWA_SEL[((w1 >> 8) & 7) as usize])?;
                     write!(f, " dst_unused:{}", DST_UNUSED[((w1 >> 11) & 3) as usize])?;
                 }
@@ -345,17 +397,17 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             }
             Enc::Dpp => {
                 let w1 = inst.words[1];
-                let src0_64 = inst.info().operands.iter().any(|s| {
-                    matches!(
-                        s,
-                        Slot::Reg {
-                            field: crate::table::Field::Src0,
-                            dwords: 2..,
-                            ..
-                        }
-                    )
+                let src0_64 = inst.info().operands.iter().any(|s| match s {
+                    // LLVM 19: any 64-bit operand
+                    Slot::Reg { dwords: 2.., .. } if inst.gfx940 => true,
+                    Slot::Reg {
+                        field: crate::table::Field::Src0,
+                        dwords: 2..,
+                        ..
+                    } => true,
+                    _ => false,
                 });
-                write_dpp_ctrl(f, (w1 >> 8) & 0x1ff, inst.gfx90a, src0_64)?;
+                write_dpp_ctrl(f, (w1 >> 8) & 0x1ff, inst.gfx90a, src0_64, inst.gfx940)?;
                 write!(
                     f,
                     " row_mask:{:#x} bank_mask:{:#x}",
@@ -387,6 +439,11 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             }
             if abid != 0 {
                 write!(f, " abid:{abid}")?;
+            }
+            let dgemm = inst.info().op.mfma_shape().is_some_and(|s| s.is_dgemm());
+            if blgp != 0 && inst.gfx940 && dgemm {
+                // gfx940's f64 ops negate A, B and C with these bits (LLVM 19's `neg`).
+                return write_bits_list(f, "neg", blgp, 3);
             }
             if blgp != 0 {
                 write!(f, " blgp:{blgp}")?;
@@ -431,7 +488,8 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             } else if w0 & 0xffff != 0 {
                 write!(f, " offset:{}", w0 & 0xffff)?;
             }
-            flag(f, b0(16), "gds")
+            // gfx940 has no GDS: LLVM 19 ignores the bit there.
+            flag(f, b0(16) && !inst.gfx940, "gds")
         }
         Format::Mubuf | Format::Mtbuf => {
             if inst.format() == Format::Mtbuf {
@@ -454,12 +512,18 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             if w0 & 0xfff != 0 {
                 write!(f, " offset:{}", w0 & 0xfff)?;
             }
-            flag(f, b0(14), "glc")?;
             let slc = if inst.format() == Format::Mtbuf {
                 inst.words[1] & (1 << 22) != 0
             } else {
                 b0(17)
             };
+            if inst.gfx940 {
+                // gfx940's cache-policy bits: glc is sc0, slc nt and MUBUF bit 15 sc1, printed in
+                // this order.
+                write_cache_policy(f, b0(14), slc, inst.format() == Format::Mubuf && b0(15))?;
+                return flag(f, inst.format() == Format::Mubuf && b0(16), "lds");
+            }
+            flag(f, b0(14), "glc")?;
             flag(f, slc, "slc")?;
             if inst.format() == Format::Mubuf {
                 // gfx90a's MUBUF bit 15 is the `scc` cache-policy bit (llvm-mc-15 prints it,
@@ -492,6 +556,10 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
             if off != 0 {
                 write!(f, " offset:{off}")?;
             }
+            if inst.gfx940 {
+                // Bit 13 is the scratch address's VGPR enable there, printed as an operand.
+                return write_cache_policy(f, b0(16), b0(17), b0(25));
+            }
             flag(f, b0(16), "glc")?;
             flag(f, b0(17), "slc")?;
             flag(f, b0(13), "lds")
@@ -503,6 +571,13 @@ pub fn write_modifiers(inst: &Inst, f: &mut impl Write) -> fmt::Result {
         }
         _ => Ok(()),
     }
+}
+
+/// gfx940's cache-policy modifiers, in LLVM 19's order.
+fn write_cache_policy(f: &mut impl Write, sc0: bool, nt: bool, sc1: bool) -> fmt::Result {
+    flag(f, sc0, "sc0")?;
+    flag(f, nt, "nt")?;
+    flag(f, sc1, "sc1")
 }
 
 pub fn is_vop3b(inst: &Inst) -> bool {

@@ -23,6 +23,9 @@ pub fn mach_name(mach: u32) -> Option<&'static str> {
         0x035 => "gfx1012",
         0x036 => "gfx1030",
         0x03f => "gfx90a",
+        0x040 => "gfx940",
+        0x04b => "gfx941",
+        0x04c => "gfx942",
         _ => return None,
     })
 }
@@ -42,6 +45,8 @@ mod tests {
             (0x31, "gfx909"),
             (0x32, "gfx90c"),
             (0x3f, "gfx90a"),
+            (0x40, "gfx940"),
+            (0x4c, "gfx942"),
         ] {
             assert_eq!(mach_name(mach), Some(name));
             assert!(gcn_isa::Target::from_name(name).is_some(), "{name}");

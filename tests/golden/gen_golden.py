@@ -2,6 +2,7 @@
 """Generate golden decoder/disassembler test vectors for gfx9 from llvm-mc-15.
 
 Usage:  python3 tests/golden/gen_golden.py [--llvm-mc llvm-mc-15] [--targets gfx900,gfx906,gfx908,gfx90a]
+        python3 tests/golden/gen_golden.py --llvm-mc llvm-mc-19 --targets gfx940,gfx942
 
 Output (relative to this file's directory):
   <target>/<FORMAT>.txt   "<words>\t<llvm text>[\t<canonical words>]" per line
@@ -23,6 +24,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGETS = ["gfx900", "gfx906", "gfx908", "gfx90a"]
 LLVM_MC = "llvm-mc-15"
+# MI300's targets follow LLVM 19: LLVM 15 prints gfx940's matrix ops wrongly and has no gfx942.
+#   gen_golden.py --llvm-mc llvm-mc-19 --targets gfx940,gfx942
+LLVM_19_TARGETS = ["gfx940", "gfx942"]
 CHUNK = 20000
 
 # --------------------------------------------------------------------------------------------
@@ -87,6 +91,8 @@ def run_llvm_chunk(target, blocks):
         if not line.startswith("\t") or line.strip() in (".text",):
             continue
         m = ENC_RE.search(line)
+        if not m and crashed:
+            break  # the last line, cut short where llvm-mc aborted
         if not m:
             raise RuntimeError("unparsed llvm-mc line: %r" % line)
         text = line[: m.start()].strip()
@@ -637,12 +643,15 @@ def gen_vop12c(fmt, op, e, i, target):
         out.append(dpp(s1abs=1, s0neg=1))
     out.append(dpp(src=255, ctrl=0x1B))
     out.append(dpp(ctrl=rot(DPP_BAD, i, 1)[0]))
-    if target == "gfx90a":
+    if target in DPP64_TARGETS:
         # row_newbcast:N (gfx90a's 64-bit DPP broadcast), reserved elsewhere on gfx9
         for c in rot([0x150 + k for k in range(16)], i, 3):
             out.append(dpp(ctrl=c))
     return out
 
+
+# Targets with gfx90a's 64-bit DPP (FeatureGFX90AInsts).
+DPP64_TARGETS = ("gfx90a", "gfx940", "gfx941", "gfx942")
 
 DPP_CTRLS = ([0x00, 0x1B, 0x39, 0x4E, 0x93, 0xFF, 0x55, 0xAA, 0x27, 0xD8]
              + [0x100 + k for k in range(1, 16)] + [0x110 + k for k in range(1, 16)]

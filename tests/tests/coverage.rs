@@ -50,6 +50,8 @@ fn every_opcode_has_golden_vectors() {
         Target::Gfx906,
         Target::Gfx908,
         Target::Gfx90a,
+        Target::Gfx940,
+        Target::Gfx942,
     ] {
         let bit = target.op_set().bit();
         let ops = covered(target);

@@ -58,6 +58,7 @@ fn random_words_keep_the_decoder_invariants() {
             Target::Gfx906,
             Target::Gfx908,
             Target::Gfx90a,
+            Target::Gfx940,
         ] {
             let Ok(inst) = decode(&bytes, target) else {
                 continue;
@@ -107,6 +108,7 @@ fn fuzz_regressions_keep_the_invariants() {
             Target::Gfx906,
             Target::Gfx908,
             Target::Gfx90a,
+            Target::Gfx940,
         ] {
             let Ok(inst) = decode(&data, target) else {
                 continue;

@@ -153,6 +153,13 @@ impl Device {
         check_dims(&dims)?;
         tracing::info!(kernel, grid = ?dims.grid, block = ?dims.block, timing = opts.timing.is_some(), "launch");
         let desc = &k.descriptor;
+        if self.config.target.features().gfx940_insts {
+            // Their cache-policy bits, architected flat scratch and new ops have no semantics yet.
+            return Err(Error::Launch(format!(
+                "{} code decodes, disassembles and lints, but does not run yet",
+                self.config.target
+            )));
+        }
         if desc.kernel_code_properties.enable_wavefront_size32 {
             return Err(Error::Launch("wave32 kernels are not gfx9 code".into()));
         }

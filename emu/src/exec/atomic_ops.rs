@@ -71,7 +71,8 @@ pub fn apply(op: Atomic, old: u64, data: u64, data2: u64, bits: u32) -> Option<u
         Atomic::FMin => float(fp::min_f32, fp::min_f64),
         Atomic::FMax => float(fp::max_f32, fp::max_f64),
         Atomic::PkFAdd => add_f16(old, data) | add_f16(old >> 16, data >> 16) << 16,
-        Atomic::FCmpSwap | Atomic::Wrap | Atomic::CondXchg => return None,
+        // gfx940's bf16 pairs: gfx940 code does not run yet.
+        Atomic::FCmpSwap | Atomic::Wrap | Atomic::CondXchg | Atomic::PkFAddBf16 => return None,
     };
     Some(r & mask)
 }

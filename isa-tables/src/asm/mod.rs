@@ -49,12 +49,17 @@ impl std::error::Error for AsmError {}
 /// DPP control or a constant where only registers go prints as a comment without its value; a
 /// compressed export's lanes are enabled in pairs by LLVM's assembler (which this one follows),
 /// so a half-enabled pair cannot be written; and a swizzle bitmask assembles to LLVM's masks for
-/// it, which may print as another form.
+/// it, which may print as another form. LLVM 19's text (gfx940, gfx942) says so of an operand
+/// outside its register class or a constant where only registers go in a comment after it,
+/// which its assembler rejects as this one does.
 pub fn is_lossy_text(text: &str) -> bool {
     text.contains("/* Invalid dpp_ctrl value */")
         || text.contains("is not supported on ASICs earlier than")
         || text.contains("/* 64 bit dpp only supports row_newbcast */")
+        || text.contains("/* DP ALU dpp only supports row_newbcast */")
         || text.contains("/*invalid immediate*/")
+        || text.contains("/*Invalid immediate*/")
+        || text.contains("/*Invalid register, operand has")
         || special::bitmask_text_prints_otherwise(text)
         || (text.starts_with("exp ") && text.contains(" compr"))
 }

@@ -152,8 +152,15 @@ fn mtbuf_format(v: Option<&str>) -> Result<(u32, u32), ModError> {
     Ok((dfmt, nfmt))
 }
 
-/// Applies one `name[:value]` modifier to the words of a `format`/`enc` instruction.
-pub fn apply(info: &OpInfo, enc: Enc, w: &mut [u32; 2], modifier: &str) -> Result<(), ModError> {
+/// Applies one `name[:value]` modifier to the words of a `format`/`enc` instruction; `gfx940`
+/// names the cache-policy bits `sc0`, `sc1` and `nt` in place of `glc`, `scc` and `slc`.
+pub fn apply(
+    info: &OpInfo,
+    enc: Enc,
+    w: &mut [u32; 2],
+    modifier: &str,
+    gfx940: bool,
+) -> Result<(), ModError> {
     let (format, op) = (info.format, info.op);
     let (name, value) = match modifier.split_once(':') {
         Some((n, v)) => (n, Some(v)),
@@ -192,6 +199,22 @@ pub fn apply(info: &OpInfo, enc: Enc, w: &mut [u32; 2], modifier: &str) -> Resul
         }
         _ => {}
     }
+    // gfx940's cache-policy bits, where the other targets have glc, slc and scc.
+    let name = match (gfx940, format, name) {
+        (
+            true,
+            Format::Mubuf | Format::Mtbuf | Format::Flat | Format::Global | Format::Scratch,
+            _,
+        ) => match name {
+            "sc0" => "glc",
+            "nt" => "slc",
+            "sc1" if format == Format::Mubuf => "scc",
+            "sc1" if format != Format::Mtbuf => "sc1",
+            "glc" | "slc" | "scc" => return unknown(),
+            other => other,
+        },
+        _ => name,
+    };
     match format {
         Format::Smem => match name {
             "glc" => w.flag(0, 16),
@@ -234,6 +257,8 @@ pub fn apply(info: &OpInfo, enc: Enc, w: &mut [u32; 2], modifier: &str) -> Resul
             "cbsz" => w.set(0, 8, 3, int(value, name)?),
             "abid" => w.set(0, 11, 4, int(value, name)?),
             "blgp" => w.set(1, 29, 3, int(value, name)?),
+            // gfx940's f64 ops: the same bits negate A, B and C
+            "neg" if gfx940 => w.set(1, 29, 3, bit_list(value, name)?),
             _ => unknown(),
         },
         Format::Vop3p => match name {
@@ -305,7 +330,8 @@ pub fn apply(info: &OpInfo, enc: Enc, w: &mut [u32; 2], modifier: &str) -> Resul
             }
             "glc" => w.flag(0, 16),
             "slc" => w.flag(0, 17),
-            "lds" => w.flag(0, 13),
+            "sc1" => w.flag(0, 25),
+            "lds" if !gfx940 => w.flag(0, 13),
             _ => unknown(),
         },
         Format::Exp => match name {

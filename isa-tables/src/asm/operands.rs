@@ -221,8 +221,31 @@ impl Builder<'_> {
             };
         }
         let class = crate::decode::source_class(self.info, self.enc, field, class, dwords);
+        // LLVM 19 (gfx940) prints a packed f16 pair's literal whole.
+        let packed_literal = self.target.has_gfx940_insts()
+            && class == crate::ImmClass::F16
+            && crate::llvm19::packed_f16_source(self.info.op)
+            && parse_int(text).is_some_and(|v| (0x1_0000..=0xffff_ffff).contains(&v));
+        let class = if packed_literal {
+            crate::ImmClass::B32
+        } else {
+            class
+        };
         let mut op = parse_operand(text, class, self.prefer)
             .ok_or_else(|| format!("`{text}`: not a register or constant"))?;
+        // LLVM 19 (gfx940) prints a 16-bit integer operand's literal that holds an f32 inline
+        // value as that float: the text stands for the 32-bit literal.
+        if self.target.has_gfx940_insts()
+            && class == crate::ImmClass::I16
+            && self.enc == Enc::Native
+            && matches!(format, Format::Vop1 | Format::Vop2 | Format::Vopc)
+            && text.contains('.')
+        {
+            let bits = crate::llvm19::f32_inline_text_bits(text)
+                .ok_or_else(|| format!("`{text}`: not an inline float"))?;
+            op = Operand::reg(crate::operand::LITERAL, 1);
+            op.literal = Some(bits);
+        }
         // GLOBAL/SCRATCH saddr = 0x7d prints as `null` (a name llvm-mc-15 itself only accepts
         // on gfx10, but its disassembler prints it for gfx9).
         if field == Field::Saddr && op.code == crate::operand::NULL && op.dwords == 1 {
@@ -297,6 +320,10 @@ impl Builder<'_> {
             ("off", Format::Scratch, _) => {
                 let r = parse_register(text).filter(|r| r.code >= 256 && r.dwords == 1);
                 let r = r.ok_or_else(|| format!("`{text}`: expected `off` or a VGPR"))?;
+                if self.target.has_gfx940_insts() {
+                    // gfx940: SVE says the address has a VGPR part
+                    self.set_bits(0, 13, 1, 1);
+                }
                 self.put(Field::Vaddr, &r, text, false)
             }
             _ => Err(format!("expected `{fixed}`, found `{text}`")),
@@ -343,9 +370,21 @@ impl Builder<'_> {
                 let v = self.label(text)?;
                 self.set_bits(0, 0, 16, v as u32);
             }
-            ImmKind::Hwreg => self.set_bits(0, 0, 16, special::hwreg(text).ok_or_else(bad)? as u32),
+            ImmKind::Hwreg => {
+                let v = if self.target.has_gfx940_insts() {
+                    special::hwreg_gfx940(text)
+                } else {
+                    special::hwreg(text)
+                };
+                self.set_bits(0, 0, 16, v.ok_or_else(bad)? as u32)
+            }
             ImmKind::Sendmsg => {
-                self.set_bits(0, 0, 16, special::sendmsg(text).ok_or_else(bad)? as u32)
+                let v = if self.target.has_gfx940_insts() {
+                    special::sendmsg_gfx940(text)
+                } else {
+                    special::sendmsg(text)
+                };
+                self.set_bits(0, 0, 16, v.ok_or_else(bad)? as u32)
             }
             ImmKind::Waitcnt => {
                 self.set_bits(0, 0, 16, special::waitcnt(text).ok_or_else(bad)? as u32)
@@ -529,7 +568,7 @@ pub fn build(
         .any(|s| matches!(s, Slot::Imm(ImmKind::Waitcnt)))
     {
         for m in &mods {
-            modifiers::apply(info, enc, &mut b.w, m)?;
+            modifiers::apply(info, enc, &mut b.w, m, target.has_gfx940_insts())?;
         }
     }
     let one_word = matches!(

@@ -55,6 +55,18 @@ pub fn sendmsg(text: &str) -> Option<u16> {
     lookup(&MAP, syntax::write_sendmsg, text)
 }
 
+/// [`hwreg`] with gfx940's register names.
+pub fn hwreg_gfx940(text: &str) -> Option<u16> {
+    static MAP: OnceLock<HashMap<String, u16>> = OnceLock::new();
+    lookup(&MAP, syntax::write_hwreg_gfx940, text)
+}
+
+/// [`sendmsg`] as gfx940's text has it.
+pub fn sendmsg_gfx940(text: &str) -> Option<u16> {
+    static MAP: OnceLock<HashMap<String, u16>> = OnceLock::new();
+    lookup(&MAP, syntax::write_sendmsg_gfx940, text)
+}
+
 pub fn waitcnt(text: &str) -> Option<u16> {
     static MAP: OnceLock<HashMap<String, u16>> = OnceLock::new();
     if let Some(v) = lookup(&MAP, syntax::write_waitcnt, text) {

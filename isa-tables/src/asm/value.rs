@@ -22,7 +22,7 @@ pub struct Operand {
 }
 
 impl Operand {
-    fn reg(code: u16, dwords: u8) -> Operand {
+    pub(crate) fn reg(code: u16, dwords: u8) -> Operand {
         Operand {
             code,
             dwords,
