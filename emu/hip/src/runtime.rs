@@ -12,6 +12,7 @@
 use crate::allocation::{AllocClass, AllocInfo};
 use crate::checks::{self, CheckState};
 use crate::error::{self, *};
+use crate::graph::Graphs;
 use crate::stats::{self, KernelStats};
 use crate::types::*;
 use gcnemu::board::board;
@@ -104,6 +105,8 @@ pub(crate) struct Runtime {
     pub(crate) current_device: i32,
     /// The sanitizers' findings and allocation sites (`GCNEMU_CHECK`).
     pub(crate) checks: CheckState,
+    /// Graphs, executable graphs and stream captures.
+    pub(crate) graphs: Graphs,
 }
 
 static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
@@ -214,6 +217,7 @@ impl Runtime {
             started: Instant::now(),
             current_device: 0,
             checks: Default::default(),
+            graphs: Graphs::default(),
         })
     }
 
@@ -366,6 +370,66 @@ impl Runtime {
         Ok((addr, if size == 0 { sym.size } else { size }))
     }
 
+    /// The kernel a launch names by `func`: a registered host stub or a `hipFunction_t`.
+    pub(crate) fn kernel_of(&mut self, func: usize) -> Result<(ModuleId, String), hipError_t> {
+        if let Some(sym) = self.functions.get(&func).cloned() {
+            return Ok((self.symbol_module(&sym)?, sym.name));
+        }
+        match self.function_handles.get(&func) {
+            Some(h) => Ok((h.module, h.name.clone())),
+            None => Err(INVALID_DEVICE_FUNCTION),
+        }
+    }
+
+    /// Copies a kernel's explicit arguments out of the program's memory, one buffer per
+    /// argument, sized by the kernel's metadata.
+    pub(crate) fn kernel_args(
+        &self,
+        module: ModuleId,
+        kernel: &str,
+        args: ArgSource,
+    ) -> Result<Vec<Vec<u8>>, hipError_t> {
+        let k = self
+            .loaded(module)?
+            .module
+            .kernel(kernel)
+            .ok_or(INVALID_DEVICE_FUNCTION)?;
+        let explicit: Vec<(u64, u64)> = k
+            .meta
+            .as_ref()
+            .map(|m| {
+                m.args
+                    .iter()
+                    .filter(|a| !a.value_kind.is_hidden())
+                    .map(|a| (a.offset, a.size))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut out = Vec::with_capacity(explicit.len());
+        for (i, &(offset, size)) in explicit.iter().enumerate() {
+            let bytes = match args {
+                ArgSource::Pointers(p) => {
+                    if p.is_null() {
+                        return Err(INVALID_VALUE);
+                    }
+                    // SAFETY: HIP's contract: `args` holds one pointer per explicit argument,
+                    // each to a value of the argument's size.
+                    let ptr = unsafe { *p.add(i) };
+                    if ptr.is_null() {
+                        return Err(INVALID_VALUE);
+                    }
+                    unsafe { std::slice::from_raw_parts(ptr as *const u8, size as usize) }.to_vec()
+                }
+                ArgSource::Buffer(buf) => buf
+                    .get(offset as usize..(offset + size) as usize)
+                    .ok_or(INVALID_VALUE)?
+                    .to_vec(),
+            };
+            out.push(bytes);
+        }
+        Ok(out)
+    }
+
     /// Runs a kernel to completion. Launch errors (bad configuration, arguments) return at once;
     /// a failure of the kernel itself is reported on stderr and held for the next synchronising
     /// call.
@@ -392,6 +456,12 @@ impl Runtime {
             return Err(INVALID_CONFIGURATION);
         }
         let shared = u32::try_from(shared).map_err(|_| INVALID_VALUE)?;
+        let launch_args: Vec<Arg> = self
+            .kernel_args(module, kernel, args)?
+            .into_iter()
+            .map(Arg::Bytes)
+            .collect();
+        // A field borrow, not `self.loaded()`: the launch below borrows the device mutably.
         let loaded = self
             .modules
             .get(module)
@@ -401,39 +471,6 @@ impl Runtime {
             .module
             .kernel(kernel)
             .ok_or(INVALID_DEVICE_FUNCTION)?;
-        let explicit: Vec<(u64, u64)> = k
-            .meta
-            .as_ref()
-            .map(|m| {
-                m.args
-                    .iter()
-                    .filter(|a| !a.value_kind.is_hidden())
-                    .map(|a| (a.offset, a.size))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut launch_args = Vec::with_capacity(explicit.len());
-        for (i, &(offset, size)) in explicit.iter().enumerate() {
-            let bytes = match args {
-                ArgSource::Pointers(p) => {
-                    if p.is_null() {
-                        return Err(INVALID_VALUE);
-                    }
-                    // SAFETY: HIP's contract: `args` holds one pointer per explicit argument,
-                    // each to a value of the argument's size.
-                    let ptr = unsafe { *p.add(i) };
-                    if ptr.is_null() {
-                        return Err(INVALID_VALUE);
-                    }
-                    unsafe { std::slice::from_raw_parts(ptr as *const u8, size as usize) }.to_vec()
-                }
-                ArgSource::Buffer(buf) => buf
-                    .get(offset as usize..(offset + size) as usize)
-                    .ok_or(INVALID_VALUE)?
-                    .to_vec(),
-            };
-            launch_args.push(Arg::Bytes(bytes));
-        }
         let mut opts = self.settings.launch.clone();
         opts.dynamic_lds = shared;
         let dims = Dims { grid, block };
