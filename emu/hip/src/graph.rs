@@ -183,7 +183,6 @@ pub(crate) struct Node {
     pub(crate) cloned_from: Option<NodeId>,
 }
 
-#[derive(Default)]
 pub(crate) struct Graph {
     /// In the order they were added: `hipGraphGetNodes` lists them so, and ties of the
     /// topological order are broken by it, so a launch runs in a reproducible order.
@@ -276,7 +275,7 @@ impl Graphs {
         id
     }
 
-    /// A live graph the program may name (not a child graph's internal copy being destroyed).
+    /// A live graph.
     pub(crate) fn graph(&self, g: usize) -> Result<&Graph, hipError_t> {
         self.graphs.get(&g).ok_or(INVALID_VALUE)
     }

@@ -176,6 +176,19 @@ pub(crate) fn lock() -> MutexGuard<'static, Option<Runtime>> {
     RUNTIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// A launch's dimensions, as hipamd's `ihipLaunchKernel_validate` checks them: an empty
+/// dimension is an invalid value, a block over 1024 work-items an invalid configuration.
+pub(crate) fn check_dims(grid: dim3, block: dim3) -> Result<(), hipError_t> {
+    let (grid, block) = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);
+    if grid.contains(&0) || block.contains(&0) {
+        return Err(INVALID_VALUE);
+    }
+    if block.iter().map(|&b| b as u64).product::<u64>() > 1024 {
+        return Err(INVALID_CONFIGURATION);
+    }
+    Ok(())
+}
+
 impl Runtime {
     fn from_env() -> Result<Runtime, String> {
         let settings = Settings::from_env()?;
@@ -445,16 +458,9 @@ impl Runtime {
         args: ArgSource,
     ) -> Result<(), hipError_t> {
         self.check_stream(stream)?;
+        check_dims(grid, block)?;
         let grid = [grid.x, grid.y, grid.z];
         let block = [block.x, block.y, block.z];
-        // As hipamd's ihipLaunchKernel_validate: an empty dimension is an invalid value, a
-        // block over 1024 work-items an invalid configuration.
-        if grid.contains(&0) || block.contains(&0) {
-            return Err(INVALID_VALUE);
-        }
-        if block.iter().map(|&b| b as u64).product::<u64>() > 1024 {
-            return Err(INVALID_CONFIGURATION);
-        }
         let shared = u32::try_from(shared).map_err(|_| INVALID_VALUE)?;
         let launch_args: Vec<Arg> = self
             .kernel_args(module, kernel, args)?

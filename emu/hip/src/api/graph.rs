@@ -62,19 +62,6 @@ fn fill_list(
     Ok(())
 }
 
-/// An empty dimension is an invalid value, a block over 1024 work-items an invalid
-/// configuration (as a launch).
-fn check_dims(grid: dim3, block: dim3) -> Result<(), hipError_t> {
-    let (g, b) = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);
-    if g.contains(&0) || b.contains(&0) {
-        return Err(INVALID_VALUE);
-    }
-    if b.iter().map(|&v| v as u64).product::<u64>() > 1024 {
-        return Err(INVALID_CONFIGURATION);
-    }
-    Ok(())
-}
-
 /// A kernel node from `hipKernelNodeParams`, its arguments copied now. Stream capture passes
 /// `kernelParams` only; the explicit API must pass exactly one of `kernelParams` and `extra`
 /// (hipamd), unless the kernel takes no arguments.
@@ -86,7 +73,7 @@ pub(crate) fn kernel_node(
         return Err(INVALID_VALUE);
     }
     let (module, name) = rt.kernel_of(p.func as usize)?;
-    check_dims(p.gridDim, p.blockDim)?;
+    crate::runtime::check_dims(p.gridDim, p.blockDim)?;
     let args = match (p.kernelParams.is_null(), p.extra.is_null()) {
         (false, true) => ArgSource::Pointers(p.kernelParams as *const *const c_void),
         (true, false) => ArgSource::Buffer(super::launch::extra_buffer(p.extra)?),
@@ -201,7 +188,7 @@ pub(crate) fn memset(rt: &Runtime, p: &hipMemsetParams) -> Result<Memset, hipErr
     })
 }
 
-fn memcpy_1d(
+pub(crate) fn memcpy_1d(
     dst: *mut c_void,
     src: *const c_void,
     count: usize,
@@ -280,7 +267,7 @@ pub(crate) fn to_symbol(
     })
 }
 
-fn host(p: *const hipHostNodeParams) -> Result<NodeKind, hipError_t> {
+pub(crate) fn host(p: *const hipHostNodeParams) -> Result<NodeKind, hipError_t> {
     if p.is_null() {
         return Err(INVALID_VALUE);
     }
@@ -919,10 +906,6 @@ pub unsafe extern "C" fn hipGraphHostNodeSetParams(
     call(|rt| set_kind(rt, node_id(rt, node)?, host(params)?))
 }
 
-pub(crate) fn host_from(params: *const hipHostNodeParams) -> Result<NodeKind, hipError_t> {
-    host(params)
-}
-
 #[no_mangle]
 pub unsafe extern "C" fn hipGraphChildGraphNodeGetGraph(
     node: hipGraphNode_t,
@@ -985,13 +968,4 @@ pub unsafe extern "C" fn hipGraphEventWaitNodeSetEvent(
         let k = event_kind(rt, NodeType::WaitEvent, e)?;
         set_kind(rt, node_id(rt, node)?, k)
     })
-}
-
-pub(crate) fn memcpy_1d_kind(
-    dst: *mut c_void,
-    src: *const c_void,
-    count: usize,
-    kind: c_int,
-) -> Result<NodeKind, hipError_t> {
-    memcpy_1d(dst, src, count, kind)
 }

@@ -297,7 +297,7 @@ pub unsafe extern "C" fn hipGraphExecMemcpyNodeSetParams1D(
     count: usize,
     kind: c_int,
 ) -> hipError_t {
-    exec_set(exec, node, |_| memcpy_1d_kind(dst, src, count, kind))
+    exec_set(exec, node, |_| memcpy_1d(dst, src, count, kind))
 }
 
 #[no_mangle]
@@ -347,7 +347,7 @@ pub unsafe extern "C" fn hipGraphExecHostNodeSetParams(
     node: hipGraphNode_t,
     params: *const hipHostNodeParams,
 ) -> hipError_t {
-    exec_set(exec, node, |_| host_from(params))
+    exec_set(exec, node, |_| host(params))
 }
 
 #[no_mangle]

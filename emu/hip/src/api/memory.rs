@@ -376,7 +376,7 @@ pub unsafe extern "C" fn hipMemcpyAsync(
     call(|rt| {
         rt.check_stream(stream)?;
         let captured = super::capture::captured(rt, stream, |_| {
-            super::graph::memcpy_1d_kind(dst, src as *const c_void, size, kind)
+            super::graph::memcpy_1d(dst, src, size, kind)
         })?;
         if captured {
             return Ok(());
