@@ -360,6 +360,8 @@ pub unsafe extern "C" fn hipMemcpyWithStream(
 ) -> hipError_t {
     call(|rt| {
         rt.check_stream(stream)?;
+        // A blocking copy on a capturing stream would synchronise it.
+        super::capture::stream_sync(rt, stream)?;
         copy(rt, dst as u64, src as u64, size as u64, kind)?;
         rt.take_pending()
     })
@@ -500,6 +502,7 @@ pub unsafe extern "C" fn hipMemcpy2D(
     kind: c_int,
 ) -> hipError_t {
     call(|rt| {
+        super::capture::synchronous(rt)?;
         copy_2d(
             rt,
             dst as u64,

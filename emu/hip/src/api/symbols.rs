@@ -66,6 +66,7 @@ pub unsafe extern "C" fn hipMemcpyToSymbol(
     kind: c_int,
 ) -> hipError_t {
     call(|rt| {
+        super::capture::synchronous(rt)?;
         to_symbol(rt, symbol, src, size, offset, kind)?;
         rt.take_pending()
     })
@@ -101,6 +102,7 @@ pub unsafe extern "C" fn hipMemcpyFromSymbol(
     kind: c_int,
 ) -> hipError_t {
     call(|rt| {
+        super::capture::synchronous(rt)?;
         from_symbol(rt, dst, symbol, size, offset, kind)?;
         rt.take_pending()
     })
