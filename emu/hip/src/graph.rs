@@ -226,6 +226,9 @@ pub(crate) struct Graphs {
     /// Events recorded on a capturing stream: the capture and the nodes before the record, which
     /// a stream that waits for the event depends on.
     pub(crate) captured_events: HashMap<usize, (CaptureId, Vec<NodeId>)>,
+    /// Streams destroyed while they captured: ending their capture is
+    /// `hipErrorContextIsDestroyed`, as in hipamd.
+    pub(crate) destroyed_while_capturing: HashSet<usize>,
     next_handle: usize,
     next_capture: CaptureId,
 }
@@ -239,6 +242,7 @@ impl Default for Graphs {
             captures: HashMap::new(),
             capturing: HashMap::new(),
             captured_events: HashMap::new(),
+            destroyed_while_capturing: HashSet::new(),
             // Far above the runtime's other handles, so that no stream or event handle is ever
             // also a graph, node or executable graph.
             next_handle: 1 << 44,

@@ -309,7 +309,6 @@ pub(crate) const CAPTURE_MODE_RELAXED: c_int = 2;
 pub(crate) const UPDATE_SUCCESS: c_int = 0;
 pub(crate) const UPDATE_ERROR_TOPOLOGY_CHANGED: c_int = 2;
 pub(crate) const UPDATE_ERROR_NODE_TYPE_CHANGED: c_int = 3;
-pub(crate) const UPDATE_ERROR_FUNCTION_CHANGED: c_int = 4;
 
 /// `hipStreamPerThread` and the legacy default stream are handles, not objects.
 pub(crate) const STREAM_LEGACY: usize = 1;

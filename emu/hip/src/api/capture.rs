@@ -206,6 +206,7 @@ fn end(rt: &mut Runtime, id: CaptureId) -> Option<Capture> {
 /// A stream leaves its capture when destroyed; the capture cannot complete without its origin.
 pub(crate) fn forget_stream(rt: &mut Runtime, stream: usize) {
     if let Some(c) = rt.graphs.capturing.remove(&stream) {
+        rt.graphs.destroyed_while_capturing.insert(stream);
         if let Some(capture) = rt.graphs.captures.get_mut(&c.capture) {
             if capture.origin == stream {
                 capture.invalidated = true;
@@ -260,8 +261,19 @@ pub unsafe extern "C" fn hipStreamEndCapture(
     graph: *mut hipGraph_t,
 ) -> hipError_t {
     call(|rt| {
-        if graph.is_null() || is_legacy(stream) {
+        // The null stream never captures (CUDA's answer, and hipamd's since 5.3).
+        if is_legacy(stream) {
+            return Err(ILLEGAL_STATE);
+        }
+        if graph.is_null() {
             return Err(INVALID_VALUE);
+        }
+        if rt
+            .graphs
+            .destroyed_while_capturing
+            .contains(&(stream as usize))
+        {
+            return Err(CONTEXT_IS_DESTROYED);
         }
         check(rt, stream)?;
         let s = stream as usize;

@@ -188,7 +188,9 @@ pub(crate) fn memset(rt: &Runtime, p: &hipMemsetParams) -> Result<Memset, hipErr
     })
 }
 
+/// A 1D copy node, its ranges checked now as hipamd's `ihipMemcpy_validate` does.
 pub(crate) fn memcpy_1d(
+    rt: &Runtime,
     dst: *mut c_void,
     src: *const c_void,
     count: usize,
@@ -197,7 +199,7 @@ pub(crate) fn memcpy_1d(
     if dst.is_null() || src.is_null() {
         return Err(INVALID_VALUE);
     }
-    check_kind(kind)?;
+    super::memory::check_copy(rt, dst as u64, src as u64, count as u64, kind)?;
     Ok(NodeKind::Memcpy1D {
         dst: dst as u64,
         src: src as u64,
@@ -453,8 +455,8 @@ pub unsafe extern "C" fn hipGraphAddMemcpyNode1D(
     size: usize,
     kind: c_int,
 ) -> hipError_t {
-    add(node, graph, deps, count, |_| {
-        memcpy_1d(dst, src, size, kind)
+    add(node, graph, deps, count, |rt| {
+        memcpy_1d(rt, dst, src, size, kind)
     })
 }
 
@@ -532,10 +534,8 @@ pub unsafe extern "C" fn hipGraphAddChildGraphNode(
 ) -> hipError_t {
     add(node, graph, deps, count, |rt| {
         let c = graph_id(rt, child)?;
-        if c == graph as usize {
-            return Err(INVALID_VALUE);
-        }
-        // The node holds a copy: later changes to `child` do not reach it, as in HIP.
+        // The node holds a copy, taken before the node is added (so a graph may be its own
+        // child): later changes to `child` do not reach it, as in HIP.
         Ok(NodeKind::Graph(rt.graphs.clone_graph(c, None).0))
     })
 }
@@ -605,6 +605,9 @@ pub unsafe extern "C" fn hipGraphAddDependencies(
     count: usize,
 ) -> hipError_t {
     call(|rt| {
+        if count == 0 {
+            return graph_id(rt, graph).map(|_| ());
+        }
         let list = edges(rt, graph, from, to, count)?;
         // Check every edge before adding any: a self edge or one already there is invalid.
         for (i, (f, t)) in list.iter().enumerate() {
@@ -808,7 +811,13 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeSetParams1D(
     count: usize,
     kind: c_int,
 ) -> hipError_t {
-    call(|rt| set_kind(rt, node_id(rt, node)?, memcpy_1d(dst, src, count, kind)?))
+    call(|rt| {
+        set_kind(
+            rt,
+            node_id(rt, node)?,
+            memcpy_1d(rt, dst, src, count, kind)?,
+        )
+    })
 }
 
 #[no_mangle]

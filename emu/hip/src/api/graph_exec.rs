@@ -266,17 +266,8 @@ pub unsafe extern "C" fn hipGraphExecKernelNodeSetParams(
     node: hipGraphNode_t,
     params: *const hipKernelNodeParams,
 ) -> hipError_t {
-    exec_set(exec, node, |rt| {
-        let k = kernel_from(rt, params)?;
-        // An executable graph keeps its topology and kernels' functions (as CUDA's rule).
-        let n = clone_of(rt, exec, node)?;
-        match (&rt.graphs.node(n)?.kind, &k) {
-            (NodeKind::Kernel(old), NodeKind::Kernel(new)) if old.func != new.func => {
-                Err(INVALID_VALUE)
-            }
-            _ => Ok(k),
-        }
-    })
+    // The kernel may change too (HIP and CUDA since 11 allow it).
+    exec_set(exec, node, |rt| kernel_from(rt, params))
 }
 
 #[no_mangle]
@@ -297,7 +288,7 @@ pub unsafe extern "C" fn hipGraphExecMemcpyNodeSetParams1D(
     count: usize,
     kind: c_int,
 ) -> hipError_t {
-    exec_set(exec, node, |_| memcpy_1d(dst, src, count, kind))
+    exec_set(exec, node, |rt| memcpy_1d(rt, dst, src, count, kind))
 }
 
 #[no_mangle]
@@ -391,8 +382,8 @@ struct Refusal {
 }
 
 /// Makes the executable graph's copy `mine` take the parameters of `new`, if both have the same
-/// nodes (in the order they were added), types, edges and kernel functions; changes nothing
-/// otherwise.
+/// nodes (in the order they were added), types and edges; changes nothing otherwise. Kernel
+/// nodes may change their function, as HIP and CUDA allow.
 fn update(rt: &mut Runtime, mine: GraphId, new: GraphId) -> Result<(), Refusal> {
     let mut pairs = Vec::new();
     pair_up(&rt.graphs, mine, new, &mut pairs)?;
@@ -437,15 +428,8 @@ fn pair_up(
         if dx != dy {
             return Err(topology(Some(*n)));
         }
-        match (&x.kind, &y.kind) {
-            (NodeKind::Kernel(p), NodeKind::Kernel(q)) if p.func != q.func => {
-                return Err(Refusal {
-                    result: UPDATE_ERROR_FUNCTION_CHANGED,
-                    node: Some(*n),
-                });
-            }
-            (NodeKind::Graph(p), NodeKind::Graph(q)) => pair_up(graphs, *p, *q, pairs)?,
-            _ => {}
+        if let (NodeKind::Graph(p), NodeKind::Graph(q)) = (&x.kind, &y.kind) {
+            pair_up(graphs, *p, *q, pairs)?;
         }
         pairs.push((*m, *n));
     }

@@ -305,6 +305,26 @@ pub(crate) fn copy(
     n: u64,
     kind: c_int,
 ) -> Result<(), hipError_t> {
+    check_copy(rt, dst, src, n, kind)?;
+    if n == 0 {
+        return Ok(());
+    }
+    // SAFETY: device sides were checked against live allocations; host sides are the
+    // program's own memory, as it promised by passing them.
+    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n as usize) };
+    rt.device.memory_mut().note_host_write(dst, n);
+    Ok(())
+}
+
+/// Checks a copy of `n` bytes: the device side(s) that `kind` names lie inside live
+/// allocations, and so does any side that starts inside one.
+pub(crate) fn check_copy(
+    rt: &Runtime,
+    dst: u64,
+    src: u64,
+    n: u64,
+    kind: c_int,
+) -> Result<(), hipError_t> {
     if !(HOST_TO_HOST..=DEFAULT).contains(&kind) {
         return Err(INVALID_MEMCPY_DIRECTION);
     }
@@ -329,10 +349,6 @@ pub(crate) fn copy(
             rt.check_device_range(p, n)?;
         }
     }
-    // SAFETY: device sides were checked against live allocations; host sides are the
-    // program's own memory, as it promised by passing them.
-    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n as usize) };
-    rt.device.memory_mut().note_host_write(dst, n);
     Ok(())
 }
 
@@ -377,8 +393,8 @@ pub unsafe extern "C" fn hipMemcpyAsync(
 ) -> hipError_t {
     call(|rt| {
         rt.check_stream(stream)?;
-        let captured = super::capture::captured(rt, stream, |_| {
-            super::graph::memcpy_1d(dst, src, size, kind)
+        let captured = super::capture::captured(rt, stream, |rt| {
+            super::graph::memcpy_1d(rt, dst, src, size, kind)
         })?;
         if captured {
             return Ok(());
