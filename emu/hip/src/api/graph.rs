@@ -208,21 +208,35 @@ pub(crate) fn memcpy_1d(
     })
 }
 
-/// Checks that `offset..offset+count` lies inside the variable `symbol`.
+/// The device address of `offset..offset+count` of the variable `symbol`, checked to lie
+/// inside it.
 fn check_symbol(
     rt: &mut Runtime,
     symbol: *const c_void,
     count: usize,
     offset: usize,
-) -> Result<(), hipError_t> {
+) -> Result<u64, hipError_t> {
     if symbol.is_null() {
         return Err(INVALID_SYMBOL);
     }
-    let (_, size) = rt.var_address(symbol)?;
+    let (addr, size) = rt.var_address(symbol)?;
     match (offset as u64).checked_add(count as u64) {
-        Some(end) if end <= size => Ok(()),
+        Some(end) if end <= size => Ok(addr + offset as u64),
         _ => Err(INVALID_VALUE),
     }
+}
+
+/// What hipamd's `SetParams` calls of copy nodes refuse beyond what adding the node does: an
+/// empty copy, or one whose two sides are the same pointer.
+pub(crate) fn check_set_copy(
+    count: usize,
+    a: *const c_void,
+    b: *const c_void,
+) -> Result<(), hipError_t> {
+    if count == 0 || a == b {
+        return Err(INVALID_VALUE);
+    }
+    Ok(())
 }
 
 pub(crate) fn from_symbol(
@@ -233,11 +247,11 @@ pub(crate) fn from_symbol(
     offset: usize,
     kind: c_int,
 ) -> Result<NodeKind, hipError_t> {
-    check_symbol(rt, symbol, count, offset)?;
+    let addr = check_symbol(rt, symbol, count, offset)?;
     if dst.is_null() {
         return Err(INVALID_VALUE);
     }
-    check_kind(kind)?;
+    super::memory::check_copy(rt, dst as u64, addr, count as u64, kind)?;
     Ok(NodeKind::MemcpyFromSymbol {
         dst: dst as u64,
         symbol: symbol as usize,
@@ -255,11 +269,11 @@ pub(crate) fn to_symbol(
     offset: usize,
     kind: c_int,
 ) -> Result<NodeKind, hipError_t> {
-    check_symbol(rt, symbol, count, offset)?;
+    let addr = check_symbol(rt, symbol, count, offset)?;
     if src.is_null() {
         return Err(INVALID_VALUE);
     }
-    check_kind(kind)?;
+    super::memory::check_copy(rt, addr, src as u64, count as u64, kind)?;
     Ok(NodeKind::MemcpyToSymbol {
         symbol: symbol as usize,
         src: src as u64,
@@ -812,6 +826,7 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeSetParams1D(
     kind: c_int,
 ) -> hipError_t {
     call(|rt| {
+        check_set_copy(count, dst, src)?;
         set_kind(
             rt,
             node_id(rt, node)?,
@@ -830,6 +845,7 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeSetParamsFromSymbol(
     kind: c_int,
 ) -> hipError_t {
     call(|rt| {
+        check_set_copy(count, dst, symbol)?;
         let k = from_symbol(rt, dst, symbol, count, offset, kind)?;
         set_kind(rt, node_id(rt, node)?, k)
     })
@@ -845,6 +861,7 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeSetParamsToSymbol(
     kind: c_int,
 ) -> hipError_t {
     call(|rt| {
+        check_set_copy(count, symbol, src)?;
         let k = to_symbol(rt, symbol, src, count, offset, kind)?;
         set_kind(rt, node_id(rt, node)?, k)
     })

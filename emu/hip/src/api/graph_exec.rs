@@ -288,7 +288,10 @@ pub unsafe extern "C" fn hipGraphExecMemcpyNodeSetParams1D(
     count: usize,
     kind: c_int,
 ) -> hipError_t {
-    exec_set(exec, node, |rt| memcpy_1d(rt, dst, src, count, kind))
+    exec_set(exec, node, |rt| {
+        check_set_copy(count, dst, src)?;
+        memcpy_1d(rt, dst, src, count, kind)
+    })
 }
 
 #[no_mangle]
@@ -303,6 +306,7 @@ pub unsafe extern "C" fn hipGraphExecMemcpyNodeSetParamsFromSymbol(
     kind: c_int,
 ) -> hipError_t {
     exec_set(exec, node, |rt| {
+        check_set_copy(count, dst, symbol)?;
         from_symbol(rt, dst, symbol, count, offset, kind)
     })
 }
@@ -319,6 +323,7 @@ pub unsafe extern "C" fn hipGraphExecMemcpyNodeSetParamsToSymbol(
     kind: c_int,
 ) -> hipError_t {
     exec_set(exec, node, |rt| {
+        check_set_copy(count, symbol, src)?;
         to_symbol(rt, symbol, src, count, offset, kind)
     })
 }
