@@ -69,6 +69,16 @@ fn streams_events_and_host_functions() {
 }
 
 #[test]
+fn graphs_built_instantiated_updated_and_launched() {
+    assert_passes(&["--timing", "off"], "graph", &[]);
+}
+
+#[test]
+fn stream_capture_across_streams_and_its_errors() {
+    assert_passes(&["--timing", "off"], "capture", &[]);
+}
+
+#[test]
 fn device_properties_and_attributes() {
     let (stdout, _) = assert_passes(&["--timing", "off"], "device", &[]);
     assert!(stdout.contains("gfx900"), "{stdout}");
@@ -186,6 +196,8 @@ fn the_programs_run_on_gfx90a() {
         "errors",
         "printf",
         "devmalloc",
+        "graph",
+        "capture",
     ] {
         assert_passes(&gfx90a, name, &[]);
     }

@@ -23,12 +23,24 @@ pub(crate) const INVALID_IMAGE: hipError_t = 200;
 pub(crate) const NO_BINARY_FOR_GPU: hipError_t = 209;
 pub(crate) const FILE_NOT_FOUND: hipError_t = 301;
 pub(crate) const INVALID_HANDLE: hipError_t = 400;
+pub(crate) const ILLEGAL_STATE: hipError_t = 401;
 pub(crate) const NOT_FOUND: hipError_t = 500;
 pub(crate) const ILLEGAL_ADDRESS: hipError_t = 700;
 pub(crate) const HOST_MEMORY_ALREADY_REGISTERED: hipError_t = 712;
 pub(crate) const HOST_MEMORY_NOT_REGISTERED: hipError_t = 713;
+pub(crate) const CONTEXT_IS_DESTROYED: hipError_t = 709;
 pub(crate) const LAUNCH_FAILURE: hipError_t = 719;
 pub(crate) const NOT_SUPPORTED: hipError_t = 801;
+pub(crate) const STREAM_CAPTURE_UNSUPPORTED: hipError_t = 900;
+pub(crate) const STREAM_CAPTURE_INVALIDATED: hipError_t = 901;
+pub(crate) const STREAM_CAPTURE_MERGE: hipError_t = 902;
+pub(crate) const STREAM_CAPTURE_UNMATCHED: hipError_t = 903;
+pub(crate) const STREAM_CAPTURE_UNJOINED: hipError_t = 904;
+pub(crate) const STREAM_CAPTURE_ISOLATION: hipError_t = 905;
+pub(crate) const STREAM_CAPTURE_IMPLICIT: hipError_t = 906;
+pub(crate) const CAPTURED_EVENT: hipError_t = 907;
+pub(crate) const STREAM_CAPTURE_WRONG_THREAD: hipError_t = 908;
+pub(crate) const GRAPH_EXEC_UPDATE_FAILURE: hipError_t = 910;
 pub(crate) const UNKNOWN: hipError_t = 999;
 
 /// Every value of ROCm 5.2's `hipError_t` with its name, as Debian's library prints them.

@@ -24,6 +24,7 @@ mod api;
 mod checks;
 mod cstdio;
 mod error;
+mod graph;
 mod image;
 mod log;
 mod runtime;

@@ -12,6 +12,7 @@
 use crate::allocation::{AllocClass, AllocInfo};
 use crate::checks::{self, CheckState};
 use crate::error::{self, *};
+use crate::graph::Graphs;
 use crate::stats::{self, KernelStats};
 use crate::types::*;
 use gcnemu::board::board;
@@ -104,6 +105,8 @@ pub(crate) struct Runtime {
     pub(crate) current_device: i32,
     /// The sanitizers' findings and allocation sites (`GCNEMU_CHECK`).
     pub(crate) checks: CheckState,
+    /// Graphs, executable graphs and stream captures.
+    pub(crate) graphs: Graphs,
 }
 
 static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
@@ -173,6 +176,19 @@ pub(crate) fn lock() -> MutexGuard<'static, Option<Runtime>> {
     RUNTIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// A launch's dimensions, as hipamd's `ihipLaunchKernel_validate` checks them: an empty
+/// dimension is an invalid value, a block over 1024 work-items an invalid configuration.
+pub(crate) fn check_dims(grid: dim3, block: dim3) -> Result<(), hipError_t> {
+    let (grid, block) = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);
+    if grid.contains(&0) || block.contains(&0) {
+        return Err(INVALID_VALUE);
+    }
+    if block.iter().map(|&b| b as u64).product::<u64>() > 1024 {
+        return Err(INVALID_CONFIGURATION);
+    }
+    Ok(())
+}
+
 impl Runtime {
     fn from_env() -> Result<Runtime, String> {
         let settings = Settings::from_env()?;
@@ -214,6 +230,7 @@ impl Runtime {
             started: Instant::now(),
             current_device: 0,
             checks: Default::default(),
+            graphs: Graphs::default(),
         })
     }
 
@@ -366,38 +383,27 @@ impl Runtime {
         Ok((addr, if size == 0 { sym.size } else { size }))
     }
 
-    /// Runs a kernel to completion. Launch errors (bad configuration, arguments) return at once;
-    /// a failure of the kernel itself is reported on stderr and held for the next synchronising
-    /// call.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch(
-        &mut self,
+    /// The kernel a launch names by `func`: a registered host stub or a `hipFunction_t`.
+    pub(crate) fn kernel_of(&mut self, func: usize) -> Result<(ModuleId, String), hipError_t> {
+        if let Some(sym) = self.functions.get(&func).cloned() {
+            return Ok((self.symbol_module(&sym)?, sym.name));
+        }
+        match self.function_handles.get(&func) {
+            Some(h) => Ok((h.module, h.name.clone())),
+            None => Err(INVALID_DEVICE_FUNCTION),
+        }
+    }
+
+    /// Copies a kernel's explicit arguments out of the program's memory, one buffer per
+    /// argument, sized by the kernel's metadata.
+    pub(crate) fn kernel_args(
+        &self,
         module: ModuleId,
         kernel: &str,
-        grid: dim3,
-        block: dim3,
-        shared: u64,
-        stream: hipStream_t,
         args: ArgSource,
-    ) -> Result<(), hipError_t> {
-        self.check_stream(stream)?;
-        let grid = [grid.x, grid.y, grid.z];
-        let block = [block.x, block.y, block.z];
-        // As hipamd's ihipLaunchKernel_validate: an empty dimension is an invalid value, a
-        // block over 1024 work-items an invalid configuration.
-        if grid.contains(&0) || block.contains(&0) {
-            return Err(INVALID_VALUE);
-        }
-        if block.iter().map(|&b| b as u64).product::<u64>() > 1024 {
-            return Err(INVALID_CONFIGURATION);
-        }
-        let shared = u32::try_from(shared).map_err(|_| INVALID_VALUE)?;
-        let loaded = self
-            .modules
-            .get(module)
-            .and_then(|m| m.as_ref())
-            .ok_or(INVALID_HANDLE)?;
-        let k = loaded
+    ) -> Result<Vec<Vec<u8>>, hipError_t> {
+        let k = self
+            .loaded(module)?
             .module
             .kernel(kernel)
             .ok_or(INVALID_DEVICE_FUNCTION)?;
@@ -412,7 +418,7 @@ impl Runtime {
                     .collect()
             })
             .unwrap_or_default();
-        let mut launch_args = Vec::with_capacity(explicit.len());
+        let mut out = Vec::with_capacity(explicit.len());
         for (i, &(offset, size)) in explicit.iter().enumerate() {
             let bytes = match args {
                 ArgSource::Pointers(p) => {
@@ -432,8 +438,45 @@ impl Runtime {
                     .ok_or(INVALID_VALUE)?
                     .to_vec(),
             };
-            launch_args.push(Arg::Bytes(bytes));
+            out.push(bytes);
         }
+        Ok(out)
+    }
+
+    /// Runs a kernel to completion. Launch errors (bad configuration, arguments) return at once;
+    /// a failure of the kernel itself is reported on stderr and held for the next synchronising
+    /// call.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch(
+        &mut self,
+        module: ModuleId,
+        kernel: &str,
+        grid: dim3,
+        block: dim3,
+        shared: u64,
+        stream: hipStream_t,
+        args: ArgSource,
+    ) -> Result<(), hipError_t> {
+        self.check_stream(stream)?;
+        check_dims(grid, block)?;
+        let grid = [grid.x, grid.y, grid.z];
+        let block = [block.x, block.y, block.z];
+        let shared = u32::try_from(shared).map_err(|_| INVALID_VALUE)?;
+        let launch_args: Vec<Arg> = self
+            .kernel_args(module, kernel, args)?
+            .into_iter()
+            .map(Arg::Bytes)
+            .collect();
+        // A field borrow, not `self.loaded()`: the launch below borrows the device mutably.
+        let loaded = self
+            .modules
+            .get(module)
+            .and_then(|m| m.as_ref())
+            .ok_or(INVALID_HANDLE)?;
+        let k = loaded
+            .module
+            .kernel(kernel)
+            .ok_or(INVALID_DEVICE_FUNCTION)?;
         let mut opts = self.settings.launch.clone();
         opts.dynamic_lds = shared;
         let dims = Dims { grid, block };

@@ -17,6 +17,11 @@ pub(crate) type hipHostFn_t = Option<unsafe extern "C" fn(user_data: *mut c_void
 pub(crate) type hipStreamCallback_t =
     Option<unsafe extern "C" fn(stream: hipStream_t, status: hipError_t, user_data: *mut c_void)>;
 
+/// `hipGraph_t`, `hipGraphNode_t`, `hipGraphExec_t`: opaque handles we hand out.
+pub(crate) type hipGraph_t = *mut c_void;
+pub(crate) type hipGraphNode_t = *mut c_void;
+pub(crate) type hipGraphExec_t = *mut c_void;
+
 /// `dim3`, passed by value in registers (`{x, y}` in one, `z` in the next).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -226,6 +231,85 @@ pub(crate) const HIP_LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
 pub(crate) const HIP_LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
 pub(crate) const HIP_LAUNCH_PARAM_END: usize = 3;
 
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct hipKernelNodeParams {
+    pub(crate) blockDim: dim3,
+    pub(crate) extra: *mut *mut c_void,
+    pub(crate) func: *mut c_void,
+    pub(crate) gridDim: dim3,
+    pub(crate) kernelParams: *mut *mut c_void,
+    pub(crate) sharedMemBytes: c_uint,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct hipMemsetParams {
+    pub(crate) dst: *mut c_void,
+    pub(crate) elementSize: c_uint,
+    pub(crate) height: usize,
+    pub(crate) pitch: usize,
+    pub(crate) value: c_uint,
+    pub(crate) width: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct hipHostNodeParams {
+    pub(crate) fn_: hipHostFn_t,
+    pub(crate) userData: *mut c_void,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct hipPitchedPtr {
+    pub(crate) ptr: *mut c_void,
+    pub(crate) pitch: usize,
+    pub(crate) xsize: usize,
+    pub(crate) ysize: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct hipExtent {
+    pub(crate) width: usize,
+    pub(crate) height: usize,
+    pub(crate) depth: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct hipPos {
+    pub(crate) x: usize,
+    pub(crate) y: usize,
+    pub(crate) z: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct hipMemcpy3DParms {
+    pub(crate) srcArray: *mut c_void,
+    pub(crate) srcPos: hipPos,
+    pub(crate) srcPtr: hipPitchedPtr,
+    pub(crate) dstArray: *mut c_void,
+    pub(crate) dstPos: hipPos,
+    pub(crate) dstPtr: hipPitchedPtr,
+    pub(crate) extent: hipExtent,
+    pub(crate) kind: c_int,
+}
+
+/// `hipStreamCaptureStatus`.
+pub(crate) const CAPTURE_STATUS_NONE: c_int = 0;
+pub(crate) const CAPTURE_STATUS_ACTIVE: c_int = 1;
+pub(crate) const CAPTURE_STATUS_INVALIDATED: c_int = 2;
+/// `hipStreamCaptureMode`.
+pub(crate) const CAPTURE_MODE_GLOBAL: c_int = 0;
+pub(crate) const CAPTURE_MODE_RELAXED: c_int = 2;
+/// `hipGraphExecUpdateResult`.
+pub(crate) const UPDATE_SUCCESS: c_int = 0;
+pub(crate) const UPDATE_ERROR_TOPOLOGY_CHANGED: c_int = 2;
+pub(crate) const UPDATE_ERROR_NODE_TYPE_CHANGED: c_int = 3;
+
 /// `hipStreamPerThread` and the legacy default stream are handles, not objects.
 pub(crate) const STREAM_LEGACY: usize = 1;
 pub(crate) const STREAM_PER_THREAD: usize = 2;
@@ -244,5 +328,10 @@ mod tests {
         assert_eq!(std::mem::size_of::<hipDeviceProp_t>(), 792);
         assert_eq!(std::mem::offset_of!(hipDeviceProp_t, gcnArchName), 396);
         assert_eq!(std::mem::offset_of!(hipDeviceProp_t, hdpMemFlushCntl), 696);
+        assert_eq!(std::mem::size_of::<hipKernelNodeParams>(), 64);
+        assert_eq!(std::mem::offset_of!(hipKernelNodeParams, kernelParams), 48);
+        assert_eq!(std::mem::size_of::<hipMemsetParams>(), 48);
+        assert_eq!(std::mem::size_of::<hipMemcpy3DParms>(), 160);
+        assert_eq!(std::mem::offset_of!(hipMemcpy3DParms, extent), 128);
     }
 }

@@ -289,7 +289,10 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
 
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
-    call(|rt| rt.take_pending())
+    call(|rt| {
+        super::capture::uncapturable(rt)?;
+        rt.take_pending()
+    })
 }
 
 /// Frees every allocation and forgets streams and events, as a device reset does; registered
@@ -304,6 +307,9 @@ pub unsafe extern "C" fn hipDeviceReset() -> hipError_t {
         }
         rt.streams.clear();
         rt.events.clear();
+        rt.graphs.captures.clear();
+        rt.graphs.capturing.clear();
+        rt.graphs.captured_events.clear();
         rt.pending = None;
         Ok(())
     })

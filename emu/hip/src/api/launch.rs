@@ -8,6 +8,7 @@ use crate::runtime::{ArgSource, Runtime};
 use crate::types::*;
 use std::cell::RefCell;
 use std::ffi::{c_uint, c_void};
+use std::ptr::null_mut;
 
 /// One `<<<grid, block, shared, stream>>>` between the push at the call site and the pop in the
 /// host stub.
@@ -60,6 +61,25 @@ pub unsafe extern "C" fn __hipPopCallConfiguration(
     set_last(r.err().unwrap_or(SUCCESS))
 }
 
+/// A launch's parameters as a kernel node's, for stream capture.
+fn node_params(
+    func: *const c_void,
+    grid: dim3,
+    block: dim3,
+    args: *mut *mut c_void,
+    shared: usize,
+    extra: *mut *mut c_void,
+) -> hipKernelNodeParams {
+    hipKernelNodeParams {
+        blockDim: block,
+        extra,
+        func: func as *mut c_void,
+        gridDim: grid,
+        kernelParams: args,
+        sharedMemBytes: shared as u32,
+    }
+}
+
 /// Launches the kernel whose host stub is `function` (registered by `__hipRegisterFunction`).
 fn launch_by_stub(
     rt: &mut Runtime,
@@ -75,6 +95,15 @@ fn launch_by_stub(
         .get(&(function as usize))
         .cloned()
         .ok_or(INVALID_DEVICE_FUNCTION)?;
+    let captured = super::capture::captured(rt, stream, |rt| {
+        super::graph::kernel_node(
+            rt,
+            &node_params(function, grid, block, args, shared, null_mut()),
+        )
+    })?;
+    if captured {
+        return Ok(());
+    }
     let module = rt.symbol_module(&sym)?;
     rt.launch(
         module,
@@ -122,7 +151,7 @@ pub unsafe extern "C" fn hipExtLaunchKernel(
 
 /// Reads an `extra` array: `HIP_LAUNCH_PARAM_BUFFER_POINTER, ptr, HIP_LAUNCH_PARAM_BUFFER_SIZE,
 /// &size, HIP_LAUNCH_PARAM_END`.
-fn extra_buffer<'a>(extra: *mut *mut c_void) -> Result<&'a [u8], hipError_t> {
+pub(crate) fn extra_buffer<'a>(extra: *mut *mut c_void) -> Result<&'a [u8], hipError_t> {
     let (mut buf, mut size) = (std::ptr::null::<u8>(), None::<usize>);
     for i in (0..64).step_by(2) {
         // SAFETY: `extra` is a key/value array ending in HIP_LAUNCH_PARAM_END (bounded here).
@@ -162,6 +191,13 @@ fn module_launch(
         .get(&(f as usize))
         .cloned()
         .ok_or(INVALID_HANDLE)?;
+    let captured = super::capture::captured(rt, stream, |rt| {
+        let p = node_params(f, grid, block, params, shared as usize, extra);
+        super::graph::kernel_node(rt, &p)
+    })?;
+    if captured {
+        return Ok(());
+    }
     let args = match (params.is_null(), extra.is_null()) {
         (false, true) => ArgSource::Pointers(params as *const *const c_void),
         (true, false) => ArgSource::Buffer(extra_buffer(extra)?),

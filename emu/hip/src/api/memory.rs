@@ -8,6 +8,7 @@
 use super::{call, put};
 use crate::allocation::{AllocClass, AllocInfo};
 use crate::error::*;
+use crate::graph::{Copy3d, NodeKind, Pitched};
 use crate::runtime::Runtime;
 use crate::types::memcpy_kind::*;
 use crate::types::*;
@@ -18,6 +19,7 @@ const ALL_HOST: &[AllocClass] = &[AllocClass::Host];
 
 fn malloc(out: *mut *mut c_void, size: usize, class: AllocClass, flags: u32) -> hipError_t {
     call(|rt| {
+        super::capture::uncapturable(rt)?;
         if out.is_null() {
             return Err(INVALID_VALUE);
         }
@@ -112,6 +114,7 @@ fn free(ptr: *mut c_void, classes: &[AllocClass]) -> hipError_t {
         if ptr.is_null() {
             return Ok(());
         }
+        super::capture::uncapturable(rt)?;
         // hipFree waits for the device, so it reports a held-back kernel failure too.
         rt.free(ptr as u64, classes)?;
         rt.take_pending()
@@ -302,6 +305,26 @@ pub(crate) fn copy(
     n: u64,
     kind: c_int,
 ) -> Result<(), hipError_t> {
+    check_copy(rt, dst, src, n, kind)?;
+    if n == 0 {
+        return Ok(());
+    }
+    // SAFETY: device sides were checked against live allocations; host sides are the
+    // program's own memory, as it promised by passing them.
+    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n as usize) };
+    rt.device.memory_mut().note_host_write(dst, n);
+    Ok(())
+}
+
+/// Checks a copy of `n` bytes: the device side(s) that `kind` names lie inside live
+/// allocations, and so does any side that starts inside one.
+pub(crate) fn check_copy(
+    rt: &Runtime,
+    dst: u64,
+    src: u64,
+    n: u64,
+    kind: c_int,
+) -> Result<(), hipError_t> {
     if !(HOST_TO_HOST..=DEFAULT).contains(&kind) {
         return Err(INVALID_MEMCPY_DIRECTION);
     }
@@ -326,10 +349,6 @@ pub(crate) fn copy(
             rt.check_device_range(p, n)?;
         }
     }
-    // SAFETY: device sides were checked against live allocations; host sides are the
-    // program's own memory, as it promised by passing them.
-    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n as usize) };
-    rt.device.memory_mut().note_host_write(dst, n);
     Ok(())
 }
 
@@ -341,6 +360,7 @@ pub unsafe extern "C" fn hipMemcpy(
     kind: c_int,
 ) -> hipError_t {
     call(|rt| {
+        super::capture::synchronous(rt)?;
         copy(rt, dst as u64, src as u64, size as u64, kind)?;
         rt.take_pending()
     })
@@ -356,6 +376,8 @@ pub unsafe extern "C" fn hipMemcpyWithStream(
 ) -> hipError_t {
     call(|rt| {
         rt.check_stream(stream)?;
+        // A blocking copy on a capturing stream would synchronise it.
+        super::capture::stream_sync(rt, stream)?;
         copy(rt, dst as u64, src as u64, size as u64, kind)?;
         rt.take_pending()
     })
@@ -371,6 +393,12 @@ pub unsafe extern "C" fn hipMemcpyAsync(
 ) -> hipError_t {
     call(|rt| {
         rt.check_stream(stream)?;
+        let captured = super::capture::captured(rt, stream, |rt| {
+            super::graph::memcpy_1d(rt, dst, src, size, kind)
+        })?;
+        if captured {
+            return Ok(());
+        }
         copy(rt, dst as u64, src as u64, size as u64, kind)
     })
 }
@@ -490,6 +518,7 @@ pub unsafe extern "C" fn hipMemcpy2D(
     kind: c_int,
 ) -> hipError_t {
     call(|rt| {
+        super::capture::synchronous(rt)?;
         copy_2d(
             rt,
             dst as u64,
@@ -518,6 +547,27 @@ pub unsafe extern "C" fn hipMemcpy2DAsync(
 ) -> hipError_t {
     call(|rt| {
         rt.check_stream(stream)?;
+        let captured = super::capture::captured(rt, stream, |_| {
+            if width > dpitch || width > spitch {
+                return Err(INVALID_PITCH_VALUE);
+            }
+            let pitched = |ptr: u64, pitch: usize| Pitched {
+                ptr,
+                pitch: pitch as u64,
+                xsize: width as u64,
+                ysize: height as u64,
+            };
+            Ok(NodeKind::Memcpy(Copy3d {
+                src: pitched(src as u64, spitch),
+                dst: pitched(dst as u64, dpitch),
+                extent: [width as u64, height as u64, 1],
+                kind,
+                ..Default::default()
+            }))
+        })?;
+        if captured {
+            return Ok(());
+        }
         copy_2d(
             rt,
             dst as u64,
@@ -531,7 +581,8 @@ pub unsafe extern "C" fn hipMemcpy2DAsync(
     })
 }
 
-/// Fills `count` elements of `N` bytes at device address `dst` with `value`.
+/// Fills `count` elements of `N` bytes at device address `dst` with `value`, or adds the fill
+/// to the stream's capture.
 fn fill<const N: usize>(
     rt: &mut Runtime,
     dst: u64,
@@ -540,6 +591,32 @@ fn fill<const N: usize>(
     stream: hipStream_t,
 ) -> Result<(), hipError_t> {
     rt.check_stream(stream)?;
+    let captured = super::capture::captured(rt, stream, |rt| {
+        let mut v = [0u8; 4];
+        v[..N].copy_from_slice(&value);
+        let p = hipMemsetParams {
+            dst: dst as *mut c_void,
+            elementSize: N as u32,
+            height: 1,
+            pitch: count as usize * N,
+            value: u32::from_le_bytes(v),
+            width: count as usize,
+        };
+        Ok(NodeKind::Memset(super::graph::memset(rt, &p)?))
+    })?;
+    if captured {
+        return Ok(());
+    }
+    fill_now(rt, dst, value, count)
+}
+
+/// Fills `count` elements of `N` bytes at device address `dst` with `value`, now.
+pub(crate) fn fill_now<const N: usize>(
+    rt: &mut Runtime,
+    dst: u64,
+    value: [u8; N],
+    count: u64,
+) -> Result<(), hipError_t> {
     let len = count.checked_mul(N as u64).ok_or(INVALID_VALUE)?;
     if len == 0 {
         return Ok(());
@@ -652,6 +729,21 @@ fn fill_2d(
 ) -> Result<(), hipError_t> {
     if width > pitch {
         return Err(INVALID_PITCH_VALUE);
+    }
+    rt.check_stream(stream)?;
+    let captured = super::capture::captured(rt, stream, |rt| {
+        let p = hipMemsetParams {
+            dst: dst as *mut c_void,
+            elementSize: 1,
+            height: height as usize,
+            pitch: pitch as usize,
+            value: value as u32,
+            width: width as usize,
+        };
+        Ok(NodeKind::Memset(super::graph::memset(rt, &p)?))
+    })?;
+    if captured {
+        return Ok(());
     }
     if width == 0 || height == 0 {
         return Ok(());

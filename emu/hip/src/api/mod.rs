@@ -1,7 +1,10 @@
 //! The exported C functions, grouped as HIP's API reference groups them.
 
+mod capture;
 mod device;
 mod errors;
+mod graph;
+mod graph_exec;
 mod launch;
 mod memory;
 mod module;

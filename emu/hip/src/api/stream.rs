@@ -7,6 +7,7 @@
 
 use super::{call, put};
 use crate::error::*;
+use crate::graph::NodeKind;
 use crate::runtime::{EventState, Runtime, StreamState};
 use crate::types::*;
 use std::ffi::{c_float, c_int, c_uint, c_void};
@@ -80,6 +81,7 @@ fn created(rt: &Runtime, stream: hipStream_t) -> Result<StreamState, hipError_t>
 pub unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
     call(|rt| {
         created(rt, stream)?;
+        super::capture::forget_stream(rt, stream as usize);
         rt.streams.remove(&(stream as usize));
         Ok(())
     })
@@ -89,13 +91,17 @@ pub unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
 pub unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
     call(|rt| {
         rt.check_stream(stream)?;
+        super::capture::stream_sync(rt, stream)?;
         rt.take_pending()
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
-    call(|rt| rt.check_stream(stream))
+    call(|rt| {
+        rt.check_stream(stream)?;
+        super::capture::stream_sync(rt, stream)
+    })
 }
 
 #[no_mangle]
@@ -106,7 +112,8 @@ pub unsafe extern "C" fn hipStreamWaitEvent(
 ) -> hipError_t {
     call(|rt| {
         rt.check_stream(stream)?;
-        event_state(rt, event).map(|_| ())
+        event_state(rt, event)?;
+        super::capture::wait(rt, stream, event as usize)
     })
 }
 
@@ -131,10 +138,20 @@ pub unsafe extern "C" fn hipStreamGetPriority(
     })
 }
 
-/// Validates the stream under the lock, then runs `f` without it.
-fn then_run(stream: hipStream_t, f: impl FnOnce()) -> hipError_t {
-    let code = call(|rt| rt.check_stream(stream));
-    if code == SUCCESS {
+/// Validates the stream under the lock, then runs `f` without it, unless the stream captures:
+/// then `node` is what the capture records.
+fn then_run(stream: hipStream_t, node: Option<NodeKind>, f: impl FnOnce()) -> hipError_t {
+    let mut captured = false;
+    let code = call(|rt| {
+        rt.check_stream(stream)?;
+        captured = match node {
+            Some(n) => super::capture::captured(rt, stream, |_| Ok(n))?,
+            // A stream callback cannot be a graph node (its signature is not a host node's).
+            None => super::capture::stream_sync(rt, stream).map(|_| false)?,
+        };
+        Ok(())
+    });
+    if code == SUCCESS && !captured {
         f();
     }
     code
@@ -149,8 +166,12 @@ pub unsafe extern "C" fn hipLaunchHostFunc(
     let Some(f) = f else {
         return set_last(INVALID_VALUE);
     };
+    let node = NodeKind::Host {
+        func: f,
+        user_data: user_data as usize,
+    };
     // SAFETY: the program's callback with the data it gave for it.
-    then_run(stream, || unsafe { f(user_data) })
+    then_run(stream, Some(node), || unsafe { f(user_data) })
 }
 
 #[no_mangle]
@@ -167,7 +188,7 @@ pub unsafe extern "C" fn hipStreamAddCallback(
         return set_last(INVALID_VALUE);
     }
     // SAFETY: as `hipLaunchHostFunc`; the status is that of the stream's work, all done.
-    then_run(stream, || unsafe { cb(stream, SUCCESS, user_data) })
+    then_run(stream, None, || unsafe { cb(stream, SUCCESS, user_data) })
 }
 
 fn create_event(out: *mut hipEvent_t, flags: u32) -> hipError_t {
@@ -204,6 +225,14 @@ pub unsafe extern "C" fn hipEventCreateWithFlags(
     create_event(event, flags)
 }
 
+/// An event recorded in a capture under way has no completion to wait for or ask about.
+fn captured_event(rt: &Runtime, event: hipEvent_t) -> Result<(), hipError_t> {
+    match rt.graphs.captured_events.get(&(event as usize)) {
+        Some((c, _)) if rt.graphs.captures.contains_key(c) => Err(CAPTURED_EVENT),
+        _ => Ok(()),
+    }
+}
+
 fn event_state(rt: &Runtime, event: hipEvent_t) -> Result<EventState, hipError_t> {
     rt.events
         .get(&(event as usize))
@@ -223,6 +252,9 @@ pub(crate) fn record(
     }
     rt.check_stream(stream)?;
     event_state(rt, event)?;
+    if super::capture::record(rt, event as usize, stream)? {
+        return Ok(());
+    }
     let now = rt.device_ns;
     if let Some(e) = rt.events.get_mut(&(event as usize)) {
         e.recorded = Some(now);
@@ -248,13 +280,17 @@ pub unsafe extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
 pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     call(|rt| {
         event_state(rt, event)?;
+        captured_event(rt, event)?;
         rt.take_pending()
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
-    call(|rt| event_state(rt, event).map(|_| ()))
+    call(|rt| {
+        event_state(rt, event)?;
+        captured_event(rt, event)
+    })
 }
 
 #[no_mangle]

@@ -27,7 +27,7 @@ fn symbol_range(
     Ok(addr + offset as u64)
 }
 
-fn to_symbol(
+pub(crate) fn to_symbol(
     rt: &mut Runtime,
     symbol: *const c_void,
     src: *const c_void,
@@ -42,7 +42,7 @@ fn to_symbol(
     copy(rt, dst, src as u64, size as u64, kind)
 }
 
-fn from_symbol(
+pub(crate) fn from_symbol(
     rt: &mut Runtime,
     dst: *mut c_void,
     symbol: *const c_void,
@@ -66,6 +66,7 @@ pub unsafe extern "C" fn hipMemcpyToSymbol(
     kind: c_int,
 ) -> hipError_t {
     call(|rt| {
+        super::capture::synchronous(rt)?;
         to_symbol(rt, symbol, src, size, offset, kind)?;
         rt.take_pending()
     })
@@ -82,6 +83,12 @@ pub unsafe extern "C" fn hipMemcpyToSymbolAsync(
 ) -> hipError_t {
     call(|rt| {
         rt.check_stream(stream)?;
+        let captured = super::capture::captured(rt, stream, |rt| {
+            super::graph::to_symbol(rt, symbol, src, size, offset, kind)
+        })?;
+        if captured {
+            return Ok(());
+        }
         to_symbol(rt, symbol, src, size, offset, kind)
     })
 }
@@ -95,6 +102,7 @@ pub unsafe extern "C" fn hipMemcpyFromSymbol(
     kind: c_int,
 ) -> hipError_t {
     call(|rt| {
+        super::capture::synchronous(rt)?;
         from_symbol(rt, dst, symbol, size, offset, kind)?;
         rt.take_pending()
     })
@@ -111,6 +119,12 @@ pub unsafe extern "C" fn hipMemcpyFromSymbolAsync(
 ) -> hipError_t {
     call(|rt| {
         rt.check_stream(stream)?;
+        let captured = super::capture::captured(rt, stream, |rt| {
+            super::graph::from_symbol(rt, dst, symbol, size, offset, kind)
+        })?;
+        if captured {
+            return Ok(());
+        }
         from_symbol(rt, dst, symbol, size, offset, kind)
     })
 }
