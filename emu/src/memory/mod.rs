@@ -280,6 +280,9 @@ impl Memory {
     /// Turns the sanitizers of `set` on for what is allocated from now on.
     pub fn enable_checks(&mut self, set: CheckSet) {
         self.check = (!set.is_empty()).then(|| Box::new(GlobalCheck::new(set)));
+        // A new set of sanitizers starts with no memory of earlier frees (the blocks held back
+        // go back to the allocator).
+        self.tombstones = Tombstones::default();
     }
 
     /// Whether any sanitizer runs: the one test the access path makes.
