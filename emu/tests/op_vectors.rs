@@ -21,9 +21,9 @@
 //!   `x*N` in a list is N copies of x. `v[2:3]=X`: a pair, one 64-bit value a lane.
 //! - `s5=X`, `s[4:5]=X` (one value split low dword first), `s[8:11]=[a,b,c,d]` (dwords);
 //!   `vcc`, `vcc_lo`, `vcc_hi`, `exec`, `exec_lo`, `exec_hi`, `m0`, `flat_scratch`,
-//!   `ttmp0`..`ttmp15`; `scc=0|1`; `mode=X` (input); `target=gfx900|gfx906|gfx908|gfx90a`
+//!   `ttmp0`..`ttmp15`; `scc=0|1`; `mode=X` (input); `target=gfx900|gfx906|gfx908|gfx90a|gfx940|gfx942`
 //!   (input). `a5=X`, `a5=[a,b]`: AGPR 5, one 32-bit register per item, as a VGPR (gfx908 and
-//!   gfx90a; the wave has 256 AGPRs, on gfx90a from row 256 of its file; input `accum_offset=N`
+//!   gfx90a and later; the wave has 256 AGPRs, on gfx90a from row 256 of its file; input `accum_offset=N`
 //!   puts them from v[N]).
 //! - Numbers: `12`, `-1`, `0x1f`, `0b101`; floats `1.5`, `-2e3`, `inf`, `-inf`, `qnan` (f32 in a
 //!   register, f64 in a pair; suffix `h` for f16 bits: `1.5h`).

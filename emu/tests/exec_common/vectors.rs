@@ -339,6 +339,8 @@ fn parse_input(tok: &str, target: &mut Target) -> Result<Input, String> {
                 "gfx906" => Target::Gfx906,
                 "gfx908" => Target::Gfx908,
                 "gfx90a" => Target::Gfx90a,
+                "gfx940" => Target::Gfx940,
+                "gfx942" => Target::Gfx942,
                 _ => return Err(format!("unknown target `{val}`")),
             };
             *target = t;
