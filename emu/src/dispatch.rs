@@ -38,6 +38,43 @@ pub struct Launch {
     /// The target packs the work-item ids into v0 (`Features::packed_tid`, gfx90a): x in bits
     /// [9:0], y [19:10], z [29:20], where earlier targets put them in v0, v1 and v2.
     pub packed_tid: bool,
+    /// The hardware sets FLAT_SCRATCH to the wave's scratch (`Features::architected_flat_scratch`,
+    /// gfx940): no private segment buffer, no flat scratch init, and no wave offset SGPR.
+    pub architected_flat_scratch: bool,
+    /// Kernel arguments preloaded into the user SGPRs after the descriptor's enabled ones (the
+    /// descriptor's KERNARG_PRELOAD_SPEC_LENGTH dwords from KERNARG_PRELOAD_SPEC_OFFSET).
+    pub preload: Preload,
+}
+
+/// The kernarg dwords a dispatch preloads into each wave's user SGPRs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Preload {
+    pub dwords: [u32; 16],
+    pub len: u8,
+}
+
+impl Preload {
+    /// The dwords `spec` asks for (KERNARG_PRELOAD_SPEC_LENGTH in bits [6:0], the offset in
+    /// dwords in [15:7]: the descriptor's u16 at byte 58) from the kernarg segment `kernarg`;
+    /// dwords past its end are the padding's zeros. `None` if the length is over 16, more than
+    /// the user SGPRs hold.
+    pub fn of(spec: u16, kernarg: &[u8]) -> Option<Preload> {
+        let (len, offset) = ((spec & 0x7f) as usize, (spec >> 7) as usize);
+        if len > 16 {
+            return None;
+        }
+        let mut dwords = [0u32; 16];
+        for (i, d) in dwords.iter_mut().enumerate().take(len) {
+            let at = 4 * (offset + i);
+            if let Some(b) = kernarg.get(at..at + 4) {
+                *d = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+        }
+        Some(Preload {
+            dwords,
+            len: len as u8,
+        })
+    }
 }
 
 impl Launch {
@@ -135,12 +172,14 @@ pub fn initial_mode(desc: &KernelDescriptor) -> u32 {
 /// MODE.
 pub fn init_wave(w: &mut Wave, desc: &KernelDescriptor, l: &Launch, group: [u32; 3], index: u32) {
     let p = &desc.kernel_code_properties;
-    // At most 15 user SGPRs (4+2+2+2+2+2+1) and 5 system SGPRs.
+    // At most 16 user SGPRs (4+2+2+2+2+2+1, then preloaded arguments) and 5 system SGPRs.
     let mut user = [0u32; 16];
     let mut n = 0usize;
     let mut push = |_: &mut Wave, v: u32| {
-        user[n] = v;
-        n += 1;
+        if let Some(u) = user.get_mut(n) {
+            *u = v;
+            n += 1;
+        }
     };
     let wave_offset = index as u64 * l.scratch_per_wave;
     if p.enable_sgpr_private_segment_buffer {
@@ -174,6 +213,11 @@ pub fn init_wave(w: &mut Wave, desc: &KernelDescriptor, l: &Launch, group: [u32;
     if p.enable_sgpr_private_segment_size {
         push(w, l.private_size);
     }
+    // Preloaded kernel arguments follow the enabled user SGPRs (AMDGPUUsage, "Preloaded Kernel
+    // Arguments"); there are 16 user SGPRs in all.
+    for &d in l.preload.dwords.iter().take(l.preload.len as usize) {
+        push(w, d);
+    }
     w.sgpr[..n].copy_from_slice(&user[..n]);
     // System SGPRs follow the user SGPR count the descriptor declares.
     let mut s = (desc.rsrc2.user_sgpr_count as usize).max(n);
@@ -184,14 +228,19 @@ pub fn init_wave(w: &mut Wave, desc: &KernelDescriptor, l: &Launch, group: [u32;
         (r2.enable_sgpr_workgroup_id_z, group[2]),
         // Workgroup info: waves in the workgroup in [5:0].
         (r2.enable_sgpr_workgroup_info, l.waves_per_group() & 0x3f),
-        (r2.enable_private_segment, wave_offset as u32),
+        // With architected flat scratch the wave finds its scratch in FLAT_SCRATCH alone.
+        (
+            r2.enable_private_segment && !l.architected_flat_scratch,
+            wave_offset as u32,
+        ),
     ] {
         if on && s < 102 {
             w.sgpr[s] = v;
             s += 1;
         }
     }
-    // FLAT_SCRATCH as the prologue would set it, for code that uses it without initialising.
+    // FLAT_SCRATCH as the prologue would set it, for code that uses it without initialising
+    // (and as the hardware sets it where flat scratch is architected).
     w.set_pair(
         gcn_isa::operand::FLAT_SCRATCH_LO,
         l.scratch_base + wave_offset,

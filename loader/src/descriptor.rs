@@ -238,7 +238,8 @@ pub struct KernelDescriptor {
     pub compute_pgm_rsrc2: u32,
     /// @56, raw.
     pub kernel_code_properties_raw: u16,
-    /// @58 (kernarg preload on later targets; 0 here), raw.
+    /// @58, raw: KERNARG_PRELOAD_SPEC_LENGTH [6:0] (dwords preloaded into user SGPRs) and
+    /// KERNARG_PRELOAD_SPEC_OFFSET [15:7] (dwords into the kernarg segment), gfx940 on.
     pub kernarg_preload: u16,
     pub rsrc1: PgmRsrc1,
     pub rsrc2: PgmRsrc2,

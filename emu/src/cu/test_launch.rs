@@ -40,6 +40,8 @@ pub fn launch(
         lds_size: 0,
         hostcall_buffer: 0,
         packed_tid: false,
+        architected_flat_scratch: false,
+        preload: crate::dispatch::Preload::default(),
     };
     let table = HazardTable::new(program, false);
     let facts = program_facts(program);

@@ -153,13 +153,6 @@ impl Device {
         check_dims(&dims)?;
         tracing::info!(kernel, grid = ?dims.grid, block = ?dims.block, timing = opts.timing.is_some(), "launch");
         let desc = &k.descriptor;
-        if self.config.target.features().gfx940_insts {
-            // Their cache-policy bits, architected flat scratch and new ops have no semantics yet.
-            return Err(Error::Launch(format!(
-                "{} code decodes, disassembles and lints, but does not run yet",
-                self.config.target
-            )));
-        }
         if desc.kernel_code_properties.enable_wavefront_size32 {
             return Err(Error::Launch("wave32 kernels are not gfx9 code".into()));
         }
@@ -170,13 +163,26 @@ impl Device {
                 shown(), desc.group_segment_fixed_size, opts.dynamic_lds
             )));
         }
-        let entry = module.load_base + k.entry;
+        // A kernel that preloads arguments starts 256 bytes in: the bytes before are the
+        // loads that firmware without preloading runs (AMDGPUUsage, "Preloaded Kernel
+        // Arguments").
+        let preloads = desc.kernarg_preload & 0x7f != 0;
+        let entry = module.load_base + k.entry + if preloads { 256 } else { 0 };
         let entry_index = module
             .program
             .index_of_pc(entry)
             .ok_or_else(|| Error::Module {
                 file: module.object.file.clone(),
-                problem: format!("kernel `{}` entry {:#x} is not in .text", shown(), k.entry),
+                problem: format!(
+                    "kernel `{}` entry {:#x}{} is not in .text",
+                    shown(),
+                    k.entry,
+                    if preloads {
+                        " + 256 (it preloads kernel arguments)"
+                    } else {
+                        ""
+                    }
+                ),
             })?;
 
         // Kernarg segment, explicit arguments first; the hidden ones once the launch is laid out.
@@ -212,6 +218,8 @@ impl Device {
             lds_size: lds_size as u32,
             hostcall_buffer: 0,
             packed_tid: self.config.target.features().packed_tid,
+            architected_flat_scratch: self.config.target.features().architected_flat_scratch,
+            preload: dispatch::Preload::default(),
         };
         let waves_per_group = launch.waves_per_group();
         let workers = self.functional_workers(opts, dims);
@@ -263,6 +271,14 @@ impl Device {
                 }
             }
             dispatch::write_hidden_args(&mut seg, meta_args, &launch, opts.dynamic_lds);
+            launch.preload =
+                dispatch::Preload::of(desc.kernarg_preload, &seg).ok_or_else(|| {
+                    Error::Launch(format!(
+                        "kernel `{}` preloads {} kernel argument dwords; the user SGPRs hold 16",
+                        shown(),
+                        desc.kernarg_preload & 0x7f
+                    ))
+                })?;
             self.mem.write(launch.kernarg, &seg)?;
             let packet =
                 dispatch::dispatch_packet(&launch, module.load_base + k.descriptor_address);

@@ -23,8 +23,13 @@ const SADDR_OFF: u16 = 0x7f;
 enum Addressing {
     /// GLOBAL: 13-bit signed offset; SADDR base plus a 32-bit VGPR offset, or a VGPR pair.
     Global { off: u64, sbase: Option<u64> },
-    /// SCRATCH: 13-bit signed offset; SADDR or a VGPR holds the private-segment offset.
-    Scratch { off: u32, sbase: Option<u32> },
+    /// SCRATCH: 13-bit signed offset; SADDR or a VGPR holds the private-segment offset (on
+    /// gfx940 either, both or neither: `vaddr` says whether the VGPR is used).
+    Scratch {
+        off: u32,
+        sbase: Option<u32>,
+        vaddr: bool,
+    },
     /// FLAT: 12-bit unsigned offset on gfx9; the aperture picks the memory.
     Flat { off: u64 },
 }
@@ -47,6 +52,7 @@ impl Addresser {
             Format::Scratch => Addressing::Scratch {
                 off: signed13() as u32,
                 sbase: (saddr != SADDR_OFF).then(|| w.sgpr[saddr as usize & 127]),
+                vaddr: scratch_vaddr(d, saddr),
             },
             _ => Addressing::Flat {
                 off: d.inst.bits(0, 0, 12) as u64,
@@ -102,8 +108,9 @@ impl Addresser {
                 };
                 Addr::Global(base.wrapping_add(off))
             }
-            Addressing::Scratch { off, sbase } => {
-                Addr::Private(sbase.unwrap_or(v[self.vaddr][l]).wrapping_add(off))
+            Addressing::Scratch { off, sbase, vaddr } => {
+                let lane = if vaddr { v[self.vaddr][l] } else { 0 };
+                Addr::Private(sbase.unwrap_or(0).wrapping_add(lane).wrapping_add(off))
             }
             Addressing::Flat { off } => match flat_target(pair().wrapping_add(off)) {
                 FlatTarget::Global(g) => Addr::Global(g),
@@ -114,7 +121,22 @@ impl Addresser {
     }
 }
 
+/// Whether a SCRATCH instruction's address has a VGPR part: on gfx940 when SVE (bit 13) is
+/// set, which lets it have an SGPR part too or neither; before, exactly when SADDR is off.
+fn scratch_vaddr(d: &Decoded, saddr: u16) -> bool {
+    if d.inst.is_gfx940() {
+        d.inst.bits(0, 13, 1) != 0
+    } else {
+        saddr == SADDR_OFF
+    }
+}
+
+/// Faults on the LDS bit (bit 13) of a FLAT, GLOBAL or SCRATCH instruction of an op that does
+/// not load to LDS; on gfx940 a SCRATCH instruction's bit 13 is SVE instead.
 fn lds_bit(d: &Decoded) -> Result<(), Fault> {
+    if d.inst.format() == Format::Scratch && d.inst.is_gfx940() {
+        return Ok(());
+    }
     if d.inst.bits(0, 13, 1) != 0 {
         return Err(Fault::Unsupported("FLAT/GLOBAL/SCRATCH with lds=1"));
     }
