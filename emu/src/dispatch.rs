@@ -313,6 +313,8 @@ mod tests {
                 lds_size: 0,
                 hostcall_buffer: 0,
                 packed_tid: false,
+                architected_flat_scratch: false,
+                preload: Preload::default(),
             };
             for packed_tid in [false, true] {
                 let l = Launch {
@@ -342,6 +344,63 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The preload spec's length and offset (in dwords) pick kernarg dwords, zeros past the
+    /// segment's end; more than the 16 user SGPRs is refused.
+    #[test]
+    fn preload_reads_the_dwords_the_spec_names() {
+        let seg: Vec<u8> = (0u8..12).collect();
+        let p = Preload::of(2 | 1 << 7, &seg).unwrap();
+        assert_eq!(p.len, 2);
+        assert_eq!(p.dwords[..3], [0x0706_0504, 0x0b0a_0908, 0]);
+        let p = Preload::of(2 | 2 << 7, &seg).unwrap();
+        assert_eq!(p.dwords[..2], [0x0b0a_0908, 0]);
+        assert_eq!(Preload::of(0, &seg).unwrap().len, 0);
+        assert_eq!(Preload::of(17, &seg), None);
+    }
+
+    /// Preloaded dwords follow the enabled user SGPRs; with architected flat scratch no wave
+    /// offset SGPR follows the workgroup id, and FLAT_SCRATCH holds the wave's scratch.
+    #[test]
+    fn preloaded_arguments_and_architected_scratch_set_up_the_sgprs() {
+        let mut desc = KernelDescriptor::default();
+        desc.kernel_code_properties.enable_sgpr_kernarg_segment_ptr = true;
+        desc.rsrc2.enable_sgpr_workgroup_id_x = true;
+        desc.rsrc2.enable_private_segment = true;
+        desc.rsrc2.user_sgpr_count = 5;
+        let mut preload = Preload::default();
+        preload.dwords[..3].copy_from_slice(&[7, 8, 9]);
+        preload.len = 3;
+        let l = Launch {
+            grid: [4, 1, 1],
+            block: [128, 1, 1],
+            dispatch_id: 0,
+            packet: 0,
+            queue: 0,
+            kernarg: 0x1_0000_2000,
+            scratch_base: 0x4000,
+            private_size: 16,
+            scratch_per_wave: 1024,
+            lds_size: 0,
+            hostcall_buffer: 0,
+            packed_tid: true,
+            architected_flat_scratch: true,
+            preload,
+        };
+        for architected in [true, false] {
+            let l = Launch {
+                architected_flat_scratch: architected,
+                ..l.clone()
+            };
+            let mut w = Wave::with_vgprs(1, 4);
+            init_wave(&mut w, &desc, &l, [3, 0, 0], 1);
+            assert_eq!(
+                w.sgpr[..7],
+                [0x2000, 1, 7, 8, 9, 3, if architected { 0 } else { 1024 }]
+            );
+            assert_eq!(w.pair(gcn_isa::operand::FLAT_SCRATCH_LO), 0x4000 + 1024);
         }
     }
 }
