@@ -148,7 +148,7 @@ impl ProducerKind {
                 Producer::NonMfmaValuWrites
                 | Producer::NonMfmaNonDotValuWrites
                 | Producer::ValuWritesThen(_) => ProducerKind::ValuWrites,
-                Producer::MfmaWrites(_) | Producer::MfmaReadsSrcC { .. } => ProducerKind::Mfma,
+                Producer::MfmaWrites(_) | Producer::MfmaReadsSrcC(_) => ProducerKind::Mfma,
                 Producer::Dgemm => ProducerKind::Dgemm,
                 Producer::AccvgprWrite => ProducerKind::AccvgprWrite,
                 Producer::AccvgprRead => ProducerKind::AccvgprRead,
