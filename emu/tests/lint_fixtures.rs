@@ -245,7 +245,7 @@ fn compiler_nops(bytes: &[u8]) -> Vec<(usize, u64, u16)> {
 
 #[test]
 fn shrinking_a_compiler_inserted_nop_is_reported() {
-    let mut mutants = 0;
+    let (mut mutants, mut gfx942) = (0, 0);
     for path in hip_objects() {
         let bytes = std::fs::read(&path).unwrap();
         for (offset, addr, n) in compiler_nops(&bytes) {
@@ -273,11 +273,14 @@ fn shrinking_a_compiler_inserted_nop_is_reported() {
                     .unwrap();
                 assert!(needed as u16 > shrunk + 1, "{hit:#?}");
                 mutants += 1;
+                gfx942 += path.to_string_lossy().ends_with(".gfx942.co") as usize;
             }
         }
     }
     // 5 DPP s_nop 1 and one readlane s_nop 2 per target: (5 * 1 + 2) * 2.
     assert!(mutants >= 14, "only {mutants} mutants");
+    // llc-19's gfx942 matrix-core chains (every class of gfx940 MFMA).
+    assert!(gfx942 >= 80, "only {gfx942} gfx942 mutants");
 }
 
 /// The matrix-core fixtures hold each bad case as producer, too few wait states, consumer,
