@@ -78,9 +78,12 @@ fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// A function's run-time findings: (rule, provided, required) each.
+type Issued = (String, Vec<(&'static str, u32, u32)>);
+
 /// Each function of `bytes` issued in address order to a fresh tracker (the functions have no
 /// branches, so that is the path a wave takes): (function, rule, provided, required) per finding.
-fn issue_functions(bytes: &[u8]) -> (Target, Vec<(String, Vec<(&'static str, u32, u32)>)>) {
+fn issue_functions(bytes: &[u8]) -> (Target, Vec<Issued>) {
     let obj = ElfObject::parse("fixture", bytes).unwrap();
     let target = obj.target().unwrap();
     let mut out = Vec::new();
