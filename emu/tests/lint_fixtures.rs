@@ -5,12 +5,27 @@
 
 use gcn_loader::ElfObject;
 use gcnemu::hazard::lint::{self, Finding, Options};
-use gcnemu::hazard::rules::{Check, Gate, RULES};
+use gcnemu::hazard::rules::{Check, Rule, RULES};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/lint")
+}
+
+/// The fixtures of `rule`: `<id>.o`, and `<id>-gfx940.o` where gfx940 needs counts of its own
+/// for a rule gfx90a has too.
+fn rule_fixtures(rule: &Rule) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for name in [rule.id.to_string(), format!("{}-gfx940", rule.id)] {
+        let path = fixtures().join(format!("{name}.o"));
+        match std::fs::read(&path) {
+            Ok(bytes) => out.push((name, bytes)),
+            Err(e) if name == rule.id => panic!("{}: {e}", path.display()),
+            Err(_) => {}
+        }
+    }
+    out
 }
 
 fn lint_bytes(name: &str, bytes: &[u8], xnack: bool) -> (lint::Report, Vec<String>) {
@@ -33,40 +48,36 @@ fn by_function(findings: &[Finding]) -> BTreeMap<String, Vec<&'static str>> {
 
 #[test]
 fn every_checkable_rule_has_bad_and_ok_fixtures() {
-    for rule in RULES {
-        if matches!(rule.check, Check::NotCheckable(_)) {
-            continue;
+    for (rule, (name, bytes)) in RULES
+        .iter()
+        .filter(|r| !matches!(r.check, Check::NotCheckable(_)))
+        .flat_map(|r| rule_fixtures(r).into_iter().map(move |f| (r, f)))
+    {
+        let (report, functions) = lint_bytes(&name, &bytes, true);
+        assert!(report.problems.is_empty(), "{name}: {:?}", report.problems);
+        if name.ends_with("-gfx940") {
+            let target = ElfObject::parse(&name, &bytes).unwrap().target().unwrap();
+            assert!(target.features().gfx940_insts, "{name} is for gfx940");
         }
-        let path = fixtures().join(format!("{}.o", rule.id));
-        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let (report, functions) = lint_bytes(rule.id, &bytes, true);
-        assert!(
-            report.problems.is_empty(),
-            "{}: {:?}",
-            rule.id,
-            report.problems
-        );
         let found = by_function(&report.findings);
         let bad: Vec<&String> = functions.iter().filter(|f| f.starts_with("bad")).collect();
         let ok: Vec<&String> = functions.iter().filter(|f| f.starts_with("ok")).collect();
         assert!(
             !bad.is_empty() && !ok.is_empty(),
-            "{}: needs bad_ and ok_ functions",
-            rule.id
+            "{name}: needs bad_ and ok_ functions"
         );
         for f in bad {
             let rules = found.get(f).cloned().unwrap_or_default();
             assert!(
                 rules.contains(&rule.id),
-                "{}: {f} should violate it, got {rules:?}",
+                "{name}: {f} should violate {}, got {rules:?}",
                 rule.id
             );
         }
         for f in ok {
             assert!(
                 !found.contains_key(f),
-                "{}: {f} should be clean, got {:?}",
-                rule.id,
+                "{name}: {f} should be clean, got {:?}",
                 found[f]
             );
         }
@@ -234,7 +245,7 @@ fn compiler_nops(bytes: &[u8]) -> Vec<(usize, u64, u16)> {
 
 #[test]
 fn shrinking_a_compiler_inserted_nop_is_reported() {
-    let mut mutants = 0;
+    let (mut mutants, mut gfx942) = (0, 0);
     for path in hip_objects() {
         let bytes = std::fs::read(&path).unwrap();
         for (offset, addr, n) in compiler_nops(&bytes) {
@@ -262,11 +273,14 @@ fn shrinking_a_compiler_inserted_nop_is_reported() {
                     .unwrap();
                 assert!(needed as u16 > shrunk + 1, "{hit:#?}");
                 mutants += 1;
+                gfx942 += path.to_string_lossy().ends_with(".gfx942.co") as usize;
             }
         }
     }
     // 5 DPP s_nop 1 and one readlane s_nop 2 per target: (5 * 1 + 2) * 2.
     assert!(mutants >= 14, "only {mutants} mutants");
+    // llc-19's gfx942 matrix-core chains (every class of gfx940 MFMA).
+    assert!(gfx942 >= 80, "only {gfx942} gfx942 mutants");
 }
 
 /// The matrix-core fixtures hold each bad case as producer, too few wait states, consumer,
@@ -276,14 +290,14 @@ fn shrinking_a_compiler_inserted_nop_is_reported() {
 #[test]
 fn matrix_findings_name_the_pair_and_fall_one_short() {
     let mut checked = 0;
-    for rule in RULES
+    for (rule, (name, bytes)) in RULES
         .iter()
-        .filter(|r| matches!(r.gate, Gate::MaiNotGfx90a | Gate::Gfx90a))
+        .filter(|r| r.gate.is_matrix())
+        .flat_map(|r| rule_fixtures(r).into_iter().map(move |f| (r, f)))
     {
-        let bytes = std::fs::read(fixtures().join(format!("{}.o", rule.id))).unwrap();
-        let obj = ElfObject::parse(rule.id, &bytes).unwrap();
+        let obj = ElfObject::parse(&name, &bytes).unwrap();
         let target = obj.target().unwrap();
-        assert!(rule.gate.applies(target.features(), false), "{}", rule.id);
+        assert!(rule.gate.applies(target.features(), false), "{name}");
         let report = lint::lint_object(&obj, &Options::every_rule(target, false));
         for f in lint::functions(&obj)
             .into_iter()
@@ -303,7 +317,7 @@ fn matrix_findings_name_the_pair_and_fall_one_short() {
                 .findings
                 .iter()
                 .find(|x| x.rule == rule.id && x.function == f.name)
-                .unwrap_or_else(|| panic!("{}: {} not reported", rule.id, f.name));
+                .unwrap_or_else(|| panic!("{name}: {} not reported", f.name));
             assert_eq!(finding.consumer.address, consumer.addr, "{finding:#?}");
             assert_eq!(
                 finding.producer.as_ref().unwrap().address,
@@ -319,5 +333,5 @@ fn matrix_findings_name_the_pair_and_fall_one_short() {
             checked += 1;
         }
     }
-    assert!(checked >= 60, "only {checked} bad cases");
+    assert!(checked >= 140, "only {checked} bad cases");
 }

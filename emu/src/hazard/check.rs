@@ -159,8 +159,8 @@ fn watch(consumer: Consumer, m: &InstModel) -> Option<Watch> {
 fn is_kind(kind: MfmaKind, class: MfmaClass) -> bool {
     match kind {
         MfmaKind::Any => true,
-        MfmaKind::NotDgemm => !class.is_dgemm(),
-        MfmaKind::Dgemm => class.is_dgemm(),
+        MfmaKind::Xdl => class.is_xdl(),
+        MfmaKind::NotXdl => !class.is_xdl(),
         MfmaKind::Dgemm4x4 => class == MfmaClass::Dgemm4,
     }
 }
@@ -190,10 +190,10 @@ fn producer_needs(producer: Producer, wait: Wait, watch: &Watch, m: &InstModel) 
                 0
             })
         }
-        Producer::MfmaReadsSrcC { dgemm } => {
+        Producer::MfmaReadsSrcC(kind) => {
             let (class, mai) = (m.mfma()?, m.mai?);
-            let kind_ok = dgemm.is_none_or(|d| d == class.is_dgemm());
-            (kind_ok && mai.src_c.overlaps(watch.regs)).then(|| wait.after(Some(class)) as u32)
+            (is_kind(kind, class) && mai.src_c.overlaps(watch.regs))
+                .then(|| wait.after(Some(class)) as u32)
         }
         Producer::Dgemm => fixed(m.mfma().is_some_and(MfmaClass::is_dgemm)),
         Producer::DotWrites => {
@@ -241,7 +241,7 @@ fn produces(producer: Producer, watch: &Watch, m: &InstModel) -> bool {
             valu && m.writes.overlaps(watch.regs)
         }
         Producer::MfmaWrites(_)
-        | Producer::MfmaReadsSrcC { .. }
+        | Producer::MfmaReadsSrcC(_)
         | Producer::Dgemm
         | Producer::DotWrites => producer_needs(producer, Wait::Fixed(0), watch, m).is_some(),
     }

@@ -186,7 +186,7 @@ impl InstModel {
     fn explicit_operands(&mut self) {
         let inst = self.inst;
         let format = inst.format();
-        let mut mai = mai::kind(&inst).map(Mai::new);
+        let mut mai = Mai::of(&inst);
         for (field, code, dwords) in inst.register_operands() {
             let dir = self.direction(field);
             if skipped(&inst, field, code) {
@@ -257,6 +257,10 @@ impl InstModel {
                 DstUse::Read => Dir::READ,
                 DstUse::ReadWrite => Dir::READ_WRITE,
             },
+            // A sparse MFMA accumulates into its destination (the op table's `dst=rw`).
+            Field::VdstAgpr | Field::VdstAcd if self.inst.info().facts.dst == DstUse::ReadWrite => {
+                Dir::READ_WRITE
+            }
             Field::VdstSgpr | Field::VdstAgpr | Field::VdstAcd => Dir::WRITE,
             Field::Sdata => match self.class.mem {
                 Some(MemKind::Store | MemKind::Atomic) => Dir::READ,
@@ -510,5 +514,34 @@ mod tests {
         let m = InstModel::new(assemble_inst("v_accvgpr_read_b32 v2, a7", Target::Gfx90a).unwrap());
         assert!(m.is_mai(MaiKind::AccvgprRead) && m.reads == a(7, 1).union(regs::EXEC));
         assert!(model("v_mac_f32_e32 v0, v1, v2").mai.is_none());
+    }
+
+    /// gfx940's sparse MFMAs accumulate into their destination, and their src2 is the index
+    /// register, read as A and B are (LLVM's `$idx`; its `$src2` is the tied accumulator).
+    #[test]
+    fn sparse_mfma_reads_its_destination_as_c_and_its_index_as_a_b() {
+        let m = InstModel::new(
+            assemble_inst(
+                "v_smfmac_f32_16x16x32_f16 v[0:3], v[4:5], v[6:9], v10",
+                Target::Gfx940,
+            )
+            .unwrap(),
+        );
+        let mai = m.mai.unwrap();
+        assert_eq!(m.mfma(), Some(MfmaClass::Gfx940Xdl4));
+        assert_eq!(mai.dst, v(0, 4));
+        assert_eq!(mai.src_c, v(0, 4));
+        assert_eq!(mai.src_ab, v(4, 6).union(v(10, 1)));
+        assert!(m.reads.contains_all(v(0, 11)) && m.writes == v(0, 4));
+        let m = InstModel::new(
+            assemble_inst(
+                "v_mfma_f32_16x16x4_f32 v[0:3], v4, v5, v[8:11]",
+                Target::Gfx940,
+            )
+            .unwrap(),
+        );
+        assert_eq!(m.mfma(), Some(MfmaClass::Gfx940Smfma8));
+        assert_eq!(m.mai.unwrap().src_c, v(8, 4));
+        assert!(!m.reads.overlaps(v(0, 4)));
     }
 }

@@ -34,8 +34,9 @@ pub enum Producer {
     /// The nearest MFMA whose D overlaps the watched registers; `Overlap` says when its wait
     /// states apply.
     MfmaWrites(Overlap),
-    /// The nearest MFMA reading a watched register as C (`Some(false)`: not a DGEMM).
-    MfmaReadsSrcC { dgemm: Option<bool> },
+    /// The nearest MFMA of the kind given reading a watched register as C; MFMAs of other
+    /// kinds are walked past (LLVM's `IsSMFMAReadAsCFn` skips them).
+    MfmaReadsSrcC(MfmaKind),
     /// `v_accvgpr_write` writing a watched AGPR.
     AccvgprWrite,
     /// `v_accvgpr_read` writing a watched VGPR.
@@ -140,13 +141,15 @@ pub enum Consumer {
     FmaF64,
 }
 
-/// Which MFMAs a consumer stands for.
+/// Which MFMAs a consumer (or an `MfmaReadsSrcC` producer) stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum MfmaKind {
     Any,
-    /// Not a DGEMM (LLVM's "SMFMA").
-    NotDgemm,
-    Dgemm,
+    /// LLVM's `isXDL`: not a DGEMM, and on gfx940 not an f32-input op either (on gfx90a, every
+    /// MFMA but the DGEMMs).
+    Xdl,
+    /// Not XDL: a DGEMM, or one of gfx940's f32-input ops.
+    NotXdl,
     /// `v_mfma_f64_4x4x4f64`.
     Dgemm4x4,
 }
@@ -154,10 +157,15 @@ pub enum MfmaKind {
 /// Wait states by the producing MFMA's class (see [`MfmaClass`] for the passes of each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ByPasses {
-    /// After a 2-, 8- and 16-pass XDL MFMA.
+    /// After a 2-, 8- and 16-pass MFMA of gfx908/gfx90a (all XDL there but the DGEMMs).
     pub xdl: [u8; 3],
-    /// After a 4-pass (f64 4x4) and an 8-pass (f64 16x16) DGEMM.
+    /// After a 4-pass (f64 4x4) and an 8-pass (f64 16x16) DGEMM (gfx90a and gfx940 alike).
     pub dgemm: [u8; 2],
+    /// After a 2-, 4-, 8- and 16-pass XDL op of gfx940 (LLVM's `GFX940_XDL_N_Pass*`).
+    pub gfx940_xdl: [u8; 4],
+    /// After a 2-, 8- and 16-pass f32-input op of gfx940, which is not XDL there (LLVM's
+    /// `GFX940_SMFMA_N_Pass*`).
+    pub gfx940_smfma: [u8; 3],
     /// Look the producer up as the longest MFMA from it to the consumer (on the paths walked),
     /// not as itself: LLVM's gfx908 check keeps the largest latency of every MFMA it walks past
     /// on the way to the producer, so a 16x16 MFMA's D read after a 32x32 MFMA waits as long as
@@ -166,6 +174,15 @@ pub struct ByPasses {
 }
 
 impl ByPasses {
+    /// No wait states after any MFMA: the base the rows fill in.
+    pub const NONE: ByPasses = ByPasses {
+        xdl: [0; 3],
+        dgemm: [0; 2],
+        gfx940_xdl: [0; 4],
+        gfx940_smfma: [0; 3],
+        longest_since: false,
+    };
+
     pub fn get(&self, class: MfmaClass) -> u8 {
         match class {
             MfmaClass::Xdl2 => self.xdl[0],
@@ -173,11 +190,32 @@ impl ByPasses {
             MfmaClass::Xdl16 => self.xdl[2],
             MfmaClass::Dgemm4 => self.dgemm[0],
             MfmaClass::Dgemm8 => self.dgemm[1],
+            MfmaClass::Gfx940Xdl2 => self.gfx940_xdl[0],
+            MfmaClass::Gfx940Xdl4 => self.gfx940_xdl[1],
+            MfmaClass::Gfx940Xdl8 => self.gfx940_xdl[2],
+            MfmaClass::Gfx940Xdl16 => self.gfx940_xdl[3],
+            MfmaClass::Gfx940Smfma2 => self.gfx940_smfma[0],
+            MfmaClass::Gfx940Smfma8 => self.gfx940_smfma[1],
+            MfmaClass::Gfx940Smfma16 => self.gfx940_smfma[2],
         }
     }
 
     pub fn max(&self) -> u8 {
-        self.xdl.into_iter().chain(self.dgemm).max().unwrap_or(0)
+        self.xdl
+            .into_iter()
+            .chain(self.dgemm)
+            .chain(self.gfx940_xdl)
+            .chain(self.gfx940_smfma)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Whether any gfx940 op needs wait states (the row has a gfx940 table).
+    pub fn has_gfx940(&self) -> bool {
+        self.gfx940_xdl
+            .into_iter()
+            .chain(self.gfx940_smfma)
+            .any(|n| n > 0)
     }
 }
 
@@ -212,14 +250,33 @@ impl std::fmt::Display for Wait {
         match self {
             Wait::Fixed(n) => write!(f, "{n} wait states"),
             Wait::ByPasses(t) => {
-                let [a, b, c] = t.xdl;
-                write!(f, "{a}/{b}/{c} wait states after a 2/8/16-pass MFMA")?;
-                if t.dgemm != [0, 0] {
-                    let [d, e] = t.dgemm;
-                    write!(f, ", {d}/{e} after a 4/8-pass DGEMM")?;
+                // A gfx940-only row has no gfx908/gfx90a table to print.
+                let before_gfx940 = t.xdl != [0; 3] || t.dgemm != [0, 0];
+                if before_gfx940 {
+                    let [a, b, c] = t.xdl;
+                    write!(f, "{a}/{b}/{c} wait states after a 2/8/16-pass MFMA")?;
+                    if t.dgemm != [0, 0] {
+                        let [d, e] = t.dgemm;
+                        write!(f, ", {d}/{e} after a 4/8-pass DGEMM")?;
+                    }
+                    if t.longest_since {
+                        f.write_str(" (the longest MFMA from the producer on)")?;
+                    }
                 }
-                if t.longest_since {
-                    f.write_str(" (the longest MFMA from the producer on)")?;
+                if t.has_gfx940() {
+                    let [a, b, c, d] = t.gfx940_xdl;
+                    let [e, g, h] = t.gfx940_smfma;
+                    if before_gfx940 {
+                        f.write_str("; ")?;
+                    }
+                    write!(
+                        f,
+                        "gfx940: {a}/{b}/{c}/{d} wait states after a 2/4/8/16-pass XDL op, {e}/{g}/{h} after a 2/8/16-pass f32 op (not XDL)"
+                    )?;
+                    if t.dgemm != [0, 0] {
+                        let [d, e] = t.dgemm;
+                        write!(f, ", {d}/{e} after a DGEMM")?;
+                    }
                 }
                 Ok(())
             }
@@ -280,8 +337,12 @@ pub enum Gate {
     Xnack,
     /// Targets with matrix cores (`Features::mai_insts`) but not gfx90a's additions: gfx908.
     MaiNotGfx90a,
-    /// Targets with gfx90a's additions (`Features::gfx90a_insts`).
+    /// Targets with gfx90a's additions (`Features::gfx90a_insts`): gfx90a and gfx940.
     Gfx90a,
+    /// gfx90a's additions without gfx940's: gfx90a alone.
+    Gfx90aNotGfx940,
+    /// Targets with gfx940's additions (`Features::gfx940_insts`).
+    Gfx940,
 }
 
 impl Gate {
@@ -292,7 +353,17 @@ impl Gate {
             Gate::Xnack => xnack,
             Gate::MaiNotGfx90a => features.mai_insts && !features.gfx90a_insts,
             Gate::Gfx90a => features.gfx90a_insts,
+            Gate::Gfx90aNotGfx940 => features.gfx90a_insts && !features.gfx940_insts,
+            Gate::Gfx940 => features.gfx940_insts,
         }
+    }
+
+    /// The gates of the matrix-core rules (every target with `mai_insts`).
+    pub fn is_matrix(self) -> bool {
+        matches!(
+            self,
+            Gate::MaiNotGfx90a | Gate::Gfx90a | Gate::Gfx90aNotGfx940 | Gate::Gfx940
+        )
     }
 
     /// The targets a rule applies to, in words.
@@ -303,7 +374,11 @@ impl Gate {
             Gate::MaiNotGfx90a => {
                 "matrix cores without gfx90a's additions (mai_insts, not gfx90a_insts: gfx908)"
             }
-            Gate::Gfx90a => "gfx90a's additions (gfx90a_insts)",
+            Gate::Gfx90a => "gfx90a's additions (gfx90a_insts: gfx90a, gfx940, gfx942)",
+            Gate::Gfx90aNotGfx940 => {
+                "gfx90a's additions without gfx940's (gfx90a_insts, not gfx940_insts: gfx90a)"
+            }
+            Gate::Gfx940 => "gfx940's additions (gfx940_insts: gfx940, gfx942)",
         }
     }
 }
@@ -362,15 +437,11 @@ const fn ws(producer: Producer, consumer: Consumer, wait_states: u8) -> Check {
 }
 
 /// A rule whose wait states depend on the producing MFMA's class.
-const fn by_passes(producer: Producer, consumer: Consumer, xdl: [u8; 3], dgemm: [u8; 2]) -> Check {
+const fn by_passes(producer: Producer, consumer: Consumer, table: ByPasses) -> Check {
     Check::WaitStates {
         producer,
         consumer,
-        wait_states: Wait::ByPasses(ByPasses {
-            xdl,
-            dgemm,
-            longest_since: false,
-        }),
+        wait_states: Wait::ByPasses(table),
     }
 }
 
@@ -381,8 +452,8 @@ const fn by_longest_passes(producer: Producer, consumer: Consumer, xdl: [u8; 3])
         consumer,
         wait_states: Wait::ByPasses(ByPasses {
             xdl,
-            dgemm: [0, 0],
             longest_since: true,
+            ..ByPasses::NONE
         }),
     }
 }
@@ -677,7 +748,7 @@ pub static RULES: &[Rule] = &[
         summary: "v_accvgpr_write overwrites an AGPR an MFMA is still reading as SrcC",
         first: "MFMA reads AGPRs as SrcC",
         second: "V_ACCVGPR_WRITE writes one",
-        check: by_longest_passes(Producer::MfmaReadsSrcC { dgemm: None }, Consumer::AccvgprWriteWrites, [0, 5, 13]),
+        check: by_longest_passes(Producer::MfmaReadsSrcC(MfmaKind::Any), Consumer::AccvgprWriteWrites, [0, 5, 13]),
         gate: Gate::MaiNotGfx90a,
         default_on: true,
         reference: "AMD MI100 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards908 (MFMA{4x4,16x16,32x32}ReadSrcCAccVgprWriteWaitStates)",
@@ -726,81 +797,136 @@ pub static RULES: &[Rule] = &[
         id: "mfma-srcc-overlap",
         summary: "an XDL MFMA reads as SrcC registers that overlap, but are not the same as, an earlier MFMA's result",
         first: "MFMA writes VGPRs/AGPRs",
-        second: "XDL MFMA reads an overlapping, different range as SrcC",
-        check: by_passes(Producer::MfmaWrites(Overlap::Partial), Consumer::MfmaReadsSrcC(MfmaKind::NotDgemm), [2, 8, 16], [0, 0]),
+        second: "XDL MFMA (any but a DGEMM; on gfx940 not an f32 op either) reads an overlapping, different range as SrcC",
+        check: by_passes(Producer::MfmaWrites(Overlap::Partial), Consumer::MfmaReadsSrcC(MfmaKind::Xdl), ByPasses {
+            xdl: [2, 8, 16],
+            gfx940_xdl: [3, 5, 9, 17],
+            ..ByPasses::NONE
+        }),
         gate: Gate::Gfx90a,
         default_on: true,
-        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards90A (SMFMA{4x4,16x16,32x32}WritesVGPROverlappedSMFMASrcCWaitStates; none after a DGEMM)",
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards90A (SMFMA{4x4,16x16,32x32}WritesVGPROverlappedSMFMASrcCWaitStates; none after a DGEMM; gfx940: GFX940_XDL_N_PassWritesVGPROverlappedSMFMASrcCWaitStates = passes + 1, none after an f32 op or a DGEMM)",
     },
     Rule {
         id: "mfma-dgemm-srcc-overlap",
-        summary: "a DGEMM reads as SrcC registers that overlap, but are not the same as, an earlier MFMA's result",
+        summary: "a DGEMM (on gfx940 also an f32 MFMA, not XDL there) reads as SrcC registers that overlap, but are not the same as, an earlier MFMA's result",
         first: "MFMA writes VGPRs/AGPRs",
-        second: "DGEMM reads an overlapping, different range as SrcC",
-        check: by_passes(Producer::MfmaWrites(Overlap::Partial), Consumer::MfmaReadsSrcC(MfmaKind::Dgemm), [3, 9, 17], [4, 9]),
+        second: "DGEMM (gfx940: or V_MFMA_F32_*_F32) reads an overlapping, different range as SrcC",
+        check: by_passes(Producer::MfmaWrites(Overlap::Partial), Consumer::MfmaReadsSrcC(MfmaKind::NotXdl), ByPasses {
+            xdl: [3, 9, 17],
+            dgemm: [4, 9],
+            gfx940_xdl: [3, 5, 9, 17],
+            gfx940_smfma: [2, 8, 16],
+            ..ByPasses::NONE
+        }),
         gate: Gate::Gfx90a,
         default_on: true,
-        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards90A (SMFMA{4x4,16x16,32x32}WritesVGPROverlappedDMFMASrcCWaitStates, DMFMA{4x4,16x16}WritesVGPROverlappedSrcCWaitStates)",
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards90A (SMFMA{4x4,16x16,32x32}WritesVGPROverlappedDMFMASrcCWaitStates, DMFMA{4x4,16x16}WritesVGPROverlappedSrcCWaitStates; gfx940: GFX940_XDL_N_PassWritesVGPROverlappedSMFMASrcCWaitStates = passes + 1, GFX940_SMFMA_N_PassWritesVGPROverlappedSMFMASrcCWaitStates = passes)",
     },
     Rule {
         id: "dgemm-4x4-srcc-same",
         summary: "v_mfma_f64_4x4x4f64 reads as SrcC the result of the v_mfma_f64_4x4x4f64 just before it",
         first: "V_MFMA_F64_4X4X4F64 writes VGPRs/AGPRs",
         second: "V_MFMA_F64_4X4X4F64 reads the same registers as SrcC",
-        check: by_passes(Producer::MfmaWrites(Overlap::Same), Consumer::MfmaReadsSrcC(MfmaKind::Dgemm4x4), [0, 0, 0], [4, 0]),
+        check: by_passes(Producer::MfmaWrites(Overlap::Same), Consumer::MfmaReadsSrcC(MfmaKind::Dgemm4x4), ByPasses {
+            dgemm: [4, 0],
+            ..ByPasses::NONE
+        }),
         gate: Gate::Gfx90a,
         default_on: true,
         reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards90A (DMFMA4x4WritesVGPRFullSrcCWaitStates)",
     },
     Rule {
+        id: "mfma-4x4-srcc-same",
+        summary: "an MFMA reads as SrcC the result of the 2-pass (4x4) MFMA just before it",
+        first: "2-pass MFMA (V_MFMA_*_4X4X*_16B_*) writes VGPRs/AGPRs",
+        second: "MFMA reads the same registers as SrcC",
+        check: by_passes(Producer::MfmaWrites(Overlap::Same), Consumer::MfmaReadsSrcC(MfmaKind::Any), ByPasses {
+            gfx940_xdl: [2, 0, 0, 0],
+            gfx940_smfma: [2, 0, 0],
+            ..ByPasses::NONE
+        }),
+        gate: Gate::Gfx940,
+        default_on: true,
+        reference: "LLVM 19 GCNHazardRecognizer::checkMAIHazards90A (GFX940_SMFMA4x4WritesVGPRFullSrcCWaitStates: a producer of 2 passes, XDL or not; the same registers after a longer MFMA need none)",
+    },
+    Rule {
         id: "mfma-srcab",
         summary: "an MFMA reads as SrcA/B a register an earlier MFMA wrote too recently",
         first: "MFMA writes VGPRs/AGPRs",
-        second: "MFMA reads one as SrcA/B",
-        check: by_passes(Producer::MfmaWrites(Overlap::Any), Consumer::MfmaReadsSrcAB, [5, 11, 19], [6, 11]),
+        second: "MFMA reads one as SrcA/B (or as a v_smfmac_*'s index)",
+        check: by_passes(Producer::MfmaWrites(Overlap::Any), Consumer::MfmaReadsSrcAB, ByPasses {
+            xdl: [5, 11, 19],
+            dgemm: [6, 11],
+            gfx940_xdl: [5, 7, 11, 19],
+            gfx940_smfma: [4, 10, 18],
+            ..ByPasses::NONE
+        }),
         gate: Gate::Gfx90a,
         default_on: true,
-        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards90A (SMFMA{4x4,16x16,32x32}WritesVGPROverlappedSrcABWaitStates, DMFMA{4x4,16x16}WritesVGPROverlappedMFMASrcABWaitStates)",
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIHazards90A (SMFMA{4x4,16x16,32x32}WritesVGPROverlappedSrcABWaitStates, DMFMA{4x4,16x16}WritesVGPROverlappedMFMASrcABWaitStates; gfx940: GFX940_XDL_N_PassWritesVGPROverlappedSrcABWaitStates = passes + 3, GFX940_SMFMA_N_PassWritesVGPROverlappedSrcABWaitStates = passes + 2; a v_smfmac_*'s index register counts as A/B)",
     },
     Rule {
         id: "mfma-valu-read",
         summary: "a VALU reads a register before the MFMA writing it has finished",
         first: "MFMA writes VGPRs/AGPRs",
         second: "VALU (not MFMA; v_accvgpr_read included) reads one",
-        check: by_passes(Producer::MfmaWrites(Overlap::Any), Consumer::NonMfmaValuReads, [5, 11, 19], [6, 11]),
+        check: by_passes(Producer::MfmaWrites(Overlap::Any), Consumer::NonMfmaValuReads, ByPasses {
+            xdl: [5, 11, 19],
+            dgemm: [6, 11],
+            gfx940_xdl: [5, 7, 11, 19],
+            gfx940_smfma: [4, 10, 18],
+            ..ByPasses::NONE
+        }),
         gate: Gate::Gfx90a,
         default_on: true,
-        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (SMFMA{4x4,16x16,32x32}WriteVgprVALUMemExpReadWaitStates, DMFMA{4x4,16x16}WriteVgprVALUReadWaitStates)",
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (SMFMA{4x4,16x16,32x32}WriteVgprVALUMemExpReadWaitStates, DMFMA{4x4,16x16}WriteVgprVALUReadWaitStates; gfx940: GFX940_XDL_N_PassWriteVgprVALUMemExpReadWaitStates = passes + 3, GFX940_SMFMA_N_PassWriteVgprVALUMemExpReadWaitStates = passes + 2)",
     },
     Rule {
         id: "mfma-memory-read",
         summary: "a VMEM/FLAT/DS/export instruction reads a register before the MFMA writing it has finished",
         first: "MFMA writes VGPRs/AGPRs",
         second: "VMEM, FLAT, DS or EXP reads one",
-        check: by_passes(Producer::MfmaWrites(Overlap::Any), Consumer::MemoryExportReads, [5, 11, 19], [9, 18]),
+        check: by_passes(Producer::MfmaWrites(Overlap::Any), Consumer::MemoryExportReads, ByPasses {
+            xdl: [5, 11, 19],
+            dgemm: [9, 18],
+            gfx940_xdl: [5, 7, 11, 19],
+            gfx940_smfma: [4, 10, 18],
+            ..ByPasses::NONE
+        }),
         gate: Gate::Gfx90a,
         default_on: true,
-        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (SMFMA{4x4,16x16,32x32}WriteVgprVALUMemExpReadWaitStates, DMFMA{4x4,16x16}WriteVgprMemExpReadWaitStates)",
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (SMFMA{4x4,16x16,32x32}WriteVgprVALUMemExpReadWaitStates, DMFMA{4x4,16x16}WriteVgprMemExpReadWaitStates; gfx940: GFX940_XDL_N_PassWriteVgprVALUMemExpReadWaitStates = passes + 3, GFX940_SMFMA_N_PassWriteVgprVALUMemExpReadWaitStates = passes + 2)",
     },
     Rule {
         id: "mfma-vector-write",
         summary: "a VALU or memory instruction overwrites a register before the MFMA writing it has finished",
         first: "MFMA writes VGPRs/AGPRs",
         second: "VALU (not MFMA), VMEM, FLAT, DS or EXP writes one",
-        check: by_passes(Producer::MfmaWrites(Overlap::Any), Consumer::VectorWrites, [5, 11, 19], [6, 11]),
+        check: by_passes(Producer::MfmaWrites(Overlap::Any), Consumer::VectorWrites, ByPasses {
+            xdl: [5, 11, 19],
+            dgemm: [6, 11],
+            gfx940_xdl: [5, 7, 11, 19],
+            gfx940_smfma: [4, 10, 18],
+            ..ByPasses::NONE
+        }),
         gate: Gate::Gfx90a,
         default_on: true,
-        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (SMFMA{4x4,16x16,32x32}WriteVgprVALUWawWaitStates, DMFMA{4x4,16x16}WriteVgprVALUWriteWaitStates)",
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (SMFMA{4x4,16x16,32x32}WriteVgprVALUWawWaitStates, DMFMA{4x4,16x16}WriteVgprVALUWriteWaitStates; gfx940: GFX940_XDL_N_PassWriteVgprVALUWawWaitStates = passes + 3, GFX940_SMFMA_N_PassWriteVgprVALUWawWaitStates = passes + 2)",
     },
     Rule {
         id: "mfma-srcc-vector-write",
         summary: "a VALU or memory instruction overwrites a register an XDL MFMA is still reading as SrcC",
-        first: "XDL MFMA reads VGPRs/AGPRs as SrcC",
+        first: "XDL MFMA (any but a DGEMM; on gfx940 not an f32 op either) reads VGPRs/AGPRs as SrcC",
         second: "VALU (not MFMA), VMEM, FLAT, DS or EXP writes one",
-        check: by_passes(Producer::MfmaReadsSrcC { dgemm: Some(false) }, Consumer::VectorWrites, [1, 7, 15], [0, 0]),
+        check: by_passes(Producer::MfmaReadsSrcC(MfmaKind::Xdl), Consumer::VectorWrites, ByPasses {
+            xdl: [1, 7, 15],
+            gfx940_xdl: [1, 3, 7, 15],
+            ..ByPasses::NONE
+        }),
         gate: Gate::Gfx90a,
         default_on: true,
-        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (SMFMA{4x4,16x16,32x32}ReadVgprVALUWarWaitStates)",
+        reference: "AMD MI200 ISA §4.5 (manually inserted wait states); LLVM GCNHazardRecognizer::checkMAIVALUHazards (SMFMA{4x4,16x16,32x32}ReadVgprVALUWarWaitStates; gfx940: GFX940_XDL4PassReadVgprVALUWarWaitStates for 4 passes, the f32 ops are passed over; a v_smfmac_* reads its destination as SrcC)",
     },
     Rule {
         id: "dgemm-fma-f64",
@@ -838,9 +964,9 @@ pub static RULES: &[Rule] = &[
         first: "VALU writes VGPR/AGPR, then a DGEMM",
         second: "VMEM, FLAT or DS reads the register",
         check: ws(Producer::ValuWritesThen(Between::Dgemm), Consumer::MemoryReads, 2),
-        gate: Gate::Gfx90a,
+        gate: Gate::Gfx90aNotGfx940,
         default_on: true,
-        reference: "LLVM 16+ GCNHazardRecognizer::checkMAIVALUHazards (DMFMABetweenVALUWriteVMEMRead: the hardware fails to insert its own two wait states; not in LLVM 15)",
+        reference: "LLVM 16+ GCNHazardRecognizer::checkMAIVALUHazards (DMFMABetweenVALUWriteVMEMRead: the hardware fails to insert its own two wait states; not in LLVM 15, and only without hasGFX940Insts)",
     },
     Rule {
         id: "waitcnt-vmem",
@@ -924,10 +1050,7 @@ mod tests {
 
     #[test]
     fn matrix_rules_cite_llvm_and_name_their_feature() {
-        for r in RULES
-            .iter()
-            .filter(|r| matches!(r.gate, Gate::MaiNotGfx90a | Gate::Gfx90a))
-        {
+        for r in RULES.iter().filter(|r| r.gate.is_matrix()) {
             assert!(
                 r.reference.contains("GCNHazardRecognizer::check"),
                 "{}",
@@ -941,6 +1064,61 @@ mod tests {
                 assert_eq!(t.dgemm, [0, 0], "{}", r.id);
             }
             assert!(wait_states.max() > 0 && wait_states.max() <= 19, "{}", r.id);
+        }
+    }
+
+    /// gfx940's tables are LLVM's formulas of the producer's passes (`GFX940_*_N_Pass*`): one
+    /// row per formula, checked at every pass count a gfx940 class has.
+    #[test]
+    fn gfx940_tables_are_llvms_formulas_of_the_passes() {
+        let table = |id: &str| match rule(id).map(|r| r.check) {
+            Some(Check::WaitStates {
+                wait_states: Wait::ByPasses(t),
+                ..
+            }) => t,
+            other => panic!("{id}: {other:?}"),
+        };
+        let xdl = |t: ByPasses, f: fn(u8) -> u8| {
+            assert_eq!(t.gfx940_xdl, [2, 4, 8, 16].map(f));
+        };
+        let smfma = |t: ByPasses, f: fn(u8) -> u8| {
+            assert_eq!(t.gfx940_smfma, [2, 8, 16].map(f));
+        };
+        // ...WritesVGPROverlappedSMFMASrcC: XDL passes + 1; SMFMA passes, but none before an
+        // XDL reader.
+        xdl(table("mfma-srcc-overlap"), |p| p + 1);
+        smfma(table("mfma-srcc-overlap"), |_| 0);
+        xdl(table("mfma-dgemm-srcc-overlap"), |p| p + 1);
+        smfma(table("mfma-dgemm-srcc-overlap"), |p| p);
+        // ...WritesVGPROverlappedSrcAB, ...WriteVgprVALUMemExpRead, ...WriteVgprVALUWaw.
+        for id in [
+            "mfma-srcab",
+            "mfma-valu-read",
+            "mfma-memory-read",
+            "mfma-vector-write",
+        ] {
+            xdl(table(id), |p| p + 3);
+            smfma(table(id), |p| p + 2);
+        }
+        // ...ReadVgprVALUWar: the gfx90a numbers, and 3 for gfx940's 4 passes (passes - 1).
+        xdl(table("mfma-srcc-vector-write"), |p| p - 1);
+        smfma(table("mfma-srcc-vector-write"), |_| 0);
+        // GFX940_SMFMA4x4WritesVGPRFullSrcCWaitStates.
+        xdl(table("mfma-4x4-srcc-same"), |p| if p == 2 { 2 } else { 0 });
+        smfma(table("mfma-4x4-srcc-same"), |p| if p == 2 { 2 } else { 0 });
+        // Every other row by passes that applies to gfx940 has a gfx940 table, but the one
+        // whose producers are DGEMMs only.
+        for r in RULES {
+            let Check::WaitStates {
+                wait_states: Wait::ByPasses(t),
+                ..
+            } = r.check
+            else {
+                continue;
+            };
+            if r.gate.applies(gcn_isa::Target::Gfx940.features(), false) {
+                assert!(t.has_gfx940() || r.id == "dgemm-4x4-srcc-same", "{}", r.id);
+            }
         }
     }
 }

@@ -148,7 +148,7 @@ impl ProducerKind {
                 Producer::NonMfmaValuWrites
                 | Producer::NonMfmaNonDotValuWrites
                 | Producer::ValuWritesThen(_) => ProducerKind::ValuWrites,
-                Producer::MfmaWrites(_) | Producer::MfmaReadsSrcC { .. } => ProducerKind::Mfma,
+                Producer::MfmaWrites(_) | Producer::MfmaReadsSrcC(_) => ProducerKind::Mfma,
                 Producer::Dgemm => ProducerKind::Dgemm,
                 Producer::AccvgprWrite => ProducerKind::AccvgprWrite,
                 Producer::AccvgprRead => ProducerKind::AccvgprRead,
@@ -528,5 +528,78 @@ mod tests {
         let mask = rule_mask(Target::Gfx906.features(), true, |_| true);
         let mai = RULES.iter().position(|r| r.id == "valu-vgpr-mai").unwrap();
         assert_eq!(mask & 1 << mai, 0);
+    }
+
+    /// gfx940's classes at run time: an XDL op and an f32 op (not XDL on gfx940) of the same
+    /// passes need different wait states; the same registers as SrcC after a 2-pass op need 2 on
+    /// gfx940 only; gfx90a's DGEMM-between-VALU-and-load rule is not gfx940's.
+    #[test]
+    fn gfx940_rules_by_class_and_by_target() {
+        let run = |t: Target, lines: &[&str]| feed_for(t, &mut HazardTracker::new(t, false), lines);
+        let g = Target::Gfx940;
+        // 8 passes: XDL needs 11 wait states before a VALU read, the f32 op 10.
+        let read_after = |mfma: &'static str, nops: &'static [&'static str]| {
+            let mut l = vec![mfma];
+            l.extend(nops);
+            l.push("v_add_f32_e32 v200, v1, v201");
+            run(g, &l)
+        };
+        let xdl = "v_mfma_f32_32x32x8_f16 v[0:15], v[20:21], v[22:23], v[40:55]";
+        let f32 = "v_mfma_f32_16x16x1_4b_f32 v[0:15], v20, v21, v[40:55]";
+        assert_eq!(
+            read_after(xdl, &["s_nop 7", "s_nop 1"]),
+            vec![(12, "mfma-valu-read", 10)]
+        );
+        assert!(read_after(xdl, &["s_nop 7", "s_nop 2"]).is_empty());
+        assert!(read_after(f32, &["s_nop 7", "s_nop 1"]).is_empty());
+        // A 2-pass op's result read back whole as SrcC: 2 on gfx940, none on gfx90a.
+        let same = |t: Target, a: &'static str, b: &'static str| run(t, &[a, "s_nop 0", b]);
+        assert_eq!(
+            same(
+                g,
+                "v_mfma_f32_4x4x1_16b_f32 v[0:3], v10, v11, v[0:3]",
+                "v_mfma_f32_4x4x4_16b_f16 v[0:3], v[20:21], v[22:23], v[0:3]"
+            ),
+            vec![(8, "mfma-4x4-srcc-same", 1)]
+        );
+        assert!(same(
+            Target::Gfx90a,
+            "v_mfma_f32_4x4x1f32 v[0:3], v10, v11, v[0:3]",
+            "v_mfma_f32_4x4x4f16 v[0:3], v[20:21], v[22:23], v[0:3]"
+        )
+        .is_empty());
+        // The WAR of an XDL op's SrcC walks past an f32 op reading the same C.
+        let war = run(
+            g,
+            &[
+                "v_mfma_f32_16x16x16_f16 v[0:3], v[50:51], v[52:53], v[40:43]",
+                "v_mfma_f32_4x4x1_16b_f32 v[60:63], v100, v101, v[40:43]",
+                "v_mov_b32_e32 v41, v201",
+            ],
+        );
+        assert_eq!(war, vec![(8, "mfma-srcc-vector-write", 1)]);
+        // VALU write, DGEMM, load of the VALU's result: gfx90a's hardware bug, not gfx940's.
+        let between = |t: Target, dgemm: &'static str| {
+            run(
+                t,
+                &[
+                    "v_add_f32_e32 v120, v1, v2",
+                    dgemm,
+                    "global_load_dword v3, v[120:121], off",
+                ],
+            )
+        };
+        assert_eq!(
+            between(
+                Target::Gfx90a,
+                "v_mfma_f64_4x4x4f64 v[10:11], v[12:13], v[14:15], v[16:17]"
+            ),
+            vec![(8, "valu-dgemm-memory", 1)]
+        );
+        assert!(between(
+            g,
+            "v_mfma_f64_4x4x4_4b_f64 v[10:11], v[12:13], v[14:15], v[16:17]"
+        )
+        .is_empty());
     }
 }
