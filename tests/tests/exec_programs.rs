@@ -207,6 +207,35 @@ fn the_programs_run_on_gfx90a() {
     assert_passes(&gfx90a, "module", &[saxpy, globals.to_str().unwrap()]);
 }
 
+/// The same programs built by clang-19 for MI300X (`fixtures/programs/build-gfx942.sh`: LLVM 19's
+/// code, with `v_lshl_add_u64` addressing, `sc0`/`sc1` cache bits and architected flat scratch)
+/// pass the same checks on gfx942, in both engines.
+#[test]
+fn the_programs_run_on_gfx942() {
+    let gfx942 = ["--timing", "off", "--target", "gfx942"];
+    let built = |name: &str| program(&format!("gfx942/{name}"));
+    for name in [
+        "launch",
+        "memory",
+        "streams",
+        "device",
+        "errors",
+        "printf",
+        "devmalloc",
+        "graph",
+        "capture",
+    ] {
+        assert_passes(&gfx942, &format!("gfx942/{name}"), &[]);
+    }
+    assert_passes(&["--target", "gfx942"], "gfx942/launch", &[]);
+    let (saxpy, globals) = (built("saxpy.co"), built("module_globals.co"));
+    assert_passes(
+        &gfx942,
+        "gfx942/module",
+        &[saxpy.to_str().unwrap(), globals.to_str().unwrap()],
+    );
+}
+
 #[test]
 fn stats_report_each_kernel() {
     let (_, stderr) = assert_passes(&["--timing", "off", "--stats"], "launch", &[]);
