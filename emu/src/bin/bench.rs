@@ -7,7 +7,8 @@
 //! (time and peak memory). Then each kernel with every sanitizer on (`--check all`).
 //!
 //! `cargo run --release -p gcnemu --bin bench [-- RUNS [KERNEL...]]` (default 5 runs, every
-//! kernel: mandelbrot, saxpy, reduce, histogram, collatz, and on gfx90a mfma_gemm).
+//! kernel: mandelbrot, saxpy, reduce, histogram, collatz, on gfx90a mfma_gemm, on gfx942
+//! mfma_fp8).
 //! `BENCH_MODE=timed` (any part of a mode's name) runs only those modes, for profiling one;
 //! `BENCH_STATS=1` prints every timed run's statistics to stderr, to compare two builds;
 //! `BENCH_SCHEDULE=round-robin|random` changes the timed modes' issue arbitration.
@@ -481,6 +482,71 @@ fn mfma_gemm() -> Kernel {
     }
 }
 
+/// An f32 that MI300's FP8 (E4M3 FNUZ: bias 8, no infinities, 0x80 the NaN) holds exactly, as
+/// its byte: the GEMM's inputs are multiples of 0.5 in [-2, 2].
+fn fp8_byte(v: f32) -> u8 {
+    let value = |b: u8| -> f32 {
+        let (e, m) = (((b & 0x7f) >> 3) as i32, (b & 7) as f32 / 8.0);
+        let mag = if e == 0 {
+            m * 2f32.powi(-7)
+        } else {
+            (1.0 + m) * 2f32.powi(e - 8)
+        };
+        if b & 0x80 != 0 {
+            -mag
+        } else {
+            mag
+        }
+    };
+    (0..=255u8)
+        .find(|&b| b != 0x80 && value(b) == v)
+        .unwrap_or_else(|| panic!("{v} is not an FP8 value"))
+}
+
+/// The GEMM on MI300's FP8 matrix cores: the same inputs and result as [`mfma_gemm`] (exact in
+/// FP8 too), v_mfma_f32_32x32x16_fp8_fp8 on gfx942.
+fn mfma_gemm_fp8() -> Kernel {
+    let (a, b) = gemm_inputs();
+    Kernel {
+        name: "mfma_fp8",
+        what: "matrix cores, C = A·Bᵀ 1024x1024x1024, FP8 in, f32 out, v_mfma_f32_32x32x16_fp8_fp8",
+        object: "mfma_gemm_fp8.gfx942.co",
+        target: gcn_isa::Target::Gfx942,
+        entry: "mfma_gemm_fp8",
+        dims: Dims {
+            grid: [(GEMM_N / 32) as u32, (GEMM_N / 32) as u32, 1],
+            block: [64, 1, 1],
+        },
+        buffers: vec![
+            a.iter().map(|&v| fp8_byte(v)).collect(),
+            b.iter().map(|&v| fp8_byte(v)).collect(),
+            vec![0; GEMM_N * GEMM_N * 4],
+        ],
+        args: |b| {
+            let n = GEMM_N as i32;
+            vec![
+                Arg::Ptr(b[0]),
+                Arg::Ptr(b[1]),
+                Arg::Ptr(b[2]),
+                Arg::I32(n),
+                Arg::I32(n),
+                Arg::I32(n),
+            ]
+        },
+        check: Box::new(|out| {
+            let (a, b) = gemm_inputs();
+            let want: Vec<u32> = gemm_native(&a, &b).iter().map(|v| v.to_bits()).collect();
+            assert!(words(&out[2]) == want, "mfma_fp8 result differs");
+        }),
+        native: Box::new(|| {
+            let (a, b) = gemm_inputs();
+            let t = Instant::now();
+            black_box(gemm_native(black_box(&a), black_box(&b)));
+            t.elapsed()
+        }),
+    }
+}
+
 fn modes(cores: usize) -> Vec<(&'static str, LaunchOptions)> {
     let functional = |threads| LaunchOptions {
         timing: None,
@@ -588,7 +654,15 @@ fn main() {
         "{:<11} {:<15} {:>11} {:>10} {:>9} {:>7} {:>8} {:>9}  timing model",
         "kernel", "mode", "wave-insts", "emu ms", "native ms", "ratio", "M wi/s", "peak MB"
     );
-    let kernels: [fn() -> Kernel; 6] = [mandelbrot, saxpy, reduce, histogram, collatz, mfma_gemm];
+    let kernels: [fn() -> Kernel; 7] = [
+        mandelbrot,
+        saxpy,
+        reduce,
+        histogram,
+        collatz,
+        mfma_gemm,
+        mfma_gemm_fp8,
+    ];
     for make in kernels {
         let k = make();
         if !only.is_empty() && !only.iter().any(|o| o == k.name) {
