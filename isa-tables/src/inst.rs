@@ -34,11 +34,6 @@ impl Inst {
         self.op
     }
 
-    /// Decoded with gfx940's encodings (where a SCRATCH instruction's bit 13 is SVE, not LDS).
-    pub fn is_gfx940(&self) -> bool {
-        self.gfx940
-    }
-
     pub fn info(&self) -> &'static OpInfo {
         op_info(self.op)
     }

@@ -2,13 +2,13 @@
 //! buffer, flat/global and scalar atomics share. The ones with a path of their own (the DS float
 //! compare-store and wrap, ds_condxchg32) are not done here.
 
-use super::{f16, fp};
+use super::{bf16, f16, fp};
 use gcn_isa::Atomic;
 
 /// The new memory value from the old one, the data and the second operand (comparand of
 /// CmpSwap, DATA2 of MskOr). Widths up to 64 bits; `bits` is 32 or 64; the float ops are f32 or
 /// (gfx90a's `*_f64` atomics) f64 by width, rounding to nearest even with denormals kept, and the
-/// packed add (`*_pk_add_f16`) adds each f16 half.
+/// packed adds (`*_pk_add_f16`, gfx940's `*_pk_add_bf16`) add each f16 or bf16 half the same way.
 /// `None` for the ops with their own paths: callers pick their op through [`shared`] before any
 /// lane runs, so a lane never meets one.
 pub fn apply(op: Atomic, old: u64, data: u64, data2: u64, bits: u32) -> Option<u64> {
@@ -32,6 +32,11 @@ pub fn apply(op: Atomic, old: u64, data: u64, data2: u64, bits: u32) -> Option<u
     let add_f16 = |a: u64, b: u64| {
         let (a, b) = (f16::f16_to_f32(a as u16), f16::f16_to_f32(b as u16));
         f16::f32_to_f16(a + b) as u64
+    };
+    // The same holds for bf16's 8 bits.
+    let add_bf16 = |a: u64, b: u64| {
+        let (a, b) = (bf16::bf16_to_f32(a as u16), bf16::bf16_to_f32(b as u16));
+        bf16::f32_to_bf16(a + b) as u64
     };
     let r = match op {
         Atomic::Swap => data,
@@ -71,8 +76,8 @@ pub fn apply(op: Atomic, old: u64, data: u64, data2: u64, bits: u32) -> Option<u
         Atomic::FMin => float(fp::min_f32, fp::min_f64),
         Atomic::FMax => float(fp::max_f32, fp::max_f64),
         Atomic::PkFAdd => add_f16(old, data) | add_f16(old >> 16, data >> 16) << 16,
-        // gfx940's bf16 pairs: gfx940 code does not run yet.
-        Atomic::FCmpSwap | Atomic::Wrap | Atomic::CondXchg | Atomic::PkFAddBf16 => return None,
+        Atomic::PkFAddBf16 => add_bf16(old, data) | add_bf16(old >> 16, data >> 16) << 16,
+        Atomic::FCmpSwap | Atomic::Wrap | Atomic::CondXchg => return None,
     };
     Some(r & mask)
 }
@@ -129,5 +134,12 @@ mod tests {
         );
         assert_eq!(apply(PkFAdd, 0x7bff, 0x4800, 0, 32), Some(0x7bff));
         assert_eq!(apply(PkFAdd, 0x7bff, 0x4c00, 0, 32), Some(0x7c00));
+        // bf16 halves: 1.0 + 0.5 = 1.5 (0x3fc0) low; 256 + 1 (a tie at bf16's 8 bits) rounds to
+        // even, 256, high; 256 + 3 rounds up to 260 (0x4382).
+        assert_eq!(
+            apply(PkFAddBf16, 0x4380_3f80, 0x3f80_3f00, 0, 32),
+            Some(0x4380_3fc0)
+        );
+        assert_eq!(apply(PkFAddBf16, 0x4380, 0x4040, 0, 32), Some(0x4382));
     }
 }

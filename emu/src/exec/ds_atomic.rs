@@ -320,6 +320,11 @@ semantics! {
     DS_MAX_RTN_F64 => atomic_op;
     DS_ADD_F64 => atomic_op;
     DS_ADD_RTN_F64 => atomic_op;
+    // gfx940's packed adds: each f16 or bf16 half (`atomic_ops`).
+    DS_PK_ADD_F16 => atomic_op;
+    DS_PK_ADD_BF16 => atomic_op;
+    DS_PK_ADD_RTN_F16 => atomic_op;
+    DS_PK_ADD_RTN_BF16 => atomic_op;
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ enum Addressing {
     /// GLOBAL: 13-bit signed offset; SADDR base plus a 32-bit VGPR offset, or a VGPR pair.
     Global { off: u64, sbase: Option<u64> },
     /// SCRATCH: 13-bit signed offset; SADDR or a VGPR holds the private-segment offset (on
-    /// gfx940 either, both or neither: `vaddr` says whether the VGPR is used).
+    /// gfx940, `vaddr` says whether a VGPR is added: either, both or neither).
     Scratch {
         off: u32,
         sbase: Option<u32>,
@@ -52,7 +52,13 @@ impl Addresser {
             Format::Scratch => Addressing::Scratch {
                 off: signed13() as u32,
                 sbase: (saddr != SADDR_OFF).then(|| w.sgpr[saddr as usize & 127]),
-                vaddr: scratch_vaddr(d, saddr),
+                // gfx940: bit 13 (SVE) says the address has a VGPR part; before it, the VGPR
+                // is the address when SADDR is off.
+                vaddr: if gfx940(cx) {
+                    d.inst.bits(0, 13, 1) != 0
+                } else {
+                    saddr == SADDR_OFF
+                },
             },
             _ => Addressing::Flat {
                 off: d.inst.bits(0, 0, 12) as u64,
@@ -109,8 +115,8 @@ impl Addresser {
                 Addr::Global(base.wrapping_add(off))
             }
             Addressing::Scratch { off, sbase, vaddr } => {
-                let lane = if vaddr { v[self.vaddr][l] } else { 0 };
-                Addr::Private(sbase.unwrap_or(0).wrapping_add(lane).wrapping_add(off))
+                let v = if vaddr { v[self.vaddr][l] } else { 0 };
+                Addr::Private(sbase.unwrap_or(0).wrapping_add(v).wrapping_add(off))
             }
             Addressing::Flat { off } => match flat_target(pair().wrapping_add(off)) {
                 FlatTarget::Global(g) => Addr::Global(g),
@@ -121,23 +127,16 @@ impl Addresser {
     }
 }
 
-/// Whether a SCRATCH instruction's address has a VGPR part: on gfx940 when SVE (bit 13) is
-/// set, which lets it have an SGPR part too or neither; before, exactly when SADDR is off.
-fn scratch_vaddr(d: &Decoded, saddr: u16) -> bool {
-    if d.inst.is_gfx940() {
-        d.inst.bits(0, 13, 1) != 0
-    } else {
-        saddr == SADDR_OFF
-    }
+/// Does the wave run gfx940/gfx942 code?
+fn gfx940(cx: &Cx) -> bool {
+    cx.program.target.features().gfx940_insts
 }
 
-/// Faults on the LDS bit (bit 13) of a FLAT, GLOBAL or SCRATCH instruction of an op that does
-/// not load to LDS; on gfx940 a SCRATCH instruction's bit 13 is SVE instead.
-fn lds_bit(d: &Decoded) -> Result<(), Fault> {
-    if d.inst.format() == Format::Scratch && d.inst.is_gfx940() {
-        return Ok(());
-    }
-    if d.inst.bits(0, 13, 1) != 0 {
+/// Bit 13 before gfx940: lds=1 (a global/scratch load into LDS), which these paths do not do.
+/// On gfx940 it is scratch's SVE bit (see [`Addressing::Scratch`]); its loads to LDS are ops of
+/// their own ([`load_lds`]).
+fn lds_bit(cx: &Cx, d: &Decoded) -> Result<(), Fault> {
+    if d.inst.bits(0, 13, 1) != 0 && !gfx940(cx) {
         return Err(Fault::Unsupported("FLAT/GLOBAL/SCRATCH with lds=1"));
     }
     Ok(())
@@ -145,7 +144,7 @@ fn lds_bit(d: &Decoded) -> Result<(), Fault> {
 
 /// Loads of `bytes` per lane into VDST (narrow loads extend into one dword).
 fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
-    lds_bit(d)?;
+    lds_bit(cx, d)?;
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let mut out = [[0u32; WAVE_SIZE]; 4];
@@ -185,6 +184,33 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     Ok(Flow::Continue)
 }
 
+/// gfx940's GLOBAL_LOAD_LDS_* and SCRATCH_LOAD_LDS_*: each active lane loads `bytes` (1, 2 or
+/// 4; the narrow ones zero- or sign-extended to a dword) and the dword goes to LDS at
+/// M0[15:0] + inst_offset + lane * 4, as MUBUF's loads with lds=1 do (`mubuf::load_to_lds`).
+/// LLVM's `llvm.amdgcn.global.load.lds` takes M0 as the LDS base and applies its immediate
+/// offset "to both global and LDS address", the LDS address advancing 4 bytes a lane for sizes
+/// up to 4 (AMDGPUUsage, LDS DMA). Every lane's load is done (and may fault) before LDS is
+/// written.
+fn load_lds(cx: &mut Cx, d: &Decoded) -> Res {
+    let facts = &d.inst.info().facts;
+    let (bytes, signed) = (facts.bytes as usize, facts.sext);
+    let exec = cx.wave.exec();
+    let addr = Addresser::new(cx, d);
+    let mut out = [[0u32; WAVE_SIZE]; 4];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let at = addr.at(cx, l);
+        let mut buf = [0u8; 16];
+        access::load(cx, l, at, &mut buf[..bytes])?;
+        spread(&buf, bytes, signed, &mut out, l);
+    }
+    let offset = (d.inst.bits(0, 0, 13) << 19) as i32 >> 19;
+    let base = (cx.wave.m0() & 0xffff).wrapping_add(offset as u32);
+    super::mubuf::lds_dma(cx, exec, base, &out[0], "store (load to LDS)")
+}
+
 /// The 16-bit value of a d16 load of `bytes` (1 or 2) bytes: sign- or zero-extended to 16 bits.
 pub fn d16_value(buf: &[u8], bytes: usize, signed: bool) -> u32 {
     (match (bytes, signed) {
@@ -205,7 +231,7 @@ pub fn d16_merge(old: u32, v: u32, hi: bool) -> u32 {
 
 /// *_load_{ubyte,sbyte,short}_d16[_hi]: one half of VDST, the other half kept.
 fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> Res {
-    lds_bit(d)?;
+    lds_bit(cx, d)?;
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let mut out = cx.wave.vgpr[d.vdst as usize];
@@ -237,7 +263,7 @@ fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> R
 
 /// *_store_{byte,short}_d16_hi: the low bytes of DATA[31:16].
 fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
-    lds_bit(d)?;
+    lds_bit(cx, d)?;
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let data = d.regs[1].saturating_sub(256) as usize;
@@ -254,7 +280,7 @@ fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
 
 /// Stores of `bytes` per lane from DATA.
 fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
-    lds_bit(d)?;
+    lds_bit(cx, d)?;
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let data = d.regs[1].saturating_sub(256) as usize;
@@ -430,6 +456,9 @@ semantics! {
     FLAT_ATOMIC_CMPSWAP_X2 => vmem_ops::atomic::<Flat>;
     FLAT_ATOMIC_ADD_X2 => vmem_ops::atomic::<Flat>;
     FLAT_ATOMIC_ADD_F64 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_ADD_F32 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_PK_ADD_F16 => vmem_ops::atomic::<Flat>;
+    FLAT_ATOMIC_PK_ADD_BF16 => vmem_ops::atomic::<Flat>;
     FLAT_ATOMIC_MIN_F64 => vmem_ops::atomic::<Flat>;
     FLAT_ATOMIC_MAX_F64 => vmem_ops::atomic::<Flat>;
     FLAT_ATOMIC_SUB_X2 => vmem_ops::atomic::<Flat>;
@@ -464,6 +493,11 @@ semantics! {
     SCRATCH_LOAD_SBYTE_D16_HI => vmem_ops::load::<Flat>;
     SCRATCH_LOAD_SHORT_D16 => vmem_ops::load::<Flat>;
     SCRATCH_LOAD_SHORT_D16_HI => vmem_ops::load::<Flat>;
+    SCRATCH_LOAD_LDS_UBYTE => load_lds;
+    SCRATCH_LOAD_LDS_SBYTE => load_lds;
+    SCRATCH_LOAD_LDS_USHORT => load_lds;
+    SCRATCH_LOAD_LDS_SSHORT => load_lds;
+    SCRATCH_LOAD_LDS_DWORD => load_lds;
     GLOBAL_LOAD_UBYTE => vmem_ops::load::<Flat>;
     GLOBAL_LOAD_SBYTE => vmem_ops::load::<Flat>;
     GLOBAL_LOAD_USHORT => vmem_ops::load::<Flat>;
@@ -486,6 +520,11 @@ semantics! {
     GLOBAL_LOAD_SBYTE_D16_HI => vmem_ops::load::<Flat>;
     GLOBAL_LOAD_SHORT_D16 => vmem_ops::load::<Flat>;
     GLOBAL_LOAD_SHORT_D16_HI => vmem_ops::load::<Flat>;
+    GLOBAL_LOAD_LDS_UBYTE => load_lds;
+    GLOBAL_LOAD_LDS_SBYTE => load_lds;
+    GLOBAL_LOAD_LDS_USHORT => load_lds;
+    GLOBAL_LOAD_LDS_SSHORT => load_lds;
+    GLOBAL_LOAD_LDS_DWORD => load_lds;
     GLOBAL_ATOMIC_SWAP => vmem_ops::atomic::<Flat>;
     GLOBAL_ATOMIC_CMPSWAP => vmem_ops::atomic::<Flat>;
     GLOBAL_ATOMIC_ADD => vmem_ops::atomic::<Flat>;
@@ -504,6 +543,7 @@ semantics! {
     GLOBAL_ATOMIC_ADD_X2 => vmem_ops::atomic::<Flat>;
     GLOBAL_ATOMIC_ADD_F32 => vmem_ops::atomic::<Flat>;
     GLOBAL_ATOMIC_PK_ADD_F16 => vmem_ops::atomic::<Flat>;
+    GLOBAL_ATOMIC_PK_ADD_BF16 => vmem_ops::atomic::<Flat>;
     GLOBAL_ATOMIC_ADD_F64 => vmem_ops::atomic::<Flat>;
     GLOBAL_ATOMIC_MIN_F64 => vmem_ops::atomic::<Flat>;
     GLOBAL_ATOMIC_MAX_F64 => vmem_ops::atomic::<Flat>;

@@ -316,6 +316,18 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
 /// LDS base is our address 0). Sub-dword loads store their extended dword.
 pub(super) fn load_to_lds(cx: &mut Cx, d: &Decoded, exec: u64, vals: &[u32; WAVE_SIZE]) -> Res {
     let base = (cx.wave.m0() & 0xffff) + d.inst.bits(0, 0, 12);
+    lds_dma(cx, exec, base, vals, "store (buffer load with lds=1)")
+}
+
+/// Writes each active lane's dword of `vals` to LDS at `base + lane * 4`, as the loads into LDS
+/// do (the sanitizers see DMA writes); `what` names the access in a fault.
+pub(super) fn lds_dma(
+    cx: &mut Cx,
+    exec: u64,
+    base: u32,
+    vals: &[u32; WAVE_SIZE],
+    what: &'static str,
+) -> Res {
     if cx.mem.checking() {
         // So that initcheck sees these bytes written.
         super::check_lds::shadow(cx);
@@ -324,11 +336,11 @@ pub(super) fn load_to_lds(cx: &mut Cx, d: &Decoded, exec: u64, vals: &[u32; WAVE
         if exec >> l & 1 == 0 {
             continue;
         }
-        let addr = base + 4 * l as u32;
+        let addr = base.wrapping_add(4 * l as u32);
         if cx.lds.write_u32(addr, vals[l]).is_none() {
             return Err(Fault::Lds {
                 lane: l as u8,
-                what: "store (buffer load with lds=1)",
+                what,
                 addr,
                 len: 4,
                 size: cx.lds.size(),
@@ -521,6 +533,8 @@ semantics! {
     BUFFER_WBL2 => nothing;
     BUFFER_INVL2 => nothing;
     BUFFER_WBINVL1_VOL => nothing;
+    // gfx940: invalidate the vector L1 (sc0/sc1 name the scope); likewise nothing to do.
+    BUFFER_INV => nothing;
 }
 
 /// MUBUF (V# resource) addressing for the shared load/store table.

@@ -78,12 +78,13 @@ const FORMATS: [Format; 20] = [
 ];
 
 /// The targets the manifest lists, one column each: one of each op set (the gfx90x APUs decode
-/// as gfx900).
-const TARGETS: [Target; 4] = [
+/// as gfx900, gfx942 as gfx940).
+pub const TARGETS: [Target; 5] = [
     Target::Gfx900,
     Target::Gfx906,
     Target::Gfx908,
     Target::Gfx90a,
+    Target::Gfx940,
 ];
 
 fn cell(s: Support) -> &'static str {

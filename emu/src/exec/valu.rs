@@ -284,7 +284,7 @@ pub fn write_mask(cx: &Cx, d: &Decoded) -> u64 {
 
 /// The lanes DPP's row and bank masks enable: bank b is lanes 4b..4b+3 of every row of 16, row
 /// r is lanes 16r..16r+15.
-fn dpp_row_bank_mask(row_mask: u32, bank_mask: u32) -> u64 {
+pub(crate) fn dpp_row_bank_mask(row_mask: u32, bank_mask: u32) -> u64 {
     let mut banks = 0u64;
     let mut rows = 0u64;
     for i in 0..4 {

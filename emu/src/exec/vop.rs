@@ -275,6 +275,7 @@ semantics! {
     V_XAD_U32 => v_xad_u32;
     V_ADD3_U32 => v_add3_u32;
     V_LSHL_ADD_U32 => v_lshl_add_u32;
+    V_LSHL_ADD_U64 => v_lshl_add_u64;
     V_ADD_LSHL_U32 => v_add_lshl_u32;
     V_LSHL_OR_B32 => v_lshl_or_b32;
     V_AND_OR_B32 => v_and_or_b32;
@@ -300,6 +301,8 @@ semantics! {
     V_SUBBREV_CO_U32 => v_subbrev_co_u32;
     V_MADMK_F32 => v_madmk_f32;
     V_MADAK_F32 => v_madak_f32;
+    V_FMAMK_F32 => v_fmamk_f32;
+    V_FMAAK_F32 => v_fmaak_f32;
     V_MBCNT_LO_U32_B32 => v_mbcnt_lo_u32_b32;
     V_MBCNT_HI_U32_B32 => v_mbcnt_hi_u32_b32;
     V_READFIRSTLANE_B32 => v_readfirstlane_b32;
@@ -429,6 +432,30 @@ fn v_madmk_f32(cx: &mut Cx, d: &Decoded) -> Res {
 fn v_madak_f32(cx: &mut Cx, d: &Decoded) -> Res {
     let k = f32::from_bits(d.inst.literal().unwrap_or(0));
     f32_2(cx, d, |a, b| a * b + k)
+}
+
+/// gfx940: D.f = fma(S0.f, K, S1.f), the fused form of v_madmk_f32 (K is the literal).
+fn v_fmamk_f32(cx: &mut Cx, d: &Decoded) -> Res {
+    let k = f32::from_bits(d.inst.literal().unwrap_or(0));
+    f32_2(cx, d, |a, b| a.mul_add(k, b))
+}
+
+/// gfx940: D.f = fma(S0.f, S1.f, K), the fused form of v_madak_f32.
+fn v_fmaak_f32(cx: &mut Cx, d: &Decoded) -> Res {
+    let k = f32::from_bits(d.inst.literal().unwrap_or(0));
+    f32_2(cx, d, |a, b| a.mul_add(b, k))
+}
+
+/// gfx940: D.u64 = (S0.u64 << S1.u[2:0]) + S2.u64 (an address: base plus scaled index). The
+/// ISA takes the shift from three bits and supports 0 to 4; LLVM selects it only for constant
+/// shifts of 0 to 4.
+fn v_lshl_add_u64(cx: &mut Cx, d: &Decoded) -> Res {
+    let a = fetch64(cx, d, 0);
+    let b = fetch(cx, d, 1);
+    let c = fetch64(cx, d, 2);
+    let r: Row64 = std::array::from_fn(|l| (a[l] << (b[l] & 7)).wrapping_add(c[l]));
+    write64(cx, d, &r);
+    Ok(Flow::Continue)
 }
 
 /// D.u = popcount(S0.u & lanes below this one, of lanes 0–31) + S1.u.
