@@ -35,6 +35,8 @@ pub struct Launch {
     /// The hostcall buffer of `hidden_hostcall_buffer` (device printf, malloc); 0 if the kernel
     /// has none.
     pub hostcall_buffer: u64,
+    /// The device malloc heap of `hidden_heap_v1` (code object v5); 0 if the kernel has none.
+    pub heap: u64,
     /// The target packs the work-item ids into v0 (`Features::packed_tid`, gfx90a): x in bits
     /// [9:0], y [19:10], z [29:20], where earlier targets put them in v0, v1 and v2.
     pub packed_tid: bool,
@@ -146,6 +148,7 @@ pub fn write_hidden_args(seg: &mut [u8], args: &[KernelArg], l: &Launch, dynamic
             ValueKind::HiddenSharedBase => SHARED_APERTURE_BASE >> 32,
             ValueKind::HiddenQueuePtr => l.queue,
             ValueKind::HiddenHostcallBuffer => l.hostcall_buffer,
+            ValueKind::HiddenHeapV1 => l.heap,
             // Global offsets are zero (no offset grid); the printf buffer (OpenCL), device-side
             // enqueue, completion actions, cooperative groups and the v5 heap are services this
             // emulator does not provide, so their pointers are null and a kernel that uses them
@@ -312,6 +315,7 @@ mod tests {
                 scratch_per_wave: 0,
                 lds_size: 0,
                 hostcall_buffer: 0,
+                heap: 0,
                 packed_tid: false,
                 architected_flat_scratch: false,
                 preload: Preload::default(),
@@ -385,6 +389,7 @@ mod tests {
             scratch_per_wave: 1024,
             lds_size: 0,
             hostcall_buffer: 0,
+            heap: 0,
             packed_tid: true,
             architected_flat_scratch: true,
             preload,

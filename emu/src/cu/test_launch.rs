@@ -39,6 +39,7 @@ pub fn launch(
         scratch_per_wave: 0,
         lds_size: 0,
         hostcall_buffer: 0,
+        heap: 0,
         packed_tid: false,
         architected_flat_scratch: false,
         preload: crate::dispatch::Preload::default(),

@@ -57,7 +57,14 @@ pub struct Device {
     hostcall: Option<DeviceHostcall>,
     /// Sanitizer findings of the launches since the last [`Device::take_findings`].
     findings: Vec<crate::check::Finding>,
+    /// The device malloc heap of code object v5 kernels, allocated at the first launch that
+    /// names it (`hidden_heap_v1`).
+    heap: Option<u64>,
 }
+
+/// Bytes of the device malloc heap (`hidden_heap_v1`): ockl's `heap_t` of the ROCm 5 device
+/// libraries takes 100,872, rounded up.
+const DEVICE_HEAP_BYTES: u64 = 128 * 1024;
 
 impl Device {
     pub fn new(config: DeviceConfig) -> Device {
@@ -68,6 +75,7 @@ impl Device {
             wave_pool: Vec::new(),
             hostcall: Some(DeviceHostcall::new(HostcallOutput::default())),
             findings: Vec::new(),
+            heap: None,
         }
     }
 
@@ -217,6 +225,7 @@ impl Device {
             scratch_per_wave,
             lds_size: lds_size as u32,
             hostcall_buffer: 0,
+            heap: 0,
             packed_tid: self.config.target.features().packed_tid,
             architected_flat_scratch: self.config.target.features().architected_flat_scratch,
             preload: dispatch::Preload::default(),
@@ -269,6 +278,21 @@ impl Device {
                 if let Some(h) = &mut hostcall {
                     launch.hostcall_buffer = h.buffer_for(&mut self.mem, waves)?;
                 }
+            }
+            if meta_args
+                .iter()
+                .any(|a| a.value_kind == ValueKind::HiddenHeapV1)
+            {
+                launch.heap = match self.heap {
+                    Some(h) => h,
+                    None => {
+                        // ockl's heap_t of the ROCm 5 device libraries (100,872 bytes), zeroed:
+                        // its slabs come from the host by hostcall, as for code object v4.
+                        let h = self.mem.alloc(DEVICE_HEAP_BYTES, AllocKind::DeviceHeap)?;
+                        self.heap = Some(h);
+                        h
+                    }
+                };
             }
             dispatch::write_hidden_args(&mut seg, meta_args, &launch, opts.dynamic_lds);
             launch.preload =

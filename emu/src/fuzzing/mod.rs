@@ -175,6 +175,7 @@ fn launch(buf: u64, groups: u32, waves: u32, lds_size: u32) -> Launch {
         scratch_per_wave: 0,
         lds_size,
         hostcall_buffer: 0,
+        heap: 0,
         packed_tid: false,
         architected_flat_scratch: false,
         preload: crate::dispatch::Preload::default(),

@@ -65,6 +65,9 @@ pub enum AllocKind {
     Scratch,
     /// A loaded code object's sections.
     CodeObject,
+    /// The device malloc heap of code object v5 kernels (`hidden_heap_v1`): ockl's heap state,
+    /// zeroed once and kept from launch to launch.
+    DeviceHeap,
 }
 
 impl AllocKind {
@@ -77,6 +80,7 @@ impl AllocKind {
             AllocKind::Queue => "queue",
             AllocKind::Scratch => "scratch",
             AllocKind::CodeObject => "code object",
+            AllocKind::DeviceHeap => "device malloc heap",
         }
     }
 }
