@@ -482,9 +482,9 @@ fn mfma_gemm() -> Kernel {
     }
 }
 
-/// An f32 that MI300's FP8 (E4M3 FNUZ: bias 8, no infinities, 0x80 the NaN) holds exactly, as
-/// its byte: the GEMM's inputs are multiples of 0.5 in [-2, 2].
-fn fp8_byte(v: f32) -> u8 {
+/// The bytes of f32s that MI300's FP8 (E4M3 FNUZ: bias 8, no infinities, 0x80 the NaN) holds
+/// exactly: the GEMM's inputs are multiples of 0.5 in [-2, 2].
+fn fp8_bytes(v: &[f32]) -> Vec<u8> {
     let value = |b: u8| -> f32 {
         let (e, m) = (((b & 0x7f) >> 3) as i32, (b & 7) as f32 / 8.0);
         let mag = if e == 0 {
@@ -498,9 +498,19 @@ fn fp8_byte(v: f32) -> u8 {
             mag
         }
     };
-    (0..=255u8)
-        .find(|&b| b != 0x80 && value(b) == v)
-        .unwrap_or_else(|| panic!("{v} is not an FP8 value"))
+    let table: Vec<(f32, u8)> = (0..=255u8)
+        .filter(|&b| b != 0x80)
+        .map(|b| (value(b), b))
+        .collect();
+    v.iter()
+        .map(|&x| {
+            table
+                .iter()
+                .find(|&&(y, _)| y == x)
+                .map(|&(_, b)| b)
+                .unwrap_or_else(|| panic!("{x} is not an FP8 value"))
+        })
+        .collect()
 }
 
 /// The GEMM on MI300's FP8 matrix cores: the same inputs and result as [`mfma_gemm`] (exact in
@@ -518,8 +528,8 @@ fn mfma_gemm_fp8() -> Kernel {
             block: [64, 1, 1],
         },
         buffers: vec![
-            a.iter().map(|&v| fp8_byte(v)).collect(),
-            b.iter().map(|&v| fp8_byte(v)).collect(),
+            fp8_bytes(&a),
+            fp8_bytes(&b),
             vec![0; GEMM_N * GEMM_N * 4],
         ],
         args: |b| {
