@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes emu/tests/vectors/mfma.txt: test vectors for every MFMA of gfx908 and gfx90a.
+"""Writes emu/tests/vectors/mfma.txt (test vectors for every MFMA of gfx908 and gfx90a) and
+emu/tests/vectors/mfma_gfx940.txt (every MFMA and sparse SMFMAC of gfx940, a few on gfx942).
 
 Nothing here comes from the emulator. Two outside sources decide every expected value:
 
@@ -36,7 +37,41 @@ no result is a near-cancellation. f64 vectors are exact too, with both dwords of
 use (one of A and B has 36 significant bits, C 43). i8 vectors are exact; the accumulate ones
 put C near 2^31 and -2^31 so that i32 sums wrap around.
 
-Usage: gen_mfma.py [--calculator PATH] [--check-only]
+gfx940 and gfx942 (MI300, `--architecture cdna3`; mfma_gfx940.txt). The arithmetic follows
+the model stated in emu/src/exec/mfma/mod.rs, computed here on its own:
+
+- Layouts as above, plus the calculator's `--compression` table for a sparse op's indices
+  (which lane, register and 4 bits hold the two 2-bit indices of each group of 4 k; ABID
+  chooses the set when CBSZ is 0) and its negations on the f64 ops (BLGP's three bits negate
+  A, B and C there; LLVM writes them `neg:[a,b,c]`). A sparse op's A slot of a group holds its
+  two kept items, low bits first, item s at the k its bits [2s+1:2s] name; D is also the
+  accumulator. The calculator's --detail-instruction formulas are evaluated for every element
+  and compared with its tables: they agree except the B register of the four 16-bit sparse
+  ops, `(k % 4)` in the text where the tables (and the text's own register-to-element
+  direction, k = 8*floor(lane/16) + 2*GPR_num + floor(GPR_bits/16)) have floor(k/2) % 4; the
+  generator stops if any other disagreement appears.
+- Values: fp8/bf8 are ml_dtypes' float8_e4m3fnuz and float8_e5m2fnuz (checked first: 0x80 the
+  only NaN, no inf, no -0, extremes 240 and 57344); xf32 is the f32 register with its low 13
+  bits cut (a NaN stays NaN). Exact vectors give every xf32 input random cut bits, and for
+  each xf32 op at least one vector's D must differ from the D of inputs rounded to nearest
+  even instead.
+- Products are exact; a pass is the K_L consecutive k one A lane holds for a row (taken from
+  the calculator's A table, and B's must group k the same way; for a sparse op the kept half
+  of them); each pass's products are added to the accumulator with one rounding to f32, passes
+  in k order (f32 inputs: one k a pass). Random vectors are centred on that and carry the
+  bound of the passes' roundings in any pass order, in ulps; the others are exact.
+- No denormal flush: the first vector of each f16, bf16, fp8 and bf8 op has denormal A
+  inputs. One vector of each 16x16 fp8/bf8 and xf32 op has a NaN input (the byte 0x80, or an
+  f32 NaN whose payload is all in the cut bits) and expects the canonical 0x7fc00000.
+- Sparse ops: random index sets in every set of src2; the vectors must change if the indices
+  were ignored, if ABID were ignored (a non-zero set), or if CBSZ did not override ABID.
+  f64 negations must change D, each bit on its own too.
+- The hand-written second path covers v_mfma_f32_16x16x32_fp8_fp8, v_mfma_f32_16x16x8_xf32,
+  v_smfmac_f32_16x16x32_f16 and v_mfma_f64_16x16x4_f64 (with neg).
+- Every snippet is assembled with llvm-mc-19 for gfx940 or gfx942 and must print back
+  unchanged.
+
+Usage: gen_mfma.py [--calculator PATH] [--check-only] [--only cdna12|cdna3]
 """
 
 import argparse
