@@ -1082,8 +1082,10 @@ class Instr940(Instr):
                         idx = [0, 1]
                     else:
                         klocs = {lk[(b, i, 4 * g + t)] for t in range(4)}
-                        assert len(klocs) == 1 and klocs == {(0, lane, klocs.copy().pop()[2], 4)}
-                        field = opK.get(*klocs.pop())
+                        assert len(klocs) == 1, (self.name, "a group's indices in one field")
+                        kreg, klane, klo, kwidth = klocs.pop()
+                        assert (kreg, klane, kwidth) == (0, lane, 4), self.name  # A's lane
+                        field = opK.get(kreg, klane, klo, kwidth)
                         idx = [field & 3, field >> 2]
                         assert idx[0] != idx[1]
                     for s in range(2):
