@@ -58,28 +58,3 @@ pub fn xf32_value(r: u32) -> f32 {
         f32::from_bits(r & 0xffff_e000)
     }
 }
-
-/// An 8-bit float of MI300's FNUZ formats as f32 (exact): FP8 is E4M3 with bias 8, BF8 (`bf8`)
-/// E5M2 with bias 16; 0x80 is the one NaN, there are no infinities and no negative zero
-/// (`isa-tables`' `MatrixInput::Fp8`).
-#[inline]
-pub fn f8_value(byte: u32, bf8: bool) -> f32 {
-    let (man_bits, bias) = if bf8 { (2, 16) } else { (3, 8) };
-    let b = byte & 0xff;
-    if b == 0x80 {
-        return f32::from_bits(0x7fc0_0000);
-    }
-    let exp = (b & 0x7f) >> man_bits;
-    let man = b & ((1 << man_bits) - 1);
-    let magnitude = if exp == 0 {
-        // A denormal: `man` units of 2^(1 - bias - man_bits), a normal f32 (or zero).
-        man as f32 * f32::from_bits((127 + 1 - bias - man_bits) << 23)
-    } else {
-        f32::from_bits((exp + 127 - bias) << 23 | man << (23 - man_bits))
-    };
-    if b & 0x80 != 0 {
-        -magnitude
-    } else {
-        magnitude
-    }
-}

@@ -3,8 +3,9 @@
 //! its columns W at a time, W a constant so that the compiler unrolls them into vector
 //! operations with the sums in registers: the whole row for the ISA's N (4, 16, 32).
 
-use super::elements::{bf16_value, f16_value, f8_value, flushed, xf32_value};
+use super::elements::{bf16_value, f16_value, flushed, xf32_value};
 use super::shape::{a_block, blgp_lane, sparse_b_item, Modifiers, Shape};
+use crate::exec::fp8::fp8_to_f32;
 use crate::wave::{Row, WAVE_SIZE};
 use gcn_isa::MatrixInput as Input;
 
@@ -65,8 +66,8 @@ fn widen(out: &mut Items<f64>, rows: &[Row], kl: usize, input: Input, flush: boo
         Input::F16 => items::<f64, 16>(out, rows, kl, |r| f16_value(r as u32, flush) as f64),
         Input::Bf16 => items::<f64, 16>(out, rows, kl, |r| bf16_value(r as u32, flush) as f64),
         Input::Xf32 => items::<f64, 32>(out, rows, kl, |r| xf32_value(r as u32) as f64),
-        Input::Fp8 => items::<f64, 8>(out, rows, kl, |r| f8_value(r as u32, false) as f64),
-        Input::Bf8 => items::<f64, 8>(out, rows, kl, |r| f8_value(r as u32, true) as f64),
+        Input::Fp8 => items::<f64, 8>(out, rows, kl, |r| fp8_to_f32(r as u8, false) as f64),
+        Input::Bf8 => items::<f64, 8>(out, rows, kl, |r| fp8_to_f32(r as u8, true) as f64),
         Input::F32 | Input::I8 | Input::F64 => {}
     }
 }

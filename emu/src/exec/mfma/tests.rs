@@ -1,6 +1,7 @@
-use super::elements::{f16_value, f8_value, xf32_value};
+use super::elements::{f16_value, xf32_value};
 use super::products::{products, products_by, Sources, MAX_INPUT_REGS, MAX_ITEMS, MAX_OUTPUT_REGS};
 use super::shape::{a_block, blgp_lane, Modifiers, Shape};
+use crate::exec::fp8::fp8_to_f32;
 use crate::exec::{op_semantics, Semantics};
 use crate::wave::{Row, WAVE_SIZE};
 use gcn_isa::MatrixInput as Input;
@@ -100,7 +101,7 @@ fn f8_reference(byte: u8, bf8: bool) -> f64 {
 fn f8_values_are_the_fnuz_formats() {
     for bf8 in [false, true] {
         for b in 0..=255u8 {
-            let (got, want) = (f8_value(b as u32, bf8), f8_reference(b, bf8));
+            let (got, want) = (fp8_to_f32(b, bf8), f8_reference(b, bf8));
             if want.is_nan() {
                 assert_eq!(got.to_bits(), 0x7fc0_0000);
             } else {
@@ -108,12 +109,12 @@ fn f8_values_are_the_fnuz_formats() {
             }
         }
     }
-    assert_eq!(f8_value(0x7f, false), 240.0);
-    assert_eq!(f8_value(0xff, false), -240.0);
-    assert_eq!(f8_value(0x01, false), 2f32.powi(-10));
-    assert_eq!(f8_value(0x7f, true), 57344.0);
-    assert_eq!(f8_value(0x01, true), 2f32.powi(-17));
-    assert_eq!(f8_value(0x00, true), 0.0);
+    assert_eq!(fp8_to_f32(0x7f, false), 240.0);
+    assert_eq!(fp8_to_f32(0xff, false), -240.0);
+    assert_eq!(fp8_to_f32(0x01, false), 2f32.powi(-10));
+    assert_eq!(fp8_to_f32(0x7f, true), 57344.0);
+    assert_eq!(fp8_to_f32(0x01, true), 2f32.powi(-17));
+    assert_eq!(fp8_to_f32(0x00, true), 0.0);
 }
 
 /// xf32 keeps the top 19 bits of an f32 and cuts the rest; NaNs stay NaNs.
