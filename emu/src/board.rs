@@ -24,6 +24,9 @@ pub struct Board {
     /// The target-id features the board runs with by default (`rocminfo`'s ISA name):
     /// SRAM ECC on the Instinct boards, XNACK (page-fault retry) off everywhere.
     pub sramecc: Option<bool>,
+    /// Accelerator complex dies (XCDs), each with its own L2, that workgroups are dealt to in
+    /// turn: MI300A has 6, MI300X 8, the others one die.
+    pub xcds: u32,
 }
 
 const GIB: u64 = 1 << 30;
@@ -42,6 +45,7 @@ pub const fn board(target: Target) -> Board {
             l2_bytes: 4 * MIB,
             gcn_arch: 900,
             sramecc: None,
+            xcds: 1,
         },
         // Raven Ridge APU (Ryzen 5 2400G, Radeon Vega 11): system memory, DDR4-2933 dual channel.
         Target::Gfx902 => Board {
@@ -54,6 +58,7 @@ pub const fn board(target: Target) -> Board {
             l2_bytes: MIB,
             gcn_arch: 902,
             sramecc: None,
+            xcds: 1,
         },
         // Vega 12 (Radeon Pro Vega 20).
         Target::Gfx904 => Board {
@@ -66,6 +71,7 @@ pub const fn board(target: Target) -> Board {
             l2_bytes: MIB,
             gcn_arch: 904,
             sramecc: None,
+            xcds: 1,
         },
         Target::Gfx906 => Board {
             name: "Radeon Instinct MI50 (gcnemu)",
@@ -77,6 +83,7 @@ pub const fn board(target: Target) -> Board {
             l2_bytes: 4 * MIB,
             gcn_arch: 906,
             sramecc: Some(false),
+            xcds: 1,
         },
         Target::Gfx908 => Board {
             name: "AMD Instinct MI100 (gcnemu)",
@@ -88,6 +95,7 @@ pub const fn board(target: Target) -> Board {
             l2_bytes: 8 * MIB,
             gcn_arch: 908,
             sramecc: Some(true),
+            xcds: 1,
         },
         // Raven 2 APU (Athlon 3000G, Radeon Vega 3): system memory, DDR4-2666 dual channel.
         Target::Gfx909 => Board {
@@ -100,6 +108,7 @@ pub const fn board(target: Target) -> Board {
             l2_bytes: MIB / 2,
             gcn_arch: 909,
             sramecc: None,
+            xcds: 1,
         },
         Target::Gfx90a => Board {
             name: "AMD Instinct MI210 (gcnemu)",
@@ -111,6 +120,7 @@ pub const fn board(target: Target) -> Board {
             l2_bytes: 8 * MIB,
             gcn_arch: 910,
             sramecc: Some(true),
+            xcds: 1,
         },
         // Renoir APU (Ryzen 7 4800U, Radeon Vega 8): system memory, LPDDR4X-4266.
         Target::Gfx90c => Board {
@@ -123,6 +133,7 @@ pub const fn board(target: Target) -> Board {
             l2_bytes: MIB,
             gcn_arch: 912,
             sramecc: None,
+            xcds: 1,
         },
         // gfx940 is the MI300 series' first processor id (the APU's early parts; production
         // MI300A reports gfx942): MI300A, six XCDs of 38 CUs, HBM3 shared with the CPUs.
@@ -136,6 +147,7 @@ pub const fn board(target: Target) -> Board {
             l2_bytes: 6 * 4 * MIB,
             gcn_arch: 940,
             sramecc: Some(true),
+            xcds: 6,
         },
         // MI300X: eight XCDs of 38 CUs, each with its own 4 MiB L2.
         Target::Gfx942 => Board {
@@ -148,6 +160,7 @@ pub const fn board(target: Target) -> Board {
             l2_bytes: 8 * 4 * MIB,
             gcn_arch: 942,
             sramecc: Some(true),
+            xcds: 8,
         },
     }
 }

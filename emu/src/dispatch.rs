@@ -249,6 +249,9 @@ pub fn init_wave(w: &mut Wave, desc: &KernelDescriptor, l: &Launch, group: [u32;
         l.scratch_base + wave_offset,
     );
 
+    w.group = group[0]
+        .wrapping_add(group[1].wrapping_mul(l.grid[0]))
+        .wrapping_add(group[2].wrapping_mul(l.grid[0]).wrapping_mul(l.grid[1]));
     let items = l.group_items();
     let first = index * WAVE_SIZE as u32;
     let lanes = items.saturating_sub(first).min(WAVE_SIZE as u32);

@@ -249,3 +249,15 @@ fn mi300_scratch_is_architected() {
         }
     }
 }
+
+/// s_getreg of XCC_ID on MI300X names the XCD of the wave's workgroup: workgroups are dealt to
+/// the 8 XCDs in turn.
+#[test]
+fn mi300_xcc_id_deals_workgroups_to_the_xcds() {
+    for timed in [false, true] {
+        let out = mi300_dispatch("xcc", 20, 64, &[], 1, timed).unwrap();
+        for (g, xcc) in out[0].iter().take(20).enumerate() {
+            assert_eq!(*xcc, g as u32 % 8, "timed {timed}: workgroup {g}");
+        }
+    }
+}

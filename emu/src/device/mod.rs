@@ -519,6 +519,7 @@ fn dispatch_env(target: Target, k: &Kernel, launch: &Launch, opts: &LaunchOption
         sgprs: demand.sgprs,
         vgpr_granule: target.features().vgpr_granule as u32,
         spin_limit: opts.spin_limit,
+        xcds: crate::board::board(target).xcds,
     }
 }
 

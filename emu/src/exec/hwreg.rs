@@ -10,6 +10,7 @@
 //! | 6 | LDS_ALLOC | LDS_SIZE [20:12] in 256-byte units of the workgroup's LDS (512-byte granules) | ignored |
 //! | 7 | IB_STS | VM_CNT [3:0] / [23:22], EXP_CNT [6:4], LGKM_CNT [11:8] | ignored |
 //! | 15 | SH_MEM_BASES | aperture bases [63:48]: private [15:0], shared [31:16] | ignored |
+//! | 20 | XCC_ID (gfx940) | XCC_ID [3:0]: the XCD of the wave's workgroup, workgroups dealt to the board's XCDs in turn (linear id mod XCDs) | ignored |
 //!
 //! Other ids (privileged trap-handler registers, debug registers) are a clear "not supported".
 
@@ -26,6 +27,7 @@ pub const HW_REG_GPR_ALLOC: u32 = 5;
 pub const HW_REG_LDS_ALLOC: u32 = 6;
 pub const HW_REG_IB_STS: u32 = 7;
 pub const HW_REG_SH_MEM_BASES: u32 = 15;
+pub const HW_REG_XCC_ID: u32 = 20;
 
 /// MODE.CSP [31:29]: the wave's control-stack pointer (s_cbranch_fork/join), kept in
 /// `Wave::csp`.
@@ -69,6 +71,9 @@ pub fn read(cx: &Cx, id: u32) -> Result<u32, Fault> {
         HW_REG_SH_MEM_BASES => {
             (PRIVATE_APERTURE_BASE >> 48) as u32 | ((SHARED_APERTURE_BASE >> 48) as u32) << 16
         }
+        HW_REG_XCC_ID if cx.program.target.has_gfx940_insts() => {
+            (w.group % cx.env.xcds.max(1)) & 0xf
+        }
         _ => {
             return Err(Fault::Unsupported(
                 "s_getreg/s_setreg of this hardware register",
@@ -93,6 +98,7 @@ pub fn write(cx: &mut Cx, id: u32, offset: u32, size: u32, v: u32) -> Res {
         // Read-only (or privileged) for a shader: the write has no effect.
         HW_REG_STATUS | HW_REG_HW_ID | HW_REG_GPR_ALLOC | HW_REG_LDS_ALLOC | HW_REG_IB_STS
         | HW_REG_SH_MEM_BASES => {}
+        HW_REG_XCC_ID if cx.program.target.has_gfx940_insts() => {}
         _ => return Err(Fault::Unsupported("s_setreg of this hardware register")),
     }
     Ok(Flow::Continue)

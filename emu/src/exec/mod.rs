@@ -144,6 +144,8 @@ pub struct DispatchEnv {
     /// Write-free iterations of a loop before the spin detector compares a wave's state
     /// ([`crate::wave::spin`]); 0 turns it off.
     pub spin_limit: u32,
+    /// The board's XCDs, for s_getreg of XCC_ID (workgroups are dealt to them in turn).
+    pub xcds: u32,
 }
 
 impl Default for DispatchEnv {
@@ -155,6 +157,7 @@ impl Default for DispatchEnv {
             sgprs: 112,
             vgpr_granule: 4,
             spin_limit: crate::wave::spin::DEFAULT_SPIN_LIMIT,
+            xcds: 1,
         }
     }
 }

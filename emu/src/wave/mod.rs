@@ -334,6 +334,8 @@ pub struct Wave {
     pub state: WaveState,
     /// Position of the wave in its workgroup (0-based).
     pub index: u32,
+    /// The workgroup's linear id in its dispatch (x fastest), which picks its XCD on MI300.
+    pub group: u32,
     /// Work-items of the workgroup this wave covers (lanes beyond start with EXEC clear).
     pub lanes: u32,
     /// Wave-instructions executed.
@@ -371,6 +373,7 @@ impl Wave {
             counters: WaitCounters::default(),
             state: WaveState::Running,
             index,
+            group: 0,
             lanes: 0,
             instructions: 0,
             csp: 0,
@@ -391,6 +394,7 @@ impl Wave {
         self.counters = WaitCounters::default();
         self.state = WaveState::Running;
         self.index = index;
+        self.group = 0;
         self.lanes = 0;
         self.instructions = 0;
         self.csp = 0;
