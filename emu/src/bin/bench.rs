@@ -9,7 +9,9 @@
 //! `cargo run --release -p gcnemu --bin bench [-- RUNS [KERNEL...]]` (default 5 runs, every
 //! kernel: mandelbrot, saxpy, reduce, histogram, collatz, on gfx90a mfma_gemm, on gfx942
 //! mfma_fp8).
-//! `BENCH_MODE=timed` (any part of a mode's name) runs only those modes, for profiling one;
+//! `BENCH_MODE=timed` (any part of a mode's name) runs only those modes, for profiling one (the
+//! native version then runs at most three times: `BENCH_MODE="functional 1T" perf record
+//! target/release/bench 30 histogram` samples the launches);
 //! `BENCH_STATS=1` prints every timed run's statistics to stderr, to compare two builds;
 //! `BENCH_SCHEDULE=round-robin|random` changes the timed modes' issue arbitration.
 
@@ -674,7 +676,10 @@ fn main() {
         if !only.is_empty() && !only.iter().any(|o| o == k.name) {
             continue;
         }
-        let native = native_time(&k, runs);
+        // With one mode picked (for a profile), the native version runs at most three times so
+        // that the emulated launches are most of what a profiler samples.
+        let native_runs = if only_mode.is_some() { runs.min(3) } else { runs };
+        let native = native_time(&k, native_runs);
         let mut functional: Vec<Measured> = Vec::new();
         for (mode, opts) in modes(cores) {
             if !only_mode.as_ref().is_none_or(|m| mode.contains(m.as_str())) {
