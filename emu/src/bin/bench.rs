@@ -527,11 +527,7 @@ fn mfma_gemm_fp8() -> Kernel {
             grid: [(GEMM_N / 32) as u32, (GEMM_N / 32) as u32, 1],
             block: [64, 1, 1],
         },
-        buffers: vec![
-            fp8_bytes(&a),
-            fp8_bytes(&b),
-            vec![0; GEMM_N * GEMM_N * 4],
-        ],
+        buffers: vec![fp8_bytes(&a), fp8_bytes(&b), vec![0; GEMM_N * GEMM_N * 4]],
         args: |b| {
             let n = GEMM_N as i32;
             vec![

@@ -116,7 +116,11 @@ pub(crate) fn flatten(graphs: &Graphs, g: GraphId, out: &mut Vec<Step>) -> Resul
 }
 
 /// Runs one node's work on `stream`.
-pub(crate) fn run(rt: &mut Runtime, kind: &NodeKind, stream: hipStream_t) -> Result<(), hipError_t> {
+pub(crate) fn run(
+    rt: &mut Runtime,
+    kind: &NodeKind,
+    stream: hipStream_t,
+) -> Result<(), hipError_t> {
     match kind {
         NodeKind::Kernel(k) => {
             let ptrs: Vec<*const c_void> = k.args.iter().map(|a| a.as_ptr().cast()).collect();

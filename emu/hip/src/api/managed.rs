@@ -66,7 +66,10 @@ fn spans(rt: &mut Runtime, base: u64, start: u64, end: u64) -> std::ops::Range<u
             continue;
         }
         if a.start < start {
-            out.push(Advice { end: start, ..a.clone() });
+            out.push(Advice {
+                end: start,
+                ..a.clone()
+            });
         }
         if a.start.max(start) > at {
             out.push(default(at, a.start.max(start)));
@@ -85,7 +88,10 @@ fn spans(rt: &mut Runtime, base: u64, start: u64, end: u64) -> std::ops::Range<u
         out.push(default(at, end));
     }
     out.sort_by_key(|a| a.start);
-    let first = out.iter().position(|a| a.start >= start).unwrap_or(out.len());
+    let first = out
+        .iter()
+        .position(|a| a.start >= start)
+        .unwrap_or(out.len());
     let last = out.iter().position(|a| a.start >= end).unwrap_or(out.len());
     rt.advice = out;
     first..last
@@ -232,7 +238,7 @@ fn attribute(
             })
         }
         ATTR_ACCESSED_BY => {
-            if size % 4 != 0 {
+            if !size.is_multiple_of(4) {
                 return Err(INVALID_VALUE);
             }
             // Devices every byte is accessed by, then hipInvalidDeviceId to the end.

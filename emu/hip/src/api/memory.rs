@@ -134,7 +134,6 @@ pub(crate) fn free_device(rt: &mut Runtime, addr: u64) -> Result<(), hipError_t>
     Ok(())
 }
 
-
 #[no_mangle]
 pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
     free(ptr, ALL_DEVICE)

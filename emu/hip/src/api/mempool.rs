@@ -272,7 +272,10 @@ pub unsafe extern "C" fn hipMemPoolDestroy(pool: hipMemPool_t) -> hipError_t {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipMemPoolTrimTo(pool: hipMemPool_t, min_bytes_to_hold: usize) -> hipError_t {
+pub unsafe extern "C" fn hipMemPoolTrimTo(
+    pool: hipMemPool_t,
+    min_bytes_to_hold: usize,
+) -> hipError_t {
     call(|rt| {
         if pool.is_null() {
             return Err(INVALID_VALUE);
@@ -482,7 +485,9 @@ pub unsafe extern "C" fn hipMemPoolImportPointer(
         let addr = u64::from_le_bytes(data.reserved[..8].try_into().unwrap());
         let from = u64::from_le_bytes(data.reserved[8..16].try_into().unwrap()) as PoolId;
         match rt.pool_blocks.get(&addr) {
-            Some(&p) if p == pool as PoolId && p == from && rt.pools[&p].busy.contains_key(&addr) => {
+            Some(&p)
+                if p == pool as PoolId && p == from && rt.pools[&p].busy.contains_key(&addr) =>
+            {
                 put(ptr, addr as *mut c_void)
             }
             _ => Err(INVALID_VALUE),

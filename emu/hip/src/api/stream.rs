@@ -313,9 +313,9 @@ pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     }
     let e = event as usize;
     let what = format!("hipEventSynchronize({event:?})");
-    if let Err(code) = super::stream_ops::wait_for(&what, |rt| {
-        !super::stream_ops::event_held(rt, e)
-    }) {
+    if let Err(code) =
+        super::stream_ops::wait_for(&what, |rt| !super::stream_ops::event_held(rt, e))
+    {
         return set_last(code);
     }
     call(|rt| {

@@ -113,7 +113,11 @@ fn read(addr: u64, bytes: u8) -> u64 {
 /// The condition of HIP's reference for each flag.
 fn holds(w: &ValueWait) -> bool {
     let v = read(w.addr, w.bytes) & w.mask;
-    let full = if w.bytes == 4 { u32::MAX as u64 } else { u64::MAX };
+    let full = if w.bytes == 4 {
+        u32::MAX as u64
+    } else {
+        u64::MAX
+    };
     match w.flags {
         WAIT_GTE => v >= w.value,
         WAIT_EQ => v == w.value,
@@ -233,7 +237,12 @@ fn report_stuck(rt: &Runtime, what: &str, limit: Duration) {
     );
     for h in &rt.held {
         if let HeldOp::Wait(w) = &h.op {
-            let op = ["(v & mask) >= value", "(v & mask) == value", "(v & mask) & value != 0", "~((v & mask) | (value & mask)) != 0"];
+            let op = [
+                "(v & mask) >= value",
+                "(v & mask) == value",
+                "(v & mask) & value != 0",
+                "~((v & mask) | (value & mask)) != 0",
+            ];
             eprintln!(
                 "  stream {:#x}: hipStreamWaitValue{} on {:#x} for {} with value {:#x}, mask {:#x}; v is {:#x}",
                 h.stream,
