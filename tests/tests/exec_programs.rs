@@ -79,6 +79,26 @@ fn stream_capture_across_streams_and_its_errors() {
 }
 
 #[test]
+fn memory_pools_managed_advice_and_stream_values() {
+    assert_passes(&["--timing", "off"], "mempool", &[]);
+    // Kernels held behind a stream wait run under the timing model as they do without it.
+    assert_passes(&["--timing", "on"], "mempool", &[]);
+}
+
+#[test]
+fn a_stream_wait_nothing_satisfies_is_reported_not_hung() {
+    let (_, stderr) = assert_passes(
+        &["--timing", "off", "--timeout", "1"],
+        "mempool",
+        &["stuck"],
+    );
+    assert!(
+        stderr.contains("deadlock") && stderr.contains("hipStreamWaitValue32"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn device_properties_and_attributes() {
     let (stdout, _) = assert_passes(&["--timing", "off"], "device", &[]);
     assert!(stdout.contains("gfx900"), "{stdout}");

@@ -25,6 +25,7 @@ pub(crate) const FILE_NOT_FOUND: hipError_t = 301;
 pub(crate) const INVALID_HANDLE: hipError_t = 400;
 pub(crate) const ILLEGAL_STATE: hipError_t = 401;
 pub(crate) const NOT_FOUND: hipError_t = 500;
+pub(crate) const NOT_READY: hipError_t = 600;
 pub(crate) const ILLEGAL_ADDRESS: hipError_t = 700;
 pub(crate) const HOST_MEMORY_ALREADY_REGISTERED: hipError_t = 712;
 pub(crate) const HOST_MEMORY_NOT_REGISTERED: hipError_t = 713;

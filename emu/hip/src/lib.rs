@@ -27,6 +27,7 @@ mod error;
 mod graph;
 mod image;
 mod log;
+mod mempool;
 mod runtime;
 mod stats;
 mod types;

@@ -12,7 +12,8 @@
 use crate::allocation::{AllocClass, AllocInfo};
 use crate::checks::{self, CheckState};
 use crate::error::{self, *};
-use crate::graph::Graphs;
+use crate::graph::{Graphs, NodeKind};
+use crate::mempool::{Pool, PoolId};
 use crate::stats::{self, KernelStats};
 use crate::types::*;
 use gcnemu::board::board;
@@ -70,6 +71,56 @@ pub(crate) struct StreamState {
     pub(crate) priority: i32,
 }
 
+/// A `hipStreamWaitValue32/64` condition: `(*addr & mask) OP value` over `bytes` bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ValueWait {
+    pub(crate) addr: u64,
+    pub(crate) value: u64,
+    pub(crate) mask: u64,
+    pub(crate) flags: u32,
+    pub(crate) bytes: u8,
+}
+
+/// What a held stream still has to do, in order.
+pub(crate) enum HeldOp {
+    /// The stream waits until the condition holds.
+    Wait(ValueWait),
+    /// Work as a graph node stands for it (kernels, copies, fills, host functions, graphs).
+    Work(NodeKind),
+    /// `hipEventRecord`: the event completes when the stream gets here.
+    Record(usize),
+    /// `hipStreamWaitEvent` for an event whose record is itself held.
+    WaitEvent(usize),
+    /// `hipFreeAsync`: the block goes back to its pool when the stream gets here.
+    FreeAsync(u64),
+    /// `hipMemPrefetchAsync` of managed `[start, end)` to `device`.
+    Prefetch { start: u64, end: u64, device: i32 },
+}
+
+/// Work enqueued behind a stream wait that did not hold yet. Everything else runs when it is
+/// enqueued; this is what a stream wait (or the null stream's implicit synchronisation with
+/// it) holds back until memory changes.
+pub(crate) struct Held {
+    /// The stream's handle value (0 for the legacy null stream).
+    pub(crate) stream: usize,
+    pub(crate) op: HeldOp,
+}
+
+/// What `hipMemAdvise` and `hipMemPrefetchAsync` recorded for `[start, end)` of managed memory.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Advice {
+    /// The allocation the span lies in.
+    pub(crate) base: u64,
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+    pub(crate) read_mostly: bool,
+    /// A device id, `hipCpuDeviceId` (-1) or `hipInvalidDeviceId` (-2, none).
+    pub(crate) preferred: i32,
+    pub(crate) accessed_by: Vec<i32>,
+    pub(crate) last_prefetch: i32,
+    pub(crate) coarse_grain: bool,
+}
+
 /// A kernel's arguments as the program passes them.
 pub(crate) enum ArgSource<'a> {
     /// `void* args[]`: the i-th pointer points at the i-th explicit argument.
@@ -107,7 +158,24 @@ pub(crate) struct Runtime {
     pub(crate) checks: CheckState,
     /// Graphs, executable graphs and stream captures.
     pub(crate) graphs: Graphs,
+    /// Memory pools by handle; the device's default pool and the one `hipMallocAsync` uses.
+    pub(crate) pools: HashMap<PoolId, Pool>,
+    pub(crate) default_pool: PoolId,
+    pub(crate) current_pool: PoolId,
+    /// Pool-owned blocks (busy or free) → their pool.
+    pub(crate) pool_blocks: HashMap<u64, PoolId>,
+    /// Exported pools by the (device, inode) of the descriptor that names them.
+    pub(crate) pool_exports: HashMap<(u64, u64), PoolId>,
+    /// Work held behind stream waits, in the order it was enqueued.
+    pub(crate) held: Vec<Held>,
+    /// Host functions of held work that became runnable: run once the lock is released.
+    pub(crate) released_hosts: Vec<(unsafe extern "C" fn(*mut c_void), usize)>,
+    /// Advice on managed ranges, as disjoint spans sorted by start.
+    pub(crate) advice: Vec<Advice>,
 }
+
+/// The default pool's handle, from the range of the runtime's handles (which start above it).
+const DEFAULT_POOL: PoolId = 0x3ff0;
 
 static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
 
@@ -231,6 +299,14 @@ impl Runtime {
             current_device: 0,
             checks: Default::default(),
             graphs: Graphs::default(),
+            pools: HashMap::from([(DEFAULT_POOL, Pool::new(0, 0))]),
+            default_pool: DEFAULT_POOL,
+            current_pool: DEFAULT_POOL,
+            pool_blocks: HashMap::new(),
+            pool_exports: HashMap::new(),
+            held: Vec::new(),
+            released_hosts: Vec::new(),
+            advice: Vec::new(),
         })
     }
 

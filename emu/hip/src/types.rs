@@ -335,3 +335,33 @@ mod tests {
         assert_eq!(std::mem::offset_of!(hipMemcpy3DParms, extent), 128);
     }
 }
+
+/// `hipMemPool_t` and the structures of the memory-pool calls.
+pub(crate) type hipMemPool_t = *mut c_void;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct hipMemLocation {
+    pub(crate) type_: c_int,
+    pub(crate) id: c_int,
+}
+
+#[repr(C)]
+pub(crate) struct hipMemPoolProps {
+    pub(crate) allocType: c_int,
+    pub(crate) handleTypes: c_int,
+    pub(crate) location: hipMemLocation,
+    pub(crate) win32SecurityAttributes: *mut c_void,
+    pub(crate) reserved: [u8; 64],
+}
+
+#[repr(C)]
+pub(crate) struct hipMemAccessDesc {
+    pub(crate) location: hipMemLocation,
+    pub(crate) flags: c_int,
+}
+
+#[repr(C)]
+pub(crate) struct hipMemPoolPtrExportData {
+    pub(crate) reserved: [u8; 64],
+}

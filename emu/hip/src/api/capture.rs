@@ -120,11 +120,12 @@ pub(crate) fn captured(
 ) -> Result<bool, hipError_t> {
     if is_legacy(stream) {
         implicit(rt)?;
-        return Ok(false);
+        return super::stream_ops::hold(rt, stream, make);
     }
     let s = stream as usize;
     let Some(id) = rt.graphs.capturing.get(&s).map(|c| c.capture) else {
-        return Ok(false);
+        // Not captured: it runs now unless a stream wait holds the stream.
+        return super::stream_ops::hold(rt, stream, make);
     };
     let capture = &rt.graphs.captures[&id];
     if capture.invalidated {

@@ -267,7 +267,7 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
             TOTAL_GLOBAL_MEM => clamp(p.totalGlobalMem),
             UNIFIED_ADDRESSING => 1,
             WARP_SIZE => p.warpSize,
-            MEMORY_POOLS_SUPPORTED => 0,
+            MEMORY_POOLS_SUPPORTED => 1,
             CLOCK_INSTRUCTION_RATE => p.clockInstructionRate,
             MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => clamp(p.maxSharedMemoryPerMultiProcessor),
             GCN_ARCH => p.gcnArch,
@@ -277,7 +277,7 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
             COOPERATIVE_MULTI_DEVICE_UNMATCHED_SHARED_MEM => 0,
             IS_LARGE_BAR => p.isLargeBar,
             ASIC_REVISION => p.asicRevision,
-            CAN_USE_STREAM_WAIT_VALUE => 0,
+            CAN_USE_STREAM_WAIT_VALUE => 1,
             IMAGE_SUPPORT => 0,
             PHYSICAL_MULTI_PROCESSOR_COUNT => p.multiProcessorCount,
             FINE_GRAIN_SUPPORT => 1,
@@ -289,8 +289,15 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
 
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
+    let code = call(|rt| super::capture::uncapturable(rt));
+    if code != SUCCESS {
+        return code;
+    }
+    if let Err(e) = super::stream_ops::wait_for("hipDeviceSynchronize", |rt| rt.held.is_empty()) {
+        return set_last(e);
+    }
     call(|rt| {
-        super::capture::uncapturable(rt)?;
+        super::mempool::release_over_threshold(rt);
         rt.take_pending()
     })
 }
@@ -311,6 +318,9 @@ pub unsafe extern "C" fn hipDeviceReset() -> hipError_t {
         rt.graphs.capturing.clear();
         rt.graphs.captured_events.clear();
         rt.pending = None;
+        rt.held.clear();
+        rt.advice.clear();
+        super::mempool::reset(rt);
         Ok(())
     })
 }

@@ -96,13 +96,13 @@ pub unsafe extern "C" fn hipGraphExecDestroy(exec: hipGraphExec_t) -> hipError_t
 }
 
 /// One step of a launch: a host function (run without the lock) or any other node.
-enum Step {
+pub(crate) enum Step {
     Host(unsafe extern "C" fn(*mut c_void), usize),
     Work(NodeKind),
 }
 
 /// The graph's nodes in topological order, child graphs inline.
-fn flatten(graphs: &Graphs, g: GraphId, out: &mut Vec<Step>) -> Result<(), hipError_t> {
+pub(crate) fn flatten(graphs: &Graphs, g: GraphId, out: &mut Vec<Step>) -> Result<(), hipError_t> {
     let order = graphs.topological_order(g).map_err(|_| INVALID_VALUE)?;
     for n in order {
         match &graphs.nodes[&n].kind {
@@ -116,7 +116,11 @@ fn flatten(graphs: &Graphs, g: GraphId, out: &mut Vec<Step>) -> Result<(), hipEr
 }
 
 /// Runs one node's work on `stream`.
-fn run(rt: &mut Runtime, kind: &NodeKind, stream: hipStream_t) -> Result<(), hipError_t> {
+pub(crate) fn run(
+    rt: &mut Runtime,
+    kind: &NodeKind,
+    stream: hipStream_t,
+) -> Result<(), hipError_t> {
     match kind {
         NodeKind::Kernel(k) => {
             let ptrs: Vec<*const c_void> = k.args.iter().map(|a| a.as_ptr().cast()).collect();

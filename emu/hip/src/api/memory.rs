@@ -116,9 +116,22 @@ fn free(ptr: *mut c_void, classes: &[AllocClass]) -> hipError_t {
         }
         super::capture::uncapturable(rt)?;
         // hipFree waits for the device, so it reports a held-back kernel failure too.
-        rt.free(ptr as u64, classes)?;
+        if classes == ALL_DEVICE {
+            free_device(rt, ptr as u64)?;
+        } else {
+            rt.free(ptr as u64, classes)?;
+        }
         rt.take_pending()
     })
+}
+
+/// Frees device or managed memory; a block of a memory pool leaves its pool.
+pub(crate) fn free_device(rt: &mut Runtime, addr: u64) -> Result<(), hipError_t> {
+    rt.free(addr, ALL_DEVICE)?;
+    super::mempool::forget_block(rt, addr);
+    // Advice recorded for the allocation goes with it.
+    rt.advice.retain(|a| a.base != addr);
+    Ok(())
 }
 
 #[no_mangle]
@@ -270,30 +283,6 @@ pub unsafe extern "C" fn hipPointerGetAttributes(
                 allocationFlags: info.flags,
             },
         )
-    })
-}
-
-/// Accepted: managed memory is always where both sides can use it.
-#[no_mangle]
-pub unsafe extern "C" fn hipMemAdvise(
-    ptr: *const c_void,
-    count: usize,
-    _advice: c_int,
-    _device: c_int,
-) -> hipError_t {
-    call(|rt| rt.check_device_range(ptr as u64, count as u64))
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn hipMemPrefetchAsync(
-    ptr: *const c_void,
-    count: usize,
-    _device: c_int,
-    stream: hipStream_t,
-) -> hipError_t {
-    call(|rt| {
-        rt.check_stream(stream)?;
-        rt.check_device_range(ptr as u64, count as u64)
     })
 }
 
@@ -796,29 +785,6 @@ pub unsafe extern "C" fn hipMemset2DAsync(
             stream,
         )
     })
-}
-
-/// Stream-ordered allocation: the memory exists when the call returns, as all work does here.
-#[no_mangle]
-pub unsafe extern "C" fn hipMallocAsync(
-    ptr: *mut *mut c_void,
-    size: usize,
-    stream: hipStream_t,
-) -> hipError_t {
-    let code = call(|rt| rt.check_stream(stream));
-    if code != SUCCESS {
-        return code;
-    }
-    malloc(ptr, size, AllocClass::Device, 0)
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> hipError_t {
-    let code = call(|rt| rt.check_stream(stream));
-    if code != SUCCESS {
-        return code;
-    }
-    free(ptr, ALL_DEVICE)
 }
 
 // The per-thread default stream forms (`-fgpu-default-stream=per-thread`): the same calls.

@@ -6,10 +6,13 @@ mod errors;
 mod graph;
 mod graph_exec;
 mod launch;
+mod managed;
 mod memory;
+mod mempool;
 mod module;
 mod register;
 mod stream;
+mod stream_ops;
 mod symbols;
 
 use crate::error::{self, *};
@@ -20,13 +23,29 @@ use std::panic::AssertUnwindSafe;
 /// Runs one API call on the runtime: panics are caught (none may cross into the program), and
 /// the result becomes the thread's last error.
 pub(crate) fn call(f: impl FnOnce(&mut Runtime) -> Result<(), hipError_t>) -> hipError_t {
-    let r = std::panic::catch_unwind(AssertUnwindSafe(|| runtime::with(f)));
+    let mut hosts = Vec::new();
+    let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        runtime::with(|rt| {
+            let r = f(rt);
+            // This call may have written what a stream wait waits for.
+            if !rt.held.is_empty() {
+                stream_ops::progress(rt);
+            }
+            hosts = std::mem::take(&mut rt.released_hosts);
+            r
+        })
+    }));
     let code = match r {
         Ok(Some(Ok(()))) => SUCCESS,
         Ok(Some(Err(e))) => e,
         Ok(None) => NOT_INITIALIZED,
         Err(_) => UNKNOWN,
     };
+    // Host functions of held work that ran: outside the lock, so they may call HIP.
+    for (f, data) in hosts {
+        // SAFETY: the program's host function with the data it gave for it.
+        unsafe { f(data as *mut std::ffi::c_void) };
+    }
     error::set_last(code)
 }
 

@@ -8,7 +8,7 @@
 use super::{call, put};
 use crate::error::*;
 use crate::graph::NodeKind;
-use crate::runtime::{EventState, Runtime, StreamState};
+use crate::runtime::{EventState, HeldOp, Runtime, StreamState};
 use crate::types::*;
 use std::ffi::{c_float, c_int, c_uint, c_void};
 
@@ -89,9 +89,22 @@ pub unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
-    call(|rt| {
+    let code = call(|rt| {
         rt.check_stream(stream)?;
-        super::capture::stream_sync(rt, stream)?;
+        super::capture::stream_sync(rt, stream)
+    });
+    if code != SUCCESS {
+        return code;
+    }
+    let what = format!("hipStreamSynchronize({stream:?})");
+    let s = stream as usize;
+    if let Err(e) = super::stream_ops::wait_for(&what, |rt| {
+        !super::stream_ops::stream_held(rt, s as hipStream_t)
+    }) {
+        return set_last(e);
+    }
+    call(|rt| {
+        super::mempool::release_over_threshold(rt);
         rt.take_pending()
     })
 }
@@ -100,7 +113,11 @@ pub unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t
 pub unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     call(|rt| {
         rt.check_stream(stream)?;
-        super::capture::stream_sync(rt, stream)
+        super::capture::stream_sync(rt, stream)?;
+        match super::stream_ops::stream_held(rt, stream) {
+            true => Err(NOT_READY),
+            false => Ok(()),
+        }
     })
 }
 
@@ -113,7 +130,12 @@ pub unsafe extern "C" fn hipStreamWaitEvent(
     call(|rt| {
         rt.check_stream(stream)?;
         event_state(rt, event)?;
-        super::capture::wait(rt, stream, event as usize)
+        super::capture::wait(rt, stream, event as usize)?;
+        if super::stream_ops::event_held(rt, event as usize) {
+            // The event completes when held work gets to its record: the stream waits for it.
+            super::stream_ops::push(rt, stream, HeldOp::WaitEvent(event as usize));
+        }
+        Ok(())
     })
 }
 
@@ -255,6 +277,10 @@ pub(crate) fn record(
     if super::capture::record(rt, event as usize, stream)? {
         return Ok(());
     }
+    if super::stream_ops::must_hold(rt, stream) {
+        super::stream_ops::push(rt, stream, HeldOp::Record(event as usize));
+        return Ok(());
+    }
     let now = rt.device_ns;
     if let Some(e) = rt.events.get_mut(&(event as usize)) {
         e.recorded = Some(now);
@@ -278,9 +304,22 @@ pub unsafe extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
-    call(|rt| {
+    let code = call(|rt| {
         event_state(rt, event)?;
-        captured_event(rt, event)?;
+        captured_event(rt, event)
+    });
+    if code != SUCCESS {
+        return code;
+    }
+    let e = event as usize;
+    let what = format!("hipEventSynchronize({event:?})");
+    if let Err(code) =
+        super::stream_ops::wait_for(&what, |rt| !super::stream_ops::event_held(rt, e))
+    {
+        return set_last(code);
+    }
+    call(|rt| {
+        super::mempool::release_over_threshold(rt);
         rt.take_pending()
     })
 }
@@ -289,7 +328,11 @@ pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
 pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
     call(|rt| {
         event_state(rt, event)?;
-        captured_event(rt, event)
+        captured_event(rt, event)?;
+        match super::stream_ops::event_held(rt, event as usize) {
+            true => Err(NOT_READY),
+            false => Ok(()),
+        }
     })
 }
 
