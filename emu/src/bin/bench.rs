@@ -678,7 +678,11 @@ fn main() {
         }
         // With one mode picked (for a profile), the native version runs at most three times so
         // that the emulated launches are most of what a profiler samples.
-        let native_runs = if only_mode.is_some() { runs.min(3) } else { runs };
+        let native_runs = if only_mode.is_some() {
+            runs.min(3)
+        } else {
+            runs
+        };
         let native = native_time(&k, native_runs);
         let mut functional: Vec<Measured> = Vec::new();
         for (mode, opts) in modes(cores) {

@@ -149,9 +149,40 @@ fn in_range_at_once(
         }
     }
     let bits = 8 * bytes as u32;
-    let new = |l: usize, old| op.apply(old, data[l].0, data[l].1, bits);
     let mut olds = [0u64; WAVE_SIZE];
-    cx.lds.rmw_lanes(&addr, exec, bytes, new, &mut olds);
+    // The common integer operations with the operation chosen once, not per lane (the store
+    // keeps the low `bytes` bytes, so no result needs masking); the rest through `Op::apply`.
+    macro_rules! lanes {
+        (|$old:ident, $v:ident| $f:expr) => {
+            cx.lds.rmw_lanes(
+                &addr,
+                exec,
+                bytes,
+                |l, $old: u64| {
+                    let $v = data[l].0;
+                    $f
+                },
+                &mut olds,
+            )
+        };
+    }
+    match op {
+        Op::Int(Atomic::Add) => lanes!(|old, v| old.wrapping_add(v)),
+        Op::Int(Atomic::Sub) => lanes!(|old, v| old.wrapping_sub(v)),
+        Op::Int(Atomic::And) => lanes!(|old, v| old & v),
+        Op::Int(Atomic::Or) => lanes!(|old, v| old | v),
+        Op::Int(Atomic::Xor) => lanes!(|old, v| old ^ v),
+        Op::Int(Atomic::Umin) => lanes!(|old, v| old.min(v)),
+        Op::Int(Atomic::Umax) => lanes!(|old, v| old.max(v)),
+        Op::Int(Atomic::Swap) => lanes!(|_old, v| v),
+        _ => cx.lds.rmw_lanes(
+            &addr,
+            exec,
+            bytes,
+            |l, old| op.apply(old, data[l].0, data[l].1, bits),
+            &mut olds,
+        ),
+    }
     for (l, old) in olds.iter().enumerate() {
         out[0][l] = *old as u32;
         out[1][l] = (*old >> 32) as u32;

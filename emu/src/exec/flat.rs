@@ -332,7 +332,7 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
     };
     // One active lane (`if (threadIdx.x == 0) atomicAdd(...)`) is cheaper alone than with the
     // wave-wide arrays of the one-lookup path.
-    if exec.count_ones() == 1 || !at_once(cx, &addr, exec, op, bytes, &operands, &mut out) {
+    if exec.count_ones() == 1 || !at_once(cx, &addr, (exec, glc), op, bytes, &operands, &mut out) {
         let mut lanes = exec;
         while lanes != 0 {
             let l = lanes.trailing_zeros() as usize;
@@ -365,7 +365,7 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
 fn at_once(
     cx: &mut Cx,
     addr: &Addresser,
-    exec: u64,
+    (exec, rtn): (u64, bool),
     op: Atomic,
     bytes: usize,
     operands: &impl Fn(&Cx, usize) -> (u64, u64),
@@ -389,6 +389,9 @@ fn at_once(
         if !cx.mem.inside_allocation(first, bytes as u64) {
             return false;
         }
+        if one_address_folded(cx, first, exec, op, bytes, rtn, &data, out) {
+            return true;
+        }
         let ok = cx.mem.rmw(first, bytes, |old| {
             let mut cur = old;
             for l in lanes() {
@@ -406,7 +409,14 @@ fn at_once(
         atomic_ops::apply(op, old, v, cmp, bits).unwrap_or(old)
     };
     let mut olds = [0u64; WAVE_SIZE];
-    if !cx.mem.rmw_lanes(&addrs, exec, bytes, new, &mut olds) {
+    // The integer operations the host has instructions for, one each; the rest through the
+    // general read-modify-write.
+    let operand: [u64; WAVE_SIZE] = std::array::from_fn(|l| data[l].0);
+    if !cx
+        .mem
+        .fetch_lanes(&addrs, exec, bytes, op, &operand, &mut olds)
+        && !cx.mem.rmw_lanes(&addrs, exec, bytes, new, &mut olds)
+    {
         return false;
     }
     for (l, old) in olds.iter().enumerate() {
@@ -414,6 +424,76 @@ fn at_once(
         out[1][l] = (*old >> 32) as u32;
     }
     true
+}
+
+/// Lanes all on one address with an integer operation the host has an instruction for: the
+/// lanes' operands folded into one (a sum, a minimum ...; the last lane's value for a swap),
+/// one host atomic with it, and (when the instruction returns them, `rtn`) each lane's old
+/// value worked out in lane order — what applying the lanes one by one under one
+/// read-modify-write gives, with one host atomic instead of a compare-and-swap loop over 64
+/// operations. False (nothing done) for other operations.
+#[allow(clippy::too_many_arguments)]
+fn one_address_folded(
+    cx: &mut Cx,
+    at: u64,
+    exec: u64,
+    op: Atomic,
+    bytes: usize,
+    rtn: bool,
+    data: &[(u64, u64); WAVE_SIZE],
+    out: &mut [[u32; WAVE_SIZE]; 2],
+) -> bool {
+    let bits = 8 * bytes as u32;
+    let mask = u64::MAX >> (64 - bits);
+    let signed = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
+    let first = exec.trailing_zeros() as usize;
+    let lanes = || (first..WAVE_SIZE).filter(move |&l| exec >> l & 1 != 0);
+    // One loop per operation: `fold` combines the operands into the one the host applies,
+    // `step` applies a lane's operand to the value before it (for the returned values).
+    macro_rules! folded {
+        (|$a:ident, $b:ident| $fold:expr, |$c:ident, $v:ident| $step:expr) => {{
+            let total = lanes().skip(1).fold(data[first].0 & mask, |$a, l| {
+                let $b = data[l].0 & mask;
+                $fold & mask
+            });
+            let (mut olds, one) = ([0u64; WAVE_SIZE], [at; WAVE_SIZE]);
+            if !cx
+                .mem
+                .fetch_lanes(&one, 1, bytes, op, &[total; WAVE_SIZE], &mut olds)
+            {
+                return false;
+            }
+            if rtn {
+                let mut $c = olds[0];
+                for l in lanes() {
+                    out[0][l] = $c as u32;
+                    out[1][l] = ($c >> 32) as u32;
+                    let $v = data[l].0 & mask;
+                    $c = $step & mask;
+                }
+            }
+            true
+        }};
+    }
+    match op {
+        Atomic::Add => folded!(|a, b| a.wrapping_add(b), |c, v| c.wrapping_add(v)),
+        // Subtracting each lane's operand is subtracting their sum.
+        Atomic::Sub => folded!(|a, b| a.wrapping_add(b), |c, v| c.wrapping_sub(v)),
+        Atomic::And => folded!(|a, b| a & b, |c, v| c & v),
+        Atomic::Or => folded!(|a, b| a | b, |c, v| c | v),
+        Atomic::Xor => folded!(|a, b| a ^ b, |c, v| c ^ v),
+        Atomic::Umin => folded!(|a, b| a.min(b), |c, v| c.min(v)),
+        Atomic::Umax => folded!(|a, b| a.max(b), |c, v| c.max(v)),
+        Atomic::Smin => folded!(|a, b| signed(a).min(signed(b)) as u64, |c, v| signed(c)
+            .min(signed(v))
+            as u64),
+        Atomic::Smax => folded!(|a, b| signed(a).max(signed(b)) as u64, |c, v| signed(c)
+            .max(signed(v))
+            as u64),
+        // The last lane's value stays; each lane gets the one before it.
+        Atomic::Swap => folded!(|_a, b| b, |_c, v| v),
+        _ => false,
+    }
 }
 
 semantics! {
@@ -698,6 +778,14 @@ mod tests {
             "global_atomic_cmpswap v4, v[0:1], v[6:7], off glc",
             "global_atomic_add_x2 v[4:5], v[0:1], v[6:7], off glc",
             "global_atomic_cmpswap_x2 v[4:5], v[0:1], v[6:9], off glc",
+            "global_atomic_and v4, v[0:1], v6, off glc",
+            "global_atomic_or v4, v[0:1], v6, off glc",
+            "global_atomic_umin v4, v[0:1], v6, off glc",
+            "global_atomic_smax v4, v[0:1], v6, off glc",
+            "global_atomic_smin_x2 v[4:5], v[0:1], v[6:7], off glc",
+            "global_atomic_sub_x2 v[4:5], v[0:1], v[6:7], off glc",
+            "global_atomic_swap_x2 v[4:5], v[0:1], v[6:7], off glc",
+            "global_atomic_umax v[0:1], v6, off",
         ];
         let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
         let program = Program::decode(&code.bytes, 0, Target::Gfx900);
@@ -728,8 +816,13 @@ mod tests {
                 let a = base + 8 * (next() % places) * (1 + next() % 3);
                 wave.vgpr[0][l] = a as u32;
                 wave.vgpr[1][l] = (a >> 32) as u32;
+                // Some rounds with any bits: signed minima of negatives, sums that wrap.
                 for r in 4..10 {
-                    wave.vgpr[r][l] = (next() % 4) as u32;
+                    wave.vgpr[r][l] = if round % 5 == 4 {
+                        next() as u32
+                    } else {
+                        (next() % 4) as u32
+                    };
                 }
             }
             wave.set_exec(match next() % 3 {

@@ -18,6 +18,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod fetch;
 mod relaxed;
 pub mod tombstones;
 
