@@ -304,6 +304,10 @@ fn run(
             .map(|e| names::reduce_expression(e))
             .collect();
         for symbol in comgr.symbols(&code)? {
+            // A kernel descriptor demangles as its kernel with a `(.kd)` suffix.
+            if symbol.ends_with(".kd") {
+                continue;
+            }
             let Some(reduced) = names::reduce_symbol(&comgr.demangle(&symbol)?) else {
                 continue;
             };
