@@ -109,4 +109,3 @@ pub extern "C" fn amd_dbgapi_get_git_hash() -> *const c_char {
 pub extern "C" fn amd_dbgapi_get_build_id() -> usize {
     0
 }
-
