@@ -182,6 +182,21 @@ fn module_api_loads_code_objects() {
     );
 }
 
+/// hiprtc compiles through Debian's `libamd_comgr.so.2` with the headers of
+/// `libhiprtc-builtins.so.5`, which the runtime opens when a program compiles; `.ci/run` installs
+/// them (and sets `GCNEMU_REQUIRE_ROCM_LIBS=1`), and a machine without them skips.
+#[test]
+fn hiprtc_compiles_loads_and_launches() {
+    for needs in ["libamd_comgr.so.2", "libhiprtc-builtins.so.5"] {
+        if library_program("rtc", needs).is_none() {
+            return;
+        }
+    }
+    assert_passes(&["--timing", "off"], "rtc", &[]);
+    // Compiled for the device's own ISA name, `gfx90a:sramecc-:xnack-`.
+    assert_passes(&["--timing", "off", "--target", "gfx90a"], "rtc", &[]);
+}
+
 #[test]
 fn no_code_object_for_the_target_is_named() {
     // The programs carry gfx900, gfx906 and gfx90a:xnack- code only.
@@ -283,7 +298,8 @@ fn bad_settings_are_rejected_before_the_program_runs() {
 
 /// Programs linked against Debian's ROCm libraries (`tests/fixtures/libraries/`): the libraries'
 /// own fat binaries register with our runtime and their gfx900 kernels run. They need the
-/// libraries at run time (`librocrand1`, `libhipsparse0`); `.ci/run` installs them and sets
+/// libraries at run time (`librocrand1`, `libhipsparse0`; hiprtc's `libamd-comgr2` and
+/// `libhiprtc-builtins5`); `.ci/run` installs them and sets
 /// `GCNEMU_REQUIRE_ROCM_LIBS=1`, without which a machine lacking them skips these checks.
 fn library_program(name: &str, needs: &str) -> Option<PathBuf> {
     let installed = ["/usr/lib/x86_64-linux-gnu", "/usr/lib", "/opt/rocm/lib"]
@@ -292,7 +308,8 @@ fn library_program(name: &str, needs: &str) -> Option<PathBuf> {
     if !installed {
         assert!(
             std::env::var_os("GCNEMU_REQUIRE_ROCM_LIBS").is_none(),
-            "{needs} is not installed (apt-get install librocrand1 libhipsparse0)"
+            "{needs} is not installed (apt-get install librocrand1 libhipsparse0 \
+             libamd-comgr2 libhiprtc-builtins5)"
         );
         eprintln!("skipping {name}: {needs} is not installed");
         return None;

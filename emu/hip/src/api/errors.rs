@@ -109,8 +109,3 @@ pub extern "C" fn amd_dbgapi_get_git_hash() -> *const c_char {
 pub extern "C" fn amd_dbgapi_get_build_id() -> usize {
     0
 }
-
-#[no_mangle]
-pub extern "C" fn hiprtcGetErrorString(_result: c_int) -> *const c_char {
-    c"HIPRTC_ERROR_INTERNAL_ERROR (hiprtc is not supported by gcnemu)".as_ptr()
-}

@@ -11,6 +11,7 @@ mod memory;
 mod mempool;
 mod module;
 mod register;
+mod rtc;
 mod stream;
 mod stream_ops;
 mod symbols;
