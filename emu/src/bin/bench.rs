@@ -441,24 +441,26 @@ fn gemm_native(a: &[f32], bt: &[f32]) -> Vec<f32> {
     c
 }
 
-fn mfma_gemm() -> Kernel {
+/// The matrix-core GEMM as kernel `entry` of `object` on `target`: C = A·Bᵀ for the inputs of
+/// [`gemm_inputs`], given to the kernel as `encode` writes them, checked against [`gemm_native`]
+/// (exact for these inputs in every format used).
+fn gemm_kernel(
+    (name, what): (&'static str, &'static str),
+    (object, target, entry): (&'static str, gcn_isa::Target, &'static str),
+    encode: fn(&[f32]) -> Vec<u8>,
+) -> Kernel {
     let (a, b) = gemm_inputs();
-    let f16 = |v: &f32| gcnemu::exec::f16::f32_to_f16(*v).to_le_bytes();
     Kernel {
-        name: "mfma_gemm",
-        what: "matrix cores, C = A·Bᵀ 1024x1024x1024, f16 in, f32 out, v_mfma_f32_32x32x8f16",
-        object: "mfma_gemm.gfx90a.co",
-        target: gcn_isa::Target::Gfx90a,
-        entry: "mfma_gemm_f16",
+        name,
+        what,
+        object,
+        target,
+        entry,
         dims: Dims {
             grid: [(GEMM_N / 32) as u32, (GEMM_N / 32) as u32, 1],
             block: [64, 1, 1],
         },
-        buffers: vec![
-            a.iter().flat_map(f16).collect(),
-            b.iter().flat_map(f16).collect(),
-            vec![0; GEMM_N * GEMM_N * 4],
-        ],
+        buffers: vec![encode(&a), encode(&b), vec![0; GEMM_N * GEMM_N * 4]],
         args: |b| {
             let n = GEMM_N as i32;
             vec![
@@ -470,10 +472,10 @@ fn mfma_gemm() -> Kernel {
                 Arg::I32(n),
             ]
         },
-        check: Box::new(|out| {
+        check: Box::new(move |out| {
             let (a, b) = gemm_inputs();
             let want: Vec<u32> = gemm_native(&a, &b).iter().map(|v| v.to_bits()).collect();
-            assert!(words(&out[2]) == want, "mfma_gemm result differs");
+            assert!(words(&out[2]) == want, "{name} result differs");
         }),
         native: Box::new(|| {
             let (a, b) = gemm_inputs();
@@ -482,6 +484,25 @@ fn mfma_gemm() -> Kernel {
             t.elapsed()
         }),
     }
+}
+
+fn mfma_gemm() -> Kernel {
+    gemm_kernel(
+        (
+            "mfma_gemm",
+            "matrix cores, C = A·Bᵀ 1024x1024x1024, f16 in, f32 out, v_mfma_f32_32x32x8f16",
+        ),
+        (
+            "mfma_gemm.gfx90a.co",
+            gcn_isa::Target::Gfx90a,
+            "mfma_gemm_f16",
+        ),
+        |v| {
+            v.iter()
+                .flat_map(|&x| gcnemu::exec::f16::f32_to_f16(x).to_le_bytes())
+                .collect()
+        },
+    )
 }
 
 /// The bytes of f32s that MI300's FP8 (E4M3 FNUZ: bias 8, no infinities, 0x80 the NaN) holds
@@ -518,41 +539,18 @@ fn fp8_bytes(v: &[f32]) -> Vec<u8> {
 /// The GEMM on MI300's FP8 matrix cores: the same inputs and result as [`mfma_gemm`] (exact in
 /// FP8 too), v_mfma_f32_32x32x16_fp8_fp8 on gfx942.
 fn mfma_gemm_fp8() -> Kernel {
-    let (a, b) = gemm_inputs();
-    Kernel {
-        name: "mfma_fp8",
-        what: "matrix cores, C = A·Bᵀ 1024x1024x1024, FP8 in, f32 out, v_mfma_f32_32x32x16_fp8_fp8",
-        object: "mfma_gemm_fp8.gfx942.co",
-        target: gcn_isa::Target::Gfx942,
-        entry: "mfma_gemm_fp8",
-        dims: Dims {
-            grid: [(GEMM_N / 32) as u32, (GEMM_N / 32) as u32, 1],
-            block: [64, 1, 1],
-        },
-        buffers: vec![fp8_bytes(&a), fp8_bytes(&b), vec![0; GEMM_N * GEMM_N * 4]],
-        args: |b| {
-            let n = GEMM_N as i32;
-            vec![
-                Arg::Ptr(b[0]),
-                Arg::Ptr(b[1]),
-                Arg::Ptr(b[2]),
-                Arg::I32(n),
-                Arg::I32(n),
-                Arg::I32(n),
-            ]
-        },
-        check: Box::new(|out| {
-            let (a, b) = gemm_inputs();
-            let want: Vec<u32> = gemm_native(&a, &b).iter().map(|v| v.to_bits()).collect();
-            assert!(words(&out[2]) == want, "mfma_fp8 result differs");
-        }),
-        native: Box::new(|| {
-            let (a, b) = gemm_inputs();
-            let t = Instant::now();
-            black_box(gemm_native(black_box(&a), black_box(&b)));
-            t.elapsed()
-        }),
-    }
+    gemm_kernel(
+        (
+            "mfma_fp8",
+            "matrix cores, C = A·Bᵀ 1024x1024x1024, FP8 in, f32 out, v_mfma_f32_32x32x16_fp8_fp8",
+        ),
+        (
+            "mfma_gemm_fp8.gfx942.co",
+            gcn_isa::Target::Gfx942,
+            "mfma_gemm_fp8",
+        ),
+        fp8_bytes,
+    )
 }
 
 fn modes(cores: usize) -> Vec<(&'static str, LaunchOptions)> {
