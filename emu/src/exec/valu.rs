@@ -86,6 +86,9 @@ pub fn fetch(cx: &Cx, d: &Decoded, i: usize) -> Row {
 /// Source `i` as 64-bit lane values (VGPR pairs, SGPR pairs, widened constants).
 #[inline]
 pub fn fetch64(cx: &Cx, d: &Decoded, i: usize) -> Row64 {
+    if let Some([lo, hi]) = dpp64(cx, d, i) {
+        return std::array::from_fn(|l| lo[l] as u64 | (hi[l] as u64) << 32);
+    }
     match d.src[i] {
         Src::Vgpr(r) => cx.wave.row64(r as usize),
         other => [scalar64(cx, other); WAVE_SIZE],
@@ -103,6 +106,10 @@ pub fn rows64<'a>(
     i: usize,
     tmp: &'a mut std::mem::MaybeUninit<[Row; 2]>,
 ) -> (&'a Row, &'a Row) {
+    if let Some(rows) = dpp64(cx, d, i) {
+        let t = tmp.write(rows);
+        return (&t[0], &t[1]);
+    }
     match d.src[i] {
         Src::Vgpr(r) => (
             &cx.wave.vgpr[r as usize],
@@ -114,6 +121,21 @@ pub fn rows64<'a>(
             (&t[0], &t[1])
         }
     }
+}
+
+/// DPP's source 0 of a 64-bit op (gfx90a's `v_fmac_f64_dpp`, gfx940's `v_mov_b64_dpp`): both
+/// registers of the pair moved across lanes alike. `None` for every other source.
+#[inline]
+fn dpp64(cx: &Cx, d: &Decoded, i: usize) -> Option<[Row; 2]> {
+    let (Enc::Dpp, 0, Src::Vgpr(r)) = (d.inst.enc(), i, d.src[i]) else {
+        return None;
+    };
+    let w = d.inst.words()[1];
+    let hi = (r as usize + 1) % crate::wave::VGPRS;
+    Some([
+        dpp_permute(&cx.wave.vgpr[r as usize], w),
+        dpp_permute(&cx.wave.vgpr[hi], w),
+    ])
 }
 
 /// Lane `l` of a 64-bit value held as (low, high) rows.
@@ -165,6 +187,8 @@ fn dpp_source(ctrl: u32, l: usize) -> Option<usize> {
         0x141 => Some((l & !7) + 7 - (l & 7)),
         0x142 => (row >= 16).then(|| row - 1),
         0x143 => (l >= 32).then_some(31),
+        // row_newbcast:n (gfx90a and later; the only control of 64-bit DPP): lane n of the row.
+        0x150..=0x15f => Some(row + (ctrl & 0xf) as usize),
         _ => None,
     }
 }
