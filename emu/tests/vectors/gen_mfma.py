@@ -844,19 +844,20 @@ def check_layout_directions(calc, ins, mods_list):
             assert len(r) == b * rows * cols, (ins.name, mat, m)
 
 
-def assemble_all(lines_by_target):
-    """Every snippet through llvm-mc-15; LLVM must print each back unchanged."""
+def assemble_all(lines_by_target, llvm_mc=LLVM_MC, mnemonics=("v_mfma",)):
+    """Every snippet through `llvm_mc` (llvm-mc-15; llvm-mc-19 for gfx940/gfx942); LLVM must
+    print each back unchanged. `mnemonics`: the prefixes of the printed lines to compare."""
     for target, asms in lines_by_target.items():
         with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as f:
             f.write("\n".join(asms) + "\n")
             path = f.name
-        p = subprocess.run([LLVM_MC, "-triple=amdgcn-amd-amdhsa", f"-mcpu={target}",
+        p = subprocess.run([llvm_mc, "-triple=amdgcn-amd-amdhsa", f"-mcpu={target}",
                             "-show-encoding", path], capture_output=True, text=True)
         os.unlink(path)
         if p.returncode != 0 or p.stderr.strip():
-            raise RuntimeError(f"llvm-mc {target}:\n{p.stderr}")
+            raise RuntimeError(f"{llvm_mc} {target}:\n{p.stderr}")
         printed = [l.split(";")[0].strip() for l in p.stdout.splitlines()
-                   if l.strip().startswith("v_mfma")]
+                   if l.strip().startswith(mnemonics)]
         assert len(printed) == len(asms), (target, len(printed), len(asms))
         for want, got in zip(asms, printed):
             if " ".join(want.split()) != " ".join(got.split()):
@@ -1554,25 +1555,6 @@ def hand_check940(line, mods, what):
                 f"{what}: hand path differs, {kind}{first + r} lane {lane}"
 
 
-def assemble_cdna3(lines_by_target):
-    """Every gfx940/gfx942 snippet through llvm-mc-19; LLVM must print each back unchanged."""
-    for target, asms in lines_by_target.items():
-        with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as f:
-            f.write("\n".join(asms) + "\n")
-            path = f.name
-        p = subprocess.run([LLVM_MC_CDNA3, "-triple=amdgcn-amd-amdhsa", f"-mcpu={target}",
-                            "-show-encoding", path], capture_output=True, text=True)
-        os.unlink(path)
-        if p.returncode != 0 or p.stderr.strip():
-            raise RuntimeError(f"{LLVM_MC_CDNA3} {target}:\n{p.stderr}")
-        printed = [l.split(";")[0].strip() for l in p.stdout.splitlines()
-                   if l.strip().startswith(("v_mfma", "v_smfmac"))]
-        assert len(printed) == len(asms), (target, len(printed), len(asms))
-        for want, got in zip(asms, printed):
-            if " ".join(want.split()) != " ".join(got.split()):
-                raise RuntimeError(f"{target}: `{want}` prints as `{got}`")
-
-
 def generate940(calc):
     """The lines of mfma_gfx940.txt, and a summary of what was checked."""
     listed = calc.instructions("cdna3")
@@ -1611,7 +1593,7 @@ def generate940(calc):
     assert set(text_errors) == DETAIL_TEXT_ERRORS, text_errors
     for name, bad in text_errors.items():
         assert set(bad) == {"B"}, (name, bad)
-    assemble_cdna3(asms)
+    assemble_all(asms, LLVM_MC_CDNA3, ("v_mfma", "v_smfmac"))
     assert hand_checked >= 10, hand_checked
     return lines, counts, hand_checked, rne_shown, text_errors
 
