@@ -11,6 +11,9 @@ pub struct Cache {
     tags: Vec<(u64, u64)>,
     /// Dirty bits of `tags`, for a write-back cache.
     dirty: Vec<bool>,
+    /// When each line's fill arrives (a line is present from its miss on, but a request that
+    /// hits it before then waits for the data).
+    ready: Vec<u64>,
     tick: u64,
 }
 
@@ -36,6 +39,7 @@ impl Cache {
             ways: ways as usize,
             tags: vec![(u64::MAX, 0); (sets * ways) as usize],
             dirty: vec![false; (sets * ways) as usize],
+            ready: vec![0; (sets * ways) as usize],
             tick: 0,
         }
     }
@@ -57,6 +61,7 @@ impl Cache {
         ways[w] = (line, self.tick);
         let evicted_dirty = (old != u64::MAX && self.dirty[set + w]).then_some(old);
         self.dirty[set + w] = write;
+        self.ready[set + w] = 0;
         Lookup::Miss { evicted_dirty }
     }
 
@@ -68,10 +73,27 @@ impl Cache {
             .any(|&(l, _)| l == line)
     }
 
+    /// When `line`'s fill arrives (0 if it is not being filled or not present).
+    pub fn fill_ready(&self, line: u64) -> u64 {
+        let set = (line % self.sets) as usize * self.ways;
+        (set..set + self.ways)
+            .find(|&i| self.tags[i].0 == line)
+            .map_or(0, |i| self.ready[i])
+    }
+
+    /// Records when `line`'s fill arrives.
+    pub fn set_fill_ready(&mut self, line: u64, at: u64) {
+        let set = (line % self.sets) as usize * self.ways;
+        if let Some(i) = (set..set + self.ways).find(|&i| self.tags[i].0 == line) {
+            self.ready[i] = at;
+        }
+    }
+
     /// Empties the cache (`buffer_wbinvl1`, a new dispatch's L1).
     pub fn invalidate_all(&mut self) {
         self.tags.fill((u64::MAX, 0));
         self.dirty.fill(false);
+        self.ready.fill(0);
     }
 }
 

@@ -32,6 +32,10 @@ pub struct Counters {
     pub tcc_ea_rdreq: u64,
     /// `TCC_EA_WRREQ`: dirty lines the L2 wrote back to device memory.
     pub tcc_ea_wrreq: u64,
+    /// Bytes device memory moved (both directions).
+    pub dram_bytes: u64,
+    /// The engine clock the cycles count at, kHz (to turn bytes per cycle into GB/s).
+    pub clock_khz: u32,
 }
 
 impl Counters {
@@ -51,6 +55,8 @@ impl Counters {
         self.tcc_miss += o.tcc_miss;
         self.tcc_ea_rdreq += o.tcc_ea_rdreq;
         self.tcc_ea_wrreq += o.tcc_ea_wrreq;
+        self.dram_bytes += o.dram_bytes;
+        self.clock_khz = self.clock_khz.max(o.clock_khz);
     }
 
     /// L1 lines per vector wave-instruction: 4 for unit-stride dwords, up to 64 (or more for
@@ -59,8 +65,13 @@ impl Counters {
         self.tcp_total_cache_accesses as f64 / self.vector_instructions.max(1) as f64
     }
 
-    /// Bytes device memory moved, for lines of `line` bytes.
-    pub fn dram_bytes(&self, line: u32) -> u64 {
-        (self.tcc_ea_rdreq + self.tcc_ea_wrreq) * line as u64
+    /// Device memory's achieved bandwidth over `cycles`, GB/s.
+    pub fn dram_gb_per_s(&self, cycles: u64) -> f64 {
+        self.dram_bytes as f64 * self.clock_khz as f64 * 1e3 / cycles.max(1) as f64 / 1e9
+    }
+
+    /// Hits as a share of lookups, or `None` without lookups.
+    pub fn rate(hits: u64, of: u64) -> Option<f64> {
+        (of > 0).then(|| hits as f64 / of as f64)
     }
 }

@@ -71,8 +71,8 @@ fn a_cold_unit_stride_load_reads_four_lines_from_memory() {
     // Four lines sent on cycles 0..3, through four channels, memory takes one per cycle: the
     // last one's turn is cycle 3.
     assert_eq!(done, 3 + 500);
-    assert_eq!(m.counters.tcc_ea_rdreq, 4);
-    assert_eq!(m.counters.tcp_total_cache_accesses, 4);
+    assert_eq!(m.counters().tcc_ea_rdreq, 4);
+    assert_eq!(m.counters().tcp_total_cache_accesses, 4);
 }
 
 #[test]
@@ -81,7 +81,7 @@ fn the_second_load_of_the_same_lines_hits_the_l1() {
     let first = load(&mut m, 0, &lanes(0, 4));
     let second = load(&mut m, first, &lanes(0, 4));
     assert_eq!(second - first, 3 + 100);
-    assert_eq!(m.counters.tcp_hits, 4);
+    assert_eq!(m.counters().tcp_hits, 4);
 }
 
 #[test]
@@ -98,7 +98,7 @@ fn glc_loads_skip_the_l1_and_hit_the_l2() {
         glc: true,
     };
     assert_eq!(m.vector(&r) - first, 3 + 200);
-    assert_eq!(m.counters.tcc_hit, 4);
+    assert_eq!(m.counters().tcc_hit, 4);
 }
 
 #[test]
@@ -111,7 +111,7 @@ fn strided_loads_take_longer_as_they_touch_more_lines() {
         for w in 0..16u64 {
             t = t.max(load(&mut m, w, &lanes(w * 64 * 4 * stride, 4 * stride)));
         }
-        times.push((stride, t, m.counters.tcc_ea_rdreq));
+        times.push((stride, t, m.counters().tcc_ea_rdreq));
     }
     for pair in times.windows(2) {
         assert!(pair[1].1 > pair[0].1, "{times:?}");
@@ -129,7 +129,7 @@ fn memory_bandwidth_bounds_a_stream_of_misses() {
     for i in 0..2500u64 {
         done = done.max(load(&mut m, i / 4, &lanes(i * 256, 4)));
     }
-    assert_eq!(m.counters.tcc_ea_rdreq, 10_000);
+    assert_eq!(m.counters().tcc_ea_rdreq, 10_000);
     assert!(done >= 10_000 && done < 10_000 + 500 + 100, "{done}");
 }
 
@@ -137,7 +137,7 @@ fn memory_bandwidth_bounds_a_stream_of_misses() {
 fn a_footprint_larger_than_the_l2_goes_back_to_memory() {
     let mut m = system();
     let lines_in = |m: &mut MemorySystem, bytes: u64| {
-        let before = m.counters.tcc_ea_rdreq;
+        let before = m.counters().tcc_ea_rdreq;
         for pass in 0..2 {
             let mut a = 0;
             while a < bytes {
@@ -153,7 +153,7 @@ fn a_footprint_larger_than_the_l2_goes_back_to_memory() {
                 a += 64;
             }
         }
-        m.counters.tcc_ea_rdreq - before
+        m.counters().tcc_ea_rdreq - before
     };
     // Half the L2: only the first pass reads memory. Twice the L2: both passes do.
     assert_eq!(lines_in(&mut m, 512 << 10), (512 << 10) / 64);
@@ -214,10 +214,10 @@ fn stores_do_not_allocate_in_the_l1_and_dirty_lines_are_written_back() {
         bytes: 4,
         glc: false,
     });
-    assert_eq!(m.counters.tcc_ea_rdreq, 0);
+    assert_eq!(m.counters().tcc_ea_rdreq, 0);
     // A load of the stored lines misses the L1 and hits the L2.
     load(&mut m, 1000, &a);
-    assert_eq!((m.counters.tcp_hits, m.counters.tcc_hit), (0, 4));
+    assert_eq!((m.counters().tcp_hits, m.counters().tcc_hit), (0, 4));
     // Evict them with 2 MiB of other lines read through the same slices.
     for i in 0..(2u64 << 20) / 64 {
         let l = [(0usize, (1 << 30) + i * 64)];
@@ -230,7 +230,7 @@ fn stores_do_not_allocate_in_the_l1_and_dirty_lines_are_written_back() {
             glc: true,
         });
     }
-    assert_eq!(m.counters.tcc_ea_wrreq, 4);
+    assert_eq!(m.counters().tcc_ea_wrreq, 4);
 }
 
 #[test]
@@ -240,7 +240,7 @@ fn scalar_loads_share_a_cache_among_a_cu_group() {
     assert_eq!(first, 500);
     // CU 3 shares CU 0's scalar cache (4 per group).
     assert_eq!(m.scalar(3, 1000, 0x4000, 16), 1050);
-    assert_eq!(m.counters.scalar_hits, 1);
+    assert_eq!(m.counters().scalar_hits, 1);
 }
 
 /// The latency ladder on a real board's parameters: one lane follows a random cycle through a
