@@ -162,10 +162,7 @@ pub fn run_timed(
                     clock,
                 ))
             });
-            caches.counters = crate::memsys::Counters {
-                clock_khz: crate::board::board(target).clock_khz,
-                ..Default::default()
-            };
+            caches.new_launch(crate::board::board(target).clock_khz);
             Some(caches)
         }),
         pending: Vec::new(),

@@ -89,6 +89,11 @@ impl Cache {
         }
     }
 
+    /// Every fill has arrived (a new launch counts its cycles from 0 again).
+    pub fn settle_fills(&mut self) {
+        self.ready.fill(0);
+    }
+
     /// Empties the cache (`buffer_wbinvl1`, a new dispatch's L1).
     pub fn invalidate_all(&mut self) {
         self.tags.fill((u64::MAX, 0));

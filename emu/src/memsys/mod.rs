@@ -168,9 +168,11 @@ impl CuMemory {
         }
     }
 
-    /// Empties the L1 (a new dispatch: the packet's acquire fence invalidates it).
-    pub fn invalidate(&mut self) {
+    /// Empties the L1 (a new dispatch: the packet's acquire fence invalidates it) and starts
+    /// the cycle count again.
+    pub fn new_launch(&mut self) {
         self.l1.invalidate_all();
+        self.ta_free = 0;
     }
 }
 
@@ -306,6 +308,19 @@ impl SharedMemory {
                 done
             }
         }
+    }
+
+    /// Starts a launch, whose cycles count from 0: the caches keep their lines, the queues are
+    /// empty and every fill has arrived, and the counters start again.
+    pub fn new_launch(&mut self, clock_khz: u32) {
+        self.l2_free.fill(0);
+        self.dram_free = 0;
+        self.l2.iter_mut().for_each(Cache::settle_fills);
+        self.scalar.iter_mut().for_each(Cache::settle_fills);
+        self.counters = Counters {
+            clock_khz,
+            ..Counters::default()
+        };
     }
 
     /// Bytes of one L2 line (what one `TCC_EA_RDREQ` or `TCC_EA_WRREQ` moves here).

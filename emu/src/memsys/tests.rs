@@ -273,3 +273,18 @@ fn a_pointer_chase_on_vega_64_steps_through_l1_l2_and_memory() {
     assert_eq!(per_load(1 << 20), p.l2.latency_cycles as u64);
     assert_eq!(per_load(16 << 20), p.dram.latency_cycles as u64);
 }
+
+#[test]
+fn a_new_launch_keeps_the_l2_lines_but_not_the_queues() {
+    let mut m = system();
+    let a = lanes(0, 4);
+    // A burst that leaves the memory queue busy far ahead of cycle 0.
+    for i in 0..1000u64 {
+        load(&mut m, 0, &lanes(1 << 30 | i * 256, 4));
+    }
+    load(&mut m, 0, &a);
+    m.shared.new_launch(1_000_000);
+    m.cus.iter_mut().for_each(CuMemory::new_launch);
+    // The next launch counts from 0: its load of the same lines hits the L2 at once.
+    assert_eq!(load(&mut m, 0, &a), 3 + 200);
+}
