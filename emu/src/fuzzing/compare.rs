@@ -100,6 +100,7 @@ pub fn run_engines(g: &Generated, seed: u64) -> Vec<EngineRun> {
             hazards: None,
             deadline: None,
             progress: None,
+            cooperative: false,
         };
         let outcome = if threads == 1 {
             d.run(&mut mem, BUDGET, None)
