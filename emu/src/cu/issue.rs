@@ -114,6 +114,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
         Flow::Continue
     } else {
         slot.wave.pc = index + 1;
+        let before = slot.wave.counters;
         slot.wave.counters.issue(counters);
         let group = m.groups[slot.group].as_mut().expect("resident group");
         let mut cx = Cx {
@@ -135,8 +136,10 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
             )
         })?;
         if flow == Flow::Stall {
-            // Only s_waitcnt stalls, and it was checked before issue; retry next turn.
+            // s_waitcnt (checked before issue) and a wave waiting at a GWS barrier stall; it
+            // did not issue, so it counts nothing, and retries next turn.
             slot.wave.pc = index;
+            slot.wave.counters = before;
             m.hot[s].block = Block::Waitcnt;
             return Ok(());
         }

@@ -434,6 +434,7 @@ impl Device {
                 .as_deref()
                 .map(|p| p as crate::launch::Progress),
             deadline: opts.timeout.map(|t| Instant::now() + t),
+            cooperative: opts.cooperative,
         };
         let limit = opts.max_instructions.unwrap_or(u64::MAX);
         let mut budget = limit;

@@ -242,6 +242,7 @@ fn launch_timed(
         entry_index: 0,
         progress: None,
         deadline: None,
+        cooperative: false,
     };
     let (mut budget, mut counts) = (BUDGET, Counts::default());
     let result = run_timed(

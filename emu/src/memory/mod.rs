@@ -617,6 +617,14 @@ impl Memory {
         &self.gws
     }
 
+    /// An empty memory sharing this one's GWS resources: what the timing model's CUs run
+    /// their non-memory instructions against (`ds_gws_*` among them).
+    pub fn gws_only(&self) -> Memory {
+        let mut m = Memory::new(0);
+        m.gws = self.gws.clone();
+        m
+    }
+
     /// A change to device state outside memory (a wave arriving at a GWS barrier) counted as a
     /// write, so that the spin detector sees waves waiting on it make progress.
     #[inline]
