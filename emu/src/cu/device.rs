@@ -112,7 +112,7 @@ pub fn run_timed(
     let resident = occ.workgroups_per_cu as u64 * config.cus as u64;
     if r.cooperative && groups > resident {
         return Err(TimedError::Launch(format!(
-            "a cooperative grid of {groups} workgroups does not fit at once: {} CUs hold {} workgroups each ({} limits)",
+            "a cooperative grid of {groups} workgroups does not fit at once: {} CUs hold {} workgroups each (limited by {})",
             config.cus,
             occ.workgroups_per_cu,
             occ.limiter.name()
