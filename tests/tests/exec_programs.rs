@@ -56,6 +56,25 @@ fn launch_under_the_timing_model() {
     assert_passes(&[], "launch", &[]);
 }
 
+/// Grid-wide sync in cooperative launches: the functional engine on one and two threads and on
+/// gfx90a code, and the timing model (8 CUs keep the largest grid small; round-robin issue,
+/// see emu/hip/README.md for oldest-first).
+#[test]
+fn cooperative_launches_sync_the_whole_grid() {
+    assert_passes(&["--timing", "off", "--threads", "1"], "cooperative", &[]);
+    assert_passes(&["--timing", "off", "--threads", "2"], "cooperative", &[]);
+    assert_passes(
+        &["--timing", "off", "--target", "gfx90a"],
+        "cooperative",
+        &[],
+    );
+    assert_passes(
+        &["--cus", "8", "--schedule", "round-robin"],
+        "cooperative",
+        &[],
+    );
+}
+
 #[test]
 fn memory_allocation_copies_and_queries() {
     assert_passes(&["--timing", "off"], "memory", &[]);
