@@ -57,8 +57,8 @@ fn launch_under_the_timing_model() {
 }
 
 /// Grid-wide sync in cooperative launches: the functional engine on one and two threads and on
-/// gfx90a code, and the timing model (8 CUs keep the largest grid small; round-robin issue,
-/// see emu/hip/README.md for oldest-first).
+/// gfx90a code, and the timing model with the board's CUs and with 4 (two workgroups of the
+/// reduction share a CU, and the largest grid is 32 workgroups), oldest-first and round-robin.
 #[test]
 fn cooperative_launches_sync_the_whole_grid() {
     assert_passes(&["--timing", "off", "--threads", "1"], "cooperative", &[]);
@@ -68,8 +68,10 @@ fn cooperative_launches_sync_the_whole_grid() {
         "cooperative",
         &[],
     );
+    assert_passes(&[], "cooperative", &[]);
+    assert_passes(&["--cus", "4"], "cooperative", &[]);
     assert_passes(
-        &["--cus", "8", "--schedule", "round-robin"],
+        &["--cus", "4", "--schedule", "round-robin"],
         "cooperative",
         &[],
     );
