@@ -150,12 +150,25 @@ pub fn write_hidden_args(seg: &mut [u8], args: &[KernelArg], l: &Launch, dynamic
             ValueKind::HiddenHostcallBuffer => l.hostcall_buffer,
             ValueKind::HiddenHeapV1 => l.heap,
             // Global offsets are zero (no offset grid); the printf buffer (OpenCL), device-side
-            // enqueue, completion actions, cooperative groups and the v5 heap are services this
-            // emulator does not provide, so their pointers are null and a kernel that uses them
-            // faults on the null access instead of corrupting memory.
+            // enqueue and completion actions are services this emulator does not provide, so
+            // their pointers are null and a kernel that uses them faults on the null access
+            // instead of corrupting memory. The multi-grid sync argument is the launch's
+            // ([`write_multigrid_sync`]).
             _ => continue,
         };
         put(seg, off, &value.to_le_bytes()[..size]);
+    }
+}
+
+/// Fills `hidden_multigrid_sync_arg` with `value`: what the HIP runtime passes there (0 for a
+/// plain launch, 1 for a cooperative one, the multi-grid sync information's address for a
+/// multi-device one), which ockl's grid and multi-grid functions read.
+pub fn write_multigrid_sync(seg: &mut [u8], args: &[KernelArg], value: u64) {
+    for a in args {
+        if a.value_kind == ValueKind::HiddenMultigridSyncArg {
+            let size = (a.size as usize).min(8);
+            put(seg, a.offset as usize, &value.to_le_bytes()[..size]);
+        }
     }
 }
 

@@ -211,6 +211,8 @@ impl Settings {
                 timeout,
                 spin_limit,
                 threads,
+                cooperative: false,
+                multigrid_sync: 0,
             },
             stats,
             stats_json: get(STATS_JSON).map(PathBuf::from),

@@ -295,6 +295,13 @@ fn rejected_by_llvm(inst: &Inst) -> Result<(), (&'static str, u32)> {
         {
             Err(("gds on a gfx940 permute", w0))
         }
+        // The GWS ops work on the global wave sync resources only: LLVM rejects them without
+        // the gds bit.
+        (Format::Ds, _)
+            if w0 & (1 << 16) == 0 && matches!(info.op, Op::DS_GWS_INIT | Op::DS_GWS_BARRIER) =>
+        {
+            Err(("a GWS op without gds", w0))
+        }
         // gfx940's loads to LDS have no data register for acc to make an AGPR.
         (Format::Global | Format::Scratch, _)
             if inst.gfx940

@@ -56,6 +56,27 @@ fn launch_under_the_timing_model() {
     assert_passes(&[], "launch", &[]);
 }
 
+/// Grid-wide sync in cooperative launches: the functional engine on one and two threads and on
+/// gfx90a code, and the timing model with the board's CUs and with 4 (two workgroups of the
+/// reduction share a CU, and the largest grid is 32 workgroups), oldest-first and round-robin.
+#[test]
+fn cooperative_launches_sync_the_whole_grid() {
+    assert_passes(&["--timing", "off", "--threads", "1"], "cooperative", &[]);
+    assert_passes(&["--timing", "off", "--threads", "2"], "cooperative", &[]);
+    assert_passes(
+        &["--timing", "off", "--target", "gfx90a"],
+        "cooperative",
+        &[],
+    );
+    assert_passes(&[], "cooperative", &[]);
+    assert_passes(&["--cus", "4"], "cooperative", &[]);
+    assert_passes(
+        &["--cus", "4", "--schedule", "round-robin"],
+        "cooperative",
+        &[],
+    );
+}
+
 #[test]
 fn memory_allocation_copies_and_queries() {
     assert_passes(&["--timing", "off"], "memory", &[]);

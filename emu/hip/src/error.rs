@@ -31,6 +31,7 @@ pub(crate) const HOST_MEMORY_ALREADY_REGISTERED: hipError_t = 712;
 pub(crate) const HOST_MEMORY_NOT_REGISTERED: hipError_t = 713;
 pub(crate) const CONTEXT_IS_DESTROYED: hipError_t = 709;
 pub(crate) const LAUNCH_FAILURE: hipError_t = 719;
+pub(crate) const COOPERATIVE_LAUNCH_TOO_LARGE: hipError_t = 720;
 pub(crate) const NOT_SUPPORTED: hipError_t = 801;
 pub(crate) const STREAM_CAPTURE_UNSUPPORTED: hipError_t = 900;
 pub(crate) const STREAM_CAPTURE_INVALIDATED: hipError_t = 901;

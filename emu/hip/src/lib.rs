@@ -28,6 +28,7 @@ mod graph;
 mod image;
 mod log;
 mod mempool;
+mod occupancy;
 mod rtc;
 mod runtime;
 mod stats;

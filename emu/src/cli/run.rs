@@ -1,7 +1,8 @@
 //! `gcnemu run FILE --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg ARG]...
 //! [--dynamic-lds BYTES] [--stats] [--stats-json PATH] [--trace-json PATH]
 //! [--hazards off|warn|error] [--timing on|off] [--cus N] [--schedule oldest|round-robin|random]
-//! [--seed N] [--latency NAME=CYCLES]... [--threads N] [--max-instructions N] [--target gfxN]`.
+//! [--seed N] [--latency NAME=CYCLES]... [--threads N] [--max-instructions N] [--target gfxN]
+//! [--cooperative]`.
 //!
 //! Exit status: 0 success, 1 a guest error (fault, trap, exhausted budget), 2 a usage or input
 //! error. Each `--arg` is one of `42`, `-7`, `0x1f`, `1.5`, `bytes:HEX`, `@PATH`, `zeros:BYTES`;
@@ -121,6 +122,12 @@ pub struct RunArgs {
     /// semantics run ahead, the age-order pass, the memory requests between windows.
     #[arg(long)]
     pub host_profile: bool,
+    /// A cooperative launch (as `hipLaunchCooperativeKernel`): every workgroup is resident at
+    /// once, so workgroups may wait for each other (grid-wide sync at a GWS barrier, flags);
+    /// under the timing model the grid must fit the CUs at once. The kernel's
+    /// `hidden_multigrid_sync_arg` is 1, as HIP passes it.
+    #[arg(long)]
+    pub cooperative: bool,
 }
 
 /// `--timeout`: `None` for 0 (no limit).
@@ -308,6 +315,8 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         timeout: args.timeout.0,
         spin_limit: args.spin_limit,
         threads: args.threads.map_or(0, |n| n as usize),
+        cooperative: args.cooperative,
+        multigrid_sync: args.cooperative as u64,
         ..Default::default()
     };
     if let Some(n) = args.max_instructions {

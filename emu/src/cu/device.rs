@@ -45,6 +45,8 @@ pub struct TimedRun<'a> {
     pub progress: Option<Progress<'a>>,
     /// The wall-clock time after which the launch stops with [`Stop::Timeout`].
     pub deadline: Option<std::time::Instant>,
+    /// A cooperative launch: the whole grid must be resident at once.
+    pub cooperative: bool,
 }
 
 /// Windows a CU may run ahead of the dispatcher at most ([`super::lead`]): bounds how long the
@@ -106,6 +108,16 @@ pub fn run_timed(
             "the device needs at least one CU".into(),
         ));
     }
+    let groups = r.launch.grid.iter().map(|&g| g as u64).product::<u64>();
+    let resident = occ.workgroups_per_cu as u64 * config.cus as u64;
+    if r.cooperative && groups > resident {
+        return Err(TimedError::Launch(format!(
+            "a cooperative grid of {groups} workgroups does not fit at once: {} CUs hold {} workgroups each (limited by {})",
+            config.cus,
+            occ.workgroups_per_cu,
+            occ.limiter.name()
+        )));
+    }
     let env = Env {
         program: r.program,
         facts: r.facts,
@@ -117,7 +129,7 @@ pub fn run_timed(
     };
     let waves_per_cu = occ.waves_per_cu as usize;
     let mut sims: Vec<CuSim> = (0..config.cus)
-        .map(|c| new_sim(&env, c, hazards, waves_per_cu))
+        .map(|c| new_sim(&env, c, hazards, waves_per_cu, mem.gws_only()))
         .collect();
     let threads = config.threads.clamp(1, 256);
     let workers = if threads > 1 {
@@ -227,7 +239,13 @@ pub fn run_timed(
 }
 
 /// CU `c`'s simulation; it holds at most `waves_per_cu` waves at once.
-fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode, waves_per_cu: usize) -> CuSim<'a> {
+fn new_sim<'a>(
+    env: &'a Env<'a>,
+    c: u32,
+    hazards: HazardMode,
+    waves_per_cu: usize,
+    no_memory: Memory,
+) -> CuSim<'a> {
     CuSim {
         e: env,
         cu: Cu::new(c, env.demand.vgprs_per_simd),
@@ -263,7 +281,7 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode, waves_per_cu: usiz
         last_issued: (0, 0, [0; 3]),
         log_issues: false,
         issue_log: Vec::new(),
-        no_memory: Memory::new(0),
+        no_memory,
         mem_epoch: 0,
         spin_seen: false,
         window_stop: 0,

@@ -264,7 +264,8 @@ pub struct CuSim<'a> {
     /// index, workgroup).
     pub log_issues: bool,
     pub issue_log: Vec<(u64, u32, u32, [u32; 3])>,
-    /// Where non-memory instructions see "memory": none (they never touch it).
+    /// Where non-memory instructions see "memory": none (they never touch it), only the
+    /// device's GWS resources, which `ds_gws_*` use at issue.
     pub no_memory: Memory,
     /// Device memory's write count during this window (memory changes only between windows),
     /// for the spin detector.

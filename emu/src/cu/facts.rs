@@ -170,10 +170,12 @@ fn facts(d: &Decoded, target: Target) -> InstTiming {
         latency,
         ds: (class.category == Category::Ds).then(|| ds_shape(&info.facts)),
         lands: matches!(class.mem, Some(MemKind::Load | MemKind::AtomicReturn)),
+        // The GWS ops touch no memory and no LDS: they run at issue, where a wave waiting at
+        // a GWS barrier stalls and tries again.
         memory: matches!(
             class.category,
             Category::Smem | Category::Ds | Category::Vmem | Category::Flat
-        ),
+        ) && !matches!(info.op, Op::DS_GWS_INIT | Op::DS_GWS_BARRIER),
         keeps_dst: info.facts.d16 != D16::No || info.format == Format::Mimg,
         pure: matches!(
             class.category,

@@ -17,6 +17,8 @@ use crate::lds_banks::{bank_cost, DsAccess};
 use crate::wave::spin::{Epoch, SpinState};
 use crate::wave::WAVE_SIZE;
 
+/// Cycles between a waiting wave's looks at its GWS barrier.
+const GWS_RETRY: u64 = 64;
 /// Cycles between two issues of one wave: its SIMD gets the issue slot every fourth cycle.
 pub const CADENCE: u64 = 4;
 
@@ -114,6 +116,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
         Flow::Continue
     } else {
         slot.wave.pc = index + 1;
+        let before = slot.wave.counters;
         slot.wave.counters.issue(counters);
         let group = m.groups[slot.group].as_mut().expect("resident group");
         let mut cx = Cx {
@@ -135,8 +138,27 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
             )
         })?;
         if flow == Flow::Stall {
-            // Only s_waitcnt stalls, and it was checked before issue; retry next turn.
+            // s_waitcnt (checked before issue) and a wave waiting at a GWS barrier stall; it
+            // did not issue, so it counts nothing, and retries next turn.
             slot.wave.pc = index;
+            slot.wave.counters = before;
+            if slot.wave.gws_wait.is_some() {
+                // A wave at a GWS barrier looks again after a while, as hardware holds it
+                // off the issue port: polling every cycle would, oldest first, keep the
+                // waves it waits for from issuing.
+                let h = &mut m.hot[s];
+                h.ready_at = now + GWS_RETRY;
+                h.block = Block::Sleep;
+                account(
+                    h,
+                    slot,
+                    &mut m.stalls,
+                    &mut m.trace,
+                    now + CADENCE,
+                    StallReason::Sleep,
+                );
+                return Ok(());
+            }
             m.hot[s].block = Block::Waitcnt;
             return Ok(());
         }

@@ -58,6 +58,7 @@ pub fn launch(
         entry_index: 0,
         progress: None,
         deadline: None,
+        cooperative: false,
     };
     let (mut left, mut counts) = (budget, Counts::default());
     let result = run_timed(

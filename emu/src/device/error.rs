@@ -196,7 +196,7 @@ impl std::fmt::Display for GuestError {
             }
             GuestFault::Deadlock(waves) => write!(
                 f,
-                "kernel `{}`, workgroup ({x}, {y}, {z}): deadlock: waves {waves:?} wait at s_barrier and no wave can run",
+                "kernel `{}`, workgroup ({x}, {y}, {z}): deadlock: waves {waves:?} wait at a barrier (s_barrier, or a GWS barrier of the grid) and no wave can run",
                 self.kernel
             ),
         }

@@ -231,6 +231,7 @@ impl Device {
             preload: dispatch::Preload::default(),
         };
         let waves_per_group = launch.waves_per_group();
+        let total_groups = dims.grid.iter().map(|&g| g as u64).product::<u64>();
         let workers = self.functional_workers(opts, dims);
         tracing::debug!(threads = workers, "workgroups run on");
         let _ = self.mem.take_padding_accesses();
@@ -251,10 +252,15 @@ impl Device {
             launch.queue = alloc(&mut self.mem, 256, AllocKind::Queue)?;
             // The timing model gives each resident workgroup its own scratch; the functional
             // engine one per worker thread.
+            // A cooperative dispatch has every workgroup resident: one each.
+            let resident = match opts.cooperative {
+                true => total_groups,
+                false => workers as u64,
+            };
             if scratch_per_wave > 0 && opts.timing.is_none() {
                 launch.scratch_base = alloc(
                     &mut self.mem,
-                    scratch_per_wave * waves_per_group as u64 * workers as u64,
+                    scratch_per_wave * waves_per_group as u64 * resident,
                     AllocKind::Scratch,
                 )?;
             }
@@ -272,8 +278,8 @@ impl Device {
                         cus * crate::cu::occupancy::SIMDS as u32
                             * crate::cu::occupancy::WAVES_PER_SIMD
                     }
-                    // Each worker thread has one workgroup resident.
-                    None => waves_per_group * workers as u32,
+                    // Each worker thread has one workgroup resident (all, if cooperative).
+                    None => (waves_per_group as u64 * resident).min(u32::MAX as u64) as u32,
                 };
                 if let Some(h) = &mut hostcall {
                     launch.hostcall_buffer = h.buffer_for(&mut self.mem, waves)?;
@@ -295,6 +301,7 @@ impl Device {
                 };
             }
             dispatch::write_hidden_args(&mut seg, meta_args, &launch, opts.dynamic_lds);
+            dispatch::write_multigrid_sync(&mut seg, meta_args, opts.multigrid_sync);
             launch.preload =
                 dispatch::Preload::of(desc.kernarg_preload, &seg).ok_or_else(|| {
                     Error::Launch(format!(
@@ -427,6 +434,7 @@ impl Device {
                 .as_deref()
                 .map(|p| p as crate::launch::Progress),
             deadline: opts.timeout.map(|t| Instant::now() + t),
+            cooperative: opts.cooperative,
         };
         let limit = opts.max_instructions.unwrap_or(u64::MAX);
         let mut budget = limit;
@@ -491,6 +499,7 @@ impl Device {
             },
             deadline: opts.timeout.map(|t| Instant::now() + t),
             progress,
+            cooperative: opts.cooperative,
         };
         let budget = opts.max_instructions.unwrap_or(u64::MAX);
         let out = if workers > 1 {

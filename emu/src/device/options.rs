@@ -85,6 +85,15 @@ pub struct LaunchOptions {
     /// at once ([`crate::run::groups`] says what that changes); 0 means every core. Launches
     /// with sanitizers or a hostcall buffer (device printf) run on one.
     pub threads: usize,
+    /// A cooperative launch (`hipLaunchCooperativeKernel`): every workgroup of the grid is
+    /// resident at once, so workgroups may wait for each other (grid-wide `sync()`). The
+    /// functional engine then runs the workgroups in turn, each until its waves wait
+    /// ([`crate::run::coresident`]); the timing model needs the grid to fit the device.
+    pub cooperative: bool,
+    /// The value of the kernel's `hidden_multigrid_sync_arg`: 0 for a plain launch, 1 for a
+    /// cooperative one (its grid is valid), or the device address of the multi-grid sync
+    /// information of a multi-device launch.
+    pub multigrid_sync: u64,
 }
 
 impl Default for LaunchOptions {
@@ -101,6 +110,8 @@ impl Default for LaunchOptions {
             timeout: Some(DEFAULT_TIMEOUT),
             spin_limit: DEFAULT_SPIN_LIMIT,
             threads: 0,
+            cooperative: false,
+            multigrid_sync: 0,
         }
     }
 }

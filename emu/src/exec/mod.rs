@@ -41,6 +41,7 @@ pub(crate) mod dot_accumulate;
 pub(crate) mod ds;
 pub(crate) mod ds_atomic;
 pub(crate) mod ds_cross;
+pub(crate) mod ds_gws;
 pub mod f16;
 pub(crate) mod flat;
 pub(crate) mod fork;

@@ -100,6 +100,7 @@ pub fn run_engines(g: &Generated, seed: u64) -> Vec<EngineRun> {
             hazards: None,
             deadline: None,
             progress: None,
+            cooperative: false,
         };
         let outcome = if threads == 1 {
             d.run(&mut mem, BUDGET, None)
@@ -160,6 +161,7 @@ pub fn run_engines(g: &Generated, seed: u64) -> Vec<EngineRun> {
             entry_index: 0,
             progress: None,
             deadline: None,
+            cooperative: false,
         };
         let (mut budget, mut counts) = (BUDGET, Counts::default());
         let result = run_timed(

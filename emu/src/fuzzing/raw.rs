@@ -182,6 +182,7 @@ fn functional_threads(program: &Program, mem: &mut Memory, buf: u64, waves: u32,
         hazards: Some((HazardMode::Warn, &table, None)),
         deadline: None,
         progress: None,
+        cooperative: false,
     };
     let _ = d.run_parallel(mem, BUDGET, 2, None);
 }
@@ -241,6 +242,7 @@ fn launch_timed(
         entry_index: 0,
         progress: None,
         deadline: None,
+        cooperative: false,
     };
     let (mut budget, mut counts) = (BUDGET, Counts::default());
     let result = run_timed(

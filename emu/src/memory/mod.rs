@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 mod fetch;
+pub mod gws;
 mod relaxed;
 pub mod tombstones;
 
@@ -218,6 +219,8 @@ pub struct Memory {
     /// A worker view's link to the writes of the other workers of its dispatch
     /// ([`Memory::worker_view`]); `None` for the device's own memory.
     shared_writes: Option<SharedWrites>,
+    /// The device's global wave sync resources, shared with every worker view.
+    gws: Arc<gws::Gws>,
     /// The timing model's shared caches (scalar caches, L2) and memory queue, which keep their
     /// contents from one launch to the next as the hardware's do, for the target and CU count
     /// they were made for.
@@ -283,6 +286,7 @@ impl Memory {
             tombstones: Tombstones::default(),
             writes: 0,
             shared_writes: None,
+            gws: Arc::default(),
             caches: None,
         }
     }
@@ -610,6 +614,27 @@ impl Memory {
         let a = &mut self.allocs[i];
         let off = (addr - a.base) as usize;
         Ok(&mut a.backing.bytes_mut()[off..off + len])
+    }
+
+    /// The device's global wave sync resources (`ds_gws_*`).
+    #[inline]
+    pub fn gws(&self) -> &gws::Gws {
+        &self.gws
+    }
+
+    /// An empty memory sharing this one's GWS resources: what the timing model's CUs run
+    /// their non-memory instructions against (`ds_gws_*` among them).
+    pub fn gws_only(&self) -> Memory {
+        let mut m = Memory::new(0);
+        m.gws = self.gws.clone();
+        m
+    }
+
+    /// A change to device state outside memory (a wave arriving at a GWS barrier) counted as a
+    /// write, so that the spin detector sees waves waiting on it make progress.
+    #[inline]
+    pub fn note_write(&mut self) {
+        self.writes = self.writes.wrapping_add(1);
     }
 
     /// How many writes (and mapping changes) memory has seen: equal counts mean unchanged
@@ -974,6 +999,7 @@ impl Memory {
                 total,
                 published: 0,
             }),
+            gws: self.gws.clone(),
             caches: None,
         }
     }

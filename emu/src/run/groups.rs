@@ -48,6 +48,9 @@ pub struct Dispatch<'a> {
     pub hazards: Option<(HazardMode, &'a HazardTable, Option<&'a Leaves>)>,
     pub deadline: Option<Instant>,
     pub progress: Option<Progress<'a>>,
+    /// Every workgroup is resident at once and they take turns ([`super::coresident`]); the
+    /// launch gives each its own scratch, `scratch_per_group` apart.
+    pub cooperative: bool,
 }
 
 /// How a dispatch ended: counts and hazard findings, or the first failing workgroup's stop.
@@ -68,7 +71,7 @@ impl Dispatch<'_> {
     }
 
     /// The workgroup with dispatch-order number `n` (x fastest).
-    fn group(&self, n: u64) -> [u32; 3] {
+    pub(super) fn group(&self, n: u64) -> [u32; 3] {
         let [gx, gy, _] = self.launch.grid.map(|g| g as u64);
         [
             (n % gx) as u32,
@@ -84,6 +87,9 @@ impl Dispatch<'_> {
         budget: u64,
         host: Option<&mut dyn HostServices>,
     ) -> Outcome {
+        if self.cooperative {
+            return self.run_coresident(mem, budget, host);
+        }
         let mut worker = Worker::new(self, 0);
         let mut budget = budget;
         let mut host = host;
@@ -113,6 +119,9 @@ impl Dispatch<'_> {
         threads: usize,
         host: Option<&mut (dyn HostServices + Send)>,
     ) -> Outcome {
+        if self.cooperative {
+            return self.run_coresident_parallel(mem, budget, threads, host);
+        }
         let total = self.groups();
         let next = AtomicU64::new(0);
         let done = AtomicU64::new(0);
@@ -216,7 +225,7 @@ impl Dispatch<'_> {
 }
 
 /// Moves up to [`BUDGET_SLICE`] from the dispatch's budget to a worker's; false when none is left.
-fn take_budget(budget: &AtomicU64, local: &mut u64) -> bool {
+pub(super) fn take_budget(budget: &AtomicU64, local: &mut u64) -> bool {
     let taken = budget
         .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| {
             (b > 0).then(|| b - b.min(BUDGET_SLICE))

@@ -15,6 +15,7 @@ use crate::wave::spin;
 use crate::wave::{Wave, WaveState};
 use gcn_isa::Op;
 
+pub mod coresident;
 pub mod groups;
 pub(crate) mod host_hub;
 
@@ -23,7 +24,7 @@ pub const QUANTUM: u32 = 64;
 
 /// How often (in rounds of wave quanta) the functional engine looks at the clock: a round is
 /// at least [`QUANTUM`] instructions, so the clock costs nothing measurable.
-const CLOCK_ROUNDS: u32 = 16;
+pub(super) const CLOCK_ROUNDS: u32 = 16;
 
 /// Runs the waves of one workgroup to completion. `budget` is decremented per wave-instruction.
 pub fn run_workgroup(
@@ -195,7 +196,7 @@ fn livelock(waves: &[Wave], epoch: spin::Epoch) -> Option<Stop> {
 }
 
 /// Where each wave that has not ended is (the group is filled in by the caller).
-fn waves_at(waves: &[Wave]) -> Vec<WaveAt> {
+pub(super) fn waves_at(waves: &[Wave]) -> Vec<WaveAt> {
     waves
         .iter()
         .filter(|w| w.state != WaveState::Ended)
@@ -215,7 +216,7 @@ fn waves_at(waves: &[Wave]) -> Vec<WaveAt> {
 /// trace-level log may want each instruction.
 #[inline]
 #[allow(clippy::too_many_arguments)]
-fn step_wave<const WATCHED: bool>(
+pub(super) fn step_wave<const WATCHED: bool>(
     w: &mut Wave,
     program: &Program,
     mem: &mut Memory,

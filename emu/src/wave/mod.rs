@@ -348,6 +348,9 @@ pub struct Wave {
     /// The fault of the instruction just run, while it goes from its semantic function to
     /// [`crate::exec::issue::execute`] ([`crate::exec::Ran::Faulted`]).
     pub fault: Option<Box<crate::fault::Fault>>,
+    /// The GWS barrier round (resource, round) the wave waits to see end, after arriving at
+    /// `ds_gws_barrier` ([`crate::memory::gws`]).
+    pub gws_wait: Option<(u8, u32)>,
 }
 
 impl Wave {
@@ -379,6 +382,7 @@ impl Wave {
             csp: 0,
             spin: Default::default(),
             fault: None,
+            gws_wait: None,
         }
     }
 
@@ -400,6 +404,7 @@ impl Wave {
         self.csp = 0;
         self.spin = Default::default();
         self.fault = None;
+        self.gws_wait = None;
     }
 
     #[inline]

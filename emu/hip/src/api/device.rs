@@ -5,10 +5,11 @@
 
 use super::{call, put};
 use crate::error::*;
+use crate::occupancy::{self, Answer, KernelUse};
 use crate::runtime::Runtime;
 use crate::types::*;
 use gcn_isa::Target;
-use gcnemu::cu::occupancy::{occupancy, Demand};
+use gcnemu::cu::occupancy::Demand;
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
 use gcnemu::board::board;
@@ -67,7 +68,9 @@ fn properties(rt: &Runtime) -> hipDeviceProp_t {
     p.maxSharedMemoryPerMultiProcessor = LDS_BYTES;
     p.canMapHostMemory = 1;
     p.gcnArch = b.gcn_arch as c_int;
-    p.cooperativeLaunch = 0;
+    // Cooperative launches keep the whole grid resident (`hipLaunchCooperativeKernel`).
+    p.cooperativeLaunch = 1;
+    p.cooperativeMultiDeviceLaunch = 1;
     p.maxTexture1DLinear = i32::MAX;
     p.maxTexture1D = 16384;
     p.maxTexture2D = [16384, 16384];
@@ -428,7 +431,8 @@ pub unsafe extern "C" fn hipDeviceGetLimit(value: *mut usize, limit: c_int) -> h
 }
 
 /// The kernel behind a host stub or a `hipFunction_t`: its descriptor and metadata.
-enum KernelRef {
+#[derive(Clone, Copy)]
+pub(crate) enum KernelRef {
     Stub(*const c_void),
     Handle(hipFunction_t),
 }
@@ -531,17 +535,24 @@ pub unsafe extern "C" fn hipFuncGetAttribute(
     })
 }
 
-/// Workgroups of `block` work-items one CU holds at once, by the CU model's occupancy rules.
-fn blocks_per_cu(k: &gcn_loader::Kernel, target: Target, block: u32, dynamic_lds: usize) -> u32 {
-    if block == 0 || block > max_threads(k) {
-        return 0;
-    }
-    let lds = k.descriptor.group_segment_fixed_size as usize + dynamic_lds;
-    if lds > LDS_BYTES {
-        return 0;
-    }
-    let demand = Demand::new(&k.descriptor, target, block.div_ceil(64), lds as u32);
-    occupancy(&demand).map_or(0, |o| o.workgroups_per_cu)
+/// hipamd's occupancy answer for kernel `k` ([`crate::occupancy`]); an unknown host stub is
+/// `hipErrorInvalidValue`, as hipamd answers.
+pub(crate) fn occupancy_of(
+    rt: &mut Runtime,
+    k: KernelRef,
+    block: u32,
+    dynamic_lds: usize,
+) -> Result<(Answer, u32), hipError_t> {
+    let (t, cus) = (rt.settings.target, cus(rt));
+    let stub = matches!(k, KernelRef::Stub(_));
+    with_kernel(rt, k, |k| {
+        let a = occupancy::answer(KernelUse::of(k, t), t, block, dynamic_lds as u64, cus);
+        (a, max_threads(k))
+    })
+    .map_err(|e| match (stub, e) {
+        (true, INVALID_DEVICE_FUNCTION) => INVALID_VALUE,
+        (_, e) => e,
+    })
 }
 
 fn max_active_blocks(
@@ -551,16 +562,26 @@ fn max_active_blocks(
     block: c_int,
     dynamic_lds: usize,
 ) -> Result<(), hipError_t> {
-    if out.is_null() || block <= 0 {
+    if out.is_null() {
         return Err(INVALID_VALUE);
     }
-    let t = rt.settings.target;
-    let n = with_kernel(rt, k, |k| blocks_per_cu(k, t, block as u32, dynamic_lds))?;
-    put(out, n as c_int)
+    // The kernel first: an unknown one is the error even with a bad block size.
+    occupancy_of(rt, k, 1, dynamic_lds)?;
+    let n = match block {
+        ..=0 => {
+            put(out, 0)?;
+            return Err(INVALID_VALUE);
+        }
+        // Larger than any workgroup: none fit (and no error).
+        b if b as u32 > occupancy::MAX_BLOCK => 0,
+        b => occupancy_of(rt, k, b as u32, dynamic_lds)?.0.blocks_per_cu,
+    };
+    put(out, n.min(c_int::MAX as u32) as c_int)
 }
 
-/// The block size (a multiple of 64 up to `limit`) that keeps the most waves resident, and the
-/// grid that fills every CU with it.
+/// The block size (up to `limit`, or the largest workgroup for 0) that keeps the most waves
+/// resident, and the grid of such blocks that fills every CU, as hipamd works them out. The
+/// block is also held to the kernel's launch bound, so that it can be launched.
 fn potential_block_size(
     rt: &mut Runtime,
     k: KernelRef,
@@ -569,32 +590,17 @@ fn potential_block_size(
     dynamic_lds: usize,
     limit: c_int,
 ) -> Result<(), hipError_t> {
-    if grid.is_null() || block.is_null() || limit < 0 {
+    if grid.is_null() || block.is_null() {
         return Err(INVALID_VALUE);
     }
-    let cus = cus(rt);
-    let t = rt.settings.target;
-    let (best_block, best_groups) = with_kernel(rt, k, |k| {
-        let max = match limit {
-            0 => max_threads(k),
-            l => (l as u32).min(max_threads(k)),
-        };
-        let mut best = (0u32, 0u32);
-        let mut size = 64;
-        while size <= max {
-            let groups = blocks_per_cu(k, t, size, dynamic_lds);
-            if groups * size >= best.1 * best.0 && groups > 0 {
-                best = (size, groups);
-            }
-            size += 64;
-        }
-        best
-    })?;
-    if best_block == 0 {
-        return Err(INVALID_VALUE);
-    }
-    put(block, best_block as c_int)?;
-    put(grid, (best_groups * cus) as c_int)
+    let limit = match limit {
+        l if l <= 0 || l as u32 > occupancy::MAX_BLOCK => occupancy::MAX_BLOCK,
+        l => l as u32,
+    };
+    let (_, bound) = occupancy_of(rt, k, 1, dynamic_lds)?;
+    let (a, _) = occupancy_of(rt, k, limit.min(bound), dynamic_lds)?;
+    put(block, a.best_block.min(bound) as c_int)?;
+    put(grid, a.blocks_per_grid.min(c_int::MAX as u32) as c_int)
 }
 
 #[no_mangle]

@@ -81,7 +81,7 @@ fn node_params(
 }
 
 /// Launches the kernel whose host stub is `function` (registered by `__hipRegisterFunction`).
-fn launch_by_stub(
+pub(super) fn launch_by_stub(
     rt: &mut Runtime,
     function: *const c_void,
     grid: dim3,

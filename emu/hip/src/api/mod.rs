@@ -1,6 +1,7 @@
 //! The exported C functions, grouped as HIP's API reference groups them.
 
 mod capture;
+mod cooperative;
 mod device;
 mod errors;
 mod graph;
