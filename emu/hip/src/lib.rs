@@ -31,4 +31,5 @@ mod mempool;
 mod rtc;
 mod runtime;
 mod stats;
+mod texture;
 mod types;

@@ -54,6 +54,7 @@ pub(crate) mod hwreg;
 pub(crate) mod ieee_minmax;
 pub mod issue;
 pub(crate) mod mfma;
+pub(crate) mod mimg;
 pub(crate) mod mov64;
 pub(crate) mod mtbuf;
 pub(crate) mod mubuf;

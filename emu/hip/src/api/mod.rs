@@ -1,5 +1,6 @@
 //! The exported C functions, grouped as HIP's API reference groups them.
 
+mod array;
 mod capture;
 mod device;
 mod errors;
@@ -15,6 +16,7 @@ mod rtc;
 mod stream;
 mod stream_ops;
 mod symbols;
+mod texture;
 
 use crate::error::{self, *};
 use crate::runtime::{self, Runtime};
