@@ -84,6 +84,10 @@ use crate::memory::Memory;
 use crate::wave::Wave;
 use gcn_isa::{Inst, OpInfo, Target};
 
+/// Address VGPRs the widest image op reads: offset, bias, six derivatives, four coordinates
+/// and a LOD ([`mimg`]).
+pub const MIMG_ADDRESS_DWORDS: u8 = 13;
+
 /// The semantics of one op: runs the instruction for all lanes of the wave.
 pub type SemFn = fn(&mut Cx, &Decoded) -> Result<Flow, Fault>;
 

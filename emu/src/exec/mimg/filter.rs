@@ -2,9 +2,10 @@
 //! bilinear (trilinear across 3D depth) filtering.
 //!
 //! The rules, as the emulator defines them where the ISA is silent on precision:
-//! - a normalised coordinate `c` becomes `c * size` in f32; point filtering takes the texel
-//!   `floor(u)`, bilinear the two texels around `u - 0.5` with weights from its fraction
-//!   truncated to 8 bits (1.8 fixed point, as the texture unit's weights are held);
+//! - a normalised coordinate `c` becomes `u = c * size` in f32, and `u` is rounded to the
+//!   nearest 1/256 of a texel (8 bits of sub-texel precision, as the texture unit holds
+//!   positions); point filtering takes the texel `floor(u)`, bilinear the two texels around
+//!   `u - 0.5`, weighted by its fraction (so the weights have 8 fraction bits: 1.8 fixed point);
 //! - the weighted sum is worked out exactly (f64 holds every product of an 8-bit weight and an
 //!   f32 or normalised texel) and rounded once to f32;
 //! - address modes act on texel indices: wrap repeats, mirror repeats mirrored, clamp-last-
@@ -15,7 +16,7 @@
 use super::super::Fault;
 use super::descriptor::{Image, Sampler};
 
-/// Bits of the bilinear weights' fraction.
+/// Bits of sub-texel precision of a texel-space coordinate, and so of the bilinear weights.
 pub const WEIGHT_BITS: u32 = 8;
 
 /// Where an axis's sample index lands after the address mode: a texel, or the border.
@@ -71,18 +72,22 @@ pub fn half_border_clamp(mode: u32, u: f32, n: u32) -> f32 {
 /// One axis's taps and their weights: one tap of weight 1 (point), or two (bilinear).
 pub fn axis(u: f32, linear: bool, offset: i32, mode: u32, n: u32) -> ([Tap; 2], [f64; 2], usize) {
     let u = half_border_clamp(mode, u, n);
+    let scale = (1u32 << WEIGHT_BITS) as f64;
+    // NaN becomes 0; huge coordinates saturate (they land on the border or a clamped edge).
+    let q = (u as f64 * scale).round_ties_even() / scale;
     if !linear {
-        let i = u.floor() as i64 + offset as i64;
+        let i = (q.floor() as i64).saturating_add(offset as i64);
         return ([address_mode(mode, i, n), Tap::Border], [1.0, 0.0], 1);
     }
-    let t = u - 0.5;
+    let t = q - 0.5;
     let i0 = t.floor();
-    let frac = (t - i0) as f64;
-    let scale = (1u32 << WEIGHT_BITS) as f64;
-    let b = (frac * scale).floor() / scale;
-    let i0 = i0 as i64 + offset as i64;
+    let b = t - i0;
+    let i0 = (i0 as i64).saturating_add(offset as i64);
     (
-        [address_mode(mode, i0, n), address_mode(mode, i0 + 1, n)],
+        [
+            address_mode(mode, i0, n),
+            address_mode(mode, i0.saturating_add(1), n),
+        ],
         [1.0 - b, b],
         2,
     )
