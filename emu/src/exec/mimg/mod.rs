@@ -15,8 +15,10 @@
 //! that is outside every allocation faults as any other access does. Mip levels past the base
 //! are reached only through their sizes (image_get_resinfo): sampling a level other than the
 //! base, or loading or storing one, is a guest error, since the linear images the HIP runtime
-//! creates have one level. Depth-compare sampling, image_get_lod, the _pck loads and stores
-//! and cube maps are not implemented.
+//! creates have one level. Atomics work on one 32-bit component (formats 32 UINT/SINT; the
+//! hardware's only atomic formats besides 32_32 for cmpswap's pair), returning the old value
+//! with glc. Depth-compare sampling, image_get_lod, the _pck loads and stores and cube maps
+//! are not implemented.
 
 mod descriptor;
 mod filter;
@@ -104,6 +106,19 @@ semantics! {
     IMAGE_GATHER4_B_O => |cx, d| sample(cx, d, v(true, true, false, Implicit, true));
     IMAGE_GATHER4_B_CL_O => |cx, d| sample(cx, d, v(true, true, false, Clamp, true));
     IMAGE_GATHER4_LZ_O => |cx, d| sample(cx, d, v(true, false, false, Zero, true));
+    IMAGE_ATOMIC_SWAP => atomic;
+    IMAGE_ATOMIC_CMPSWAP => atomic;
+    IMAGE_ATOMIC_ADD => atomic;
+    IMAGE_ATOMIC_SUB => atomic;
+    IMAGE_ATOMIC_SMIN => atomic;
+    IMAGE_ATOMIC_UMIN => atomic;
+    IMAGE_ATOMIC_SMAX => atomic;
+    IMAGE_ATOMIC_UMAX => atomic;
+    IMAGE_ATOMIC_AND => atomic;
+    IMAGE_ATOMIC_OR => atomic;
+    IMAGE_ATOMIC_XOR => atomic;
+    IMAGE_ATOMIC_INC => atomic;
+    IMAGE_ATOMIC_DEC => atomic;
 }
 
 /// Defines ops decoded but not run yet, with the reason.
@@ -115,7 +130,6 @@ macro_rules! not_yet {
 
 const COMPARE: &str = "depth-compare sampling is not implemented";
 const PACKED: &str = "the _pck loads and stores are not implemented";
-const ATOMIC: &str = "image atomics are not implemented";
 
 not_yet! {
     IMAGE_SAMPLE_C IMAGE_SAMPLE_C_CL IMAGE_SAMPLE_C_D IMAGE_SAMPLE_C_D_CL IMAGE_SAMPLE_C_L
@@ -130,10 +144,6 @@ not_yet! {
     IMAGE_LOAD_PCK IMAGE_LOAD_PCK_SGN IMAGE_LOAD_MIP_PCK IMAGE_LOAD_MIP_PCK_SGN IMAGE_STORE_PCK
     IMAGE_STORE_MIP_PCK
         => PACKED;
-    IMAGE_ATOMIC_SWAP IMAGE_ATOMIC_CMPSWAP IMAGE_ATOMIC_ADD IMAGE_ATOMIC_SUB IMAGE_ATOMIC_SMIN
-    IMAGE_ATOMIC_UMIN IMAGE_ATOMIC_SMAX IMAGE_ATOMIC_UMAX IMAGE_ATOMIC_AND IMAGE_ATOMIC_OR
-    IMAGE_ATOMIC_XOR IMAGE_ATOMIC_INC IMAGE_ATOMIC_DEC
-        => ATOMIC;
 }
 
 /// The instruction's modifier bits.
@@ -487,5 +497,51 @@ fn sample(cx: &mut Cx, d: &Decoded, var: Variant) -> Res {
         res[l] = img.swizzle(value, float);
     }
     write_results(cx, &b, exec, &res, float, var.gather);
+    Ok(Flow::Continue)
+}
+
+/// image_atomic_*: the op of the table's facts on the 32-bit texel at integer coordinates
+/// (cmpswap: data in the first VGPR, compare value in the second); with glc the old value
+/// goes to the first data VGPR. Outside the image nothing is changed and glc returns 0.
+fn atomic(cx: &mut Cx, d: &Decoded) -> Res {
+    let img = image(cx, d)?;
+    unsupported_kind(d, &img)?;
+    let name = d.inst.info().name;
+    if img.spec.bytes != 4 || img.spec.comps.len() != 1 || img.spec.num.is_float() {
+        return Err(Fault::Guest(format!(
+            "{name}: atomics need a 32-bit integer format (NUM_FORMAT {})",
+            img.num_format
+        )));
+    }
+    let op = d
+        .inst
+        .info()
+        .facts
+        .atomic
+        .and_then(super::atomic_ops::shared)
+        .ok_or(Fault::Unimplemented)?;
+    let b = bits(cx, d);
+    let glc = d.inst.bits(0, 13, 1) != 0;
+    let exec = cx.wave.exec();
+    let n = img.kind.coords();
+    let mut old = [[0u32; 4]; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let c: Vec<u32> = (0..n).map(|k| b.addr(cx, l, 0, k)).collect();
+        let at = at(img.kind, &c);
+        let Some(addr) = img.texel_address(at) else {
+            continue;
+        };
+        let data = cx.wave.vgpr[b.vdata % 256][l] as u64;
+        let data2 = cx.wave.vgpr[(b.vdata + 1) % 256][l] as u64;
+        let was =
+            super::access::atomic(cx, l, super::access::Addr::Global(addr), op, data, data2, 4)?;
+        old[l][0] = was as u32;
+    }
+    if glc {
+        cx.wave.write_row(b.vdata, &old.map(|o| o[0]), exec);
+    }
     Ok(Flow::Continue)
 }

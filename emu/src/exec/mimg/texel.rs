@@ -23,6 +23,11 @@ impl Image {
         at.x < w && at.y < h && at.z < d
     }
 
+    /// The byte address of a texel, or `None` outside the image.
+    pub fn texel_address(&self, at: At) -> Option<u64> {
+        self.contains(at).then(|| self.address(at))
+    }
+
     /// The byte address of an in-range texel.
     fn address(&self, at: At) -> u64 {
         let slice = if self.kind.is_array() {
