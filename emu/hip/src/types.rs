@@ -500,3 +500,24 @@ pub(crate) struct hipResourceViewDesc {
     pub(crate) firstLayer: c_uint,
     pub(crate) lastLayer: c_uint,
 }
+
+/// `textureReference`: what a `texture<T, dim, mode>` variable is, on the host and the device;
+/// the kernels read `textureObject`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct textureReference {
+    pub(crate) normalized: c_int,
+    pub(crate) readMode: c_int,
+    pub(crate) filterMode: c_int,
+    pub(crate) addressMode: [c_int; 3],
+    pub(crate) channelDesc: hipChannelFormatDesc,
+    pub(crate) sRGB: c_int,
+    pub(crate) maxAnisotropy: c_uint,
+    pub(crate) mipmapFilterMode: c_int,
+    pub(crate) mipmapLevelBias: f32,
+    pub(crate) minMipmapLevelClamp: f32,
+    pub(crate) maxMipmapLevelClamp: f32,
+    pub(crate) textureObject: hipTextureObject_t,
+    pub(crate) numChannels: c_int,
+    pub(crate) format: c_int,
+}

@@ -17,6 +17,7 @@ mod stream;
 mod stream_ops;
 mod symbols;
 mod texture;
+mod texture_ref;
 
 use crate::error::{self, *};
 use crate::runtime::{self, Runtime};

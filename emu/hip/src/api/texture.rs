@@ -95,7 +95,7 @@ fn place(rt: &mut Runtime, dwords: &[u32], total: usize) -> Result<u64, hipError
     Ok(addr)
 }
 
-fn create_texture(
+pub(crate) fn create_texture(
     rt: &mut Runtime,
     out: *mut hipTextureObject_t,
     res: *const hipResourceDesc,
@@ -137,13 +137,15 @@ pub unsafe extern "C" fn hipCreateTextureObject(
 
 #[no_mangle]
 pub unsafe extern "C" fn hipDestroyTextureObject(obj: hipTextureObject_t) -> hipError_t {
-    call(|rt| {
-        if obj.is_null() {
-            return Ok(());
-        }
-        rt.textures.remove(&(obj as u64)).ok_or(INVALID_VALUE)?;
-        rt.free(obj as u64, &[AllocClass::Device])
-    })
+    call(|rt| destroy_texture(rt, obj))
+}
+
+pub(crate) fn destroy_texture(rt: &mut Runtime, obj: hipTextureObject_t) -> Result<(), hipError_t> {
+    if obj.is_null() {
+        return Ok(());
+    }
+    rt.textures.remove(&(obj as u64)).ok_or(INVALID_VALUE)?;
+    rt.free(obj as u64, &[AllocClass::Device])
 }
 
 fn texture_info(rt: &Runtime, obj: hipTextureObject_t) -> Result<TextureInfo, hipError_t> {
