@@ -389,3 +389,143 @@ pub unsafe extern "C" fn hipTexRefGetAddress(
         }
     })
 }
+
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefSetAddress2D(
+    tex: *mut textureReference,
+    desc: *const HIP_ARRAY_DESCRIPTOR,
+    ptr: *mut c_void,
+    pitch: usize,
+) -> hipError_t {
+    call(|rt| {
+        let d = unsafe { desc.as_ref() }.ok_or(INVALID_VALUE)?;
+        let (bits, kind) = match d.Format {
+            0x01 => (8, 1),
+            0x02 => (16, 1),
+            0x03 => (32, 1),
+            0x08 => (8, 0),
+            0x09 => (16, 0),
+            0x0a => (32, 0),
+            0x10 => (16, 2),
+            0x20 => (32, 2),
+            _ => return Err(INVALID_VALUE),
+        };
+        let n = d.NumChannels as c_int;
+        let on = |i: c_int| if i < n { bits } else { 0 };
+        let c = hipChannelFormatDesc {
+            x: on(0),
+            y: on(1),
+            z: on(2),
+            w: on(3),
+            f: kind,
+        };
+        if ptr.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        let [a, b, k] = desc_words(&c);
+        let words = [
+            ptr as u64,
+            a,
+            b,
+            k,
+            d.Width as u64,
+            d.Height as u64,
+            pitch as u64,
+        ];
+        bind(rt, tex, resource(3, words))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefSetMaxAnisotropy(
+    tex: *mut textureReference,
+    max: c_uint,
+) -> hipError_t {
+    call(|_| {
+        with_ref(tex, |r| {
+            r.maxAnisotropy = max;
+            Ok(())
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefGetMaxAnisotropy(
+    max: *mut c_int,
+    tex: *const textureReference,
+) -> hipError_t {
+    call(|_| put(max, with_ref(tex, |r| Ok(r.maxAnisotropy as c_int))?))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefSetMipmapFilterMode(
+    tex: *mut textureReference,
+    mode: c_int,
+) -> hipError_t {
+    call(|_| {
+        if !(0..=1).contains(&mode) {
+            return Err(INVALID_VALUE);
+        }
+        with_ref(tex, |r| {
+            r.mipmapFilterMode = mode;
+            Ok(())
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefGetMipmapFilterMode(
+    mode: *mut c_int,
+    tex: *const textureReference,
+) -> hipError_t {
+    call(|_| put(mode, with_ref(tex, |r| Ok(r.mipmapFilterMode))?))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefSetMipmapLevelBias(
+    tex: *mut textureReference,
+    bias: f32,
+) -> hipError_t {
+    call(|_| {
+        with_ref(tex, |r| {
+            r.mipmapLevelBias = bias;
+            Ok(())
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefGetMipmapLevelBias(
+    bias: *mut f32,
+    tex: *const textureReference,
+) -> hipError_t {
+    call(|_| put(bias, with_ref(tex, |r| Ok(r.mipmapLevelBias))?))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefSetMipmapLevelClamp(
+    tex: *mut textureReference,
+    min: f32,
+    max: f32,
+) -> hipError_t {
+    call(|_| {
+        with_ref(tex, |r| {
+            r.minMipmapLevelClamp = min;
+            r.maxMipmapLevelClamp = max;
+            Ok(())
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefGetMipmapLevelClamp(
+    min: *mut f32,
+    max: *mut f32,
+    tex: *const textureReference,
+) -> hipError_t {
+    call(|_| {
+        let (a, b) = with_ref(tex, |r| Ok((r.minMipmapLevelClamp, r.maxMipmapLevelClamp)))?;
+        put(min, a)?;
+        put(max, b)
+    })
+}
