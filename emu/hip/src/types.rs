@@ -325,6 +325,15 @@ mod tests {
     #[test]
     fn layouts() {
         assert_eq!(std::mem::size_of::<dim3>(), 12);
+        // The texture types, as clang lays out ROCm 5.2's header.
+        assert_eq!(std::mem::size_of::<hipChannelFormatDesc>(), 20);
+        assert_eq!(std::mem::size_of::<hipArray>(), 64);
+        assert_eq!(std::mem::size_of::<hipResourceDesc>(), 64);
+        assert_eq!(std::mem::size_of::<hipTextureDesc>(), 64);
+        assert_eq!(std::mem::size_of::<hipResourceViewDesc>(), 48);
+        assert_eq!(std::mem::size_of::<textureReference>(), 88);
+        assert_eq!(std::mem::offset_of!(textureReference, textureObject), 72);
+        assert_eq!(std::mem::size_of::<HIP_ARRAY3D_DESCRIPTOR>(), 40);
         assert_eq!(std::mem::size_of::<hipPointerAttribute_t>(), 32);
         assert_eq!(std::mem::size_of::<hipFuncAttributes>(), 56);
         assert_eq!(std::mem::size_of::<hipDeviceProp_t>(), 792);
