@@ -530,3 +530,54 @@ pub(crate) struct textureReference {
     pub(crate) numChannels: c_int,
     pub(crate) format: c_int,
 }
+
+/// `hip_Memcpy2D` (driver API); memory types: host 0, device 1, array 2, unified 3.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct hip_Memcpy2D {
+    pub(crate) srcXInBytes: usize,
+    pub(crate) srcY: usize,
+    pub(crate) srcMemoryType: c_int,
+    pub(crate) srcHost: *const c_void,
+    pub(crate) srcDevice: *mut c_void,
+    pub(crate) srcArray: *mut hipArray,
+    pub(crate) srcPitch: usize,
+    pub(crate) dstXInBytes: usize,
+    pub(crate) dstY: usize,
+    pub(crate) dstMemoryType: c_int,
+    pub(crate) dstHost: *mut c_void,
+    pub(crate) dstDevice: *mut c_void,
+    pub(crate) dstArray: *mut hipArray,
+    pub(crate) dstPitch: usize,
+    pub(crate) WidthInBytes: usize,
+    pub(crate) Height: usize,
+}
+
+/// `HIP_MEMCPY3D` (driver API).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HIP_MEMCPY3D {
+    pub(crate) srcXInBytes: c_uint,
+    pub(crate) srcY: c_uint,
+    pub(crate) srcZ: c_uint,
+    pub(crate) srcLOD: c_uint,
+    pub(crate) srcMemoryType: c_int,
+    pub(crate) srcHost: *const c_void,
+    pub(crate) srcDevice: *mut c_void,
+    pub(crate) srcArray: *mut hipArray,
+    pub(crate) srcPitch: c_uint,
+    pub(crate) srcHeight: c_uint,
+    pub(crate) dstXInBytes: c_uint,
+    pub(crate) dstY: c_uint,
+    pub(crate) dstZ: c_uint,
+    pub(crate) dstLOD: c_uint,
+    pub(crate) dstMemoryType: c_int,
+    pub(crate) dstHost: *mut c_void,
+    pub(crate) dstDevice: *mut c_void,
+    pub(crate) dstArray: *mut hipArray,
+    pub(crate) dstPitch: c_uint,
+    pub(crate) dstHeight: c_uint,
+    pub(crate) WidthInBytes: c_uint,
+    pub(crate) Height: c_uint,
+    pub(crate) Depth: c_uint,
+}

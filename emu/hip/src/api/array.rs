@@ -399,7 +399,7 @@ fn copy_2d_array(
     if width > pitch && height > 1 {
         return Err(INVALID_PITCH_VALUE);
     }
-    if x % info.element != 0 {
+    if !x.is_multiple_of(info.element) {
         return Err(INVALID_VALUE);
     }
     let (side, pos) = array_side(&info, [x / info.element, y, 0], [width, height, 1])?;
@@ -589,7 +589,7 @@ fn copy_linear(
     // Within one row, or whole rows from the start of one.
     let (width, height) = if x + count <= row {
         (count, 1)
-    } else if x == 0 && count % row == 0 {
+    } else if x == 0 && count.is_multiple_of(row) {
         (row, count / row)
     } else {
         return Err(INVALID_VALUE);
@@ -670,5 +670,190 @@ pub unsafe extern "C" fn hipMemcpyAtoH(
             false,
             DEVICE_TO_HOST,
         )
+    })
+}
+
+/// One side of a driver-API copy: its memory type, pointers, byte position and pitch.
+struct DriverSide {
+    kind: c_int,
+    host: u64,
+    device: u64,
+    array: *const c_void,
+    pos: [u64; 3],
+    pitch: u64,
+    rows: u64,
+}
+
+/// The pitched side of a driver-API copy (`extent` in bytes), and whether it is device memory.
+fn driver_side(
+    rt: &Runtime,
+    s: &DriverSide,
+    extent: [u64; 3],
+) -> Result<(Pitched, [u64; 3], bool), hipError_t> {
+    // hipMemoryTypeHost, Device, Array, Unified.
+    let linear = |ptr: u64, device: bool| -> Result<(Pitched, [u64; 3], bool), hipError_t> {
+        if ptr == 0 {
+            return Err(INVALID_VALUE);
+        }
+        if extent[1] * extent[2] > 1 && s.pos[0] + extent[0] > s.pitch {
+            return Err(INVALID_PITCH_VALUE);
+        }
+        let p = Pitched {
+            ptr,
+            pitch: s.pitch,
+            xsize: s.pitch,
+            ysize: s.rows,
+        };
+        Ok((p, s.pos, device))
+    };
+    match s.kind {
+        0 => linear(s.host, false),
+        1 | 3 => linear(s.device, true),
+        2 => {
+            let a = array(rt, s.array)?;
+            if !s.pos[0].is_multiple_of(a.element) {
+                return Err(INVALID_VALUE);
+            }
+            let pos = [s.pos[0] / a.element, s.pos[1], s.pos[2]];
+            let (p, pos) = array_side(&a, pos, extent)?;
+            Ok((p, pos, true))
+        }
+        _ => Err(INVALID_VALUE),
+    }
+}
+
+/// A driver-API copy: the direction follows from the memory types.
+fn driver_copy(
+    rt: &Runtime,
+    src: &DriverSide,
+    dst: &DriverSide,
+    extent: [u64; 3],
+) -> Result<Copy3d, hipError_t> {
+    let (src_p, src_pos, src_dev) = driver_side(rt, src, extent)?;
+    let (dst_p, dst_pos, dst_dev) = driver_side(rt, dst, extent)?;
+    let kind = match (src_dev, dst_dev) {
+        (false, false) => HOST_TO_HOST,
+        (false, true) => HOST_TO_DEVICE,
+        (true, false) => DEVICE_TO_HOST,
+        (true, true) => DEVICE_TO_DEVICE,
+    };
+    Ok(Copy3d {
+        src: src_p,
+        src_pos,
+        dst: dst_p,
+        dst_pos,
+        extent,
+        kind,
+    })
+}
+
+fn param_2d(rt: &Runtime, p: *const hip_Memcpy2D) -> Result<Copy3d, hipError_t> {
+    let p = unsafe { p.as_ref() }.ok_or(INVALID_VALUE)?;
+    let side =
+        |kind, host: *const c_void, device: *mut c_void, array: *mut hipArray, x, y, pitch| {
+            DriverSide {
+                kind,
+                host: host as u64,
+                device: device as u64,
+                array: array as *const c_void,
+                pos: [x as u64, y as u64, 0],
+                pitch: pitch as u64,
+                rows: 0,
+            }
+        };
+    let src = side(
+        p.srcMemoryType,
+        p.srcHost,
+        p.srcDevice,
+        p.srcArray,
+        p.srcXInBytes,
+        p.srcY,
+        p.srcPitch,
+    );
+    let dst = side(
+        p.dstMemoryType,
+        p.dstHost,
+        p.dstDevice,
+        p.dstArray,
+        p.dstXInBytes,
+        p.dstY,
+        p.dstPitch,
+    );
+    driver_copy(rt, &src, &dst, [p.WidthInBytes as u64, p.Height as u64, 1])
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyParam2D(p: *const hip_Memcpy2D) -> hipError_t {
+    call(|rt| {
+        let c = param_2d(rt, p)?;
+        enqueue(rt, c, None)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyParam2DAsync(
+    p: *const hip_Memcpy2D,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(|rt| {
+        let c = param_2d(rt, p)?;
+        enqueue(rt, c, Some(stream))
+    })
+}
+
+/// `hipDrvMemcpy2DUnaligned`: the same copy (no alignment rule applies to host memory here).
+#[no_mangle]
+pub unsafe extern "C" fn hipDrvMemcpy2DUnaligned(p: *const hip_Memcpy2D) -> hipError_t {
+    hipMemcpyParam2D(p)
+}
+
+fn drv_3d(rt: &Runtime, p: *const HIP_MEMCPY3D) -> Result<Copy3d, hipError_t> {
+    let p = unsafe { p.as_ref() }.ok_or(INVALID_VALUE)?;
+    // Mip levels other than 0 belong to mipmapped arrays, which this runtime does not create.
+    if p.srcLOD != 0 || p.dstLOD != 0 {
+        return Err(INVALID_VALUE);
+    }
+    let src = DriverSide {
+        kind: p.srcMemoryType,
+        host: p.srcHost as u64,
+        device: p.srcDevice as u64,
+        array: p.srcArray as *const c_void,
+        pos: [p.srcXInBytes as u64, p.srcY as u64, p.srcZ as u64],
+        pitch: p.srcPitch as u64,
+        rows: p.srcHeight as u64,
+    };
+    let dst = DriverSide {
+        kind: p.dstMemoryType,
+        host: p.dstHost as u64,
+        device: p.dstDevice as u64,
+        array: p.dstArray as *const c_void,
+        pos: [p.dstXInBytes as u64, p.dstY as u64, p.dstZ as u64],
+        pitch: p.dstPitch as u64,
+        rows: p.dstHeight as u64,
+    };
+    driver_copy(
+        rt,
+        &src,
+        &dst,
+        [p.WidthInBytes as u64, p.Height as u64, p.Depth as u64],
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDrvMemcpy3D(p: *const HIP_MEMCPY3D) -> hipError_t {
+    call(|rt| {
+        let c = drv_3d(rt, p)?;
+        enqueue(rt, c, None)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipDrvMemcpy3DAsync(
+    p: *const HIP_MEMCPY3D,
+    stream: hipStream_t,
+) -> hipError_t {
+    call(|rt| {
+        let c = drv_3d(rt, p)?;
+        enqueue(rt, c, Some(stream))
     })
 }
