@@ -82,7 +82,16 @@ fn create(
         return Err(INVALID_VALUE);
     }
     let fits = match (dims, layered) {
-        _ if cube => width == height && depth == 6 * if layered { depth / 6 } else { 1 },
+        // A cube map has 6 faces (a layered one, a multiple of 6), square.
+        _ if cube => {
+            width == height
+                && width <= MAX_2D
+                && if layered {
+                    depth > 0 && depth.is_multiple_of(6) && depth <= MAX_LAYERS
+                } else {
+                    depth == 6
+                }
+        }
         (1, _) => width <= MAX_1D,
         (2, false) => width <= MAX_2D && height <= MAX_2D,
         (2, true) => width <= MAX_1D && height <= MAX_LAYERS,
