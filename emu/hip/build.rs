@@ -3,7 +3,8 @@
 //! that the dynamic linker accepts it for binaries linked against ROCm's.
 //!
 //! Functions the crate defines (`pub unsafe extern "C" fn NAME` or `pub extern "C" fn NAME` in
-//! `src/`) get a `.symver` directive; every other exported name gets a stub that logs its name and
+//! `src/`, under the name of an `#[export_name = "NAME"]` line above it for C++-mangled names)
+//! get a `.symver` directive; every other exported name gets a stub that logs its name and
 //! returns `hipErrorNotSupported`. The version nodes chain as ROCm's do (hip_4.3 inherits hip_4.2,
 //! ...). rustc's own export list is anonymous, so the versions are attached with `.symver` in the
 //! object rather than by patterns in the script (lld, rustc's linker here, honours both).
@@ -91,8 +92,13 @@ fn collect_defined(dir: &Path, names: &mut BTreeSet<String>) {
         if path.is_dir() {
             collect_defined(&path, names);
         } else if path.extension().is_some_and(|x| x == "rs") {
+            let mut export_name = None;
             for line in std::fs::read_to_string(&path).unwrap().lines() {
                 let line = line.trim_start();
+                if let Some(rest) = line.strip_prefix("#[export_name = \"") {
+                    export_name = rest.split('"').next().map(str::to_string);
+                    continue;
+                }
                 let rest = line
                     .strip_prefix("pub unsafe extern \"C\" fn ")
                     .or_else(|| line.strip_prefix("pub extern \"C\" fn "));
@@ -101,7 +107,7 @@ fn collect_defined(dir: &Path, names: &mut BTreeSet<String>) {
                         .chars()
                         .take_while(|c| c.is_alphanumeric() || *c == '_')
                         .collect();
-                    names.insert(name);
+                    names.insert(export_name.take().unwrap_or(name));
                 }
             }
         }

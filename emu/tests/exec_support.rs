@@ -44,7 +44,9 @@ fn support_manifest_is_current() {
 }
 
 /// Every op the emulator runs is tested by a vector in its own encoding, on every target; the
-/// only ops without semantics are gfx940's matrix ops (`v_mfma_*`, `v_smfmac_*`).
+/// only ops without semantics are gfx940's matrix ops (`v_mfma_*`, `v_smfmac_*`) and the image
+/// ops `emu/src/exec/mimg` does not implement yet (depth-compare sampling `image_*_c_*`,
+/// `image_get_lod`, the packed `image_*_pck*`).
 #[test]
 fn every_implemented_op_is_tested() {
     let rows = tested_rows();
@@ -55,9 +57,7 @@ fn every_implemented_op_is_tested() {
                 Support::Implemented if !rows.contains(&(op.format.name(), op.name)) => {
                     bad.push(format!("{} {}: no passing vector", t.name(), op.name))
                 }
-                Support::Missing
-                    if !op.name.starts_with("v_mfma") && !op.name.starts_with("v_smfmac") =>
-                {
+                Support::Missing if !not_yet(op.name) => {
                     bad.push(format!("{} {}: no semantics", t.name(), op.name))
                 }
                 _ => {}
@@ -67,16 +67,24 @@ fn every_implemented_op_is_tested() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// Ops allowed to have no semantics (see `every_implemented_op_is_tested`).
+fn not_yet(name: &str) -> bool {
+    let image = name.strip_prefix("image_").unwrap_or("");
+    name.starts_with("v_mfma")
+        || name.starts_with("v_smfmac")
+        || image.starts_with("sample_c_")
+        || image.starts_with("gather4_c_")
+        || image.contains("_pck")
+        || image == "sample_c"
+        || image == "gather4_c"
+        || image == "get_lod"
+}
+
 #[test]
 fn graphics_ops_are_explicitly_outside_compute() {
     let ops = gcn_isa::all_ops();
     let find = |n: &str| ops.iter().find(|o| o.name == n).unwrap();
-    for name in [
-        "image_sample",
-        "exp",
-        "v_interp_p1_f32_e32",
-        "v_interp_p2_f16",
-    ] {
+    for name in ["exp", "v_interp_p1_f32_e32", "v_interp_p2_f16"] {
         let op = find(name);
         assert!(not_in_compute(op).is_some(), "{name}");
         assert!(matches!(
@@ -84,8 +92,10 @@ fn graphics_ops_are_explicitly_outside_compute() {
             Support::NotInCompute(_)
         ));
     }
-    assert_eq!(
-        support(find("v_add_f32_e32"), gcn_isa::Target::Gfx900),
-        Support::Implemented
-    );
+    for name in ["v_add_f32_e32", "image_sample", "image_load"] {
+        assert_eq!(
+            support(find(name), gcn_isa::Target::Gfx900),
+            Support::Implemented
+        );
+    }
 }

@@ -52,6 +52,17 @@ fn launch_configurations_arguments_and_symbols() {
 }
 
 #[test]
+fn arrays_textures_and_surfaces() {
+    assert_passes(&["--timing", "off"], "texture", &[]);
+    assert_passes(&["--timing", "off", "--target", "gfx906"], "texture", &[]);
+}
+
+#[test]
+fn textures_under_the_timing_model() {
+    assert_passes(&[], "texture", &[]);
+}
+
+#[test]
 fn launch_under_the_timing_model() {
     assert_passes(&[], "launch", &[]);
 }

@@ -32,4 +32,5 @@ mod occupancy;
 mod rtc;
 mod runtime;
 mod stats;
+mod texture;
 mod types;

@@ -172,6 +172,13 @@ pub(crate) struct Runtime {
     pub(crate) released_hosts: Vec<(unsafe extern "C" fn(*mut c_void), usize)>,
     /// Advice on managed ranges, as disjoint spans sorted by start.
     pub(crate) advice: Vec<Advice>,
+    /// HIP arrays by the address of the `hipArray` handed out (a leaked box, freed with the
+    /// array).
+    pub(crate) arrays: HashMap<u64, crate::texture::ArrayInfo>,
+    /// Texture objects by their device address, with the descriptors they were made from.
+    pub(crate) textures: HashMap<u64, crate::texture::TextureInfo>,
+    /// Surface objects by their device address, with their resource.
+    pub(crate) surfaces: HashMap<u64, crate::types::hipResourceDesc>,
 }
 
 /// The default pool's handle, from the range of the runtime's handles (which start above it).
@@ -307,6 +314,9 @@ impl Runtime {
             held: Vec::new(),
             released_hosts: Vec::new(),
             advice: Vec::new(),
+            arrays: HashMap::new(),
+            textures: HashMap::new(),
+            surfaces: HashMap::new(),
         })
     }
 

@@ -205,8 +205,10 @@ pub(crate) struct hipFuncAttributes {
     pub(crate) sharedSizeBytes: usize,
 }
 
-/// `hipChannelFormatDesc`, returned by value from `hipCreateChannelDesc`.
+/// `hipChannelFormatDesc`, returned by value from `hipCreateChannelDesc`: bits per channel and
+/// the channels' kind (`hipChannelFormatKind`: signed 0, unsigned 1, float 2, none 3).
 #[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct hipChannelFormatDesc {
     pub(crate) x: c_int,
     pub(crate) y: c_int,
@@ -323,6 +325,15 @@ mod tests {
     #[test]
     fn layouts() {
         assert_eq!(std::mem::size_of::<dim3>(), 12);
+        // The texture types, as clang lays out ROCm 5.2's header.
+        assert_eq!(std::mem::size_of::<hipChannelFormatDesc>(), 20);
+        assert_eq!(std::mem::size_of::<hipArray>(), 64);
+        assert_eq!(std::mem::size_of::<hipResourceDesc>(), 64);
+        assert_eq!(std::mem::size_of::<hipTextureDesc>(), 64);
+        assert_eq!(std::mem::size_of::<hipResourceViewDesc>(), 48);
+        assert_eq!(std::mem::size_of::<textureReference>(), 88);
+        assert_eq!(std::mem::offset_of!(textureReference, textureObject), 72);
+        assert_eq!(std::mem::size_of::<HIP_ARRAY3D_DESCRIPTOR>(), 40);
         assert_eq!(std::mem::size_of::<hipPointerAttribute_t>(), 32);
         assert_eq!(std::mem::size_of::<hipFuncAttributes>(), 56);
         assert_eq!(std::mem::size_of::<hipDeviceProp_t>(), 792);
@@ -364,4 +375,209 @@ pub(crate) struct hipMemAccessDesc {
 #[repr(C)]
 pub(crate) struct hipMemPoolPtrExportData {
     pub(crate) reserved: [u8; 64],
+}
+
+/// `hipTextureObject_t` and `hipSurfaceObject_t`: device addresses of the objects.
+pub(crate) type hipTextureObject_t = *mut c_void;
+pub(crate) type hipSurfaceObject_t = *mut c_void;
+
+/// `hipArray`: what a `hipArray_t` points to (programs may read its fields).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct hipArray {
+    pub(crate) data: *mut c_void,
+    pub(crate) desc: hipChannelFormatDesc,
+    pub(crate) type_: c_uint,
+    pub(crate) width: c_uint,
+    pub(crate) height: c_uint,
+    pub(crate) depth: c_uint,
+    pub(crate) Format: c_int,
+    pub(crate) NumChannels: c_uint,
+    pub(crate) isDrv: bool,
+    pub(crate) textureType: c_uint,
+}
+
+/// `HIP_ARRAY_DESCRIPTOR` (hipArrayCreate).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HIP_ARRAY_DESCRIPTOR {
+    pub(crate) Width: usize,
+    pub(crate) Height: usize,
+    pub(crate) Format: c_int,
+    pub(crate) NumChannels: c_uint,
+}
+
+/// `HIP_ARRAY3D_DESCRIPTOR` (hipArray3DCreate).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HIP_ARRAY3D_DESCRIPTOR {
+    pub(crate) Width: usize,
+    pub(crate) Height: usize,
+    pub(crate) Depth: usize,
+    pub(crate) Format: c_int,
+    pub(crate) NumChannels: c_uint,
+    pub(crate) Flags: c_uint,
+}
+
+/// `hipResourceDesc`: the resource type (array 0, mipmapped array 1, linear 2, pitch2D 3) and
+/// its union, kept as the words it occupies (`res` below reads them by type).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct hipResourceDesc {
+    pub(crate) resType: c_int,
+    pub(crate) res: [u64; 7],
+}
+
+/// `hipResourceDesc`'s union, by resource type.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Resource {
+    Array(*mut hipArray),
+    Mipmap,
+    Linear {
+        ptr: u64,
+        desc: hipChannelFormatDesc,
+        bytes: u64,
+    },
+    Pitch2D {
+        ptr: u64,
+        desc: hipChannelFormatDesc,
+        width: u64,
+        height: u64,
+        pitch: u64,
+    },
+}
+
+impl hipResourceDesc {
+    /// The union read by `resType`; `None` for an unknown type.
+    pub(crate) fn resource(&self) -> Option<Resource> {
+        let r = &self.res;
+        // The channel descriptor: five ints from the second word (after the pointer).
+        let desc = || hipChannelFormatDesc {
+            x: r[1] as u32 as c_int,
+            y: (r[1] >> 32) as u32 as c_int,
+            z: r[2] as u32 as c_int,
+            w: (r[2] >> 32) as u32 as c_int,
+            f: r[3] as u32 as c_int,
+        };
+        Some(match self.resType {
+            0 => Resource::Array(r[0] as *mut hipArray),
+            1 => Resource::Mipmap,
+            2 => Resource::Linear {
+                ptr: r[0],
+                desc: desc(),
+                bytes: r[4],
+            },
+            3 => Resource::Pitch2D {
+                ptr: r[0],
+                desc: desc(),
+                width: r[4],
+                height: r[5],
+                pitch: r[6],
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// `hipTextureDesc`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct hipTextureDesc {
+    pub(crate) addressMode: [c_int; 3],
+    pub(crate) filterMode: c_int,
+    pub(crate) readMode: c_int,
+    pub(crate) sRGB: c_int,
+    pub(crate) borderColor: [f32; 4],
+    pub(crate) normalizedCoords: c_int,
+    pub(crate) maxAnisotropy: c_uint,
+    pub(crate) mipmapFilterMode: c_int,
+    pub(crate) mipmapLevelBias: f32,
+    pub(crate) minMipmapLevelClamp: f32,
+    pub(crate) maxMipmapLevelClamp: f32,
+}
+
+/// `hipResourceViewDesc`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct hipResourceViewDesc {
+    pub(crate) format: c_int,
+    pub(crate) width: usize,
+    pub(crate) height: usize,
+    pub(crate) depth: usize,
+    pub(crate) firstMipmapLevel: c_uint,
+    pub(crate) lastMipmapLevel: c_uint,
+    pub(crate) firstLayer: c_uint,
+    pub(crate) lastLayer: c_uint,
+}
+
+/// `textureReference`: what a `texture<T, dim, mode>` variable is, on the host and the device;
+/// the kernels read `textureObject`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct textureReference {
+    pub(crate) normalized: c_int,
+    pub(crate) readMode: c_int,
+    pub(crate) filterMode: c_int,
+    pub(crate) addressMode: [c_int; 3],
+    pub(crate) channelDesc: hipChannelFormatDesc,
+    pub(crate) sRGB: c_int,
+    pub(crate) maxAnisotropy: c_uint,
+    pub(crate) mipmapFilterMode: c_int,
+    pub(crate) mipmapLevelBias: f32,
+    pub(crate) minMipmapLevelClamp: f32,
+    pub(crate) maxMipmapLevelClamp: f32,
+    pub(crate) textureObject: hipTextureObject_t,
+    pub(crate) numChannels: c_int,
+    pub(crate) format: c_int,
+}
+
+/// `hip_Memcpy2D` (driver API); memory types: host 0, device 1, array 2, unified 3.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct hip_Memcpy2D {
+    pub(crate) srcXInBytes: usize,
+    pub(crate) srcY: usize,
+    pub(crate) srcMemoryType: c_int,
+    pub(crate) srcHost: *const c_void,
+    pub(crate) srcDevice: *mut c_void,
+    pub(crate) srcArray: *mut hipArray,
+    pub(crate) srcPitch: usize,
+    pub(crate) dstXInBytes: usize,
+    pub(crate) dstY: usize,
+    pub(crate) dstMemoryType: c_int,
+    pub(crate) dstHost: *mut c_void,
+    pub(crate) dstDevice: *mut c_void,
+    pub(crate) dstArray: *mut hipArray,
+    pub(crate) dstPitch: usize,
+    pub(crate) WidthInBytes: usize,
+    pub(crate) Height: usize,
+}
+
+/// `HIP_MEMCPY3D` (driver API).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HIP_MEMCPY3D {
+    pub(crate) srcXInBytes: c_uint,
+    pub(crate) srcY: c_uint,
+    pub(crate) srcZ: c_uint,
+    pub(crate) srcLOD: c_uint,
+    pub(crate) srcMemoryType: c_int,
+    pub(crate) srcHost: *const c_void,
+    pub(crate) srcDevice: *mut c_void,
+    pub(crate) srcArray: *mut hipArray,
+    pub(crate) srcPitch: c_uint,
+    pub(crate) srcHeight: c_uint,
+    pub(crate) dstXInBytes: c_uint,
+    pub(crate) dstY: c_uint,
+    pub(crate) dstZ: c_uint,
+    pub(crate) dstLOD: c_uint,
+    pub(crate) dstMemoryType: c_int,
+    pub(crate) dstHost: *mut c_void,
+    pub(crate) dstDevice: *mut c_void,
+    pub(crate) dstArray: *mut hipArray,
+    pub(crate) dstPitch: c_uint,
+    pub(crate) dstHeight: c_uint,
+    pub(crate) WidthInBytes: c_uint,
+    pub(crate) Height: c_uint,
+    pub(crate) Depth: c_uint,
 }

@@ -71,14 +71,23 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
         let writes = if f.lands { model.writes } else { RegSet::EMPTY };
         slot.wave.pc = index + 1;
         let mut snap = m.snapshots.pop().unwrap_or_else(Snapshot::empty);
-        snap.fill(
-            &slot.wave,
-            if f.keeps_dst {
-                model.reads.union(model.writes)
-            } else {
-                model.reads
-            },
-        );
+        let mut reads = if f.keeps_dst {
+            model.reads.union(model.writes)
+        } else {
+            model.reads
+        };
+        if d.inst.format() == gcn_isa::Format::Mimg {
+            // The address VGPRs an image op reads depend on its T#'s type, which the operand
+            // table cannot know: copy as many as any variant reads.
+            if let Some(v) = d.inst.code(gcn_isa::table::Field::Vaddr) {
+                let last = crate::hazard::regs::AGPR0;
+                let room = last
+                    .saturating_sub(v)
+                    .min(crate::exec::MIMG_ADDRESS_DWORDS as u16);
+                reads.insert(v, room as u8);
+            }
+        }
+        snap.fill(&slot.wave, reads);
         slot.wave.counters.issue(counters);
         let seq = m.seq;
         let done = completion(m, s, &f, d, now, seq);

@@ -56,7 +56,7 @@ pub enum Num {
 
 impl Num {
     /// Float results (and 1.0 as the default W), as opposed to integers.
-    fn is_float(self) -> bool {
+    pub fn is_float(self) -> bool {
         !matches!(self, Num::Uint | Num::Sint)
     }
 }

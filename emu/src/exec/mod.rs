@@ -56,6 +56,7 @@ pub(crate) mod ieee_minmax;
 pub mod issue;
 pub mod lanes;
 pub(crate) mod mfma;
+pub(crate) mod mimg;
 pub(crate) mod mov64;
 pub(crate) mod mtbuf;
 pub(crate) mod mubuf;
@@ -84,6 +85,10 @@ use crate::lds::Lds;
 use crate::memory::Memory;
 use crate::wave::Wave;
 use gcn_isa::{Inst, OpInfo, Target};
+
+/// Address VGPRs the widest image op reads: offset, bias, six derivatives, four coordinates
+/// and a LOD ([`mimg`]).
+pub const MIMG_ADDRESS_DWORDS: u8 = 13;
 
 /// The semantics of one op: runs the instruction for all lanes of the wave.
 pub type SemFn = fn(&mut Cx, &Decoded) -> Result<Flow, Fault>;

@@ -62,8 +62,8 @@ fn properties(rt: &Runtime) -> hipDeviceProp_t {
     p.maxThreadsPerMultiProcessor = 2560;
     p.computeMode = 0;
     p.clockInstructionRate = b.clock_khz as c_int;
-    // Every feature flag but surfaces and dynamic parallelism (bits 14 and 16).
-    p.arch = 0x1_ffff & !(1 << 14) & !(1 << 16);
+    // Every feature flag but dynamic parallelism (bit 16).
+    p.arch = 0x1_ffff & !(1 << 16);
     p.concurrentKernels = 1;
     p.maxSharedMemoryPerMultiProcessor = LDS_BYTES;
     p.canMapHostMemory = 1;
@@ -281,7 +281,7 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
             IS_LARGE_BAR => p.isLargeBar,
             ASIC_REVISION => p.asicRevision,
             CAN_USE_STREAM_WAIT_VALUE => 1,
-            IMAGE_SUPPORT => 0,
+            IMAGE_SUPPORT => 1,
             PHYSICAL_MULTI_PROCESSOR_COUNT => p.multiProcessorCount,
             FINE_GRAIN_SUPPORT => 1,
             _ => return Err(INVALID_VALUE),

@@ -100,7 +100,7 @@ fn check_kind(kind: c_int) -> Result<(), hipError_t> {
     }
 }
 
-/// A 3D copy between linear buffers (this runtime has no arrays).
+/// A 3D copy between linear buffers (`super::array::copy_3d` takes arrays too).
 pub(crate) fn copy_3d(p: &hipMemcpy3DParms) -> Result<Copy3d, hipError_t> {
     if !p.srcArray.is_null() || !p.dstArray.is_null() {
         return Err(INVALID_VALUE);
@@ -448,12 +448,14 @@ pub unsafe extern "C" fn hipGraphAddMemcpyNode(
     count: usize,
     params: *const hipMemcpy3DParms,
 ) -> hipError_t {
-    add(node, graph, deps, count, |_| {
+    add(node, graph, deps, count, |rt| {
         if params.is_null() {
             return Err(INVALID_VALUE);
         }
         // SAFETY: a non-null pointer to the program's parameters.
-        Ok(NodeKind::Memcpy(copy_3d(unsafe { &*params })?))
+        Ok(NodeKind::Memcpy(super::array::copy_3d(rt, unsafe {
+            &*params
+        })?))
     })
 }
 
@@ -801,12 +803,17 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeGetParams(
     })
 }
 
-pub(crate) fn memcpy_from(params: *const hipMemcpy3DParms) -> Result<NodeKind, hipError_t> {
+pub(crate) fn memcpy_from(
+    rt: &Runtime,
+    params: *const hipMemcpy3DParms,
+) -> Result<NodeKind, hipError_t> {
     if params.is_null() {
         return Err(INVALID_VALUE);
     }
     // SAFETY: a non-null pointer to the program's parameters.
-    Ok(NodeKind::Memcpy(copy_3d(unsafe { &*params })?))
+    Ok(NodeKind::Memcpy(super::array::copy_3d(rt, unsafe {
+        &*params
+    })?))
 }
 
 #[no_mangle]
@@ -814,7 +821,7 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeSetParams(
     node: hipGraphNode_t,
     params: *const hipMemcpy3DParms,
 ) -> hipError_t {
-    call(|rt| set_kind(rt, node_id(rt, node)?, memcpy_from(params)?))
+    call(|rt| set_kind(rt, node_id(rt, node)?, memcpy_from(rt, params)?))
 }
 
 #[no_mangle]

@@ -189,7 +189,7 @@ pub(crate) fn run(
 }
 
 /// A 3D copy, row by row (`pitch` bytes per row, `ysize` rows per slice).
-fn run_copy_3d(rt: &mut Runtime, c: &Copy3d) -> Result<(), hipError_t> {
+pub(crate) fn run_copy_3d(rt: &mut Runtime, c: &Copy3d) -> Result<(), hipError_t> {
     let [width, height, depth] = c.extent;
     let at = |p: &Pitched, pos: &[u64; 3], y: u64, z: u64| {
         let rows = if p.ysize == 0 { height } else { p.ysize };
@@ -280,7 +280,7 @@ pub unsafe extern "C" fn hipGraphExecMemcpyNodeSetParams(
     node: hipGraphNode_t,
     params: *mut hipMemcpy3DParms,
 ) -> hipError_t {
-    exec_set(exec, node, |_| memcpy_from(params))
+    exec_set(exec, node, |rt| memcpy_from(rt, params))
 }
 
 #[no_mangle]

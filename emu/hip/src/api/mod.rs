@@ -1,5 +1,6 @@
 //! The exported C functions, grouped as HIP's API reference groups them.
 
+mod array;
 mod capture;
 mod cooperative;
 mod device;
@@ -16,6 +17,8 @@ mod rtc;
 mod stream;
 mod stream_ops;
 mod symbols;
+mod texture;
+mod texture_ref;
 
 use crate::error::{self, *};
 use crate::runtime::{self, Runtime};

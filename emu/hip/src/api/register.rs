@@ -236,17 +236,26 @@ pub unsafe extern "C" fn __hipRegisterSurface(
     super::unsupported("__hipRegisterSurface");
 }
 
+/// A `texture<T, dim, mode>` variable: a `textureReference` on both sides, registered as a
+/// device variable so that binding it can write the texture object the kernels read.
 #[no_mangle]
 pub unsafe extern "C" fn __hipRegisterTexture(
-    _modules: *mut *mut c_void,
-    _var: *mut c_void,
+    modules: *mut *mut c_void,
+    var: *mut c_void,
     _host_var: *mut c_char,
-    _device_var: *const c_char,
+    device_var: *const c_char,
     _type: c_int,
     _norm: c_int,
     _ext: c_int,
 ) {
-    super::unsupported("__hipRegisterTexture");
+    call(|rt| {
+        let fatbin = fatbin_of(modules)?;
+        let name = c_name(device_var)?;
+        let size = std::mem::size_of::<crate::types::textureReference>() as u64;
+        rt.vars
+            .insert(var as usize, DeviceSymbol { fatbin, name, size });
+        Ok(())
+    });
 }
 
 /// Called by each translation unit's destructor at exit. The code stays loaded: other
