@@ -82,7 +82,8 @@ fn version_key(v: &str) -> (u32, u32) {
     (a.parse().unwrap_or(0), b.parse().unwrap_or(0))
 }
 
-/// Names of the `extern "C" fn`s defined in the Rust files under `dir`.
+/// Names of the `extern "C" fn`s defined in the Rust files under `dir`, and of the symbols an
+/// `#[export_name = "..."]` gives (C++-mangled exports).
 fn collect_defined(dir: &Path, names: &mut BTreeSet<String>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
     entries.sort_by_key(|e| e.path());
@@ -93,6 +94,12 @@ fn collect_defined(dir: &Path, names: &mut BTreeSet<String>) {
         } else if path.extension().is_some_and(|x| x == "rs") {
             for line in std::fs::read_to_string(&path).unwrap().lines() {
                 let line = line.trim_start();
+                if let Some(rest) = line.strip_prefix("#[export_name = \"") {
+                    if let Some((name, _)) = rest.split_once('"') {
+                        names.insert(name.to_string());
+                    }
+                    continue;
+                }
                 let rest = line
                     .strip_prefix("pub unsafe extern \"C\" fn ")
                     .or_else(|| line.strip_prefix("pub extern \"C\" fn "));

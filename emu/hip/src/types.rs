@@ -13,6 +13,7 @@ pub(crate) type hipEvent_t = *mut c_void;
 pub(crate) type hipModule_t = *mut c_void;
 pub(crate) type hipFunction_t = *mut c_void;
 pub(crate) type hipDevice_t = c_int;
+pub(crate) type hipCtx_t = *mut c_void;
 pub(crate) type hipHostFn_t = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 pub(crate) type hipStreamCallback_t =
     Option<unsafe extern "C" fn(stream: hipStream_t, status: hipError_t, user_data: *mut c_void)>;
@@ -353,6 +354,19 @@ pub(crate) struct hipMemPoolProps {
     pub(crate) location: hipMemLocation,
     pub(crate) win32SecurityAttributes: *mut c_void,
     pub(crate) reserved: [u8; 64],
+}
+
+/// `hipMemAllocationProp`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct hipMemAllocationProp {
+    pub(crate) compressionType: u8,
+    pub(crate) location: hipMemLocation,
+    pub(crate) requestedHandleType: i32,
+    pub(crate) type_: i32,
+    pub(crate) usage: u16,
+    /// A pointer in C; kept as a number, which makes the struct `Send` (it is never followed).
+    pub(crate) win32HandleMetaData: usize,
 }
 
 #[repr(C)]

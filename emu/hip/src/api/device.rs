@@ -18,7 +18,7 @@ const LDS_BYTES: usize = 64 * 1024;
 /// Workgroups a CU holds at most (the barrier limit of the occupancy rules).
 const MAX_WORKGROUPS_PER_CU: c_int = 16;
 
-fn cus(rt: &Runtime) -> u32 {
+pub(crate) fn cus(rt: &Runtime) -> u32 {
     rt.settings
         .launch
         .timing
@@ -27,13 +27,18 @@ fn cus(rt: &Runtime) -> u32 {
         .unwrap_or_else(|| gcnemu::cu::config::default_cus(rt.settings.target))
 }
 
-fn copy_name(dst: &mut [c_char], s: &str) {
+/// A device's PCI address as `hipDeviceGetPCIBusId` writes it: domain, bus, device, function.
+pub(crate) fn bus_id_text(device: c_int) -> String {
+    format!("0000:{:02x}:00.0", crate::devices::pci_bus(device))
+}
+
+pub(crate) fn copy_name(dst: &mut [c_char], s: &str) {
     for (d, b) in dst.iter_mut().zip(s.bytes().chain([0])) {
         *d = b as c_char;
     }
 }
 
-fn properties(rt: &Runtime) -> hipDeviceProp_t {
+fn properties(rt: &Runtime, device: c_int) -> hipDeviceProp_t {
     let t = rt.settings.target;
     let b = board(t);
     // SAFETY: the struct is plain C data, for which all-zero is valid.
@@ -43,7 +48,8 @@ fn properties(rt: &Runtime) -> hipDeviceProp_t {
         &mut p.gcnArchName,
         &gcnemu::board::arch_name(t, rt.settings.xnack),
     );
-    p.totalGlobalMem = rt.device.memory().limit() as usize;
+    let memory = rt.devices[device as usize].limit;
+    p.totalGlobalMem = memory as usize;
     p.sharedMemPerBlock = LDS_BYTES;
     p.regsPerBlock = 65536;
     p.warpSize = 64;
@@ -53,7 +59,7 @@ fn properties(rt: &Runtime) -> hipDeviceProp_t {
     p.clockRate = b.clock_khz as c_int;
     p.memoryClockRate = b.memory_clock_khz as c_int;
     p.memoryBusWidth = b.bus_width as c_int;
-    p.totalConstMem = rt.device.memory().limit().min(i32::MAX as u64) as usize;
+    p.totalConstMem = memory.min(i32::MAX as u64) as usize;
     p.major = 9;
     p.minor = 0;
     p.multiProcessorCount = cus(rt) as c_int;
@@ -77,17 +83,11 @@ fn properties(rt: &Runtime) -> hipDeviceProp_t {
     p.texturePitchAlignment = 256;
     p.isLargeBar = 1;
     p.managedMemory = 1;
+    p.pciBusID = crate::devices::pci_bus(device);
+    p.isMultiGpuBoard = (rt.device_count() > 1) as c_int;
     p.directManagedMemAccessFromHost = 1;
     p.concurrentManagedAccess = 1;
     p
-}
-
-fn check_device(device: c_int) -> Result<(), hipError_t> {
-    if device == 0 {
-        Ok(())
-    } else {
-        Err(INVALID_DEVICE)
-    }
 }
 
 #[no_mangle]
@@ -103,27 +103,27 @@ pub unsafe extern "C" fn hipInit(flags: c_uint) -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> hipError_t {
-    call(|_| put(count, 1))
+    call(|rt| put(count, rt.device_count()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipSetDevice(device: c_int) -> hipError_t {
     call(|rt| {
-        check_device(device)?;
-        rt.current_device = device;
+        rt.check_device(device)?;
+        crate::devices::set_current(device);
         Ok(())
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDevice(device: *mut c_int) -> hipError_t {
-    call(|rt| put(device, rt.current_device))
+    call(|_| put(device, crate::devices::current()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceGet(device: *mut hipDevice_t, ordinal: c_int) -> hipError_t {
-    call(|_| {
-        check_device(ordinal)?;
+    call(|rt| {
+        rt.check_device(ordinal)?;
         put(device, ordinal)
     })
 }
@@ -134,8 +134,8 @@ pub unsafe extern "C" fn hipGetDeviceProperties(
     device: c_int,
 ) -> hipError_t {
     call(|rt| {
-        check_device(device)?;
-        put(prop, properties(rt))
+        rt.check_device(device)?;
+        put(prop, properties(rt, device))
     })
 }
 
@@ -146,7 +146,7 @@ pub unsafe extern "C" fn hipDeviceGetName(
     device: hipDevice_t,
 ) -> hipError_t {
     call(|rt| {
-        check_device(device)?;
+        rt.check_device(device)?;
         if name.is_null() || len <= 0 {
             return Err(INVALID_VALUE);
         }
@@ -162,8 +162,8 @@ pub unsafe extern "C" fn hipDeviceGetName(
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device: hipDevice_t) -> hipError_t {
     call(|rt| {
-        check_device(device)?;
-        put(bytes, rt.device.memory().limit() as usize)
+        rt.check_device(device)?;
+        put(bytes, rt.devices[device as usize].limit as usize)
     })
 }
 
@@ -173,8 +173,8 @@ pub unsafe extern "C" fn hipDeviceComputeCapability(
     minor: *mut c_int,
     device: hipDevice_t,
 ) -> hipError_t {
-    call(|_| {
-        check_device(device)?;
+    call(|rt| {
+        rt.check_device(device)?;
         put(major, 9)?;
         put(minor, 0)
     })
@@ -186,14 +186,14 @@ pub unsafe extern "C" fn hipDeviceGetPCIBusId(
     len: c_int,
     device: c_int,
 ) -> hipError_t {
-    call(|_| {
-        check_device(device)?;
+    call(|rt| {
+        rt.check_device(device)?;
         if bus_id.is_null() || len < 13 {
             return Err(INVALID_VALUE);
         }
         // SAFETY: the program's buffer of `len` >= 13 bytes.
         let out = unsafe { std::slice::from_raw_parts_mut(bus_id, len as usize) };
-        copy_name(out, "0000:00:00.0");
+        copy_name(out, &bus_id_text(device));
         Ok(())
     })
 }
@@ -206,8 +206,8 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
 ) -> hipError_t {
     call(|rt| {
         use crate::types::device_attribute::*;
-        check_device(device)?;
-        let p = properties(rt);
+        rt.check_device(device)?;
+        let p = properties(rt, device);
         let clamp = |v: usize| v.min(i32::MAX as usize) as c_int;
         let v = match attribute {
             ECC_ENABLED => p.ECCEnabled,
@@ -302,18 +302,27 @@ pub unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
     })
 }
 
-/// Frees every allocation and forgets streams and events, as a device reset does; registered
-/// code stays loadable.
+/// Frees every allocation of the current device and forgets its streams, events and peers, as
+/// a device reset does; registered code stays loadable.
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceReset() -> hipError_t {
     call(|rt| {
-        let addrs: Vec<u64> = rt.allocations.keys().copied().collect();
+        let device = crate::devices::current();
+        let addrs: Vec<u64> = rt
+            .allocations
+            .iter()
+            .filter(|(_, info)| info.device == device)
+            .map(|(&a, _)| a)
+            .collect();
         for a in addrs {
             rt.allocations.remove(&a);
             let _ = rt.device.memory_mut().free(a);
         }
-        rt.streams.clear();
-        rt.events.clear();
+        let d = &mut rt.devices[device as usize];
+        d.used = 0;
+        d.peers.clear();
+        rt.streams.retain(|_, s| s.device != device);
+        rt.events.retain(|_, e| e.device != device);
         rt.graphs.captures.clear();
         rt.graphs.capturing.clear();
         rt.graphs.captured_events.clear();
@@ -351,19 +360,6 @@ pub unsafe extern "C" fn hipChooseDevice(
     _prop: *const hipDeviceProp_t,
 ) -> hipError_t {
     call(|_| put(device, 0))
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn hipDeviceCanAccessPeer(
-    can: *mut c_int,
-    device: c_int,
-    peer: c_int,
-) -> hipError_t {
-    call(|_| {
-        check_device(device)?;
-        check_device(peer)?;
-        put(can, 0)
-    })
 }
 
 /// Cache and shared-memory configuration: accepted, as ROCm accepts them; gfx9 has no choice.

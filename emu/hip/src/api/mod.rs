@@ -1,20 +1,27 @@
 //! The exported C functions, grouped as HIP's API reference groups them.
 
 mod capture;
+mod context;
 mod device;
 mod errors;
 mod graph;
 mod graph_exec;
+mod ipc;
 mod launch;
+mod launch_ext;
 mod managed;
 mod memory;
 mod mempool;
 mod module;
+mod peer;
+mod pointer;
+mod profiling;
 mod register;
 mod rtc;
 mod stream;
 mod stream_ops;
 mod symbols;
+mod vmm;
 
 use crate::error::{self, *};
 use crate::runtime::{self, Runtime};
