@@ -105,6 +105,8 @@ pub(crate) mod device_attribute {
     pub(crate) const UNIFIED_ADDRESSING: i32 = 85;
     pub(crate) const WARP_SIZE: i32 = 87;
     pub(crate) const MEMORY_POOLS_SUPPORTED: i32 = 88;
+    /// Not in ROCm 5.2's header: the number later ones give it, for programs built with those.
+    pub(crate) const VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: i32 = 89;
     pub(crate) const CLOCK_INSTRUCTION_RATE: i32 = 10000;
     pub(crate) const MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: i32 = 10002;
     pub(crate) const GCN_ARCH: i32 = 10003;

@@ -113,7 +113,7 @@ pub(crate) fn reserve(size: u64, align: u64, hint: u64) -> Option<u64> {
         return None;
     }
     let start = p as u64;
-    let base = if hint != 0 && start == hint && hint % align == 0 {
+    let base = if hint != 0 && start == hint && hint.is_multiple_of(align) {
         hint
     } else {
         start.next_multiple_of(align)

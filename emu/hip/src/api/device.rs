@@ -268,6 +268,7 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
             UNIFIED_ADDRESSING => 1,
             WARP_SIZE => p.warpSize,
             MEMORY_POOLS_SUPPORTED => 1,
+            VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED => 1,
             CLOCK_INSTRUCTION_RATE => p.clockInstructionRate,
             MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => clamp(p.maxSharedMemoryPerMultiProcessor),
             GCN_ARCH => p.gcnArch,

@@ -47,7 +47,7 @@ fn check_prop(rt: &Runtime, prop: &hipMemAllocationProp) -> Result<(), hipError_
 }
 
 fn aligned(v: u64) -> bool {
-    v % GRANULARITY == 0
+    v.is_multiple_of(GRANULARITY)
 }
 
 #[no_mangle]
