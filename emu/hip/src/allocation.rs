@@ -38,4 +38,7 @@ pub(crate) struct AllocInfo {
     pub(crate) flags: u32,
     /// The device current when it was made.
     pub(crate) device: i32,
+    /// A number no other allocation of the run has (`HIP_POINTER_ATTRIBUTE_BUFFER_ID`), even one
+    /// at the same address after a free.
+    pub(crate) id: u32,
 }

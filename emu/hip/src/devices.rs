@@ -34,6 +34,25 @@ pub(crate) struct DeviceState {
     /// `hipCtxSetCacheConfig` / `hipCtxSetSharedMemConfig` of the device's context.
     pub(crate) cache_config: i32,
     pub(crate) shared_mem_config: i32,
+    /// `hipSetDeviceFlags`: the scheduling flags.
+    pub(crate) flags: u32,
+}
+
+/// How many of `devices` the program may see: `HIP_VISIBLE_DEVICES` (or `CUDA_VISIBLE_DEVICES`)
+/// lists device indices, as hipamd reads it; the list stops at the first index that is not a
+/// device. The devices are alike, so only their number matters.
+pub(crate) fn visible(devices: u32, list: Option<&str>) -> u32 {
+    let Some(list) = list.filter(|l| !l.trim().is_empty()) else {
+        return devices;
+    };
+    let mut seen = Vec::new();
+    for entry in list.split(',') {
+        match entry.trim().parse::<u32>() {
+            Ok(i) if i < devices && !seen.contains(&i) => seen.push(i),
+            _ => break,
+        }
+    }
+    seen.len() as u32
 }
 
 /// A host thread's view: its current device and context stack (context handles).
@@ -158,6 +177,15 @@ mod tests {
         assert_eq!(top_context(), None);
         set_current(1);
         assert_eq!(current(), 1);
+    }
+
+    #[test]
+    fn visible_devices_count_up_to_the_first_bad_entry() {
+        assert_eq!(visible(4, None), 4);
+        assert_eq!(visible(4, Some("")), 4);
+        assert_eq!(visible(4, Some("1,3")), 2);
+        assert_eq!(visible(4, Some("0,7,1")), 1);
+        assert_eq!(visible(2, Some("-1")), 0);
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub(crate) const INVALID_SYMBOL: hipError_t = 13;
 pub(crate) const INVALID_MEMCPY_DIRECTION: hipError_t = 21;
 pub(crate) const MISSING_CONFIGURATION: hipError_t = 52;
 pub(crate) const INVALID_DEVICE_FUNCTION: hipError_t = 98;
+pub(crate) const NO_DEVICE: hipError_t = 100;
 pub(crate) const INVALID_DEVICE: hipError_t = 101;
 pub(crate) const INVALID_CONTEXT: hipError_t = 201;
 pub(crate) const CONTEXT_ALREADY_IN_USE: hipError_t = 216;

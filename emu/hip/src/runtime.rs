@@ -164,6 +164,11 @@ pub(crate) struct Runtime {
     pub(crate) started: Instant,
     /// Per device: memory limit and use, peers, context settings.
     pub(crate) devices: Vec<crate::devices::DeviceState>,
+    /// How many of them the program sees (`HIP_VISIBLE_DEVICES` may hide some; hidden ones
+    /// keep their state so that a thread's device 0 always has some).
+    visible: i32,
+    /// Allocation ids handed out so far.
+    buffer_ids: u32,
     /// The sanitizers' findings and allocation sites (`GCNEMU_CHECK`).
     pub(crate) checks: CheckState,
     /// Graphs, executable graphs and stream captures.
@@ -293,12 +298,16 @@ impl Runtime {
             out: Box::new(crate::cstdio::CStream::stdout()),
             err: Box::new(crate::cstdio::CStream::stderr()),
         });
+        let list = std::env::var("HIP_VISIBLE_DEVICES")
+            .or_else(|_| std::env::var("CUDA_VISIBLE_DEVICES"))
+            .ok();
+        let visible = crate::devices::visible(settings.devices, list.as_deref());
         let devices = vec![
             crate::devices::DeviceState {
                 limit: memory_limit,
                 ..Default::default()
             };
-            settings.devices as usize
+            settings.devices.max(1) as usize
         ];
         Ok(Runtime {
             settings,
@@ -319,6 +328,8 @@ impl Runtime {
             reported: Default::default(),
             started: Instant::now(),
             devices,
+            visible: visible as i32,
+            buffer_ids: 0,
             checks: Default::default(),
             graphs: Graphs::default(),
             pools: HashMap::from([(DEFAULT_POOL, Pool::new(0, 0))]),
@@ -353,9 +364,15 @@ impl Runtime {
         }
     }
 
+    /// The next allocation's `id`.
+    pub(crate) fn next_buffer_id(&mut self) -> u32 {
+        self.buffer_ids += 1;
+        self.buffer_ids
+    }
+
     /// How many devices the program sees.
     pub(crate) fn device_count(&self) -> i32 {
-        self.devices.len() as i32
+        self.visible
     }
 
     /// Checks a device ordinal: `hipErrorInvalidDevice` unless it names one of the devices.
@@ -407,6 +424,7 @@ impl Runtime {
                 return Err(OUT_OF_MEMORY);
             }
         };
+        let id = self.next_buffer_id();
         self.allocations.insert(
             addr,
             AllocInfo {
@@ -414,6 +432,7 @@ impl Runtime {
                 class,
                 flags,
                 device,
+                id,
             },
         );
         if class != AllocClass::Device {

@@ -103,7 +103,14 @@ pub unsafe extern "C" fn hipInit(flags: c_uint) -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> hipError_t {
-    call(|rt| put(count, rt.device_count()))
+    call(|rt| {
+        put(count, rt.device_count())?;
+        // As hipamd: a count of 0 comes with hipErrorNoDevice.
+        if rt.device_count() == 0 {
+            return Err(NO_DEVICE);
+        }
+        Ok(())
+    })
 }
 
 #[no_mangle]
@@ -346,21 +353,37 @@ pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> hipError_t 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipSetDeviceFlags(_flags: c_uint) -> hipError_t {
-    call(|_| Ok(()))
+pub unsafe extern "C" fn hipSetDeviceFlags(flags: c_uint) -> hipError_t {
+    // hipDeviceScheduleMask, hipDeviceMapHost, hipDeviceLmemResizeToMax.
+    const SCHEDULE_MASK: c_uint = 0x7;
+    const SUPPORTED: c_uint = SCHEDULE_MASK | 0x8 | 0x10;
+    call(|rt| {
+        if flags & !SUPPORTED != 0 {
+            return Err(INVALID_VALUE);
+        }
+        // As hipamd: the device keeps the scheduling part only.
+        rt.devices[crate::devices::current() as usize].flags = flags & SCHEDULE_MASK;
+        Ok(())
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDeviceFlags(flags: *mut c_uint) -> hipError_t {
-    call(|_| put(flags, 0))
+    call(|rt| put(flags, rt.devices[crate::devices::current() as usize].flags))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipChooseDevice(
     device: *mut c_int,
-    _prop: *const hipDeviceProp_t,
+    prop: *const hipDeviceProp_t,
 ) -> hipError_t {
-    call(|_| put(device, 0))
+    call(|_| {
+        // All devices are alike, so the first matches best.
+        if prop.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        put(device, 0)
+    })
 }
 
 /// Cache and shared-memory configuration: accepted, as ROCm accepts them; gfx9 has no choice.

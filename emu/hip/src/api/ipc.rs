@@ -2,11 +2,13 @@
 //!
 //! A handle carries a tag, the process id, and the allocation's address, size and the offset of
 //! the pointer in it (or the event's handle). Opened in the process that made it, a memory
-//! handle gives back the same address (the allocation is shared already) and an event handle
-//! the same event; the opens are counted so that `hipIpcCloseMemHandle` accepts only what was
-//! opened. `hipMalloc` memory is the process's own heap, so no other process can map it: there a
-//! handle is `hipErrorInvalidValue`. Sharing memory between processes works through the virtual
-//! memory calls instead (`hipMemExportToShareableHandle` with a POSIX descriptor).
+//! handle gives back the same address (the allocation is shared already); the opens are counted
+//! so that `hipIpcCloseMemHandle` accepts only what was opened. An event handle opened in the
+//! process that made it is `hipErrorInvalidContext`, as in hipamd 5.2. `hipMalloc` memory is the
+//! process's own heap, so no other process can map it, and an event's state lives in this
+//! process: another process's handle is `hipErrorInvalidValue`. Sharing memory between
+//! processes works through the virtual memory calls instead (`hipMemExportToShareableHandle`
+//! with a POSIX descriptor).
 
 use super::{call, put};
 use crate::error::*;
@@ -134,15 +136,13 @@ pub unsafe extern "C" fn hipIpcOpenEventHandle(
     event: *mut hipEvent_t,
     handle: IpcHandle,
 ) -> hipError_t {
-    call(|rt| {
+    call(|_| {
         if event.is_null() {
             return Err(INVALID_VALUE);
         }
-        let [h, _, _] = decode(&handle, EVENT_TAG)?;
-        if !rt.events.contains_key(&(h as usize)) {
-            return Err(INVALID_VALUE);
-        }
-        put(event, h as hipEvent_t)
+        decode(&handle, EVENT_TAG)?;
+        // hipamd 5.2 refuses an event handle in the process that made it.
+        Err(INVALID_CONTEXT)
     })
 }
 

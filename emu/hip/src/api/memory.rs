@@ -181,6 +181,7 @@ pub unsafe extern "C" fn hipHostRegister(
             gcnemu::memory::MemError::Overlap { .. } => HOST_MEMORY_ALREADY_REGISTERED,
             _ => INVALID_VALUE,
         })?;
+        let id = rt.next_buffer_id();
         rt.allocations.insert(
             addr,
             AllocInfo {
@@ -188,6 +189,7 @@ pub unsafe extern "C" fn hipHostRegister(
                 class: AllocClass::Registered,
                 flags,
                 device: crate::devices::current(),
+                id,
             },
         );
         Ok(())

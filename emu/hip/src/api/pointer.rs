@@ -1,8 +1,8 @@
 //! One attribute of a pointer at a time (`hipPointerGetAttribute`, `hipDrvPointerGetAttributes`),
 //! with hipamd 5.2's answers and codes: the allocation holding the pointer, its device, type and
 //! range; `hipErrorInvalidValue` (and the attribute's "none" value) for memory HIP did not
-//! allocate; `hipErrorNotSupported` for what ROCm does not report (P2P tokens, legacy IPC,
-//! allowed handle types, RDMA, the pool handle).
+//! allocate; `hipErrorNotSupported` for what ROCm does not report (the context, P2P tokens,
+//! legacy IPC, allowed handle types, RDMA, the pool handle).
 
 use super::call;
 use crate::allocation::AllocClass;
@@ -69,7 +69,7 @@ fn attribute(
         (DEVICE_POINTER, Some(_)) => write(data, ptr),
         (HOST_POINTER, Some((_, info))) if host_side(info.class) => write(data, ptr),
         (SYNC_MEMOPS, _) => write(data, true),
-        (BUFFER_ID, Some((base, _))) => write(data, (base >> 12) as u32),
+        (BUFFER_ID, Some((_, info))) => write(data, info.id),
         (IS_MANAGED, Some((_, info))) => write(data, info.class == AllocClass::Managed),
         (DEVICE_ORDINAL, Some((_, info))) => write(data, info.device),
         (RANGE_START_ADDR, Some((base, _))) => write(data, base as *mut c_void),
@@ -86,7 +86,6 @@ fn attribute(
             | MEMPOOL_HANDLE,
             _,
         ) => return Err(NOT_SUPPORTED),
-        (CONTEXT, None) => return Err(INVALID_VALUE),
         (MEMORY_TYPE | BUFFER_ID | RANGE_SIZE, _) => {
             write(data, 0u32);
             return Err(INVALID_VALUE);

@@ -229,6 +229,7 @@ fn update_registration(rt: &mut Runtime, base: u64) -> Result<(), hipError_t> {
         }
         .map_err(|_| INVALID_VALUE)?;
         let device = rt.vmm.physical[&h].prop.location.id;
+        let id = rt.next_buffer_id();
         rt.allocations.insert(
             base,
             AllocInfo {
@@ -236,6 +237,7 @@ fn update_registration(rt: &mut Runtime, base: u64) -> Result<(), hipError_t> {
                 class: AllocClass::Mapped,
                 flags: 0,
                 device,
+                id,
             },
         );
     } else {
