@@ -665,6 +665,12 @@ impl Runtime {
             .module
             .kernel(kernel)
             .ok_or(INVALID_DEVICE_FUNCTION)?;
+        // A block over the kernel's launch bounds: hipamd's `ihipLaunchKernel_validate` refuses
+        // it with hipErrorLaunchFailure.
+        let bound = k.meta.as_ref().map_or(0, |m| m.max_flat_workgroup_size);
+        if bound > 0 && block.iter().map(|&b| b as u64).product::<u64>() > bound as u64 {
+            return Err(LAUNCH_FAILURE);
+        }
         let mut opts = self.settings.launch.clone();
         opts.dynamic_lds = shared;
         let device = self.stream_device(stream);
