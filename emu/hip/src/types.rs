@@ -110,6 +110,8 @@ pub(crate) mod device_attribute {
     pub(crate) const CLOCK_INSTRUCTION_RATE: i32 = 10000;
     pub(crate) const MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: i32 = 10002;
     pub(crate) const GCN_ARCH: i32 = 10003;
+    pub(crate) const HDP_MEM_FLUSH_CNTL: i32 = 10005;
+    pub(crate) const HDP_REG_FLUSH_CNTL: i32 = 10006;
     pub(crate) const COOPERATIVE_MULTI_DEVICE_UNMATCHED_FUNC: i32 = 10007;
     pub(crate) const COOPERATIVE_MULTI_DEVICE_UNMATCHED_GRID_DIM: i32 = 10008;
     pub(crate) const COOPERATIVE_MULTI_DEVICE_UNMATCHED_BLOCK_DIM: i32 = 10009;

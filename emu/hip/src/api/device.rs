@@ -279,6 +279,8 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
             CLOCK_INSTRUCTION_RATE => p.clockInstructionRate,
             MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => clamp(p.maxSharedMemoryPerMultiProcessor),
             GCN_ARCH => p.gcnArch,
+            // The host data path's flush registers: none, device memory is host memory.
+            HDP_MEM_FLUSH_CNTL | HDP_REG_FLUSH_CNTL => 0,
             COOPERATIVE_MULTI_DEVICE_UNMATCHED_FUNC => 0,
             COOPERATIVE_MULTI_DEVICE_UNMATCHED_GRID_DIM => 0,
             COOPERATIVE_MULTI_DEVICE_UNMATCHED_BLOCK_DIM => 0,
