@@ -58,6 +58,7 @@ pub mod launch;
 pub mod lds;
 pub(crate) mod lds_banks;
 pub mod memory;
+pub mod memsys;
 pub(crate) mod rng;
 pub mod run;
 pub mod settings;

@@ -156,8 +156,7 @@ impl Settings {
             };
             if let Some(specs) = get(LATENCY) {
                 for spec in specs.split(',') {
-                    t.latencies
-                        .set(spec.trim())
+                    t.set_latency(spec.trim())
                         .map_err(|e| format!("{LATENCY}: {e}"))?;
                 }
             }

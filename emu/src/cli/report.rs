@@ -64,6 +64,9 @@ fn timing_text(s: &Stats, t: &gcnemu::cu::TimingStats) -> String {
             t.lds.instructions, t.lds.bank_cycles, t.lds.conflict_cycles
         );
     }
+    if let Some(m) = &t.memory {
+        out += &memory_text(m, t.cycles);
+    }
     if !s.stale_reads.is_empty() {
         let hits: u64 = s.stale_reads.iter().map(|r| r.hits).sum();
         out += &format!(
@@ -72,6 +75,26 @@ fn timing_text(s: &Stats, t: &gcnemu::cu::TimingStats) -> String {
         );
     }
     out
+}
+
+/// The memory hierarchy's counts (rocprof's names in `--stats-json`).
+fn memory_text(m: &gcnemu::memsys::Counters, cycles: u64) -> String {
+    use gcnemu::memsys::Counters;
+    let pct = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{:.1}%", 100.0 * r));
+    format!(
+        "  memory   vector L1 {} line lookups ({:.2} per instruction), {} hit; L2 {} requests, {} hit; \
+         scalar cache {} hit; HBM {} reads, {} write-backs, {} bytes ({:.1} GB/s)\n",
+        m.tcp_total_cache_accesses,
+        m.lines_per_instruction(),
+        pct(Counters::rate(m.tcp_hits, m.tcp_total_cache_accesses)),
+        m.tcc_req,
+        pct(Counters::rate(m.tcc_hit, m.tcc_req)),
+        pct(Counters::rate(m.scalar_hits, m.scalar_accesses)),
+        m.tcc_ea_rdreq,
+        m.tcc_ea_wrreq,
+        m.dram_bytes,
+        m.dram_gb_per_s(cycles)
+    )
 }
 
 /// The stale-register findings (missing `s_waitcnt`), one warning each.

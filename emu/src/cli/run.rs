@@ -169,7 +169,7 @@ fn timing_config(args: &RunArgs, target: gcn_isa::Target) -> Result<Option<Timin
         Schedule::Random => Arbitration::Random { seed: args.seed },
     };
     for spec in args.latencies.iter().flat_map(|l| l.split(',')) {
-        t.latencies.set(spec).map_err(Failure::Usage)?;
+        t.set_latency(spec).map_err(Failure::Usage)?;
     }
     t.trace = args.trace_json.is_some();
     t.host_profile = args.host_profile;

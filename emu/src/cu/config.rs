@@ -94,6 +94,9 @@ pub struct TimingConfig {
     pub ahead: bool,
     /// Time the parts of the model on the host ([`super::profile`]).
     pub host_profile: bool,
+    /// The target whose board's memory hierarchy ([`crate::memsys`]) times vector and scalar
+    /// memory; `None`: the fixed `vmem` and `smem` latencies do.
+    pub memory: Option<gcn_isa::Target>,
 }
 
 /// Compute units of the board the target names ([`crate::board`]).
@@ -107,7 +110,14 @@ impl TimingConfig {
     /// at least half their setting under `--schedule random`).
     pub fn window(&self) -> u64 {
         let l = &self.latencies;
-        let shortest = l.vmem.min(l.smem).min(l.lds) as u64;
+        let (vmem, smem) = match self.memory.and_then(crate::memsys::params) {
+            Some(p) => (
+                p.l1.latency_cycles.min(p.l2.latency_cycles),
+                p.scalar.latency_cycles,
+            ),
+            None => (l.vmem, l.smem),
+        };
+        let shortest = vmem.min(smem).min(l.lds).max(1) as u64;
         match self.arbitration {
             Arbitration::Random { .. } => (shortest - shortest / 2).max(1),
             _ => shortest.max(1),
@@ -124,6 +134,18 @@ impl TimingConfig {
             threads: 1,
             ahead: true,
             host_profile: false,
+            memory: crate::memsys::params(target).map(|_| target),
         }
+    }
+
+    /// Sets a latency from `name=cycles` ([`Latencies::set`]); a vector or scalar memory
+    /// latency replaces the memory hierarchy with fixed latencies.
+    pub fn set_latency(&mut self, spec: &str) -> Result<(), String> {
+        self.latencies.set(spec)?;
+        let name = spec.split_once('=').map_or("", |(n, _)| n.trim());
+        if matches!(name, "vmem" | "smem" | "vmem-issue") {
+            self.memory = None;
+        }
+        Ok(())
     }
 }

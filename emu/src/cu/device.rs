@@ -152,6 +152,23 @@ pub fn run_timed(
         sorted: Vec::new(),
         beside: Beside::default(),
         prof: Counters::new(config.host_profile),
+        hierarchy: config.memory.and_then(|target| {
+            let params = crate::memsys::params(target)?;
+            let mut caches = mem.take_caches(target, config.cus).unwrap_or_else(|| {
+                let clock = crate::board::board(target).clock_khz;
+                Box::new(crate::memsys::SharedMemory::new(
+                    params,
+                    config.cus as usize,
+                    clock,
+                ))
+            });
+            caches.counters = crate::memsys::Counters {
+                clock_khz: crate::board::board(target).clock_khz,
+                ..Default::default()
+            };
+            Some(caches)
+        }),
+        pending: Vec::new(),
     };
     let mut shared = Shared {
         program: r.program,
@@ -173,6 +190,17 @@ pub fn run_timed(
     for s in &mut sims {
         s.bulk_leave_all();
     }
+    // What the memory hierarchy counted; its shared caches stay for the next launch.
+    let memory = d.hierarchy.take().map(|caches| {
+        let mut counters = caches.counters.clone();
+        for s in sims.iter().filter_map(|s| s.memory.as_ref()) {
+            counters.add(&s.l1.counters);
+        }
+        if let Some(target) = config.memory {
+            shared.mem.keep_caches(target, config.cus, caches);
+        }
+        counters
+    });
     let issued: u64 = sims.iter().map(|s| s.issued).sum();
     *budget = budget.saturating_sub(issued);
     for s in &sims {
@@ -191,7 +219,8 @@ pub fn run_timed(
         }
         clock.profile(&all, sims.iter().map(|s| s.issued).sum())
     });
-    let (stats, trace, hazards) = finish(sims, occ, end);
+    let (mut stats, trace, hazards) = finish(sims, occ, end);
+    stats.memory = memory;
     Ok(TimedResult {
         stats,
         trace,
@@ -251,6 +280,11 @@ fn new_sim<'a>(env: &'a Env<'a>, c: u32, hazards: HazardMode, waves_per_cu: usiz
         bulk_retry: [0; super::occupancy::SIMDS],
         bulk_backoff: [0; super::occupancy::SIMDS],
         prof: Counters::new(env.config.host_profile),
+        memory: env
+            .config
+            .memory
+            .and_then(crate::memsys::params)
+            .map(|p| super::memory::CuMemoryState::new(crate::memsys::CuMemory::new(p))),
     }
 }
 
@@ -308,6 +342,7 @@ fn finish(sims: Vec<CuSim>, occ: Occupancy, end: u64) -> (TimingStats, Option<Tr
         arbitration: config.arbitration,
         stale_reads: stale,
         cycles_per_second: 0.0,
+        memory: None,
     };
     (stats, trace, hazards)
 }
@@ -335,6 +370,10 @@ struct Dispatcher<'r, 'a> {
     beside: Beside,
     /// Host time by part, when asked for ([`super::profile`]).
     prof: Counters,
+    /// The shared part of the memory hierarchy (`None`: fixed latencies), and the order in
+    /// which a window's pending instructions reach it.
+    hierarchy: Option<Box<crate::memsys::SharedMemory>>,
+    pending: Vec<(u64, usize, usize)>,
 }
 
 impl Dispatcher<'_, '_> {
@@ -423,6 +462,10 @@ impl Dispatcher<'_, '_> {
             let start = self.prof.start();
             run_window(sims, t, stop, workers, rules)?;
             self.prof.stop(Part::Windows, start);
+            // What this window's memory instructions wait for from the shared caches.
+            if let Some(caches) = self.hierarchy.as_deref_mut() {
+                super::memory::resolve(caches, sims, stop, &mut self.pending);
+            }
             // A lead that ended here: its groups whose last wave ended in it finish now.
             for s in sims.iter_mut().filter(|s| s.lead_until == stop) {
                 s.settle();

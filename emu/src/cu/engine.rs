@@ -299,6 +299,8 @@ pub struct CuSim<'a> {
     pub barrier_min: u64,
     /// Host time by part, when asked for ([`super::profile`]).
     pub prof: super::profile::Counters,
+    /// The CU's side of the memory hierarchy (`None`: fixed latencies).
+    pub(crate) memory: Option<super::memory::CuMemoryState>,
 }
 
 /// The first cycle at or after `t` in which SIMD `simd` has the issue slot.

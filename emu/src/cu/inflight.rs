@@ -247,9 +247,30 @@ impl Outstanding {
         u64::MAX
     }
 
-    /// The last completion, if any operation is outstanding.
+    /// The last completion, if any operation is outstanding (operations still waiting for the
+    /// memory system, [`super::memory::PENDING`], are counted when they are answered).
     pub fn last_done(&self) -> Option<u64> {
-        self.ops.iter().map(|o| o.done).max()
+        self.ops
+            .iter()
+            .map(|o| o.done)
+            .filter(|&d| d != super::memory::PENDING)
+            .max()
+    }
+
+    /// Sets the completion of the operation issued as request `seq`, which was
+    /// [`super::memory::PENDING`]; false if the wave has no such operation (it ended).
+    pub fn resolve(&mut self, seq: u64, done: u64) -> bool {
+        let Some(op) = self.ops.iter_mut().find(|o| o.seq == seq) else {
+            return false;
+        };
+        op.done = done;
+        self.next = self.next.min(done);
+        true
+    }
+
+    /// The completion of the last vector memory operation, once none is pending any more.
+    pub fn settle_last_vm(&mut self, done: u64) {
+        self.last_vm = done;
     }
 
     pub fn push(&mut self, op: InFlight) {

@@ -78,8 +78,8 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
             },
         );
         slot.wave.counters.issue(counters);
-        let done = completion(m, s, &f, d, now);
         let seq = m.seq;
+        let done = completion(m, s, &f, d, now, seq);
         m.seq += 1;
         let slot = &mut m.slots[s];
         if f.latency == Latency::Lds {
@@ -152,7 +152,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
         // s_sendmsg counts on LGKM_CNT until the message is sent; a vector memory op skipped
         // by MODE.vskip has issued nothing to wait for.
         if counters.lgkm && !f.memory {
-            let done = completion(m, s, &f, d, now);
+            let done = completion(m, s, &f, d, now, u64::MAX);
             m.slots[s].out.push(InFlight {
                 done,
                 counters,
@@ -302,14 +302,27 @@ pub fn after_issue(
     Ok(())
 }
 
-/// When the memory operation just issued completes.
+/// When the memory operation just issued (as request `seq`) completes: from the memory
+/// hierarchy when the board has one ([`super::memory`]; possibly not known until the window
+/// ends), else after the fixed latency of its class.
 fn completion(
     m: &mut CuSim,
     s: usize,
     f: &InstTiming,
     d: &crate::exec::program::Decoded,
     now: u64,
+    seq: u64,
 ) -> u64 {
+    if m.memory.is_some() {
+        let hierarchy = match f.latency {
+            Latency::Vmem => m.vector_completion(s, d, seq, now),
+            Latency::Smem => m.scalar_completion(s, d, seq, now),
+            _ => None,
+        };
+        if let Some(done) = hierarchy {
+            return done;
+        }
+    }
     let lat = &m.e.config.latencies;
     let mut jitter = |cycles: u32| match &mut m.rng {
         Some(r) => r.jitter(cycles) as u64,

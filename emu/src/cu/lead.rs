@@ -14,7 +14,9 @@
 //! - no request is due in the window of a group whose waves have all ended (running it may
 //!   finish the group), and no group has finished, so nothing is to be retired;
 //! - it has no room for a waiting group, so nothing is placed on it;
-//! - no wave of it spins ([`super::device`] looks for a livelock across all CUs at once).
+//! - no wave of it spins ([`super::device`] looks for a livelock across all CUs at once);
+//! - no instruction of it waits for the shared memory hierarchy ([`super::memory`]): the
+//!   dispatcher answers those in time order across CUs, at the window they were issued in.
 //!
 //! The dispatcher then skips the CU in those windows, does not retire or place on it until it
 //! reaches the window's end, and raises a guest stop met in the lead when it reaches the
@@ -71,6 +73,7 @@ impl CuSim<'_> {
         self.held.is_none()
             && !self.spin_seen
             && self.finished.is_empty()
+            && self.memory.as_ref().is_none_or(|m| !m.has_pending())
             && !(rules.waiting
                 && self
                     .cu

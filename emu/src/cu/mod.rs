@@ -11,7 +11,7 @@
 //! different CUs run on the worker threads), [`bulk`] (a SIMD's turns many at
 //! a time while its waves run pure instructions), [`config`] (latencies, CU count, arbitration), [`facts`] (what each instruction means
 //! to the timing: issue unit, VALU cycles, latency class, LDS access shape), [`occupancy`]
-//! (placement limits), [`inflight`] (outstanding memory operations and their register landing),
+//! (placement limits), [`memory`] (the memory hierarchy's answers: lines, caches, bandwidth), [`inflight`] (outstanding memory operations and their register landing),
 //! [`engine`] (one CU stepping a cycle), [`issue`] (one instruction issuing), [`deferred`]
 //! (memory instructions run between windows, in completion order), [`place`] (starting a
 //! workgroup), [`device`] (the windows over all CUs, on one or more threads), [`lead`] (a CU
@@ -29,6 +29,7 @@ pub(crate) mod facts;
 pub(crate) mod inflight;
 pub(crate) mod issue;
 pub(crate) mod lead;
+pub(crate) mod memory;
 pub mod occupancy;
 pub(crate) mod place;
 pub(crate) mod profile;

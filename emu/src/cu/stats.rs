@@ -137,4 +137,6 @@ pub struct TimingStats {
     pub stale_reads: Vec<StaleRead>,
     /// Simulated cycles per second of host time (filled by the caller).
     pub cycles_per_second: f64,
+    /// What the memory hierarchy counted in this launch (`None`: fixed latencies).
+    pub memory: Option<crate::memsys::Counters>,
 }

@@ -127,6 +127,22 @@ impl Addresser {
     }
 }
 
+/// The device-memory address of every active lane's access, for the timing model's memory
+/// system ([`super::lanes`]): LDS lanes of a FLAT access are left out, private ones placed in
+/// the scratch backing as the access path places them.
+pub(super) fn timing_lanes(cx: &Cx, d: &Decoded, out: &mut Vec<(usize, u64)>) {
+    let a = Addresser::new(cx, d);
+    let exec = cx.wave.exec();
+    let scratch = cx.wave.flat_scratch();
+    for l in (0..WAVE_SIZE).filter(|&l| exec >> l & 1 != 0) {
+        match a.at(cx, l) {
+            Addr::Global(g) => out.push((l, g)),
+            Addr::Private(o) => out.push((l, access::private_address(scratch, o, l))),
+            Addr::Lds(_) => {}
+        }
+    }
+}
+
 /// Does the wave run gfx940/gfx942 code?
 fn gfx940(cx: &Cx) -> bool {
     cx.program.target.features().gfx940_insts

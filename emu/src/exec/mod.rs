@@ -53,6 +53,7 @@ pub(crate) mod h16;
 pub(crate) mod hwreg;
 pub(crate) mod ieee_minmax;
 pub mod issue;
+pub mod lanes;
 pub(crate) mod mfma;
 pub(crate) mod mov64;
 pub(crate) mod mtbuf;

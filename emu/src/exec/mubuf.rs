@@ -169,6 +169,18 @@ fn lane_addresses(
     (bad & exec == 0).then_some(addrs)
 }
 
+/// The address of every active lane's access that is in range, for the timing model's memory
+/// system ([`super::lanes`]; MTBUF shares the addressing).
+pub(super) fn timing_lanes(cx: &Cx, d: &Decoded, bytes: u64, out: &mut Vec<(usize, u64)>) {
+    let rsrc = resource(cx, d);
+    let exec = cx.wave.exec();
+    for l in (0..WAVE_SIZE).filter(|&l| exec >> l & 1 != 0) {
+        if let Some(a) = address(cx, d, &rsrc, l, bytes) {
+            out.push((l, a));
+        }
+    }
+}
+
 /// Where a wave's access lies when it is scratch as compiled code reaches it — the private
 /// segment buffer, swizzled with 4-byte elements and an index stride of 64, the lane id added
 /// to the index, no index VGPR, one offset for every active lane (none or a VGPR holding the

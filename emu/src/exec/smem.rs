@@ -83,6 +83,32 @@ fn buffer_load(cx: &mut Cx, d: &Decoded, n: usize) -> Res {
     Ok(Flow::Continue)
 }
 
+/// Where a scalar load reads device memory and how many bytes, for the timing model's memory
+/// system ([`super::lanes`]); `None` for the other SMEM ops.
+pub(super) fn timing_address(cx: &Cx, d: &Decoded) -> Option<(u64, u32)> {
+    use gcn_isa::Op;
+    let (buffer, n) = match d.inst.info().op {
+        Op::S_LOAD_DWORD => (false, 1),
+        Op::S_LOAD_DWORDX2 => (false, 2),
+        Op::S_LOAD_DWORDX4 => (false, 4),
+        Op::S_LOAD_DWORDX8 => (false, 8),
+        Op::S_LOAD_DWORDX16 => (false, 16),
+        Op::S_BUFFER_LOAD_DWORD => (true, 1),
+        Op::S_BUFFER_LOAD_DWORDX2 => (true, 2),
+        Op::S_BUFFER_LOAD_DWORDX4 => (true, 4),
+        Op::S_BUFFER_LOAD_DWORDX8 => (true, 8),
+        Op::S_BUFFER_LOAD_DWORDX16 => (true, 16),
+        _ => return None,
+    };
+    let base = if buffer {
+        let r = d.regs[0] as usize & 124;
+        cx.wave.sgpr[r] as u64 | ((cx.wave.sgpr[r + 1] & 0xffff) as u64) << 32
+    } else {
+        cx.wave.pair(d.regs[0] & 126)
+    };
+    Some((base.wrapping_add(offset(cx, d)) & !3, 4 * n))
+}
+
 /// S_MEMTIME / S_MEMREALTIME: a deterministic clock, the wave-instructions executed so far.
 fn memtime(cx: &mut Cx, d: &Decoded) -> Res {
     let t = cx.wave.instructions;

@@ -218,6 +218,10 @@ pub struct Memory {
     /// A worker view's link to the writes of the other workers of its dispatch
     /// ([`Memory::worker_view`]); `None` for the device's own memory.
     shared_writes: Option<SharedWrites>,
+    /// The timing model's shared caches (scalar caches, L2) and memory queue, which keep their
+    /// contents from one launch to the next as the hardware's do, for the target and CU count
+    /// they were made for.
+    caches: Option<(gcn_isa::Target, u32, Box<crate::memsys::SharedMemory>)>,
 }
 
 /// The write count the worker views of one dispatch share: each view adds to it when it has
@@ -279,6 +283,7 @@ impl Memory {
             tombstones: Tombstones::default(),
             writes: 0,
             shared_writes: None,
+            caches: None,
         }
     }
 
@@ -930,6 +935,29 @@ impl Memory {
     /// The view must be dropped before `self` is mutated or dropped, and used only for guest
     /// accesses ([`Memory::load`], [`Memory::store`], [`Memory::rmw`]) and lookups: those are
     /// atomic, so views on several threads may touch the same bytes.
+    /// The shared caches a timed launch of `target` on `cus` CUs continues with: the last
+    /// launch's if it was of the same device, else `None` (the caller makes them anew).
+    pub fn take_caches(
+        &mut self,
+        target: gcn_isa::Target,
+        cus: u32,
+    ) -> Option<Box<crate::memsys::SharedMemory>> {
+        match self.caches.take() {
+            Some((t, c, caches)) if t == target && c == cus => Some(caches),
+            _ => None,
+        }
+    }
+
+    /// Keeps the shared caches for the next timed launch.
+    pub fn keep_caches(
+        &mut self,
+        target: gcn_isa::Target,
+        cus: u32,
+        caches: Box<crate::memsys::SharedMemory>,
+    ) {
+        self.caches = Some((target, cus, caches));
+    }
+
     pub(crate) unsafe fn worker_view(&self, total: Arc<AtomicU64>) -> Memory {
         Memory {
             allocs: self.borrowed_allocs(),
@@ -946,6 +974,7 @@ impl Memory {
                 total,
                 published: 0,
             }),
+            caches: None,
         }
     }
 

@@ -1,0 +1,275 @@
+//! The timing model's use of the memory hierarchy ([`crate::memsys`]): when a vector or scalar
+//! memory instruction completes follows from the lines it touches and what the caches hold.
+//!
+//! The hierarchy is split where the windows split the device: the coalescer and vector L1
+//! belong to one CU, so a CU works them out as it issues, on whatever thread runs it; the
+//! scalar caches, the L2 and device memory are shared, so they see requests only between
+//! windows, in (issue cycle, CU, issue number) order — the same order on any number of
+//! threads. An instruction whose completion needs the shared part is **pending** until then:
+//! its completion cycle reads [`PENDING`], which a wave waiting for it treats as "not yet"; no
+//! latency of the shared part is shorter than a window, so the cycle found between windows is
+//! always in a later window. Vector memory returns in issue order (`last_vm`), so an
+//! instruction issued behind a pending one is pending too.
+
+use super::engine::{Block, CuSim};
+use crate::memsys::{Access, CuMemory, L2Request, SharedMemory, VectorRequest};
+use gcn_isa::MemKind;
+
+/// The completion cycle of an instruction waiting for the shared memory system.
+pub const PENDING: u64 = u64::MAX;
+
+/// What an instruction waits for from the shared memory system.
+#[derive(Clone, Debug)]
+enum Shared {
+    /// Vector: its requests `to_l2[range]` (none when it is only behind a pending one).
+    Vector(std::ops::Range<usize>),
+    Scalar {
+        addr: u64,
+        bytes: u32,
+    },
+}
+
+/// One pending instruction.
+#[derive(Clone, Debug)]
+struct Pending {
+    /// The CU's issue number of the request ([`super::deferred::Request::seq`]).
+    seq: u64,
+    slot: usize,
+    issued: u64,
+    /// Completion as far as the CU knows it: its L1 hits, the wave's previous vector memory.
+    known: u64,
+    vm: bool,
+    shared: Shared,
+    /// Its completion once the shared part has answered.
+    resolved: Option<u64>,
+}
+
+/// A CU's side of the memory hierarchy.
+pub struct CuMemoryState {
+    pub l1: CuMemory,
+    pending: Vec<Pending>,
+    to_l2: Vec<L2Request>,
+    lanes: Vec<(usize, u64)>,
+}
+
+impl CuMemoryState {
+    pub fn new(l1: CuMemory) -> CuMemoryState {
+        CuMemoryState {
+            l1,
+            pending: Vec::new(),
+            to_l2: Vec::new(),
+            lanes: Vec::new(),
+        }
+    }
+
+    /// Instructions still waiting for the shared part.
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+}
+
+impl CuSim<'_> {
+    /// The completion of vector memory instruction `d` issued by wave `s` at `now` as request
+    /// `seq`, or [`PENDING`]; `None` if it moves no data through the hierarchy (cache
+    /// controls), for the fixed latency to apply.
+    pub(super) fn vector_completion(
+        &mut self,
+        s: usize,
+        d: &crate::exec::program::Decoded,
+        seq: u64,
+        now: u64,
+    ) -> Option<u64> {
+        let cu = self.cu.id as usize;
+        let slot = &mut self.slots[s];
+        let group = self.groups[slot.group].as_mut().expect("resident group");
+        let state = self.memory.as_mut()?;
+        state.lanes.clear();
+        let cx = crate::exec::Cx {
+            wave: &mut slot.wave,
+            mem: &mut self.no_memory,
+            lds: &mut group.lds,
+            program: self.e.program,
+            env: self.e.env,
+        };
+        let access = crate::exec::lanes::vector(&cx, d, &mut state.lanes)?;
+        let req = VectorRequest {
+            cu,
+            at: now,
+            access: match access.kind {
+                MemKind::Load => Access::Load,
+                MemKind::Store => Access::Store,
+                _ => Access::Atomic,
+            },
+            lanes: &state.lanes,
+            bytes: access.bytes,
+            glc: access.glc,
+        };
+        let from = state.to_l2.len();
+        let hits = state.l1.issue(&req, &mut state.to_l2);
+        let last_vm = slot.out.last_vm;
+        if state.to_l2.len() == from && last_vm != PENDING {
+            return Some(hits.max(last_vm));
+        }
+        let known = if last_vm == PENDING {
+            hits
+        } else {
+            hits.max(last_vm)
+        };
+        state.pending.push(Pending {
+            seq,
+            slot: s,
+            issued: now,
+            known,
+            vm: true,
+            shared: Shared::Vector(from..state.to_l2.len()),
+            resolved: None,
+        });
+        Some(PENDING)
+    }
+
+    /// The completion of scalar load `d` (always [`PENDING`]: the scalar cache is shared), or
+    /// `None` for SMEM ops that read no memory.
+    pub(super) fn scalar_completion(
+        &mut self,
+        s: usize,
+        d: &crate::exec::program::Decoded,
+        seq: u64,
+        now: u64,
+    ) -> Option<u64> {
+        let slot = &mut self.slots[s];
+        let group = self.groups[slot.group].as_mut().expect("resident group");
+        let state = self.memory.as_mut()?;
+        let cx = crate::exec::Cx {
+            wave: &mut slot.wave,
+            mem: &mut self.no_memory,
+            lds: &mut group.lds,
+            program: self.e.program,
+            env: self.e.env,
+        };
+        let (addr, bytes) = crate::exec::lanes::scalar(&cx, d)?;
+        state.pending.push(Pending {
+            seq,
+            slot: s,
+            issued: now,
+            known: now,
+            vm: false,
+            shared: Shared::Scalar { addr, bytes },
+            resolved: None,
+        });
+        Some(PENDING)
+    }
+
+    /// Sets the completion of every pending instruction that has been answered, as of the
+    /// boundary `at`: in the wave's outstanding operations and the CU's requests, in issue
+    /// order so that vector memory still returns in order, and wakes the waves that waited.
+    pub fn settle_memory(&mut self, at: u64) {
+        let Some(state) = self.memory.as_mut() else {
+            return;
+        };
+        if !state.pending.iter().any(|p| p.resolved.is_some()) {
+            return;
+        }
+        self.bulk_leave_all();
+        let state = self.memory.as_mut().expect("checked");
+        let mut woken = Vec::new();
+        // The completion of the last vector memory instruction of each slot settled here.
+        let mut last: Vec<(usize, u64)> = Vec::new();
+        let mut kept = Vec::with_capacity(state.pending.len());
+        for p in state.pending.drain(..) {
+            let Some(mut done) = p.resolved else {
+                kept.push(p);
+                continue;
+            };
+            if p.vm {
+                if let Some(&(_, prev)) = last.iter().find(|(s, _)| *s == p.slot) {
+                    done = done.max(prev);
+                }
+            }
+            // The wave may have ended meanwhile (its operations are gone; operations are
+            // found by issue number).
+            let alive = self.slots[p.slot].out.resolve(p.seq, done);
+            if p.vm && alive {
+                match last.iter_mut().find(|(s, _)| *s == p.slot) {
+                    Some(e) => e.1 = done,
+                    None => last.push((p.slot, done)),
+                }
+            }
+            if let Some(q) = self.requests.iter_mut().find(|q| q.seq == p.seq) {
+                q.done = done;
+            }
+            self.drain = self.drain.max(done);
+            woken.push(p.slot);
+        }
+        state.pending = kept;
+        if state.pending.is_empty() {
+            state.to_l2.clear();
+        }
+        for (s, done) in last {
+            let still = state.pending.iter().any(|p| p.vm && p.slot == s);
+            if !still {
+                self.slots[s].out.settle_last_vm(done);
+            }
+        }
+        woken.sort_unstable();
+        woken.dedup();
+        for s in woken {
+            let h = &mut self.hot[s];
+            // Only a wave waiting for a pending operation waits for ever; it looks again.
+            if matches!(h.block, Block::Ended | Block::Barrier) || h.ready_at != PENDING {
+                continue;
+            }
+            h.ready_at = at;
+            let simd = self.slots[s].simd;
+            self.cu.wake(simd, at);
+        }
+        self.cu.next = self.cu.next.min(self.cu.first_turn(at).unwrap_or(u64::MAX));
+    }
+}
+
+/// Answers, in (issue cycle, CU, issue number) order, every pending instruction of `sims`
+/// issued before `stop`, from the shared memory system, then settles them.
+pub fn resolve(
+    shared: &mut SharedMemory,
+    sims: &mut [CuSim],
+    stop: u64,
+    order: &mut Vec<(u64, usize, usize)>,
+) {
+    order.clear();
+    for (c, s) in sims.iter().enumerate() {
+        if let Some(m) = &s.memory {
+            for (k, p) in m.pending.iter().enumerate() {
+                if p.issued < stop && p.resolved.is_none() {
+                    order.push((p.issued, c, k));
+                }
+            }
+        }
+    }
+    if order.is_empty() {
+        return;
+    }
+    order.sort_unstable();
+    for &(_, c, k) in order.iter() {
+        let cu = sims[c].cu.id as usize;
+        let m = sims[c]
+            .memory
+            .as_mut()
+            .expect("pending instructions have a memory state");
+        let p = &m.pending[k];
+        let done = match &p.shared {
+            Shared::Vector(range) => {
+                let mut done = p.known;
+                for r in &m.to_l2[range.clone()] {
+                    let at = shared.l2(cu, r);
+                    m.l1.filled(r, at);
+                    done = done.max(at);
+                }
+                done
+            }
+            Shared::Scalar { addr, bytes } => shared.scalar(cu, p.issued, *addr, *bytes),
+        };
+        m.pending[k].resolved = Some(done);
+    }
+    for s in sims.iter_mut() {
+        s.settle_memory(stop);
+    }
+}

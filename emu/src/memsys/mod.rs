@@ -1,0 +1,363 @@
+//! The memory hierarchy of the timing model: what a vector or scalar memory instruction costs
+//! once its addresses are known, from the board's parameters ([`params`], a table with its
+//! sources).
+//!
+//! The path a vector access takes, as on gfx9 hardware:
+//! - the **coalescer** ([`coalesce`]) turns the active lanes' addresses into cache-line
+//!   requests, one line per cycle of the CU's texture-address unit;
+//! - the CU's **vector L1** (TCP, [`cache::Cache`]) serves hits; loads that miss, and every
+//!   store and atomic, go on to the L2 — the L1 is write-through and does not allocate on a
+//!   write; `glc` loads skip it;
+//! - the **L2** (TCC) is split into channels by address ([`params::L2::interleave`]); a channel
+//!   takes one request per cycle, so requests that pile onto one channel queue. The L2 is
+//!   write-back and allocates on writes; atomics are performed there, one lane at a time;
+//! - **device memory** is a queue with the board's sustained bandwidth: a line that misses the
+//!   L2 (or a dirty line it evicts) occupies it for `line / bandwidth`, and a load's data
+//!   arrives the measured memory latency after its turn starts. So a kernel that moves more
+//!   lines takes longer, and one that moves more than the bandwidth allows waits.
+//!
+//! Scalar loads go through the scalar cache of their CU group, then the L2.
+//!
+//! Latencies are load-to-use, as a pointer chase measures them: a hit at a level completes that
+//! level's measured latency after its line is sent. Every request is counted under the names
+//! rocprof and omniperf use ([`counters::Counters`]).
+//!
+//! The state changes with every request, so the order of calls is part of the result: the
+//! timing model makes them in simulated-time order, the same on any number of threads.
+
+pub mod cache;
+pub mod coalesce;
+pub mod counters;
+pub mod params;
+
+use cache::{Cache, Lookup};
+use coalesce::{coalesce, Coalesced};
+pub use counters::Counters;
+pub use params::{params, Params};
+
+/// What a vector memory instruction does with its lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Load,
+    Store,
+    Atomic,
+}
+
+/// One vector memory instruction, as its lanes' addresses say.
+#[derive(Clone, Copy, Debug)]
+pub struct VectorRequest<'a> {
+    pub cu: usize,
+    /// The cycle it issues.
+    pub at: u64,
+    pub access: Access,
+    /// The active lanes and their byte addresses, in lane order.
+    pub lanes: &'a [(usize, u64)],
+    /// Bytes per lane.
+    pub bytes: u32,
+    /// `glc`: the load bypasses the L1.
+    pub glc: bool,
+}
+
+/// One request for a line that the vector L1 sends on to the L2 (a miss, a store, an atomic).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct L2Request {
+    /// A byte address in the line.
+    pub addr: u64,
+    /// The cycle it leaves the CU.
+    pub sent: u64,
+    pub access: Access,
+    /// Lane operations of an atomic on the line (1 otherwise).
+    pub ops: u32,
+}
+
+/// An L1 line's fill time while the L2 has not answered yet: a request that hits the line
+/// then goes on to the L2 too, and waits there for the same fill.
+pub const FILL_UNKNOWN: u64 = u64::MAX;
+
+/// Time in 1/256 cycle, so that bandwidths of a fraction of a line per cycle add up exactly.
+const FRAC: u64 = 256;
+
+/// The part of the memory system a CU owns: its texture-address unit and vector L1. What it
+/// decides depends on the CU's own requests only, so a CU works it out as it issues.
+#[derive(Clone, Debug)]
+pub struct CuMemory {
+    line: u32,
+    hit: u64,
+    l1: Cache,
+    /// When the texture-address unit is free.
+    ta_free: u64,
+    pub counters: Counters,
+    scratch: Coalesced,
+}
+
+impl CuMemory {
+    pub fn new(params: &Params) -> CuMemory {
+        CuMemory {
+            line: params.l1.line,
+            hit: params.l1.latency_cycles.max(1) as u64,
+            l1: Cache::new(params.l1.bytes, params.l1.line, params.l1.ways),
+            ta_free: 0,
+            counters: Counters::default(),
+            scratch: Coalesced::default(),
+        }
+    }
+
+    /// Coalesces `req` and looks its lines up in the L1: returns when the last hit is back
+    /// (`req.at` if none), and appends what goes on to the L2 to `out`.
+    pub fn issue(&mut self, req: &VectorRequest, out: &mut Vec<L2Request>) -> u64 {
+        let mut c = std::mem::take(&mut self.scratch);
+        coalesce(req.lanes, req.bytes, self.line, &mut c);
+        self.counters.vector_instructions += 1;
+        self.counters.ta_busy_cycles += c.cycles as u64;
+        let start = req.at.max(self.ta_free);
+        self.ta_free = start + c.cycles as u64;
+        let mut done = req.at;
+        let n = c.lines.len().max(1) as u64;
+        let shift = self.line.trailing_zeros();
+        for (i, &line) in c.lines.iter().enumerate() {
+            // Lines leave the TA spread over its busy cycles.
+            let sent = start + c.cycles as u64 * i as u64 / n;
+            let addr = line << shift;
+            let to_l2 = |access, ops| L2Request {
+                addr,
+                sent,
+                access,
+                ops,
+            };
+            match req.access {
+                Access::Load => {
+                    self.counters.tcp_total_cache_accesses += 1;
+                    let hit = !req.glc && self.l1.access(line, false) == Lookup::Hit;
+                    let filled = self.l1.fill_ready(line);
+                    if hit && filled != FILL_UNKNOWN {
+                        self.counters.tcp_hits += 1;
+                        done = done.max((sent + self.hit).max(filled));
+                    } else {
+                        if !hit && !req.glc {
+                            self.l1.set_fill_ready(line, FILL_UNKNOWN);
+                        }
+                        self.counters.tcp_tcc_read_req += 1;
+                        out.push(to_l2(Access::Load, 1));
+                    }
+                }
+                Access::Store => {
+                    self.counters.tcp_total_cache_accesses += 1;
+                    self.counters.tcp_tcc_write_req += 1;
+                    out.push(to_l2(Access::Store, 1));
+                }
+                Access::Atomic => {
+                    self.counters.tcp_tcc_atomic_req += 1;
+                    let lanes = req
+                        .lanes
+                        .iter()
+                        .filter(|&&(_, a)| a >> shift == line)
+                        .count();
+                    out.push(to_l2(Access::Atomic, lanes.max(1) as u32));
+                }
+            }
+        }
+        self.scratch = c;
+        done
+    }
+
+    /// Records when the line of a load the L2 answered is in the L1.
+    pub fn filled(&mut self, r: &L2Request, at: u64) {
+        if r.access == Access::Load {
+            self.l1
+                .set_fill_ready(r.addr >> self.line.trailing_zeros(), at);
+        }
+    }
+
+    /// Empties the L1 (a new dispatch: the packet's acquire fence invalidates it).
+    pub fn invalidate(&mut self) {
+        self.l1.invalidate_all();
+    }
+}
+
+/// The part of the memory system CUs share: the scalar caches of CU groups, the L2 channels
+/// and device memory. Requests reach it in simulated-time order, between windows.
+#[derive(Clone, Debug)]
+pub struct SharedMemory {
+    scalar_line: u32,
+    l2_line: u32,
+    scalar_hit: u64,
+    l2_hit: u64,
+    dram_latency: u64,
+    /// Fractional cycles one L2 line occupies device memory.
+    dram_per_line: u64,
+    scalar_cus: usize,
+    l2_channels: u64,
+    l2_interleave: u64,
+    l2_instances: usize,
+    scalar: Vec<Cache>,
+    /// `l2_instances * channels` slices and when each is free.
+    l2: Vec<Cache>,
+    l2_free: Vec<u64>,
+    /// When device memory is free, in 1/[`FRAC`] cycles.
+    dram_free: u64,
+    pub counters: Counters,
+}
+
+impl SharedMemory {
+    /// The shared memory system of a device of `cus` CUs clocked at `clock_khz`.
+    pub fn new(params: &Params, cus: usize, clock_khz: u32) -> SharedMemory {
+        let l2 = &params.l2;
+        let slices = (l2.instances.max(1) * l2.channels.max(1)) as usize;
+        let scalar_cus = params.scalar.cus.max(1) as usize;
+        // Bytes per cycle of device memory at this clock.
+        let bytes_per_cycle = params.dram.gb_per_s * 1e9 / (clock_khz.max(1) as f64 * 1e3);
+        SharedMemory {
+            scalar_line: params.scalar.line,
+            l2_line: l2.line,
+            scalar_hit: params.scalar.latency_cycles.max(1) as u64,
+            l2_hit: l2.latency_cycles.max(1) as u64,
+            dram_latency: params.dram.latency_cycles.max(1) as u64,
+            dram_per_line: ((l2.line as f64 / bytes_per_cycle) * FRAC as f64)
+                .round()
+                .max(1.0) as u64,
+            scalar_cus,
+            l2_channels: l2.channels.max(1) as u64,
+            l2_interleave: l2.interleave.max(l2.line) as u64,
+            l2_instances: l2.instances.max(1) as usize,
+            scalar: (0..cus.max(1).div_ceil(scalar_cus))
+                .map(|_| Cache::new(params.scalar.bytes, params.scalar.line, params.scalar.ways))
+                .collect(),
+            l2: (0..slices)
+                .map(|_| Cache::new(l2.bytes / slices as u64, l2.line, l2.ways))
+                .collect(),
+            l2_free: vec![0; slices],
+            dram_free: 0,
+            counters: Counters {
+                clock_khz,
+                ..Counters::default()
+            },
+        }
+    }
+
+    /// The cycle a scalar load of `bytes` at `addr`, issued by `cu` at `at`, has its data.
+    pub fn scalar(&mut self, cu: usize, at: u64, addr: u64, bytes: u32) -> u64 {
+        let group = (cu / self.scalar_cus).min(self.scalar.len() - 1);
+        let line_bytes = self.scalar_line as u64;
+        let mut done = at;
+        for line in addr / line_bytes..=(addr + bytes.max(1) as u64 - 1) / line_bytes {
+            self.counters.scalar_accesses += 1;
+            let ready = if self.scalar[group].access(line, false) == Lookup::Hit {
+                self.counters.scalar_hits += 1;
+                (at + self.scalar_hit).max(self.scalar[group].fill_ready(line))
+            } else {
+                let r = L2Request {
+                    addr: line * line_bytes,
+                    sent: at,
+                    access: Access::Load,
+                    ops: 1,
+                };
+                let done = self.l2(cu, &r);
+                self.scalar[group].set_fill_ready(line, done);
+                done
+            };
+            done = done.max(ready);
+        }
+        done
+    }
+
+    /// When request `r` from `cu` is done: a load's or atomic's data back at the CU, a store
+    /// acknowledged.
+    pub fn l2(&mut self, cu: usize, r: &L2Request) -> u64 {
+        let (addr, ops) = (r.addr, r.ops.max(1) as u64);
+        let instance = cu % self.l2_instances;
+        // The channel is chosen by the interleave block; within a channel, lines are indexed
+        // by the address without the channel bits, so every set of the slice is used.
+        let block = addr / self.l2_interleave;
+        let channel = block % self.l2_channels;
+        let line = (block / self.l2_channels) * (self.l2_interleave / self.l2_line as u64)
+            + (addr % self.l2_interleave) / self.l2_line as u64;
+        let slice = instance * self.l2_channels as usize + channel as usize;
+        self.counters.tcc_req += 1;
+        // A channel takes a request per cycle; an atomic holds it a cycle per lane.
+        let start = r.sent.max(self.l2_free[slice]);
+        self.l2_free[slice] = start + ops;
+        let write = r.access != Access::Load;
+        match self.l2[slice].access(line, write) {
+            Lookup::Hit => {
+                self.counters.tcc_hit += 1;
+                // A line still being filled serves its requests in arrival order once the
+                // data is there.
+                let filled = self.l2[slice].fill_ready(line);
+                (start + ops - 1 + self.l2_hit).max(filled + ops)
+            }
+            Lookup::Miss { evicted_dirty } => {
+                self.counters.tcc_miss += 1;
+                if evicted_dirty.is_some() {
+                    self.counters.tcc_ea_wrreq += 1;
+                    self.counters.dram_bytes += self.l2_line as u64;
+                    self.dram_free = self.dram_free.max(start * FRAC) + self.dram_per_line;
+                }
+                if r.access == Access::Store {
+                    // A write allocates without reading: the line is written whole or merged
+                    // when it is written back.
+                    return start + self.l2_hit;
+                }
+                self.counters.tcc_ea_rdreq += 1;
+                self.counters.dram_bytes += self.l2_line as u64;
+                let turn = self.dram_free.max(start * FRAC);
+                self.dram_free = turn + self.dram_per_line;
+                let done = turn.div_ceil(FRAC) + self.dram_latency + ops - 1;
+                self.l2[slice].set_fill_ready(line, done + 1 - ops);
+                done
+            }
+        }
+    }
+
+    /// Bytes of one L2 line (what one `TCC_EA_RDREQ` or `TCC_EA_WRREQ` moves here).
+    pub fn l2_line(&self) -> u32 {
+        self.l2_line
+    }
+}
+
+/// A whole device's memory system worked in one place: each request's CU part, then its
+/// shared part at once. The timing model splits the two (the CU part at issue, the shared part
+/// between windows in time order); this is the model on its own, for tests and tools.
+pub struct MemorySystem {
+    pub cus: Vec<CuMemory>,
+    pub shared: SharedMemory,
+    to_l2: Vec<L2Request>,
+}
+
+impl MemorySystem {
+    /// The memory system of a device of `cus` CUs with `params`, clocked at `clock_khz`.
+    pub fn new(params: &Params, cus: usize, clock_khz: u32) -> MemorySystem {
+        MemorySystem {
+            cus: (0..cus.max(1)).map(|_| CuMemory::new(params)).collect(),
+            shared: SharedMemory::new(params, cus, clock_khz),
+            to_l2: Vec::new(),
+        }
+    }
+
+    /// The cycle `req`'s last line is back (loads, atomics) or acknowledged by the L2 (stores).
+    pub fn vector(&mut self, req: &VectorRequest) -> u64 {
+        let cu = req.cu.min(self.cus.len() - 1);
+        self.to_l2.clear();
+        let mut done = self.cus[cu].issue(req, &mut self.to_l2);
+        for r in &self.to_l2 {
+            let at = self.shared.l2(cu, r);
+            self.cus[cu].filled(r, at);
+            done = done.max(at);
+        }
+        done
+    }
+
+    /// The cycle a scalar load of `bytes` at `addr`, issued by `cu` at `at`, has its data.
+    pub fn scalar(&mut self, cu: usize, at: u64, addr: u64, bytes: u32) -> u64 {
+        self.shared.scalar(cu, at, addr, bytes)
+    }
+
+    /// Every CU's counters and the shared ones, added up.
+    pub fn counters(&self) -> Counters {
+        let mut c = self.shared.counters.clone();
+        self.cus.iter().for_each(|m| c.add(&m.counters));
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests;
