@@ -668,7 +668,7 @@ impl Runtime {
         // A block over the kernel's launch bounds: hipamd's `ihipLaunchKernel_validate` refuses
         // it with hipErrorLaunchFailure.
         let bound = k.meta.as_ref().map_or(0, |m| m.max_flat_workgroup_size);
-        if bound > 0 && block.iter().map(|&b| b as u64).product::<u64>() > bound as u64 {
+        if bound > 0 && block.iter().map(|&b| b as u64).product::<u64>() > bound {
             return Err(LAUNCH_FAILURE);
         }
         let mut opts = self.settings.launch.clone();
