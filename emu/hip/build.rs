@@ -83,7 +83,8 @@ fn version_key(v: &str) -> (u32, u32) {
     (a.parse().unwrap_or(0), b.parse().unwrap_or(0))
 }
 
-/// Names of the `extern "C" fn`s defined in the Rust files under `dir`.
+/// Names of the `extern "C" fn`s defined in the Rust files under `dir`, and of the symbols an
+/// `#[export_name = "..."]` gives (C++-mangled exports).
 fn collect_defined(dir: &Path, names: &mut BTreeSet<String>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
     entries.sort_by_key(|e| e.path());

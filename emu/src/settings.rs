@@ -18,6 +18,7 @@
 //! | `GCNEMU_STATS` | `1`: a per-kernel summary on stderr at exit | off |
 //! | `GCNEMU_STATS_JSON` | path of the same summary as JSON | none |
 //! | `GCNEMU_MEMORY_LIMIT` | bytes of device memory | 4 GiB |
+//! | `GCNEMU_DEVICES` | emulated GPUs the HIP runtime offers (1 to 16), each with its own memory limit | 1 |
 //! | `GCNEMU_CHECK` | sanitizers: `memcheck,racecheck,initcheck,leaks` or `all` | none |
 //! | `GCNEMU_CHECK_JSON` | path of the sanitizer findings as JSON, written at exit | none |
 //! | `GCNEMU_CHECK_ERROR` | `1`: exit with status 1 when a sanitizer found anything | off |
@@ -48,9 +49,13 @@ pub const CHECK: &str = "GCNEMU_CHECK";
 pub const CHECK_JSON: &str = "GCNEMU_CHECK_JSON";
 pub const CHECK_ERROR: &str = "GCNEMU_CHECK_ERROR";
 pub const SPIN_LIMIT: &str = "GCNEMU_SPIN_LIMIT";
+pub const DEVICES: &str = "GCNEMU_DEVICES";
+
+/// The most devices `GCNEMU_DEVICES` may ask for.
+pub const MAX_DEVICES: u32 = 16;
 
 /// Every variable this module reads.
-pub const ALL: [&str; 17] = [
+pub const ALL: [&str; 18] = [
     TARGET,
     TIMING,
     THREADS,
@@ -68,6 +73,7 @@ pub const ALL: [&str; 17] = [
     CHECK_JSON,
     CHECK_ERROR,
     SPIN_LIMIT,
+    DEVICES,
 ];
 
 /// How a program's kernels are run.
@@ -77,6 +83,8 @@ pub struct Settings {
     /// `GCNEMU_TARGET=gfx90a:xnack+`: the device runs with XNACK on ([`crate::DeviceConfig::xnack`]).
     pub xnack: bool,
     pub memory_limit: u64,
+    /// How many GPUs the HIP runtime offers (`GCNEMU_DEVICES`), all of `target`.
+    pub devices: u32,
     /// Options of every launch (no progress callback).
     pub launch: LaunchOptions,
     /// Print a per-kernel summary at exit.
@@ -198,10 +206,16 @@ impl Settings {
                 .map_err(|_| bad(SPIN_LIMIT, &n.to_string(), "at most 4294967295"))?,
             None => DEFAULT_SPIN_LIMIT,
         };
+        let devices = match number(DEVICES)? {
+            None => 1,
+            Some(n) if (1..=MAX_DEVICES as u64).contains(&n) => n as u32,
+            Some(n) => return Err(bad(DEVICES, &n.to_string(), "1 to 16")),
+        };
         Ok(Settings {
             target,
             xnack,
             memory_limit,
+            devices,
             launch: LaunchOptions {
                 dynamic_lds: 0,
                 max_instructions: Some(max_instructions),
@@ -258,6 +272,8 @@ mod tests {
         assert_eq!(s.launch.spin_limit, DEFAULT_SPIN_LIMIT);
         assert_eq!(parse(&[(SPIN_LIMIT, "0")]).unwrap().launch.spin_limit, 0);
         assert!(!s.stats);
+        assert_eq!(s.devices, 1);
+        assert_eq!(parse(&[(DEVICES, "4")]).unwrap().devices, 4);
     }
 
     #[test]
@@ -327,6 +343,11 @@ mod tests {
             (
                 &[(CHECK_ERROR, "1")][..],
                 "GCNEMU_CHECK_ERROR needs GCNEMU_CHECK",
+            ),
+            (&[(DEVICES, "0")][..], "GCNEMU_DEVICES=0: expected 1 to 16"),
+            (
+                &[(DEVICES, "17")][..],
+                "GCNEMU_DEVICES=17: expected 1 to 16",
             ),
         ] {
             let e = parse(vars).err().unwrap();

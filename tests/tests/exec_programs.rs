@@ -139,6 +139,24 @@ fn device_properties_and_attributes() {
 }
 
 #[test]
+fn several_devices_peers_contexts_and_other_launches() {
+    assert_passes(&["--timing", "off", "--devices", "2"], "devices", &[]);
+    // Under the timing model a stream masked to 4 CUs runs a kernel longer; statistics have a
+    // row per kernel and device.
+    let (stdout, stderr) = assert_passes(&["--devices", "2", "--stats"], "devices", &["timed"]);
+    assert!(stdout.contains("ms on 4"), "{stdout}");
+    assert!(stderr.contains("  device  kernel"), "{stderr}");
+}
+
+#[test]
+fn virtual_memory_and_ipc() {
+    assert_passes(&["--timing", "off"], "vmm", &[]);
+    let (stdout, stderr) = assert_passes(&["--timing", "off"], "vmm", &["unmapped"]);
+    assert!(stdout.contains("hipErrorIllegalAddress"), "{stdout}");
+    assert!(stderr.contains("outside device memory"), "{stderr}");
+}
+
+#[test]
 fn bad_calls_return_rocm_error_codes() {
     assert_passes(&["--timing", "off"], "errors", &[]);
     assert_passes(&[], "errors", &[]);

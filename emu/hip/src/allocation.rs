@@ -13,6 +13,9 @@ pub(crate) enum AllocClass {
     Managed,
     /// `hipHostRegister`ed memory of the program's own.
     Registered,
+    /// Physical memory (`hipMemCreate`) mapped into a reserved range (`hipMemMap`) and made
+    /// accessible (`hipMemSetAccess`); `hipMemUnmap` removes it.
+    Mapped,
 }
 
 impl AllocClass {
@@ -23,6 +26,7 @@ impl AllocClass {
             AllocClass::Host => "hipHostMalloc",
             AllocClass::Managed => "hipMallocManaged",
             AllocClass::Registered => "hipHostRegister",
+            AllocClass::Mapped => "hipMemMap",
         }
     }
 }
@@ -32,4 +36,9 @@ pub(crate) struct AllocInfo {
     pub(crate) size: u64,
     pub(crate) class: AllocClass,
     pub(crate) flags: u32,
+    /// The device current when it was made.
+    pub(crate) device: i32,
+    /// A number no other allocation of the run has (`HIP_POINTER_ATTRIBUTE_BUFFER_ID`), even one
+    /// at the same address after a free.
+    pub(crate) id: u32,
 }

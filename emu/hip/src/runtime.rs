@@ -1,5 +1,6 @@
-//! The runtime's state: one emulated device, the code objects the program registered or loaded,
-//! its allocations, streams and events, and what its kernels did.
+//! The runtime's state: the emulated devices (one `gcnemu::Device` whose address space they
+//! share, see [`crate::devices`]), the code objects the program registered or loaded (once per
+//! device that uses them), its allocations, streams and events, and what its kernels did.
 //!
 //! Every API call takes the one lock ([`with`]), so calls from several host threads are
 //! serialised. Work runs when it is enqueued: a kernel or copy is complete when the call that
@@ -31,7 +32,8 @@ pub(crate) struct Fatbin {
     pub(crate) image: &'static [u8],
     /// Which file it came from, for messages.
     pub(crate) origin: String,
-    pub(crate) module: Option<Result<ModuleId, String>>,
+    /// Per device: its code object, once loaded (or why it could not be).
+    pub(crate) module: Vec<Option<Result<ModuleId, String>>>,
 }
 
 pub(crate) type ModuleId = usize;
@@ -61,14 +63,21 @@ pub(crate) struct FunctionHandle {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EventState {
     pub(crate) flags: u32,
+    /// The device current when it was created.
+    pub(crate) device: i32,
     /// Device time (ns) at the last record, if recorded.
     pub(crate) recorded: Option<f64>,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct StreamState {
     pub(crate) flags: u32,
     pub(crate) priority: i32,
+    /// The device current when it was created.
+    pub(crate) device: i32,
+    /// `hipExtStreamCreateWithCUMask`: the compute units its kernels may use (bit i of word
+    /// i / 32 is CU i); empty for all.
+    pub(crate) cu_mask: Vec<u32>,
 }
 
 /// A `hipStreamWaitValue32/64` condition: `(*addr & mask) OP value` over `bytes` bytes.
@@ -153,7 +162,13 @@ pub(crate) struct Runtime {
     /// Findings already printed, so that each is printed once per run: (kernel, rule, pc).
     reported: std::collections::HashSet<(String, &'static str, u64)>,
     pub(crate) started: Instant,
-    pub(crate) current_device: i32,
+    /// Per device: memory limit and use, peers, context settings.
+    pub(crate) devices: Vec<crate::devices::DeviceState>,
+    /// How many of them the program sees (`HIP_VISIBLE_DEVICES` may hide some; hidden ones
+    /// keep their state so that a thread's device 0 always has some).
+    visible: i32,
+    /// Allocation ids handed out so far.
+    buffer_ids: u32,
     /// The sanitizers' findings and allocation sites (`GCNEMU_CHECK`).
     pub(crate) checks: CheckState,
     /// Graphs, executable graphs and stream captures.
@@ -179,6 +194,10 @@ pub(crate) struct Runtime {
     pub(crate) textures: HashMap<u64, crate::texture::TextureInfo>,
     /// Surface objects by their device address, with their resource.
     pub(crate) surfaces: HashMap<u64, crate::types::hipResourceDesc>,
+    /// Physical allocations, reserved ranges and mappings (`hipMemCreate`, `hipMemMap` ...).
+    pub(crate) vmm: crate::vmm::Vmm,
+    /// Memory opened by `hipIpcOpenMemHandle`: address → opens not yet closed.
+    pub(crate) ipc_opened: HashMap<u64, u32>,
 }
 
 /// The default pool's handle, from the range of the runtime's handles (which start above it).
@@ -274,9 +293,10 @@ impl Runtime {
             Some(v) if !v.is_empty() => settings.memory_limit,
             _ => board(settings.target).memory_bytes,
         };
+        // One address space for all devices, each held to its own limit by the runtime.
         let mut device = Device::new(DeviceConfig {
             target: settings.target,
-            memory_limit,
+            memory_limit: memory_limit.saturating_mul(settings.devices as u64),
             placement: Placement::Host,
             xnack: settings.xnack,
         });
@@ -285,6 +305,17 @@ impl Runtime {
             out: Box::new(crate::cstdio::CStream::stdout()),
             err: Box::new(crate::cstdio::CStream::stderr()),
         });
+        let list = std::env::var("HIP_VISIBLE_DEVICES")
+            .or_else(|_| std::env::var("CUDA_VISIBLE_DEVICES"))
+            .ok();
+        let visible = crate::devices::visible(settings.devices, list.as_deref());
+        let devices = vec![
+            crate::devices::DeviceState {
+                limit: memory_limit,
+                ..Default::default()
+            };
+            settings.devices.max(1) as usize
+        ];
         Ok(Runtime {
             settings,
             device,
@@ -303,7 +334,9 @@ impl Runtime {
             kernel_stats: Vec::new(),
             reported: Default::default(),
             started: Instant::now(),
-            current_device: 0,
+            devices,
+            visible: visible as i32,
+            buffer_ids: 0,
             checks: Default::default(),
             graphs: Graphs::default(),
             pools: HashMap::from([(DEFAULT_POOL, Pool::new(0, 0))]),
@@ -317,6 +350,8 @@ impl Runtime {
             arrays: HashMap::new(),
             textures: HashMap::new(),
             surfaces: HashMap::new(),
+            vmm: Default::default(),
+            ipc_opened: HashMap::new(),
         })
     }
 
@@ -339,6 +374,34 @@ impl Runtime {
         }
     }
 
+    /// The next allocation's `id`.
+    pub(crate) fn next_buffer_id(&mut self) -> u32 {
+        self.buffer_ids += 1;
+        self.buffer_ids
+    }
+
+    /// How many devices the program sees.
+    pub(crate) fn device_count(&self) -> i32 {
+        self.visible
+    }
+
+    /// Checks a device ordinal: `hipErrorInvalidDevice` unless it names one of the devices.
+    pub(crate) fn check_device(&self, device: i32) -> Result<(), hipError_t> {
+        if (0..self.device_count()).contains(&device) {
+            Ok(())
+        } else {
+            Err(INVALID_DEVICE)
+        }
+    }
+
+    /// The device a stream's work runs on: its own, or the calling thread's for the null and
+    /// per-thread streams.
+    pub(crate) fn stream_device(&self, s: hipStream_t) -> i32 {
+        self.streams
+            .get(&(s as usize))
+            .map_or_else(crate::devices::current, |st| st.device)
+    }
+
     /// Checks a stream handle: null, the per-thread or legacy stream, or one created here.
     pub(crate) fn check_stream(&self, s: hipStream_t) -> Result<(), hipError_t> {
         let h = s as usize;
@@ -356,13 +419,32 @@ impl Runtime {
         class: AllocClass,
         flags: u32,
     ) -> Result<u64, hipError_t> {
-        let addr = self
-            .device
-            .memory_mut()
-            .alloc(size, AllocKind::Buffer)
-            .map_err(|_| OUT_OF_MEMORY)?;
-        self.allocations
-            .insert(addr, AllocInfo { size, class, flags });
+        let device = crate::devices::current();
+        // Device memory counts against the current device's limit (host memory only against
+        // the emulator's total).
+        if class == AllocClass::Device {
+            self.charge(device, size)?;
+        }
+        let addr = match self.device.memory_mut().alloc(size, AllocKind::Buffer) {
+            Ok(a) => a,
+            Err(_) => {
+                if class == AllocClass::Device {
+                    self.devices[device as usize].used -= size.max(1);
+                }
+                return Err(OUT_OF_MEMORY);
+            }
+        };
+        let id = self.next_buffer_id();
+        self.allocations.insert(
+            addr,
+            AllocInfo {
+                size,
+                class,
+                flags,
+                device,
+                id,
+            },
+        );
         if class != AllocClass::Device {
             // Host and managed memory are written by host code the runtime never sees.
             self.device.memory_mut().note_host_visible(addr);
@@ -373,11 +455,25 @@ impl Runtime {
         Ok(addr)
     }
 
+    /// Counts `size` bytes (at least one) against `device`'s memory limit.
+    pub(crate) fn charge(&mut self, device: i32, size: u64) -> Result<(), hipError_t> {
+        let d = &mut self.devices[device as usize];
+        let size = size.max(1);
+        if d.used.saturating_add(size) > d.limit {
+            return Err(OUT_OF_MEMORY);
+        }
+        d.used += size;
+        Ok(())
+    }
+
     /// Frees an allocation made by [`Runtime::alloc`] of one of `classes`.
     pub(crate) fn free(&mut self, addr: u64, classes: &[AllocClass]) -> Result<(), hipError_t> {
-        match self.allocations.get(&addr) {
-            Some(info) if classes.contains(&info.class) => {}
+        let info = match self.allocations.get(&addr) {
+            Some(info) if classes.contains(&info.class) => *info,
             _ => return Err(INVALID_VALUE),
+        };
+        if info.class == AllocClass::Device {
+            self.devices[info.device as usize].used -= info.size.max(1);
         }
         self.allocations.remove(&addr);
         self.checks.sites.remove(&addr);
@@ -408,18 +504,24 @@ impl Runtime {
         }
     }
 
-    /// The code object of a registered fatbin, loaded at its first use.
-    fn fatbin_module(&mut self, fatbin: usize) -> Result<ModuleId, hipError_t> {
-        let f = self.fatbins.get(fatbin).ok_or(INVALID_DEVICE_FUNCTION)?;
-        if let Some(r) = &f.module {
+    /// The code object of a registered fatbin for `device`, loaded at its first use there.
+    fn fatbin_module(&mut self, fatbin: usize, device: i32) -> Result<ModuleId, hipError_t> {
+        let count = self.devices.len();
+        let f = self
+            .fatbins
+            .get_mut(fatbin)
+            .ok_or(INVALID_DEVICE_FUNCTION)?;
+        f.module.resize(count, None);
+        if let Some(r) = &f.module[device as usize] {
             return r.clone().map_err(|_| NO_BINARY_FOR_GPU);
         }
         let (image, origin) = (f.image, f.origin.clone());
+        // A load of its own: each device has its own copy of the code object's variables.
         let r = self.load_bundle(image, &origin);
         if let Err(e) = &r {
             eprintln!("gcnemu-hip: {e}");
         }
-        self.fatbins[fatbin].module = Some(r.clone());
+        self.fatbins[fatbin].module[device as usize] = Some(r.clone());
         r.map_err(|_| NO_BINARY_FOR_GPU)
     }
 
@@ -444,9 +546,19 @@ impl Runtime {
         Ok(self.modules.len() - 1)
     }
 
-    /// The module a registered host symbol (kernel stub or variable) belongs to, loaded.
+    /// The module a registered host symbol (kernel stub or variable) belongs to, loaded for the
+    /// calling thread's device.
     pub(crate) fn symbol_module(&mut self, sym: &DeviceSymbol) -> Result<ModuleId, hipError_t> {
-        self.fatbin_module(sym.fatbin)
+        self.fatbin_module(sym.fatbin, crate::devices::current())
+    }
+
+    /// [`Runtime::symbol_module`] for `device`.
+    pub(crate) fn symbol_module_on(
+        &mut self,
+        sym: &DeviceSymbol,
+        device: i32,
+    ) -> Result<ModuleId, hipError_t> {
+        self.fatbin_module(sym.fatbin, device)
     }
 
     pub(crate) fn loaded(&self, id: ModuleId) -> Result<&Loaded, hipError_t> {
@@ -563,8 +675,21 @@ impl Runtime {
             .module
             .kernel(kernel)
             .ok_or(INVALID_DEVICE_FUNCTION)?;
+        // A block over the kernel's launch bounds: hipamd's `ihipLaunchKernel_validate` refuses
+        // it with hipErrorLaunchFailure.
+        let bound = k.meta.as_ref().map_or(0, |m| m.max_flat_workgroup_size);
+        if bound > 0 && block.iter().map(|&b| b as u64).product::<u64>() > bound {
+            return Err(LAUNCH_FAILURE);
+        }
         let mut opts = self.settings.launch.clone();
         opts.dynamic_lds = shared;
+        let device = self.stream_device(stream);
+        if let (Some(st), Some(t)) = (self.streams.get(&(stream as usize)), opts.timing.as_mut()) {
+            if !st.cu_mask.is_empty() {
+                let mask = crate::cu_mask::effective(&st.cu_mask, t.cus);
+                t.cus = mask.iter().map(|w| w.count_ones()).sum();
+            }
+        }
         let dims = Dims { grid, block };
         let name = k.name.clone();
         let result = self
@@ -588,7 +713,7 @@ impl Runtime {
                     );
                     self.pending.get_or_insert(ILLEGAL_ADDRESS);
                 }
-                self.record(&name, module, Some(&stats), stats.elapsed);
+                self.record(&name, device, module, Some(&stats), stats.elapsed);
                 Ok(())
             }
             Err(gcnemu::Error::Guest(g)) => {
@@ -611,8 +736,12 @@ impl Runtime {
                     "gcnemu: the program sees {} from its next synchronising call",
                     error::name_str(code)
                 );
-                self.record(&name, module, None, Duration::ZERO);
-                if let Some(s) = self.kernel_stats.iter_mut().find(|s| s.name == name) {
+                self.record(&name, device, module, None, Duration::ZERO);
+                if let Some(s) = self
+                    .kernel_stats
+                    .iter_mut()
+                    .find(|s| s.name == name && s.device == device)
+                {
                     s.faults += 1;
                 }
                 self.pending.get_or_insert(code);
@@ -677,17 +806,23 @@ impl Runtime {
     fn record(
         &mut self,
         name: &str,
+        device: i32,
         module: ModuleId,
         stats: Option<&gcnemu::Stats>,
         elapsed: Duration,
     ) {
-        let i = match self.kernel_stats.iter().position(|s| s.name == name) {
+        let i = match self
+            .kernel_stats
+            .iter()
+            .position(|s| s.name == name && s.device == device)
+        {
             Some(i) => i,
             None => {
                 let code_object = self.modules[module]
                     .as_ref()
                     .map_or(String::new(), |l| l.name.clone());
-                self.kernel_stats.push(KernelStats::new(name, code_object));
+                self.kernel_stats
+                    .push(KernelStats::new(name, device, code_object));
                 self.kernel_stats.len() - 1
             }
         };

@@ -1,6 +1,7 @@
 //! What the program's kernels did, printed when it exits (`GCNEMU_STATS=1` on stderr,
 //! `GCNEMU_STATS_JSON=PATH` as JSON): per kernel, launches, workgroups, wave-instructions,
-//! emulation time, simulated cycles, hazard and stale-read findings, and faults.
+//! emulation time, simulated cycles, hazard and stale-read findings, and faults. With several
+//! devices a kernel has one row per device it ran on.
 
 use gcnemu::settings::Settings;
 use std::time::{Duration, Instant};
@@ -9,6 +10,8 @@ use std::time::{Duration, Instant};
 pub(crate) struct KernelStats {
     /// The kernel's symbol, and as the source spells it (C++ names demangled).
     pub(crate) name: String,
+    /// The device it ran on.
+    pub(crate) device: i32,
     demangled: String,
     code_object: String,
     launches: u64,
@@ -24,9 +27,10 @@ pub(crate) struct KernelStats {
 }
 
 impl KernelStats {
-    pub(crate) fn new(name: &str, code_object: String) -> KernelStats {
+    pub(crate) fn new(name: &str, device: i32, code_object: String) -> KernelStats {
         KernelStats {
             name: name.to_string(),
+            device,
             demangled: gcnemu::symbol::demangle(name),
             code_object,
             ..Default::default()
@@ -49,12 +53,13 @@ impl KernelStats {
 /// Writes the report the settings ask for: the table on stderr, the JSON file.
 pub(crate) fn write_report(settings: &Settings, kernels: &[KernelStats], started: Instant) {
     if settings.stats {
-        eprint!("{}", text(kernels, started.elapsed()));
+        eprint!("{}", text(kernels, started.elapsed(), settings.devices > 1));
     }
     if let Some(path) = &settings.stats_json {
         let json = serde_json::json!({
             "target": settings.target.to_string(),
             "timing": settings.launch.timing.is_some(),
+            "devices": settings.devices,
             "wall_seconds": started.elapsed().as_secs_f64(),
             "kernels": kernels,
         });
@@ -66,16 +71,22 @@ pub(crate) fn write_report(settings: &Settings, kernels: &[KernelStats], started
 }
 
 /// The stderr summary: one line per kernel, in the order of first launch.
-fn text(kernels: &[KernelStats], wall: Duration) -> String {
+fn text(kernels: &[KernelStats], wall: Duration, several_devices: bool) -> String {
     let mut out = format!(
         "gcnemu: {} kernel(s), {:.3} s of program time\n",
         kernels.len(),
         wall.as_secs_f64()
     );
-    out += "gcnemu:   launches  workgroups  wave-insts      emu-s      cycles  hazards  stale  faults  kernel\n";
+    let device_column = if several_devices { "  device" } else { "" };
+    out += &format!("gcnemu:   launches  workgroups  wave-insts      emu-s      cycles  hazards  stale  faults{device_column}  kernel\n");
     for k in kernels {
+        let device = if several_devices {
+            format!(" {:>7}", k.device)
+        } else {
+            String::new()
+        };
         out += &format!(
-            "gcnemu: {:>10} {:>11} {:>11} {:>10.3} {:>11} {:>8} {:>6} {:>7}  {}\n",
+            "gcnemu: {:>10} {:>11} {:>11} {:>10.3} {:>11} {:>8} {:>6} {:>7}{device}  {}\n",
             k.launches,
             k.workgroups,
             k.wave_instructions,

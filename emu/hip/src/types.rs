@@ -13,6 +13,7 @@ pub(crate) type hipEvent_t = *mut c_void;
 pub(crate) type hipModule_t = *mut c_void;
 pub(crate) type hipFunction_t = *mut c_void;
 pub(crate) type hipDevice_t = c_int;
+pub(crate) type hipCtx_t = *mut c_void;
 pub(crate) type hipHostFn_t = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 pub(crate) type hipStreamCallback_t =
     Option<unsafe extern "C" fn(stream: hipStream_t, status: hipError_t, user_data: *mut c_void)>;
@@ -104,9 +105,13 @@ pub(crate) mod device_attribute {
     pub(crate) const UNIFIED_ADDRESSING: i32 = 85;
     pub(crate) const WARP_SIZE: i32 = 87;
     pub(crate) const MEMORY_POOLS_SUPPORTED: i32 = 88;
+    /// Not in ROCm 5.2's header: the number later ones give it, for programs built with those.
+    pub(crate) const VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: i32 = 89;
     pub(crate) const CLOCK_INSTRUCTION_RATE: i32 = 10000;
     pub(crate) const MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: i32 = 10002;
     pub(crate) const GCN_ARCH: i32 = 10003;
+    pub(crate) const HDP_MEM_FLUSH_CNTL: i32 = 10005;
+    pub(crate) const HDP_REG_FLUSH_CNTL: i32 = 10006;
     pub(crate) const COOPERATIVE_MULTI_DEVICE_UNMATCHED_FUNC: i32 = 10007;
     pub(crate) const COOPERATIVE_MULTI_DEVICE_UNMATCHED_GRID_DIM: i32 = 10008;
     pub(crate) const COOPERATIVE_MULTI_DEVICE_UNMATCHED_BLOCK_DIM: i32 = 10009;
@@ -364,6 +369,19 @@ pub(crate) struct hipMemPoolProps {
     pub(crate) location: hipMemLocation,
     pub(crate) win32SecurityAttributes: *mut c_void,
     pub(crate) reserved: [u8; 64],
+}
+
+/// `hipMemAllocationProp`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct hipMemAllocationProp {
+    pub(crate) compressionType: u8,
+    pub(crate) location: hipMemLocation,
+    pub(crate) requestedHandleType: i32,
+    pub(crate) type_: i32,
+    pub(crate) usage: u16,
+    /// A pointer in C; kept as a number, which makes the struct `Send` (it is never followed).
+    pub(crate) win32HandleMetaData: usize,
 }
 
 #[repr(C)]

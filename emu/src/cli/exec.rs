@@ -59,6 +59,10 @@ pub struct ExecArgs {
     /// for gfx908, 64 GiB for gfx90a).
     #[arg(long, value_name = "BYTES")]
     pub memory_limit: Option<String>,
+    /// Emulated GPUs the program sees (1 to 16, default 1), all of the chosen board, each with
+    /// its own memory limit, streams and statistics.
+    #[arg(long, value_name = "N")]
+    pub devices: Option<String>,
     /// At exit, print per kernel: launches, workgroups, wave-instructions, emulation time,
     /// cycles, hazard and stale-read findings, faults (on stderr).
     #[arg(long)]
@@ -102,6 +106,7 @@ impl ExecArgs {
         set(settings::HAZARDS, &self.hazards);
         set(settings::MAX_INSTRUCTIONS, &self.max_instructions);
         set(settings::MEMORY_LIMIT, &self.memory_limit);
+        set(settings::DEVICES, &self.devices);
         set(settings::TIMEOUT, &self.timeout);
         set(settings::SPIN_LIMIT, &self.spin_limit);
         set(settings::CHECK, &self.check);

@@ -1,7 +1,7 @@
 //! Cooperative launches: `hipLaunchCooperativeKernel` (and `_spt`), whose grid is resident all
 //! at once so that `cooperative_groups::this_grid().sync()` works, and
-//! `hipLaunchCooperativeKernelMultiDevice` / `hipExtLaunchMultiKernelMultiDevice`, a grid per
-//! device with `this_multi_grid()` across them.
+//! `hipLaunchCooperativeKernelMultiDevice`, a grid per device with `this_multi_grid()` across
+//! them (one device: the launches run one after another, so grids on several could not meet).
 //!
 //! The checks and error codes are hipamd 5.2's (`hipLaunchCooperativeKernel_common`,
 //! `ihipLaunchKernel_validate`, `ihipLaunchCooperativeKernelMultiDevice`): an unregistered
@@ -152,7 +152,7 @@ pub unsafe extern "C" fn hipLaunchCooperativeKernel_spt(
 }
 
 /// A grid per device of `list`: cooperative ones share a multi-grid sync (`cooperative`), or
-/// plain ones (`hipExtLaunchMultiKernelMultiDevice`).
+/// plain ones. (`hipExtLaunchMultiKernelMultiDevice` is in `launch_ext.rs`, across devices.)
 fn multi_device(
     rt: &mut Runtime,
     list: *mut hipLaunchParams,
@@ -250,13 +250,4 @@ pub unsafe extern "C" fn hipLaunchCooperativeKernelMultiDevice(
     // The pre- and post-launch synchronisation flags change nothing: work completes when it is
     // enqueued.
     call(|rt| multi_device(rt, list, devices, true))
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn hipExtLaunchMultiKernelMultiDevice(
-    list: *mut hipLaunchParams,
-    devices: i32,
-    _flags: c_uint,
-) -> hipError_t {
-    call(|rt| multi_device(rt, list, devices, false))
 }

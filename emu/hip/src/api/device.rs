@@ -19,7 +19,7 @@ const LDS_BYTES: usize = 64 * 1024;
 /// Workgroups a CU holds at most (the barrier limit of the occupancy rules).
 const MAX_WORKGROUPS_PER_CU: c_int = 16;
 
-fn cus(rt: &Runtime) -> u32 {
+pub(crate) fn cus(rt: &Runtime) -> u32 {
     rt.settings
         .launch
         .timing
@@ -28,13 +28,18 @@ fn cus(rt: &Runtime) -> u32 {
         .unwrap_or_else(|| gcnemu::cu::config::default_cus(rt.settings.target))
 }
 
-fn copy_name(dst: &mut [c_char], s: &str) {
+/// A device's PCI address as `hipDeviceGetPCIBusId` writes it: domain, bus, device, function.
+pub(crate) fn bus_id_text(device: c_int) -> String {
+    format!("0000:{:02x}:00.0", crate::devices::pci_bus(device))
+}
+
+pub(crate) fn copy_name(dst: &mut [c_char], s: &str) {
     for (d, b) in dst.iter_mut().zip(s.bytes().chain([0])) {
         *d = b as c_char;
     }
 }
 
-fn properties(rt: &Runtime) -> hipDeviceProp_t {
+fn properties(rt: &Runtime, device: c_int) -> hipDeviceProp_t {
     let t = rt.settings.target;
     let b = board(t);
     // SAFETY: the struct is plain C data, for which all-zero is valid.
@@ -44,7 +49,8 @@ fn properties(rt: &Runtime) -> hipDeviceProp_t {
         &mut p.gcnArchName,
         &gcnemu::board::arch_name(t, rt.settings.xnack),
     );
-    p.totalGlobalMem = rt.device.memory().limit() as usize;
+    let memory = rt.devices[device as usize].limit;
+    p.totalGlobalMem = memory as usize;
     p.sharedMemPerBlock = LDS_BYTES;
     p.regsPerBlock = 65536;
     p.warpSize = 64;
@@ -54,7 +60,7 @@ fn properties(rt: &Runtime) -> hipDeviceProp_t {
     p.clockRate = b.clock_khz as c_int;
     p.memoryClockRate = b.memory_clock_khz as c_int;
     p.memoryBusWidth = b.bus_width as c_int;
-    p.totalConstMem = rt.device.memory().limit().min(i32::MAX as u64) as usize;
+    p.totalConstMem = memory.min(i32::MAX as u64) as usize;
     p.major = 9;
     p.minor = 0;
     p.multiProcessorCount = cus(rt) as c_int;
@@ -80,17 +86,11 @@ fn properties(rt: &Runtime) -> hipDeviceProp_t {
     p.texturePitchAlignment = 256;
     p.isLargeBar = 1;
     p.managedMemory = 1;
+    p.pciBusID = crate::devices::pci_bus(device);
+    p.isMultiGpuBoard = (rt.device_count() > 1) as c_int;
     p.directManagedMemAccessFromHost = 1;
     p.concurrentManagedAccess = 1;
     p
-}
-
-fn check_device(device: c_int) -> Result<(), hipError_t> {
-    if device == 0 {
-        Ok(())
-    } else {
-        Err(INVALID_DEVICE)
-    }
 }
 
 #[no_mangle]
@@ -106,27 +106,34 @@ pub unsafe extern "C" fn hipInit(flags: c_uint) -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> hipError_t {
-    call(|_| put(count, 1))
+    call(|rt| {
+        put(count, rt.device_count())?;
+        // As hipamd: a count of 0 comes with hipErrorNoDevice.
+        if rt.device_count() == 0 {
+            return Err(NO_DEVICE);
+        }
+        Ok(())
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipSetDevice(device: c_int) -> hipError_t {
     call(|rt| {
-        check_device(device)?;
-        rt.current_device = device;
+        rt.check_device(device)?;
+        crate::devices::set_current(device);
         Ok(())
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDevice(device: *mut c_int) -> hipError_t {
-    call(|rt| put(device, rt.current_device))
+    call(|_| put(device, crate::devices::current()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceGet(device: *mut hipDevice_t, ordinal: c_int) -> hipError_t {
-    call(|_| {
-        check_device(ordinal)?;
+    call(|rt| {
+        rt.check_device(ordinal)?;
         put(device, ordinal)
     })
 }
@@ -137,8 +144,8 @@ pub unsafe extern "C" fn hipGetDeviceProperties(
     device: c_int,
 ) -> hipError_t {
     call(|rt| {
-        check_device(device)?;
-        put(prop, properties(rt))
+        rt.check_device(device)?;
+        put(prop, properties(rt, device))
     })
 }
 
@@ -149,7 +156,7 @@ pub unsafe extern "C" fn hipDeviceGetName(
     device: hipDevice_t,
 ) -> hipError_t {
     call(|rt| {
-        check_device(device)?;
+        rt.check_device(device)?;
         if name.is_null() || len <= 0 {
             return Err(INVALID_VALUE);
         }
@@ -165,8 +172,8 @@ pub unsafe extern "C" fn hipDeviceGetName(
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device: hipDevice_t) -> hipError_t {
     call(|rt| {
-        check_device(device)?;
-        put(bytes, rt.device.memory().limit() as usize)
+        rt.check_device(device)?;
+        put(bytes, rt.devices[device as usize].limit as usize)
     })
 }
 
@@ -176,8 +183,8 @@ pub unsafe extern "C" fn hipDeviceComputeCapability(
     minor: *mut c_int,
     device: hipDevice_t,
 ) -> hipError_t {
-    call(|_| {
-        check_device(device)?;
+    call(|rt| {
+        rt.check_device(device)?;
         put(major, 9)?;
         put(minor, 0)
     })
@@ -189,14 +196,14 @@ pub unsafe extern "C" fn hipDeviceGetPCIBusId(
     len: c_int,
     device: c_int,
 ) -> hipError_t {
-    call(|_| {
-        check_device(device)?;
+    call(|rt| {
+        rt.check_device(device)?;
         if bus_id.is_null() || len < 13 {
             return Err(INVALID_VALUE);
         }
         // SAFETY: the program's buffer of `len` >= 13 bytes.
         let out = unsafe { std::slice::from_raw_parts_mut(bus_id, len as usize) };
-        copy_name(out, "0000:00:00.0");
+        copy_name(out, &bus_id_text(device));
         Ok(())
     })
 }
@@ -209,8 +216,8 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
 ) -> hipError_t {
     call(|rt| {
         use crate::types::device_attribute::*;
-        check_device(device)?;
-        let p = properties(rt);
+        rt.check_device(device)?;
+        let p = properties(rt, device);
         let clamp = |v: usize| v.min(i32::MAX as usize) as c_int;
         let v = match attribute {
             ECC_ENABLED => p.ECCEnabled,
@@ -271,9 +278,12 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
             UNIFIED_ADDRESSING => 1,
             WARP_SIZE => p.warpSize,
             MEMORY_POOLS_SUPPORTED => 1,
+            VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED => 1,
             CLOCK_INSTRUCTION_RATE => p.clockInstructionRate,
             MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => clamp(p.maxSharedMemoryPerMultiProcessor),
             GCN_ARCH => p.gcnArch,
+            // The host data path's flush registers: none, device memory is host memory.
+            HDP_MEM_FLUSH_CNTL | HDP_REG_FLUSH_CNTL => 0,
             COOPERATIVE_MULTI_DEVICE_UNMATCHED_FUNC => 0,
             COOPERATIVE_MULTI_DEVICE_UNMATCHED_GRID_DIM => 0,
             COOPERATIVE_MULTI_DEVICE_UNMATCHED_BLOCK_DIM => 0,
@@ -305,18 +315,27 @@ pub unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
     })
 }
 
-/// Frees every allocation and forgets streams and events, as a device reset does; registered
-/// code stays loadable.
+/// Frees every allocation of the current device and forgets its streams, events and peers, as
+/// a device reset does; registered code stays loadable.
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceReset() -> hipError_t {
     call(|rt| {
-        let addrs: Vec<u64> = rt.allocations.keys().copied().collect();
+        let device = crate::devices::current();
+        let addrs: Vec<u64> = rt
+            .allocations
+            .iter()
+            .filter(|(_, info)| info.device == device)
+            .map(|(&a, _)| a)
+            .collect();
         for a in addrs {
             rt.allocations.remove(&a);
             let _ = rt.device.memory_mut().free(a);
         }
-        rt.streams.clear();
-        rt.events.clear();
+        let d = &mut rt.devices[device as usize];
+        d.used = 0;
+        d.peers.clear();
+        rt.streams.retain(|_, s| s.device != device);
+        rt.events.retain(|_, e| e.device != device);
         rt.graphs.captures.clear();
         rt.graphs.capturing.clear();
         rt.graphs.captured_events.clear();
@@ -339,33 +358,36 @@ pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> hipError_t 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipSetDeviceFlags(_flags: c_uint) -> hipError_t {
-    call(|_| Ok(()))
+pub unsafe extern "C" fn hipSetDeviceFlags(flags: c_uint) -> hipError_t {
+    // hipDeviceScheduleMask, hipDeviceMapHost, hipDeviceLmemResizeToMax.
+    const SCHEDULE_MASK: c_uint = 0x7;
+    const SUPPORTED: c_uint = SCHEDULE_MASK | 0x8 | 0x10;
+    call(|rt| {
+        if flags & !SUPPORTED != 0 {
+            return Err(INVALID_VALUE);
+        }
+        // As hipamd: the device keeps the scheduling part only.
+        rt.devices[crate::devices::current() as usize].flags = flags & SCHEDULE_MASK;
+        Ok(())
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDeviceFlags(flags: *mut c_uint) -> hipError_t {
-    call(|_| put(flags, 0))
+    call(|rt| put(flags, rt.devices[crate::devices::current() as usize].flags))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipChooseDevice(
     device: *mut c_int,
-    _prop: *const hipDeviceProp_t,
-) -> hipError_t {
-    call(|_| put(device, 0))
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn hipDeviceCanAccessPeer(
-    can: *mut c_int,
-    device: c_int,
-    peer: c_int,
+    prop: *const hipDeviceProp_t,
 ) -> hipError_t {
     call(|_| {
-        check_device(device)?;
-        check_device(peer)?;
-        put(can, 0)
+        // All devices are alike, so the first matches best.
+        if prop.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        put(device, 0)
     })
 }
 

@@ -87,9 +87,18 @@ pub extern "C" fn hipKernelNameRefByPtr(_f: *const c_void, _s: hipStream_t) -> *
     std::ptr::null()
 }
 
+/// The device of a stream's work (the calling thread's for the null stream), or -1 for a
+/// handle that is not a stream, as hipamd answers.
 #[no_mangle]
-pub extern "C" fn hipGetStreamDeviceId(_s: hipStream_t) -> c_int {
-    0
+pub extern "C" fn hipGetStreamDeviceId(s: hipStream_t) -> c_int {
+    let mut device = -1;
+    super::call(|rt| {
+        if rt.check_stream(s).is_ok() {
+            device = rt.stream_device(s);
+        }
+        Ok(())
+    });
+    device
 }
 
 #[no_mangle]

@@ -104,7 +104,9 @@ pub(super) fn launch_by_stub(
     if captured {
         return Ok(());
     }
-    let module = rt.symbol_module(&sym)?;
+    // The kernel as loaded for the device whose stream it is enqueued on.
+    let device = rt.stream_device(stream);
+    let module = rt.symbol_module_on(&sym, device)?;
     rt.launch(
         module,
         &sym.name,
@@ -176,7 +178,7 @@ pub(crate) fn extra_buffer<'a>(extra: *mut *mut c_void) -> Result<&'a [u8], hipE
 }
 
 #[allow(clippy::too_many_arguments)]
-fn module_launch(
+pub(crate) fn module_launch(
     rt: &mut Runtime,
     f: hipFunction_t,
     grid: dim3,

@@ -61,6 +61,12 @@ pub unsafe extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> hi
     malloc(ptr, size, AllocClass::Host, 0)
 }
 
+/// The driver API's name for `hipHostMalloc` with default flags.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemAllocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+    malloc(ptr, size, AllocClass::Host, 0)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn hipHostAlloc(
     ptr: *mut *mut c_void,
@@ -285,12 +291,15 @@ pub unsafe extern "C" fn hipHostRegister(
             gcnemu::memory::MemError::Overlap { .. } => HOST_MEMORY_ALREADY_REGISTERED,
             _ => INVALID_VALUE,
         })?;
+        let id = rt.next_buffer_id();
         rt.allocations.insert(
             addr,
             AllocInfo {
                 size: size as u64,
                 class: AllocClass::Registered,
                 flags,
+                device: crate::devices::current(),
+                id,
             },
         );
         Ok(())
@@ -331,17 +340,17 @@ pub unsafe extern "C" fn hipHostGetFlags(flags: *mut c_uint, host: *mut c_void) 
 #[no_mangle]
 pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> hipError_t {
     call(|rt| {
-        let mem = rt.device.memory();
-        let limit = mem.limit();
-        // Either may be null (ROCm 5.4's tests ask for the free bytes alone); not both.
+        // The current device's own limit and the device memory counted against it. Either
+        // out-pointer may be null (ROCm 5.4's tests ask for the free bytes alone); not both.
+        let d = &rt.devices[crate::devices::current() as usize];
         if free.is_null() && total.is_null() {
             return Err(INVALID_VALUE);
         }
         if !free.is_null() {
-            put(free, limit.saturating_sub(mem.used()) as usize)?;
+            put(free, d.limit.saturating_sub(d.used) as usize)?;
         }
         if !total.is_null() {
-            put(total, limit as usize)?;
+            put(total, d.limit as usize)?;
         }
         Ok(())
     })
@@ -385,7 +394,7 @@ pub unsafe extern "C" fn hipPointerGetAttributes(
         let (_, info) = rt.allocation_of(ptr as u64).ok_or(INVALID_VALUE)?;
         let p = ptr as *mut c_void;
         let (memory_type, host) = match info.class {
-            AllocClass::Device => (memory_type::DEVICE, std::ptr::null_mut()),
+            AllocClass::Device | AllocClass::Mapped => (memory_type::DEVICE, std::ptr::null_mut()),
             // ROCm backs managed memory with fine-grained host memory and reports it as such.
             AllocClass::Managed | AllocClass::Host | AllocClass::Registered => {
                 (memory_type::HOST, p)
@@ -395,7 +404,7 @@ pub unsafe extern "C" fn hipPointerGetAttributes(
             attributes,
             hipPointerAttribute_t {
                 memoryType: memory_type,
-                device: 0,
+                device: info.device,
                 devicePointer: p,
                 hostPointer: host,
                 isManaged: (info.class == AllocClass::Managed) as c_int,

@@ -95,7 +95,7 @@ pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mu
         rt.fatbins.push(Fatbin {
             image,
             origin,
-            module: None,
+            module: Vec::new(),
         });
         // The handle is a pointer to a slot holding the fatbin's index + 1.
         let slot = Box::leak(Box::new(rt.fatbins.len() as *mut c_void));

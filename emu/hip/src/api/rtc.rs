@@ -306,3 +306,19 @@ pub unsafe extern "C" fn hiprtcGetCode(prog: hiprtcProgram, code: *mut c_char) -
         })
     })
 }
+
+/// hiprtc's precompiled header (`-hip-pch`): none is built in (hipamd builds one only with
+/// `__HIP_ENABLE_PCH`, and drops the option either way), so an empty one.
+#[no_mangle]
+pub unsafe extern "C" fn __hipGetPCH(
+    pch: *mut *const std::ffi::c_char,
+    size: *mut std::ffi::c_uint,
+) {
+    if !pch.is_null() {
+        // SAFETY: the caller's out-pointers, checked for null.
+        unsafe { pch.write(c"".as_ptr()) };
+    }
+    if !size.is_null() {
+        unsafe { size.write(0) };
+    }
+}

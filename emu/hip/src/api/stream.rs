@@ -15,14 +15,31 @@ use std::ffi::{c_float, c_int, c_uint, c_void};
 const EVENT_DISABLE_TIMING: u32 = 0x2;
 
 fn create_stream(out: *mut hipStream_t, flags: u32, priority: i32) -> hipError_t {
-    call(|rt| {
-        if out.is_null() {
-            return Err(INVALID_VALUE);
-        }
-        let h = rt.new_handle();
-        rt.streams.insert(h, StreamState { flags, priority });
-        put(out, h as hipStream_t)
-    })
+    call(|rt| new_stream(rt, out, flags, priority, Vec::new()))
+}
+
+/// Creates a stream of the calling thread's device.
+pub(crate) fn new_stream(
+    rt: &mut Runtime,
+    out: *mut hipStream_t,
+    flags: u32,
+    priority: i32,
+    cu_mask: Vec<u32>,
+) -> Result<(), hipError_t> {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let h = rt.new_handle();
+    rt.streams.insert(
+        h,
+        StreamState {
+            flags,
+            priority,
+            device: crate::devices::current(),
+            cu_mask,
+        },
+    );
+    put(out, h as hipStream_t)
 }
 
 #[no_mangle]
@@ -73,7 +90,7 @@ pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(
 fn created(rt: &Runtime, stream: hipStream_t) -> Result<StreamState, hipError_t> {
     rt.streams
         .get(&(stream as usize))
-        .copied()
+        .cloned()
         .ok_or(INVALID_HANDLE)
 }
 
@@ -223,6 +240,7 @@ fn create_event(out: *mut hipEvent_t, flags: u32) -> hipError_t {
             h,
             EventState {
                 flags,
+                device: crate::devices::current(),
                 recorded: None,
             },
         );
