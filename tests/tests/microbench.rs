@@ -36,7 +36,13 @@ fn run(target: &str, name: &str, args: &[&str]) -> HashMap<(String, u64), f64> {
             let f: Vec<&str> = l.split('\t').collect();
             assert_eq!(f.len(), 4, "{name}: line `{l}`");
             let value: f64 = f[2].parse().expect("a number");
-            ((f[0].to_string(), f[1].parse::<f64>().expect("a number") as u64), value)
+            (
+                (
+                    f[0].to_string(),
+                    f[1].parse::<f64>().expect("a number") as u64,
+                ),
+                value,
+            )
         })
         .collect()
 }

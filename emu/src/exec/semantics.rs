@@ -11,8 +11,8 @@ use super::{
     accvgpr::*, cvt_fp8::*, dot_accumulate::*, ds::*, ds_atomic::*, ds_cross::*, ds_gws::*,
     flat::*, fork::*, gpr_idx::*, graphics::*, hwreg::*, ieee_minmax::*, mfma::*, mimg::*,
     mov64::*, mtbuf::*, mubuf::*, pk_f32::*, smem::*, smem_scratch::*, smem_write::*, sop::*,
-    sop_movrel::*,
-    sop_state::*, vop::*, vop16::*, vop3_pack_sad::*, vop3p::*, vop_graphics_math::*, vopc::*,
+    sop_movrel::*, sop_state::*, vop::*, vop16::*, vop3_pack_sad::*, vop3p::*,
+    vop_graphics_math::*, vopc::*,
 };
 
 macro_rules! table {

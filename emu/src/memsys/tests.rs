@@ -130,7 +130,7 @@ fn memory_bandwidth_bounds_a_stream_of_misses() {
         done = done.max(load(&mut m, i / 4, &lanes(i * 256, 4)));
     }
     assert_eq!(m.counters().tcc_ea_rdreq, 10_000);
-    assert!(done >= 10_000 && done < 10_000 + 500 + 100, "{done}");
+    assert!((10_000..10_000 + 500 + 100).contains(&done), "{done}");
 }
 
 #[test]
@@ -280,7 +280,7 @@ fn a_new_launch_keeps_the_l2_lines_but_not_the_queues() {
     let a = lanes(0, 4);
     // A burst that leaves the memory queue busy far ahead of cycle 0.
     for i in 0..1000u64 {
-        load(&mut m, 0, &lanes(1 << 30 | i * 256, 4));
+        load(&mut m, 0, &lanes((1 << 30) + i * 256, 4));
     }
     load(&mut m, 0, &a);
     m.shared.new_launch(1_000_000);

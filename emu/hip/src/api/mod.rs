@@ -2,8 +2,8 @@
 
 mod array;
 mod capture;
-mod cooperative;
 mod context;
+mod cooperative;
 mod device;
 mod errors;
 mod graph;
