@@ -1,5 +1,5 @@
 //! The other launch entry points ROCm 5.2 exports: CUDA's old execution-control API
-//! (`hipConfigureCall`, `hipSetupArgument`, `hipLaunchByPtr`), the `hipLaunchKernelGGL` helper
+//! (`hipConfigureCall`, `hipSetupArgument`, `hipLaunchByPtr`), the `hipLaunchKernelGGL` wrapper
 //! of old headers (`hip_impl::hipLaunchKernelGGLImpl`), AMD's launches by global work size in
 //! work-items (`hipExtModuleLaunchKernel`, `hipHccModuleLaunchKernel`), one kernel per device
 //! (`hipExtLaunchMultiKernelMultiDevice`), and streams limited to some compute units
