@@ -128,8 +128,13 @@ pub fn run_timed(
         demand,
     };
     let waves_per_cu = occ.waves_per_cu as usize;
+    // Where the launch's buffers are, for the caches to see them by allocation and offset.
+    let placement = std::sync::Arc::new(match config.memory {
+        Some(_) => super::memory::Placement::new(mem.serials()),
+        None => super::memory::Placement::default(),
+    });
     let mut sims: Vec<CuSim> = (0..config.cus)
-        .map(|c| new_sim(&env, c, hazards, waves_per_cu, mem.gws_only()))
+        .map(|c| new_sim(&env, c, hazards, waves_per_cu, mem.gws_only(), &placement))
         .collect();
     let threads = config.threads.clamp(1, 256);
     let workers = if threads > 1 {
@@ -245,6 +250,7 @@ fn new_sim<'a>(
     hazards: HazardMode,
     waves_per_cu: usize,
     no_memory: Memory,
+    placement: &std::sync::Arc<super::memory::Placement>,
 ) -> CuSim<'a> {
     CuSim {
         e: env,
@@ -295,11 +301,10 @@ fn new_sim<'a>(
         bulk_retry: [0; super::occupancy::SIMDS],
         bulk_backoff: [0; super::occupancy::SIMDS],
         prof: Counters::new(env.config.host_profile),
-        memory: env
-            .config
-            .memory
-            .and_then(crate::memsys::params)
-            .map(|p| super::memory::CuMemoryState::new(crate::memsys::CuMemory::new(p))),
+        memory: env.config.memory.and_then(crate::memsys::params).map(|p| {
+            let l1 = crate::memsys::CuMemory::new(p);
+            super::memory::CuMemoryState::new(l1, placement.clone())
+        }),
     }
 }
 

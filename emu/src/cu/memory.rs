@@ -10,6 +10,11 @@
 //! latency of the shared part is shorter than a window, so the cycle found between windows is
 //! always in a later window. Vector memory returns in issue order (`last_vm`), so an
 //! instruction issued behind a pending one is pending too.
+//!
+//! Addresses reach the caches by allocation and offset ([`Placement`]), not as the host placed
+//! the buffers: the HIP runtime puts an allocation at its host address, which the host's
+//! address-space randomisation moves from run to run, and the caches' sets and channels would
+//! move with it.
 
 use super::engine::{Block, CuSim};
 use crate::memsys::{Access, CuMemory, L2Request, SharedMemory, VectorRequest};
@@ -44,18 +49,48 @@ struct Pending {
     resolved: Option<u64>,
 }
 
+/// The launch's allocations by address, to name an address by allocation and offset.
+#[derive(Debug, Default)]
+pub struct Placement {
+    /// `(base, end, serial)` in address order ([`crate::memory::Memory::serials`]).
+    ranges: Vec<(u64, u64, u64)>,
+}
+
+impl Placement {
+    pub fn new(ranges: Vec<(u64, u64, u64)>) -> Placement {
+        Placement { ranges }
+    }
+
+    /// `addr` as (allocation serial + 1) · 2^40 + offset; an address outside every allocation
+    /// of the launch's start (one allocated since) stays as it is. `hint` is the index found
+    /// last, which the lanes of one instruction mostly share.
+    pub fn stable(&self, addr: u64, hint: &mut usize) -> u64 {
+        let within = |&(base, end, _): &(u64, u64, u64)| addr >= base && addr < end;
+        if !self.ranges.get(*hint).is_some_and(within) {
+            match self.ranges.partition_point(|r| r.0 <= addr).checked_sub(1) {
+                Some(i) if within(&self.ranges[i]) => *hint = i,
+                _ => return addr,
+            }
+        }
+        let (base, _, serial) = self.ranges[*hint];
+        ((serial + 1) << 40) + (addr - base)
+    }
+}
+
 /// A CU's side of the memory hierarchy.
 pub struct CuMemoryState {
     pub l1: CuMemory,
+    placement: std::sync::Arc<Placement>,
     pending: Vec<Pending>,
     to_l2: Vec<L2Request>,
     lanes: Vec<(usize, u64)>,
 }
 
 impl CuMemoryState {
-    pub fn new(l1: CuMemory) -> CuMemoryState {
+    pub fn new(l1: CuMemory, placement: std::sync::Arc<Placement>) -> CuMemoryState {
         CuMemoryState {
             l1,
+            placement,
             pending: Vec::new(),
             to_l2: Vec::new(),
             lanes: Vec::new(),
@@ -92,6 +127,10 @@ impl CuSim<'_> {
             env: self.e.env,
         };
         let access = crate::exec::lanes::vector(&cx, d, &mut state.lanes)?;
+        let mut hint = 0;
+        for (_, a) in state.lanes.iter_mut() {
+            *a = state.placement.stable(*a, &mut hint);
+        }
         let req = VectorRequest {
             cu,
             at: now,
@@ -147,6 +186,7 @@ impl CuSim<'_> {
             env: self.e.env,
         };
         let (addr, bytes) = crate::exec::lanes::scalar(&cx, d)?;
+        let addr = state.placement.stable(addr, &mut 0);
         state.pending.push(Pending {
             seq,
             slot: s,

@@ -149,6 +149,9 @@ pub struct Allocation {
     backing: Backing,
     /// initcheck: which bytes have been written (`None`: not tracked, all count as written).
     pub(crate) written: Option<Written>,
+    /// Allocations made before this one: a name for it that does not depend on where the host
+    /// placed it, for the timing model's caches ([`Memory::serials`]).
+    pub serial: u64,
 }
 
 impl Allocation {
@@ -225,6 +228,8 @@ pub struct Memory {
     /// contents from one launch to the next as the hardware's do, for the target and CU count
     /// they were made for.
     caches: Option<(gcn_isa::Target, u32, Box<crate::memsys::SharedMemory>)>,
+    /// Allocations made so far ([`Allocation::serial`]).
+    serial: u64,
 }
 
 /// The write count the worker views of one dispatch share: each view adds to it when it has
@@ -288,6 +293,7 @@ impl Memory {
             shared_writes: None,
             gws: Arc::default(),
             caches: None,
+            serial: 0,
         }
     }
 
@@ -453,6 +459,7 @@ impl Memory {
             kind,
             backing,
             written,
+            serial: 0,
         });
         Ok(base)
     }
@@ -487,6 +494,7 @@ impl Memory {
             kind,
             backing,
             written: None,
+            serial: 0,
         });
         Ok(())
     }
@@ -497,7 +505,18 @@ impl Memory {
             .is_some_and(|i| self.allocs[i].end() > addr)
     }
 
-    fn insert(&mut self, a: Allocation) {
+    /// Each allocation's range and serial number, for [`crate::memsys`]'s placement-free
+    /// addresses: `(base, end, serial)` in address order.
+    pub fn serials(&self) -> Vec<(u64, u64, u64)> {
+        self.allocs
+            .iter()
+            .map(|a| (a.base, a.reach_end(), a.serial))
+            .collect()
+    }
+
+    fn insert(&mut self, mut a: Allocation) {
+        a.serial = self.serial;
+        self.serial += 1;
         let i = self.allocs.partition_point(|b| b.base < a.base);
         self.allocs.insert(i, a);
         self.last.set(0);
@@ -1001,6 +1020,7 @@ impl Memory {
             }),
             gws: self.gws.clone(),
             caches: None,
+            serial: self.serial,
         }
     }
 
@@ -1018,6 +1038,7 @@ impl Memory {
                     owned: None,
                 },
                 written: None,
+                serial: a.serial,
             })
             .collect()
     }
