@@ -16,6 +16,9 @@ pub(crate) enum AllocClass {
     /// Physical memory (`hipMemCreate`) mapped into a reserved range (`hipMemMap`) and made
     /// accessible (`hipMemSetAccess`); `hipMemUnmap` removes it.
     Mapped,
+    /// A buffer of imported external memory (`hipExternalMemoryGetMappedBuffer`); `hipFree`
+    /// removes it.
+    External,
 }
 
 impl AllocClass {
@@ -27,6 +30,7 @@ impl AllocClass {
             AllocClass::Managed => "hipMallocManaged",
             AllocClass::Registered => "hipHostRegister",
             AllocClass::Mapped => "hipMemMap",
+            AllocClass::External => "hipExternalMemoryGetMappedBuffer",
         }
     }
 }

@@ -198,6 +198,13 @@ pub(crate) struct Runtime {
     pub(crate) vmm: crate::vmm::Vmm,
     /// Memory opened by `hipIpcOpenMemHandle`: address → opens not yet closed.
     pub(crate) ipc_opened: HashMap<u64, u32>,
+    /// Border colours set on texture references by `hipTexRefSetBorderColor` (ROCm 5.2's
+    /// `textureReference` has no field for one), by the reference's address.
+    pub(crate) texref_borders: HashMap<usize, [f32; 4]>,
+    /// References `hipModuleGetTexRef` handed out, by their address: the module and the
+    /// variable each stands for. They live as long as the process, since a program may keep
+    /// the pointer past the module.
+    pub(crate) module_texrefs: HashMap<usize, (ModuleId, String)>,
 }
 
 /// The default pool's handle, from the range of the runtime's handles (which start above it).
@@ -352,6 +359,8 @@ impl Runtime {
             surfaces: HashMap::new(),
             vmm: Default::default(),
             ipc_opened: HashMap::new(),
+            texref_borders: HashMap::new(),
+            module_texrefs: HashMap::new(),
         })
     }
 

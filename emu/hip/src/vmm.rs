@@ -15,7 +15,7 @@
 use crate::types::hipMemAllocationProp;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::c_void;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 
 /// The granularity of sizes, offsets and addresses: the host page (what `mmap` works in).
 pub(crate) const GRANULARITY: u64 = 4096;
@@ -44,6 +44,20 @@ pub(crate) struct Mapping {
     pub(crate) registered: bool,
 }
 
+/// Memory imported with `hipImportExternalMemory`: the file it is, which the runtime owns
+/// from the import on.
+pub(crate) struct ExternalMemory {
+    pub(crate) fd: OwnedFd,
+    pub(crate) size: u64,
+}
+
+/// A buffer of external memory (`hipExternalMemoryGetMappedBuffer`): the reservation its
+/// pages are mapped into. It outlives the external memory object, until `hipFree`.
+pub(crate) struct ExternalBuffer {
+    pub(crate) reserved: u64,
+    pub(crate) reserved_size: u64,
+}
+
 #[derive(Default)]
 pub(crate) struct Vmm {
     pub(crate) physical: HashMap<usize, Physical>,
@@ -51,6 +65,10 @@ pub(crate) struct Vmm {
     pub(crate) reservations: BTreeMap<u64, u64>,
     /// Mappings by base address.
     pub(crate) mappings: BTreeMap<u64, Mapping>,
+    /// Imported external memory by handle.
+    pub(crate) external: HashMap<usize, ExternalMemory>,
+    /// Buffers of external memory by the address handed out.
+    pub(crate) external_buffers: HashMap<u64, ExternalBuffer>,
 }
 
 impl Vmm {
@@ -139,6 +157,12 @@ pub(crate) fn release_range(base: u64, size: u64) {
 
 /// Places `size` bytes of `physical` from `offset` at `base` (inside a reservation).
 pub(crate) fn map(base: u64, size: u64, physical: &Physical, offset: u64) -> bool {
+    map_fd(base, size, physical.fd.as_fd(), offset)
+}
+
+/// Places `size` bytes of the file `fd` from `offset` (a multiple of [`GRANULARITY`]) at
+/// `base` (inside a reservation).
+pub(crate) fn map_fd(base: u64, size: u64, fd: BorrowedFd, offset: u64) -> bool {
     let flags = libc::MAP_SHARED | libc::MAP_FIXED;
     // SAFETY: `[base, base+size)` lies in a reservation of ours with no mapping in it, so
     // replacing what is there touches nothing else.
@@ -148,7 +172,7 @@ pub(crate) fn map(base: u64, size: u64, physical: &Physical, offset: u64) -> boo
             size as usize,
             libc::PROT_READ | libc::PROT_WRITE,
             flags,
-            physical.fd.as_raw_fd(),
+            fd.as_raw_fd(),
             offset as libc::off_t,
         )
     };

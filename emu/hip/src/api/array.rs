@@ -38,7 +38,7 @@ fn driver_format(format: c_int) -> Option<(c_int, c_int)> {
 }
 
 /// The driver format of a channel descriptor (for `hipArray::Format`).
-fn format_of(desc: &hipChannelFormatDesc) -> c_int {
+pub(crate) fn format_of(desc: &hipChannelFormatDesc) -> c_int {
     match (desc.x, desc.f) {
         (8, 1) => 0x01,
         (16, 1) => 0x02,
@@ -189,7 +189,11 @@ pub unsafe extern "C" fn hipMalloc3DArray(
     })
 }
 
-fn driver_desc(format: c_int, channels: c_uint) -> Result<hipChannelFormatDesc, hipError_t> {
+/// The channel descriptor of `channels` channels of a driver format (`hipArray_Format`).
+pub(crate) fn driver_desc(
+    format: c_int,
+    channels: c_uint,
+) -> Result<hipChannelFormatDesc, hipError_t> {
     let (bits, f) = driver_format(format).ok_or(INVALID_VALUE)?;
     let on = |i: c_uint| if i < channels { bits } else { 0 };
     if !matches!(channels, 1 | 2 | 4) {

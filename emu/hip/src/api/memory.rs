@@ -243,6 +243,9 @@ fn free(ptr: *mut c_void, classes: &[AllocClass]) -> hipError_t {
 
 /// Frees device or managed memory; a block of a memory pool leaves its pool.
 pub(crate) fn free_device(rt: &mut Runtime, addr: u64) -> Result<(), hipError_t> {
+    if rt.vmm.external_buffers.contains_key(&addr) {
+        return super::external::free_buffer(rt, addr);
+    }
     rt.free(addr, ALL_DEVICE)?;
     super::mempool::forget_block(rt, addr);
     // Advice recorded for the allocation goes with it.
@@ -394,7 +397,9 @@ pub unsafe extern "C" fn hipPointerGetAttributes(
         let (_, info) = rt.allocation_of(ptr as u64).ok_or(INVALID_VALUE)?;
         let p = ptr as *mut c_void;
         let (memory_type, host) = match info.class {
-            AllocClass::Device | AllocClass::Mapped => (memory_type::DEVICE, std::ptr::null_mut()),
+            AllocClass::Device | AllocClass::Mapped | AllocClass::External => {
+                (memory_type::DEVICE, std::ptr::null_mut())
+            }
             // ROCm backs managed memory with fine-grained host memory and reports it as such.
             AllocClass::Managed | AllocClass::Host | AllocClass::Registered => {
                 (memory_type::HOST, p)

@@ -6,8 +6,10 @@ mod context;
 mod cooperative;
 mod device;
 mod errors;
+mod external;
 mod graph;
 mod graph_exec;
+mod interop;
 mod ipc;
 mod launch;
 mod launch_ext;
@@ -24,6 +26,7 @@ mod stream;
 mod stream_ops;
 mod symbols;
 mod texture;
+mod texture_driver;
 mod texture_ref;
 mod vmm;
 

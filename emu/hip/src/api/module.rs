@@ -82,7 +82,7 @@ pub unsafe extern "C" fn hipModuleLoadDataEx(
     hipModuleLoadData(module, image)
 }
 
-fn module_id(rt: &Runtime, module: hipModule_t) -> Result<usize, hipError_t> {
+pub(crate) fn module_id(rt: &Runtime, module: hipModule_t) -> Result<usize, hipError_t> {
     rt.module_handles
         .get(&(module as usize))
         .copied()

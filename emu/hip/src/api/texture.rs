@@ -148,7 +148,10 @@ pub(crate) fn destroy_texture(rt: &mut Runtime, obj: hipTextureObject_t) -> Resu
     rt.free(obj as u64, &[AllocClass::Device])
 }
 
-fn texture_info(rt: &Runtime, obj: hipTextureObject_t) -> Result<TextureInfo, hipError_t> {
+pub(crate) fn texture_info(
+    rt: &Runtime,
+    obj: hipTextureObject_t,
+) -> Result<TextureInfo, hipError_t> {
     rt.textures.get(&(obj as u64)).copied().ok_or(INVALID_VALUE)
 }
 
@@ -173,20 +176,21 @@ pub unsafe extern "C" fn hipGetTextureObjectResourceViewDesc(
     out: *mut hipResourceViewDesc,
     obj: hipTextureObject_t,
 ) -> hipError_t {
-    call(|rt| {
-        let info = texture_info(rt, obj)?;
-        // Without a view the texture sees its whole resource: the view's fields are 0.
-        let view = info.view.unwrap_or(hipResourceViewDesc {
-            format: 0,
-            width: 0,
-            height: 0,
-            depth: 0,
-            firstMipmapLevel: 0,
-            lastMipmapLevel: 0,
-            firstLayer: 0,
-            lastLayer: 0,
-        });
-        put(out, view)
+    call(|rt| put(out, view_or_whole(&texture_info(rt, obj)?)))
+}
+
+/// The view a texture was made with; without one it sees its whole resource, and the view's
+/// fields are 0.
+pub(crate) fn view_or_whole(info: &TextureInfo) -> hipResourceViewDesc {
+    info.view.unwrap_or(hipResourceViewDesc {
+        format: 0,
+        width: 0,
+        height: 0,
+        depth: 0,
+        firstMipmapLevel: 0,
+        lastMipmapLevel: 0,
+        firstLayer: 0,
+        lastLayer: 0,
     })
 }
 

@@ -10,14 +10,19 @@ use crate::runtime::Runtime;
 use crate::types::*;
 use std::ffi::{c_int, c_uint, c_void};
 
-/// The reference's own fields as a texture descriptor.
-fn texture_desc(r: &textureReference) -> hipTextureDesc {
+/// The reference's own fields as a texture descriptor, with the border colour set on it.
+fn texture_desc(
+    rt: &Runtime,
+    tex: *const textureReference,
+    r: &textureReference,
+) -> hipTextureDesc {
+    let border = rt.texref_borders.get(&(tex as usize)).copied();
     hipTextureDesc {
         addressMode: r.addressMode,
         filterMode: r.filterMode,
         readMode: r.readMode,
         sRGB: r.sRGB,
-        borderColor: [0.0; 4],
+        borderColor: border.unwrap_or([0.0; 4]),
         normalizedCoords: r.normalized,
         maxAnisotropy: r.maxAnisotropy,
         mipmapFilterMode: r.mipmapFilterMode,
@@ -35,7 +40,7 @@ fn resource(res_type: c_int, words: [u64; 7]) -> hipResourceDesc {
 }
 
 /// The channel descriptor in a resource's words (after the pointer).
-fn desc_words(d: &hipChannelFormatDesc) -> [u64; 3] {
+pub(crate) fn desc_words(d: &hipChannelFormatDesc) -> [u64; 3] {
     [
         d.x as u32 as u64 | (d.y as u32 as u64) << 32,
         d.z as u32 as u64 | (d.w as u32 as u64) << 32,
@@ -54,7 +59,7 @@ fn bind(
     // A reference bound before lets go of its object first.
     destroy_texture(rt, r.textureObject)?;
     r.textureObject = std::ptr::null_mut();
-    let td = texture_desc(&r);
+    let td = texture_desc(rt, tex, &r);
     let mut obj: hipTextureObject_t = std::ptr::null_mut();
     create_texture(rt, &mut obj, &res, &td, std::ptr::null())?;
     r.textureObject = obj;
@@ -63,17 +68,26 @@ fn bind(
     write_device(rt, tex, &r)
 }
 
-/// Writes the reference to its device variable, if it is one the program registered (a
-/// reference from `hipModuleGetTexRef` or the program's own memory has none).
+/// Writes the reference to its device variable: the one the program registered for it, or
+/// the module's variable a reference from `hipModuleGetTexRef` stands for (a reference in the
+/// program's own memory has none).
 fn write_device(
     rt: &mut Runtime,
     tex: *const textureReference,
     r: &textureReference,
 ) -> Result<(), hipError_t> {
-    if !rt.vars.contains_key(&(tex as usize)) {
+    let addr = if rt.vars.contains_key(&(tex as usize)) {
+        rt.var_address(tex as *const c_void)?.0
+    } else if let Some((module, name)) = rt.module_texrefs.get(&(tex as usize)) {
+        let (addr, _) = rt
+            .loaded(*module)?
+            .module
+            .symbol(name)
+            .ok_or(INVALID_SYMBOL)?;
+        addr
+    } else {
         return Ok(());
-    }
-    let (addr, _) = rt.var_address(tex as *const c_void)?;
+    };
     // SAFETY: plain data of the struct's size.
     let bytes = unsafe {
         std::slice::from_raw_parts(
@@ -307,29 +321,9 @@ pub unsafe extern "C" fn hipTexRefSetFormat(
     channels: c_int,
 ) -> hipError_t {
     call(|_| {
-        let (bits, kind) = match format {
-            0x01 => (8, 1),
-            0x02 => (16, 1),
-            0x03 => (32, 1),
-            0x08 => (8, 0),
-            0x09 => (16, 0),
-            0x0a => (32, 0),
-            0x10 => (16, 2),
-            0x20 => (32, 2),
-            _ => return Err(INVALID_VALUE),
-        };
-        if !matches!(channels, 1 | 2 | 4) {
-            return Err(INVALID_VALUE);
-        }
+        let desc = super::array::driver_desc(format, channels as c_uint)?;
         with_ref(tex, |r| {
-            let on = |i: c_int| if i < channels { bits } else { 0 };
-            r.channelDesc = hipChannelFormatDesc {
-                x: on(0),
-                y: on(1),
-                z: on(2),
-                w: on(3),
-                f: kind,
-            };
+            r.channelDesc = desc;
             r.format = format;
             r.numChannels = channels;
             Ok(())
@@ -527,5 +521,62 @@ pub unsafe extern "C" fn hipTexRefGetMipmapLevelClamp(
         let (a, b) = with_ref(tex, |r| Ok((r.minMipmapLevelClamp, r.maxMipmapLevelClamp)))?;
         put(min, a)?;
         put(max, b)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefSetBorderColor(
+    tex: *mut textureReference,
+    color: *const f32,
+) -> hipError_t {
+    call(|rt| {
+        if tex.is_null() || color.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        // SAFETY: four floats, as the call's contract says.
+        let c = unsafe { std::ptr::read_unaligned(color as *const [f32; 4]) };
+        // Taken by the next bind, as the reference's other fields are.
+        rt.texref_borders.insert(tex as usize, c);
+        Ok(())
+    })
+}
+
+/// The reference standing for the texture variable `name` of a loaded module: binding it
+/// writes the module's variable. The same variable gives the same reference each time.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleGetTexRef(
+    out: *mut *mut textureReference,
+    module: hipModule_t,
+    name: *const std::ffi::c_char,
+) -> hipError_t {
+    call(|rt| {
+        if out.is_null() || name.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        let id = super::module::module_id(rt, module)?;
+        // SAFETY: a NUL-terminated variable name.
+        let name = unsafe { std::ffi::CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned();
+        let (_, size) = rt.loaded(id)?.module.symbol(&name).ok_or(NOT_FOUND)?;
+        if size != 0 && size < std::mem::size_of::<textureReference>() as u64 {
+            return Err(INVALID_VALUE);
+        }
+        let known = rt
+            .module_texrefs
+            .iter()
+            .find(|(_, (m, n))| *m == id && *n == name)
+            .map(|(&p, _)| p);
+        let p = match known {
+            Some(p) => p,
+            None => {
+                // SAFETY: all-zero is a valid reference (no object bound, first modes).
+                let fresh: textureReference = unsafe { std::mem::zeroed() };
+                let p = Box::into_raw(Box::new(fresh)) as usize;
+                rt.module_texrefs.insert(p, (id, name));
+                p
+            }
+        };
+        put(out, p as *mut textureReference)
     })
 }

@@ -443,3 +443,30 @@ pub unsafe extern "C" fn hipMemImportFromShareableHandle(
         put(handle, h as *mut c_void)
     })
 }
+
+/// Maps memory into sparse arrays or mipmap tails. Arrays here are never sparse (there is no
+/// `hipArraySparse` storage to map into), so every entry names something that cannot take a
+/// mapping.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemMapArrayAsync(
+    list: *mut c_void,
+    count: std::ffi::c_uint,
+    _stream: *mut c_void,
+) -> hipError_t {
+    call(|_| {
+        if count == 0 {
+            return Ok(());
+        }
+        if list.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            eprintln!(
+                "gcnemu-hip: hipMemMapArrayAsync: the emulator has no sparse arrays to map \
+                 memory into; returning hipErrorNotSupported"
+            )
+        });
+        Err(NOT_SUPPORTED)
+    })
+}
