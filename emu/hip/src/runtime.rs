@@ -190,6 +190,9 @@ pub(crate) struct Runtime {
     /// HIP arrays by the address of the `hipArray` handed out (a leaked box, freed with the
     /// array).
     pub(crate) arrays: HashMap<u64, crate::texture::ArrayInfo>,
+    /// Mipmapped arrays by the address of the `hipMipmappedArray` handed out (a leaked box,
+    /// freed with the array).
+    pub(crate) mipmaps: HashMap<u64, crate::texture::Mipmapped>,
     /// Texture objects by their device address, with the descriptors they were made from.
     pub(crate) textures: HashMap<u64, crate::texture::TextureInfo>,
     /// Surface objects by their device address, with their resource.
@@ -355,6 +358,7 @@ impl Runtime {
             released_hosts: Vec::new(),
             advice: Vec::new(),
             arrays: HashMap::new(),
+            mipmaps: HashMap::new(),
             textures: HashMap::new(),
             surfaces: HashMap::new(),
             vmm: Default::default(),

@@ -127,6 +127,9 @@ pub(crate) struct ArrayInfo {
     pub(crate) flags: u32,
     /// What the program asked for: 0 for a missing height or depth.
     pub(crate) dims: u32,
+    /// For a level of a mipmapped array, the mipmapped array's handle (whose memory this is);
+    /// else 0.
+    pub(crate) owner: u64,
 }
 
 impl ArrayInfo {
@@ -149,6 +152,62 @@ impl ArrayInfo {
     }
 }
 
+/// A mipmapped array: `levels` images one after another in one allocation, as the emulator's
+/// image instructions find them from the level-0 T# (`emu/src/exec/mimg/texel.rs`): level k is
+/// max(1, W>>k) x max(1, H>>k) x max(1, D>>k) (3D; arrays and cube maps keep their slices),
+/// its rows max(1, P>>k) elements apart, where P is level 0's row pitch in elements, and level
+/// k+1 starts right after level k's last slice.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MipmapInfo {
+    /// Level 0's shape; `pitch` in bytes.
+    pub(crate) base: ArrayInfo,
+    pub(crate) levels: u32,
+}
+
+impl MipmapInfo {
+    /// Level `k` as an array (its memory inside the chain's allocation).
+    pub(crate) fn level(&self, k: u32) -> ArrayInfo {
+        let b = &self.base;
+        let mut offset = 0;
+        for j in 0..k {
+            offset += self.shape(j).size();
+        }
+        ArrayInfo {
+            data: b.data + offset,
+            ..self.shape(k)
+        }
+    }
+
+    /// Level `k`'s shape, placed at level 0's address.
+    fn shape(&self, k: u32) -> ArrayInfo {
+        let b = &self.base;
+        let shrink = |v: u64| (v >> k).max(1);
+        let layered = b.flags & (ARRAY_LAYERED | ARRAY_CUBEMAP) != 0;
+        ArrayInfo {
+            width: shrink(b.width),
+            height: if b.dims >= 2 { shrink(b.height) } else { 1 },
+            depth: if b.dims == 3 && !layered {
+                shrink(b.depth)
+            } else {
+                b.depth
+            },
+            pitch: shrink(b.pitch / b.element) * b.element,
+            ..*b
+        }
+    }
+
+    /// Bytes the whole chain takes.
+    pub(crate) fn size(&self) -> u64 {
+        (0..self.levels).map(|k| self.shape(k).size()).sum()
+    }
+}
+
+/// A mipmapped array the runtime created, and the level handles given out so far.
+pub(crate) struct Mipmapped {
+    pub(crate) info: MipmapInfo,
+    pub(crate) level_handles: Vec<(u32, u64)>,
+}
+
 /// An image view: where it lies and how big, in elements.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct View {
@@ -160,6 +219,8 @@ pub(crate) struct View {
     pub(crate) depth: u64,
     /// Elements per row.
     pub(crate) pitch: u64,
+    /// The view's mip levels, as BASE_LEVEL and LAST_LEVEL.
+    pub(crate) levels: (u32, u32),
 }
 
 /// The 12-dword image object: the T# and the query words.
@@ -168,8 +229,9 @@ pub(crate) fn image_object(view: &View, f: &Format) -> [u32; IMAGE_OBJECT_DWORDS
     w[0] = (view.base >> 8) as u32;
     w[1] = ((view.base >> 40) & 0xff) as u32 | f.data_format << 20 | f.num_format << 26;
     w[2] = (view.width as u32 - 1) | (view.height as u32 - 1) << 14;
-    // BASE_LEVEL and LAST_LEVEL 0, SW_MODE 0 (linear).
-    w[3] = f.dst_sel | (view.kind as u32) << 28;
+    // SW_MODE 0 (linear).
+    let (first, last) = view.levels;
+    w[3] = f.dst_sel | (first & 0xf) << 12 | (last & 0xf) << 16 | (view.kind as u32) << 28;
     w[4] = (view.depth as u32 - 1) | (view.pitch as u32 - 1) << 13;
     w[8] = f.hsa_type;
     w[9] = f.hsa_order;
@@ -217,10 +279,24 @@ pub(crate) fn sampler(t: &hipTextureDesc) -> Option<[u32; 4]> {
         1 => 1,
         _ => return None,
     };
-    // MAX_LOD 15.0 in 4.8 fixed point; min and mag filter alike, Z filter point (1) or
-    // linear (2), no mip filter; BORDER_COLOR_TYPE transparent black.
-    w[1] = 0xf00 << 12;
-    w[2] = linear << 20 | linear << 22 | (1 + linear) << 24;
+    let mip_linear = match t.mipmapFilterMode {
+        0 => 0,
+        1 => 1,
+        _ => return None,
+    };
+    // MIN_LOD and MAX_LOD (u4.8) from the level clamps (a maximum of 0 means no clamp, as
+    // CUDA's zeroed descriptors ask for), LOD_BIAS (s5.8); min and mag filter alike, Z filter
+    // point (1) or linear (2); MIP_FILTER point (1) or linear (2), which only a view of
+    // several levels uses; BORDER_COLOR_TYPE transparent black.
+    let u4_8 = |v: f32| (v.clamp(0.0, 15.996) * 256.0).round() as u32;
+    let max_lod = if t.maxMipmapLevelClamp > 0.0 {
+        u4_8(t.maxMipmapLevelClamp)
+    } else {
+        0xf00
+    };
+    let bias = ((t.mipmapLevelBias.clamp(-16.0, 15.996) * 256.0).round() as i32 as u32) & 0x3fff;
+    w[1] = u4_8(t.minMipmapLevelClamp) | max_lod << 12;
+    w[2] = bias | linear << 20 | linear << 22 | (1 + linear) << 24 | (1 + mip_linear) << 26;
     Some(w)
 }
 
@@ -268,6 +344,7 @@ mod tests {
             height: 7,
             depth: 1,
             pitch: 128,
+            levels: (0, 0),
         };
         let w = image_object(&view, &f);
         assert_eq!(w[0], 0x3456_789a);

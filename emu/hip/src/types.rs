@@ -415,6 +415,22 @@ pub(crate) struct hipArray {
     pub(crate) textureType: c_uint,
 }
 
+/// `hipMipmappedArray`: what a `hipMipmappedArray_t` points to.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct hipMipmappedArray {
+    pub(crate) data: *mut c_void,
+    pub(crate) desc: hipChannelFormatDesc,
+    pub(crate) type_: c_uint,
+    pub(crate) width: c_uint,
+    pub(crate) height: c_uint,
+    pub(crate) depth: c_uint,
+    pub(crate) min_mipmap_level: c_uint,
+    pub(crate) max_mipmap_level: c_uint,
+    pub(crate) flags: c_uint,
+    pub(crate) format: c_int,
+}
+
 /// `HIP_ARRAY_DESCRIPTOR` (hipArrayCreate).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -450,7 +466,7 @@ pub(crate) struct hipResourceDesc {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Resource {
     Array(*mut hipArray),
-    Mipmap,
+    Mipmap(*mut hipMipmappedArray),
     Linear {
         ptr: u64,
         desc: hipChannelFormatDesc,
@@ -479,7 +495,7 @@ impl hipResourceDesc {
         };
         Some(match self.resType {
             0 => Resource::Array(r[0] as *mut hipArray),
-            1 => Resource::Mipmap,
+            1 => Resource::Mipmap(r[0] as *mut hipMipmappedArray),
             2 => Resource::Linear {
                 ptr: r[0],
                 desc: desc(),

@@ -51,18 +51,13 @@ pub(crate) fn format_of(desc: &hipChannelFormatDesc) -> c_int {
     }
 }
 
-/// Creates an array of `width` x `height` x `depth` elements (0 for a missing dimension).
-fn create(
-    rt: &mut Runtime,
-    out: *mut *mut hipArray,
+/// The shape of an array of `width` x `height` x `depth` elements (0 for a missing dimension)
+/// with `flags`, checked against the device's limits; its memory not yet allocated.
+pub(crate) fn shape(
     desc: &hipChannelFormatDesc,
     extent: [u64; 3],
     flags: u32,
-    driver: bool,
-) -> Result<(), hipError_t> {
-    if out.is_null() {
-        return Err(INVALID_VALUE);
-    }
+) -> Result<ArrayInfo, hipError_t> {
     let f = texture::format(desc, false).ok_or(INVALID_VALUE)?;
     let [width, height, depth] = extent;
     let dims = if depth > 0 {
@@ -109,7 +104,7 @@ fn create(
     } else {
         (dims, height.max(1), depth.max(1))
     };
-    let mut info = ArrayInfo {
+    Ok(ArrayInfo {
         data: 0,
         desc: *desc,
         element,
@@ -119,21 +114,51 @@ fn create(
         pitch,
         flags,
         dims,
-    };
-    info.data = rt.alloc(info.size(), AllocClass::Device, 0)?;
+        owner: 0,
+    })
+}
+
+/// A new `hipArray` handle for `info`, whose fields the program may read.
+pub(crate) fn hand_out(
+    rt: &mut Runtime,
+    info: ArrayInfo,
+    extent: [u64; 3],
+    driver: bool,
+) -> *mut hipArray {
     let handle = Box::into_raw(Box::new(hipArray {
         data: info.data as *mut c_void,
-        desc: *desc,
+        desc: info.desc,
         type_: 0,
-        width: width as c_uint,
+        width: extent[0] as c_uint,
         height: extent[1] as c_uint,
         depth: extent[2] as c_uint,
-        Format: format_of(desc),
-        NumChannels: f.channels,
+        Format: format_of(&info.desc),
+        NumChannels: [info.desc.x, info.desc.y, info.desc.z, info.desc.w]
+            .iter()
+            .filter(|&&b| b != 0)
+            .count() as c_uint,
         isDrv: driver,
         textureType: 0,
     }));
     rt.arrays.insert(handle as u64, info);
+    handle
+}
+
+/// Creates an array of `width` x `height` x `depth` elements (0 for a missing dimension).
+fn create(
+    rt: &mut Runtime,
+    out: *mut *mut hipArray,
+    desc: &hipChannelFormatDesc,
+    extent: [u64; 3],
+    flags: u32,
+    driver: bool,
+) -> Result<(), hipError_t> {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let mut info = shape(desc, extent, flags)?;
+    info.data = rt.alloc(info.size(), AllocClass::Device, 0)?;
+    let handle = hand_out(rt, info, extent, driver);
     put(out, handle)
 }
 
@@ -143,6 +168,10 @@ pub(crate) fn array(rt: &Runtime, a: *const c_void) -> Result<ArrayInfo, hipErro
 }
 
 fn destroy(rt: &mut Runtime, a: *mut hipArray) -> Result<(), hipError_t> {
+    // A level of a mipmapped array goes with the mipmapped array.
+    if array(rt, a as *const c_void)?.owner != 0 {
+        return Err(INVALID_VALUE);
+    }
     let info = rt.arrays.remove(&(a as u64)).ok_or(INVALID_VALUE)?;
     rt.free(info.data, &[AllocClass::Device])?;
     // SAFETY: the box `create` leaked for this handle, removed from the table above.

@@ -16,6 +16,7 @@ mod launch_ext;
 mod managed;
 mod memory;
 mod mempool;
+mod mipmap;
 mod module;
 mod peer;
 mod pointer;

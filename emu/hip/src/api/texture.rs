@@ -21,6 +21,7 @@ fn image_object(
     rt: &Runtime,
     res: &hipResourceDesc,
     normalized: bool,
+    view: Option<&hipResourceViewDesc>,
 ) -> Result<[u32; IMAGE_OBJECT_DWORDS], hipError_t> {
     let fmt = |desc: &hipChannelFormatDesc| -> Result<Format, hipError_t> {
         texture::format(desc, normalized).ok_or(INVALID_VALUE)
@@ -36,11 +37,35 @@ fn image_object(
                 height: a.height,
                 depth: a.depth,
                 pitch: a.pitch / a.element,
+                levels: (0, 0),
             };
             Ok(texture::image_object(&view, &f))
         }
-        // Mipmapped arrays are not created by this runtime (see the README).
-        Resource::Mipmap => Err(INVALID_VALUE),
+        Resource::Mipmap(m) => {
+            let m = super::mipmap::mipmap(rt, m as *const c_void)?;
+            let a = &m.base;
+            let f = fmt(&a.desc)?;
+            // A view may narrow the levels (hipResourceViewDesc's first and last level).
+            let (first, last) = match view {
+                Some(v) if v.lastMipmapLevel >= v.firstMipmapLevel && v.lastMipmapLevel > 0 => {
+                    (v.firstMipmapLevel, v.lastMipmapLevel)
+                }
+                _ => (0, m.levels - 1),
+            };
+            if last >= m.levels {
+                return Err(INVALID_VALUE);
+            }
+            let view = View {
+                base: a.data,
+                kind: a.image_type(),
+                width: a.width,
+                height: a.height,
+                depth: a.depth,
+                pitch: a.pitch / a.element,
+                levels: (first, last),
+            };
+            Ok(texture::image_object(&view, &f))
+        }
         Resource::Linear { ptr, desc, bytes } => {
             let f = fmt(&desc)?;
             let count = bytes / f.bytes as u64;
@@ -76,6 +101,7 @@ fn image_object(
                 height,
                 depth: 1,
                 pitch: pitch / f.bytes as u64,
+                levels: (0, 0),
             };
             Ok(texture::image_object(&view, &f))
         }
@@ -109,7 +135,7 @@ pub(crate) fn create_texture(
     }
     let view = unsafe { view.as_ref() }.copied();
     // hipReadModeNormalizedFloat (1) reads 8- and 16-bit integers as normalised floats.
-    let image = image_object(rt, res, tex.readMode == 1)?;
+    let image = image_object(rt, res, tex.readMode == 1, view.as_ref())?;
     let sampler = texture::sampler(tex).ok_or(INVALID_VALUE)?;
     let mut words = image.to_vec();
     words.extend(sampler);
@@ -205,7 +231,7 @@ pub unsafe extern "C" fn hipCreateSurfaceObject(
         if out.is_null() || res.resType != 0 {
             return Err(INVALID_VALUE);
         }
-        let image = image_object(rt, res, false)?;
+        let image = image_object(rt, res, false, None)?;
         let addr = place(rt, &image, IMAGE_OBJECT_DWORDS)?;
         rt.surfaces.insert(addr, *res);
         put(out, addr as hipSurfaceObject_t)

@@ -88,7 +88,7 @@ fn resource(d: &HIP_RESOURCE_DESC) -> Result<hipResourceDesc, hipError_t> {
 fn driver_resource(d: &hipResourceDesc) -> Result<HIP_RESOURCE_DESC, hipError_t> {
     let mut res = [0u64; 16];
     match d.resource().ok_or(INVALID_VALUE)? {
-        Resource::Array(_) | Resource::Mipmap => res[0] = d.res[0],
+        Resource::Array(_) | Resource::Mipmap(_) => res[0] = d.res[0],
         Resource::Linear { ptr, desc, bytes } => {
             res[..3].copy_from_slice(&[ptr, format_word(format_of(&desc), channels(&desc)), bytes]);
         }

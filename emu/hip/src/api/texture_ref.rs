@@ -580,3 +580,33 @@ pub unsafe extern "C" fn hipModuleGetTexRef(
         put(out, p as *mut textureReference)
     })
 }
+
+#[no_mangle]
+pub unsafe extern "C" fn hipBindTextureToMipmappedArray(
+    tex: *const textureReference,
+    mipmap: *const hipMipmappedArray,
+    _desc: *const hipChannelFormatDesc,
+) -> hipError_t {
+    call(|rt| {
+        if mipmap.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        bind(rt, tex, resource(1, [mipmap as u64, 0, 0, 0, 0, 0, 0]))
+    })
+}
+
+/// Binds the reference to a mipmapped array; `HIP_TRSA_OVERRIDE_FORMAT` is the only flag, and
+/// the format is the array's either way (the texture object takes the resource's).
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefSetMipmappedArray(
+    tex: *mut textureReference,
+    mipmap: *mut hipMipmappedArray,
+    flags: c_uint,
+) -> hipError_t {
+    call(|rt| {
+        if mipmap.is_null() || flags & !1 != 0 {
+            return Err(INVALID_VALUE);
+        }
+        bind(rt, tex, resource(1, [mipmap as u64, 0, 0, 0, 0, 0, 0]))
+    })
+}
