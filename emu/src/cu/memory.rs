@@ -215,6 +215,7 @@ impl CuSim<'_> {
         // The completion of the last vector memory instruction of each slot settled here.
         let mut last: Vec<(usize, u64)> = Vec::new();
         let mut kept = Vec::with_capacity(state.pending.len());
+        let mut cursor = 0;
         for p in state.pending.drain(..) {
             let Some(mut done) = p.resolved else {
                 kept.push(p);
@@ -234,8 +235,15 @@ impl CuSim<'_> {
                     None => last.push((p.slot, done)),
                 }
             }
-            if let Some(q) = self.requests.iter_mut().find(|q| q.seq == p.seq) {
-                q.done = done;
+            // Requests are (almost always) in issue order, as the pending ones are: look from
+            // where the last one was found, which makes the settling linear in their number.
+            let n = self.requests.len();
+            if let Some(k) = (0..n)
+                .map(|i| (cursor + i) % n)
+                .find(|&k| self.requests[k].seq == p.seq)
+            {
+                self.requests[k].done = done;
+                cursor = k + 1;
             }
             self.drain = self.drain.max(done);
             woken.push(p.slot);

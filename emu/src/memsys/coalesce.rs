@@ -17,12 +17,16 @@ pub struct Coalesced {
     pub lines: Vec<u64>,
     /// TA cycles: the sum over lane groups of the group's distinct lines.
     pub cycles: u32,
+    /// `lines` as a set, so that a scattered wave-instruction's up to 128 lines are told apart
+    /// in time linear in their number.
+    seen: hashbrown::HashSet<u64>,
 }
 
 /// Coalesces `addrs` (the active lanes' byte addresses, in lane order) for an access of
 /// `bytes` bytes per lane into lines of `line` bytes (a power of two).
 pub fn coalesce(addrs: &[(usize, u64)], bytes: u32, line: u32, out: &mut Coalesced) {
     out.lines.clear();
+    out.seen.clear();
     out.cycles = 0;
     let shift = line.trailing_zeros();
     let per_group = (GROUP_BYTES / bytes.clamp(1, GROUP_BYTES)) as usize;
@@ -31,7 +35,7 @@ pub fn coalesce(addrs: &[(usize, u64)], bytes: u32, line: u32, out: &mut Coalesc
     let flush = |group_lines: &mut Vec<u64>, out: &mut Coalesced| {
         out.cycles += group_lines.len() as u32;
         for &l in group_lines.iter() {
-            if !out.lines.contains(&l) {
+            if out.seen.insert(l) {
                 out.lines.push(l);
             }
         }

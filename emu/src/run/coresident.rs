@@ -15,7 +15,7 @@
 //! programs get the same results on any number of threads; the normal dispatch path
 //! ([`super::groups`]) is not touched by any of this.
 
-use super::groups::{take_budget, Dispatch, Outcome};
+use super::groups::{fan_out, take_budget, Dispatch, Outcome};
 use super::host_hub::HostHub;
 use super::{step_wave, waves_at, CLOCK_ROUNDS};
 use crate::dispatch;
@@ -404,21 +404,7 @@ impl Dispatch<'_> {
             budget.fetch_add(left, Ordering::Relaxed);
             (counts, findings, result, view)
         };
-        let mut finished = Vec::with_capacity(threads);
-        std::thread::scope(|s| {
-            let mut views = views.into_iter().enumerate();
-            let (_, mine) = views.next().expect("at least one worker");
-            let handles: Vec<_> = views
-                .map(|(i, view)| s.spawn(move || work(i, view)))
-                .collect();
-            finished.push(work(0, mine));
-            for h in handles {
-                match h.join() {
-                    Ok(f) => finished.push(f),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            }
-        });
+        let finished = fan_out(views, &work);
         let mut counts = Counts::default();
         let mut lists = Vec::new();
         let mut first: Option<(u64, [u32; 3], Stop)> = None;

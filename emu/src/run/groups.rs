@@ -185,21 +185,7 @@ impl Dispatch<'_> {
             budget.fetch_add(local, Ordering::Relaxed);
             (worker, result, view)
         };
-        let mut finished = Vec::with_capacity(threads);
-        std::thread::scope(|s| {
-            let mut views = views.into_iter().enumerate();
-            let (_, mine) = views.next().expect("at least one worker");
-            let handles: Vec<_> = views
-                .map(|(i, view)| s.spawn(move || work(i, view)))
-                .collect();
-            finished.push(work(0, mine));
-            for h in handles {
-                match h.join() {
-                    Ok(f) => finished.push(f),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            }
-        });
+        let finished = fan_out(views, &work);
         let mut counts = Counts::default();
         let mut lists = Vec::new();
         let mut first: Option<(u64, [u32; 3], Stop)> = None;
@@ -222,6 +208,30 @@ impl Dispatch<'_> {
             result: first.map_or(Ok(()), |(_, g, s)| Err((g, s))),
         }
     }
+}
+
+/// Runs `work` once per memory view, each on its own thread (the first on this one), and
+/// gives back the results in view order; a worker's panic goes on in this thread.
+pub(super) fn fan_out<R: Send>(
+    views: Vec<Memory>,
+    work: &(impl Fn(usize, Memory) -> R + Sync),
+) -> Vec<R> {
+    let mut finished = Vec::with_capacity(views.len());
+    std::thread::scope(|s| {
+        let mut views = views.into_iter().enumerate();
+        let (_, mine) = views.next().expect("at least one worker");
+        let handles: Vec<_> = views
+            .map(|(i, view)| s.spawn(move || work(i, view)))
+            .collect();
+        finished.push(work(0, mine));
+        for h in handles {
+            match h.join() {
+                Ok(f) => finished.push(f),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+    });
+    finished
 }
 
 /// Moves up to [`BUDGET_SLICE`] from the dispatch's budget to a worker's; false when none is left.
