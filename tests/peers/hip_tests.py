@@ -12,7 +12,8 @@ FILTER selects test files by substring of `GROUP/FILE` (e.g. `texture/`, `hipMem
 Every `catch/unit/GROUP/FILE.cc` is built on its own, linked with `hipTestMain`'s main and test
 context compiled once; the same as HIP's documented one-line build:
     hipcc --offload-arch=gfx900 -std=c++17 -Icatch/include -Icatch/external/Catch2
-          -Icatch/external/picojson -Icatch/unit/GROUP FILE.cc main.cc hip_test_context.cc
+          -Icatch/external/picojson -Icatch/kernels -DKERNELS_PATH=... -Icatch/unit/GROUP
+          FILE.cc main.cc hip_test_context.cc
 A file that does not compile is listed as not built, with the first error.
 
 A run uses Catch2's XML reporter, which captures each test case's standard output: a test case
@@ -62,8 +63,10 @@ def build(filters):
     out = out_dir()
     hipcc = os.environ.get("HIPCC", "hipcc")
     catch = src / "catch"
+    # The include folders and KERNELS_PATH as catch/CMakeLists.txt gives them to every test.
     flags = ["--offload-arch=gfx900", "-std=c++17", f"-I{catch}/include",
-             f"-I{catch}/external/Catch2", f"-I{catch}/external/picojson"]
+             f"-I{catch}/external/Catch2", f"-I{catch}/external/picojson",
+             f"-I{catch}/kernels", f'-DKERNELS_PATH="{catch}/kernels/"']
     (out / "obj").mkdir(parents=True, exist_ok=True)
     (out / "bin").mkdir(parents=True, exist_ok=True)
     (out / "build-logs").mkdir(parents=True, exist_ok=True)
