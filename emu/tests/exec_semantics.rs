@@ -318,16 +318,7 @@ fn division_helpers_f64_sequence() {
 fn every_op_of_every_target_has_semantics() {
     // A program lists the ops it holds that have no semantics (`Program::gaps`, which `gcnemu
     // run` names before it starts); every op of gfx900 to gfx90a has some now, graphics ops
-    // included (they stop with a named "not in compute" fault), but the image ops
-    // `exec/mimg` does not run yet: depth-compare sampling, `image_get_lod` and the packed
-    // `_pck` forms.
-    let image_not_yet = |name: &str| {
-        let image = name.strip_prefix("image_").unwrap_or("");
-        image.starts_with("sample_c")
-            || image.starts_with("gather4_c")
-            || image.contains("_pck")
-            || image == "get_lod"
-    };
+    // included (they stop with a named "not in compute" fault).
     for target in [
         Target::Gfx900,
         Target::Gfx906,
@@ -341,7 +332,7 @@ fn every_op_of_every_target_has_semantics() {
                 matches!(
                     gcnemu::exec::op_semantics(op),
                     gcnemu::exec::Semantics::NotEmulated(_)
-                ) && !image_not_yet(op.name)
+                )
             })
             .map(|op| op.name)
             .collect();

@@ -47,11 +47,12 @@ impl ImageType {
         }
     }
 
-    /// Spatial dimensions (the rest of the coordinates select a slice).
+    /// Spatial dimensions a sample filters over and takes derivatives in (the rest of the
+    /// coordinates select a slice, or a cube's face).
     pub fn dims(self) -> usize {
         match self {
             ImageType::D1 | ImageType::D1Array => 1,
-            ImageType::D3 | ImageType::Cube => 3,
+            ImageType::D3 => 3,
             _ => 2,
         }
     }
@@ -81,7 +82,8 @@ pub struct Image {
     pub base_level: u32,
     pub last_level: u32,
     pub kind: ImageType,
-    /// DEPTH (word 4, 12:0, minus one): the depth of a 3D image, the last slice of an array.
+    /// DEPTH (word 4, 12:0, minus one): the depth of a 3D image, the last slice of an array,
+    /// the last face of a cube (5 for one cube, 6n - 1 for n).
     pub depth: u32,
     /// PITCH (word 4, 28:13, minus one): texels from one row to the next.
     pub pitch: u32,
@@ -102,6 +104,18 @@ pub struct Sampler {
     pub min_filter: u32,
     /// Z_FILTER (word 2, 25:24): 0 none (the XY filter's choice), 1 point, 2 linear.
     pub z_filter: u32,
+    /// MIP_FILTER (word 2, 27:26): 0 none (level 0 of the view), 1 point (the nearest level),
+    /// 2 linear (the two levels around the LOD).
+    pub mip_filter: u32,
+    /// DEPTH_COMPARE_FUNC (word 0, 14:12): SQ_TEX_DEPTH_COMPARE never, less, equal,
+    /// less-equal, greater, not-equal, greater-equal, always.
+    pub compare_func: u32,
+    /// MIN_LOD and MAX_LOD (word 1, 11:0 and 23:12): unsigned 4.8 fixed point, in 1/256 of a
+    /// level.
+    pub min_lod: i32,
+    pub max_lod: i32,
+    /// LOD_BIAS (word 2, 13:0): signed 5.8 fixed point, in 1/256 of a level.
+    pub lod_bias: i32,
     /// BORDER_COLOR_TYPE (word 3, 31:30): transparent black, opaque black, opaque white, or
     /// the border colour palette.
     pub border_type: u32,
@@ -171,23 +185,62 @@ pub fn sampler(cx: &Cx, d: &Decoded) -> Result<Sampler, Fault> {
         mag_filter: field(w[2], 20, 2) & 1,
         min_filter: field(w[2], 22, 2) & 1,
         z_filter: field(w[2], 24, 2),
+        mip_filter: field(w[2], 26, 2),
+        compare_func: field(w[0], 12, 3),
+        min_lod: field(w[1], 0, 12) as i32,
+        max_lod: field(w[1], 12, 12) as i32,
+        lod_bias: ((field(w[2], 0, 14) << 18) as i32) >> 18,
         border_type: field(w[3], 30, 2),
     })
 }
 
 impl Image {
-    /// Extent of mip level `level` (relative to BASE_LEVEL) in each dimension: width, height,
-    /// and depth (3D) or slices (arrays).
+    /// Extent of mip level `level` of the view (resource level BASE_LEVEL + `level`): width,
+    /// height, and depth (3D), slices (arrays) or faces (cubes). The T#'s WIDTH, HEIGHT and
+    /// DEPTH are resource level 0's; each level halves them (never below 1), except slices and
+    /// faces, which every level has.
     pub fn extent(&self, level: u32) -> [u32; 3] {
-        let shrink = |v: u32| (v >> level).max(1);
+        self.resource_extent(self.base_level + level)
+    }
+
+    fn resource_extent(&self, level: u32) -> [u32; 3] {
+        let shrink = |v: u32| v.checked_shr(level).unwrap_or(0).max(1);
         let w = shrink(self.width);
         match self.kind {
             ImageType::D1 => [w, 1, 1],
             ImageType::D1Array => [w, 1, self.depth],
             ImageType::D3 => [w, shrink(self.height), shrink(self.depth)],
-            ImageType::Cube => [w, shrink(self.height), 6],
             _ => [w, shrink(self.height), self.depth],
         }
+    }
+
+    /// Texels from one row of resource level `level` to the next: PITCH halved per level,
+    /// never below 1.
+    fn row_pitch(&self, level: u32) -> u64 {
+        self.pitch.checked_shr(level).unwrap_or(0).max(1) as u64
+    }
+
+    /// Texels from one slice (3D depth, array slice, cube face) of a view level to the next.
+    pub fn slice_pitch(&self, level: u32) -> u64 {
+        let r = self.base_level + level;
+        self.row_pitch(r) * self.resource_extent(r)[1] as u64
+    }
+
+    /// Texels from the base address to where view level `level` starts: the resource's levels
+    /// follow one another with no gap, level k + 1 right after level k's last slice.
+    pub fn level_start(&self, level: u32) -> u64 {
+        (0..self.base_level + level)
+            .map(|r| {
+                self.row_pitch(r)
+                    * self.resource_extent(r)[1] as u64
+                    * self.resource_extent(r)[2] as u64
+            })
+            .sum()
+    }
+
+    /// Texels from one row of view level `level` to the next.
+    pub fn level_row_pitch(&self, level: u32) -> u64 {
+        self.row_pitch(self.base_level + level)
     }
 
     /// Mip levels the view holds.

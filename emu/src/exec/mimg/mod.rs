@@ -1,7 +1,9 @@
-//! MIMG image ops in compute: loads and stores of texels by integer coordinates, sampling with
-//! the sampler's address modes and filters, gather4, and size queries, through the T# and S#
-//! descriptors in SGPRs (`descriptor`), on linear images (`texel`), filtered as `filter`
-//! describes.
+//! MIMG image ops in compute: loads and stores of texels by integer coordinates (converted
+//! through the format, or raw with `_pck`), sampling with the sampler's address modes, filters,
+//! mip levels and depth compare, gather4, and size and LOD queries, through the T# and S#
+//! descriptors in SGPRs (`descriptor`), on linear images with their mip levels (`texel`),
+//! filtered as `filter` describes, at the levels `lod` picks, compared as `compare` says;
+//! `sample` has the sample ops and cube maps.
 //!
 //! Instruction bits: DMASK (which components are returned or stored, packed into consecutive
 //! VGPRs; gather4's one component to gather), UNORM (unnormalised sample coordinates whatever
@@ -11,55 +13,45 @@
 //! reads memory or is out of range, which reads 0), LWE (no effect: there is no LOD warning
 //! without partially resident textures). DA is implied by the T#'s type, as on gfx9.
 //!
-//! Out-of-range loads read 0 and stores are dropped; a texel inside the descriptor's extent
-//! that is outside every allocation faults as any other access does. Mip levels past the base
-//! are reached only through their sizes (image_get_resinfo): sampling a level other than the
-//! base, or loading or storing one, is a guest error, since the linear images the HIP runtime
-//! creates have one level. Atomics work on one 32-bit component (formats 32 UINT/SINT; the
-//! hardware's only atomic formats besides 32_32 for cmpswap's pair), returning the old value
-//! with glc. Depth-compare sampling, image_get_lod, the _pck loads and stores and cube maps
-//! are not implemented.
+//! Out-of-range loads read 0 and stores are dropped, a mip level past the view's last too; a
+//! texel inside the descriptor's extent that is outside every allocation faults as any other
+//! access does. Loads and stores address a cube's layer (`6 * slice + face`) as the third
+//! integer coordinate. The `_pck` loads and stores convert nothing: each DMASK component's
+//! bits as stored, zero-extended (sign-extended for `_sgn`) to 32 bits, one to a VGPR, or to
+//! 16 bits, two to a VGPR, under D16; stores write the low bits of each component as they are;
+//! components are in the format's order (DST_SEL does not apply) and those the format lacks
+//! read 0. Atomics work on one 32-bit component (formats 32 UINT/SINT; the hardware's only
+//! atomic formats besides 32_32 for cmpswap's pair), returning the old value with glc.
+//! Not modelled: multisampled images, tiled (swizzled) layouts, the border colour palette,
+//! anisotropic filtering (the anisotropic filters take one sample), seamless cube maps.
 
+mod compare;
 mod descriptor;
 mod filter;
+mod lod;
+mod sample;
 mod texel;
 
 use super::valu::Res;
-use super::{Cx, Fault, Flow, Semantics};
+use super::{Cx, Fault, Flow};
 use crate::exec::program::Decoded;
 use crate::wave::WAVE_SIZE;
-use descriptor::{image, sampler, Image, ImageType, Sampler};
-use filter::Tap;
+use descriptor::{image, Image, ImageType};
+use sample::{get_lod, sample, Lod, Variant};
 use texel::At;
 
-/// How a sample instruction picks its mip level.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Lod {
-    /// From the quad's derivatives (or `_d`'s given ones), optionally biased (`_b`).
-    Implicit,
-    /// `_cl`: implicit, with a clamp dword after the coordinates.
-    Clamp,
-    /// `_l`: a LOD dword after the coordinates.
-    Level,
-    /// `_lz`: level 0.
-    Zero,
-}
-
-/// The address dwords of a sample or gather4 variant, in the order the ISA lays them out:
-/// offset, bias, (z-compare), derivatives, coordinates, LOD or clamp.
-#[derive(Clone, Copy, Debug)]
-struct Variant {
+const fn v(
     offset: bool,
     bias: bool,
+    compare: bool,
     derivs: bool,
     lod: Lod,
     gather: bool,
-}
-
-const fn v(offset: bool, bias: bool, derivs: bool, lod: Lod, gather: bool) -> Variant {
+) -> Variant {
     Variant {
         offset,
         bias,
+        compare,
         derivs,
         lod,
         gather,
@@ -69,43 +61,82 @@ const fn v(offset: bool, bias: bool, derivs: bool, lod: Lod, gather: bool) -> Va
 use Lod::{Clamp, Implicit, Level, Zero};
 
 semantics! {
-    IMAGE_LOAD => |cx, d| load(cx, d, false);
-    IMAGE_LOAD_MIP => |cx, d| load(cx, d, true);
-    IMAGE_STORE => |cx, d| store(cx, d, false);
-    IMAGE_STORE_MIP => |cx, d| store(cx, d, true);
+    IMAGE_LOAD => |cx, d| load(cx, d, false, None);
+    IMAGE_LOAD_MIP => |cx, d| load(cx, d, true, None);
+    IMAGE_LOAD_PCK => |cx, d| load(cx, d, false, Some(false));
+    IMAGE_LOAD_PCK_SGN => |cx, d| load(cx, d, false, Some(true));
+    IMAGE_LOAD_MIP_PCK => |cx, d| load(cx, d, true, Some(false));
+    IMAGE_LOAD_MIP_PCK_SGN => |cx, d| load(cx, d, true, Some(true));
+    IMAGE_STORE => |cx, d| store(cx, d, false, false);
+    IMAGE_STORE_MIP => |cx, d| store(cx, d, true, false);
+    IMAGE_STORE_PCK => |cx, d| store(cx, d, false, true);
+    IMAGE_STORE_MIP_PCK => |cx, d| store(cx, d, true, true);
     IMAGE_GET_RESINFO => resinfo;
-    IMAGE_SAMPLE => |cx, d| sample(cx, d, v(false, false, false, Implicit, false));
-    IMAGE_SAMPLE_CL => |cx, d| sample(cx, d, v(false, false, false, Clamp, false));
-    IMAGE_SAMPLE_D => |cx, d| sample(cx, d, v(false, false, true, Implicit, false));
-    IMAGE_SAMPLE_D_CL => |cx, d| sample(cx, d, v(false, false, true, Clamp, false));
-    IMAGE_SAMPLE_L => |cx, d| sample(cx, d, v(false, false, false, Level, false));
-    IMAGE_SAMPLE_B => |cx, d| sample(cx, d, v(false, true, false, Implicit, false));
-    IMAGE_SAMPLE_B_CL => |cx, d| sample(cx, d, v(false, true, false, Clamp, false));
-    IMAGE_SAMPLE_LZ => |cx, d| sample(cx, d, v(false, false, false, Zero, false));
-    IMAGE_SAMPLE_CD => |cx, d| sample(cx, d, v(false, false, true, Implicit, false));
-    IMAGE_SAMPLE_CD_CL => |cx, d| sample(cx, d, v(false, false, true, Clamp, false));
-    IMAGE_SAMPLE_O => |cx, d| sample(cx, d, v(true, false, false, Implicit, false));
-    IMAGE_SAMPLE_CL_O => |cx, d| sample(cx, d, v(true, false, false, Clamp, false));
-    IMAGE_SAMPLE_D_O => |cx, d| sample(cx, d, v(true, false, true, Implicit, false));
-    IMAGE_SAMPLE_D_CL_O => |cx, d| sample(cx, d, v(true, false, true, Clamp, false));
-    IMAGE_SAMPLE_L_O => |cx, d| sample(cx, d, v(true, false, false, Level, false));
-    IMAGE_SAMPLE_B_O => |cx, d| sample(cx, d, v(true, true, false, Implicit, false));
-    IMAGE_SAMPLE_B_CL_O => |cx, d| sample(cx, d, v(true, true, false, Clamp, false));
-    IMAGE_SAMPLE_LZ_O => |cx, d| sample(cx, d, v(true, false, false, Zero, false));
-    IMAGE_SAMPLE_CD_O => |cx, d| sample(cx, d, v(true, false, true, Implicit, false));
-    IMAGE_SAMPLE_CD_CL_O => |cx, d| sample(cx, d, v(true, false, true, Clamp, false));
-    IMAGE_GATHER4 => |cx, d| sample(cx, d, v(false, false, false, Implicit, true));
-    IMAGE_GATHER4_CL => |cx, d| sample(cx, d, v(false, false, false, Clamp, true));
-    IMAGE_GATHER4_L => |cx, d| sample(cx, d, v(false, false, false, Level, true));
-    IMAGE_GATHER4_B => |cx, d| sample(cx, d, v(false, true, false, Implicit, true));
-    IMAGE_GATHER4_B_CL => |cx, d| sample(cx, d, v(false, true, false, Clamp, true));
-    IMAGE_GATHER4_LZ => |cx, d| sample(cx, d, v(false, false, false, Zero, true));
-    IMAGE_GATHER4_O => |cx, d| sample(cx, d, v(true, false, false, Implicit, true));
-    IMAGE_GATHER4_CL_O => |cx, d| sample(cx, d, v(true, false, false, Clamp, true));
-    IMAGE_GATHER4_L_O => |cx, d| sample(cx, d, v(true, false, false, Level, true));
-    IMAGE_GATHER4_B_O => |cx, d| sample(cx, d, v(true, true, false, Implicit, true));
-    IMAGE_GATHER4_B_CL_O => |cx, d| sample(cx, d, v(true, true, false, Clamp, true));
-    IMAGE_GATHER4_LZ_O => |cx, d| sample(cx, d, v(true, false, false, Zero, true));
+    IMAGE_GET_LOD => get_lod;
+    IMAGE_SAMPLE => |cx, d| sample(cx, d, v(false, false, false, false, Implicit, false));
+    IMAGE_SAMPLE_CL => |cx, d| sample(cx, d, v(false, false, false, false, Clamp, false));
+    IMAGE_SAMPLE_D => |cx, d| sample(cx, d, v(false, false, false, true, Implicit, false));
+    IMAGE_SAMPLE_D_CL => |cx, d| sample(cx, d, v(false, false, false, true, Clamp, false));
+    IMAGE_SAMPLE_L => |cx, d| sample(cx, d, v(false, false, false, false, Level, false));
+    IMAGE_SAMPLE_B => |cx, d| sample(cx, d, v(false, true, false, false, Implicit, false));
+    IMAGE_SAMPLE_B_CL => |cx, d| sample(cx, d, v(false, true, false, false, Clamp, false));
+    IMAGE_SAMPLE_LZ => |cx, d| sample(cx, d, v(false, false, false, false, Zero, false));
+    IMAGE_SAMPLE_C => |cx, d| sample(cx, d, v(false, false, true, false, Implicit, false));
+    IMAGE_SAMPLE_C_CL => |cx, d| sample(cx, d, v(false, false, true, false, Clamp, false));
+    IMAGE_SAMPLE_C_D => |cx, d| sample(cx, d, v(false, false, true, true, Implicit, false));
+    IMAGE_SAMPLE_C_D_CL => |cx, d| sample(cx, d, v(false, false, true, true, Clamp, false));
+    IMAGE_SAMPLE_C_L => |cx, d| sample(cx, d, v(false, false, true, false, Level, false));
+    IMAGE_SAMPLE_C_B => |cx, d| sample(cx, d, v(false, true, true, false, Implicit, false));
+    IMAGE_SAMPLE_C_B_CL => |cx, d| sample(cx, d, v(false, true, true, false, Clamp, false));
+    IMAGE_SAMPLE_C_LZ => |cx, d| sample(cx, d, v(false, false, true, false, Zero, false));
+    IMAGE_SAMPLE_O => |cx, d| sample(cx, d, v(true, false, false, false, Implicit, false));
+    IMAGE_SAMPLE_CL_O => |cx, d| sample(cx, d, v(true, false, false, false, Clamp, false));
+    IMAGE_SAMPLE_D_O => |cx, d| sample(cx, d, v(true, false, false, true, Implicit, false));
+    IMAGE_SAMPLE_D_CL_O => |cx, d| sample(cx, d, v(true, false, false, true, Clamp, false));
+    IMAGE_SAMPLE_L_O => |cx, d| sample(cx, d, v(true, false, false, false, Level, false));
+    IMAGE_SAMPLE_B_O => |cx, d| sample(cx, d, v(true, true, false, false, Implicit, false));
+    IMAGE_SAMPLE_B_CL_O => |cx, d| sample(cx, d, v(true, true, false, false, Clamp, false));
+    IMAGE_SAMPLE_LZ_O => |cx, d| sample(cx, d, v(true, false, false, false, Zero, false));
+    IMAGE_SAMPLE_C_O => |cx, d| sample(cx, d, v(true, false, true, false, Implicit, false));
+    IMAGE_SAMPLE_C_CL_O => |cx, d| sample(cx, d, v(true, false, true, false, Clamp, false));
+    IMAGE_SAMPLE_C_D_O => |cx, d| sample(cx, d, v(true, false, true, true, Implicit, false));
+    IMAGE_SAMPLE_C_D_CL_O => |cx, d| sample(cx, d, v(true, false, true, true, Clamp, false));
+    IMAGE_SAMPLE_C_L_O => |cx, d| sample(cx, d, v(true, false, true, false, Level, false));
+    IMAGE_SAMPLE_C_B_O => |cx, d| sample(cx, d, v(true, true, true, false, Implicit, false));
+    IMAGE_SAMPLE_C_B_CL_O => |cx, d| sample(cx, d, v(true, true, true, false, Clamp, false));
+    IMAGE_SAMPLE_C_LZ_O => |cx, d| sample(cx, d, v(true, false, true, false, Zero, false));
+    IMAGE_SAMPLE_CD => |cx, d| sample(cx, d, v(false, false, false, true, Implicit, false));
+    IMAGE_SAMPLE_CD_CL => |cx, d| sample(cx, d, v(false, false, false, true, Clamp, false));
+    IMAGE_SAMPLE_C_CD => |cx, d| sample(cx, d, v(false, false, true, true, Implicit, false));
+    IMAGE_SAMPLE_C_CD_CL => |cx, d| sample(cx, d, v(false, false, true, true, Clamp, false));
+    IMAGE_SAMPLE_CD_O => |cx, d| sample(cx, d, v(true, false, false, true, Implicit, false));
+    IMAGE_SAMPLE_CD_CL_O => |cx, d| sample(cx, d, v(true, false, false, true, Clamp, false));
+    IMAGE_SAMPLE_C_CD_O => |cx, d| sample(cx, d, v(true, false, true, true, Implicit, false));
+    IMAGE_SAMPLE_C_CD_CL_O => |cx, d| sample(cx, d, v(true, false, true, true, Clamp, false));
+    IMAGE_GATHER4 => |cx, d| sample(cx, d, v(false, false, false, false, Implicit, true));
+    IMAGE_GATHER4_CL => |cx, d| sample(cx, d, v(false, false, false, false, Clamp, true));
+    IMAGE_GATHER4_L => |cx, d| sample(cx, d, v(false, false, false, false, Level, true));
+    IMAGE_GATHER4_B => |cx, d| sample(cx, d, v(false, true, false, false, Implicit, true));
+    IMAGE_GATHER4_B_CL => |cx, d| sample(cx, d, v(false, true, false, false, Clamp, true));
+    IMAGE_GATHER4_LZ => |cx, d| sample(cx, d, v(false, false, false, false, Zero, true));
+    IMAGE_GATHER4_C => |cx, d| sample(cx, d, v(false, false, true, false, Implicit, true));
+    IMAGE_GATHER4_C_CL => |cx, d| sample(cx, d, v(false, false, true, false, Clamp, true));
+    IMAGE_GATHER4_C_L => |cx, d| sample(cx, d, v(false, false, true, false, Level, true));
+    IMAGE_GATHER4_C_B => |cx, d| sample(cx, d, v(false, true, true, false, Implicit, true));
+    IMAGE_GATHER4_C_B_CL => |cx, d| sample(cx, d, v(false, true, true, false, Clamp, true));
+    IMAGE_GATHER4_C_LZ => |cx, d| sample(cx, d, v(false, false, true, false, Zero, true));
+    IMAGE_GATHER4_O => |cx, d| sample(cx, d, v(true, false, false, false, Implicit, true));
+    IMAGE_GATHER4_CL_O => |cx, d| sample(cx, d, v(true, false, false, false, Clamp, true));
+    IMAGE_GATHER4_L_O => |cx, d| sample(cx, d, v(true, false, false, false, Level, true));
+    IMAGE_GATHER4_B_O => |cx, d| sample(cx, d, v(true, true, false, false, Implicit, true));
+    IMAGE_GATHER4_B_CL_O => |cx, d| sample(cx, d, v(true, true, false, false, Clamp, true));
+    IMAGE_GATHER4_LZ_O => |cx, d| sample(cx, d, v(true, false, false, false, Zero, true));
+    IMAGE_GATHER4_C_O => |cx, d| sample(cx, d, v(true, false, true, false, Implicit, true));
+    IMAGE_GATHER4_C_CL_O => |cx, d| sample(cx, d, v(true, false, true, false, Clamp, true));
+    IMAGE_GATHER4_C_L_O => |cx, d| sample(cx, d, v(true, false, true, false, Level, true));
+    IMAGE_GATHER4_C_B_O => |cx, d| sample(cx, d, v(true, true, true, false, Implicit, true));
+    IMAGE_GATHER4_C_B_CL_O => |cx, d| sample(cx, d, v(true, true, true, false, Clamp, true));
+    IMAGE_GATHER4_C_LZ_O => |cx, d| sample(cx, d, v(true, false, true, false, Zero, true));
     IMAGE_ATOMIC_SWAP => atomic;
     IMAGE_ATOMIC_CMPSWAP => atomic;
     IMAGE_ATOMIC_ADD => atomic;
@@ -121,33 +152,8 @@ semantics! {
     IMAGE_ATOMIC_DEC => atomic;
 }
 
-/// Defines ops decoded but not run yet, with the reason.
-macro_rules! not_yet {
-    ($($($op:ident)+ => $why:expr;)*) => {
-        $($(pub(super) const $op: Semantics = Semantics::NotEmulated($why);)+)*
-    };
-}
-
-const COMPARE: &str = "depth-compare sampling is not implemented";
-const PACKED: &str = "the _pck loads and stores are not implemented";
-
-not_yet! {
-    IMAGE_SAMPLE_C IMAGE_SAMPLE_C_CL IMAGE_SAMPLE_C_D IMAGE_SAMPLE_C_D_CL IMAGE_SAMPLE_C_L
-    IMAGE_SAMPLE_C_B IMAGE_SAMPLE_C_B_CL IMAGE_SAMPLE_C_LZ IMAGE_SAMPLE_C_O IMAGE_SAMPLE_C_CL_O
-    IMAGE_SAMPLE_C_D_O IMAGE_SAMPLE_C_D_CL_O IMAGE_SAMPLE_C_L_O IMAGE_SAMPLE_C_B_O
-    IMAGE_SAMPLE_C_B_CL_O IMAGE_SAMPLE_C_LZ_O IMAGE_GATHER4_C IMAGE_GATHER4_C_CL
-    IMAGE_GATHER4_C_L IMAGE_GATHER4_C_B IMAGE_GATHER4_C_B_CL IMAGE_GATHER4_C_LZ
-    IMAGE_GATHER4_C_O IMAGE_GATHER4_C_CL_O IMAGE_GATHER4_C_L_O IMAGE_GATHER4_C_B_O
-    IMAGE_GATHER4_C_B_CL_O IMAGE_GATHER4_C_LZ_O IMAGE_SAMPLE_C_CD IMAGE_SAMPLE_C_CD_CL
-    IMAGE_SAMPLE_C_CD_O IMAGE_SAMPLE_C_CD_CL_O IMAGE_GET_LOD
-        => COMPARE;
-    IMAGE_LOAD_PCK IMAGE_LOAD_PCK_SGN IMAGE_LOAD_MIP_PCK IMAGE_LOAD_MIP_PCK_SGN IMAGE_STORE_PCK
-    IMAGE_STORE_MIP_PCK
-        => PACKED;
-}
-
 /// The instruction's modifier bits.
-struct Bits {
+pub(super) struct Bits {
     dmask: u32,
     unorm: bool,
     a16: bool,
@@ -157,7 +163,7 @@ struct Bits {
     vdata: usize,
 }
 
-fn bits(cx: &Cx, d: &Decoded) -> Bits {
+pub(super) fn bits(cx: &Cx, d: &Decoded) -> Bits {
     Bits {
         dmask: d.inst.bits(0, 8, 4),
         unorm: d.inst.bits(0, 12, 1) != 0,
@@ -173,7 +179,7 @@ fn bits(cx: &Cx, d: &Decoded) -> Bits {
 impl Bits {
     /// Address dword `k` of lane `l` (32-bit), or with A16 16-bit component `k` counted from
     /// dword `packed_from`, zero-extended.
-    fn addr(&self, cx: &Cx, l: usize, packed_from: usize, k: usize) -> u32 {
+    pub(super) fn addr(&self, cx: &Cx, l: usize, packed_from: usize, k: usize) -> u32 {
         if !self.a16 || k < packed_from {
             return cx.wave.vgpr[(self.vaddr + k) % 256][l];
         }
@@ -183,7 +189,7 @@ impl Bits {
     }
 
     /// A float address component: f32, or f16 under A16.
-    fn addr_f32(&self, cx: &Cx, l: usize, packed_from: usize, k: usize) -> f32 {
+    pub(super) fn addr_f32(&self, cx: &Cx, l: usize, packed_from: usize, k: usize) -> f32 {
         let raw = self.addr(cx, l, packed_from, k);
         if self.a16 && k >= packed_from {
             half::f16::from_bits(raw as u16).to_f32()
@@ -193,33 +199,18 @@ impl Bits {
     }
 }
 
-/// A texel position from integer coordinates in the T#'s order.
-fn at(kind: ImageType, c: &[u32]) -> At {
-    match kind {
-        ImageType::D1 => At {
-            x: c[0],
-            y: 0,
-            z: 0,
-        },
-        ImageType::D1Array => At {
-            x: c[0],
-            y: 0,
-            z: c[1],
-        },
-        ImageType::D2 => At {
-            x: c[0],
-            y: c[1],
-            z: 0,
-        },
-        _ => At {
-            x: c[0],
-            y: c[1],
-            z: c[2],
-        },
-    }
+/// A texel position from integer coordinates in the T#'s order, at view level `level`.
+fn at(kind: ImageType, c: &[u32], level: u32) -> At {
+    let (x, y, z) = match kind {
+        ImageType::D1 => (c[0], 0, 0),
+        ImageType::D1Array => (c[0], 0, c[1]),
+        ImageType::D2 => (c[0], c[1], 0),
+        _ => (c[0], c[1], c[2]),
+    };
+    At { x, y, z, level }
 }
 
-fn unsupported_kind(d: &Decoded, img: &Image) -> Result<(), Fault> {
+pub(super) fn unsupported_kind(d: &Decoded, img: &Image) -> Result<(), Fault> {
     if matches!(img.kind, ImageType::D2Msaa | ImageType::D2MsaaArray) {
         return Err(Fault::Guest(format!(
             "{}: multisampled images are not modelled",
@@ -229,16 +220,9 @@ fn unsupported_kind(d: &Decoded, img: &Image) -> Result<(), Fault> {
     Ok(())
 }
 
-fn level_fault(d: &Decoded, level: u32) -> Fault {
-    Fault::Guest(format!(
-        "{}: mip level {level} of the view: only the base level of a linear image is laid out",
-        d.inst.info().name
-    ))
-}
-
 /// Writes each lane's result components (those DMASK enables, or all four for gather4) to
 /// consecutive VGPRs, two to a VGPR under D16, then TFE's status dword.
-fn write_results(
+pub(super) fn write_results(
     cx: &mut Cx,
     b: &Bits,
     exec: u64,
@@ -273,15 +257,16 @@ fn write_results(
     }
 }
 
-/// image_load, image_load_mip: the texel at integer coordinates (and mip level), formatted
-/// and swizzled; 0 outside the image.
-fn load(cx: &mut Cx, d: &Decoded, mip: bool) -> Res {
+/// image_load, image_load_mip: the texel at integer coordinates (and mip level of the view),
+/// formatted and swizzled; 0 outside the image. With `pck` (`Some(sign)`), the _pck forms:
+/// the components' bits as stored, extended (sign-extended with `sign`).
+fn load(cx: &mut Cx, d: &Decoded, mip: bool, pck: Option<bool>) -> Res {
     let img = image(cx, d)?;
     unsupported_kind(d, &img)?;
     let b = bits(cx, d);
     let exec = cx.wave.exec();
     let n = img.kind.coords();
-    let float = img.spec.num.is_float();
+    let float = img.spec.num.is_float() && pck.is_none();
     let mut res = [[0u32; 4]; WAVE_SIZE];
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
@@ -289,23 +274,22 @@ fn load(cx: &mut Cx, d: &Decoded, mip: bool) -> Res {
         }
         let c: Vec<u32> = (0..n + mip as usize).map(|k| b.addr(cx, l, 0, k)).collect();
         let level = if mip { c[n] } else { 0 };
-        if level >= img.levels() {
-            continue;
-        }
-        if level != 0 {
-            return Err(level_fault(d, level));
-        }
-        if let Some(t) = img.fetch(cx, l, at(img.kind, &c))? {
-            res[l] = img.swizzle(t, float);
-        }
+        let at = at(img.kind, &c, level);
+        res[l] = match pck {
+            Some(sign) => img.fetch_raw(cx, l, at, sign)?.unwrap_or([0; 4]),
+            None => match img.fetch(cx, l, at)? {
+                Some(t) => img.swizzle(t, float),
+                None => [0; 4],
+            },
+        };
     }
     write_results(cx, &b, exec, &res, float, false);
     Ok(Flow::Continue)
 }
 
 /// image_store, image_store_mip: the DMASK components from consecutive VGPRs (the others 0)
-/// converted to the format; dropped outside the image.
-fn store(cx: &mut Cx, d: &Decoded, mip: bool) -> Res {
+/// converted to the format (`pck`: their low bits as they are); dropped outside the image.
+fn store(cx: &mut Cx, d: &Decoded, mip: bool, pck: bool) -> Res {
     let img = image(cx, d)?;
     unsupported_kind(d, &img)?;
     let b = bits(cx, d);
@@ -317,12 +301,6 @@ fn store(cx: &mut Cx, d: &Decoded, mip: bool) -> Res {
         }
         let c: Vec<u32> = (0..n + mip as usize).map(|k| b.addr(cx, l, 0, k)).collect();
         let level = if mip { c[n] } else { 0 };
-        if level >= img.levels() {
-            continue;
-        }
-        if level != 0 {
-            return Err(level_fault(d, level));
-        }
         let mut vals = [0u32; 4];
         let mut k = 0;
         for (c, v) in vals.iter_mut().enumerate() {
@@ -335,8 +313,10 @@ fn store(cx: &mut Cx, d: &Decoded, mip: bool) -> Res {
                 k += 1;
             }
         }
-        let at = at(img.kind, &c);
-        if b.d16 {
+        let at = at(img.kind, &c, level);
+        if pck {
+            img.store_raw(cx, l, at, &vals)?;
+        } else if b.d16 {
             img.store16(cx, l, at, &vals.map(|v| v as u16))?;
         } else {
             img.store32(cx, l, at, &vals)?;
@@ -365,138 +345,6 @@ fn resinfo(cx: &mut Cx, d: &Decoded) -> Res {
         res[l] = [w, h, z, img.levels()];
     }
     write_results(cx, &Bits { d16: false, ..b }, exec, &res, false, false);
-    Ok(Flow::Continue)
-}
-
-/// Whether this sample magnifies (the sampler's mag filter) or minifies, for a view with one
-/// level; `None` when the level choice needs derivatives the emulator does not have.
-fn magnifies(img: &Image, s: &Sampler, lod: Lod, level: f32) -> Option<bool> {
-    match lod {
-        Zero => Some(true),
-        Level if img.levels() == 1 || level <= 0.0 => Some(level <= 0.0),
-        // Implicit LOD on one level with one filter: the LOD changes nothing.
-        Implicit | Clamp if img.levels() == 1 && s.mag_filter == s.min_filter => Some(true),
-        _ => None,
-    }
-}
-
-/// Sign-extends a 6-bit texel offset.
-fn offset6(v: u32) -> i32 {
-    ((v << 26) as i32) >> 26
-}
-
-/// The image_sample and image_gather4 variants: coordinates to texels through the sampler,
-/// filtered (gather4: the four bilinear texels' one component, in the order (i0, j1),
-/// (i1, j1), (i1, j0), (i0, j0)), swizzled.
-fn sample(cx: &mut Cx, d: &Decoded, var: Variant) -> Res {
-    let img = image(cx, d)?;
-    unsupported_kind(d, &img)?;
-    let name = d.inst.info().name;
-    if img.kind == ImageType::Cube {
-        return Err(Fault::Guest(format!(
-            "{name}: cube maps are not implemented"
-        )));
-    }
-    let s = sampler(cx, d)?;
-    let b = bits(cx, d);
-    let exec = cx.wave.exec();
-    let float = img.spec.num.is_float();
-    let dims = img.kind.dims();
-    let extras = var.offset as usize + var.bias as usize;
-    let first_coord = extras + if var.derivs { 2 * dims } else { 0 };
-    let ncoords = img.kind.coords();
-    let normalized = !(b.unorm || s.force_unnormalized);
-    let size = img.extent(0);
-    let border = filter::border(&s, float)?;
-    let mut res = [[0u32; 4]; WAVE_SIZE];
-    for l in 0..WAVE_SIZE {
-        if exec >> l & 1 == 0 {
-            continue;
-        }
-        let lod = if var.lod == Level {
-            b.addr_f32(cx, l, extras, first_coord + ncoords)
-        } else {
-            0.0
-        };
-        let magnify = magnifies(&img, &s, var.lod, lod).ok_or_else(|| {
-            Fault::Guest(format!(
-                "{name}: choosing among {} mip levels (or between different min and mag \
-                 filters) needs the LOD, which is not modelled for this variant",
-                img.levels()
-            ))
-        })?;
-        let (lin_xy, lin_z) = filter::filters(&img, &s, magnify);
-        let (lin_xy, lin_z) = if var.gather {
-            (true, false)
-        } else {
-            (lin_xy, lin_z)
-        };
-        if !float && (lin_xy || lin_z) && !var.gather {
-            return Err(Fault::Guest(format!(
-                "{name}: bilinear filtering of an integer format (NUM_FORMAT {})",
-                img.num_format
-            )));
-        }
-        let offsets = if var.offset {
-            let o = b.addr(cx, l, extras, 0);
-            [offset6(o), offset6(o >> 8), offset6(o >> 16)]
-        } else {
-            [0; 3]
-        };
-        let mut taps = [([Tap::Texel(0), Tap::Border], [1.0, 0.0], 1usize); 3];
-        for (i, tap) in taps.iter_mut().enumerate().take(dims) {
-            let c = b.addr_f32(cx, l, extras, first_coord + i);
-            let u = if normalized { c * size[i] as f32 } else { c };
-            let linear = if i == 2 { lin_z } else { lin_xy };
-            *tap = filter::axis(u, linear, offsets[i], s.clamp[i], size[i]);
-        }
-        if img.kind.is_array() {
-            // The slice: rounded, clamped to the array.
-            let c = b.addr_f32(cx, l, extras, first_coord + dims);
-            let slice = (c + 0.5).floor().clamp(0.0, (size[2] - 1) as f32) as u32;
-            taps[2] = ([Tap::Texel(slice), Tap::Border], [1.0, 0.0], 1);
-        }
-        let texel = |cx: &mut Cx, x: Tap, y: Tap, z: Tap| -> Result<[u32; 4], Fault> {
-            let (Tap::Texel(x), Tap::Texel(y), Tap::Texel(z)) = (x, y, z) else {
-                return Ok(border);
-            };
-            Ok(img.fetch(cx, l, At { x, y, z })?.unwrap_or(border))
-        };
-        if var.gather {
-            let c = (b.dmask.trailing_zeros() as usize).min(3);
-            let ([x0, x1], [y0, y1], z) = (taps[0].0, taps[1].0, taps[2].0[0]);
-            let order = [(x0, y1), (x1, y1), (x1, y0), (x0, y0)];
-            for (k, (x, y)) in order.into_iter().enumerate() {
-                let t = img.swizzle(texel(cx, x, y, z)?, float);
-                res[l][k] = t[c];
-            }
-            continue;
-        }
-        let mut sum = [0f64; 4];
-        let mut raw = [0u32; 4];
-        for zi in 0..taps[2].2 {
-            for yi in 0..taps[1].2 {
-                for xi in 0..taps[0].2 {
-                    let w = taps[0].1[xi] * taps[1].1[yi] * taps[2].1[zi];
-                    let t = texel(cx, taps[0].0[xi], taps[1].0[yi], taps[2].0[zi])?;
-                    if w == 0.0 {
-                        continue;
-                    }
-                    raw = t;
-                    for (s, v) in sum.iter_mut().zip(t) {
-                        *s += w * f32::from_bits(v) as f64;
-                    }
-                }
-            }
-        }
-        let value = if float {
-            sum.map(|v| (v as f32).to_bits())
-        } else {
-            raw
-        };
-        res[l] = img.swizzle(value, float);
-    }
-    write_results(cx, &b, exec, &res, float, var.gather);
     Ok(Flow::Continue)
 }
 
@@ -530,7 +378,7 @@ fn atomic(cx: &mut Cx, d: &Decoded) -> Res {
             continue;
         }
         let c: Vec<u32> = (0..n).map(|k| b.addr(cx, l, 0, k)).collect();
-        let at = at(img.kind, &c);
+        let at = at(img.kind, &c, 0);
         let Some(addr) = img.texel_address(at) else {
             continue;
         };
