@@ -68,8 +68,11 @@ fn properties(rt: &Runtime, device: c_int) -> hipDeviceProp_t {
     p.maxThreadsPerMultiProcessor = 2560;
     p.computeMode = 0;
     p.clockInstructionRate = b.clock_khz as c_int;
-    // Every feature flag but dynamic parallelism (bit 16).
-    p.arch = 0x1_ffff & !(1 << 16);
+    // hipamd's flags (hip_device.cpp), which are the device code's __HIP_ARCH_HAS_* macros:
+    // bits 0-10 (atomics, doubles, warp vote, ballot, shuffle), thread fence system (12) and 3D
+    // grids (15); not funnel shift (11), the extended syncthreads (13), surface functions (14)
+    // or dynamic parallelism (16).
+    p.arch = 0x7ff | 1 << 12 | 1 << 15;
     p.concurrentKernels = 1;
     p.maxSharedMemoryPerMultiProcessor = LDS_BYTES;
     p.canMapHostMemory = 1;
