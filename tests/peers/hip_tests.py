@@ -51,11 +51,28 @@ def out_dir():
     return env_path("OUT", "")
 
 
-def sources(src, filters):
+def sources(src, filters, helpers=False):
+    """The test files (or, with `helpers`, the `*_exe.cc` programs tests spawn) as (unit, rel)."""
     unit = src / "catch" / "unit"
     files = sorted(unit.glob("*/*.cc"))
-    rel = [f.relative_to(unit) for f in files]
+    rel = [f.relative_to(unit) for f in files if f.stem.endswith("_exe") == helpers]
     return [(unit, r) for r in rel if not filters or any(x in str(r) for x in filters)]
+
+
+def build_helpers(src, out, hipcc, flags, filters):
+    """Programs a test runs as a child (`hip::SpawnProc`), built on their own (they have their
+    own main) and named as the CMake files name them, beside the test binaries: `FOO_exe.cc`
+    becomes `bin/FOO`."""
+    for unit, rel in sources(src, filters, helpers=True):
+        exe = out / "bin" / rel.stem[: -len("_exe")]
+        if exe.exists():
+            continue
+        log = out / "build-logs" / (str(rel.with_suffix("")).replace("/", "__") + ".log")
+        with open(log, "w") as f:
+            r = subprocess.run([hipcc, *flags, str(unit / rel), "-o", str(exe)], stdout=f,
+                               stderr=subprocess.STDOUT)
+        print(f"{rel.with_suffix('')} (a helper program): "
+              f"{'built' if r.returncode == 0 else 'failed'}", flush=True)
 
 
 def build(filters):
@@ -77,6 +94,7 @@ def build(filters):
             subprocess.run([hipcc, *flags, "-c", str(catch / "hipTestMain" / f"{name}.cc"),
                             "-o", str(obj)], check=True)
         common.append(str(obj))
+    build_helpers(src, out, hipcc, flags, filters)
     status = out / "build-status.tsv"
     done = {}
     if status.exists():
@@ -195,6 +213,8 @@ def table(_filters):
     groups = {}
     for line in status.read_text().splitlines():
         key, state, *_ = line.split("\t")
+        if key.endswith("_exe"):
+            continue
         g = groups.setdefault(key.split("/")[0], dict(files=0, built=0, cases=0, passed=0,
                                                      failed=0, skipped=0))
         g["files"] += 1
