@@ -51,12 +51,41 @@ def out_dir():
     return env_path("OUT", "")
 
 
-def sources(src, filters, helpers=False):
-    """The test files (or, with `helpers`, the `*_exe.cc` programs tests spawn) as (unit, rel)."""
+def code_objects(src):
+    """The code objects the CMake files build with `--genco` for tests to load at run time:
+    {source path relative to catch/unit: output name}."""
     unit = src / "catch" / "unit"
+    found = {}
+    for cmake in unit.glob("*/CMakeLists.txt"):
+        for m in re.finditer(r"add_custom_target\((\S+\.code) COMMAND [^)]*--genco[^)]*?"
+                             r"\$\{CMAKE_CURRENT_SOURCE_DIR\}/(\S+\.cc)", cmake.read_text()):
+            found[str(cmake.parent.relative_to(unit) / m.group(2))] = m.group(1)
+    return found
+
+
+def sources(src, filters, helpers=False):
+    """The test files (or, with `helpers`, the `*_exe.cc` programs tests spawn) as (unit, rel);
+    sources of code objects are neither."""
+    unit = src / "catch" / "unit"
+    objects = code_objects(src)
     files = sorted(unit.glob("*/*.cc"))
-    rel = [f.relative_to(unit) for f in files if f.stem.endswith("_exe") == helpers]
+    rel = [f.relative_to(unit) for f in files if f.stem.endswith("_exe") == helpers
+           and str(f.relative_to(unit)) not in objects]
     return [(unit, r) for r in rel if not filters or any(x in str(r) for x in filters)]
+
+
+def build_code_objects(src, out, hipcc, flags):
+    """The `--genco` code objects, beside the test binaries (the tests load them by name from
+    the working directory, which is theirs)."""
+    unit = src / "catch" / "unit"
+    for rel, name in code_objects(src).items():
+        target = out / "bin" / name
+        if target.exists():
+            continue
+        r = subprocess.run([hipcc, "--genco", *flags, str(unit / rel), "-o", str(target)],
+                           capture_output=True, text=True)
+        print(f"{rel} (code object {name}): {'built' if r.returncode == 0 else 'failed'}",
+              flush=True)
 
 
 def build_helpers(src, out, hipcc, flags, filters):
@@ -95,12 +124,18 @@ def build(filters):
                             "-o", str(obj)], check=True)
         common.append(str(obj))
     build_helpers(src, out, hipcc, flags, filters)
+    build_code_objects(src, out, hipcc, flags)
     status = out / "build-status.tsv"
     done = {}
     if status.exists():
         for line in status.read_text().splitlines():
             k, v, *rest = line.split("\t") + [""]
             done[k] = (v, rest[0])
+    # Helper programs and code-object sources are not test files (an earlier build may have
+    # tried them as such).
+    objects = code_objects(src)
+    done = {k: v for k, v in done.items()
+            if not k.endswith("_exe") and f"{k}.cc" not in objects}
     for unit, rel in sources(src, filters):
         key = str(rel.with_suffix(""))
         exe = out / "bin" / key.replace("/", "__")
