@@ -112,7 +112,8 @@ fn dpp_every_control_with_and_without_bound_ctrl() {
 fn dpp_row_and_bank_masks_and_an_alu_op() {
     // v_add_u32_dpp: DPP moves src0 only; row_mask 0b1010 and bank_mask 0b0110 select rows 1, 3
     // and banks 1, 2 (lanes 4-11 of each row); the other lanes keep v2. Lanes off in EXEC are
-    // not written either.
+    // not written either, and are no source: lane 22 reads lane 21, which is off, so with
+    // bound_ctrl it reads 0, as for a source outside the row.
     let asm = "v_add_u32_dpp v2, v0, v1 row_shr:1 row_mask:0xa bank_mask:0x6 bound_ctrl:0";
     let w = run(asm, |w| {
         w.set_exec(!(1u64 << 21));
@@ -127,7 +128,7 @@ fn dpp_row_and_bank_masks_and_an_alu_op() {
         for l in 0..64 {
             let (row, bank) = (l / 16, l % 16 / 4);
             let written = (row == 1 || row == 3) && (bank == 1 || bank == 2) && l != 21;
-            let src0 = if l % 16 == 0 {
+            let src0 = if l % 16 == 0 || l == 22 {
                 0
             } else {
                 1000 * (l as u32 - 1)

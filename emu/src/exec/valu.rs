@@ -56,7 +56,7 @@ fn aperture(code: u16) -> u64 {
 pub fn fetch(cx: &Cx, d: &Decoded, i: usize) -> Row {
     // DPP moves lanes of src0 (always a VGPR): gather straight from the register.
     if let (Enc::Dpp, 0, Src::Vgpr(r)) = (d.inst.enc(), i, d.src[i]) {
-        return dpp_permute(&cx.wave.vgpr[r as usize], d.inst.words()[1]);
+        return dpp_src0(&cx.wave.vgpr[r as usize], d.inst.words()[1], cx.wave.exec());
     }
     let mut row = match d.src[i] {
         Src::Vgpr(r) => cx.wave.vgpr[r as usize],
@@ -64,7 +64,7 @@ pub fn fetch(cx: &Cx, d: &Decoded, i: usize) -> Row {
     };
     match d.inst.enc() {
         Enc::Native => {}
-        Enc::Dpp if i == 0 => row = dpp_permute(&row, d.inst.words()[1]),
+        Enc::Dpp if i == 0 => row = dpp_src0(&row, d.inst.words()[1], cx.wave.exec()),
         Enc::Dpp => {}
         Enc::Sdwa => {
             let w = d.inst.words()[1];
@@ -132,10 +132,46 @@ fn dpp64(cx: &Cx, d: &Decoded, i: usize) -> Option<[Row; 2]> {
     };
     let w = d.inst.words()[1];
     let hi = (r as usize + 1) % crate::wave::VGPRS;
+    let exec = cx.wave.exec();
     Some([
-        dpp_permute(&cx.wave.vgpr[r as usize], w),
-        dpp_permute(&cx.wave.vgpr[hi], w),
+        dpp_src0(&cx.wave.vgpr[r as usize], w, exec),
+        dpp_src0(&cx.wave.vgpr[hi], w, exec),
     ])
+}
+
+/// DPP's source 0 for all lanes: `row` moved as control word `w` says, with the lanes whose
+/// source lane is out of range or disabled by EXEC reading 0 (what bound_ctrl writes; without
+/// bound_ctrl those lanes are not written, see [`write_mask`]). A disabled lane is no source:
+/// the device library's wave reductions (`__ockl_wfred_*`, `__syncthreads_and`) rely on it,
+/// reading their identity from the old value where a partial wave's lanes are off.
+#[inline]
+fn dpp_src0(row: &Row, w: u32, exec: u64) -> Row {
+    let mut out = dpp_permute(row, w);
+    if exec != u64::MAX {
+        let live = dpp_live_sources((w >> 8) & 0x1ff, exec);
+        for (l, v) in out.iter_mut().enumerate() {
+            if live >> l & 1 == 0 {
+                *v = 0;
+            }
+        }
+    }
+    out
+}
+
+/// Lanes whose DPP source lane (under control `ctrl`) lies inside the row or wave and is
+/// enabled by `exec`.
+fn dpp_live_sources(ctrl: u32, exec: u64) -> u64 {
+    let t = dpp_lanes(ctrl);
+    if exec == u64::MAX {
+        return t.valid;
+    }
+    let mut live = 0u64;
+    for l in 0..WAVE_SIZE {
+        if t.valid >> l & 1 != 0 && exec >> t.source[l] & 1 != 0 {
+            live |= 1 << l;
+        }
+    }
+    live
 }
 
 /// Lane `l` of a 64-bit value held as (low, high) rows.
@@ -289,7 +325,8 @@ fn dpp_gather(row: &Row, t: &DppLanes) -> Row {
     std::array::from_fn(|l| row[t.source[l] as usize] & ((t.valid >> l) as u32 & 1).wrapping_neg())
 }
 
-/// Lanes an instruction writes: EXEC, narrowed by DPP row/bank masks and invalid DPP sources.
+/// Lanes an instruction writes: EXEC, narrowed by DPP row/bank masks and DPP sources out of range
+/// or disabled.
 #[inline]
 pub fn write_mask(cx: &Cx, d: &Decoded) -> u64 {
     let exec = cx.wave.exec();
@@ -301,7 +338,7 @@ pub fn write_mask(cx: &Cx, d: &Decoded) -> u64 {
     let sources = if bound_zero {
         u64::MAX
     } else {
-        dpp_lanes((w >> 8) & 0x1ff).valid
+        dpp_live_sources((w >> 8) & 0x1ff, exec)
     };
     exec & dpp_row_bank_mask((w >> 28) & 0xf, (w >> 24) & 0xf) & sources
 }

@@ -365,7 +365,8 @@ pub unsafe extern "C" fn hipEventElapsedTime(
             return Err(INVALID_VALUE);
         }
         let (a, b) = (event_state(rt, start)?, event_state(rt, stop)?);
-        if (a.flags | b.flags) & EVENT_DISABLE_TIMING != 0 {
+        // hipamd: events of two devices have no common clock.
+        if (a.flags | b.flags) & EVENT_DISABLE_TIMING != 0 || a.device != b.device {
             return Err(INVALID_HANDLE);
         }
         match (a.recorded, b.recorded) {
