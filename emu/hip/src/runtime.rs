@@ -379,6 +379,34 @@ impl Runtime {
         board(self.settings.target).clock_khz as i32
     }
 
+    /// Advances device time by what moving `bytes` takes, so that events around copies and
+    /// fills measure them: at the board's memory bandwidth (HBM or DDR peak: memory clock x 2
+    /// transfers x bus width), read and write, when both sides are device memory (`host` false),
+    /// else at the host link's (PCIe x16 of the board's generation, 128b/130b coding: 3.0 on
+    /// Vega 10, 4.0 on MI50, MI100 and MI210, 5.0 on MI300X; the APUs' host memory is their
+    /// memory). Fills write once.
+    pub(crate) fn advance_transfer(&mut self, bytes: u64, host: bool, fill: bool) {
+        let b = board(self.settings.target);
+        let memory = b.memory_clock_khz as f64 * 1e3 * 2.0 * b.bus_width as f64 / 8.0;
+        let pcie_lane = |gt_s: f64| gt_s * 1e9 * 128.0 / 130.0 / 8.0;
+        let link = match self.settings.target {
+            gcn_isa::Target::Gfx900 | gcn_isa::Target::Gfx904 => 16.0 * pcie_lane(8.0),
+            gcn_isa::Target::Gfx906 | gcn_isa::Target::Gfx908 | gcn_isa::Target::Gfx90a => {
+                16.0 * pcie_lane(16.0)
+            }
+            gcn_isa::Target::Gfx942 => 16.0 * pcie_lane(32.0),
+            _ => memory,
+        };
+        let ns = if host {
+            bytes as f64 / link * 1e9
+        } else if fill {
+            bytes as f64 / memory * 1e9
+        } else {
+            2.0 * bytes as f64 / memory * 1e9
+        };
+        self.device_ns += ns;
+    }
+
     /// Takes the held-back kernel failure, if any, for a synchronising call to return.
     pub(crate) fn take_pending(&mut self) -> Result<(), hipError_t> {
         match self.pending.take() {

@@ -435,6 +435,10 @@ pub(crate) fn copy(
     // program's own memory, as it promised by passing them.
     unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n as usize) };
     rt.device.memory_mut().note_host_write(dst, n);
+    let on_device =
+        |a: u64| matches!(rt.allocation_of(a), Some((_, i)) if i.class != AllocClass::Host);
+    let host = !(on_device(dst) && on_device(src));
+    rt.advance_transfer(n, host, false);
     Ok(())
 }
 
@@ -753,6 +757,7 @@ pub(crate) fn fill_now<const N: usize>(
         chunk.copy_from_slice(&value);
     }
     rt.device.memory_mut().note_host_write(dst, len);
+    rt.advance_transfer(len, false, true);
     Ok(())
 }
 

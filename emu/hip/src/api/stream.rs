@@ -258,8 +258,14 @@ pub unsafe extern "C" fn hipEventCreateWithFlags(
     event: *mut hipEvent_t,
     flags: c_uint,
 ) -> hipError_t {
-    // hipEventDefault, BlockingSync, DisableTiming, Interprocess, and AMD's release flags.
-    if flags & !0x6000_000f != 0 {
+    // hipEventDefault, BlockingSync (1), DisableTiming (2), Interprocess (4), and AMD's release
+    // flags (ReleaseToDevice 1 << 30, ReleaseToSystem 1 << 31). hipamd refuses both release
+    // flags at once, and an interprocess event that keeps timing.
+    const RELEASE: c_uint = 0xc000_0000;
+    let illegal = flags & !(RELEASE | 0x7) != 0
+        || flags & RELEASE == RELEASE
+        || (flags & 0x4 != 0 && flags & 0x2 == 0);
+    if illegal {
         return set_last(INVALID_VALUE);
     }
     create_event(event, flags)
