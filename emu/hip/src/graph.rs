@@ -106,6 +106,10 @@ pub(crate) struct Copy3d {
     pub(crate) dst_pos: [u64; 3],
     pub(crate) extent: [u64; 3],
     pub(crate) kind: i32,
+    /// The `hipMemcpy3DParms` a node was given, as its bytes, so that
+    /// `hipGraphMemcpyNodeGetParams` gives them back as they were (arrays, pitched pointers'
+    /// sizes), not as the copy they resolved to.
+    pub(crate) given: Option<[u64; 20]>,
 }
 
 /// `hipMemsetParams`.

@@ -370,6 +370,7 @@ pub(crate) fn copy_3d(rt: &Runtime, p: &hipMemcpy3DParms) -> Result<Copy3d, hipE
         dst_pos,
         extent,
         kind: p.kind,
+        given: None,
     })
 }
 
@@ -463,6 +464,7 @@ fn copy_2d_array(
         dst_pos,
         extent: [width, height, 1],
         kind,
+        given: None,
     })
 }
 
@@ -786,6 +788,7 @@ fn driver_copy(
         dst_pos,
         extent,
         kind,
+        given: None,
     })
 }
 

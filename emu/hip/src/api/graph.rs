@@ -126,6 +126,7 @@ pub(crate) fn copy_3d(p: &hipMemcpy3DParms) -> Result<Copy3d, hipError_t> {
             p.extent.depth as u64,
         ],
         kind: p.kind,
+        given: None,
     };
     // A row longer than its pitch would overlap the next one.
     if c.extent[1] * c.extent[2] > 1
@@ -452,10 +453,7 @@ pub unsafe extern "C" fn hipGraphAddMemcpyNode(
         if params.is_null() {
             return Err(INVALID_VALUE);
         }
-        // SAFETY: a non-null pointer to the program's parameters.
-        Ok(NodeKind::Memcpy(super::array::copy_3d(rt, unsafe {
-            &*params
-        })?))
+        memcpy_node(rt, params)
     })
 }
 
@@ -798,7 +796,13 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeGetParams(
     params: *mut hipMemcpy3DParms,
 ) -> hipError_t {
     call(|rt| match &node_of(rt, node, NodeType::Memcpy)?.kind {
-        NodeKind::Memcpy(c) => put(params, copy_3d_params(c)),
+        NodeKind::Memcpy(c) => match c.given {
+            // SAFETY: the bytes of a `hipMemcpy3DParms` the program passed.
+            Some(words) => put(params, unsafe {
+                std::mem::transmute::<[u64; 20], hipMemcpy3DParms>(words)
+            }),
+            None => put(params, copy_3d_params(c)),
+        },
         _ => Err(INVALID_VALUE),
     })
 }
@@ -810,10 +814,16 @@ pub(crate) fn memcpy_from(
     if params.is_null() {
         return Err(INVALID_VALUE);
     }
-    // SAFETY: a non-null pointer to the program's parameters.
-    Ok(NodeKind::Memcpy(super::array::copy_3d(rt, unsafe {
-        &*params
-    })?))
+    memcpy_node(rt, params)
+}
+
+/// A memcpy node of the program's (non-null) `hipMemcpy3DParms`, which it keeps as given.
+fn memcpy_node(rt: &Runtime, params: *const hipMemcpy3DParms) -> Result<NodeKind, hipError_t> {
+    // SAFETY: a non-null pointer to the program's parameters, plain data of 160 bytes.
+    let p = unsafe { &*params };
+    let mut c = super::array::copy_3d(rt, p)?;
+    c.given = Some(unsafe { std::ptr::read_unaligned(params as *const [u64; 20]) });
+    Ok(NodeKind::Memcpy(c))
 }
 
 #[no_mangle]
