@@ -63,15 +63,37 @@ def code_objects(src):
     return found
 
 
+def is_support(path):
+    """A source with no test case of its own that a folder's tests share (`DriverContext.cc`,
+    `streamCommon.cc`): CMake builds it into the folder's test binary."""
+    return not path.stem.endswith("_exe") and "TEST_CASE" not in path.read_text(errors="replace")
+
+
 def sources(src, filters, helpers=False):
     """The test files (or, with `helpers`, the `*_exe.cc` programs tests spawn) as (unit, rel);
-    sources of code objects are neither."""
+    sources of code objects and shared support sources are neither."""
     unit = src / "catch" / "unit"
     objects = code_objects(src)
     files = sorted(unit.glob("*/*.cc"))
     rel = [f.relative_to(unit) for f in files if f.stem.endswith("_exe") == helpers
-           and str(f.relative_to(unit)) not in objects]
+           and str(f.relative_to(unit)) not in objects and not is_support(f)]
     return [(unit, r) for r in rel if not filters or any(x in str(r) for x in filters)]
+
+
+def support_objects(src, out, hipcc, flags, group):
+    """The folder's support sources, compiled once; their objects, to link into each test."""
+    unit = src / "catch" / "unit"
+    objects = code_objects(src)
+    built = []
+    for f in sorted((unit / group).glob("*.cc")):
+        if str(f.relative_to(unit)) in objects or not is_support(f):
+            continue
+        obj = out / "obj" / f"support__{group}__{f.stem}.o"
+        if not obj.exists():
+            subprocess.run([hipcc, *flags, f"-I{unit / group}", "-c", str(f), "-o", str(obj)],
+                           check=True)
+        built.append(str(obj))
+    return built
 
 
 def build_code_objects(src, out, hipcc, flags):
@@ -134,8 +156,10 @@ def build(filters):
     # Helper programs and code-object sources are not test files (an earlier build may have
     # tried them as such).
     objects = code_objects(src)
+    unit_dir = src / "catch" / "unit"
     done = {k: v for k, v in done.items()
-            if not k.endswith("_exe") and f"{k}.cc" not in objects}
+            if not k.endswith("_exe") and f"{k}.cc" not in objects
+            and (unit_dir / f"{k}.cc").exists() and not is_support(unit_dir / f"{k}.cc")}
     for unit, rel in sources(src, filters):
         key = str(rel.with_suffix(""))
         exe = out / "bin" / key.replace("/", "__")
@@ -150,8 +174,9 @@ def build(filters):
             r = subprocess.run([hipcc, *flags, f"-I{unit / rel.parent}", "-c", str(unit / rel),
                                 "-o", str(obj)], stdout=f, stderr=subprocess.STDOUT)
             if r.returncode == 0:
-                r = subprocess.run([hipcc, "--offload-arch=gfx900", str(obj), *common, "-o",
-                                    str(exe)], stdout=f, stderr=subprocess.STDOUT)
+                support = support_objects(src, out, hipcc, flags, rel.parts[0])
+                r = subprocess.run([hipcc, "--offload-arch=gfx900", str(obj), *support, *common,
+                                    "-o", str(exe)], stdout=f, stderr=subprocess.STDOUT)
             obj.unlink(missing_ok=True)
         first = ""
         if r.returncode != 0:
