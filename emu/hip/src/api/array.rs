@@ -168,8 +168,11 @@ pub(crate) fn array(rt: &Runtime, a: *const c_void) -> Result<ArrayInfo, hipErro
 }
 
 fn destroy(rt: &mut Runtime, a: *mut hipArray) -> Result<(), hipError_t> {
+    // hipamd answers an array it does not know (never made, or freed already) as it answers
+    // a destroyed stream.
+    let info = array(rt, a as *const c_void).map_err(|_| CONTEXT_IS_DESTROYED)?;
     // A level of a mipmapped array goes with the mipmapped array.
-    if array(rt, a as *const c_void)?.owner != 0 {
+    if info.owner != 0 {
         return Err(INVALID_VALUE);
     }
     let info = rt.arrays.remove(&(a as u64)).ok_or(INVALID_VALUE)?;
