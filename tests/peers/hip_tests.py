@@ -145,6 +145,12 @@ def build(filters):
             subprocess.run([hipcc, *flags, "-c", str(catch / "hipTestMain" / f"{name}.cc"),
                             "-o", str(obj)], check=True)
         common.append(str(obj))
+    # The kernels every test binary links (catch/kernels, CMake's KERNELS object library).
+    for f in sorted((catch / "kernels").glob("*.cpp")):
+        obj = out / "obj" / f"kernels__{f.stem}.o"
+        if not obj.exists():
+            subprocess.run([hipcc, *flags, "-c", str(f), "-o", str(obj)], check=True)
+        common.append(str(obj))
     build_helpers(src, out, hipcc, flags, filters)
     build_code_objects(src, out, hipcc, flags)
     status = out / "build-status.tsv"
