@@ -32,6 +32,7 @@ Environment:
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -215,13 +216,23 @@ def run_binary(exe, args, timeout):
     """Runs the binary under gcnemu with the XML reporter; returns {case: outcome} for the cases
     that finished and the name of the case running when it died, if it did."""
     cmd = gcnemu_cmd() + [str(exe), "-r", "xml", "--durations", "no", *args]
+    # In a session of its own, so that a timeout kills the test and every process it forked
+    # (some tests fork children that would outlive it and hold their memory).
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=exe.parent,
+                         start_new_session=True)
     try:
-        r = subprocess.run(cmd, capture_output=True, timeout=timeout, cwd=exe.parent)
-        text, code = r.stdout.decode(errors="replace"), r.returncode
-        stderr = r.stderr.decode(errors="replace")
-    except subprocess.TimeoutExpired as e:
-        text, code = (e.stdout or b"").decode(errors="replace"), "timeout"
-        stderr = (e.stderr or b"").decode(errors="replace")
+        out, err = p.communicate(timeout=timeout)
+        code = p.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        code = "timeout"
+    # Children left behind by a test that exited go too.
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    text, stderr = out.decode(errors="replace"), err.decode(errors="replace")
     results, running = {}, None
     # The XML is cut short when the program dies: read it case by case.
     for m in re.finditer(r'<TestCase name="([^"]*)".*?(?:</TestCase>|$)', text, re.S):
