@@ -53,6 +53,18 @@ pub unsafe extern "C" fn hipHostMalloc(
     size: usize,
     flags: c_uint,
 ) -> hipError_t {
+    host_malloc(ptr, size, flags)
+}
+
+/// `hipHostMalloc`'s flags as hipamd checks them: Portable (1), Mapped (2), WriteCombined (4),
+/// NumaUser (1 << 29), Coherent (1 << 30) and NonCoherent (1 << 31), not the last two at once.
+fn host_malloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> hipError_t {
+    const COHERENT: c_uint = 1 << 30;
+    const NON_COHERENT: c_uint = 1 << 31;
+    let known = 0x7 | 1 << 29 | COHERENT | NON_COHERENT;
+    if flags & !known != 0 || flags & (COHERENT | NON_COHERENT) == COHERENT | NON_COHERENT {
+        return crate::error::set_last(INVALID_VALUE);
+    }
     malloc(ptr, size, AllocClass::Host, flags)
 }
 
@@ -73,7 +85,7 @@ pub unsafe extern "C" fn hipHostAlloc(
     size: usize,
     flags: c_uint,
 ) -> hipError_t {
-    malloc(ptr, size, AllocClass::Host, flags)
+    host_malloc(ptr, size, flags)
 }
 
 #[no_mangle]
