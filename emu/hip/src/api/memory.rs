@@ -287,7 +287,8 @@ pub unsafe extern "C" fn hipHostRegister(
     flags: c_uint,
 ) -> hipError_t {
     call(|rt| {
-        if host.is_null() || size == 0 {
+        // hipHostRegisterPortable (1), Mapped (2), IoMemory (4), ReadOnly (8).
+        if host.is_null() || size == 0 || flags & !0xf != 0 {
             return Err(INVALID_VALUE);
         }
         let addr = host as u64;
@@ -324,6 +325,9 @@ pub unsafe extern "C" fn hipHostRegister(
 #[no_mangle]
 pub unsafe extern "C" fn hipHostUnregister(host: *mut c_void) -> hipError_t {
     call(|rt| {
+        if host.is_null() {
+            return Err(INVALID_VALUE);
+        }
         rt.free(host as u64, &[AllocClass::Registered])
             .map_err(|_| HOST_MEMORY_NOT_REGISTERED)
     })
