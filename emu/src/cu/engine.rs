@@ -300,6 +300,8 @@ pub struct CuSim<'a> {
     pub barrier_min: u64,
     /// Host time by part, when asked for ([`super::profile`]).
     pub prof: super::profile::Counters,
+    /// What was issued past the cycle the CU has reached, for a stop to take back.
+    pub(crate) cut: super::cut::Cut,
     /// The CU's side of the memory hierarchy (`None`: fixed latencies).
     pub(crate) memory: Option<super::memory::CuMemoryState>,
 }
@@ -637,9 +639,10 @@ impl<'a> CuSim<'a> {
     }
 
     /// Steps every cycle of `[start, stop)` at which the CU has something to do. A guest stop
-    /// comes with its cycle.
+    /// comes with its cycle, and what was issued after it is not counted ([`super::cut`]).
     pub fn run_window(&mut self, start: u64, stop: u64) -> Result<(), (u64, Stop, [u32; 3])> {
         self.window_stop = stop;
+        self.cut_window(start, stop);
         self.bulk_window = self.e.config.ahead
             && self.e.config.arbitration == Arbitration::OldestFirst
             && self.trace.is_none()
@@ -649,13 +652,34 @@ impl<'a> CuSim<'a> {
             && !tracing::enabled!(tracing::Level::TRACE);
         let probe = self.prof.start();
         let mut t = self.cu.next.max(start);
-        while t < stop {
-            self.step(t)?;
+        // A stop met by a SIMD's bulk turns ahead of the CU's cycle, and the SIMDs that have
+        // taken their turns up to it: the others take theirs before it, and a stop of theirs
+        // there comes first.
+        let (mut met, mut halted) = (None, 0u8);
+        while t < self.window_stop {
+            let simd = (t % SIMDS as u64) as u8;
+            if halted & 1 << simd == 0 {
+                if let Err(e) = self.step(t) {
+                    let at = e.0;
+                    met = Some(e);
+                    if at <= t {
+                        break;
+                    }
+                    self.window_stop = at;
+                    halted |= 1 << (at % SIMDS as u64);
+                }
+            }
             t = self.next_event(t).unwrap_or(u64::MAX);
         }
         self.cu.next = t;
         self.prof.stop(super::profile::Part::CuWindow, probe);
-        Ok(())
+        match met {
+            Some(e) => {
+                self.cut_after(e.0);
+                Err(e)
+            }
+            None => Ok(()),
+        }
     }
 
     /// Where each resident wave that has not ended is, and what it waits on.

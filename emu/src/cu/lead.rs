@@ -52,7 +52,10 @@ impl CuSim<'_> {
     /// [`CuSim::may_lead`] allows and `rules.until` is not reached. A guest stop ends the lead
     /// and is held for the dispatcher.
     pub fn lead(&mut self, mut b: u64, rules: &LeadRules) {
+        self.cut_lead();
         while b < rules.until && self.may_lead(b, rules) {
+            // The dispatcher may stop the launch at `b` ([`super::cut`]).
+            self.cut_mark(b);
             let stop = b + rules.window;
             let ran = self.run_window(b, stop);
             self.lead_until = stop;
@@ -211,8 +214,9 @@ mod tests {
         assert_eq!(ahead, in_step);
     }
 
-    /// A store past the buffer's allocation faults when it runs, between windows: the stop is
-    /// the one of windows in step, however far its CU or the other one ran ahead.
+    /// A store past the buffer's allocation faults when it runs, between windows: the stop,
+    /// and the counts and budget of what issued before it, are those of windows in step,
+    /// however far its CU or the other one ran ahead.
     #[test]
     fn a_store_that_faults_stops_the_launch_where_it_would_in_step() {
         let faulting = STORING_LOOP.replace(
@@ -221,13 +225,15 @@ mod tests {
         );
         let in_step = run(&faulting, false, 1, Arbitration::OldestFirst, u64::MAX);
         assert!(in_step.0.is_err(), "{:?}", in_step.0);
+        let before = LEAD_WINDOWS.with(Cell::get);
         assert_eq!(
-            run(&faulting, true, 1, Arbitration::OldestFirst, u64::MAX).0,
-            in_step.0
+            run(&faulting, true, 1, Arbitration::OldestFirst, u64::MAX),
+            in_step
         );
+        assert!(LEAD_WINDOWS.with(Cell::get) > before, "no lead ran");
         assert_eq!(
-            run(&faulting, true, 2, Arbitration::OldestFirst, u64::MAX).0,
-            in_step.0
+            run(&faulting, true, 2, Arbitration::OldestFirst, u64::MAX),
+            in_step
         );
     }
 }

@@ -15,13 +15,14 @@
 //! [`engine`] (one CU stepping a cycle), [`issue`] (one instruction issuing), [`deferred`]
 //! (memory instructions run between windows, in completion order), [`place`] (starting a
 //! workgroup), [`device`] (the windows over all CUs, on one or more threads), [`lead`] (a CU
-//! running windows ahead of the others while nothing between windows reaches it), [`stats`] and
-//! [`trace`].
+//! running windows ahead of the others while nothing between windows reaches it), [`cut`] (what
+//! a launch that stops has issued, whatever ran ahead), [`stats`] and [`trace`].
 
 pub(crate) mod ahead;
 pub(crate) mod beside;
 pub(crate) mod bulk;
 pub mod config;
+pub(crate) mod cut;
 pub(crate) mod deferred;
 pub mod device;
 pub(crate) mod engine;

@@ -7,8 +7,9 @@
 //! to turn and window to window, and the codes of what each wave ran ahead ([`Code`]), so
 //! that a turn reads no wave's own records; those ([`super::engine::Hot`], the slot's stall
 //! interval) and the queues' positions ([`SimdBulk::dirty`]) are written back only when the
-//! SIMD leaves the bulk ([`CuSim::bulk_leave`]), before anything else looks at them. (The
-//! instructions were counted as they ran ahead.)
+//! SIMD leaves the bulk ([`CuSim::bulk_leave`]), before anything else looks at them. The
+//! instructions count as they issue here, each cycle's noted for a stop of the CU at an earlier
+//! cycle to take back ([`super::cut`]).
 //!
 //! Stall intervals are kept lazily: a wave in the masks that is not waiting for the vector ALU
 //! is ready at every turn, so it either issues or stalls for Issue, and stalls from the turn
@@ -508,7 +509,7 @@ impl CuSim<'_> {
             self.cu.valu_busy[k] = at + CADENCE;
             self.cu.valu_owner[k] = b.lanes[owner as usize & (MAX_WAVES - 1)].slot();
         }
-        self.issued += s.issued as u64;
+        self.count_pure(s.by_unit.map(u64::from));
         self.stalls.cycles[ISSUE] += s.issue_cycles;
         b.dirty |= s.moved;
         (b.needs, b.impure) = (s.needs, s.impure);
@@ -545,8 +546,8 @@ impl CuSim<'_> {
         let (mut winners, mut stalled, mut last, mut turns) = (0, 0, 0, 0);
         let mut next = self.cu.simd_next[k];
         let mut end = stop.min(b.horizon);
-        // Lanes that issued, and the issues.
-        let (mut moved, mut issued) = (0u32, 0u64);
+        // Lanes that issued, and the issues of pure instructions by unit.
+        let (mut moved, mut by_unit) = (0u32, [0u64; 3]);
         let mut stopped = None;
         // Waves that issued at this turn outside the masks (at the horizon) and join them
         // after it, by unit, and those of them not pure.
@@ -568,7 +569,9 @@ impl CuSim<'_> {
                     if s.t > t {
                         (needs, impure, end) = (s.needs, s.impure, s.end);
                         moved |= s.moved;
-                        issued += s.issued as u64;
+                        for (n, m) in by_unit.iter_mut().zip(s.by_unit) {
+                            *n += m as u64;
+                        }
                         (winners, stalled, last) = (s.won, s.ready & !s.won, s.t - CADENCE);
                         turns += ((s.t - t) / CADENCE) as u32;
                         t = s.t;
@@ -653,7 +656,9 @@ impl CuSim<'_> {
                             self.cu.valu_owner[k] = l.slot();
                         }
                         l.at += 1;
-                        issued += 1;
+                        by_unit[code as usize & 3] += 1;
+                        let at = self.cut.at(t);
+                        self.cut.pure[at] |= 1 << (code & 3);
                         if l.at < l.len {
                             b.units[i & (MAX_WAVES - 1)] >>= 2;
                             l.front()
@@ -743,7 +748,7 @@ impl CuSim<'_> {
                 }
             }
         }
-        self.issued += issued;
+        self.count_pure(by_unit);
         b.dirty |= moved;
         b.needs = needs;
         (b.impure, b.waiting) = (impure, waiting);
@@ -780,7 +785,9 @@ impl CuSim<'_> {
         // Its Issue stall until now was closed lazily, as for any winner.
         let h = &mut self.hot[s];
         (h.reason, h.since) = (StallReason::Executing, t);
+        let category = self.e.facts[self.slots[s].wave.pc as usize].category;
         issue::issue(self, s, t).map_err(|(stop, group)| (t, stop, group))?;
+        self.cut_impure(t, category);
         let next = self.bulk_load(l);
         b.units[i] = l.pack();
         Ok(next)
@@ -869,6 +876,7 @@ impl CuSim<'_> {
                 continue;
             }
             issue::issue(self, s, t).map_err(|(stop, group)| (t, stop, group))?;
+            self.cut_impure(t, f.category);
             // From the next turn it stalls unless it issues, as any winner.
             *lazy |= bit;
             *moved |= bit;
@@ -1072,6 +1080,30 @@ mod tests {
             with.0
         );
         assert_eq!(with, run(&faulting, 1_000_000, false));
+    }
+
+    /// One wave of each group traps at issue in the loop's 23rd turn while the CU's other
+    /// SIMDs take their turns in bulk, ahead of its cycle: the stop, and the counts and budget
+    /// of what issued before it, are those without bulk turns.
+    #[test]
+    fn a_stop_at_issue_counts_only_what_issued_before_its_cycle() {
+        let trapping = LOOP
+            .replace(
+                "again:\n",
+                "    v_readfirstlane_b32 s9, v0\n    s_lshr_b32 s9, s9, 6\nagain:\n",
+            )
+            .replace(
+                "    s_cmp_lg_u32 s4, 40\n",
+                "    s_cmp_eq_u32 s4, 23\n    s_cbranch_scc0 go\n    s_cmp_eq_u32 s9, 2\n    \
+                 s_cbranch_scc0 go\n    s_trap 2\ngo:\n    s_cmp_lg_u32 s4, 40\n",
+            );
+        let with = run(&trapping, 1_000_000, true);
+        assert!(
+            with.0.as_ref().is_err_and(|e| e.contains("Trap")),
+            "{:?}",
+            with.0
+        );
+        assert_eq!(with, run(&trapping, 1_000_000, false));
     }
 
     /// The budget runs out while the waves loop: near its end the turns are the pass's again

@@ -102,9 +102,9 @@ pub(super) struct Steady {
     pub won: u32,
     /// Issue stall cycles closed.
     pub issue_cycles: u64,
-    /// Lanes that issued, and the issues.
+    /// Lanes that issued, and the issues by unit (vector ALU, scalar, branch).
     pub moved: u32,
-    pub issued: u32,
+    pub by_unit: [u32; 3],
     /// The lane that took the vector ALU last, and at which turn.
     pub valu: Option<(u32, u64)>,
 }
@@ -136,11 +136,11 @@ impl CuSim<'_> {
             won: 0,
             issue_cycles: 0,
             moved: 0,
-            issued: 0,
+            by_unit: [0; 3],
             valu: None,
         };
         let (mut t, mut end, mut needs, mut impure) = (t, end, needs, impure);
-        let (mut issued, mut moved, mut won_last) = (0u32, 0u32, 0u32);
+        let (mut by_unit, mut moved, mut won_last) = ([0u32; 3], 0u32, 0u32);
         // The turn and lane of the last vector ALU issue, packed: turn << 4 | lane.
         let mut valu_last = u64::MAX;
         // The waves by the unit of the instruction after their next, as `needs` holds them by
@@ -171,7 +171,13 @@ impl CuSim<'_> {
             if won & hold != 0 {
                 break;
             }
-            issued += won.count_ones();
+            // Every unit with a wave needing it issues (the turns are steady).
+            let units = [valu != 0, scalar != 0, branch != 0];
+            for (n, issues) in by_unit.iter_mut().zip(units) {
+                *n += issues as u32;
+            }
+            let at = self.cut.at(t);
+            self.cut.pure[at] = units[0] as u8 | (units[1] as u8) << 1 | (units[2] as u8) << 2;
             if valu != 0 {
                 valu_last = t << 4 | valu.trailing_zeros() as u64;
             }
@@ -201,6 +207,7 @@ impl CuSim<'_> {
             }
         }
         let turns = ((t - s.t) / CADENCE) as u32;
+        let issued: u32 = by_unit.iter().sum();
         s.issue_cycles += CADENCE * (turns * ready.count_ones() - issued) as u64;
         // The stall interval each had before these turns closed, and those in them (above);
         // from here it stalls unless it issues. A lane deferred by the last steady turns stalls
@@ -225,7 +232,7 @@ impl CuSim<'_> {
         };
         s.valu = (valu_last != u64::MAX).then_some(((valu_last & 15) as u32, valu_last >> 4));
         (s.t, s.end, s.needs, s.impure) = (t, end, needs, impure);
-        (s.won, s.moved, s.issued) = (won_last, moved, issued);
+        (s.won, s.moved, s.by_unit) = (won_last, moved, by_unit);
         s
     }
 
