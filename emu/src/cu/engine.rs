@@ -1,8 +1,17 @@
 //! One compute unit ([`CuSim`]) stepping one cycle: land what completed, then give the SIMD
-//! whose turn it is (cycle mod 4) its issue slot — at most one instruction per unit, each from a different
-//! wave, waves ordered by S_SETPRIO priority, then age (or round-robin, or a seeded shuffle).
-//! [`CuSim::next_event`] says when the CU can next do something, so idle cycles are skipped, not
-//! stepped.
+//! whose turn it is (cycle mod 4) its issue slot under the issue rule.
+//!
+//! The issue rule: the SIMD's ready waves are taken in issue order — S_SETPRIO priority, then
+//! age (or round-robin, or a seeded shuffle) — and each issues its next instruction if the
+//! unit it needs is free: no wave before it took that unit in this turn, and the unit is not
+//! busy (the vector ALU or matrix core with an earlier instruction) nor the wave's counters
+//! full; else it stalls, for Issue (a unit another wave holds), Dependency (its own earlier
+//! instruction) or Waitcnt. So at most one instruction per unit issues, each from a different
+//! wave. [`CuSim::take_turn`] is the rule; the bulk turns ([`super::bulk`]) apply it to masks
+//! of waves where every wave is ready and only its unit can hold it.
+//!
+//! [`CuSim::next_event`] says when the CU can next do something, so idle cycles are skipped,
+//! not stepped.
 
 use super::config::{Arbitration, TimingConfig};
 use super::deferred::Request;
@@ -358,10 +367,15 @@ impl<'a> CuSim<'a> {
                     return Ok(());
                 }
             }
-            return self
-                .step_in_age_order(simd, now)
-                .map_err(|(s, g)| (now, s, g));
         }
+        self.take_turn(simd, now).map_err(|(s, g)| (now, s, g))
+    }
+
+    /// The issue rule (the module's doc), for SIMD `simd`'s turn at `now`: its ready waves,
+    /// looked at, in issue order ([`CuSim::order`]); each issues if the unit its next
+    /// instruction needs is free (no older wave took it this turn, and nothing holds it:
+    /// [`CuSim::blocked_by`]), else records why not and until when.
+    fn take_turn(&mut self, simd: u8, now: u64) -> Result<(), (Stop, [u32; 3])> {
         // At most 10 waves per SIMD.
         let mut cand = [0usize; 16];
         let mut n = 0;
@@ -389,6 +403,10 @@ impl<'a> CuSim<'a> {
         }
         let cand = &mut cand[..n];
         self.order(cand);
+        // Oldest first, the order changes only with priorities, and a wave passed over for a
+        // taken unit is remembered as such; under the other arbitrations the order changes
+        // every turn, and the bookkeeping cost more than it saved.
+        let remember = self.e.config.arbitration == Arbitration::OldestFirst;
         let mut used = [false; UNITS];
         for &s in cand.iter() {
             let h = &mut self.hot[s];
@@ -407,72 +425,14 @@ impl<'a> CuSim<'a> {
                     now,
                 );
             }
-            self.arbitrate(s, &mut used, now, false)
-                .map_err(|(s, g)| (now, s, g))?;
+            self.arbitrate(s, &mut used, now, remember)?;
         }
         self.refresh(simd, now);
         Ok(())
     }
 
-    /// [`CuSim::step`] in the common case — oldest first, no wave of the SIMD with a raised
-    /// priority — where the SIMD's slot list (dispatch order) is the issue order: one pass over
-    /// it gathers, arbitrates, issues and finds when the SIMD next has a wave that may issue.
-    /// The waves are looked at in the same order and with the same outcomes as in the general
-    /// path; an issue changes other waves only by releasing a barrier or ending a sleep, which
-    /// makes them ready from the next cycle either way.
-    fn step_in_age_order(&mut self, simd: u8, now: u64) -> Result<(), (Stop, [u32; 3])> {
-        let k = simd as usize;
-        let mut used = [false; UNITS];
-        // Wakes during the pass (a barrier released, a sleep ended) lower this.
-        self.cu.simd_next[k] = u64::MAX;
-        let mut next = u64::MAX;
-        let mut i = 0;
-        while let Some(&s) = self.cu.simd_slots[k].get(i) {
-            i += 1;
-            let h = &mut self.hot[s];
-            if matches!(h.block, Block::Barrier | Block::Ended) {
-                continue;
-            }
-            if h.ready_at > now {
-                next = next.min(h.ready_at);
-                continue;
-            }
-            if h.waits_for != NO_UNIT {
-                if used[h.waits_for as usize] {
-                    next = next.min(now + 1);
-                    continue;
-                }
-                h.waits_for = NO_UNIT;
-            }
-            Self::look(
-                h,
-                &mut self.slots[s],
-                &mut self.stalls,
-                &mut self.trace,
-                &mut self.spare,
-                now,
-            );
-            if matches!(h.block, Block::Barrier | Block::Ended) {
-                continue;
-            }
-            self.arbitrate(s, &mut used, now, true)?;
-            // s_endpgm takes the wave out of the list.
-            if self.cu.simd_slots[k].get(i - 1) != Some(&s) {
-                i -= 1;
-            }
-            let h = &self.hot[s];
-            if !matches!(h.block, Block::Barrier | Block::Ended) {
-                next = next.min(h.ready_at.max(now + 1));
-            }
-        }
-        self.cu.simd_next[k] = self.cu.simd_next[k].min(next);
-        Ok(())
-    }
-
     /// Ready wave `s` takes its turn: it issues, or records why not and until when;
-    /// `remember` records a unit taken by an older wave in [`Hot::waits_for`] (only the
-    /// age-order pass uses it: with other arbitrations the order changes every turn, and the
-    /// bookkeeping cost more than it saved).
+    /// `remember` records a unit taken by an older wave in [`Hot::waits_for`].
     #[inline(always)]
     fn arbitrate(
         &mut self,

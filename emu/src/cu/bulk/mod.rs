@@ -169,6 +169,21 @@ fn unit_mask(needs: u64, unit: u8) -> u32 {
     (needs >> (16 * unit as u32)) as u32 & 0xffff
 }
 
+/// The issue rule (module [`super::engine`]) on the masks: of the `ready` waves, for each unit
+/// the oldest needing it takes it, the vector ALU only if `valu_free`. With no wave of a
+/// raised priority, the age order is the issue order, and a ready wave in the masks is held by
+/// nothing but its unit ([`CuSim::bulk_may_issue`] checks the counters of one that did not run
+/// ahead).
+#[inline(always)]
+fn oldest_ready(needs: u64, ready: u32, valu_free: bool) -> u32 {
+    let oldest = |m: u32| m & m.wrapping_neg();
+    let valu = match valu_free {
+        true => oldest(ready & unit_mask(needs, VALU)),
+        false => 0,
+    };
+    valu | oldest(ready & unit_mask(needs, SCALAR)) | oldest(ready & unit_mask(needs, BRANCH))
+}
+
 /// The parts of a packed mask word the turns track: the vector ALU's, the scalar unit's and
 /// the branch unit's (not [`OTHER`]'s).
 const TRACKED: u64 = 0xffff_ffff_ffff;
@@ -552,7 +567,6 @@ impl CuSim<'_> {
         // Waves that issued at this turn outside the masks (at the horizon) and join them
         // after it, by unit, and those of them not pure.
         let (mut join, mut join_impure) = (0u64, 0u32);
-        let lowest = |m: u32| m & m.wrapping_neg();
         'turns: loop {
             while t < end {
                 if join == 0 && waiting == 0 && busy <= t && needs & TRACKED != 0 {
@@ -603,10 +617,7 @@ impl CuSim<'_> {
                 let valu = unit_mask(needs, VALU);
                 let (scalar, branch) = (unit_mask(needs, SCALAR), unit_mask(needs, BRANCH));
                 let ready = (valu | scalar | branch) & !waiting;
-                // For each unit the oldest ready wave needing it takes it (the vector ALU only
-                // when free).
-                let win_valu = if valu_free { lowest(ready & valu) } else { 0 };
-                let won = win_valu | lowest(ready & scalar) | lowest(ready & branch);
+                let won = oldest_ready(needs, ready, valu_free);
                 if won & impure != 0 && !self.bulk_may_issue(b, won & impure, t) {
                     break 'turns;
                 }

@@ -12,7 +12,7 @@
 //! [`CuSim::bulk_run`]'s turn loop takes the turn at which it would issue. The decisions are
 //! the turn loop's: for each unit the oldest wave needing it.
 
-use super::{code, in_every_unit, unit_mask, Code, Lane, SimdBulk};
+use super::{code, in_every_unit, oldest_ready, unit_mask, Code, Lane, SimdBulk};
 use super::{BRANCH, IMPURE, MAX_WAVES, OTHER, SCALAR, VALU};
 use crate::cu::engine::CuSim;
 use crate::cu::issue::CADENCE;
@@ -124,7 +124,6 @@ impl CuSim<'_> {
         impure: u32,
     ) -> Steady {
         debug_assert!(self.cu.valu_busy[k] <= t);
-        let lowest = |m: u32| m & m.wrapping_neg();
         let ready = unit_mask(needs, VALU) | unit_mask(needs, SCALAR) | unit_mask(needs, BRANCH);
         // The turns below count every stalled turn; the lazy intervals close at the end.
         let mut s = Steady {
@@ -165,7 +164,8 @@ impl CuSim<'_> {
         loop {
             let valu = unit_mask(needs, VALU);
             let (scalar, branch) = (unit_mask(needs, SCALAR), unit_mask(needs, BRANCH));
-            let won = lowest(valu) | lowest(scalar) | lowest(branch);
+            // Every wave in the masks is ready, and the vector ALU free.
+            let won = oldest_ready(needs, u32::MAX, true);
             // A wave held at a code these turns do not issue takes its unit: the turn loop
             // takes this turn.
             if won & hold != 0 {
