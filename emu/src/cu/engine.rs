@@ -74,17 +74,10 @@ pub struct Hot {
     pub block: Block,
     /// S_SETPRIO priority (0–3).
     pub prio: u8,
-    /// The unit (index) an older wave took in the last turn this wave was looked at, leaving
-    /// it waiting on Issue with nothing else about it changed ([`NO_UNIT`]: not in that state).
-    /// While the unit stays taken, turns pass it over without looking further.
-    pub waits_for: u8,
     /// Instructions of the wave ran ahead and wait to issue ([`super::ahead`]): a turn reads
     /// this record anyway, the queue only when it is set.
     pub ahead: bool,
 }
-
-/// [`Hot::waits_for`] when the wave is not waiting for a taken unit.
-pub const NO_UNIT: u8 = u8::MAX;
 
 impl Hot {
     /// A slot no wave holds.
@@ -94,7 +87,6 @@ impl Hot {
         reason: StallReason::Issue,
         block: Block::Ended,
         prio: 0,
-        waits_for: NO_UNIT,
         ahead: false,
     };
 }
@@ -371,11 +363,11 @@ impl<'a> CuSim<'a> {
         self.take_turn(simd, now).map_err(|(s, g)| (now, s, g))
     }
 
-    /// The issue rule (the module's doc), for SIMD `simd`'s turn at `now`: its ready waves,
-    /// looked at, in issue order ([`CuSim::order`]); each issues if the unit its next
-    /// instruction needs is free (no older wave took it this turn, and nothing holds it:
-    /// [`CuSim::blocked_by`]), else records why not and until when.
-    fn take_turn(&mut self, simd: u8, now: u64) -> Result<(), (Stop, [u32; 3])> {
+    /// SIMD `simd`'s turn at `now` under the issue rule ([`super::arbiter`]): its ready waves,
+    /// looked at, in issue order ([`CuSim::order`]), with the unit each needs and what else
+    /// holds it ([`CuSim::held_by`]); the rule's winners issue, in that order, and the others
+    /// record why not and until when.
+    pub(crate) fn take_turn(&mut self, simd: u8, now: u64) -> Result<(), (Stop, [u32; 3])> {
         // At most 10 waves per SIMD.
         let mut cand = [0usize; 16];
         let mut n = 0;
@@ -384,65 +376,74 @@ impl<'a> CuSim<'a> {
             if h.ready_at > now || n == cand.len() {
                 continue;
             }
-            // A wave waiting for a unit is looked at only if the unit is free this turn.
-            if h.waits_for == NO_UNIT {
-                Self::look(
-                    h,
-                    &mut self.slots[s],
-                    &mut self.stalls,
-                    &mut self.trace,
-                    &mut self.spare,
-                    now,
-                );
-                if matches!(h.block, Block::Barrier | Block::Ended) {
-                    continue;
-                }
+            Self::look(
+                h,
+                &mut self.slots[s],
+                &mut self.stalls,
+                &mut self.trace,
+                &mut self.spare,
+                now,
+            );
+            if matches!(h.block, Block::Barrier | Block::Ended) {
+                continue;
             }
             cand[n] = s;
             n += 1;
         }
         let cand = &mut cand[..n];
         self.order(cand);
-        // Oldest first, the order changes only with priorities, and a wave passed over for a
-        // taken unit is remembered as such; under the other arbitrations the order changes
-        // every turn, and the bookkeeping cost more than it saved.
-        let remember = self.e.config.arbitration == Arbitration::OldestFirst;
-        let mut used = [false; UNITS];
-        for &s in cand.iter() {
-            let h = &mut self.hot[s];
-            if h.waits_for != NO_UNIT {
-                if used[h.waits_for as usize] {
-                    // The same outcome as looking: Issue again, from the next cycle.
-                    continue;
+        // By unit, the waves (bits in issue order) needing it; those nothing else holds, and
+        // why the others are held, until when.
+        let mut needs = [0u32; UNITS];
+        let mut free = 0u32;
+        let mut held = [(StallReason::Issue, 0u64); 16];
+        let mut unit = [Unit::Internal; 16];
+        for (i, &s) in cand.iter().enumerate() {
+            let pc = self.next_index(s);
+            // One past the program's end needs no unit, and faults as it issues.
+            if let Some(f) = self.e.facts.get(pc as usize) {
+                unit[i] = f.unit;
+                match self.held_by(s, f, now) {
+                    None => free |= 1 << i,
+                    Some(r) => held[i] = r,
                 }
-                h.waits_for = NO_UNIT;
-                Self::look(
-                    h,
-                    &mut self.slots[s],
-                    &mut self.stalls,
-                    &mut self.trace,
-                    &mut self.spare,
-                    now,
-                );
+            } else {
+                free |= 1 << i;
             }
-            self.arbitrate(s, &mut used, now, remember)?;
+            needs[unit[i].index()] |= 1 << i;
+        }
+        // An instruction that needs no unit contends for nothing.
+        let internal = std::mem::take(&mut needs[Unit::Internal.index()]);
+        let won = super::arbiter::winners(needs, free) | internal & free;
+        for (i, &s) in cand.iter().enumerate() {
+            let bit = 1u32 << i;
+            if won & bit != 0 {
+                self.issue_or_fault(s, now)?;
+                continue;
+            }
+            // A wave after the one that took its unit stalls for it, whatever else holds it.
+            let taken = unit[i] != Unit::Internal && won & needs[unit[i].index()] & (bit - 1) != 0;
+            let (r, until) = match taken || free & bit != 0 {
+                true => (StallReason::Issue, now + 1),
+                false => held[i],
+            };
+            let h = &mut self.hot[s];
+            if r == StallReason::Waitcnt {
+                h.block = Block::Waitcnt;
+            }
+            h.ready_at = until;
+            let slot = &mut self.slots[s];
+            account(h, slot, &mut self.stalls, &mut self.trace, now, r);
         }
         self.refresh(simd, now);
         Ok(())
     }
 
-    /// Ready wave `s` takes its turn: it issues, or records why not and until when;
-    /// `remember` records a unit taken by an older wave in [`Hot::waits_for`].
+    /// Wave `s`, a winner of its turn, issues its next instruction, or faults if there is none.
     #[inline(always)]
-    fn arbitrate(
-        &mut self,
-        s: usize,
-        used: &mut [bool; UNITS],
-        now: u64,
-        remember: bool,
-    ) -> Result<(), (Stop, [u32; 3])> {
+    fn issue_or_fault(&mut self, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
         let pc = self.next_index(s);
-        let Some(f) = self.e.facts.get(pc as usize).copied() else {
+        if self.e.facts.get(pc as usize).is_none() {
             let w = &self.slots[s];
             let group = self.group_id(s);
             return Err((
@@ -453,28 +454,8 @@ impl<'a> CuSim<'a> {
                 },
                 group,
             ));
-        };
-        match self.blocked_by(s, &f, used, now) {
-            None => {
-                if f.unit != Unit::Internal {
-                    used[f.unit.index()] = true;
-                }
-                issue::issue(self, s, now)
-            }
-            Some((r, until)) => {
-                let h = &mut self.hot[s];
-                if r == StallReason::Waitcnt {
-                    h.block = Block::Waitcnt;
-                }
-                if remember && r == StallReason::Issue && until == now + 1 && used[f.unit.index()] {
-                    h.waits_for = f.unit.index() as u8;
-                }
-                h.ready_at = until;
-                let slot = &mut self.slots[s];
-                account(h, slot, &mut self.stalls, &mut self.trace, now, r);
-                Ok(())
-            }
         }
+        issue::issue(self, s, now)
     }
 
     /// A ready wave as a turn first looks at it: the memory operations that completed land
@@ -515,21 +496,13 @@ impl<'a> CuSim<'a> {
         self.cu.simd_next[simd as usize] = next;
     }
 
-    /// Why wave `s` cannot issue its next instruction now and from which cycle it may try
-    /// again, or `None` if it can issue.
+    /// What holds wave `s` from issuing its next instruction (facts `f`) now, other than a
+    /// wave taking its unit first: the reason, and from which cycle it may try again; `None`
+    /// if nothing does.
     #[inline(always)]
-    fn blocked_by(
-        &self,
-        s: usize,
-        f: &InstTiming,
-        used: &[bool; UNITS],
-        now: u64,
-    ) -> Option<(StallReason, u64)> {
+    fn held_by(&self, s: usize, f: &InstTiming, now: u64) -> Option<(StallReason, u64)> {
         let w = &self.slots[s];
         let cu = &self.cu;
-        if f.unit != Unit::Internal && used[f.unit.index()] {
-            return Some((StallReason::Issue, now + 1));
-        }
         let busy = cu.valu_busy[w.simd as usize];
         if f.unit == Unit::Valu && busy > now {
             let r = if cu.valu_owner[w.simd as usize] == s {

@@ -7,7 +7,8 @@
 //! same semantic functions, so results differ only where the program itself depends on timing
 //! (a missing `s_waitcnt`, a race).
 //!
-//! Modules: [`ahead`] (ALU runs executed before they issue), [`beside`] (a window's loads of
+//! Modules: [`ahead`] (ALU runs executed before they issue), [`arbiter`] (the issue rule: which
+//! waves a SIMD's turn issues), [`beside`] (a window's loads of
 //! different CUs run on the worker threads), [`bulk`] (a SIMD's turns many at
 //! a time while its waves run pure instructions), [`config`] (latencies, CU count, arbitration), [`facts`] (what each instruction means
 //! to the timing: issue unit, VALU cycles, latency class, LDS access shape), [`occupancy`]
@@ -19,6 +20,7 @@
 //! a launch that stops has issued, whatever ran ahead), [`stats`] and [`trace`].
 
 pub(crate) mod ahead;
+pub(crate) mod arbiter;
 pub(crate) mod beside;
 pub(crate) mod bulk;
 pub mod config;

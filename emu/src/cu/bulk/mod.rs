@@ -19,14 +19,12 @@
 //! explicit interval, closed when the unit is free. Leaving, a lane that issued at the last
 //! turn executes, any other stalls for Issue from its turn: the intervals the pass would hold.
 //!
-//! The results are those of [`CuSim::step`]'s age-order pass, turn by turn: the same issues,
+//! The results are those of the pass ([`CuSim::take_turn`]) under oldest-first arbitration, turn by turn: the same issues,
 //! the same stall reasons from the same cycles, the same next turn. What the pass does and
 //! this does not is unobservable here: it lands completed memory operations of each wave it
 //! looks at (a wave with registers still to land runs nothing ahead, and issues here only
 //! after they land, as below; the rest, counter decrements, nothing here reads, and the next
-//! look does them), and
-//! it notes a unit an older wave took ([`super::engine::Hot::waits_for`]), which only saves it a
-//! look with the same outcome.
+//! look does them).
 //!
 //! While no wave waits for the vector ALU and none issues one that keeps it busy past the next
 //! turn, the turns are steady ([`steady`]) and read less of each wave still.
@@ -54,7 +52,7 @@
 
 use super::ahead::{End, AHEAD_CODES};
 use super::config::Arbitration;
-use super::engine::{account, turn, Block, CuSim, NO_UNIT};
+use super::engine::{account, turn, Block, CuSim};
 use super::facts::{Latency, Special, Unit};
 use super::issue::{self, CADENCE};
 use super::stats::StallReason;
@@ -169,19 +167,18 @@ fn unit_mask(needs: u64, unit: u8) -> u32 {
     (needs >> (16 * unit as u32)) as u32 & 0xffff
 }
 
-/// The issue rule (module [`super::engine`]) on the masks: of the `ready` waves, for each unit
-/// the oldest needing it takes it, the vector ALU only if `valu_free`. With no wave of a
-/// raised priority, the age order is the issue order, and a ready wave in the masks is held by
-/// nothing but its unit ([`CuSim::bulk_may_issue`] checks the counters of one that did not run
-/// ahead).
+/// The issue rule ([`super::arbiter`]) on the masks: the `ready` waves in age order (with no
+/// wave of a raised priority, the issue order), by the unit they need, the vector ALU's held
+/// unless `valu_free` (a ready wave in the masks is held by nothing else: one that did not run
+/// ahead is checked by [`CuSim::bulk_may_issue`]).
 #[inline(always)]
 fn oldest_ready(needs: u64, ready: u32, valu_free: bool) -> u32 {
-    let oldest = |m: u32| m & m.wrapping_neg();
     let valu = match valu_free {
-        true => oldest(ready & unit_mask(needs, VALU)),
+        true => unit_mask(needs, VALU),
         false => 0,
     };
-    valu | oldest(ready & unit_mask(needs, SCALAR)) | oldest(ready & unit_mask(needs, BRANCH))
+    let by_unit = [valu, unit_mask(needs, SCALAR), unit_mask(needs, BRANCH)];
+    super::arbiter::winners(by_unit, ready)
 }
 
 /// The parts of a packed mask word the turns track: the vector ALU's, the scalar unit's and
@@ -291,7 +288,7 @@ impl CuSim<'_> {
     /// Takes SIMD `simd`'s turns from `now` (a turn at which one of its waves may issue) up
     /// to `stop` in bulk, as far as its waves allow: false if not even the first (the SIMD
     /// has left the bulk, and the pass takes this turn). Out of line: [`CuSim::step`] checks
-    /// the cheap conditions first, and the age-order pass stays small where this never runs.
+    /// the cheap conditions first, and the pass stays small where this never runs.
     #[inline(never)]
     pub(super) fn bulk_turns(
         &mut self,
@@ -491,7 +488,6 @@ impl CuSim<'_> {
             } else {
                 l.ready_at
             };
-            h.waits_for = NO_UNIT;
             // A lazy lane executes if it issued at the last turn, else stalls for Issue from
             // `since`; the others kept their interval explicitly.
             (h.reason, h.since) = match () {
