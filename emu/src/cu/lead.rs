@@ -24,7 +24,9 @@
 //! dispatcher when it reaches the lead's end ([`CuSim::settle`]), and a request run before
 //! that counts only the waves ended before its window
 //! ([`CuSim::retire_if_ended_before`]). So every decision is the one the dispatcher would
-//! have made window by window, and the results and statistics are the same.
+//! have made window by window, and the results and statistics are the same; a launch that
+//! stops before a lead's end counts only what the CU issued up to the dispatcher's window
+//! ([`super::cut`]).
 //!
 //! What a lead does not see: the device's write count, which the spin detector compares at
 //! each taken backward branch, stays at the lead's first window (the LDS's count is the
