@@ -4,12 +4,24 @@
 //! arbitration, with what holds each; the bulk turns ([`super::bulk`]) give it their masks,
 //! where age is the issue order and only a busy vector ALU holds a wave.
 
+use super::stats::StallReason;
+
 /// The waves that issue: of the waves `free` (nothing but their unit holds them), for each
 /// unit the first (lowest bit) of those `needs` it. Waves needing no unit are not given here:
 /// nothing contends for what they need.
 #[inline(always)]
 pub(crate) fn winners<const N: usize>(needs: [u32; N], free: u32) -> u32 {
     needs.iter().fold(0, |won, &m| won | first(m & free))
+}
+
+/// Why a wave whose unit is busy stalls: for Dependency if with its own earlier instruction
+/// (`own`), else for Issue.
+#[inline(always)]
+pub(crate) fn busy_reason(own: bool) -> StallReason {
+    match own {
+        true => StallReason::Dependency,
+        false => StallReason::Issue,
+    }
 }
 
 /// The first wave of `waves`, as a mask.

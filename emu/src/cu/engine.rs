@@ -7,12 +7,14 @@
 //! busy (the vector ALU or matrix core with an earlier instruction) nor the wave's counters
 //! full; else it stalls, for Issue (a unit another wave holds), Dependency (its own earlier
 //! instruction) or Waitcnt. So at most one instruction per unit issues, each from a different
-//! wave. [`CuSim::take_turn`] is the rule; the bulk turns ([`super::bulk`]) apply it to masks
-//! of waves where every wave is ready and only its unit can hold it.
+//! wave. The rule's choice is one function ([`super::arbiter`]): the pass
+//! ([`CuSim::take_turn`]) gives it a turn's ready waves, and the bulk turns ([`super::bulk`])
+//! their masks of waves that nothing but a busy vector ALU holds.
 //!
 //! [`CuSim::next_event`] says when the CU can next do something, so idle cycles are skipped,
 //! not stepped.
 
+use super::arbiter::busy_reason;
 use super::config::{Arbitration, TimingConfig};
 use super::deferred::Request;
 use super::facts::{InstTiming, Unit, UNITS};
@@ -505,21 +507,13 @@ impl<'a> CuSim<'a> {
         let cu = &self.cu;
         let busy = cu.valu_busy[w.simd as usize];
         if f.unit == Unit::Valu && busy > now {
-            let r = if cu.valu_owner[w.simd as usize] == s {
-                StallReason::Dependency
-            } else {
-                StallReason::Issue
-            };
-            return Some((r, busy));
+            let own = cu.valu_owner[w.simd as usize] == s;
+            return Some((busy_reason(own), busy));
         }
         let matrix = cu.matrix_busy[w.simd as usize];
         if f.matrix_cycles != 0 && matrix > now {
-            let r = if cu.matrix_owner[w.simd as usize] == s {
-                StallReason::Dependency
-            } else {
-                StallReason::Issue
-            };
-            return Some((r, matrix));
+            let own = cu.matrix_owner[w.simd as usize] == s;
+            return Some((busy_reason(own), matrix));
         }
         // s_waitcnt, or a counter the instruction increments at its maximum.
         let counters = w.wave.counters;

@@ -216,6 +216,39 @@ mod tests {
         assert_eq!(ahead, in_step);
     }
 
+    /// Waves of the workgroups that start after the buffer's third word was stored trap at
+    /// issue in their loop's 150th turn, in a window the other CU may have run ahead of: the
+    /// stop, and the counts and budget of what issued before it, are those of windows in step.
+    #[test]
+    fn a_trap_stops_the_launch_where_it_would_in_step() {
+        let trapping = STORING_LOOP
+            .replace(
+                "again:",
+                "s_load_dword s6, s[2:3], 0x8\n s_waitcnt lgkmcnt(0)\nagain:",
+            )
+            .replace(
+                "skip:",
+                "skip:\n s_cmp_eq_u32 s4, 150\n s_cbranch_scc0 go\n \
+                 s_cmp_eq_u32 s6, 0\n s_cbranch_scc1 go\n s_trap 2\ngo:",
+            );
+        let in_step = run(&trapping, false, 1, Arbitration::OldestFirst, u64::MAX);
+        assert!(
+            in_step.0.as_ref().is_err_and(|e| e.contains("Trap")),
+            "{:?}",
+            in_step.0
+        );
+        let before = LEAD_WINDOWS.with(Cell::get);
+        assert_eq!(
+            run(&trapping, true, 1, Arbitration::OldestFirst, u64::MAX),
+            in_step
+        );
+        assert!(LEAD_WINDOWS.with(Cell::get) > before, "no lead ran");
+        assert_eq!(
+            run(&trapping, true, 2, Arbitration::OldestFirst, u64::MAX),
+            in_step
+        );
+    }
+
     /// A store past the buffer's allocation faults when it runs, between windows: the stop,
     /// and the counts and budget of what issued before it, are those of windows in step,
     /// however far its CU or the other one ran ahead.

@@ -51,6 +51,7 @@
 //! hazard tracker, the issue log near the end of the budget).
 
 use super::ahead::{End, AHEAD_CODES};
+use super::arbiter::busy_reason;
 use super::config::Arbitration;
 use super::engine::{account, turn, Block, CuSim};
 use super::facts::{Latency, Special, Unit};
@@ -629,11 +630,7 @@ impl CuSim<'_> {
                         c &= c - 1;
                         let l = &mut b.lanes[i & (MAX_WAVES - 1)];
                         issue_cycles += t.saturating_sub(l.since);
-                        l.reason = if l.slot() == self.cu.valu_owner[k] {
-                            StallReason::Dependency
-                        } else {
-                            StallReason::Issue
-                        };
+                        l.reason = busy_reason(l.slot() == self.cu.valu_owner[k]);
                         l.since = t.max(l.since);
                         l.ready_at = busy;
                     }
