@@ -314,6 +314,18 @@ pub fn turn(t: u64, simd: u8) -> u64 {
     t + (simd as u64 + SIMDS as u64 - t % SIMDS as u64) % SIMDS as u64
 }
 
+/// Whether wave `w`'s counters hold its next instruction (facts `f`) at `now` — an s_waitcnt
+/// not yet satisfied, or a counter the instruction increments at its maximum — and if so,
+/// until when.
+#[inline(always)]
+pub(crate) fn counters_hold(w: &WaveSlot, f: &InstTiming, now: u64) -> Option<u64> {
+    let counters = w.wave.counters;
+    match counters.within(&f.issue_limit) {
+        true => None,
+        false => Some(w.out.when(now, counters, |k| k.within(&f.issue_limit))),
+    }
+}
+
 /// Moves a wave's stall accounting (`h`) and its trace track (`slot`) to reason `r` from
 /// cycle `t`.
 pub fn account(
@@ -515,13 +527,7 @@ impl<'a> CuSim<'a> {
             let own = cu.matrix_owner[w.simd as usize] == s;
             return Some((busy_reason(own), matrix));
         }
-        // s_waitcnt, or a counter the instruction increments at its maximum.
-        let counters = w.wave.counters;
-        if !counters.within(&f.issue_limit) {
-            let t = w.out.when(now, counters, |k| k.within(&f.issue_limit));
-            return Some((StallReason::Waitcnt, t));
-        }
-        None
+        counters_hold(w, f, now).map(|t| (StallReason::Waitcnt, t))
     }
 
     /// Orders ready waves for the issue arbiter: S_SETPRIO priority first.

@@ -53,7 +53,7 @@
 use super::ahead::{End, AHEAD_CODES};
 use super::arbiter::busy_reason;
 use super::config::Arbitration;
-use super::engine::{account, turn, Block, CuSim};
+use super::engine::{account, counters_hold, turn, Block, CuSim};
 use super::facts::{Latency, Special, Unit};
 use super::issue::{self, CADENCE};
 use super::stats::StallReason;
@@ -864,9 +864,7 @@ impl CuSim<'_> {
                 );
             }
             let f = &facts[slot.wave.pc as usize];
-            let counters = slot.wave.counters;
-            if !counters.within(&f.issue_limit) {
-                let until = slot.out.when(t, counters, |c| c.within(&f.issue_limit));
+            if let Some(until) = counters_hold(slot, f, t) {
                 (h.block, h.ready_at) = (Block::Waitcnt, until);
                 account(
                     h,
@@ -931,7 +929,7 @@ impl CuSim<'_> {
                 return false;
             }
             slot.out.complete(&mut slot.wave, t, &mut self.spare);
-            if !slot.wave.counters.within(&f.issue_limit) {
+            if counters_hold(slot, f, t).is_some() {
                 return false;
             }
         }
