@@ -69,7 +69,7 @@ fn with_threads(opts: &LaunchOptions, threads: usize) -> LaunchOptions {
 }
 
 /// The same timed launch with every instruction executed at its issue and every turn taken
-/// by the age-order pass ([`gcnemu::cu::ahead`], [`gcnemu::cu::bulk`]).
+/// by the pass, none in bulk ([`gcnemu::cu::ahead`], [`gcnemu::cu::bulk`]).
 fn without_ahead(opts: &LaunchOptions) -> LaunchOptions {
     let mut o = opts.clone();
     if let Some(t) = &mut o.timing {

@@ -119,7 +119,7 @@ pub struct RunArgs {
     #[arg(long, requires = "check")]
     pub check_error: bool,
     /// Print where the host's time went in the timing model (to stdout): the bulk turns, the
-    /// semantics run ahead, the age-order pass, the memory requests between windows.
+    /// semantics run ahead, the pass, the memory requests between windows.
     #[arg(long)]
     pub host_profile: bool,
     /// A cooperative launch (as `hipLaunchCooperativeKernel`): every workgroup is resident at

@@ -12,12 +12,11 @@
 //! ends, [`issue::issue`] issues what is left there).
 //!
 //! What still depends on when an instruction issues is done at its issue: the stall
-//! statistics, the budget and the issue log, the barrier timeout, and the spin detector's look
-//! at a taken backward branch — a run ends with such a branch, so the wave's registers are
-//! those after it when it issues. A fault ends the run too and is raised when its instruction
-//! issues. The instruction counts (the launch's by category, the wave's own) are kept as the
-//! instructions run, since every instruction that runs ahead issues unless the launch stops
-//! first; [`CuSim::counts`] takes back what is left in the queues then.
+//! statistics, the launch's instruction counts, the budget and the issue log, the barrier
+//! timeout, and the spin detector's look at a taken backward branch — a run ends with such a
+//! branch, so the wave's registers are those after it when it issues. A fault ends the run too
+//! and is raised when its instruction issues. (The wave's own count, which s_memtime reads, is
+//! kept as the instructions run.)
 
 use super::bulk::{self, Code};
 use super::engine::{account, CuSim};
@@ -25,7 +24,7 @@ use super::issue;
 use super::stats::StallReason;
 use crate::exec::{Cx, Flow};
 use crate::fault::Fault;
-use crate::launch::{Counts, Stop};
+use crate::launch::Stop;
 use crate::wave::spin::{Epoch, SpinState};
 
 /// Instructions a wave runs ahead at most (a compiled loop body usually fits; a queue is
@@ -119,11 +118,6 @@ impl Ahead {
         self.head = head;
     }
 
-    /// Instructions left at the front: their indices.
-    pub(super) fn queued(&self) -> &[u32] {
-        &self.index[(self.head.min(self.len)) as usize..self.len as usize]
-    }
-
     /// Takes the next instruction: its index, and how the run ended if it was the last.
     #[inline(always)]
     pub(super) fn pop(&mut self) -> (u32, End) {
@@ -163,25 +157,6 @@ impl CuSim<'_> {
             SpinState::back_edge(&mut slot.wave, index, epoch, env.spin_limit, env.vgprs);
     }
 
-    /// The launch's instruction counts on this CU: those of instructions that ran ahead and
-    /// did not issue (left when the launch stopped) taken back.
-    pub fn counts(&self) -> Counts {
-        let mut counts = self.counts.clone();
-        for a in &self.aheads {
-            let queued = a.queued();
-            // The instruction that faulted was not counted.
-            let counted = match a.end {
-                End::Fault => &queued[..queued.len().saturating_sub(1)],
-                _ => queued,
-            };
-            for &index in counted {
-                counts.wave_instructions -= 1;
-                counts.by_category[self.e.facts[index as usize].category as usize] -= 1;
-            }
-        }
-        counts
-    }
-
     /// The instruction index wave `s` issues next.
     #[inline(always)]
     pub fn next_index(&self, s: usize) -> u32 {
@@ -192,8 +167,7 @@ impl CuSim<'_> {
     }
 }
 
-/// Runs ahead from wave `s`'s PC if a pure instruction is there; false if none ran. The
-/// instructions that ran are counted (a faulting one is not: its issue raises the fault).
+/// Runs ahead from wave `s`'s PC if a pure instruction is there; false if none ran.
 pub(super) fn run(m: &mut CuSim, s: usize) -> bool {
     let start = m.prof.start();
     let ran = run_stretch(m, s);
@@ -220,7 +194,6 @@ fn run_stretch(m: &mut CuSim, s: usize) -> bool {
     let env = m.e.env;
     let group = m.groups[slot.group].as_mut().expect("resident group");
     let ahead = &mut m.aheads[s];
-    let counts = &mut m.counts;
     let mut cx = Cx {
         wave: &mut slot.wave,
         mem: &mut m.no_memory,
@@ -245,10 +218,6 @@ fn run_stretch(m: &mut CuSim, s: usize) -> bool {
         cx.wave.pc = at + 1;
         ahead.index[n] = at;
         ahead.code[n] = f.bulk_code;
-        // Counted before it runs (the call keeps fewer values alive), and taken back if it
-        // faults.
-        let category = f.category as usize;
-        counts.by_category[category] += 1;
         n += 1;
         match crate::exec::issue::execute(&mut cx, d) {
             Ok(Flow::Continue) => {}
@@ -258,7 +227,6 @@ fn run_stretch(m: &mut CuSim, s: usize) -> bool {
                 break;
             }
             Err(fault) => {
-                counts.by_category[category] -= 1;
                 ahead.end = End::Fault;
                 ahead.fault = Some(Box::new(fault));
                 ahead.code[n - 1] |= bulk::IMPURE;
@@ -271,9 +239,8 @@ fn run_stretch(m: &mut CuSim, s: usize) -> bool {
         }
     }
     ahead.len = n as u8;
-    let ran = n as u64 - (ahead.end == End::Fault) as u64;
-    counts.wave_instructions += ran;
-    cx.wave.instructions += ran;
+    // The wave's own count, as if each had issued as it ran (a faulting one did not).
+    cx.wave.instructions += n as u64 - (ahead.end == End::Fault) as u64;
     m.hot[s].ahead = true;
     m.queued += 1;
     true
@@ -308,6 +275,7 @@ pub fn issue_next(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 
         }
         End::Flow(f) => flow = f,
     }
-    // Counted as it ran.
+    m.counts.wave_instructions += 1;
+    m.counts.by_category[f.category as usize] += 1;
     issue::after_issue(m, s, now, index, &f, flow)
 }

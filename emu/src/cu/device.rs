@@ -218,7 +218,7 @@ pub fn run_timed(
     let issued: u64 = sims.iter().map(|s| s.issued).sum();
     *budget = budget.saturating_sub(issued);
     for s in &sims {
-        counts.add(&s.counts());
+        counts.add(&s.counts);
     }
     // The slots go back to the pool for the next launch.
     *pool = std::mem::take(&mut d.spare);
@@ -301,6 +301,7 @@ fn new_sim<'a>(
         bulk_retry: [0; super::occupancy::SIMDS],
         bulk_backoff: [0; super::occupancy::SIMDS],
         prof: Counters::new(env.config.host_profile),
+        cut: Default::default(),
         memory: env.config.memory.and_then(crate::memsys::params).map(|p| {
             let l1 = crate::memsys::CuMemory::new(p);
             super::memory::CuMemoryState::new(l1, placement.clone())
@@ -331,7 +332,7 @@ fn finish(sims: Vec<CuSim>, occ: Occupancy, end: u64) -> (TimingStats, Option<Tr
         lds.instructions += s.lds.instructions;
         lds.bank_cycles += s.lds.bank_cycles;
         lds.conflict_cycles += s.lds.conflict_cycles;
-        instructions += s.counts().wave_instructions;
+        instructions += s.counts.wave_instructions;
         // CUs in index order: the first one to see a finding names where it was seen.
         for (k, v) in s.stale {
             stale.entry(k).and_modify(|e| e.hits += v.hits).or_insert(v);
@@ -397,13 +398,35 @@ struct Dispatcher<'r, 'a> {
 }
 
 impl Dispatcher<'_, '_> {
-    /// Runs windows until every workgroup has ended; returns the cycle after the last one.
+    /// Runs windows until every workgroup has ended; returns the cycle after the last one. A
+    /// launch that stops counts what the CUs issued up to where the dispatcher stopped
+    /// ([`super::cut`]).
     fn run(
         &mut self,
         sims: &mut [CuSim],
         shared: &mut Shared,
         workers: Option<&rayon::ThreadPool>,
+        host: Option<&mut (dyn crate::launch::host::HostServices + Send)>,
+    ) -> Result<u64, TimedError> {
+        let mut reached = 0;
+        let result = self.run_windows(sims, shared, workers, host, &mut reached);
+        if result.is_err() {
+            for s in sims.iter_mut() {
+                s.cut_at_boundary(reached);
+            }
+        }
+        result
+    }
+
+    /// [`Dispatcher::run`]'s windows; `reached` is the boundary up to which every CU that did
+    /// not stop has run when they stop.
+    fn run_windows(
+        &mut self,
+        sims: &mut [CuSim],
+        shared: &mut Shared,
+        workers: Option<&rayon::ThreadPool>,
         mut host: Option<&mut (dyn crate::launch::host::HostServices + Send)>,
+        reached: &mut u64,
     ) -> Result<u64, TimedError> {
         let window = self.r.config.window();
         let mut t = 0u64;
@@ -411,6 +434,7 @@ impl Dispatcher<'_, '_> {
         let mut windows = 0u64;
         loop {
             windows += 1;
+            *reached = t;
             if let Some(deadline) = self.r.deadline {
                 if windows.is_multiple_of(CLOCK_WINDOWS) && std::time::Instant::now() >= deadline {
                     sims.iter_mut().for_each(|s| s.bulk_leave_all());
@@ -480,6 +504,7 @@ impl Dispatcher<'_, '_> {
                 waiting: self.next_group < self.total,
             });
             let start = self.prof.start();
+            *reached = stop;
             run_window(sims, t, stop, workers, rules)?;
             self.prof.stop(Part::Windows, start);
             // What this window's memory instructions wait for from the shared caches.

@@ -1,9 +1,20 @@
 //! One compute unit ([`CuSim`]) stepping one cycle: land what completed, then give the SIMD
-//! whose turn it is (cycle mod 4) its issue slot — at most one instruction per unit, each from a different
-//! wave, waves ordered by S_SETPRIO priority, then age (or round-robin, or a seeded shuffle).
-//! [`CuSim::next_event`] says when the CU can next do something, so idle cycles are skipped, not
-//! stepped.
+//! whose turn it is (cycle mod 4) its issue slot under the issue rule.
+//!
+//! The issue rule: the SIMD's ready waves are taken in issue order — S_SETPRIO priority, then
+//! age (or round-robin, or a seeded shuffle) — and each issues its next instruction if the
+//! unit it needs is free: no wave before it took that unit in this turn, and the unit is not
+//! busy (the vector ALU or matrix core with an earlier instruction) nor the wave's counters
+//! full; else it stalls, for Issue (a unit another wave holds), Dependency (its own earlier
+//! instruction) or Waitcnt. So at most one instruction per unit issues, each from a different
+//! wave. The rule's choice is one function ([`super::arbiter`]): the pass
+//! ([`CuSim::take_turn`]) gives it a turn's ready waves, and the bulk turns ([`super::bulk`])
+//! their masks of waves that nothing but a busy vector ALU holds.
+//!
+//! [`CuSim::next_event`] says when the CU can next do something, so idle cycles are skipped,
+//! not stepped.
 
+use super::arbiter::busy_reason;
 use super::config::{Arbitration, TimingConfig};
 use super::deferred::Request;
 use super::facts::{InstTiming, Unit, UNITS};
@@ -65,17 +76,10 @@ pub struct Hot {
     pub block: Block,
     /// S_SETPRIO priority (0–3).
     pub prio: u8,
-    /// The unit (index) an older wave took in the last turn this wave was looked at, leaving
-    /// it waiting on Issue with nothing else about it changed ([`NO_UNIT`]: not in that state).
-    /// While the unit stays taken, turns pass it over without looking further.
-    pub waits_for: u8,
     /// Instructions of the wave ran ahead and wait to issue ([`super::ahead`]): a turn reads
     /// this record anyway, the queue only when it is set.
     pub ahead: bool,
 }
-
-/// [`Hot::waits_for`] when the wave is not waiting for a taken unit.
-pub const NO_UNIT: u8 = u8::MAX;
 
 impl Hot {
     /// A slot no wave holds.
@@ -85,7 +89,6 @@ impl Hot {
         reason: StallReason::Issue,
         block: Block::Ended,
         prio: 0,
-        waits_for: NO_UNIT,
         ahead: false,
     };
 }
@@ -300,6 +303,8 @@ pub struct CuSim<'a> {
     pub barrier_min: u64,
     /// Host time by part, when asked for ([`super::profile`]).
     pub prof: super::profile::Counters,
+    /// What was issued past the cycle the CU has reached, for a stop to take back.
+    pub(crate) cut: super::cut::Cut,
     /// The CU's side of the memory hierarchy (`None`: fixed latencies).
     pub(crate) memory: Option<super::memory::CuMemoryState>,
 }
@@ -307,6 +312,18 @@ pub struct CuSim<'a> {
 /// The first cycle at or after `t` in which SIMD `simd` has the issue slot.
 pub fn turn(t: u64, simd: u8) -> u64 {
     t + (simd as u64 + SIMDS as u64 - t % SIMDS as u64) % SIMDS as u64
+}
+
+/// Whether wave `w`'s counters hold its next instruction (facts `f`) at `now` — an s_waitcnt
+/// not yet satisfied, or a counter the instruction increments at its maximum — and if so,
+/// until when.
+#[inline(always)]
+pub(crate) fn counters_hold(w: &WaveSlot, f: &InstTiming, now: u64) -> Option<u64> {
+    let counters = w.wave.counters;
+    match counters.within(&f.issue_limit) {
+        true => None,
+        false => Some(w.out.when(now, counters, |k| k.within(&f.issue_limit))),
+    }
 }
 
 /// Moves a wave's stall accounting (`h`) and its trace track (`slot`) to reason `r` from
@@ -356,10 +373,15 @@ impl<'a> CuSim<'a> {
                     return Ok(());
                 }
             }
-            return self
-                .step_in_age_order(simd, now)
-                .map_err(|(s, g)| (now, s, g));
         }
+        self.take_turn(simd, now).map_err(|(s, g)| (now, s, g))
+    }
+
+    /// SIMD `simd`'s turn at `now` under the issue rule ([`super::arbiter`]): its ready waves,
+    /// looked at, in issue order ([`CuSim::order`]), with the unit each needs and what else
+    /// holds it ([`CuSim::held_by`]); the rule's winners issue, in that order, and the others
+    /// record why not and until when.
+    pub(crate) fn take_turn(&mut self, simd: u8, now: u64) -> Result<(), (Stop, [u32; 3])> {
         // At most 10 waves per SIMD.
         let mut cand = [0usize; 16];
         let mut n = 0;
@@ -367,80 +389,6 @@ impl<'a> CuSim<'a> {
             let h = &mut self.hot[s];
             if h.ready_at > now || n == cand.len() {
                 continue;
-            }
-            // A wave waiting for a unit is looked at only if the unit is free this turn.
-            if h.waits_for == NO_UNIT {
-                Self::look(
-                    h,
-                    &mut self.slots[s],
-                    &mut self.stalls,
-                    &mut self.trace,
-                    &mut self.spare,
-                    now,
-                );
-                if matches!(h.block, Block::Barrier | Block::Ended) {
-                    continue;
-                }
-            }
-            cand[n] = s;
-            n += 1;
-        }
-        let cand = &mut cand[..n];
-        self.order(cand);
-        let mut used = [false; UNITS];
-        for &s in cand.iter() {
-            let h = &mut self.hot[s];
-            if h.waits_for != NO_UNIT {
-                if used[h.waits_for as usize] {
-                    // The same outcome as looking: Issue again, from the next cycle.
-                    continue;
-                }
-                h.waits_for = NO_UNIT;
-                Self::look(
-                    h,
-                    &mut self.slots[s],
-                    &mut self.stalls,
-                    &mut self.trace,
-                    &mut self.spare,
-                    now,
-                );
-            }
-            self.arbitrate(s, &mut used, now, false)
-                .map_err(|(s, g)| (now, s, g))?;
-        }
-        self.refresh(simd, now);
-        Ok(())
-    }
-
-    /// [`CuSim::step`] in the common case — oldest first, no wave of the SIMD with a raised
-    /// priority — where the SIMD's slot list (dispatch order) is the issue order: one pass over
-    /// it gathers, arbitrates, issues and finds when the SIMD next has a wave that may issue.
-    /// The waves are looked at in the same order and with the same outcomes as in the general
-    /// path; an issue changes other waves only by releasing a barrier or ending a sleep, which
-    /// makes them ready from the next cycle either way.
-    fn step_in_age_order(&mut self, simd: u8, now: u64) -> Result<(), (Stop, [u32; 3])> {
-        let k = simd as usize;
-        let mut used = [false; UNITS];
-        // Wakes during the pass (a barrier released, a sleep ended) lower this.
-        self.cu.simd_next[k] = u64::MAX;
-        let mut next = u64::MAX;
-        let mut i = 0;
-        while let Some(&s) = self.cu.simd_slots[k].get(i) {
-            i += 1;
-            let h = &mut self.hot[s];
-            if matches!(h.block, Block::Barrier | Block::Ended) {
-                continue;
-            }
-            if h.ready_at > now {
-                next = next.min(h.ready_at);
-                continue;
-            }
-            if h.waits_for != NO_UNIT {
-                if used[h.waits_for as usize] {
-                    next = next.min(now + 1);
-                    continue;
-                }
-                h.waits_for = NO_UNIT;
             }
             Self::look(
                 h,
@@ -453,34 +401,63 @@ impl<'a> CuSim<'a> {
             if matches!(h.block, Block::Barrier | Block::Ended) {
                 continue;
             }
-            self.arbitrate(s, &mut used, now, true)?;
-            // s_endpgm takes the wave out of the list.
-            if self.cu.simd_slots[k].get(i - 1) != Some(&s) {
-                i -= 1;
-            }
-            let h = &self.hot[s];
-            if !matches!(h.block, Block::Barrier | Block::Ended) {
-                next = next.min(h.ready_at.max(now + 1));
-            }
+            cand[n] = s;
+            n += 1;
         }
-        self.cu.simd_next[k] = self.cu.simd_next[k].min(next);
+        let cand = &mut cand[..n];
+        self.order(cand);
+        // By unit, the waves (bits in issue order) needing it; those nothing else holds, and
+        // why the others are held, until when.
+        let mut needs = [0u32; UNITS];
+        let mut free = 0u32;
+        let mut held = [(StallReason::Issue, 0u64); 16];
+        let mut unit = [Unit::Internal; 16];
+        for (i, &s) in cand.iter().enumerate() {
+            let pc = self.next_index(s);
+            // One past the program's end needs no unit, and faults as it issues.
+            if let Some(f) = self.e.facts.get(pc as usize) {
+                unit[i] = f.unit;
+                match self.held_by(s, f, now) {
+                    None => free |= 1 << i,
+                    Some(r) => held[i] = r,
+                }
+            } else {
+                free |= 1 << i;
+            }
+            needs[unit[i].index()] |= 1 << i;
+        }
+        // An instruction that needs no unit contends for nothing.
+        let internal = std::mem::take(&mut needs[Unit::Internal.index()]);
+        let won = super::arbiter::winners(needs, free) | internal & free;
+        for (i, &s) in cand.iter().enumerate() {
+            let bit = 1u32 << i;
+            if won & bit != 0 {
+                self.issue_or_fault(s, now)?;
+                continue;
+            }
+            // A wave after the one that took its unit stalls for it, whatever else holds it.
+            let taken = unit[i] != Unit::Internal && won & needs[unit[i].index()] & (bit - 1) != 0;
+            let (r, until) = match taken || free & bit != 0 {
+                true => (StallReason::Issue, now + 1),
+                false => held[i],
+            };
+            let h = &mut self.hot[s];
+            if r == StallReason::Waitcnt {
+                h.block = Block::Waitcnt;
+            }
+            h.ready_at = until;
+            let slot = &mut self.slots[s];
+            account(h, slot, &mut self.stalls, &mut self.trace, now, r);
+        }
+        self.refresh(simd, now);
         Ok(())
     }
 
-    /// Ready wave `s` takes its turn: it issues, or records why not and until when;
-    /// `remember` records a unit taken by an older wave in [`Hot::waits_for`] (only the
-    /// age-order pass uses it: with other arbitrations the order changes every turn, and the
-    /// bookkeeping cost more than it saved).
+    /// Wave `s`, a winner of its turn, issues its next instruction, or faults if there is none.
     #[inline(always)]
-    fn arbitrate(
-        &mut self,
-        s: usize,
-        used: &mut [bool; UNITS],
-        now: u64,
-        remember: bool,
-    ) -> Result<(), (Stop, [u32; 3])> {
+    fn issue_or_fault(&mut self, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
         let pc = self.next_index(s);
-        let Some(f) = self.e.facts.get(pc as usize).copied() else {
+        if self.e.facts.get(pc as usize).is_none() {
             let w = &self.slots[s];
             let group = self.group_id(s);
             return Err((
@@ -491,28 +468,8 @@ impl<'a> CuSim<'a> {
                 },
                 group,
             ));
-        };
-        match self.blocked_by(s, &f, used, now) {
-            None => {
-                if f.unit != Unit::Internal {
-                    used[f.unit.index()] = true;
-                }
-                issue::issue(self, s, now)
-            }
-            Some((r, until)) => {
-                let h = &mut self.hot[s];
-                if r == StallReason::Waitcnt {
-                    h.block = Block::Waitcnt;
-                }
-                if remember && r == StallReason::Issue && until == now + 1 && used[f.unit.index()] {
-                    h.waits_for = f.unit.index() as u8;
-                }
-                h.ready_at = until;
-                let slot = &mut self.slots[s];
-                account(h, slot, &mut self.stalls, &mut self.trace, now, r);
-                Ok(())
-            }
         }
+        issue::issue(self, s, now)
     }
 
     /// A ready wave as a turn first looks at it: the memory operations that completed land
@@ -553,46 +510,24 @@ impl<'a> CuSim<'a> {
         self.cu.simd_next[simd as usize] = next;
     }
 
-    /// Why wave `s` cannot issue its next instruction now and from which cycle it may try
-    /// again, or `None` if it can issue.
+    /// What holds wave `s` from issuing its next instruction (facts `f`) now, other than a
+    /// wave taking its unit first: the reason, and from which cycle it may try again; `None`
+    /// if nothing does.
     #[inline(always)]
-    fn blocked_by(
-        &self,
-        s: usize,
-        f: &InstTiming,
-        used: &[bool; UNITS],
-        now: u64,
-    ) -> Option<(StallReason, u64)> {
+    fn held_by(&self, s: usize, f: &InstTiming, now: u64) -> Option<(StallReason, u64)> {
         let w = &self.slots[s];
         let cu = &self.cu;
-        if f.unit != Unit::Internal && used[f.unit.index()] {
-            return Some((StallReason::Issue, now + 1));
-        }
         let busy = cu.valu_busy[w.simd as usize];
         if f.unit == Unit::Valu && busy > now {
-            let r = if cu.valu_owner[w.simd as usize] == s {
-                StallReason::Dependency
-            } else {
-                StallReason::Issue
-            };
-            return Some((r, busy));
+            let own = cu.valu_owner[w.simd as usize] == s;
+            return Some((busy_reason(own), busy));
         }
         let matrix = cu.matrix_busy[w.simd as usize];
         if f.matrix_cycles != 0 && matrix > now {
-            let r = if cu.matrix_owner[w.simd as usize] == s {
-                StallReason::Dependency
-            } else {
-                StallReason::Issue
-            };
-            return Some((r, matrix));
+            let own = cu.matrix_owner[w.simd as usize] == s;
+            return Some((busy_reason(own), matrix));
         }
-        // s_waitcnt, or a counter the instruction increments at its maximum.
-        let counters = w.wave.counters;
-        if !counters.within(&f.issue_limit) {
-            let t = w.out.when(now, counters, |k| k.within(&f.issue_limit));
-            return Some((StallReason::Waitcnt, t));
-        }
-        None
+        counters_hold(w, f, now).map(|t| (StallReason::Waitcnt, t))
     }
 
     /// Orders ready waves for the issue arbiter: S_SETPRIO priority first.
@@ -637,9 +572,10 @@ impl<'a> CuSim<'a> {
     }
 
     /// Steps every cycle of `[start, stop)` at which the CU has something to do. A guest stop
-    /// comes with its cycle.
+    /// comes with its cycle, and what was issued after it is not counted ([`super::cut`]).
     pub fn run_window(&mut self, start: u64, stop: u64) -> Result<(), (u64, Stop, [u32; 3])> {
         self.window_stop = stop;
+        self.cut_window(start, stop);
         self.bulk_window = self.e.config.ahead
             && self.e.config.arbitration == Arbitration::OldestFirst
             && self.trace.is_none()
@@ -649,13 +585,34 @@ impl<'a> CuSim<'a> {
             && !tracing::enabled!(tracing::Level::TRACE);
         let probe = self.prof.start();
         let mut t = self.cu.next.max(start);
-        while t < stop {
-            self.step(t)?;
+        // A stop met by a SIMD's bulk turns ahead of the CU's cycle, and the SIMDs that have
+        // taken their turns up to it: the others take theirs before it, and a stop of theirs
+        // there comes first.
+        let (mut met, mut halted) = (None, 0u8);
+        while t < self.window_stop {
+            let simd = (t % SIMDS as u64) as u8;
+            if halted & 1 << simd == 0 {
+                if let Err(e) = self.step(t) {
+                    let at = e.0;
+                    met = Some(e);
+                    if at <= t {
+                        break;
+                    }
+                    self.window_stop = at;
+                    halted |= 1 << (at % SIMDS as u64);
+                }
+            }
             t = self.next_event(t).unwrap_or(u64::MAX);
         }
         self.cu.next = t;
         self.prof.stop(super::profile::Part::CuWindow, probe);
-        Ok(())
+        match met {
+            Some(e) => {
+                self.cut_after(e.0);
+                Err(e)
+            }
+            None => Ok(()),
+        }
     }
 
     /// Where each resident wave that has not ended is, and what it waits on.

@@ -162,7 +162,7 @@ fn facts(d: &Decoded, target: Target) -> InstTiming {
         Unit::Valu => valu_cycles(info.facts.rate, target),
         _ => 0,
     };
-    InstTiming {
+    let timing = InstTiming {
         unit,
         valu_cycles: cycles,
         matrix_cycles,
@@ -210,7 +210,17 @@ fn facts(d: &Decoded, target: Target) -> InstTiming {
                 }
             }
         },
-    }
+    };
+    // The bulk turns count a pure instruction by the unit its code names.
+    let unit = (timing.bulk_code & 3) as usize;
+    debug_assert!(
+        !timing.pure
+            || unit == super::bulk::OTHER as usize
+            || super::cut::PURE_CATEGORY[unit] == timing.category as usize,
+        "{:?}",
+        info.op
+    );
+    timing
 }
 
 /// Cycles a wave64 VALU instruction keeps its SIMD (16 lanes wide) busy, from the published

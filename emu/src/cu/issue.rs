@@ -197,7 +197,7 @@ pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
         }
         flow
     };
-    // (An instruction that ran ahead was counted as it ran.)
+    // (One that ran ahead is counted as it issues, in `ahead::issue_next`.)
     m.counts.wave_instructions += 1;
     m.counts.by_category[category_index(d.class.category)] += 1;
     m.slots[s].wave.instructions += 1;

@@ -24,7 +24,9 @@
 //! dispatcher when it reaches the lead's end ([`CuSim::settle`]), and a request run before
 //! that counts only the waves ended before its window
 //! ([`CuSim::retire_if_ended_before`]). So every decision is the one the dispatcher would
-//! have made window by window, and the results and statistics are the same.
+//! have made window by window, and the results and statistics are the same; a launch that
+//! stops before a lead's end counts only what the CU issued up to the dispatcher's window
+//! ([`super::cut`]).
 //!
 //! What a lead does not see: the device's write count, which the spin detector compares at
 //! each taken backward branch, stays at the lead's first window (the LDS's count is the
@@ -52,7 +54,10 @@ impl CuSim<'_> {
     /// [`CuSim::may_lead`] allows and `rules.until` is not reached. A guest stop ends the lead
     /// and is held for the dispatcher.
     pub fn lead(&mut self, mut b: u64, rules: &LeadRules) {
+        self.cut_lead();
         while b < rules.until && self.may_lead(b, rules) {
+            // The dispatcher may stop the launch at `b` ([`super::cut`]).
+            self.cut_mark(b);
             let stop = b + rules.window;
             let ran = self.run_window(b, stop);
             self.lead_until = stop;
@@ -211,8 +216,42 @@ mod tests {
         assert_eq!(ahead, in_step);
     }
 
-    /// A store past the buffer's allocation faults when it runs, between windows: the stop is
-    /// the one of windows in step, however far its CU or the other one ran ahead.
+    /// Waves of the workgroups that start after the buffer's third word was stored trap at
+    /// issue in their loop's 150th turn, in a window the other CU may have run ahead of: the
+    /// stop, and the counts and budget of what issued before it, are those of windows in step.
+    #[test]
+    fn a_trap_stops_the_launch_where_it_would_in_step() {
+        let trapping = STORING_LOOP
+            .replace(
+                "again:",
+                "s_load_dword s6, s[2:3], 0x8\n s_waitcnt lgkmcnt(0)\nagain:",
+            )
+            .replace(
+                "skip:",
+                "skip:\n s_cmp_eq_u32 s4, 150\n s_cbranch_scc0 go\n \
+                 s_cmp_eq_u32 s6, 0\n s_cbranch_scc1 go\n s_trap 2\ngo:",
+            );
+        let in_step = run(&trapping, false, 1, Arbitration::OldestFirst, u64::MAX);
+        assert!(
+            in_step.0.as_ref().is_err_and(|e| e.contains("Trap")),
+            "{:?}",
+            in_step.0
+        );
+        let before = LEAD_WINDOWS.with(Cell::get);
+        assert_eq!(
+            run(&trapping, true, 1, Arbitration::OldestFirst, u64::MAX),
+            in_step
+        );
+        assert!(LEAD_WINDOWS.with(Cell::get) > before, "no lead ran");
+        assert_eq!(
+            run(&trapping, true, 2, Arbitration::OldestFirst, u64::MAX),
+            in_step
+        );
+    }
+
+    /// A store past the buffer's allocation faults when it runs, between windows: the stop,
+    /// and the counts and budget of what issued before it, are those of windows in step,
+    /// however far its CU or the other one ran ahead.
     #[test]
     fn a_store_that_faults_stops_the_launch_where_it_would_in_step() {
         let faulting = STORING_LOOP.replace(
@@ -221,13 +260,15 @@ mod tests {
         );
         let in_step = run(&faulting, false, 1, Arbitration::OldestFirst, u64::MAX);
         assert!(in_step.0.is_err(), "{:?}", in_step.0);
+        let before = LEAD_WINDOWS.with(Cell::get);
         assert_eq!(
-            run(&faulting, true, 1, Arbitration::OldestFirst, u64::MAX).0,
-            in_step.0
+            run(&faulting, true, 1, Arbitration::OldestFirst, u64::MAX),
+            in_step
         );
+        assert!(LEAD_WINDOWS.with(Cell::get) > before, "no lead ran");
         assert_eq!(
-            run(&faulting, true, 2, Arbitration::OldestFirst, u64::MAX).0,
-            in_step.0
+            run(&faulting, true, 2, Arbitration::OldestFirst, u64::MAX),
+            in_step
         );
     }
 }

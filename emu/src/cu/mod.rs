@@ -7,7 +7,8 @@
 //! same semantic functions, so results differ only where the program itself depends on timing
 //! (a missing `s_waitcnt`, a race).
 //!
-//! Modules: [`ahead`] (ALU runs executed before they issue), [`beside`] (a window's loads of
+//! Modules: [`ahead`] (ALU runs executed before they issue), [`arbiter`] (the issue rule: which
+//! waves a SIMD's turn issues), [`beside`] (a window's loads of
 //! different CUs run on the worker threads), [`bulk`] (a SIMD's turns many at
 //! a time while its waves run pure instructions), [`config`] (latencies, CU count, arbitration), [`facts`] (what each instruction means
 //! to the timing: issue unit, VALU cycles, latency class, LDS access shape), [`occupancy`]
@@ -15,13 +16,15 @@
 //! [`engine`] (one CU stepping a cycle), [`issue`] (one instruction issuing), [`deferred`]
 //! (memory instructions run between windows, in completion order), [`place`] (starting a
 //! workgroup), [`device`] (the windows over all CUs, on one or more threads), [`lead`] (a CU
-//! running windows ahead of the others while nothing between windows reaches it), [`stats`] and
-//! [`trace`].
+//! running windows ahead of the others while nothing between windows reaches it), [`cut`] (what
+//! a launch that stops has issued, whatever ran ahead), [`stats`] and [`trace`].
 
 pub(crate) mod ahead;
+pub(crate) mod arbiter;
 pub(crate) mod beside;
 pub(crate) mod bulk;
 pub mod config;
+pub(crate) mod cut;
 pub(crate) mod deferred;
 pub mod device;
 pub(crate) mod engine;

@@ -1,7 +1,7 @@
 //! Starting a workgroup on a CU: its waves get slots (reusing the VGPR files of earlier ones),
 //! the initial registers of the dispatch ABI, SIMDs, and an LDS.
 
-use super::engine::{Block, CuSim, Group, Hot, WaveSlot, NO_UNIT};
+use super::engine::{Block, CuSim, Group, Hot, WaveSlot};
 use super::inflight::Outstanding;
 use super::stats::StallReason;
 use crate::dispatch::{self, Launch};
@@ -83,7 +83,6 @@ impl CuSim<'_> {
                 reason: StallReason::Issue,
                 block: Block::None,
                 prio: 0,
-                waits_for: NO_UNIT,
                 ahead: false,
             };
             w.out.clear(&mut self.spare);

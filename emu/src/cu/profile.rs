@@ -3,7 +3,7 @@
 //! (a few nanoseconds a read, where a clock call costs tens) and summed per CU, so that the
 //! figures behind a change to the model can be had from one run rather than from a profiler
 //! and a build with symbols. Off, each probe is one predictable branch (there are none per
-//! turn of the age-order pass: its time is what the CU's window leaves). The parts nest: the
+//! turn of the pass: its time is what the CU's window leaves). The parts nest: the
 //! runs ahead happen inside the bulk turns, those inside each CU's window, and the CUs'
 //! windows (on every thread, summed) inside the dispatcher's windows (wall clock).
 

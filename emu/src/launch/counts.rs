@@ -36,7 +36,7 @@ pub const CATEGORIES: [Category; 9] = [
 /// The index of `c` in [`CATEGORIES`] (a match, so the per-instruction count is a table
 /// lookup rather than a search).
 #[inline]
-pub fn category_index(c: Category) -> usize {
+pub const fn category_index(c: Category) -> usize {
     match c {
         Category::Salu => 0,
         Category::Control => 1,

@@ -4,8 +4,9 @@
 //! The TA takes the lanes in groups that carry 64 bytes between them (16 lanes of a dword
 //! access, 8 of a dwordx2, 4 of a dwordx4) and sends each group's distinct lines, one per
 //! cycle, so a group whose lanes fall in one line costs one cycle and a scattered group one
-//! cycle per line. A lane whose access straddles a line boundary touches both lines. Inactive
-//! lanes send nothing; a wave-instruction with no active lane sends nothing at all.
+//! cycle per line. A lane whose access straddles a line boundary touches both lines (or, at
+//! the top of the address space, the last). Inactive lanes send nothing; a wave-instruction
+//! with no active lane sends nothing at all.
 
 /// Bytes the TA hands to the L1 per cycle (one 64-byte line).
 const GROUP_BYTES: u32 = 64;
@@ -48,7 +49,9 @@ pub fn coalesce(addrs: &[(usize, u64)], bytes: u32, line: u32, out: &mut Coalesc
             group = g;
         }
         let first = addr >> shift;
-        let last = (addr + bytes.max(1) as u64 - 1) >> shift;
+        // (A lane's address may be anything: one at the top of the address space faults when
+        // its request runs, and its lines stop at the top.)
+        let last = addr.saturating_add(bytes.max(1) as u64 - 1) >> shift;
         for l in first..=last {
             if !group_lines.contains(&l) {
                 group_lines.push(l);
@@ -108,6 +111,15 @@ mod tests {
         let mut c = Coalesced::default();
         coalesce(&[(0, 62)], 4, 64, &mut c);
         assert_eq!(c.lines, [0, 1]);
+    }
+
+    /// A lane at the top of the address space (its request faults later, when it runs) touches
+    /// the last line.
+    #[test]
+    fn a_lane_at_the_top_of_the_address_space_touches_the_last_line() {
+        let mut c = Coalesced::default();
+        coalesce(&[(0, u64::MAX - 1)], 16, 64, &mut c);
+        assert_eq!(c.lines, [u64::MAX >> 6]);
     }
 
     #[test]

@@ -241,7 +241,10 @@ impl SharedMemory {
         let group = (cu / self.scalar_cus).min(self.scalar.len() - 1);
         let line_bytes = self.scalar_line as u64;
         let mut done = at;
-        for line in addr / line_bytes..=(addr + bytes.max(1) as u64 - 1) / line_bytes {
+        // (At the top of the address space, where the load faults when it runs, the lines
+        // stop at the last.)
+        let last = addr.saturating_add(bytes.max(1) as u64 - 1) / line_bytes;
+        for line in addr / line_bytes..=last {
             self.counters.scalar_accesses += 1;
             let ready = if self.scalar[group].access(line, false) == Lookup::Hit {
                 self.counters.scalar_hits += 1;

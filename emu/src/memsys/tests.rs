@@ -243,6 +243,14 @@ fn scalar_loads_share_a_cache_among_a_cu_group() {
     assert_eq!(m.counters().scalar_hits, 1);
 }
 
+/// A scalar load at the top of the address space (it faults when it runs) reads the last line.
+#[test]
+fn a_scalar_load_at_the_top_of_the_address_space_reads_the_last_line() {
+    let mut m = system();
+    assert_eq!(m.scalar(0, 0, u64::MAX - 3, 16), 500);
+    assert_eq!(m.counters().scalar_accesses, 1);
+}
+
 /// The latency ladder on a real board's parameters: one lane follows a random cycle through a
 /// footprint (as `tests/fixtures/microbench/latency.hip` does), each load issued when the last
 /// one is back; the time per load is each level's latency in turn.

@@ -7,8 +7,9 @@
 //! to turn and window to window, and the codes of what each wave ran ahead ([`Code`]), so
 //! that a turn reads no wave's own records; those ([`super::engine::Hot`], the slot's stall
 //! interval) and the queues' positions ([`SimdBulk::dirty`]) are written back only when the
-//! SIMD leaves the bulk ([`CuSim::bulk_leave`]), before anything else looks at them. (The
-//! instructions were counted as they ran ahead.)
+//! SIMD leaves the bulk ([`CuSim::bulk_leave`]), before anything else looks at them. The
+//! instructions count as they issue here, each cycle's noted for a stop of the CU at an earlier
+//! cycle to take back ([`super::cut`]).
 //!
 //! Stall intervals are kept lazily: a wave in the masks that is not waiting for the vector ALU
 //! is ready at every turn, so it either issues or stalls for Issue, and stalls from the turn
@@ -18,14 +19,12 @@
 //! explicit interval, closed when the unit is free. Leaving, a lane that issued at the last
 //! turn executes, any other stalls for Issue from its turn: the intervals the pass would hold.
 //!
-//! The results are those of [`CuSim::step`]'s age-order pass, turn by turn: the same issues,
+//! The results are those of the pass ([`CuSim::take_turn`]) under oldest-first arbitration, turn by turn: the same issues,
 //! the same stall reasons from the same cycles, the same next turn. What the pass does and
 //! this does not is unobservable here: it lands completed memory operations of each wave it
 //! looks at (a wave with registers still to land runs nothing ahead, and issues here only
 //! after they land, as below; the rest, counter decrements, nothing here reads, and the next
-//! look does them), and
-//! it notes a unit an older wave took ([`super::engine::Hot::waits_for`]), which only saves it a
-//! look with the same outcome.
+//! look does them).
 //!
 //! While no wave waits for the vector ALU and none issues one that keeps it busy past the next
 //! turn, the turns are steady ([`steady`]) and read less of each wave still.
@@ -52,8 +51,9 @@
 //! hazard tracker, the issue log near the end of the budget).
 
 use super::ahead::{End, AHEAD_CODES};
+use super::arbiter::busy_reason;
 use super::config::Arbitration;
-use super::engine::{account, turn, Block, CuSim, NO_UNIT};
+use super::engine::{account, counters_hold, turn, Block, CuSim};
 use super::facts::{Latency, Special, Unit};
 use super::issue::{self, CADENCE};
 use super::stats::StallReason;
@@ -168,6 +168,20 @@ fn unit_mask(needs: u64, unit: u8) -> u32 {
     (needs >> (16 * unit as u32)) as u32 & 0xffff
 }
 
+/// The issue rule ([`super::arbiter`]) on the masks: the `ready` waves in age order (with no
+/// wave of a raised priority, the issue order), by the unit they need, the vector ALU's held
+/// unless `valu_free` (a ready wave in the masks is held by nothing else: one that did not run
+/// ahead is checked by [`CuSim::bulk_may_issue`]).
+#[inline(always)]
+fn oldest_ready(needs: u64, ready: u32, valu_free: bool) -> u32 {
+    let valu = match valu_free {
+        true => unit_mask(needs, VALU),
+        false => 0,
+    };
+    let by_unit = [valu, unit_mask(needs, SCALAR), unit_mask(needs, BRANCH)];
+    super::arbiter::winners(by_unit, ready)
+}
+
 /// The parts of a packed mask word the turns track: the vector ALU's, the scalar unit's and
 /// the branch unit's (not [`OTHER`]'s).
 const TRACKED: u64 = 0xffff_ffff_ffff;
@@ -275,7 +289,7 @@ impl CuSim<'_> {
     /// Takes SIMD `simd`'s turns from `now` (a turn at which one of its waves may issue) up
     /// to `stop` in bulk, as far as its waves allow: false if not even the first (the SIMD
     /// has left the bulk, and the pass takes this turn). Out of line: [`CuSim::step`] checks
-    /// the cheap conditions first, and the age-order pass stays small where this never runs.
+    /// the cheap conditions first, and the pass stays small where this never runs.
     #[inline(never)]
     pub(super) fn bulk_turns(
         &mut self,
@@ -475,7 +489,6 @@ impl CuSim<'_> {
             } else {
                 l.ready_at
             };
-            h.waits_for = NO_UNIT;
             // A lazy lane executes if it issued at the last turn, else stalls for Issue from
             // `since`; the others kept their interval explicitly.
             (h.reason, h.since) = match () {
@@ -508,7 +521,7 @@ impl CuSim<'_> {
             self.cu.valu_busy[k] = at + CADENCE;
             self.cu.valu_owner[k] = b.lanes[owner as usize & (MAX_WAVES - 1)].slot();
         }
-        self.issued += s.issued as u64;
+        self.count_pure(s.by_unit.map(u64::from));
         self.stalls.cycles[ISSUE] += s.issue_cycles;
         b.dirty |= s.moved;
         (b.needs, b.impure) = (s.needs, s.impure);
@@ -545,13 +558,12 @@ impl CuSim<'_> {
         let (mut winners, mut stalled, mut last, mut turns) = (0, 0, 0, 0);
         let mut next = self.cu.simd_next[k];
         let mut end = stop.min(b.horizon);
-        // Lanes that issued, and the issues.
-        let (mut moved, mut issued) = (0u32, 0u64);
+        // Lanes that issued, and the issues of pure instructions by unit.
+        let (mut moved, mut by_unit) = (0u32, [0u64; 3]);
         let mut stopped = None;
         // Waves that issued at this turn outside the masks (at the horizon) and join them
         // after it, by unit, and those of them not pure.
         let (mut join, mut join_impure) = (0u64, 0u32);
-        let lowest = |m: u32| m & m.wrapping_neg();
         'turns: loop {
             while t < end {
                 if join == 0 && waiting == 0 && busy <= t && needs & TRACKED != 0 {
@@ -568,7 +580,9 @@ impl CuSim<'_> {
                     if s.t > t {
                         (needs, impure, end) = (s.needs, s.impure, s.end);
                         moved |= s.moved;
-                        issued += s.issued as u64;
+                        for (n, m) in by_unit.iter_mut().zip(s.by_unit) {
+                            *n += m as u64;
+                        }
                         (winners, stalled, last) = (s.won, s.ready & !s.won, s.t - CADENCE);
                         turns += ((s.t - t) / CADENCE) as u32;
                         t = s.t;
@@ -600,10 +614,7 @@ impl CuSim<'_> {
                 let valu = unit_mask(needs, VALU);
                 let (scalar, branch) = (unit_mask(needs, SCALAR), unit_mask(needs, BRANCH));
                 let ready = (valu | scalar | branch) & !waiting;
-                // For each unit the oldest ready wave needing it takes it (the vector ALU only
-                // when free).
-                let win_valu = if valu_free { lowest(ready & valu) } else { 0 };
-                let won = win_valu | lowest(ready & scalar) | lowest(ready & branch);
+                let won = oldest_ready(needs, ready, valu_free);
                 if won & impure != 0 && !self.bulk_may_issue(b, won & impure, t) {
                     break 'turns;
                 }
@@ -619,11 +630,7 @@ impl CuSim<'_> {
                         c &= c - 1;
                         let l = &mut b.lanes[i & (MAX_WAVES - 1)];
                         issue_cycles += t.saturating_sub(l.since);
-                        l.reason = if l.slot() == self.cu.valu_owner[k] {
-                            StallReason::Dependency
-                        } else {
-                            StallReason::Issue
-                        };
+                        l.reason = busy_reason(l.slot() == self.cu.valu_owner[k]);
                         l.since = t.max(l.since);
                         l.ready_at = busy;
                     }
@@ -653,7 +660,9 @@ impl CuSim<'_> {
                             self.cu.valu_owner[k] = l.slot();
                         }
                         l.at += 1;
-                        issued += 1;
+                        by_unit[code as usize & 3] += 1;
+                        let at = self.cut.at(t);
+                        self.cut.pure[at] |= 1 << (code & 3);
                         if l.at < l.len {
                             b.units[i & (MAX_WAVES - 1)] >>= 2;
                             l.front()
@@ -743,7 +752,7 @@ impl CuSim<'_> {
                 }
             }
         }
-        self.issued += issued;
+        self.count_pure(by_unit);
         b.dirty |= moved;
         b.needs = needs;
         (b.impure, b.waiting) = (impure, waiting);
@@ -780,7 +789,9 @@ impl CuSim<'_> {
         // Its Issue stall until now was closed lazily, as for any winner.
         let h = &mut self.hot[s];
         (h.reason, h.since) = (StallReason::Executing, t);
+        let category = self.e.facts[self.slots[s].wave.pc as usize].category;
         issue::issue(self, s, t).map_err(|(stop, group)| (t, stop, group))?;
+        self.cut_impure(t, category);
         let next = self.bulk_load(l);
         b.units[i] = l.pack();
         Ok(next)
@@ -853,9 +864,7 @@ impl CuSim<'_> {
                 );
             }
             let f = &facts[slot.wave.pc as usize];
-            let counters = slot.wave.counters;
-            if !counters.within(&f.issue_limit) {
-                let until = slot.out.when(t, counters, |c| c.within(&f.issue_limit));
+            if let Some(until) = counters_hold(slot, f, t) {
                 (h.block, h.ready_at) = (Block::Waitcnt, until);
                 account(
                     h,
@@ -869,6 +878,7 @@ impl CuSim<'_> {
                 continue;
             }
             issue::issue(self, s, t).map_err(|(stop, group)| (t, stop, group))?;
+            self.cut_impure(t, f.category);
             // From the next turn it stalls unless it issues, as any winner.
             *lazy |= bit;
             *moved |= bit;
@@ -919,7 +929,7 @@ impl CuSim<'_> {
                 return false;
             }
             slot.out.complete(&mut slot.wave, t, &mut self.spare);
-            if !slot.wave.counters.within(&f.issue_limit) {
+            if counters_hold(slot, f, t).is_some() {
                 return false;
             }
         }
@@ -1072,6 +1082,30 @@ mod tests {
             with.0
         );
         assert_eq!(with, run(&faulting, 1_000_000, false));
+    }
+
+    /// One wave of each group traps at issue in the loop's 23rd turn while the CU's other
+    /// SIMDs take their turns in bulk, ahead of its cycle: the stop, and the counts and budget
+    /// of what issued before it, are those without bulk turns.
+    #[test]
+    fn a_stop_at_issue_counts_only_what_issued_before_its_cycle() {
+        let trapping = LOOP
+            .replace(
+                "again:\n",
+                "    v_readfirstlane_b32 s9, v0\n    s_lshr_b32 s9, s9, 6\nagain:\n",
+            )
+            .replace(
+                "    s_cmp_lg_u32 s4, 40\n",
+                "    s_cmp_eq_u32 s4, 23\n    s_cbranch_scc0 go\n    s_cmp_eq_u32 s9, 2\n    \
+                 s_cbranch_scc0 go\n    s_trap 2\ngo:\n    s_cmp_lg_u32 s4, 40\n",
+            );
+        let with = run(&trapping, 1_000_000, true);
+        assert!(
+            with.0.as_ref().is_err_and(|e| e.contains("Trap")),
+            "{:?}",
+            with.0
+        );
+        assert_eq!(with, run(&trapping, 1_000_000, false));
     }
 
     /// The budget runs out while the waves loop: near its end the turns are the pass's again

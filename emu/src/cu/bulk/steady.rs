@@ -12,7 +12,7 @@
 //! [`CuSim::bulk_run`]'s turn loop takes the turn at which it would issue. The decisions are
 //! the turn loop's: for each unit the oldest wave needing it.
 
-use super::{code, in_every_unit, unit_mask, Code, Lane, SimdBulk};
+use super::{code, in_every_unit, oldest_ready, unit_mask, Code, Lane, SimdBulk};
 use super::{BRANCH, IMPURE, MAX_WAVES, OTHER, SCALAR, VALU};
 use crate::cu::engine::CuSim;
 use crate::cu::issue::CADENCE;
@@ -102,9 +102,9 @@ pub(super) struct Steady {
     pub won: u32,
     /// Issue stall cycles closed.
     pub issue_cycles: u64,
-    /// Lanes that issued, and the issues.
+    /// Lanes that issued, and the issues by unit (vector ALU, scalar, branch).
     pub moved: u32,
-    pub issued: u32,
+    pub by_unit: [u32; 3],
     /// The lane that took the vector ALU last, and at which turn.
     pub valu: Option<(u32, u64)>,
 }
@@ -124,7 +124,6 @@ impl CuSim<'_> {
         impure: u32,
     ) -> Steady {
         debug_assert!(self.cu.valu_busy[k] <= t);
-        let lowest = |m: u32| m & m.wrapping_neg();
         let ready = unit_mask(needs, VALU) | unit_mask(needs, SCALAR) | unit_mask(needs, BRANCH);
         // The turns below count every stalled turn; the lazy intervals close at the end.
         let mut s = Steady {
@@ -136,11 +135,11 @@ impl CuSim<'_> {
             won: 0,
             issue_cycles: 0,
             moved: 0,
-            issued: 0,
+            by_unit: [0; 3],
             valu: None,
         };
         let (mut t, mut end, mut needs, mut impure) = (t, end, needs, impure);
-        let (mut issued, mut moved, mut won_last) = (0u32, 0u32, 0u32);
+        let (mut by_unit, mut moved, mut won_last) = ([0u32; 3], 0u32, 0u32);
         // The turn and lane of the last vector ALU issue, packed: turn << 4 | lane.
         let mut valu_last = u64::MAX;
         // The waves by the unit of the instruction after their next, as `needs` holds them by
@@ -165,13 +164,20 @@ impl CuSim<'_> {
         loop {
             let valu = unit_mask(needs, VALU);
             let (scalar, branch) = (unit_mask(needs, SCALAR), unit_mask(needs, BRANCH));
-            let won = lowest(valu) | lowest(scalar) | lowest(branch);
+            // Every wave in the masks is ready, and the vector ALU free.
+            let won = oldest_ready(needs, u32::MAX, true);
             // A wave held at a code these turns do not issue takes its unit: the turn loop
             // takes this turn.
             if won & hold != 0 {
                 break;
             }
-            issued += won.count_ones();
+            // Every unit with a wave needing it issues (the turns are steady).
+            let units = [valu != 0, scalar != 0, branch != 0];
+            for (n, issues) in by_unit.iter_mut().zip(units) {
+                *n += issues as u32;
+            }
+            let at = self.cut.at(t);
+            self.cut.pure[at] = units[0] as u8 | (units[1] as u8) << 1 | (units[2] as u8) << 2;
             if valu != 0 {
                 valu_last = t << 4 | valu.trailing_zeros() as u64;
             }
@@ -201,6 +207,7 @@ impl CuSim<'_> {
             }
         }
         let turns = ((t - s.t) / CADENCE) as u32;
+        let issued: u32 = by_unit.iter().sum();
         s.issue_cycles += CADENCE * (turns * ready.count_ones() - issued) as u64;
         // The stall interval each had before these turns closed, and those in them (above);
         // from here it stalls unless it issues. A lane deferred by the last steady turns stalls
@@ -225,7 +232,7 @@ impl CuSim<'_> {
         };
         s.valu = (valu_last != u64::MAX).then_some(((valu_last & 15) as u32, valu_last >> 4));
         (s.t, s.end, s.needs, s.impure) = (t, end, needs, impure);
-        (s.won, s.moved, s.issued) = (won_last, moved, issued);
+        (s.won, s.moved, s.by_unit) = (won_last, moved, by_unit);
         s
     }
 

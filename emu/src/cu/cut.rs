@@ -1,0 +1,133 @@
+//! A guest stop's cut: what the launch has issued when it stops. Without the speed machinery,
+//! a launch that stops in a window has every CU's issues up to that window's end but for the
+//! CUs that stopped in it, which have their issues up to their stop (those of its cycle's turn
+//! before the stopping instruction included); one that stops between windows (a memory
+//! request, the host) has every CU's issues up to the boundary. The counts and the budget are
+//! those of the cut.
+//!
+//! Two parts of the machinery issue past it: a SIMD's bulk turns ([`super::bulk`]) run to the
+//! window's end ahead of the CU's other SIMDs, and a CU's lead ([`super::lead`]) runs windows
+//! ahead of the dispatcher. So [`Cut`] keeps, for the window being run, the units of the pure
+//! instructions the bulk turns issued at each cycle and the other instructions they issued,
+//! and at the start of each window of a lead, the counts then: a stop takes back what was
+//! issued past it ([`CuSim::cut_after`], [`CuSim::cut_at_boundary`]). (Nothing else issued
+//! past it is seen: memory requests issued past it never run, and the statistics are not
+//! reported for a launch that stops.)
+
+use super::engine::CuSim;
+use crate::launch::{category_index, Counts};
+use gcn_isa::class::Category;
+
+/// The category ([`Counts::by_category`]) of a pure instruction by the unit its
+/// [`super::bulk::Code`] names: vector ALU, scalar ALU, branch.
+pub(crate) const PURE_CATEGORY: [usize; 3] = [
+    category_index(Category::Valu),
+    category_index(Category::Salu),
+    category_index(Category::Branch),
+];
+
+/// What a CU keeps to take back issues past a stop (the module's doc).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Cut {
+    /// The first cycle of the window being run.
+    start: u64,
+    /// By cycle of the window: the units (bit `u` for unit `u` of [`PURE_CATEGORY`]) of the
+    /// pure instructions the bulk turns issued at that cycle.
+    pub(crate) pure: Vec<u8>,
+    /// Instructions the bulk turns issued as the pass issues them, counted there: cycle and
+    /// category.
+    impure: Vec<(u64, u8)>,
+    /// At the start of each window of the lead being run: the window's first cycle, the
+    /// counts and the issues then.
+    marks: Vec<(u64, Counts, u64)>,
+}
+
+impl Cut {
+    /// The index in [`Cut::pure`] of cycle `t` of the window.
+    #[inline(always)]
+    pub(crate) fn at(&self, t: u64) -> usize {
+        (t - self.start) as usize
+    }
+}
+
+impl CuSim<'_> {
+    /// A window `[start, stop)` begins: nothing was issued in it yet.
+    pub(crate) fn cut_window(&mut self, start: u64, stop: u64) {
+        let c = &mut self.cut;
+        c.start = start;
+        c.pure.clear();
+        c.pure.resize((stop - start) as usize, 0);
+        c.impure.clear();
+    }
+
+    /// The bulk turns issued at cycle `t` an instruction of category `category` as the pass
+    /// issues it.
+    pub(crate) fn cut_impure(&mut self, t: u64, category: u8) {
+        self.cut.impure.push((t, category));
+    }
+
+    /// The bulk turns issued pure instructions, `by_unit` of each unit of [`PURE_CATEGORY`]:
+    /// they count.
+    #[inline(always)]
+    pub(crate) fn count_pure(&mut self, by_unit: [u64; 3]) {
+        for (u, n) in by_unit.into_iter().enumerate() {
+            self.counts.by_category[PURE_CATEGORY[u]] += n;
+            self.counts.wave_instructions += n;
+            self.issued += n;
+        }
+    }
+
+    /// The window stopped at cycle `t`: what the bulk turns issued after it is taken back.
+    pub(crate) fn cut_after(&mut self, t: u64) {
+        let from = (t + 1).saturating_sub(self.cut.start) as usize;
+        let mut by_unit = [0u64; 3];
+        for units in self.cut.pure.get(from..).unwrap_or(&[]) {
+            for (u, n) in by_unit.iter_mut().enumerate() {
+                *n += (units >> u & 1) as u64;
+            }
+        }
+        for (u, n) in by_unit.into_iter().enumerate() {
+            self.take_back(PURE_CATEGORY[u], n);
+        }
+        let late: Vec<u8> = self
+            .cut
+            .impure
+            .iter()
+            .filter(|&&(at, _)| at > t)
+            .map(|&(_, category)| category)
+            .collect();
+        for category in late {
+            self.take_back(category as usize, 1);
+        }
+    }
+
+    fn take_back(&mut self, category: usize, n: u64) {
+        self.counts.by_category[category] -= n;
+        self.counts.wave_instructions -= n;
+        self.issued -= n;
+    }
+
+    /// A lead begins: no window of it has been run.
+    pub(crate) fn cut_lead(&mut self) {
+        self.cut.marks.clear();
+    }
+
+    /// A window of the lead begins at `b`: what was issued before it.
+    pub(crate) fn cut_mark(&mut self, b: u64) {
+        let mark = (b, self.counts.clone(), self.issued);
+        self.cut.marks.push(mark);
+    }
+
+    /// The launch stopped with the dispatcher at boundary `b`: if this CU ran windows ahead
+    /// past it, what it issued from `b` is taken back.
+    pub(crate) fn cut_at_boundary(&mut self, b: u64) {
+        if self.lead_until <= b {
+            return;
+        }
+        let Some((_, counts, issued)) = self.cut.marks.iter().find(|m| m.0 == b) else {
+            debug_assert!(false, "a lead past {b} marked each of its windows");
+            return;
+        };
+        (self.counts, self.issued) = (counts.clone(), *issued);
+    }
+}
