@@ -98,7 +98,7 @@ pub(crate) struct Pitched {
 }
 
 /// `hipMemcpy3DParms` between linear buffers; positions and the extent's width in bytes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Copy3d {
     pub(crate) src: Pitched,
     pub(crate) src_pos: [u64; 3],
@@ -109,7 +109,7 @@ pub(crate) struct Copy3d {
     /// The `hipMemcpy3DParms` a node was given, as its bytes, so that
     /// `hipGraphMemcpyNodeGetParams` gives them back as they were (arrays, pitched pointers'
     /// sizes), not as the copy they resolved to.
-    pub(crate) given: Option<[u64; 20]>,
+    pub(crate) given: Option<Box<[u64; 20]>>,
 }
 
 /// `hipMemsetParams`.

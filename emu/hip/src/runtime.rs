@@ -210,6 +210,13 @@ pub(crate) struct Runtime {
     pub(crate) module_texrefs: HashMap<usize, (ModuleId, String)>,
 }
 
+/// What an allocation of `size` bytes takes of a device's memory: whole 4 KiB pages (at least
+/// one), as ROCr hands device memory out, so `hipMemGetInfo` drops by a page for a 1-byte
+/// `hipMalloc`.
+pub(crate) fn charged(size: u64) -> u64 {
+    size.max(1).next_multiple_of(4096)
+}
+
 /// The default pool's handle, from the range of the runtime's handles (which start above it).
 const DEFAULT_POOL: PoolId = 0x3ff0;
 
@@ -470,7 +477,7 @@ impl Runtime {
             Ok(a) => a,
             Err(_) => {
                 if class == AllocClass::Device {
-                    self.devices[device as usize].used -= size.max(1);
+                    self.devices[device as usize].used -= charged(size);
                 }
                 return Err(OUT_OF_MEMORY);
             }
@@ -496,10 +503,10 @@ impl Runtime {
         Ok(addr)
     }
 
-    /// Counts `size` bytes (at least one) against `device`'s memory limit.
+    /// Counts `size` bytes, in whole pages ([`charged`]), against `device`'s memory limit.
     pub(crate) fn charge(&mut self, device: i32, size: u64) -> Result<(), hipError_t> {
         let d = &mut self.devices[device as usize];
-        let size = size.max(1);
+        let size = charged(size);
         if d.used.saturating_add(size) > d.limit {
             return Err(OUT_OF_MEMORY);
         }
@@ -514,7 +521,7 @@ impl Runtime {
             _ => return Err(INVALID_VALUE),
         };
         if info.class == AllocClass::Device {
-            self.devices[info.device as usize].used -= info.size.max(1);
+            self.devices[info.device as usize].used -= charged(info.size);
         }
         self.allocations.remove(&addr);
         self.checks.sites.remove(&addr);

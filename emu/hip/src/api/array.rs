@@ -382,7 +382,7 @@ fn enqueue(rt: &mut Runtime, c: Copy3d, stream: Option<hipStream_t>) -> Result<(
     match stream {
         Some(s) => {
             rt.check_stream(s)?;
-            if super::capture::captured(rt, s, |_| Ok(NodeKind::Memcpy(c)))? {
+            if super::capture::captured(rt, s, |_| Ok(NodeKind::Memcpy(c.clone())))? {
                 return Ok(());
             }
             super::graph_exec::run_copy_3d(rt, &c)

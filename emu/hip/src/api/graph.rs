@@ -796,10 +796,10 @@ pub unsafe extern "C" fn hipGraphMemcpyNodeGetParams(
     params: *mut hipMemcpy3DParms,
 ) -> hipError_t {
     call(|rt| match &node_of(rt, node, NodeType::Memcpy)?.kind {
-        NodeKind::Memcpy(c) => match c.given {
+        NodeKind::Memcpy(c) => match &c.given {
             // SAFETY: the bytes of a `hipMemcpy3DParms` the program passed.
             Some(words) => put(params, unsafe {
-                std::mem::transmute::<[u64; 20], hipMemcpy3DParms>(words)
+                std::mem::transmute::<[u64; 20], hipMemcpy3DParms>(**words)
             }),
             None => put(params, copy_3d_params(c)),
         },
@@ -822,7 +822,9 @@ fn memcpy_node(rt: &Runtime, params: *const hipMemcpy3DParms) -> Result<NodeKind
     // SAFETY: a non-null pointer to the program's parameters, plain data of 160 bytes.
     let p = unsafe { &*params };
     let mut c = super::array::copy_3d(rt, p)?;
-    c.given = Some(unsafe { std::ptr::read_unaligned(params as *const [u64; 20]) });
+    c.given = Some(Box::new(unsafe {
+        std::ptr::read_unaligned(params as *const [u64; 20])
+    }));
     Ok(NodeKind::Memcpy(c))
 }
 
