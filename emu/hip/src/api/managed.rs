@@ -105,7 +105,10 @@ pub unsafe extern "C" fn hipMemAdvise(
     device: c_int,
 ) -> hipError_t {
     call(|rt| {
-        if ptr.is_null() || count == 0 || (device != CPU && device != 0) {
+        if ptr.is_null()
+            || count == 0
+            || (device != CPU && !(0..rt.device_count()).contains(&device))
+        {
             return Err(INVALID_VALUE);
         }
         let (start, end) = (ptr as u64, ptr as u64 + count as u64);
@@ -161,7 +164,7 @@ pub unsafe extern "C" fn hipMemPrefetchAsync(
         if start + len > base + info.size {
             return Err(INVALID_VALUE);
         }
-        if device != CPU && device != 0 {
+        if device != CPU && !(0..rt.device_count()).contains(&device) {
             return Err(INVALID_DEVICE);
         }
         if info.class != AllocClass::Managed {
