@@ -70,13 +70,13 @@ def is_support(path):
     return not path.stem.endswith("_exe") and "TEST_CASE" not in path.read_text(errors="replace")
 
 
-def sources(src, filters, helpers=False):
-    """The test files (or, with `helpers`, the `*_exe.cc` programs tests spawn) as (unit, rel);
+def sources(src, filters, spawned=False):
+    """The test files (or, with `spawned`, the `*_exe.cc` programs tests spawn) as (unit, rel);
     sources of code objects and shared support sources are neither."""
     unit = src / "catch" / "unit"
     objects = code_objects(src)
     files = sorted(unit.glob("*/*.cc"))
-    rel = [f.relative_to(unit) for f in files if f.stem.endswith("_exe") == helpers
+    rel = [f.relative_to(unit) for f in files if f.stem.endswith("_exe") == spawned
            and str(f.relative_to(unit)) not in objects and not is_support(f)]
     return [(unit, r) for r in rel if not filters or any(x in str(r) for x in filters)]
 
@@ -111,11 +111,11 @@ def build_code_objects(src, out, hipcc, flags):
               flush=True)
 
 
-def build_helpers(src, out, hipcc, flags, filters):
+def build_spawned(src, out, hipcc, flags, filters):
     """Programs a test runs as a child (`hip::SpawnProc`), built on their own (they have their
     own main) and named as the CMake files name them, beside the test binaries: `FOO_exe.cc`
     becomes `bin/FOO`."""
-    for unit, rel in sources(src, filters, helpers=True):
+    for unit, rel in sources(src, filters, spawned=True):
         exe = out / "bin" / rel.stem[: -len("_exe")]
         if exe.exists():
             continue
@@ -123,7 +123,7 @@ def build_helpers(src, out, hipcc, flags, filters):
         with open(log, "w") as f:
             r = subprocess.run([hipcc, *flags, str(unit / rel), "-o", str(exe)], stdout=f,
                                stderr=subprocess.STDOUT)
-        print(f"{rel.with_suffix('')} (a helper program): "
+        print(f"{rel.with_suffix('')} (a program tests spawn): "
               f"{'built' if r.returncode == 0 else 'failed'}", flush=True)
 
 
@@ -152,7 +152,7 @@ def build(filters):
         if not obj.exists():
             subprocess.run([hipcc, *flags, "-c", str(f), "-o", str(obj)], check=True)
         common.append(str(obj))
-    build_helpers(src, out, hipcc, flags, filters)
+    build_spawned(src, out, hipcc, flags, filters)
     build_code_objects(src, out, hipcc, flags)
     status = out / "build-status.tsv"
     done = {}
@@ -160,7 +160,7 @@ def build(filters):
         for line in status.read_text().splitlines():
             k, v, *rest = line.split("\t") + [""]
             done[k] = (v, rest[0])
-    # Helper programs and code-object sources are not test files (an earlier build may have
+    # Spawned programs and code-object sources are not test files (an earlier build may have
     # tried them as such).
     objects = code_objects(src)
     unit_dir = src / "catch" / "unit"
@@ -216,7 +216,7 @@ def run_binary(exe, args, timeout):
     """Runs the binary under gcnemu with the XML reporter; returns {case: outcome} for the cases
     that finished and the name of the case running when it died, if it did."""
     cmd = gcnemu_cmd() + [str(exe), "-r", "xml", "--durations", "no", *args]
-    # In a session of its own, so that a timeout kills the test and every process it forked
+    # In a process group of its own, so that a timeout kills the test and every process it forked
     # (some tests fork children that would outlive it and hold their memory).
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=exe.parent,
                          start_new_session=True)
