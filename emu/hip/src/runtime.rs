@@ -456,7 +456,8 @@ impl Runtime {
         if h == 0 || h == STREAM_PER_THREAD || h == STREAM_LEGACY || self.streams.contains_key(&h) {
             Ok(())
         } else {
-            Err(INVALID_HANDLE)
+            // hipamd's answer to a handle that fails `hip::isValid` (destroyed, never made).
+            Err(CONTEXT_IS_DESTROYED)
         }
     }
 

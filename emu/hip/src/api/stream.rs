@@ -88,10 +88,14 @@ pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(
 
 /// A stream created here (not the null, legacy or per-thread stream).
 fn created(rt: &Runtime, stream: hipStream_t) -> Result<StreamState, hipError_t> {
+    if stream.is_null() {
+        return Err(INVALID_HANDLE);
+    }
+    // hipamd: a handle that is no stream (destroyed, or never made) fails `hip::isValid`.
     rt.streams
         .get(&(stream as usize))
         .cloned()
-        .ok_or(INVALID_HANDLE)
+        .ok_or(CONTEXT_IS_DESTROYED)
 }
 
 #[no_mangle]
