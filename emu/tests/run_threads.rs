@@ -279,10 +279,15 @@ fn a_timed_fault_is_the_first_in_completion_order_on_any_number_of_threads() {
             .to_string()
     };
     let one = error(1);
-    assert!(
-        one.contains("workgroup (512, 0, 0)") && one.contains("outside"),
-        "{one}"
-    );
+    // Workgroups from 512 on run past the buffers; which of their faults completes first is
+    // the memory system's timing, the same on any number of threads.
+    let group: u32 = one
+        .split("workgroup (")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|g| g.parse().ok())
+        .unwrap_or_else(|| panic!("no workgroup in `{one}`"));
+    assert!(group >= 512 && one.contains("outside"), "{one}");
     for threads in [2, 3] {
         assert_eq!(error(threads), one, "{threads} threads against one");
     }

@@ -11,10 +11,12 @@
 //! - the **L2** (TCC) is split into channels by address ([`params::L2::interleave`]); a channel
 //!   takes one request per cycle, so requests that pile onto one channel queue. The L2 is
 //!   write-back and allocates on writes; atomics are performed there, one lane at a time;
-//! - **device memory** is a queue with the board's sustained bandwidth: a line that misses the
-//!   L2 (or a dirty line it evicts) occupies it for `line / bandwidth`, and a load's data
-//!   arrives the measured memory latency after its turn starts. So a kernel that moves more
-//!   lines takes longer, and one that moves more than the bandwidth allows waits.
+//! - **device memory** ([`dram`]) is its channels, each a queue with its share of the board's
+//!   peak bandwidth, less refresh and the turnarounds between reads and writes: a line that
+//!   misses the L2 (or a dirty line it evicts) occupies its channel for `line / bandwidth`,
+//!   and a load's data arrives the measured memory latency after its turn starts. So a kernel
+//!   that moves more lines takes longer, and one that moves more than the bandwidth allows
+//!   waits.
 //!
 //! Scalar loads go through the scalar cache of their CU group, then the L2.
 //!
@@ -28,11 +30,13 @@
 pub mod cache;
 pub mod coalesce;
 pub mod counters;
+pub mod dram;
 pub mod params;
 
 use cache::{Cache, Lookup};
 use coalesce::{coalesce, Coalesced};
 pub use counters::Counters;
+use dram::DeviceMemory;
 pub use params::{params, Params};
 
 /// What a vector memory instruction does with its lines.
@@ -75,7 +79,7 @@ pub struct L2Request {
 pub const FILL_UNKNOWN: u64 = u64::MAX;
 
 /// Time in 1/256 cycle, so that bandwidths of a fraction of a line per cycle add up exactly.
-const FRAC: u64 = 256;
+pub(crate) const FRAC: u64 = 256;
 
 /// The part of the memory system a CU owns: its texture-address unit and vector L1. What it
 /// decides depends on the CU's own requests only, so a CU works it out as it issues.
@@ -185,8 +189,6 @@ pub struct SharedMemory {
     scalar_hit: u64,
     l2_hit: u64,
     dram_latency: u64,
-    /// Fractional cycles one L2 line occupies device memory.
-    dram_per_line: u64,
     scalar_cus: usize,
     l2_channels: u64,
     l2_interleave: u64,
@@ -195,8 +197,7 @@ pub struct SharedMemory {
     /// `l2_instances * channels` slices and when each is free.
     l2: Vec<Cache>,
     l2_free: Vec<u64>,
-    /// When device memory is free, in 1/[`FRAC`] cycles.
-    dram_free: u64,
+    dram: DeviceMemory,
     pub counters: Counters,
 }
 
@@ -206,17 +207,12 @@ impl SharedMemory {
         let l2 = &params.l2;
         let slices = (l2.instances.max(1) * l2.channels.max(1)) as usize;
         let scalar_cus = params.scalar.cus.max(1) as usize;
-        // Bytes per cycle of device memory at this clock.
-        let bytes_per_cycle = params.dram.gb_per_s * 1e9 / (clock_khz.max(1) as f64 * 1e3);
         SharedMemory {
             scalar_line: params.scalar.line,
             l2_line: l2.line,
             scalar_hit: params.scalar.latency_cycles.max(1) as u64,
             l2_hit: l2.latency_cycles.max(1) as u64,
             dram_latency: params.dram.latency_cycles.max(1) as u64,
-            dram_per_line: ((l2.line as f64 / bytes_per_cycle) * FRAC as f64)
-                .round()
-                .max(1.0) as u64,
             scalar_cus,
             l2_channels: l2.channels.max(1) as u64,
             l2_interleave: l2.interleave.max(l2.line) as u64,
@@ -228,7 +224,7 @@ impl SharedMemory {
                 .map(|_| Cache::new(l2.bytes / slices as u64, l2.line, l2.ways))
                 .collect(),
             l2_free: vec![0; slices],
-            dram_free: 0,
+            dram: DeviceMemory::new(&params.dram, l2.line, l2.interleave as u64, clock_khz),
             counters: Counters {
                 clock_khz,
                 ..Counters::default()
@@ -292,10 +288,11 @@ impl SharedMemory {
             }
             Lookup::Miss { evicted_dirty } => {
                 self.counters.tcc_miss += 1;
-                if evicted_dirty.is_some() {
+                if let Some(victim) = evicted_dirty {
                     self.counters.tcc_ea_wrreq += 1;
                     self.counters.dram_bytes += self.l2_line as u64;
-                    self.dram_free = self.dram_free.max(start * FRAC) + self.dram_per_line;
+                    let victim = self.slice_line_address(channel, victim);
+                    self.dram.write(victim, start * FRAC);
                 }
                 if r.access == Access::Store {
                     // A write allocates without reading: the line is written whole or merged
@@ -304,8 +301,7 @@ impl SharedMemory {
                 }
                 self.counters.tcc_ea_rdreq += 1;
                 self.counters.dram_bytes += self.l2_line as u64;
-                let turn = self.dram_free.max(start * FRAC);
-                self.dram_free = turn + self.dram_per_line;
+                let turn = self.dram.read(addr, start * FRAC);
                 let done = turn.div_ceil(FRAC) + self.dram_latency + ops - 1;
                 self.l2[slice].set_fill_ready(line, done + 1 - ops);
                 done
@@ -313,11 +309,19 @@ impl SharedMemory {
         }
     }
 
+    /// The address of line `line` of an L2 slice of `channel` (the inverse of the indexing in
+    /// [`SharedMemory::l2`]), so that a line the slice evicts goes to its own memory channel.
+    fn slice_line_address(&self, channel: u64, line: u64) -> u64 {
+        let per_block = self.l2_interleave / self.l2_line as u64;
+        let block = (line / per_block) * self.l2_channels + channel;
+        block * self.l2_interleave + (line % per_block) * self.l2_line as u64
+    }
+
     /// Starts a launch, whose cycles count from 0: the caches keep their lines, the queues are
     /// empty and every fill has arrived, and the counters start again.
     pub fn new_launch(&mut self, clock_khz: u32) {
         self.l2_free.fill(0);
-        self.dram_free = 0;
+        self.dram.new_launch();
         self.l2.iter_mut().for_each(Cache::settle_fills);
         self.scalar.iter_mut().for_each(Cache::settle_fills);
         self.counters = Counters {

@@ -61,7 +61,21 @@ pub struct Dram {
     /// Peak bandwidth, GB/s (10^9 bytes per second): what the memory can move; what a kernel
     /// achieves follows from the queues in front of it.
     pub gb_per_s: f64,
+    /// Independent channels the bandwidth is split over (128-bit HBM2 channels, 64-bit HBM3
+    /// ones), each taking `interleave` consecutive bytes of [`L2`] in turn.
+    pub channels: u32,
+    /// All-bank refresh: how long a channel stops (tRFC) and how often (tREFI).
+    pub refresh_ns: f64,
+    pub refresh_interval_ns: f64,
+    /// The data bus's turnarounds: from a read to a write (RL + BL/2 + 2 tCK - WL) and from a
+    /// write to a read (WL + BL/2 + tWTR_L).
+    pub read_to_write_ns: f64,
+    pub write_to_read_ns: f64,
+    /// Writes a channel's controller queues before writing them out together.
+    pub write_queue: u32,
     pub source: String,
+    /// Where the channel count and device timings come from.
+    pub timing_source: String,
 }
 
 /// The memory system of one board.
