@@ -292,3 +292,50 @@ fn a_timed_fault_is_the_first_in_completion_order_on_any_number_of_threads() {
         assert_eq!(error(threads), one, "{threads} threads against one");
     }
 }
+
+/// With the memory hierarchy modelled, the trace carries the memory system's counter tracks:
+/// saxpy streams from device memory, so its HBM traffic and L2 requests show; the tracks are
+/// the same on any number of threads.
+#[test]
+fn a_timed_trace_shows_the_memory_system() {
+    let counters = |threads| {
+        let mut dev = Device::new(DeviceConfig::default());
+        let module = dev.load("saxpy", &fixture("saxpy.gfx900.co")).unwrap();
+        let n = 1 << 16;
+        let (x, y) = (dev.alloc(4 * n).unwrap(), dev.alloc(4 * n).unwrap());
+        let dims = Dims {
+            grid: [(n / 256) as u32, 1, 1],
+            block: [256, 1, 1],
+        };
+        let args = [Arg::F32(1.5), Arg::Ptr(x), Arg::Ptr(y), Arg::I32(n as i32)];
+        let mut t = gcnemu::cu::TimingConfig::for_target(gcn_isa::Target::Gfx900);
+        t.threads = threads;
+        t.trace = true;
+        let opts = LaunchOptions {
+            timing: Some(t),
+            ..LaunchOptions::default()
+        };
+        let stats = dev.launch(&module, "saxpy", dims, &args, &opts).unwrap();
+        let mut json = Vec::new();
+        stats.trace.unwrap().write(&mut json, "saxpy").unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        let events = v["traceEvents"].as_array().unwrap().clone();
+        let track = |name: &str| -> Vec<f64> {
+            events
+                .iter()
+                .filter(|e| e["ph"] == "C" && e["name"] == name)
+                .map(|e| e["args"]["value"].as_f64().unwrap())
+                .collect()
+        };
+        assert!(events
+            .iter()
+            .any(|e| e["ph"] == "M" && e["args"]["name"] == "memory system"));
+        (track("HBM GB/s"), track("L2 requests per cycle"))
+    };
+    let (hbm, l2) = counters(1);
+    assert!(hbm.len() > 1 && hbm.iter().any(|&g| g > 50.0), "{hbm:?}");
+    assert!(l2.iter().any(|&r| r > 0.0), "{l2:?}");
+    // Never more than the board's peak (Vega 64: 484 GB/s) over a whole sample.
+    assert!(hbm.iter().all(|&g| g <= 484.0 * 1.01), "{hbm:?}");
+    assert_eq!(counters(2), (hbm, l2));
+}

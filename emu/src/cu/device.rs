@@ -184,6 +184,11 @@ pub fn run_timed(
         }),
         pending: Vec::new(),
     };
+    if let (true, Some(caches)) = (config.trace, d.hierarchy.as_deref_mut()) {
+        caches.timeline = Some(crate::memsys::timeline::Timeline::new(
+            super::trace::MEMORY_SAMPLE_CYCLES,
+        ));
+    }
     let mut shared = Shared {
         program: r.program,
         env: &r.env,
@@ -204,6 +209,7 @@ pub fn run_timed(
     for s in &mut sims {
         s.bulk_leave_all();
     }
+    let timeline = d.hierarchy.as_deref_mut().and_then(|c| c.timeline.take());
     // What the memory hierarchy counted; its shared caches stay for the next launch.
     let memory = d.hierarchy.take().map(|caches| {
         let mut counters = caches.counters.clone();
@@ -233,7 +239,22 @@ pub fn run_timed(
         }
         clock.profile(&all, sims.iter().map(|s| s.issued).sum())
     });
-    let (mut stats, trace, hazards) = finish(sims, occ, end);
+    let (mut stats, mut trace, hazards) = finish(sims, occ, end);
+    if let (Some(t), Some(timeline), Some(target)) = (trace.as_mut(), timeline, config.memory) {
+        // The memory system's tracks: a process after the CUs', up to the launch's end.
+        let clock = crate::board::board(target).clock_khz;
+        for (i, sample) in timeline.samples.iter().enumerate() {
+            let from = i as u64 * timeline.bucket;
+            // The last stretch ends with the launch (writes still queued may go out later).
+            let end = from + timeline.bucket;
+            let to = if (from + 1..end).contains(&stats.cycles) {
+                stats.cycles
+            } else {
+                end
+            };
+            t.memory_sample(config.cus, from, to, *sample, clock);
+        }
+    }
     stats.memory = memory;
     Ok(TimedResult {
         stats,

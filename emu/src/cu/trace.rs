@@ -1,8 +1,14 @@
 //! A per-wave timeline in the Chrome trace-event format (opens in Perfetto and chrome://tracing):
 //! one process per CU, one thread per wave, a complete event ("ph": "X") per stretch of cycles
 //! in one state — executing, waitcnt, barrier, sleep. Timestamps are cycles (shown as µs).
+//!
+//! With the memory hierarchy modelled, a "memory system" process below the CUs carries counter
+//! tracks ("ph": "C"), one value per [`MEMORY_SAMPLE_CYCLES`]: the L2's requests per cycle and
+//! hit rate, and device memory's traffic in GB/s, so a kernel's memory-bound stretches show
+//! beside the waves that wait on them.
 
 use super::stats::StallReason;
+use crate::memsys::timeline::Sample as MemorySample;
 use serde::Serialize;
 use std::io::Write;
 
@@ -34,6 +40,24 @@ struct MetaArgs {
     name: String,
 }
 
+/// Cycles each memory-system counter value covers.
+pub const MEMORY_SAMPLE_CYCLES: u64 = 1000;
+
+/// One value of a counter track.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct Counter {
+    name: &'static str,
+    ph: &'static str,
+    ts: u64,
+    pid: u32,
+    args: CounterArgs,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct CounterArgs {
+    value: f64,
+}
+
 /// The open stretch of one wave.
 #[derive(Clone, Copy, Debug)]
 pub struct Open {
@@ -45,6 +69,7 @@ pub struct Open {
 pub struct Trace {
     segments: Vec<Segment>,
     meta: Vec<Meta>,
+    counters: Vec<Counter>,
     pub truncated: bool,
 }
 
@@ -129,9 +154,53 @@ impl Trace {
         });
     }
 
+    /// Records the memory system's counters over `[from, to)` cycles, on the track of process
+    /// `pid` (after the CUs'), for an engine clocked at `clock_khz`.
+    pub fn memory_sample(&mut self, pid: u32, from: u64, to: u64, d: MemorySample, clock_khz: u32) {
+        if to <= from {
+            return;
+        }
+        if self.counters.is_empty() {
+            self.meta.push(Meta {
+                name: "process_name",
+                ph: "M",
+                pid,
+                tid: 0,
+                args: MetaArgs {
+                    name: "memory system".into(),
+                },
+            });
+        }
+        if self.counters.len() + 3 > MAX_SEGMENTS {
+            self.truncated = true;
+            return;
+        }
+        let cycles = (to - from) as f64;
+        let ns = cycles * 1e6 / clock_khz.max(1) as f64;
+        let hit_rate = if d.l2_requests == 0 {
+            0.0
+        } else {
+            d.l2_hits as f64 / d.l2_requests as f64
+        };
+        for (name, value) in [
+            ("L2 requests per cycle", d.l2_requests as f64 / cycles),
+            ("L2 hit rate", hit_rate),
+            ("HBM GB/s", d.dram_bytes as f64 / ns),
+        ] {
+            self.counters.push(Counter {
+                name,
+                ph: "C",
+                ts: from,
+                pid,
+                args: CounterArgs { value },
+            });
+        }
+    }
+
     /// Appends another CU's timeline.
     pub fn absorb(&mut self, other: Trace) {
         self.meta.extend(other.meta);
+        self.counters.extend(other.counters);
         let room = MAX_SEGMENTS.saturating_sub(self.segments.len());
         self.truncated |= other.truncated || other.segments.len() > room;
         self.segments.extend(other.segments.into_iter().take(room));
@@ -158,6 +227,10 @@ impl Trace {
         for s in &self.segments {
             sep(out)?;
             serde_json::to_writer(&mut *out, s)?;
+        }
+        for c in &self.counters {
+            sep(out)?;
+            serde_json::to_writer(&mut *out, c)?;
         }
         let other = serde_json::json!({
             "kernel": kernel,

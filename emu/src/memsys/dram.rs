@@ -21,6 +21,13 @@
 use super::params::Dram;
 use super::FRAC;
 
+/// A channel's write queue going out: when (in 1/FRAC cycles) and how many lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteOut {
+    pub start: u64,
+    pub lines: u64,
+}
+
 /// One channel's state.
 #[derive(Clone, Debug, Default)]
 struct Channel {
@@ -92,17 +99,20 @@ impl DeviceMemory {
     }
 
     /// Queues a write of the line at `addr`, sent at `at` (in 1/FRAC cycles); a full queue is
-    /// written out at once.
-    pub fn write(&mut self, addr: u64, at: u64) {
+    /// written out at once, and returned.
+    pub fn write(&mut self, addr: u64, at: u64) -> Option<WriteOut> {
         let (per_line, refresh, interval) = (self.per_line, self.refresh, self.refresh_interval);
         let (turnarounds, queue) = (self.turnarounds, self.write_queue);
         let c = self.channel(addr);
         c.queued_writes += 1;
-        if c.queued_writes >= queue {
-            let turn = c.turn(at, refresh, interval);
-            c.free = turn + turnarounds + per_line * c.queued_writes as u64;
-            c.queued_writes = 0;
+        if c.queued_writes < queue {
+            return None;
         }
+        let turn = c.turn(at, refresh, interval);
+        let lines = c.queued_writes as u64;
+        c.free = turn + turnarounds + per_line * lines;
+        c.queued_writes = 0;
+        Some(WriteOut { start: turn, lines })
     }
 
     /// A new launch: the queues are empty and the refresh schedule starts again.
@@ -209,10 +219,17 @@ mod tests {
         // 30 + 4 cycles; the first three cost nothing yet.
         let mut m = memory(1, (0.0, 1e9), (10.0, 20.0), 4);
         for i in 0..3u64 {
-            m.write(i * 64, 0);
+            assert_eq!(m.write(i * 64, 0), None);
         }
         assert_eq!(m.read(0, 0), 0);
-        m.write(192, FRAC);
+        let out = m.write(192, FRAC);
+        assert_eq!(
+            out,
+            Some(WriteOut {
+                start: FRAC,
+                lines: 4
+            })
+        );
         // The read above took cycle 0; the write-out starts at 1 and ends at 1 + 30 + 4.
         assert_eq!(m.read(0, 0) / FRAC, 35);
     }

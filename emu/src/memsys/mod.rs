@@ -32,12 +32,14 @@ pub mod coalesce;
 pub mod counters;
 pub mod dram;
 pub mod params;
+pub mod timeline;
 
 use cache::{Cache, Lookup};
 use coalesce::{coalesce, Coalesced};
 pub use counters::Counters;
 use dram::DeviceMemory;
 pub use params::{params, Params};
+use timeline::Timeline;
 
 /// What a vector memory instruction does with its lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,6 +201,8 @@ pub struct SharedMemory {
     l2_free: Vec<u64>,
     dram: DeviceMemory,
     pub counters: Counters,
+    /// The launch's counts over time, when a trace asks for them.
+    pub timeline: Option<Timeline>,
 }
 
 impl SharedMemory {
@@ -225,6 +229,7 @@ impl SharedMemory {
                 .collect(),
             l2_free: vec![0; slices],
             dram: DeviceMemory::new(&params.dram, l2.line, l2.interleave as u64, clock_khz),
+            timeline: None,
             counters: Counters {
                 clock_khz,
                 ..Counters::default()
@@ -278,7 +283,13 @@ impl SharedMemory {
         let start = r.sent.max(self.l2_free[slice]);
         self.l2_free[slice] = start + ops;
         let write = r.access != Access::Load;
-        match self.l2[slice].access(line, write) {
+        let lookup = self.l2[slice].access(line, write);
+        if let Some(t) = self.timeline.as_mut() {
+            let s = t.at(start);
+            s.l2_requests += 1;
+            s.l2_hits += (lookup == Lookup::Hit) as u64;
+        }
+        match lookup {
             Lookup::Hit => {
                 self.counters.tcc_hit += 1;
                 // A line still being filled serves its requests in arrival order once the
@@ -292,7 +303,11 @@ impl SharedMemory {
                     self.counters.tcc_ea_wrreq += 1;
                     self.counters.dram_bytes += self.l2_line as u64;
                     let victim = self.slice_line_address(channel, victim);
-                    self.dram.write(victim, start * FRAC);
+                    if let Some(out) = self.dram.write(victim, start * FRAC) {
+                        if let Some(t) = self.timeline.as_mut() {
+                            t.at(out.start / FRAC).dram_bytes += out.lines * self.l2_line as u64;
+                        }
+                    }
                 }
                 if r.access == Access::Store {
                     // A write allocates without reading: the line is written whole or merged
@@ -302,6 +317,9 @@ impl SharedMemory {
                 self.counters.tcc_ea_rdreq += 1;
                 self.counters.dram_bytes += self.l2_line as u64;
                 let turn = self.dram.read(addr, start * FRAC);
+                if let Some(t) = self.timeline.as_mut() {
+                    t.at(turn / FRAC).dram_bytes += self.l2_line as u64;
+                }
                 let done = turn.div_ceil(FRAC) + self.dram_latency + ops - 1;
                 self.l2[slice].set_fill_ready(line, done + 1 - ops);
                 done
@@ -328,6 +346,7 @@ impl SharedMemory {
             clock_khz,
             ..Counters::default()
         };
+        self.timeline = None;
     }
 
     /// Bytes of one L2 line (what one `TCC_EA_RDREQ` or `TCC_EA_WRREQ` moves here).
