@@ -139,18 +139,20 @@ impl Channel {
     /// When a transfer asked for at `at` can start: after the bus is free and after any
     /// refresh that begins before then (a refresh waits for the transfer in progress).
     fn turn(&mut self, at: u64, refresh: u64, interval: u64) -> u64 {
-        // Refreshes that began and ended while the channel was idle cost nothing: skip them.
-        if self.free <= self.next_refresh && self.next_refresh + interval <= at {
-            self.next_refresh += (at - self.next_refresh) / interval * interval;
-        }
-        let mut turn = at.max(self.free);
-        while self.next_refresh <= turn {
+        loop {
+            // Refreshes that begin and end while the channel is idle cost nothing: skip them
+            // (all but the last before `at`, which may still be running then).
+            if self.free <= self.next_refresh && self.next_refresh + interval <= at {
+                self.next_refresh += (at - self.next_refresh) / interval * interval;
+            }
+            let turn = at.max(self.free);
+            if self.next_refresh > turn {
+                return turn;
+            }
             let start = self.next_refresh.max(self.free);
             self.free = start + refresh;
-            turn = at.max(self.free);
             self.next_refresh += interval;
         }
-        turn
     }
 }
 
