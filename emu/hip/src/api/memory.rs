@@ -295,7 +295,13 @@ pub unsafe extern "C" fn hipHostRegister(
         if rt.allocations.contains_key(&addr) {
             return Err(HOST_MEMORY_ALREADY_REGISTERED);
         }
-        // SAFETY: the program hands this memory to the device until hipHostUnregister.
+        // ROCr pins the pages, which fails for a range that is not all mapped; kernels must
+        // never reach unmapped host memory through a registration.
+        if !host_range_is_mapped(addr, size as u64) {
+            return Err(INVALID_VALUE);
+        }
+        // SAFETY: the program hands this memory to the device until hipHostUnregister, and
+        // every page of it is mapped in the process.
         unsafe {
             rt.device.memory_mut().register(
                 addr,
@@ -320,6 +326,21 @@ pub unsafe extern "C" fn hipHostRegister(
         );
         Ok(())
     })
+}
+
+/// Whether every page of `[addr, addr + size)` is mapped in this process: `msync` answers
+/// ENOMEM for a range with an unmapped page, without touching the memory.
+fn host_range_is_mapped(addr: u64, size: u64) -> bool {
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64;
+    let start = addr & !(page - 1);
+    let Some(end) = addr.checked_add(size) else {
+        return false;
+    };
+    let len = end - start;
+    // SAFETY: MS_ASYNC on a page-aligned range only asks the kernel about the mappings; it
+    // neither reads nor writes the memory.
+    unsafe { libc::msync(start as *mut c_void, len as usize, libc::MS_ASYNC) == 0 }
 }
 
 #[no_mangle]
