@@ -742,13 +742,16 @@ fn driver_side(
         if ptr == 0 {
             return Err(INVALID_VALUE);
         }
-        if extent[1] * extent[2] > 1 && s.pos[0] + extent[0] > s.pitch {
+        // A pitch of 0 is rows packed one after the other, as an OpenCL buffer rectangle's
+        // (hipamd builds these copies as such), so rows as wide as the copy.
+        let pitch = if s.pitch == 0 { extent[0] } else { s.pitch };
+        if extent[1] * extent[2] > 1 && s.pos[0] + extent[0] > pitch {
             return Err(INVALID_PITCH_VALUE);
         }
         let p = Pitched {
             ptr,
-            pitch: s.pitch,
-            xsize: s.pitch,
+            pitch,
+            xsize: pitch,
             ysize: s.rows,
         };
         Ok((p, s.pos, device))
