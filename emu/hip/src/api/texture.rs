@@ -134,6 +134,11 @@ pub(crate) fn create_texture(
         return Err(INVALID_VALUE);
     }
     let view = unsafe { view.as_ref() }.copied();
+    // A resource view narrows an array's format, size or levels; hipamd refuses one for
+    // linear and pitched memory.
+    if view.is_some() && !matches!(res.resType, 0 | 1) {
+        return Err(INVALID_VALUE);
+    }
     // hipReadModeNormalizedFloat (1) reads 8- and 16-bit integers as normalised floats.
     let image = image_object(rt, res, tex.readMode == 1, view.as_ref())?;
     let sampler = texture::sampler(tex).ok_or(INVALID_VALUE)?;
