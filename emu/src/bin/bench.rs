@@ -11,7 +11,9 @@
 //! mfma_fp8).
 //! `BENCH_MODE=timed` (any part of a mode's name) runs only those modes, for profiling one (the
 //! native version then runs at most three times: `BENCH_MODE="functional 1T" perf record
-//! target/release/bench 30 histogram` samples the launches);
+//! target/release/bench 30 histogram` samples the launches); several parts separated by commas
+//! pick several, and `checked 1T` is a mode there too (`BENCH_MODE="functional 1T,checked"`:
+//! the functional and sanitizer costs without the timing model);
 //! `BENCH_STATS=1` prints every timed run's statistics to stderr, to compare two builds;
 //! `BENCH_SCHEDULE=round-robin|random` changes the timed modes' issue arbitration.
 
@@ -650,8 +652,14 @@ fn main() {
     let mut argv = std::env::args().skip(1);
     let runs: usize = argv.next().and_then(|a| a.parse().ok()).unwrap_or(5);
     let only: Vec<String> = argv.collect();
-    // For profiling one mode: BENCH_MODE=timed runs only the modes whose name contains it.
+    // For profiling one mode: BENCH_MODE=timed runs only the modes whose name contains it (or
+    // one of its comma-separated parts).
     let only_mode = std::env::var("BENCH_MODE").ok();
+    let picked = |mode: &str| {
+        only_mode
+            .as_ref()
+            .is_none_or(|m| m.split(',').any(|part| mode.contains(part.trim())))
+    };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "median of {runs} runs; {cores} cores; ratio = emulated time / native time (one thread)"
@@ -684,7 +692,7 @@ fn main() {
         let native = native_time(&k, native_runs);
         let mut functional: Vec<Measured> = Vec::new();
         for (mode, opts) in modes(cores) {
-            if !only_mode.as_ref().is_none_or(|m| mode.contains(m.as_str())) {
+            if !picked(mode) {
                 continue;
             }
             let m = measure(&k, runs, &opts, CheckSet::NONE);
@@ -716,7 +724,7 @@ fn main() {
             }
             println!();
         }
-        if only_mode.is_some() {
+        if !picked("checked 1T") {
             continue;
         }
         let functional_1t = &modes(cores)[0].1;
@@ -731,7 +739,8 @@ fn main() {
             checked.emu.as_secs_f64() / native.as_secs_f64(),
             checked.wave_instructions as f64 / checked.emu.as_secs_f64() / 1e6,
             checked.peak as f64 / 1e6,
-            checked.emu.as_secs_f64() / functional[0].emu.as_secs_f64()
+            functional.first().map_or(f64::NAN, |f| checked.emu.as_secs_f64()
+                / f.emu.as_secs_f64())
         );
         println!(" ({} — {})", k.name, k.what);
     }
