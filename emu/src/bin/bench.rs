@@ -94,6 +94,9 @@ fn words(bytes: &[u8]) -> Vec<u32> {
 /// Panics unless the buffers after a launch hold the right result.
 type Check = Box<dyn Fn(&[Vec<u8>])>;
 
+/// Makes a bench kernel, its inputs included.
+type MakeKernel = fn() -> Kernel;
+
 /// One bench kernel: its launch, how to check the emulator's output, and the native version.
 struct Kernel {
     name: &'static str,
@@ -670,7 +673,7 @@ fn main() {
     );
     // Named here so that a kernel left out is not made (its inputs cost seconds, which a
     // profile of another kernel would sample).
-    let kernels: [(&str, fn() -> Kernel); 7] = [
+    let kernels: [(&str, MakeKernel); 7] = [
         ("mandelbrot", mandelbrot),
         ("saxpy", saxpy),
         ("reduce", reduce),
