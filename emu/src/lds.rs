@@ -267,15 +267,45 @@ impl Lds {
         olds: &mut [u64; 64],
     ) {
         self.writes = self.writes.wrapping_add(1);
-        for (l, &a) in addr.iter().enumerate() {
-            if exec >> l & 1 == 0 {
-                continue;
+        // One loop per width, each lane's value read and written whole: a copy of a length
+        // known only at run time is a call to `memcpy` per lane.
+        match bytes {
+            4 => self.rmw_lanes_of::<4>(addr, exec, new, olds),
+            8 => self.rmw_lanes_of::<8>(addr, exec, new, olds),
+            _ => {
+                for (l, &a) in addr.iter().enumerate() {
+                    if exec >> l & 1 == 0 {
+                        continue;
+                    }
+                    let lane = &mut self.data[a as usize..a as usize + bytes];
+                    let mut buf = [0u8; 8];
+                    buf[..bytes].copy_from_slice(lane);
+                    let old = u64::from_le_bytes(buf);
+                    lane.copy_from_slice(&new(l, old).to_le_bytes()[..bytes]);
+                    olds[l] = old;
+                }
             }
-            let lane = &mut self.data[a as usize..a as usize + bytes];
+        }
+    }
+
+    #[inline(always)]
+    fn rmw_lanes_of<const N: usize>(
+        &mut self,
+        addr: &[u32; 64],
+        exec: u64,
+        mut new: impl FnMut(usize, u64) -> u64,
+        olds: &mut [u64; 64],
+    ) {
+        let mut lanes = exec;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let at = addr[l] as usize;
+            let lane: &mut [u8; N] = (&mut self.data[at..at + N]).try_into().expect("N bytes");
             let mut buf = [0u8; 8];
-            buf[..bytes].copy_from_slice(lane);
+            buf[..N].copy_from_slice(lane);
             let old = u64::from_le_bytes(buf);
-            lane.copy_from_slice(&new(l, old).to_le_bytes()[..bytes]);
+            lane.copy_from_slice(&new(l, old).to_le_bytes()[..N]);
             olds[l] = old;
         }
     }

@@ -11,7 +11,9 @@
 //! mfma_fp8).
 //! `BENCH_MODE=timed` (any part of a mode's name) runs only those modes, for profiling one (the
 //! native version then runs at most three times: `BENCH_MODE="functional 1T" perf record
-//! target/release/bench 30 histogram` samples the launches);
+//! target/release/bench 30 histogram` samples the launches); several parts separated by commas
+//! pick several, and `checked 1T` is a mode there too (`BENCH_MODE="functional 1T,checked"`:
+//! the functional and sanitizer costs without the timing model);
 //! `BENCH_STATS=1` prints every timed run's statistics to stderr, to compare two builds;
 //! `BENCH_SCHEDULE=round-robin|random` changes the timed modes' issue arbitration.
 
@@ -91,6 +93,9 @@ fn words(bytes: &[u8]) -> Vec<u32> {
 
 /// Panics unless the buffers after a launch hold the right result.
 type Check = Box<dyn Fn(&[Vec<u8>])>;
+
+/// Makes a bench kernel, its inputs included.
+type MakeKernel = fn() -> Kernel;
 
 /// One bench kernel: its launch, how to check the emulator's output, and the native version.
 struct Kernel {
@@ -650,8 +655,14 @@ fn main() {
     let mut argv = std::env::args().skip(1);
     let runs: usize = argv.next().and_then(|a| a.parse().ok()).unwrap_or(5);
     let only: Vec<String> = argv.collect();
-    // For profiling one mode: BENCH_MODE=timed runs only the modes whose name contains it.
+    // For profiling one mode: BENCH_MODE=timed runs only the modes whose name contains it (or
+    // one of its comma-separated parts).
     let only_mode = std::env::var("BENCH_MODE").ok();
+    let picked = |mode: &str| {
+        only_mode
+            .as_ref()
+            .is_none_or(|m| m.split(',').any(|part| mode.contains(part.trim())))
+    };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "median of {runs} runs; {cores} cores; ratio = emulated time / native time (one thread)"
@@ -660,20 +671,23 @@ fn main() {
         "{:<11} {:<15} {:>11} {:>10} {:>9} {:>7} {:>8} {:>9}  timing model",
         "kernel", "mode", "wave-insts", "emu ms", "native ms", "ratio", "M wi/s", "peak MB"
     );
-    let kernels: [fn() -> Kernel; 7] = [
-        mandelbrot,
-        saxpy,
-        reduce,
-        histogram,
-        collatz,
-        mfma_gemm,
-        mfma_gemm_fp8,
+    // Named here so that a kernel left out is not made (its inputs cost seconds, which a
+    // profile of another kernel would sample).
+    let kernels: [(&str, MakeKernel); 7] = [
+        ("mandelbrot", mandelbrot),
+        ("saxpy", saxpy),
+        ("reduce", reduce),
+        ("histogram", histogram),
+        ("collatz", collatz),
+        ("mfma_gemm", mfma_gemm),
+        ("mfma_fp8", mfma_gemm_fp8),
     ];
-    for make in kernels {
-        let k = make();
-        if !only.is_empty() && !only.iter().any(|o| o == k.name) {
+    for (name, make) in kernels {
+        if !only.is_empty() && !only.iter().any(|o| o == name) {
             continue;
         }
+        let k = make();
+        debug_assert_eq!(k.name, name);
         // With one mode picked (for a profile), the native version runs at most three times so
         // that the emulated launches are most of what a profiler samples.
         let native_runs = if only_mode.is_some() {
@@ -684,7 +698,7 @@ fn main() {
         let native = native_time(&k, native_runs);
         let mut functional: Vec<Measured> = Vec::new();
         for (mode, opts) in modes(cores) {
-            if !only_mode.as_ref().is_none_or(|m| mode.contains(m.as_str())) {
+            if !picked(mode) {
                 continue;
             }
             let m = measure(&k, runs, &opts, CheckSet::NONE);
@@ -716,7 +730,7 @@ fn main() {
             }
             println!();
         }
-        if only_mode.is_some() {
+        if !picked("checked 1T") {
             continue;
         }
         let functional_1t = &modes(cores)[0].1;
@@ -731,7 +745,8 @@ fn main() {
             checked.emu.as_secs_f64() / native.as_secs_f64(),
             checked.wave_instructions as f64 / checked.emu.as_secs_f64() / 1e6,
             checked.peak as f64 / 1e6,
-            checked.emu.as_secs_f64() / functional[0].emu.as_secs_f64()
+            functional.first().map_or(f64::NAN, |f| checked.emu.as_secs_f64()
+                / f.emu.as_secs_f64())
         );
         println!(" ({} — {})", k.name, k.what);
     }

@@ -59,7 +59,7 @@ pub struct Conflict {
 }
 
 /// The history of one location.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cell {
     pub write: Mark,
     pub read: Mark,
@@ -68,6 +68,7 @@ pub struct Cell {
 impl Cell {
     /// Records access `me` (a load, a store, or an atomic checked once as both) and returns the
     /// earlier access it races with, if any.
+    #[inline]
     pub fn access(&mut self, me: Mark, access: Access) -> Option<Conflict> {
         let w = self.write;
         let concurrent = |m: Mark| m.valid() && m.epoch == me.epoch && m.mask & me.mask != 0;
@@ -107,6 +108,39 @@ impl Cell {
             }
         }
     }
+}
+
+/// Records access `me` of each of the locations `cells` (the bytes of one LDS access), and
+/// returns the index of the first no one had written (for a load or an atomic, which reads) and
+/// the first race, as recording them one by one does. Locations with one history — the bytes an
+/// earlier access of the same size left, the usual case — are recorded once and copied: the
+/// same history and the same access give the same result.
+#[inline]
+pub fn access_run(
+    cells: &mut [Cell],
+    me: Mark,
+    access: Access,
+) -> (Option<usize>, Option<Conflict>) {
+    let reads = access != Access::Store;
+    let Some((first, rest)) = cells.split_first_mut() else {
+        return (None, None);
+    };
+    if rest.iter().all(|c| c == first) {
+        let unwritten = (reads && !first.write.valid()).then_some(0);
+        let conflict = first.access(me, access);
+        rest.fill(*first);
+        return (unwritten, conflict);
+    }
+    let mut unwritten = None;
+    let mut conflict = None;
+    for (i, cell) in cells.iter_mut().enumerate() {
+        if reads && !cell.write.valid() && unwritten.is_none() {
+            unwritten = Some(i);
+        }
+        let c = cell.access(me, access);
+        conflict = conflict.or(c);
+    }
+    (unwritten, conflict)
 }
 
 #[cfg(test)]
@@ -155,6 +189,47 @@ mod tests {
             r.map(|k| (k.mark.wave, k.access)),
             Some((3, Access::Atomic))
         );
+    }
+
+    /// A run of locations gives the same histories, first unwritten location and race as
+    /// recording each location on its own, whether the locations share a history or not.
+    #[test]
+    fn a_run_agrees_with_one_location_at_a_time() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let accesses = [Access::Load, Access::Store, Access::Atomic];
+        for round in 0..5000 {
+            let len = 1 + (next() % 8) as usize;
+            // Histories from a few earlier accesses, so that runs share them or not.
+            let mut cells = vec![Cell::default(); len];
+            for _ in 0..next() % 4 {
+                let (from, to) = ((next() as usize) % len, (next() as usize) % len);
+                let m = mark((next() % 2) as u32, (next() % 3) as u32, Access::Store, 1);
+                let a = accesses[(next() % 3) as usize];
+                for c in &mut cells[from.min(to)..=from.max(to)] {
+                    c.access(m, a);
+                }
+            }
+            let access = accesses[round % 3];
+            let me = mark((next() % 2) as u32, (next() % 3) as u32, access, 1);
+            let mut one = cells.clone();
+            let mut unwritten = None;
+            let mut conflict = None;
+            for (i, c) in one.iter_mut().enumerate() {
+                if access != Access::Store && !c.write.valid() && unwritten.is_none() {
+                    unwritten = Some(i);
+                }
+                conflict = conflict.or(c.access(me, access));
+            }
+            let got = access_run(&mut cells, me, access);
+            assert_eq!(got, (unwritten, conflict), "round {round}");
+            assert_eq!(cells, one, "round {round}");
+        }
     }
 
     #[test]

@@ -15,6 +15,12 @@ use crate::exec::Cx;
 use crate::memory::{AllocKind, Placement};
 use gcn_isa::Format;
 
+#[cfg(test)]
+thread_local! {
+    /// Tests: every checked global access goes down the per-lane path, to compare the two.
+    pub(crate) static PER_LANE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Who is accessing: the wave's workgroup and position, the lane and the instruction.
 pub fn site(cx: &Cx, lane: usize) -> Site {
     Site {
@@ -89,13 +95,21 @@ pub fn store(cx: &mut Cx, lane: usize, addr: u64, data: &[u8], access: Access) -
 /// racecheck: records the access of `[addr, addr+len)` by `at` in its workgroup's history of
 /// global dwords, and reports a race with another wave of the group.
 fn race(cx: &mut Cx, at: Site, addr: u64, len: usize, access: Access) {
+    let (epoch, access) = race_kind(cx, at, access);
+    race_at(cx, at, addr, len, access, epoch);
+}
+
+/// What racecheck makes of an access by instruction `at.index` of wave `at.wave`, the same for
+/// all its lanes: the wave's barrier epoch, and the access as racecheck counts it (an atomic
+/// load, `glc`, is an atomic access: it does not race with atomics); an atomic access marks the
+/// wave as synchronizing through memory in the epoch.
+fn race_kind(cx: &mut Cx, at: Site, access: Access) -> (u32, Access) {
     let epoch = cx.lds.epoch(cx.wave.index);
     let size = cx.lds.size();
     let shadow = cx
         .lds
         .shadow
         .get_or_insert_with(|| Box::new(GroupShadow::new(size)));
-    // An atomic load (`glc`) is an atomic access: it does not race with atomics.
     let access = if access == Access::Load {
         let glc = match shadow.glc {
             Some((index, glc)) if index == at.index => glc,
@@ -116,6 +130,32 @@ fn race(cx: &mut Cx, at: Site, addr: u64, len: usize, access: Access) {
     if access == Access::Atomic {
         shadow.note_sync(at.wave, epoch);
     }
+    (epoch, access)
+}
+
+/// One lane's part of [`race`], given what [`race_kind`] made of its instruction.
+fn race_at(cx: &mut Cx, at: Site, addr: u64, len: usize, access: Access, epoch: u32) {
+    let size = cx.lds.size();
+    let shadow = cx
+        .lds
+        .shadow
+        .get_or_insert_with(|| Box::new(GroupShadow::new(size)));
+    if let Some(k) = race_cells(shadow, at, addr, len, access, epoch) {
+        report_race(cx, at, addr, len, access, epoch, k);
+    }
+}
+
+/// Records the access of `[addr, addr+len)` by `at` in the history of the global dwords it
+/// touches; returns the first race it makes.
+#[inline]
+fn race_cells(
+    shadow: &mut GroupShadow,
+    at: Site,
+    addr: u64,
+    len: usize,
+    access: Access,
+    epoch: u32,
+) -> Option<Conflict> {
     let end = addr + len as u64;
     let mut conflict: Option<Conflict> = None;
     let mut dword = addr & !3;
@@ -128,7 +168,22 @@ fn race(cx: &mut Cx, at: Site, addr: u64, len: usize, access: Access) {
         }
         dword += 4;
     }
-    let Some(k) = conflict else {
+    conflict
+}
+
+/// Reports race `k` of the access by `at`, unless either wave synchronizes through memory in
+/// the epoch.
+#[cold]
+fn report_race(
+    cx: &mut Cx,
+    at: Site,
+    addr: u64,
+    len: usize,
+    access: Access,
+    epoch: u32,
+    k: Conflict,
+) {
+    let Some(shadow) = cx.lds.shadow.as_deref() else {
         return;
     };
     if shadow.synced(at.wave, epoch) || shadow.synced(k.mark.wave as u32, epoch) {
@@ -155,6 +210,116 @@ fn race(cx: &mut Cx, at: Site, addr: u64, len: usize, access: Access) {
             count: 1,
         });
     }
+}
+
+/// The checked form of one instruction's global accesses: `len` bytes at `addrs[l]` for each
+/// lane set in `exec` (`access` a load, a store, or an atomic as one access that reads and
+/// writes), when they all lie inside one live allocation. memcheck then has nothing to report,
+/// and racecheck and initcheck are done lane by lane in lane order, as [`load`] and [`store`]
+/// do them, with the allocation, the site and racecheck's view of the instruction found once,
+/// and initcheck's bits read once for the whole range when it is written already (the usual
+/// case). The caller moves the data (the sanitizers do not look at it). False, with nothing
+/// recorded, when the lanes are not all inside one allocation (page padding excluded): the
+/// per-lane path then reports each lane as it should.
+pub fn lanes(cx: &mut Cx, addrs: &[u64; 64], exec: u64, len: usize, access: Access) -> bool {
+    #[cfg(test)]
+    if PER_LANE.get() {
+        return false;
+    }
+    let Some((lo, hi)) = crate::memory::span(addrs, exec, len as u64) else {
+        return exec == 0;
+    };
+    let Some(i) = cx.mem.locate(lo, hi - lo) else {
+        return false;
+    };
+    let first = site(cx, 0);
+    let racecheck = cx.mem.checks().has(Check::Racecheck);
+    // The write half of an atomic is checked with its read.
+    let race = racecheck.then(|| race_kind(cx, first, access));
+    let (reads, writes) = (access != Access::Store, access != Access::Load);
+    let (allocs, _) = cx.mem.check_parts();
+    let (base, size) = (allocs[i].base, allocs[i].len());
+    // initcheck: nothing to find, and nothing to mark, when every byte of the range is written
+    // (looked at for a range of a few pages at most; lanes spread wider are looked at one by
+    // one).
+    let written = allocs[i].written.as_ref().is_none_or(|w| {
+        hi - lo <= 4 * 4096
+            && w.first_unwritten((lo - base) as usize, (hi - lo) as usize)
+                .is_none()
+    });
+    if written {
+        // racecheck alone: the lanes' histories first, then the races they made, in lane
+        // order (reporting one changes no history, and whether a wave synchronizes through
+        // memory is settled for the instruction by `race_kind`).
+        let Some((epoch, access)) = race else {
+            return true;
+        };
+        let size = cx.lds.size();
+        let shadow = cx
+            .lds
+            .shadow
+            .get_or_insert_with(|| Box::new(GroupShadow::new(size)));
+        let mut found = Vec::new();
+        let mut lanes = exec;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let (addr, at) = (
+                addrs[l],
+                Site {
+                    lane: l as u8,
+                    ..first
+                },
+            );
+            if let Some(k) = race_cells(shadow, at, addr, len, access, epoch) {
+                found.push((at, addr, k));
+            }
+        }
+        for (at, addr, k) in found {
+            report_race(cx, at, addr, len, access, epoch, k);
+        }
+        return true;
+    }
+    let mut lanes = exec;
+    while lanes != 0 {
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        let (addr, at) = (
+            addrs[l],
+            Site {
+                lane: l as u8,
+                ..first
+            },
+        );
+        if let Some((epoch, access)) = race {
+            race_at(cx, at, addr, len, access, epoch);
+        }
+        let off = (addr - base) as usize;
+        let (allocs, check) = cx.mem.check_parts();
+        let Some(w) = &mut allocs[i].written else {
+            continue;
+        };
+        if let (true, Some(first), Some(c)) = (reads, w.first_unwritten(off, len), check) {
+            c.findings.note(Kind::UninitializedRead, at.index, || Record {
+                kind: Kind::UninitializedRead,
+                site: at,
+                access,
+                addr,
+                len: len as u32,
+                detail: format!(
+                    "byte {:#x} of {} {base:#x} ({size} bytes) has not been written by the host or a kernel",
+                    first,
+                    AllocKind::Buffer.name()
+                ),
+                other: None,
+                count: 1,
+            });
+        }
+        if writes {
+            w.set(off, len);
+        }
+    }
+    true
 }
 
 /// Whether instruction `index` has its `glc` bit set (a vector memory instruction).

@@ -9,7 +9,7 @@
 use super::check_global::site;
 use super::Cx;
 use crate::check::group::GroupShadow;
-use crate::check::race::{Conflict, Mark};
+use crate::check::race::{access_run, Conflict, Mark};
 use crate::check::{Access, Check, CheckSet, Kind, Record, Site};
 
 /// The workgroup's sanitizer state, made at its first use.
@@ -25,23 +25,51 @@ pub fn access(cx: &mut Cx, lane: usize, addr: u32, len: usize, access: Access) {
     let set = cx.mem.checks();
     let at = site(cx, lane);
     let epoch = cx.lds.epoch(cx.wave.index);
+    lane_access(cx, set, at, epoch, addr, len, access);
+}
+
+/// The checked form of one DS instruction's accesses: each part `(addresses, len)` for each
+/// lane set in `exec`, lane by lane in lane order and part by part within a lane, as
+/// [`access`] checks them one at a time, with the site and the epoch found once. Every access
+/// lies inside the LDS (the caller has checked).
+pub fn access_lanes(cx: &mut Cx, exec: u64, parts: &[(&[u32; 64], usize)], access: Access) {
+    let set = cx.mem.checks();
+    let first = site(cx, 0);
+    let epoch = cx.lds.epoch(cx.wave.index);
+    let mut lanes = exec;
+    while lanes != 0 {
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        let at = Site {
+            lane: l as u8,
+            ..first
+        };
+        for &(addrs, len) in parts {
+            lane_access(cx, set, at, epoch, addrs[l], len, access);
+        }
+    }
+}
+
+/// One lane's access of `[addr, addr+len)` by `at` in barrier epoch `epoch`.
+fn lane_access(
+    cx: &mut Cx,
+    set: CheckSet,
+    at: Site,
+    epoch: u32,
+    addr: u32,
+    len: usize,
+    access: Access,
+) {
     let shadow = shadow(cx);
     let me = Mark::new(epoch, at.index, at.wave, at.lane, access, 1);
-    let mut unwritten = None;
-    let mut conflict = None;
-    for (i, cell) in shadow.lds[addr as usize..addr as usize + len]
-        .iter_mut()
-        .enumerate()
-    {
-        // A load, or an atomic (checked once, as one access that reads and writes), of a byte
-        // no wave has written.
-        if access != Access::Store && !cell.write.valid() && unwritten.is_none() {
-            unwritten = Some(addr + i as u32);
-        }
-        let c = cell.access(me, access);
-        conflict = conflict.or(c);
+    // A load, or an atomic (checked once, as one access that reads and writes), of a byte no
+    // wave has written is initcheck's; a race racecheck's.
+    let cells = &mut shadow.lds[addr as usize..addr as usize + len];
+    let (unwritten, conflict) = access_run(cells, me, access);
+    let unwritten = unwritten.map(|i| addr + i as u32);
+    if unwritten.is_some() || conflict.is_some() {
+        note(cx, set, at, addr, len, access, unwritten, conflict);
     }
-    note(cx, set, at, addr, len, access, unwritten, conflict);
 }
 
 #[allow(clippy::too_many_arguments)]

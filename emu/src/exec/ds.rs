@@ -3,8 +3,10 @@
 //! in `ds_atomic`, the src2/append/consume/add-tid ops in `ds_cross`.
 
 use super::access::{self, Addr};
+use super::check_lds;
 use super::valu::Res;
 use super::{Cx, Fault, Flow};
+use crate::check::Access;
 use crate::exec::program::Decoded;
 use crate::wave::WAVE_SIZE;
 
@@ -45,6 +47,16 @@ pub(super) fn lane_addresses(cx: &Cx, base: usize, offset: u32) -> [u32; WAVE_SI
     std::array::from_fn(|l| v[l].wrapping_add(offset))
 }
 
+/// The sanitizers' record of a DS instruction whose accesses (`parts`, as
+/// [`check_lds::access_lanes`] takes them) all lie inside the LDS, for the wave-wide paths: what
+/// the per-lane path records lane by lane; nothing without sanitizers.
+#[inline]
+fn checked(cx: &mut Cx, exec: u64, parts: &[(&[u32; WAVE_SIZE], usize)], access: Access) {
+    if cx.mem.checking() {
+        check_lds::access_lanes(cx, exec, parts, access);
+    }
+}
+
 /// The four VGPR rows starting at `reg` (a store's data; only its first dwords are used).
 fn data_rows(w: &crate::wave::Wave, reg: usize) -> [&[u32; WAVE_SIZE]; 4] {
     std::array::from_fn(|i| &w.vgpr[(reg + i) % 256])
@@ -66,9 +78,10 @@ fn read(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     let exec = cx.wave.exec();
     let base = vaddr(d);
     let mut out = [[0u32; WAVE_SIZE]; 4];
-    if !cx.mem.checking() {
+    {
         let addr = lane_addresses(cx, base, offset16(d));
         if bytes.is_multiple_of(4) && cx.lds.lanes_in_range(&addr, exec, bytes / 4) {
+            checked(cx, exec, &[(&addr, bytes)], Access::Load);
             cx.lds.load_lanes(&addr, exec, bytes / 4, &mut out);
             for (i, row) in out.iter().enumerate().take(bytes / 4) {
                 cx.wave.write_row(d.vdst as usize + i, row, exec);
@@ -76,6 +89,7 @@ fn read(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
             return Ok(Flow::Continue);
         }
         if bytes < 4 && cx.lds.bytes_in_range(&addr, exec, bytes) {
+            checked(cx, exec, &[(&addr, bytes)], Access::Load);
             let row = &mut out[0];
             cx.lds.load_narrow(&addr, exec, bytes, row);
             if signed {
@@ -138,14 +152,16 @@ pub fn spread(
 fn write(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     gds_check(d)?;
     let exec = cx.wave.exec();
-    if !cx.mem.checking() {
+    {
         let addr = lane_addresses(cx, vaddr(d), offset16(d));
         if bytes.is_multiple_of(4) && cx.lds.lanes_in_range(&addr, exec, bytes / 4) {
+            checked(cx, exec, &[(&addr, bytes)], Access::Store);
             let rows = data_rows(cx.wave, data0(d));
             cx.lds.store_row_lanes(&addr, exec, bytes / 4, rows);
             return Ok(Flow::Continue);
         }
         if bytes < 4 && cx.lds.bytes_in_range(&addr, exec, bytes) {
+            checked(cx, exec, &[(&addr, bytes)], Access::Store);
             let row = cx.wave.vgpr[data0(d) % 256];
             cx.lds.store_narrow(&addr, exec, bytes, &row);
             return Ok(Flow::Continue);
@@ -205,10 +221,11 @@ fn read2(cx: &mut Cx, d: &Decoded, elem: usize, stride: u32) -> Res {
     let exec = cx.wave.exec();
     let words = elem / 4;
     let mut out = [[0u32; WAVE_SIZE]; 4];
-    if !cx.mem.checking() {
+    {
         let a0 = lane_addresses(cx, vaddr(d), offset0(d) * stride);
         let a1 = lane_addresses(cx, vaddr(d), offset1(d) * stride);
         if cx.lds.lanes_in_range(&a0, exec, words) && cx.lds.lanes_in_range(&a1, exec, words) {
+            checked(cx, exec, &[(&a0, elem), (&a1, elem)], Access::Load);
             let (first, second) = out.split_at_mut(words);
             cx.lds.load_lanes(&a0, exec, words, first);
             cx.lds.load_lanes(&a1, exec, words, second);
@@ -243,10 +260,11 @@ fn write2(cx: &mut Cx, d: &Decoded, elem: usize, stride: u32) -> Res {
     gds_check(d)?;
     let exec = cx.wave.exec();
     let words = elem / 4;
-    if !cx.mem.checking() {
+    {
         let a0 = lane_addresses(cx, vaddr(d), offset0(d) * stride);
         let a1 = lane_addresses(cx, vaddr(d), offset1(d) * stride);
         if cx.lds.lanes_in_range(&a0, exec, words) && cx.lds.lanes_in_range(&a1, exec, words) {
+            checked(cx, exec, &[(&a0, elem), (&a1, elem)], Access::Store);
             let (r0, r1) = (data_rows(cx.wave, data0(d)), data_rows(cx.wave, data1(d)));
             cx.lds
                 .store_lanes(exec, &[(&a0, words, r0), (&a1, words, r1)]);

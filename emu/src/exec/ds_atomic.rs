@@ -5,12 +5,14 @@
 
 use super::access::{self, Addr};
 use super::atomic_ops;
+use super::check_lds;
 use super::ds::{
     data0, data1, gather, gds_check, lane_addresses, offset0, offset1, offset16, vaddr,
 };
 use super::fp;
 use super::valu::Res;
 use super::{Cx, Fault, Flow};
+use crate::check::{Access, Check};
 use crate::exec::program::Decoded;
 use crate::wave::WAVE_SIZE;
 use gcn_isa::{Atomic, MemKind};
@@ -124,7 +126,8 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Op, bytes: usize, rtn: bool) -> Res {
 
 /// The lanes of a DS atomic with every address in range, in lane order straight over the LDS
 /// bytes (no per-lane lookup), old values into `out`; false (nothing done) when a lane is out
-/// of range, for the per-lane path to name it, or a sanitizer watches the accesses.
+/// of range, for the per-lane path to name it. With sanitizers on, the same once they have
+/// recorded the lanes; an atomic memcheck would report as misaligned goes lane by lane.
 fn in_range_at_once(
     cx: &mut Cx,
     d: &Decoded,
@@ -133,21 +136,31 @@ fn in_range_at_once(
     exec: u64,
     out: &mut [[u32; WAVE_SIZE]; 2],
 ) -> bool {
-    if cx.mem.checking() {
-        return false;
-    }
     let addr = lane_addresses(cx, vaddr(d), offset16(d));
     if !cx.lds.bytes_in_range(&addr, exec, bytes) {
         return false;
     }
-    let words = bytes / 4;
-    let mut data = [(0u64, 0u64); WAVE_SIZE];
-    for (l, v) in data.iter_mut().enumerate() {
-        if exec >> l & 1 != 0 {
-            let v0 = join(gather(cx, data0(d), l, words), words);
-            *v = (v0, join(gather(cx, data1(d), l, words), words));
+    if cx.mem.checking() {
+        // `bytes` is 4 or 8: a mask, not a division per lane.
+        let odd = bytes as u32 - 1;
+        let misaligned = (0..WAVE_SIZE).fold(0, |m, l| m | ((addr[l] & odd != 0) as u64) << l);
+        let misaligned = misaligned & exec != 0;
+        if misaligned && cx.mem.checks().has(Check::Memcheck) {
+            return false;
         }
+        check_lds::access_lanes(cx, exec, &[(&addr, bytes)], Access::Atomic);
     }
+    // Each lane's DATA0 and DATA1 (two dwords each for the 64-bit ones), whole rows at a time.
+    let join_rows = |reg: usize| -> [u64; WAVE_SIZE] {
+        let (lo, hi) = (&cx.wave.vgpr[reg % 256], &cx.wave.vgpr[(reg + 1) % 256]);
+        if bytes == 8 {
+            std::array::from_fn(|l| lo[l] as u64 | (hi[l] as u64) << 32)
+        } else {
+            std::array::from_fn(|l| lo[l] as u64)
+        }
+    };
+    let (d0, d1) = (join_rows(data0(d)), join_rows(data1(d)));
+    let data: [(u64, u64); WAVE_SIZE] = std::array::from_fn(|l| (d0[l], d1[l]));
     let bits = 8 * bytes as u32;
     let mut olds = [0u64; WAVE_SIZE];
     // The common integer operations with the operation chosen once, not per lane (the store

@@ -4,10 +4,12 @@
 
 use super::access::{self, Addr};
 use super::atomic_ops;
+use super::check_global;
 use super::ds::spread;
 use super::valu::Res;
 use super::vmem_ops::{self, VectorMemory};
 use super::{Cx, Fault, Flow};
+use crate::check::{Access, Check};
 use crate::exec::program::Decoded;
 use crate::memory::{flat_target, FlatTarget};
 use crate::wave::WAVE_SIZE;
@@ -158,14 +160,23 @@ fn lds_bit(cx: &Cx, d: &Decoded) -> Result<(), Fault> {
     Ok(())
 }
 
+/// Whether the one-lookup paths may do an instruction's global accesses (`bytes` at `addrs[l]`
+/// for the lanes in `exec`): always without sanitizers; with them, when the lanes lie in one
+/// allocation, after the sanitizers have recorded them ([`check_global::lanes`]). False sends
+/// the instruction down the per-lane path, which faults or reports each lane as it should.
+#[inline]
+fn checked(cx: &mut Cx, addrs: &[u64; WAVE_SIZE], exec: u64, bytes: usize, access: Access) -> bool {
+    !cx.mem.checking() || check_global::lanes(cx, addrs, exec, bytes, access)
+}
+
 /// Loads of `bytes` per lane into VDST (narrow loads extend into one dword).
 fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     lds_bit(cx, d)?;
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let mut out = [[0u32; WAVE_SIZE]; 4];
-    if !cx.mem.checking() {
-        if let Some(addrs) = addr.global_all(cx, exec) {
+    if let Some(addrs) = addr.global_all(cx, exec) {
+        if checked(cx, &addrs, exec, bytes, Access::Load) {
             if bytes == 4 {
                 if cx.mem.load_dwords(&addrs, exec, &mut out[0]) {
                     cx.wave.write_row(d.vdst as usize, &out[0], exec);
@@ -251,8 +262,8 @@ fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> R
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let mut out = cx.wave.vgpr[d.vdst as usize];
-    if !cx.mem.checking() {
-        if let Some(addrs) = addr.global_all(cx, exec) {
+    if let Some(addrs) = addr.global_all(cx, exec) {
+        if checked(cx, &addrs, exec, bytes, Access::Load) {
             let mut loaded = [[0u32; WAVE_SIZE]; 4];
             if cx.mem.load_lanes(&addrs, exec, bytes, &mut loaded) {
                 for (l, o) in out.iter_mut().enumerate() {
@@ -300,8 +311,8 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let data = d.regs[1].saturating_sub(256) as usize;
-    if !cx.mem.checking() {
-        if let Some(addrs) = addr.global_all(cx, exec) {
+    if let Some(addrs) = addr.global_all(cx, exec) {
+        if checked(cx, &addrs, exec, bytes, Access::Store) {
             let rows: [&[u32; WAVE_SIZE]; 4] =
                 std::array::from_fn(|i| &cx.wave.vgpr[(data + i) % 256]);
             let done = if bytes == 4 {
@@ -348,7 +359,7 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
     };
     // One active lane (`if (threadIdx.x == 0) atomicAdd(...)`) is cheaper alone than with the
     // wave-wide arrays of the one-lookup path.
-    if exec.count_ones() == 1 || !at_once(cx, &addr, (exec, glc), op, bytes, &operands, &mut out) {
+    if exec.count_ones() == 1 || !at_once(cx, &addr, (exec, glc), op, bytes, data, &mut out) {
         let mut lanes = exec;
         while lanes != 0 {
             let l = lanes.trailing_zeros() as usize;
@@ -369,35 +380,58 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
 }
 
 /// An atomic whose active lanes all address global memory inside one allocation, done with one
-/// lookup for the wave; false (nothing done) for anything else — LDS or scratch lanes,
-/// sanitizers on, an address outside an allocation proper (the per-lane path then names the
-/// faulting lane, or counts each lane's access to page padding).
+/// lookup for the wave; false (nothing done) for anything else — LDS or scratch lanes, an
+/// address outside an allocation proper (the per-lane path then names the faulting lane, or
+/// counts each lane's access to page padding).
 ///
 /// Lanes on several addresses (a histogram's bins) are one host atomic each, in lane order, as
 /// on the per-lane path. Lanes all on one address (a counter, a running minimum, a flag) are one
 /// host read-modify-write for the wave, each lane getting the value before its own, instead of
 /// one contended host atomic per lane: another thread sees the wave's lanes all at once, one of
 /// the orders a GPU may serialise them in.
+///
+/// With sanitizers on, the same once they have recorded the lanes ([`check_global::lanes`]);
+/// an atomic memcheck would report as misaligned goes lane by lane.
 fn at_once(
     cx: &mut Cx,
     addr: &Addresser,
     (exec, rtn): (u64, bool),
     op: Atomic,
     bytes: usize,
-    operands: &impl Fn(&Cx, usize) -> (u64, u64),
+    data_reg: usize,
     out: &mut [[u32; WAVE_SIZE]; 2],
 ) -> bool {
-    if exec == 0 || cx.mem.checking() {
+    if exec == 0 {
         return false;
     }
     let Some(addrs) = addr.global_all(cx, exec) else {
         return false;
     };
     let lanes = || (0..WAVE_SIZE).filter(move |&l| exec >> l & 1 != 0);
-    let mut data = [(0u64, 0u64); WAVE_SIZE];
-    for l in lanes() {
-        data[l] = operands(cx, l);
+    if cx.mem.checking() {
+        // `bytes` is 4 or 8: a mask, not a division per lane.
+        let odd = bytes as u64 - 1;
+        let misaligned = (0..WAVE_SIZE).fold(0, |m, l| m | ((addrs[l] & odd != 0) as u64) << l);
+        let misaligned = misaligned & exec != 0;
+        if misaligned && cx.mem.checks().has(Check::Memcheck)
+            || !check_global::lanes(cx, &addrs, exec, bytes, Access::Atomic)
+        {
+            return false;
+        }
     }
+    // Each lane's operand and comparand (DATA, DATA+1; DATA+2 and +3 for the 64-bit ones),
+    // whole rows at a time.
+    let rows: [&[u32; WAVE_SIZE]; 4] = std::array::from_fn(|i| &cx.wave.vgpr[(data_reg + i) % 256]);
+    let data: [(u64, u64); WAVE_SIZE] = if bytes == 8 {
+        std::array::from_fn(|l| {
+            (
+                rows[0][l] as u64 | (rows[1][l] as u64) << 32,
+                rows[2][l] as u64 | (rows[3][l] as u64) << 32,
+            )
+        })
+    } else {
+        std::array::from_fn(|l| (rows[0][l] as u64, rows[1][l] as u64))
+    };
     let bits = 8 * bytes as u32;
     let first = addrs[exec.trailing_zeros() as usize];
     if exec.count_ones() > 1 && lanes().all(|l| addrs[l] == first) {
@@ -414,7 +448,13 @@ fn at_once(
                 out[0][l] = cur as u32;
                 out[1][l] = (cur >> 32) as u32;
                 let (v, cmp) = data[l];
-                cur = atomic_ops::apply(op, cur, v, cmp, bits).unwrap_or(cur);
+                cur = match op {
+                    // A lock or a first-come flag: the comparison inline, not a call per lane
+                    // (the operands are `bytes` wide, so nothing needs masking).
+                    Atomic::CmpSwap if cur == cmp => v,
+                    Atomic::CmpSwap => cur,
+                    _ => atomic_ops::apply(op, cur, v, cmp, bits).unwrap_or(cur),
+                };
             }
             cur
         });
@@ -748,9 +788,9 @@ mod tests {
                 _ => 1 << (next() % 64),
             });
             let mut wave_slow = wave.clone();
-            for (w, mem, lds) in [
-                (&mut wave, &mut fast, &mut lds_fast),
-                (&mut wave_slow, &mut slow, &mut lds_slow),
+            for (w, mem, lds, per_lane) in [
+                (&mut wave, &mut fast, &mut lds_fast, false),
+                (&mut wave_slow, &mut slow, &mut lds_slow, true),
             ] {
                 let mut cx = Cx {
                     wave: w,
@@ -759,7 +799,9 @@ mod tests {
                     program: &program,
                     env: &env,
                 };
+                check_global::PER_LANE.set(per_lane);
                 crate::exec::issue::execute(&mut cx, d).unwrap();
+                check_global::PER_LANE.set(false);
             }
             for r in 4..8 {
                 assert_eq!(
@@ -847,9 +889,9 @@ mod tests {
                 _ => 1 << (next() % 64),
             });
             let mut wave_slow = wave.clone();
-            for (w, mem, lds) in [
-                (&mut wave, &mut fast, &mut lds_fast),
-                (&mut wave_slow, &mut slow, &mut lds_slow),
+            for (w, mem, lds, per_lane) in [
+                (&mut wave, &mut fast, &mut lds_fast, false),
+                (&mut wave_slow, &mut slow, &mut lds_slow, true),
             ] {
                 let mut cx = Cx {
                     wave: w,
@@ -858,7 +900,9 @@ mod tests {
                     program: &program,
                     env: &env,
                 };
+                check_global::PER_LANE.set(per_lane);
                 crate::exec::issue::execute(&mut cx, d).unwrap();
+                check_global::PER_LANE.set(false);
             }
             for r in 4..6 {
                 assert_eq!(wave.vgpr[r], wave_slow.vgpr[r], "{name} v{r}");
@@ -868,5 +912,112 @@ mod tests {
             slow.load(base, &mut b).unwrap();
             assert_eq!(a, b, "{name}");
         }
+    }
+
+    /// With every sanitizer on, loads, stores and atomics whose lanes lie in one buffer record
+    /// the same findings (races between the waves of a workgroup, reads of bytes nothing wrote)
+    /// in the same order, and leave the same registers and memory, on the wave-wide path as on
+    /// the per-lane path: waves take turns with and without barriers between them, over a
+    /// buffer written only in part.
+    #[test]
+    fn checked_accesses_record_the_same_findings_wave_wide_and_per_lane() {
+        let text = [
+            "global_load_dword v4, v[0:1], off",
+            "global_load_ubyte v4, v[0:1], off offset:3",
+            "global_load_dwordx2 v[4:5], v[0:1], off",
+            "global_load_dword v4, v[0:1], off glc",
+            "global_load_short_d16_hi v4, v[0:1], off",
+            "global_store_dword v[0:1], v4, off",
+            "global_store_short v[0:1], v4, off offset:2",
+            "flat_store_dwordx4 v[0:1], v[4:7]",
+            "global_atomic_add v4, v[0:1], v6, off glc",
+            "global_atomic_cmpswap v4, v[0:1], v[6:7], off glc",
+            "global_atomic_umax v[0:1], v6, off",
+        ];
+        let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        assert_eq!(program.insts.len(), text.len());
+        const SIZE: u64 = 1024;
+        let all = CheckSet::parse("all").unwrap();
+        let (mut wide, mut per_lane) = (Memory::default(), Memory::default());
+        wide.enable_checks(all);
+        per_lane.enable_checks(all);
+        let base = wide.alloc(SIZE, AllocKind::Buffer).unwrap();
+        assert_eq!(per_lane.alloc(SIZE, AllocKind::Buffer).unwrap(), base);
+        let mut rng = crate::rng::Rng::new(0x6a09_e667_f3bc_c908);
+        let mut next = move || rng.next_u64();
+        // The first half written by the host; the rest only by the kernel's stores.
+        let bytes: Vec<u8> = (0..SIZE / 2).map(|_| next() as u8).collect();
+        wide.write(base, &bytes).unwrap();
+        per_lane.write(base, &bytes).unwrap();
+        let env = DispatchEnv::default();
+        let (mut lds_wide, mut lds_per_lane) = (Lds::new(0), Lds::new(0));
+        let mut waves: Vec<Wave> = (0..4).map(Wave::new).collect();
+        for round in 0..3000 {
+            let i = round % text.len();
+            let d = &program.insts[i];
+            let w = (next() % 4) as usize;
+            // Now and then every wave passes a barrier: accesses before it race with none after.
+            if next() % 16 == 0 {
+                for n in 0..4 {
+                    lds_wide.note_barrier(n);
+                    lds_per_lane.note_barrier(n);
+                }
+            }
+            let wave = &mut waves[w];
+            // Lanes in a row (as `p[threadIdx.x]`), or crowding a few places; aligned for the
+            // atomics, inside the buffer with every offset.
+            let row = next() % 2 == 0;
+            let start = base + 8 * (next() % 48);
+            for l in 0..WAVE_SIZE {
+                let a = if row {
+                    start + 8 * l as u64
+                } else {
+                    base + 8 * (next() % 120)
+                };
+                wave.vgpr[0][l] = a as u32;
+                wave.vgpr[1][l] = (a >> 32) as u32;
+                for r in 4..8 {
+                    wave.vgpr[r][l] = (next() % 3) as u32;
+                }
+            }
+            wave.set_exec(match next() % 3 {
+                0 => u64::MAX,
+                1 => next(),
+                _ => 1 << (next() % 64),
+            });
+            // The instruction being run, as the engine leaves `pc` (one past it).
+            wave.pc = i as u32 + 1;
+            let mut other = wave.clone();
+            for (w, mem, lds, per) in [
+                (&mut *wave, &mut wide, &mut lds_wide, false),
+                (&mut other, &mut per_lane, &mut lds_per_lane, true),
+            ] {
+                let mut cx = Cx {
+                    wave: w,
+                    mem,
+                    lds,
+                    program: &program,
+                    env: &env,
+                };
+                check_global::PER_LANE.set(per);
+                crate::exec::issue::execute(&mut cx, d).unwrap();
+                check_global::PER_LANE.set(false);
+            }
+            for r in 4..8 {
+                assert_eq!(wave.vgpr[r], other.vgpr[r], "{} v{r}", text[i]);
+            }
+            let (mut a, mut b) = (vec![0u8; SIZE as usize], vec![0u8; SIZE as usize]);
+            wide.load(base, &mut a).unwrap();
+            per_lane.load(base, &mut b).unwrap();
+            assert_eq!(a, b, "{}", text[i]);
+        }
+        let found = |m: &mut Memory| m.check_state().unwrap().findings.take();
+        let (got, want) = (found(&mut wide), found(&mut per_lane));
+        // Both kinds of finding occur, so the comparison compares something.
+        use crate::check::Kind;
+        assert!(want.iter().any(|r| r.kind == Kind::GlobalRace));
+        assert!(want.iter().any(|r| r.kind == Kind::UninitializedRead));
+        assert_eq!(got, want);
     }
 }

@@ -38,7 +38,13 @@ impl Memory {
         let lanes = || (0..64).filter(move |&l| exec >> l & 1 != 0);
         // The host address of lane `l`.
         let at = |l: usize| p.wrapping_add((addrs[l] - lo) as usize);
-        if lanes().any(|l| !(at(l) as usize).is_multiple_of(bytes)) {
+        // `bytes` is 4 or 8: a mask, not a division per lane; every lane's host address is
+        // looked at (wrapping for those below `lo`, which are not in `exec`), so the loop
+        // vectorises.
+        let odd = bytes - 1;
+        let host = |l: usize| (p as usize).wrapping_add(addrs[l].wrapping_sub(lo) as usize);
+        let misaligned = (0..64).fold(0, |m, l| m | ((host(l) & odd != 0) as u64) << l);
+        if misaligned & exec != 0 {
             return false;
         }
         self.writes = self.writes.wrapping_add(1);

@@ -244,7 +244,7 @@ struct SharedWrites {
 /// The range `[lowest, highest + len)` of the lanes' addresses set in `exec`; `None` when no
 /// lane is set or the range wraps.
 #[inline]
-fn span(addrs: &[u64; 64], exec: u64, len: u64) -> Option<(u64, u64)> {
+pub(crate) fn span(addrs: &[u64; 64], exec: u64, len: u64) -> Option<(u64, u64)> {
     if exec == 0 {
         return None;
     }
@@ -256,6 +256,15 @@ fn span(addrs: &[u64; 64], exec: u64, len: u64) -> Option<(u64, u64)> {
         }
     }
     Some((lo, hi.checked_add(len)?))
+}
+
+/// Whether lane `l` addresses `addrs[0] + step * l`, every lane the next `step` bytes after the
+/// one before it (what `buf[threadIdx.x]` compiles to): then the wave's access is one block.
+#[inline]
+fn in_a_row(addrs: &[u64; 64], step: u64) -> bool {
+    let first = addrs[0];
+    let apart = (0..64).fold(0, |m, l| m | addrs[l] ^ first.wrapping_add(step * l as u64));
+    apart == 0
 }
 
 /// An access that ran past the end of an allocation but stayed in its last page.
@@ -764,6 +773,11 @@ impl Memory {
         let Some(p) = self.window(lo, hi) else {
             return false;
         };
+        if exec == u64::MAX && in_a_row(addrs, 4) {
+            // SAFETY: the 256 bytes from `lo` are the lanes' dwords, inside the window.
+            unsafe { relaxed::load_row(p, out) };
+            return true;
+        }
         for (l, o) in out.iter_mut().enumerate() {
             if exec >> l & 1 != 0 {
                 // SAFETY: the lane's dword lies in the window.
@@ -784,6 +798,12 @@ impl Memory {
             return false;
         };
         self.writes = self.writes.wrapping_add(1);
+        if exec == u64::MAX && in_a_row(addrs, 4) {
+            // SAFETY: the 256 bytes from `lo` are the lanes' dwords, inside the window; lanes
+            // in a row do not overlap, so their order does not matter.
+            unsafe { relaxed::store_row(p, vals) };
+            return true;
+        }
         for (l, v) in vals.iter().enumerate() {
             if exec >> l & 1 != 0 {
                 // SAFETY: the lane's dword lies in the window.
