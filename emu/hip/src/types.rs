@@ -45,6 +45,7 @@ pub(crate) mod memcpy_kind {
 pub(crate) mod memory_type {
     pub(crate) const HOST: i32 = 0;
     pub(crate) const DEVICE: i32 = 1;
+    pub(crate) const ARRAY: i32 = 2;
 }
 
 /// The `hipDeviceAttribute_t` values `hipDeviceGetAttribute` answers (ROCm 5.2's numbering).

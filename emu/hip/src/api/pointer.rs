@@ -52,11 +52,12 @@ fn attribute(
             AllocClass::Host | AllocClass::Managed | AllocClass::Registered
         )
     };
+    // An array's handle names its memory as the driver API does.
+    if attr == MEMORY_TYPE && found.is_none() && rt.arrays.contains_key(&(ptr as u64)) {
+        write(data, memory_type::ARRAY as u32);
+        return Ok(());
+    }
     match (attr, found) {
-        (CONTEXT, Some((_, info))) => write(
-            data,
-            crate::devices::context_handle(info.device) as *mut c_void,
-        ),
         (MEMORY_TYPE, Some((_, info))) => write(
             data,
             if host_side(info.class) {
@@ -78,8 +79,10 @@ fn attribute(
         (MAPPED, Some(_)) => write(data, true),
         // Read-write (hipamd reports the memory's flags above bit 16: none for these).
         (ACCESS_FLAGS, _) => write(data, 0u32),
+        // hipamd has no pointer-to-context query.
         (
-            P2P_TOKENS
+            CONTEXT
+            | P2P_TOKENS
             | IS_LEGACY_HIP_IPC_CAPABLE
             | ALLOWED_HANDLE_TYPES
             | IS_GPU_DIRECT_RDMA_CAPABLE
