@@ -889,8 +889,9 @@ fn fill_2d(
     height: u64,
     stream: hipStream_t,
 ) -> Result<(), hipError_t> {
+    // hipamd validates a 2D fill's pitch as a plain value (unlike a 2D copy's).
     if width > pitch {
-        return Err(INVALID_PITCH_VALUE);
+        return Err(INVALID_VALUE);
     }
     rt.check_stream(stream)?;
     let captured = super::capture::captured(rt, stream, |rt| {
