@@ -94,8 +94,9 @@ pub unsafe extern "C" fn hipMallocManaged(
     size: usize,
     flags: c_uint,
 ) -> hipError_t {
-    // hipMemAttachGlobal (1) or hipMemAttachHost (2).
-    if flags != 1 && flags != 2 {
+    // hipMemAttachGlobal (1) or hipMemAttachHost (2); hipamd refuses a size of 0 here, where
+    // hipMalloc returns a null pointer for it.
+    if (flags != 1 && flags != 2) || size == 0 {
         return set_last(INVALID_VALUE);
     }
     malloc(ptr, size, AllocClass::Managed, flags)
