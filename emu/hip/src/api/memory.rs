@@ -5,7 +5,7 @@
 //! allocation, or it returns `hipErrorInvalidValue` rather than touch anything else. Pointers the
 //! runtime does not know are the program's own host memory.
 
-use super::{call, put};
+use super::{call, call_async, put};
 use crate::allocation::{AllocClass, AllocInfo};
 use crate::error::*;
 use crate::graph::{Copy3d, NodeKind, Pitched};
@@ -231,8 +231,9 @@ pub unsafe extern "C" fn hipMemset3DAsync(
 ) -> hipError_t {
     call(|rt| {
         rt.check_stream(stream)?;
-        // A graph has no node for a 3D fill: a capturing stream cannot take one.
-        super::capture::captured(rt, stream, |_| Err(STREAM_CAPTURE_UNSUPPORTED))?;
+        // A graph has no node for a 3D fill: a capturing stream cannot take one. Otherwise it
+        // runs now, this call being synchronous with the queue.
+        super::capture::no_node(rt, stream)?;
         fill_3d(rt, p, value, extent)
     })
 }
@@ -531,7 +532,7 @@ pub unsafe extern "C" fn hipMemcpyAsync(
     kind: c_int,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         rt.check_stream(stream)?;
         let captured = super::capture::captured(rt, stream, |rt| {
             super::graph::memcpy_1d(rt, dst, src, size, kind)
@@ -685,7 +686,7 @@ pub unsafe extern "C" fn hipMemcpy2DAsync(
     kind: c_int,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         rt.check_stream(stream)?;
         let captured = super::capture::captured(rt, stream, |_| {
             if width > dpitch || width > spitch {
@@ -795,7 +796,7 @@ pub unsafe extern "C" fn hipMemsetAsync(
     size: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| fill(rt, dst as u64, [value as u8], size as u64, stream))
+    call_async(|rt| fill(rt, dst as u64, [value as u8], size as u64, stream))
 }
 
 #[no_mangle]
@@ -810,7 +811,7 @@ pub unsafe extern "C" fn hipMemsetD8Async(
     count: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| fill(rt, dst as u64, [value], count as u64, stream))
+    call_async(|rt| fill(rt, dst as u64, [value], count as u64, stream))
 }
 
 #[no_mangle]
@@ -833,7 +834,7 @@ pub unsafe extern "C" fn hipMemsetD16Async(
     count: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| fill(rt, dst as u64, value.to_le_bytes(), count as u64, stream))
+    call_async(|rt| fill(rt, dst as u64, value.to_le_bytes(), count as u64, stream))
 }
 
 #[no_mangle]
@@ -856,7 +857,7 @@ pub unsafe extern "C" fn hipMemsetD32Async(
     count: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| fill(rt, dst as u64, value.to_le_bytes(), count as u64, stream))
+    call_async(|rt| fill(rt, dst as u64, value.to_le_bytes(), count as u64, stream))
 }
 
 fn fill_2d(
@@ -926,7 +927,7 @@ pub unsafe extern "C" fn hipMemset2DAsync(
     height: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         fill_2d(
             rt,
             dst as u64,

@@ -3,7 +3,7 @@
 //! initialised from it when it loads.
 
 use super::memory::copy;
-use super::{call, put};
+use super::{call, call_async, put};
 use crate::error::*;
 use crate::runtime::Runtime;
 use crate::types::memcpy_kind::*;
@@ -81,7 +81,7 @@ pub unsafe extern "C" fn hipMemcpyToSymbolAsync(
     kind: c_int,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         rt.check_stream(stream)?;
         let captured = super::capture::captured(rt, stream, |rt| {
             super::graph::to_symbol(rt, symbol, src, size, offset, kind)
@@ -117,7 +117,7 @@ pub unsafe extern "C" fn hipMemcpyFromSymbolAsync(
     kind: c_int,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         rt.check_stream(stream)?;
         let captured = super::capture::captured(rt, stream, |rt| {
             super::graph::from_symbol(rt, dst, symbol, size, offset, kind)
