@@ -292,7 +292,13 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
 /// a kernel on it without that lock ([`DeviceSlot::lend`]); meanwhile a call that reaches for
 /// the device (allocation, module load, a copy's checks) waits for the kernel to end, and a
 /// call that does not (a query, an enqueue) answers at once.
-pub(crate) struct DeviceSlot(NonNull<Device>);
+pub(crate) struct DeviceSlot {
+    device: NonNull<Device>,
+    /// While lent: every allocation's start and the end of what the guest may reach, in
+    /// address order, as they were when the kernel started (only the kernel's own buffers come
+    /// and go until it ends), so that enqueuing calls can check addresses meanwhile.
+    lent_ranges: Vec<(u64, u64)>,
+}
 
 /// Whether the device is lent out, and the signal that it came back.
 static LENT: Mutex<bool> = Mutex::new(false);
@@ -315,7 +321,7 @@ impl Deref for DeviceSlot {
         wait_returned();
         // SAFETY: the device is not lent (checked above; only a holder of the runtime's lock,
         // as this caller is, can lend it) and lives as long as the process.
-        unsafe { self.0.as_ref() }
+        unsafe { self.device.as_ref() }
     }
 }
 
@@ -323,7 +329,7 @@ impl DerefMut for DeviceSlot {
     fn deref_mut(&mut self) -> &mut Device {
         wait_returned();
         // SAFETY: as `deref`; `&mut self` is the runtime's, so no other borrow is live.
-        unsafe { self.0.as_mut() }
+        unsafe { self.device.as_mut() }
     }
 }
 
@@ -331,9 +337,37 @@ impl DeviceSlot {
     /// Lends the device to a caller that will use it without the runtime's lock; other calls
     /// reaching for it wait until the loan is dropped.
     pub(crate) fn lend(&mut self) -> DeviceLoan {
-        wait_returned();
+        self.lent_ranges = self
+            .memory()
+            .serials()
+            .into_iter()
+            .map(|(base, reach, _)| (base, reach))
+            .collect();
         *LENT.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        DeviceLoan(self.0)
+        DeviceLoan(self.device)
+    }
+
+    fn new(device: Device) -> DeviceSlot {
+        DeviceSlot {
+            device: NonNull::from(Box::leak(Box::new(device))),
+            lent_ranges: Vec::new(),
+        }
+    }
+
+    /// The start of the allocation whose reach holds `addr`, without waiting for a lent
+    /// device: `None` when the device is not lent (ask it), `Some(None)` when no allocation
+    /// holds `addr`.
+    fn lent_allocation(&self, addr: u64) -> Option<Option<u64>> {
+        if !*LENT.lock().unwrap_or_else(|e| e.into_inner()) {
+            return None;
+        }
+        let i = self.lent_ranges.partition_point(|&(base, _)| base <= addr);
+        Some(
+            i.checked_sub(1)
+                .map(|i| self.lent_ranges[i])
+                .filter(|&(_, reach)| addr < reach)
+                .map(|(base, _)| base),
+        )
     }
 }
 
@@ -513,7 +547,7 @@ impl Runtime {
         ];
         Ok(Runtime {
             settings,
-            device: DeviceSlot(NonNull::from(Box::leak(Box::new(device)))),
+            device: DeviceSlot::new(device),
             fatbins: Vec::new(),
             modules: Vec::new(),
             functions: HashMap::new(),
@@ -715,9 +749,29 @@ impl Runtime {
 
     /// The allocation holding `addr`: its start and what it is.
     pub(crate) fn allocation_of(&self, addr: u64) -> Option<(u64, AllocInfo)> {
-        let a = self.device.memory().allocation_containing(addr)?;
-        let info = self.allocations.get(&a.base)?;
-        Some((a.base, *info))
+        let (base, _) = self.device_allocation(addr)?;
+        let info = self.allocations.get(&base)?;
+        Some((base, *info))
+    }
+
+    /// The device memory allocation holding `addr` (the runtime's, a code object's, registered
+    /// host memory ...): its start and length. While a kernel runs it is answered from the
+    /// ranges taken when the kernel started, the length from the runtime's own record (a code
+    /// object's: up to its last page), so enqueuing calls need not wait for the device.
+    pub(crate) fn device_allocation(&self, addr: u64) -> Option<(u64, u64)> {
+        match self.device.lent_allocation(addr) {
+            Some(hit) => {
+                let base = hit?;
+                let i = self.device.lent_ranges.partition_point(|&(b, _)| b < base);
+                let reach = self.device.lent_ranges[i].1;
+                let len = self.allocations.get(&base).map_or(reach - base, |a| a.size);
+                Some((base, len))
+            }
+            None => {
+                let a = self.device.memory().allocation_containing(addr)?;
+                Some((a.base, a.len()))
+            }
+        }
     }
 
     /// Checks that `[addr, addr+len)` lies inside one allocation the device can reach.
@@ -728,8 +782,8 @@ impl Runtime {
         if len == 0 {
             return Ok(());
         }
-        match self.device.memory().allocation_containing(addr) {
-            Some(a) if addr + len <= a.base + a.len() => Ok(()),
+        match self.device_allocation(addr) {
+            Some((base, size)) if addr + len <= base + size => Ok(()),
             _ => Err(INVALID_VALUE),
         }
     }

@@ -486,7 +486,7 @@ pub(crate) fn check_copy(
     }
     // Whatever the kind, a side inside an allocation must not run past its end.
     for p in [dst, src] {
-        if rt.device.memory().allocation_containing(p).is_some() {
+        if rt.device_allocation(p).is_some() {
             rt.check_device_range(p, n)?;
         }
     }
@@ -622,7 +622,7 @@ fn copy_2d(
     // Check the whole extent first so that a bad copy changes nothing.
     let span = |pitch: u64| (height - 1) * pitch + width;
     let probe = |rt: &Runtime, p: u64, pitch: u64, device: bool| -> Result<(), hipError_t> {
-        if device || rt.device.memory().allocation_containing(p).is_some() {
+        if device || rt.device_allocation(p).is_some() {
             rt.check_device_range(p, span(pitch))?;
         }
         Ok(())

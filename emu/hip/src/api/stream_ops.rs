@@ -108,13 +108,11 @@ pub(crate) fn event_held(rt: &Runtime, event: usize) -> bool {
         .any(|h| matches!(h.op, HeldOp::Record(e) if e == event))
 }
 
-/// Whether `stream` still has work queued or running (for the legacy stream: any blocking
-/// stream too).
+/// Whether `stream` still has work queued or running, or work its next work would wait for:
+/// for the legacy stream any blocking stream's, for a blocking stream the legacy stream's.
 pub(crate) fn stream_held(rt: &Runtime, stream: hipStream_t) -> bool {
     let s = id(stream);
-    rt.held
-        .iter()
-        .any(|h| h.stream == s || (s == 0 && blocking(rt, h.stream)))
+    rt.held.iter().any(|h| after(rt, s, h))
 }
 
 fn read(addr: u64, bytes: u8) -> u64 {
