@@ -110,6 +110,11 @@ pub(crate) fn stream_sync(rt: &mut Runtime, stream: hipStream_t) -> Result<(), h
     }
 }
 
+/// Whether work enqueued on `stream` is captured (the stream captures).
+pub(crate) fn capturing(rt: &Runtime, stream: hipStream_t) -> bool {
+    !is_legacy(stream) && rt.graphs.capturing.contains_key(&(stream as usize))
+}
+
 /// For work a graph has no node for: refused on a capturing stream (as `captured` would when
 /// asked for a node), nothing otherwise.
 pub(crate) fn no_node(rt: &mut Runtime, stream: hipStream_t) -> Result<(), hipError_t> {

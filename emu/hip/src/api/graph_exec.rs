@@ -108,7 +108,7 @@ pub(crate) fn flatten(graphs: &Graphs, g: GraphId, out: &mut Vec<Step>) -> Resul
         match &graphs.nodes[&n].kind {
             NodeKind::Graph(child) => flatten(graphs, *child, out)?,
             NodeKind::Host { func, user_data } => out.push(Step::Host(*func, *user_data)),
-            NodeKind::Empty | NodeKind::WaitEvent(_) => {}
+            NodeKind::Empty => {}
             k => out.push(Step::Work(k.clone())),
         }
     }
@@ -181,7 +181,13 @@ pub(crate) fn run(
             }
             Ok(())
         }
-        NodeKind::EventRecord(e) => super::stream::record(rt, *e as hipEvent_t, stream, false),
+        NodeKind::EventRecord(e) => {
+            let now = rt.device_ns;
+            if let Some(ev) = rt.events.get_mut(e) {
+                ev.recorded = Some(now);
+            }
+            Ok(())
+        }
         NodeKind::Host { .. } | NodeKind::Graph(_) | NodeKind::Empty | NodeKind::WaitEvent(_) => {
             Ok(())
         }
@@ -207,15 +213,19 @@ pub(crate) fn run_copy_3d(rt: &mut Runtime, c: &Copy3d) -> Result<(), hipError_t
 
 #[no_mangle]
 pub unsafe extern "C" fn hipGraphLaunch(exec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
-    // A copy of the graph as it is now is captured or queued; queued, the executor puts its
-    // nodes in its place when the stream gets to it.
+    // Captured, a copy of the graph as it is now becomes a child graph node; else its nodes as
+    // they are now are queued on the stream, in an order its edges allow.
     call_async(|rt| {
         let g = exec_of(rt, exec)?.graph;
         rt.check_stream(stream).map_err(|_| INVALID_VALUE)?;
-        super::capture::captured(rt, stream, |rt| {
-            Ok(NodeKind::Graph(rt.graphs.clone_graph(g, None).0))
-        })?;
-        Ok(())
+        if super::capture::capturing(rt, stream) {
+            super::capture::captured(rt, stream, |rt| {
+                Ok(NodeKind::Graph(rt.graphs.clone_graph(g, None).0))
+            })?;
+            return Ok(());
+        }
+        super::capture::no_node(rt, stream)?;
+        super::stream_ops::push_graph(rt, stream, g)
     })
 }
 

@@ -101,6 +101,29 @@ fn push_at(rt: &mut Runtime, at: usize, stream: usize, device: i32, op: HeldOp) 
     );
 }
 
+/// Queues graph `g`'s nodes on `stream` as they are now, in topological order, child graphs
+/// inline: event record and wait nodes as the stream calls they stand for, the rest as work.
+pub(crate) fn push_graph(
+    rt: &mut Runtime,
+    stream: hipStream_t,
+    g: crate::graph::GraphId,
+) -> Result<(), hipError_t> {
+    let mut steps = Vec::new();
+    super::graph_exec::flatten(&rt.graphs, g, &mut steps)?;
+    for step in steps {
+        let op = match step {
+            super::graph_exec::Step::Host(func, user_data) => {
+                HeldOp::Work(NodeKind::Host { func, user_data })
+            }
+            super::graph_exec::Step::Work(NodeKind::EventRecord(e)) => HeldOp::Record(e),
+            super::graph_exec::Step::Work(NodeKind::WaitEvent(e)) => HeldOp::WaitEvent(e),
+            super::graph_exec::Step::Work(kind) => HeldOp::Work(kind),
+        };
+        push(rt, stream, op);
+    }
+    Ok(())
+}
+
 /// Whether an event's record is still queued (or running).
 pub(crate) fn event_held(rt: &Runtime, event: usize) -> bool {
     rt.held
@@ -175,17 +198,28 @@ pub(crate) fn quiescent(rt: &Runtime) -> bool {
 
 type Guard = MutexGuard<'static, Option<Runtime>>;
 
-/// Starts the executor thread, once per process.
+/// Starts the executor thread, once per process (a child the program forks has none of its
+/// parent's threads: it starts its own).
 pub(crate) fn start_executor() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let spawned = std::thread::Builder::new()
-            .name("gcnemu-hip-queue".into())
-            .spawn(executor);
-        if let Err(e) = spawned {
-            eprintln!("gcnemu-hip: cannot start the thread that runs queued work: {e}");
-        }
-    });
+    use std::sync::atomic::{AtomicI32, Ordering};
+    static STARTED_IN: AtomicI32 = AtomicI32::new(0);
+    static STARTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() };
+    if STARTED_IN.load(Ordering::Acquire) == pid {
+        return;
+    }
+    let _starting = STARTING.lock().unwrap_or_else(|e| e.into_inner());
+    if STARTED_IN.load(Ordering::Acquire) == pid {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("gcnemu-hip-queue".into())
+        .spawn(executor);
+    if let Err(e) = spawned {
+        eprintln!("gcnemu-hip: cannot start the thread that runs queued work: {e}");
+    }
+    STARTED_IN.store(pid, Ordering::Release);
 }
 
 /// The executor: runs queued operations one at a time, each stream's in order ([`next`]).
@@ -263,25 +297,6 @@ fn run(mut g: Guard, i: usize) -> Guard {
             // before it is complete.
             unsafe { func(stream, SUCCESS, user_data as *mut c_void) };
             return runtime::lock();
-        }
-        &HeldOp::Work(NodeKind::Graph(graph)) => {
-            // The graph's nodes take its place in the queue, in an order its edges allow. The
-            // graph is the copy `hipGraphLaunch` made for this launch: it goes.
-            let mut steps = Vec::new();
-            let r = super::graph_exec::flatten(&rt.graphs, graph, &mut steps);
-            rt.graphs.destroy(graph);
-            if r.is_ok() {
-                for (k, step) in steps.into_iter().enumerate() {
-                    let op = match step {
-                        super::graph_exec::Step::Host(func, user_data) => {
-                            HeldOp::Work(NodeKind::Host { func, user_data })
-                        }
-                        super::graph_exec::Step::Work(kind) => HeldOp::Work(kind),
-                    };
-                    push_at(rt, i + 1 + k, s, device, op);
-                }
-            }
-            r
         }
         HeldOp::Work(NodeKind::Kernel(k)) => {
             let k = k.clone();
