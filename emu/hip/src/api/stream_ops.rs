@@ -63,10 +63,16 @@ pub(crate) fn hold(
     make: impl FnOnce(&mut Runtime) -> Result<NodeKind, hipError_t>,
 ) -> Result<bool, hipError_t> {
     let kind = make(rt)?;
-    // A GPU copies pageable host memory (memory the runtime does not know) through a staging
-    // buffer before the call returns, so a program may reuse it at once: the call waits until
-    // the copy has run.
-    let sides = match &kind {
+    note_pageable(rt, &kind);
+    push(rt, stream, HeldOp::Work(kind));
+    Ok(true)
+}
+
+/// A GPU copies pageable host memory (memory the runtime does not know) through a staging
+/// buffer before the call returns, so a program may reuse it, or read what was copied to it,
+/// at once: the call enqueuing such a copy waits until it has run.
+fn note_pageable(rt: &mut Runtime, kind: &NodeKind) {
+    let sides = match kind {
         NodeKind::Memcpy1D { dst, src, .. } => vec![*dst, *src],
         NodeKind::Memcpy(c) => vec![c.dst.ptr, c.src.ptr],
         NodeKind::MemcpyFromSymbol { dst, .. } => vec![*dst],
@@ -76,8 +82,6 @@ pub(crate) fn hold(
     if sides.iter().any(|&a| rt.allocation_of(a).is_none()) {
         rt.wait_after = true;
     }
-    push(rt, stream, HeldOp::Work(kind));
-    Ok(true)
 }
 
 /// Enqueues `op` on `stream`, for the calling thread's device.
@@ -117,7 +121,10 @@ pub(crate) fn push_graph(
             }
             super::graph_exec::Step::Work(NodeKind::EventRecord(e)) => HeldOp::Record(e),
             super::graph_exec::Step::Work(NodeKind::WaitEvent(e)) => HeldOp::WaitEvent(e),
-            super::graph_exec::Step::Work(kind) => HeldOp::Work(kind),
+            super::graph_exec::Step::Work(kind) => {
+                note_pageable(rt, &kind);
+                HeldOp::Work(kind)
+            }
         };
         push(rt, stream, op);
     }
