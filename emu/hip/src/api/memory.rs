@@ -613,6 +613,29 @@ fn copy_2d(
     height: u64,
     kind: c_int,
 ) -> Result<(), hipError_t> {
+    check_2d(rt, dst, dpitch, src, spitch, width, height, kind)?;
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    for row in 0..height {
+        copy(rt, dst + row * dpitch, src + row * spitch, width, DEFAULT)?;
+    }
+    Ok(())
+}
+
+/// Checks a 2D copy as a whole, so that a bad one changes nothing (and is refused when it is
+/// enqueued).
+#[allow(clippy::too_many_arguments)]
+fn check_2d(
+    rt: &Runtime,
+    dst: u64,
+    dpitch: u64,
+    src: u64,
+    spitch: u64,
+    width: u64,
+    height: u64,
+    kind: c_int,
+) -> Result<(), hipError_t> {
     if width > dpitch || width > spitch {
         return Err(INVALID_PITCH_VALUE);
     }
@@ -642,10 +665,8 @@ fn copy_2d(
         spitch,
         matches!(kind, DEVICE_TO_HOST | DEVICE_TO_DEVICE),
     )?;
-    for row in 0..height {
-        copy(rt, dst + row * dpitch, src + row * spitch, width, DEFAULT)?;
-    }
-    Ok(())
+    // Each row's copy refuses a small integer as a pointer (see `check_copy`).
+    check_copy(rt, dst, src, width, DEFAULT)
 }
 
 #[no_mangle]
@@ -688,10 +709,9 @@ pub unsafe extern "C" fn hipMemcpy2DAsync(
 ) -> hipError_t {
     call_async(|rt| {
         rt.check_stream(stream)?;
-        let captured = super::capture::captured(rt, stream, |_| {
-            if width > dpitch || width > spitch {
-                return Err(INVALID_PITCH_VALUE);
-            }
+        let captured = super::capture::captured(rt, stream, |rt| {
+            let (w, h) = (width as u64, height as u64);
+            check_2d(rt, dst as u64, dpitch as u64, src as u64, spitch as u64, w, h, kind)?;
             let pitched = |ptr: u64, pitch: usize| Pitched {
                 ptr,
                 pitch: pitch as u64,
