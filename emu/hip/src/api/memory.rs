@@ -711,7 +711,16 @@ pub unsafe extern "C" fn hipMemcpy2DAsync(
         rt.check_stream(stream)?;
         let captured = super::capture::captured(rt, stream, |rt| {
             let (w, h) = (width as u64, height as u64);
-            check_2d(rt, dst as u64, dpitch as u64, src as u64, spitch as u64, w, h, kind)?;
+            check_2d(
+                rt,
+                dst as u64,
+                dpitch as u64,
+                src as u64,
+                spitch as u64,
+                w,
+                h,
+                kind,
+            )?;
             let pitched = |ptr: u64, pitch: usize| Pitched {
                 ptr,
                 pitch: pitch as u64,
