@@ -82,10 +82,13 @@ pub(crate) fn call_as(
         let enqueued = rt.next_seq;
         let r = f(rt);
         let wait_after = std::mem::take(&mut rt.wait_after);
-        let wait =
-            rt.next_seq != enqueued && (kind == CallKind::Sync || rt.launch_blocking || wait_after);
-        // This call may have enqueued work, or written what a stream wait waits for.
-        runtime::CHANGED.notify_all();
+        let pushed = rt.next_seq != enqueued;
+        let wait = pushed && (kind == CallKind::Sync || rt.launch_blocking || wait_after);
+        // This call may have enqueued work, or written what a stream wait waits for; with
+        // nothing queued and nothing new, there is no one to tell.
+        if pushed || !rt.held.is_empty() {
+            runtime::CHANGED.notify_all();
+        }
         if wait {
             drop(stream_ops::quiesce(g));
         }

@@ -208,25 +208,31 @@ type Guard = MutexGuard<'static, Option<Runtime>>;
 /// Starts the executor thread, once per process (a child the program forks has none of its
 /// parent's threads: it starts its own).
 pub(crate) fn start_executor() {
-    use std::sync::atomic::{AtomicI32, Ordering};
-    static STARTED_IN: AtomicI32 = AtomicI32::new(0);
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static STARTED: AtomicBool = AtomicBool::new(false);
     static STARTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    // SAFETY: getpid has no preconditions.
-    let pid = unsafe { libc::getpid() };
-    if STARTED_IN.load(Ordering::Acquire) == pid {
+    if STARTED.load(Ordering::Acquire) {
         return;
     }
     let _starting = STARTING.lock().unwrap_or_else(|e| e.into_inner());
-    if STARTED_IN.load(Ordering::Acquire) == pid {
+    if STARTED.load(Ordering::Acquire) {
         return;
     }
+    extern "C" fn forked_child() {
+        STARTED.store(false, Ordering::Release);
+    }
+    static AT_FORK: std::sync::Once = std::sync::Once::new();
+    // SAFETY: registers a plain function that lives as long as the process.
+    AT_FORK.call_once(|| unsafe {
+        libc::pthread_atfork(None, None, Some(forked_child));
+    });
     let spawned = std::thread::Builder::new()
         .name("gcnemu-hip-queue".into())
         .spawn(executor);
     if let Err(e) = spawned {
         eprintln!("gcnemu-hip: cannot start the thread that runs queued work: {e}");
     }
-    STARTED_IN.store(pid, Ordering::Release);
+    STARTED.store(true, Ordering::Release);
 }
 
 /// The executor: runs queued operations one at a time, each stream's in order ([`next`]).
