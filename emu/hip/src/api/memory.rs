@@ -761,6 +761,10 @@ fn fill<const N: usize>(
     stream: hipStream_t,
 ) -> Result<(), hipError_t> {
     rt.check_stream(stream)?;
+    // An empty fill outside a capture is nothing to do (nor to check), as hipamd has it.
+    if count == 0 && !super::capture::capturing(rt, stream) {
+        return super::capture::no_node(rt, stream);
+    }
     let captured = super::capture::captured(rt, stream, |rt| {
         let mut v = [0u8; 4];
         v[..N].copy_from_slice(&value);
@@ -902,6 +906,9 @@ fn fill_2d(
         return Err(INVALID_PITCH_VALUE);
     }
     rt.check_stream(stream)?;
+    if (width == 0 || height == 0) && !super::capture::capturing(rt, stream) {
+        return super::capture::no_node(rt, stream);
+    }
     let captured = super::capture::captured(rt, stream, |rt| {
         let p = hipMemsetParams {
             dst: dst as *mut c_void,

@@ -83,6 +83,10 @@ pub unsafe extern "C" fn hipMemcpyToSymbolAsync(
 ) -> hipError_t {
     call_async(|rt| {
         rt.check_stream(stream)?;
+        // The direction is checked first, as the blocking form does.
+        if !matches!(kind, HOST_TO_DEVICE | DEVICE_TO_DEVICE | DEFAULT) {
+            return Err(INVALID_MEMCPY_DIRECTION);
+        }
         let captured = super::capture::captured(rt, stream, |rt| {
             super::graph::to_symbol(rt, symbol, src, size, offset, kind)
         })?;
@@ -119,6 +123,9 @@ pub unsafe extern "C" fn hipMemcpyFromSymbolAsync(
 ) -> hipError_t {
     call_async(|rt| {
         rt.check_stream(stream)?;
+        if !matches!(kind, DEVICE_TO_HOST | DEVICE_TO_DEVICE | DEFAULT) {
+            return Err(INVALID_MEMCPY_DIRECTION);
+        }
         let captured = super::capture::captured(rt, stream, |rt| {
             super::graph::from_symbol(rt, dst, symbol, size, offset, kind)
         })?;
