@@ -101,6 +101,33 @@ fn streams_events_and_host_functions() {
 }
 
 #[test]
+fn work_runs_asynchronously_and_synchronising_calls_wait() {
+    // While a long kernel runs its stream and events are not ready, the copy and callback
+    // behind it have not happened; after the synchronisation they have, in order.
+    assert_passes(&["--timing", "off"], "async", &[]);
+}
+
+#[test]
+fn launch_blocking_completes_work_before_the_call_returns() {
+    let built = common::hip::built();
+    let out = Command::new(&built.gcnemu)
+        .args(["exec", "--timing", "off", "--lib"])
+        .arg(&built.library)
+        .arg("--")
+        .arg(program("async"))
+        .arg("blocking")
+        .env("HIP_LAUNCH_BLOCKING", "1")
+        .output()
+        .expect("run gcnemu exec");
+    let (stdout, stderr) = text(&out);
+    assert!(
+        out.status.success() && stdout.lines().last() == Some("PASS"),
+        "status {:?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        out.status
+    );
+}
+
+#[test]
 fn graphs_built_instantiated_updated_and_launched() {
     assert_passes(&["--timing", "off"], "graph", &[]);
 }

@@ -1,14 +1,33 @@
 //! The runtime's state: the emulated devices (one `gcnemu::Device` whose address space they
 //! share, see [`crate::devices`]), the code objects the program registered or loaded (once per
-//! device that uses them), its allocations, streams and events, and what its kernels did.
+//! device that uses them), its allocations, streams and events, the work queued on the streams,
+//! and what its kernels did.
 //!
-//! Every API call takes the one lock ([`with`]), so calls from several host threads are
-//! serialised. Work runs when it is enqueued: a kernel or copy is complete when the call that
-//! enqueues it returns. That is a legal schedule of HIP's stream semantics (each stream in order,
-//! streams ordered among themselves in one of the allowed ways), so what a correct program
-//! observes is what HIP promises; a kernel's failure is held back until the next synchronising
-//! call, as on a GPU. At exit the statistics ([`crate::stats`]) and the sanitizers' report
-//! ([`crate::checks`]) are written from the state left here.
+//! Every API call takes the one lock ([`with`], [`guard`]), so calls from several host threads
+//! are serialised. Work runs asynchronously, as on a GPU: a kernel, copy, fill, event record,
+//! stream wait, host function or graph launch is queued ([`Runtime::held`], in enqueuing order,
+//! each entry naming its stream) and the call returns. One executor thread (`api::stream_ops`)
+//! runs the queue one operation at a time: among the entries whose stream has nothing queued
+//! before them (the null stream waiting for every blocking stream and they for it, as HIP
+//! defines; `hipStreamNonBlocking` streams exempt) and whose wait holds, the one enqueued
+//! first. So kernels run one at a time, each stream's work in order, and for a program that
+//! synchronises correctly in the same order every run, which keeps results, statistics and
+//! `--stats` output deterministic.
+//!
+//! A kernel runs without the lock: the executor borrows the device ([`DeviceSlot::lend`]) and
+//! the module (an `Arc`), so `hipStreamQuery` and `hipEventQuery` answer `hipErrorNotReady`
+//! meanwhile. A call that reaches for the device while it is lent (an allocation, a module
+//! load, a copy's checks) waits for the kernel to end. Calls are of three kinds
+//! (`api::CallKind`): those that enqueue and return; queries that neither wait nor enqueue; and
+//! the rest, synchronous with the host, which wait before and after until the executor has run
+//! all it can (`hipMemcpy`, `hipMemset`, `hipFree`'s implicit device synchronisation, module
+//! load and unload ...). The synchronising calls wait on [`CHANGED`]. `HIP_LAUNCH_BLOCKING=1`
+//! makes every enqueuing call wait too: work is complete when the call that enqueues it returns.
+//!
+//! A kernel's failure is held back until the next synchronising call, as on a GPU; a queued
+//! operation that fails when it runs is reported on stderr and held the same way, and the
+//! queue goes on. At exit the queue is drained first, then the statistics ([`crate::stats`])
+//! and the sanitizers' report ([`crate::checks`]) are written from the state left here.
 
 use crate::allocation::{AllocClass, AllocInfo};
 use crate::checks::{self, CheckState};
@@ -20,10 +39,12 @@ use crate::types::*;
 use gcnemu::board::board;
 use gcnemu::memory::{AllocKind, Placement};
 use gcnemu::settings::Settings;
-use gcnemu::{Arg, Device, DeviceConfig, Dims, Module};
+use gcnemu::{Arg, Device, DeviceConfig, Dims, LaunchOptions, Module};
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::{Mutex, MutexGuard};
+use std::ops::{Deref, DerefMut};
+use std::ptr::NonNull;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// A `.hip_fatbin` bundle a translation unit registered; its code object is loaded at first use.
@@ -40,7 +61,8 @@ pub(crate) type ModuleId = usize;
 
 /// A code object loaded for the device.
 pub(crate) struct Loaded {
-    pub(crate) module: Module,
+    /// Shared with the executor, which runs a kernel of it without the runtime's lock.
+    pub(crate) module: Arc<Module>,
     pub(crate) name: String,
 }
 
@@ -90,7 +112,7 @@ pub(crate) struct ValueWait {
     pub(crate) bytes: u8,
 }
 
-/// What a held stream still has to do, in order.
+/// One operation in a stream's queue.
 pub(crate) enum HeldOp {
     /// The stream waits until the condition holds.
     Wait(ValueWait),
@@ -98,20 +120,29 @@ pub(crate) enum HeldOp {
     Work(NodeKind),
     /// `hipEventRecord`: the event completes when the stream gets here.
     Record(usize),
-    /// `hipStreamWaitEvent` for an event whose record is itself held.
+    /// `hipStreamWaitEvent` for an event whose record is itself queued.
     WaitEvent(usize),
+    /// `hipStreamAddCallback`: the callback, called with the stream and `hipSuccess`.
+    Callback(
+        unsafe extern "C" fn(hipStream_t, hipError_t, *mut c_void),
+        usize,
+    ),
     /// `hipFreeAsync`: the block goes back to its pool when the stream gets here.
     FreeAsync(u64),
     /// `hipMemPrefetchAsync` of managed `[start, end)` to `device`.
     Prefetch { start: u64, end: u64, device: i32 },
 }
 
-/// Work enqueued behind a stream wait that did not hold yet. Everything else runs when it is
-/// enqueued; this is what a stream wait (or the null stream's implicit synchronisation with
-/// it) holds back until memory changes.
+/// An operation enqueued and not yet complete (see `api::stream_ops` for the executor).
 pub(crate) struct Held {
+    /// Identifies it while it runs (its index moves as others complete).
+    pub(crate) seq: u64,
     /// The stream's handle value (0 for the legacy null stream).
     pub(crate) stream: usize,
+    /// The device current on the enqueuing thread: the null stream's work runs there.
+    pub(crate) device: i32,
+    /// Taken by the executor and running.
+    pub(crate) started: bool,
     pub(crate) op: HeldOp,
 }
 
@@ -140,7 +171,8 @@ pub(crate) enum ArgSource<'a> {
 
 pub(crate) struct Runtime {
     pub(crate) settings: Settings,
-    pub(crate) device: Device,
+    /// The device; lent to the executor while a kernel runs (see [`DeviceSlot`]).
+    pub(crate) device: DeviceSlot,
     pub(crate) fatbins: Vec<Fatbin>,
     pub(crate) modules: Vec<Option<Loaded>>,
     /// Host stub address → kernel.
@@ -181,10 +213,14 @@ pub(crate) struct Runtime {
     pub(crate) pool_blocks: HashMap<u64, PoolId>,
     /// Exported pools by the (device, inode) of the descriptor that names them.
     pub(crate) pool_exports: HashMap<(u64, u64), PoolId>,
-    /// Work held behind stream waits, in the order it was enqueued.
+    /// Work enqueued and not complete, every stream's, in the order it was enqueued.
     pub(crate) held: Vec<Held>,
-    /// Host functions of held work that became runnable: run once the lock is released.
-    pub(crate) released_hosts: Vec<(unsafe extern "C" fn(*mut c_void), usize)>,
+    /// The next [`Held::seq`].
+    pub(crate) next_seq: u64,
+    /// `HIP_LAUNCH_BLOCKING`: every call that enqueues work returns once the work is done.
+    pub(crate) launch_blocking: bool,
+    /// Set by a call that enqueued work it must wait for (a copy of pageable memory).
+    pub(crate) wait_after: bool,
     /// Advice on managed ranges, as disjoint spans sorted by start.
     pub(crate) advice: Vec<Advice>,
     /// HIP arrays by the address of the `hipArray` handed out (a leaked box, freed with the
@@ -222,9 +258,13 @@ const DEFAULT_POOL: PoolId = 0x3ff0;
 
 static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
 
-/// Runs `f` on the runtime, creating it at the first call. `None` if the settings in the
+/// Signalled (with [`RUNTIME`]'s lock) whenever the queue may have moved: work enqueued or
+/// completed, memory a stream wait looks at written by an API call.
+pub(crate) static CHANGED: Condvar = Condvar::new();
+
+/// The lock, with the runtime created at the first call. `None` if the settings in the
 /// environment are invalid (said once on stderr).
-pub(crate) fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
+pub(crate) fn guard() -> Option<MutexGuard<'static, Option<Runtime>>> {
     let mut guard = lock();
     if guard.is_none() {
         match Runtime::from_env() {
@@ -239,7 +279,170 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
             }
         }
     }
-    guard.as_mut().map(f)
+    Some(guard)
+}
+
+/// Runs `f` on the runtime, creating it at the first call. `None` if the settings in the
+/// environment are invalid.
+pub(crate) fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
+    guard()?.as_mut().map(f)
+}
+
+/// The one `gcnemu::Device`. It lives outside the runtime's lock so that the executor can run
+/// a kernel on it without that lock ([`DeviceSlot::lend`]); meanwhile a call that reaches for
+/// the device (allocation, module load, a copy's checks) waits for the kernel to end, and a
+/// call that does not (a query, an enqueue) answers at once.
+pub(crate) struct DeviceSlot {
+    device: NonNull<Device>,
+    /// While lent: every allocation's start and the end of what the guest may reach, in
+    /// address order, as they were when the kernel started (only the kernel's own buffers come
+    /// and go until it ends), so that enqueuing calls can check addresses meanwhile.
+    lent_ranges: Vec<(u64, u64)>,
+}
+
+/// Whether the device is lent out, and the signal that it came back.
+static LENT: Mutex<bool> = Mutex::new(false);
+static RETURNED: Condvar = Condvar::new();
+
+fn wait_returned() {
+    let mut lent = LENT.lock().unwrap_or_else(|e| e.into_inner());
+    while *lent {
+        lent = RETURNED.wait(lent).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+// SAFETY: the device is reached only through the slot (under the runtime's lock, and only when
+// it is not lent) or through the one loan that `lend` hands out while it is.
+unsafe impl Send for DeviceSlot {}
+
+impl Deref for DeviceSlot {
+    type Target = Device;
+    fn deref(&self) -> &Device {
+        wait_returned();
+        // SAFETY: the device is not lent (checked above; only a holder of the runtime's lock,
+        // as this caller is, can lend it) and lives as long as the process.
+        unsafe { self.device.as_ref() }
+    }
+}
+
+impl DerefMut for DeviceSlot {
+    fn deref_mut(&mut self) -> &mut Device {
+        wait_returned();
+        // SAFETY: as `deref`; `&mut self` is the runtime's, so no other borrow is live.
+        unsafe { self.device.as_mut() }
+    }
+}
+
+impl DeviceSlot {
+    /// Lends the device to a caller that will use it without the runtime's lock; other calls
+    /// reaching for it wait until the loan is dropped.
+    pub(crate) fn lend(&mut self) -> DeviceLoan {
+        self.lent_ranges = self
+            .memory()
+            .serials()
+            .into_iter()
+            .map(|(base, reach, _)| (base, reach))
+            .collect();
+        *LENT.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        DeviceLoan(self.device)
+    }
+
+    fn new(device: Device) -> DeviceSlot {
+        DeviceSlot {
+            device: NonNull::from(Box::leak(Box::new(device))),
+            lent_ranges: Vec::new(),
+        }
+    }
+
+    /// The start of the allocation whose reach holds `addr`, without waiting for a lent
+    /// device: `None` when the device is not lent (ask it), `Some(None)` when no allocation
+    /// holds `addr`.
+    fn lent_allocation(&self, addr: u64) -> Option<Option<u64>> {
+        if !*LENT.lock().unwrap_or_else(|e| e.into_inner()) {
+            return None;
+        }
+        let i = self.lent_ranges.partition_point(|&(base, _)| base <= addr);
+        Some(
+            i.checked_sub(1)
+                .map(|i| self.lent_ranges[i])
+                .filter(|&(_, reach)| addr < reach)
+                .map(|(base, _)| base),
+        )
+    }
+}
+
+/// The device, lent out by [`DeviceSlot::lend`].
+pub(crate) struct DeviceLoan(NonNull<Device>);
+
+// SAFETY: see `DeviceSlot`; the loan is the one way to the device while it exists.
+unsafe impl Send for DeviceLoan {}
+
+impl DeviceLoan {
+    pub(crate) fn device(&mut self) -> &mut Device {
+        // SAFETY: while the loan exists nothing else reaches the device (`DeviceSlot` waits).
+        unsafe { self.0.as_mut() }
+    }
+}
+
+impl Drop for DeviceLoan {
+    fn drop(&mut self) {
+        *LENT.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        RETURNED.notify_all();
+    }
+}
+
+/// A kernel launch with everything checked and gathered under the runtime's lock, ready to run
+/// on the device without it.
+pub(crate) struct PreparedLaunch {
+    pub(crate) module: Arc<Module>,
+    module_id: ModuleId,
+    pub(crate) kernel: String,
+    pub(crate) dims: Dims,
+    pub(crate) args: Vec<Arg>,
+    pub(crate) opts: LaunchOptions,
+    device: i32,
+}
+
+thread_local! {
+    static ON_EXECUTOR: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks the calling thread as the executor, the thread that runs queued work.
+pub(crate) fn mark_executor() {
+    ON_EXECUTOR.with(|c| c.set(true));
+}
+
+/// Whether the calling thread is the executor (a host function calling HIP): it must not wait
+/// for the queue it is running.
+pub(crate) fn on_executor() -> bool {
+    ON_EXECUTOR.with(|c| c.get())
+}
+
+/// Waits at exit until the queue is empty, so that the statistics and the sanitizers' report
+/// cover the work the program enqueued, unless what is left cannot run (nothing has run for a
+/// second: stream waits on memory nothing will write).
+fn drain(mut guard: MutexGuard<'static, Option<Runtime>>) -> MutexGuard<'static, Option<Runtime>> {
+    if on_executor() {
+        return guard;
+    }
+    let mut idle_since = Instant::now();
+    loop {
+        let Some(rt) = guard.as_ref() else {
+            return guard;
+        };
+        if rt.held.is_empty() {
+            return guard;
+        }
+        if rt.held.iter().any(|h| h.started) {
+            idle_since = Instant::now();
+        } else if idle_since.elapsed() >= Duration::from_secs(1) {
+            return guard;
+        }
+        guard = CHANGED
+            .wait_timeout(guard, Duration::from_millis(20))
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
 }
 
 /// Registers the exit report (once): the statistics, then the sanitizers' leaks and summary.
@@ -250,7 +453,7 @@ fn report_at_exit() {
             // The program may exit while another thread holds the lock: then say nothing rather
             // than hang.
             let guard = match lock_for_exit() {
-                Some(g) => g,
+                Some(g) => drain(g),
                 None => return,
             };
             if let Some(rt) = guard.as_ref() {
@@ -272,12 +475,21 @@ fn report_at_exit() {
     });
 }
 
-/// The lock for the exit report, unless another thread holds it.
+/// The lock for the exit report, unless another thread keeps it (the executor takes it for
+/// moments at a time: a second's tries).
 fn lock_for_exit() -> Option<MutexGuard<'static, Option<Runtime>>> {
-    match RUNTIME.try_lock() {
-        Ok(g) => Some(g),
-        Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
-        Err(std::sync::TryLockError::WouldBlock) => None,
+    let start = Instant::now();
+    loop {
+        match RUNTIME.try_lock() {
+            Ok(g) => return Some(g),
+            Err(std::sync::TryLockError::Poisoned(e)) => return Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                if start.elapsed() >= Duration::from_secs(1) {
+                    return None;
+                }
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
     }
 }
 
@@ -335,7 +547,7 @@ impl Runtime {
         ];
         Ok(Runtime {
             settings,
-            device,
+            device: DeviceSlot::new(device),
             fatbins: Vec::new(),
             modules: Vec::new(),
             functions: HashMap::new(),
@@ -362,7 +574,10 @@ impl Runtime {
             pool_blocks: HashMap::new(),
             pool_exports: HashMap::new(),
             held: Vec::new(),
-            released_hosts: Vec::new(),
+            next_seq: 0,
+            wait_after: false,
+            launch_blocking: std::env::var("HIP_LAUNCH_BLOCKING")
+                .is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false")),
             advice: Vec::new(),
             arrays: HashMap::new(),
             mipmaps: HashMap::new(),
@@ -534,9 +749,29 @@ impl Runtime {
 
     /// The allocation holding `addr`: its start and what it is.
     pub(crate) fn allocation_of(&self, addr: u64) -> Option<(u64, AllocInfo)> {
-        let a = self.device.memory().allocation_containing(addr)?;
-        let info = self.allocations.get(&a.base)?;
-        Some((a.base, *info))
+        let (base, _) = self.device_allocation(addr)?;
+        let info = self.allocations.get(&base)?;
+        Some((base, *info))
+    }
+
+    /// The device memory allocation holding `addr` (the runtime's, a code object's, registered
+    /// host memory ...): its start and length. While a kernel runs it is answered from the
+    /// ranges taken when the kernel started, the length from the runtime's own record (a code
+    /// object's: up to its last page), so enqueuing calls need not wait for the device.
+    pub(crate) fn device_allocation(&self, addr: u64) -> Option<(u64, u64)> {
+        match self.device.lent_allocation(addr) {
+            Some(hit) => {
+                let base = hit?;
+                let i = self.device.lent_ranges.partition_point(|&(b, _)| b < base);
+                let reach = self.device.lent_ranges[i].1;
+                let len = self.allocations.get(&base).map_or(reach - base, |a| a.size);
+                Some((base, len))
+            }
+            None => {
+                let a = self.device.memory().allocation_containing(addr)?;
+                Some((a.base, a.len()))
+            }
+        }
     }
 
     /// Checks that `[addr, addr+len)` lies inside one allocation the device can reach.
@@ -547,8 +782,8 @@ impl Runtime {
         if len == 0 {
             return Ok(());
         }
-        match self.device.memory().allocation_containing(addr) {
-            Some(a) if addr + len <= a.base + a.len() => Ok(()),
+        match self.device_allocation(addr) {
+            Some((base, size)) if addr + len <= base + size => Ok(()),
             _ => Err(INVALID_VALUE),
         }
     }
@@ -589,7 +824,7 @@ impl Runtime {
             .map_err(|e| e.to_string())?;
         tracing::info!(code_object = %image.file, kernels = module.object.kernels.len(), "loaded");
         self.modules.push(Some(Loaded {
-            module,
+            module: Arc::new(module),
             name: image.file.clone(),
         }));
         Ok(self.modules.len() - 1)
@@ -704,6 +939,25 @@ impl Runtime {
         stream: hipStream_t,
         args: ArgSource,
     ) -> Result<(), hipError_t> {
+        let p = self.prepare_launch(module, kernel, grid, block, shared, stream, args)?;
+        let result = self
+            .device
+            .launch(&p.module, &p.kernel, p.dims, &p.args, &p.opts);
+        self.finish_launch(&p, result)
+    }
+
+    /// Checks a launch and gathers what running it takes ([`Runtime::launch`]'s first half).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn prepare_launch(
+        &mut self,
+        module: ModuleId,
+        kernel: &str,
+        grid: dim3,
+        block: dim3,
+        shared: u64,
+        stream: hipStream_t,
+        args: ArgSource,
+    ) -> Result<PreparedLaunch, hipError_t> {
         self.check_stream(stream)?;
         check_dims(grid, block)?;
         let grid = [grid.x, grid.y, grid.z];
@@ -714,12 +968,7 @@ impl Runtime {
             .into_iter()
             .map(Arg::Bytes)
             .collect();
-        // A field borrow, not `self.loaded()`: the launch below borrows the device mutably.
-        let loaded = self
-            .modules
-            .get(module)
-            .and_then(|m| m.as_ref())
-            .ok_or(INVALID_HANDLE)?;
+        let loaded = self.loaded(module)?;
         let k = loaded
             .module
             .kernel(kernel)
@@ -739,11 +988,55 @@ impl Runtime {
                 t.cus = mask.iter().map(|w| w.count_ones()).sum();
             }
         }
-        let dims = Dims { grid, block };
-        let name = k.name.clone();
-        let result = self
-            .device
-            .launch(&loaded.module, kernel, dims, &launch_args, &opts);
+        let module_arc = loaded.module.clone();
+        Ok(PreparedLaunch {
+            module: module_arc,
+            module_id: module,
+            kernel: kernel.to_string(),
+            dims: Dims { grid, block },
+            args: launch_args,
+            opts,
+            device,
+        })
+    }
+
+    /// Checks that a block fits the kernel's launch bounds and its LDS the hardware, as
+    /// hipamd's `ihipLaunchKernel_validate` does before the launch is enqueued.
+    pub(crate) fn check_launch(
+        &self,
+        module: ModuleId,
+        kernel: &str,
+        block: dim3,
+        shared: u64,
+    ) -> Result<(), hipError_t> {
+        let k = self
+            .loaded(module)?
+            .module
+            .kernel(kernel)
+            .ok_or(INVALID_DEVICE_FUNCTION)?;
+        let bound = k.meta.as_ref().map_or(0, |m| m.max_flat_workgroup_size);
+        let items = block.x as u64 * block.y as u64 * block.z as u64;
+        if bound > 0 && items > bound {
+            return Err(LAUNCH_FAILURE);
+        }
+        if k.descriptor.group_segment_fixed_size as u64 + shared > 64 * 1024 {
+            return Err(INVALID_CONFIGURATION);
+        }
+        Ok(())
+    }
+
+    /// Accounts for a launch that ran ([`Runtime::launch`]'s second half): time, statistics,
+    /// sanitizer findings, a kernel failure held for the next synchronising call.
+    pub(crate) fn finish_launch(
+        &mut self,
+        p: &PreparedLaunch,
+        result: Result<gcnemu::Stats, gcnemu::Error>,
+    ) -> Result<(), hipError_t> {
+        let (module, kernel, device) = (p.module_id, p.kernel.as_str(), p.device);
+        let name = p
+            .module
+            .kernel(kernel)
+            .map_or_else(|| kernel.to_string(), |k| k.name.clone());
         match result {
             Ok(stats) => {
                 self.device_ns += match &stats.timing {

@@ -4,7 +4,7 @@
 //! that names an array becomes a pitched 3D copy over that memory, so arrays in graph memcpy
 //! nodes work as stream copies do.
 
-use super::{call, put};
+use super::{call, call_async, put};
 use crate::allocation::AllocClass;
 use crate::error::*;
 use crate::graph::{Copy3d, NodeKind, Pitched};
@@ -396,7 +396,11 @@ fn enqueue(rt: &mut Runtime, c: Copy3d, stream: Option<hipStream_t>) -> Result<(
 }
 
 fn memcpy_3d(p: *const hipMemcpy3DParms, stream: Option<hipStream_t>) -> hipError_t {
-    call(|rt| {
+    let kind = match stream {
+        Some(_) => super::CallKind::Async,
+        None => super::CallKind::Sync,
+    };
+    super::call_as(kind, |rt| {
         let p = unsafe { p.as_ref() }.ok_or(INVALID_VALUE)?;
         let c = copy_3d(rt, p)?;
         enqueue(rt, c, stream)
@@ -528,7 +532,7 @@ pub unsafe extern "C" fn hipMemcpy2DToArrayAsync(
     kind: c_int,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         let c = copy_2d_array(
             rt,
             dst as _,
@@ -602,7 +606,7 @@ pub unsafe extern "C" fn hipMemcpy2DFromArrayAsync(
     kind: c_int,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         let c = copy_2d_array(
             rt,
             src as _,
@@ -846,7 +850,7 @@ pub unsafe extern "C" fn hipMemcpyParam2DAsync(
     p: *const hip_Memcpy2D,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         let c = param_2d(rt, p)?;
         enqueue(rt, c, Some(stream))
     })
@@ -903,7 +907,7 @@ pub unsafe extern "C" fn hipDrvMemcpy3DAsync(
     p: *const HIP_MEMCPY3D,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         let c = drv_3d(rt, p)?;
         enqueue(rt, c, Some(stream))
     })

@@ -110,9 +110,26 @@ pub(crate) fn stream_sync(rt: &mut Runtime, stream: hipStream_t) -> Result<(), h
     }
 }
 
+/// Whether work enqueued on `stream` is captured (the stream captures).
+pub(crate) fn capturing(rt: &Runtime, stream: hipStream_t) -> bool {
+    !is_legacy(stream) && rt.graphs.capturing.contains_key(&(stream as usize))
+}
+
+/// For work a graph has no node for: refused on a capturing stream (as `captured` would when
+/// asked for a node), nothing otherwise.
+pub(crate) fn no_node(rt: &mut Runtime, stream: hipStream_t) -> Result<(), hipError_t> {
+    if is_legacy(stream) {
+        return implicit(rt);
+    }
+    match rt.graphs.capturing.get(&(stream as usize)) {
+        Some(_) => Err(STREAM_CAPTURE_UNSUPPORTED),
+        None => Ok(()),
+    }
+}
+
 /// Called by every call that enqueues work on `stream`: if the stream captures, the node `make`
 /// builds is added to the capture's graph after the stream's dependencies and `true` returned;
-/// otherwise the caller runs the work.
+/// otherwise the node is queued on the stream (and `true` returned too).
 pub(crate) fn captured(
     rt: &mut Runtime,
     stream: hipStream_t,
@@ -124,7 +141,7 @@ pub(crate) fn captured(
     }
     let s = stream as usize;
     let Some(id) = rt.graphs.capturing.get(&s).map(|c| c.capture) else {
-        // Not captured: it runs now unless a stream wait holds the stream.
+        // Not captured: it goes to the stream's queue.
         return super::stream_ops::hold(rt, stream, make);
     };
     let capture = &rt.graphs.captures[&id];

@@ -13,8 +13,9 @@
 //! ROCclr passes: 1 for a cooperative grid, the address of the device's multi-grid sync
 //! information (`mg_info` of ockl) for a multi-device launch, 0 otherwise.
 //!
-//! A cooperative launch into a stream that captures, or that a stream wait holds, becomes an
-//! ordinary kernel node or held launch there.
+//! A cooperative launch into a stream that captures becomes an ordinary kernel node there.
+//! Otherwise it runs when called: the call is synchronous with the queue (it waits for the
+//! work enqueued before it), since a queued kernel node has no place for the cooperative flags.
 
 use super::call;
 use super::device::{occupancy_of, KernelRef};
@@ -105,7 +106,14 @@ fn launch(
     );
     rt.settings.launch.cooperative = cooperative;
     rt.settings.launch.multigrid_sync = multigrid_sync;
-    let r = super::launch::launch_by_stub(rt, f, grid, block, args, shared, stream);
+    // Captured, it is an ordinary kernel node; else it runs now (the call is synchronous with
+    // the queue), as a queued kernel would not keep the flags.
+    let r = if rt.graphs.capturing.contains_key(&(stream as usize)) {
+        super::launch::launch_by_stub(rt, f, grid, block, args, shared, stream)
+    } else {
+        super::capture::no_node(rt, stream)
+            .and_then(|()| super::launch::launch_now(rt, f, grid, block, args, shared, stream))
+    };
     (
         rt.settings.launch.cooperative,
         rt.settings.launch.multigrid_sync,
@@ -233,8 +241,8 @@ fn multi_device(
             .map(|(&g, b)| g as u64 * b as u64)
             .product::<u64>();
     }
-    // Every launch has run by now (work completes when it is enqueued), unless a stream wait
-    // holds one: then the information stays for it.
+    // Every launch has run by now (they run at once, the call being synchronous with the
+    // queue), unless a stream wait holds one: then the information stays for it.
     if let (Some(base), true) = (sync, rt.held.is_empty()) {
         let _ = rt.device.free(base);
     }
@@ -247,7 +255,7 @@ pub unsafe extern "C" fn hipLaunchCooperativeKernelMultiDevice(
     devices: i32,
     _flags: c_uint,
 ) -> hipError_t {
-    // The pre- and post-launch synchronisation flags change nothing: work completes when it is
-    // enqueued.
+    // The pre- and post-launch synchronisation flags change nothing: the call is synchronous
+    // with the queue, waiting for earlier work before its launches and for them after.
     call(|rt| multi_device(rt, list, devices, true))
 }

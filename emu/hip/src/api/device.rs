@@ -3,7 +3,7 @@
 //! Instinct MI100 for gfx908, Instinct MI210 for gfx90a), kernel attributes from the kernel
 //! descriptor, and occupancy from the CU model's rules.
 
-use super::{call, put};
+use super::{call, call_light, put};
 use crate::error::*;
 use crate::occupancy::{self, Answer, KernelUse};
 use crate::runtime::Runtime;
@@ -98,7 +98,7 @@ fn properties(rt: &Runtime, device: c_int) -> hipDeviceProp_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipInit(flags: c_uint) -> hipError_t {
-    call(|_| {
+    call_light(|_| {
         if flags == 0 {
             Ok(())
         } else {
@@ -109,7 +109,7 @@ pub unsafe extern "C" fn hipInit(flags: c_uint) -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         put(count, rt.device_count())?;
         // As hipamd: a count of 0 comes with hipErrorNoDevice.
         if rt.device_count() == 0 {
@@ -121,7 +121,7 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipSetDevice(device: c_int) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         rt.check_device(device)?;
         crate::devices::set_current(device);
         Ok(())
@@ -130,12 +130,12 @@ pub unsafe extern "C" fn hipSetDevice(device: c_int) -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDevice(device: *mut c_int) -> hipError_t {
-    call(|_| put(device, crate::devices::current()))
+    call_light(|_| put(device, crate::devices::current()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceGet(device: *mut hipDevice_t, ordinal: c_int) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         rt.check_device(ordinal)?;
         put(device, ordinal)
     })
@@ -146,7 +146,7 @@ pub unsafe extern "C" fn hipGetDeviceProperties(
     prop: *mut hipDeviceProp_t,
     device: c_int,
 ) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         rt.check_device(device)?;
         put(prop, properties(rt, device))
     })
@@ -158,7 +158,7 @@ pub unsafe extern "C" fn hipDeviceGetName(
     len: c_int,
     device: hipDevice_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         rt.check_device(device)?;
         if name.is_null() || len <= 0 {
             return Err(INVALID_VALUE);
@@ -174,7 +174,7 @@ pub unsafe extern "C" fn hipDeviceGetName(
 
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device: hipDevice_t) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         rt.check_device(device)?;
         put(bytes, rt.devices[device as usize].limit as usize)
     })
@@ -186,7 +186,7 @@ pub unsafe extern "C" fn hipDeviceComputeCapability(
     minor: *mut c_int,
     device: hipDevice_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         rt.check_device(device)?;
         put(major, 9)?;
         put(minor, 0)
@@ -199,7 +199,7 @@ pub unsafe extern "C" fn hipDeviceGetPCIBusId(
     len: c_int,
     device: c_int,
 ) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         rt.check_device(device)?;
         if bus_id.is_null() || len < 13 {
             return Err(INVALID_VALUE);
@@ -217,7 +217,7 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
     attribute: c_int,
     device: c_int,
 ) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         use crate::types::device_attribute::*;
         rt.check_device(device)?;
         let p = properties(rt, device);
@@ -305,14 +305,14 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
 
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceSynchronize() -> hipError_t {
-    let code = call(|rt| super::capture::uncapturable(rt));
+    let code = call_light(|rt| super::capture::uncapturable(rt));
     if code != SUCCESS {
         return code;
     }
     if let Err(e) = super::stream_ops::wait_for("hipDeviceSynchronize", |rt| rt.held.is_empty()) {
         return set_last(e);
     }
-    call(|rt| {
+    call_light(|rt| {
         super::mempool::release_over_threshold(rt);
         rt.take_pending()
     })
@@ -352,12 +352,12 @@ pub unsafe extern "C" fn hipDeviceReset() -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipRuntimeGetVersion(version: *mut c_int) -> hipError_t {
-    call(|_| put(version, HIP_VERSION))
+    call_light(|_| put(version, HIP_VERSION))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> hipError_t {
-    call(|_| put(version, HIP_VERSION))
+    call_light(|_| put(version, HIP_VERSION))
 }
 
 #[no_mangle]
@@ -365,7 +365,7 @@ pub unsafe extern "C" fn hipSetDeviceFlags(flags: c_uint) -> hipError_t {
     // hipDeviceScheduleMask, hipDeviceMapHost, hipDeviceLmemResizeToMax.
     const SCHEDULE_MASK: c_uint = 0x7;
     const SUPPORTED: c_uint = SCHEDULE_MASK | 0x8 | 0x10;
-    call(|rt| {
+    call_light(|rt| {
         if flags & !SUPPORTED != 0 {
             return Err(INVALID_VALUE);
         }
@@ -377,7 +377,7 @@ pub unsafe extern "C" fn hipSetDeviceFlags(flags: c_uint) -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDeviceFlags(flags: *mut c_uint) -> hipError_t {
-    call(|rt| put(flags, rt.devices[crate::devices::current() as usize].flags))
+    call_light(|rt| put(flags, rt.devices[crate::devices::current() as usize].flags))
 }
 
 #[no_mangle]
@@ -385,7 +385,7 @@ pub unsafe extern "C" fn hipChooseDevice(
     device: *mut c_int,
     prop: *const hipDeviceProp_t,
 ) -> hipError_t {
-    call(|_| {
+    call_light(|_| {
         // All devices are alike, so the first matches best.
         if prop.is_null() {
             return Err(INVALID_VALUE);
@@ -397,23 +397,23 @@ pub unsafe extern "C" fn hipChooseDevice(
 /// Cache and shared-memory configuration: accepted, as ROCm accepts them; gfx9 has no choice.
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceSetCacheConfig(_config: c_int) -> hipError_t {
-    call(|_| Ok(()))
+    call_light(|_| Ok(()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceGetCacheConfig(config: *mut c_int) -> hipError_t {
-    call(|_| put(config, 0))
+    call_light(|_| put(config, 0))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceSetSharedMemConfig(_config: c_int) -> hipError_t {
-    call(|_| Ok(()))
+    call_light(|_| Ok(()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceGetSharedMemConfig(config: *mut c_int) -> hipError_t {
     // hipSharedMemBankSizeFourByte
-    call(|_| put(config, 1))
+    call_light(|_| put(config, 1))
 }
 
 #[no_mangle]

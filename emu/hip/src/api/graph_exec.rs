@@ -1,14 +1,14 @@
 //! Executable graphs: instantiate, launch, update, per-node parameters, destroy.
 //!
 //! Instantiation copies the graph (so later changes to it do not reach the executable graph) and
-//! rejects a cycle. A launch walks the copy in topological order, child graphs inline, and runs
-//! each node as the stream call it stands for would: so, as everywhere in this runtime, the
-//! graph's work is complete when `hipGraphLaunch` returns. Host nodes run outside the runtime's
-//! lock, as `hipLaunchHostFunc` does, so they may call HIP. A launch on a capturing stream
-//! becomes a child graph node of the capture instead.
+//! rejects a cycle. A launch queues a copy of the executable graph on its stream; when the
+//! stream gets to it, the executor puts the graph's nodes in its place, in topological order,
+//! child graphs inline, each run as the stream call it stands for would be. Host nodes run on
+//! the executor without the runtime's lock, as `hipLaunchHostFunc`'s do, so they may call HIP.
+//! A launch on a capturing stream becomes a child graph node of the capture instead.
 
 use super::graph::*;
-use super::{call, put};
+use super::{call, call_async, put};
 use crate::error::*;
 use crate::graph::*;
 use crate::runtime::{ArgSource, Runtime};
@@ -108,7 +108,7 @@ pub(crate) fn flatten(graphs: &Graphs, g: GraphId, out: &mut Vec<Step>) -> Resul
         match &graphs.nodes[&n].kind {
             NodeKind::Graph(child) => flatten(graphs, *child, out)?,
             NodeKind::Host { func, user_data } => out.push(Step::Host(*func, *user_data)),
-            NodeKind::Empty | NodeKind::WaitEvent(_) => {}
+            NodeKind::Empty => {}
             k => out.push(Step::Work(k.clone())),
         }
     }
@@ -181,7 +181,13 @@ pub(crate) fn run(
             }
             Ok(())
         }
-        NodeKind::EventRecord(e) => super::stream::record(rt, *e as hipEvent_t, stream, false),
+        NodeKind::EventRecord(e) => {
+            let now = rt.device_ns;
+            if let Some(ev) = rt.events.get_mut(e) {
+                ev.recorded = Some(now);
+            }
+            Ok(())
+        }
         NodeKind::Host { .. } | NodeKind::Graph(_) | NodeKind::Empty | NodeKind::WaitEvent(_) => {
             Ok(())
         }
@@ -207,35 +213,20 @@ pub(crate) fn run_copy_3d(rt: &mut Runtime, c: &Copy3d) -> Result<(), hipError_t
 
 #[no_mangle]
 pub unsafe extern "C" fn hipGraphLaunch(exec: hipGraphExec_t, stream: hipStream_t) -> hipError_t {
-    let mut steps = Vec::new();
-    let code = call(|rt| {
+    // Captured, a copy of the graph as it is now becomes a child graph node; else its nodes as
+    // they are now are queued on the stream, in an order its edges allow.
+    call_async(|rt| {
         let g = exec_of(rt, exec)?.graph;
         rt.check_stream(stream).map_err(|_| INVALID_VALUE)?;
-        let captured = super::capture::captured(rt, stream, |rt| {
-            Ok(NodeKind::Graph(rt.graphs.clone_graph(g, None).0))
-        })?;
-        if !captured {
-            flatten(&rt.graphs, g, &mut steps)?;
+        if super::capture::capturing(rt, stream) {
+            super::capture::captured(rt, stream, |rt| {
+                Ok(NodeKind::Graph(rt.graphs.clone_graph(g, None).0))
+            })?;
+            return Ok(());
         }
-        Ok(())
-    });
-    if code != SUCCESS {
-        return code;
-    }
-    for step in steps {
-        let code = match step {
-            // SAFETY: the program's host function with the data it gave for it.
-            Step::Host(f, data) => {
-                unsafe { f(data as *mut c_void) };
-                SUCCESS
-            }
-            Step::Work(kind) => call(|rt| run(rt, &kind, stream)),
-        };
-        if code != SUCCESS {
-            return code;
-        }
-    }
-    set_last(SUCCESS)
+        super::capture::no_node(rt, stream)?;
+        super::stream_ops::push_graph(rt, stream, g)
+    })
 }
 
 /// The executable graph's copy of `node` (a node of the graph it was instantiated from).

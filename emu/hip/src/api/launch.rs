@@ -2,8 +2,9 @@
 //! `__hipPopCallConfiguration` and `hipLaunchKernel`), `hipExtLaunchKernel`, and the module API's
 //! `hipModuleLaunchKernel` with `kernelParams` or an `extra` argument buffer.
 
-use super::call;
+use super::call_async;
 use crate::error::*;
+use crate::graph::NodeKind;
 use crate::runtime::{ArgSource, Runtime};
 use crate::types::*;
 use std::cell::RefCell;
@@ -80,7 +81,8 @@ fn node_params(
     }
 }
 
-/// Launches the kernel whose host stub is `function` (registered by `__hipRegisterFunction`).
+/// Enqueues (or captures) the kernel whose host stub is `function` (registered by
+/// `__hipRegisterFunction`).
 pub(super) fn launch_by_stub(
     rt: &mut Runtime,
     function: *const c_void,
@@ -96,17 +98,39 @@ pub(super) fn launch_by_stub(
         .cloned()
         .ok_or(INVALID_DEVICE_FUNCTION)?;
     let captured = super::capture::captured(rt, stream, |rt| {
-        super::graph::kernel_node(
+        // The kernel as loaded for the device whose stream it is enqueued on.
+        let module = rt.symbol_module_on(&sym, rt.stream_device(stream))?;
+        crate::runtime::check_dims(grid, block)?;
+        rt.check_launch(module, &sym.name, block, shared as u64)?;
+        let mut node = super::graph::kernel_node(
             rt,
             &node_params(function, grid, block, args, shared, null_mut()),
-        )
+        )?;
+        if let NodeKind::Kernel(k) = &mut node {
+            k.module = module;
+        }
+        Ok(node)
     })?;
-    if captured {
-        return Ok(());
-    }
-    // The kernel as loaded for the device whose stream it is enqueued on.
-    let device = rt.stream_device(stream);
-    let module = rt.symbol_module_on(&sym, device)?;
+    debug_assert!(captured, "uncaptured work is queued");
+    Ok(())
+}
+
+/// Runs the kernel whose host stub is `function` now, not queued (for a synchronous call).
+pub(super) fn launch_now(
+    rt: &mut Runtime,
+    function: *const c_void,
+    grid: dim3,
+    block: dim3,
+    args: *mut *mut c_void,
+    shared: usize,
+    stream: hipStream_t,
+) -> Result<(), hipError_t> {
+    let sym = rt
+        .functions
+        .get(&(function as usize))
+        .cloned()
+        .ok_or(INVALID_DEVICE_FUNCTION)?;
+    let module = rt.symbol_module_on(&sym, rt.stream_device(stream))?;
     rt.launch(
         module,
         &sym.name,
@@ -127,7 +151,7 @@ pub unsafe extern "C" fn hipLaunchKernel(
     shared: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| launch_by_stub(rt, function, grid, block, args, shared, stream))
+    call_async(|rt| launch_by_stub(rt, function, grid, block, args, shared, stream))
 }
 
 /// `hipExtLaunchKernel`: `hipLaunchKernel` with events recorded around the kernel.
@@ -144,7 +168,7 @@ pub unsafe extern "C" fn hipExtLaunchKernel(
     stop: hipEvent_t,
     _flags: i32,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         super::stream::record(rt, start, stream, true)?;
         launch_by_stub(rt, function, grid, block, args, shared, stream)?;
         super::stream::record(rt, stop, stream, true)
@@ -194,19 +218,13 @@ pub(crate) fn module_launch(
         .cloned()
         .ok_or(INVALID_HANDLE)?;
     let captured = super::capture::captured(rt, stream, |rt| {
+        crate::runtime::check_dims(grid, block)?;
+        rt.check_launch(h.module, &h.name, block, shared as u64)?;
         let p = node_params(f, grid, block, params, shared as usize, extra);
         super::graph::kernel_node(rt, &p)
     })?;
-    if captured {
-        return Ok(());
-    }
-    let args = match (params.is_null(), extra.is_null()) {
-        (false, true) => ArgSource::Pointers(params as *const *const c_void),
-        (true, false) => ArgSource::Buffer(extra_buffer(extra)?),
-        (true, true) => ArgSource::Buffer(&[]),
-        (false, false) => return Err(INVALID_VALUE),
-    };
-    rt.launch(h.module, &h.name, grid, block, shared as u64, stream, args)
+    debug_assert!(captured, "uncaptured work is queued");
+    Ok(())
 }
 
 #[no_mangle]
@@ -234,7 +252,7 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
         y: block_y,
         z: block_z,
     };
-    call(|rt| module_launch(rt, f, grid, block, shared, stream, params, extra))
+    call_async(|rt| module_launch(rt, f, grid, block, shared, stream, params, extra))
 }
 
 /// `hipLaunchKernel` on the per-thread default stream (hipcc's `-fgpu-default-stream=per-thread`).

@@ -171,18 +171,14 @@ pub unsafe extern "C" fn hipMemPrefetchAsync(
             // Nothing to move or record for memory that is not managed.
             return Ok(());
         }
-        // Held behind a stream wait, the prefetch is recorded when the stream gets to it.
-        // ROCm 5.2 has no prefetch node: during a capture it happens at once, as there.
-        if super::stream_ops::must_hold(rt, stream) {
-            let op = HeldOp::Prefetch {
-                start,
-                end: start + len,
-                device,
-            };
-            super::stream_ops::push(rt, stream, op);
-            return Ok(());
-        }
-        prefetch_now(rt, start, start + len, device);
+        // Queued, the prefetch is recorded when the stream gets to it. ROCm 5.2 has no prefetch
+        // node: during a capture it is queued all the same, as the work there is done at once.
+        let op = HeldOp::Prefetch {
+            start,
+            end: start + len,
+            device,
+        };
+        super::stream_ops::push(rt, stream, op);
         Ok(())
     })
 }

@@ -5,7 +5,7 @@
 //! allocation, or it returns `hipErrorInvalidValue` rather than touch anything else. Pointers the
 //! runtime does not know are the program's own host memory.
 
-use super::{call, put};
+use super::{call, call_async, put};
 use crate::allocation::{AllocClass, AllocInfo};
 use crate::error::*;
 use crate::graph::{Copy3d, NodeKind, Pitched};
@@ -232,8 +232,9 @@ pub unsafe extern "C" fn hipMemset3DAsync(
 ) -> hipError_t {
     call(|rt| {
         rt.check_stream(stream)?;
-        // A graph has no node for a 3D fill: a capturing stream cannot take one.
-        super::capture::captured(rt, stream, |_| Err(STREAM_CAPTURE_UNSUPPORTED))?;
+        // A graph has no node for a 3D fill: a capturing stream cannot take one. Otherwise it
+        // runs now, this call being synchronous with the queue.
+        super::capture::no_node(rt, stream)?;
         fill_3d(rt, p, value, extent)
     })
 }
@@ -507,7 +508,7 @@ pub(crate) fn check_copy(
     }
     // Whatever the kind, a side inside an allocation must not run past its end.
     for p in [dst, src] {
-        if rt.device.memory().allocation_containing(p).is_some() {
+        if rt.device_allocation(p).is_some() {
             rt.check_device_range(p, n)?;
         }
     }
@@ -553,7 +554,7 @@ pub unsafe extern "C" fn hipMemcpyAsync(
     kind: c_int,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         rt.check_stream(stream)?;
         let captured = super::capture::captured(rt, stream, |rt| {
             super::graph::memcpy_1d(rt, dst, src, size, kind)
@@ -634,6 +635,29 @@ fn copy_2d(
     height: u64,
     kind: c_int,
 ) -> Result<(), hipError_t> {
+    check_2d(rt, dst, dpitch, src, spitch, width, height, kind)?;
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    for row in 0..height {
+        copy(rt, dst + row * dpitch, src + row * spitch, width, DEFAULT)?;
+    }
+    Ok(())
+}
+
+/// Checks a 2D copy as a whole, so that a bad one changes nothing (and is refused when it is
+/// enqueued).
+#[allow(clippy::too_many_arguments)]
+fn check_2d(
+    rt: &Runtime,
+    dst: u64,
+    dpitch: u64,
+    src: u64,
+    spitch: u64,
+    width: u64,
+    height: u64,
+    kind: c_int,
+) -> Result<(), hipError_t> {
     if width > dpitch || width > spitch {
         return Err(INVALID_PITCH_VALUE);
     }
@@ -643,7 +667,7 @@ fn copy_2d(
     // Check the whole extent first so that a bad copy changes nothing.
     let span = |pitch: u64| (height - 1) * pitch + width;
     let probe = |rt: &Runtime, p: u64, pitch: u64, device: bool| -> Result<(), hipError_t> {
-        if device || rt.device.memory().allocation_containing(p).is_some() {
+        if device || rt.device_allocation(p).is_some() {
             rt.check_device_range(p, span(pitch))?;
         }
         Ok(())
@@ -663,10 +687,8 @@ fn copy_2d(
         spitch,
         matches!(kind, DEVICE_TO_HOST | DEVICE_TO_DEVICE),
     )?;
-    for row in 0..height {
-        copy(rt, dst + row * dpitch, src + row * spitch, width, DEFAULT)?;
-    }
-    Ok(())
+    // Each row's copy refuses a small integer as a pointer (see `check_copy`).
+    check_copy(rt, dst, src, width, DEFAULT)
 }
 
 #[no_mangle]
@@ -707,12 +729,20 @@ pub unsafe extern "C" fn hipMemcpy2DAsync(
     kind: c_int,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         rt.check_stream(stream)?;
-        let captured = super::capture::captured(rt, stream, |_| {
-            if width > dpitch || width > spitch {
-                return Err(INVALID_PITCH_VALUE);
-            }
+        let captured = super::capture::captured(rt, stream, |rt| {
+            let (w, h) = (width as u64, height as u64);
+            check_2d(
+                rt,
+                dst as u64,
+                dpitch as u64,
+                src as u64,
+                spitch as u64,
+                w,
+                h,
+                kind,
+            )?;
             let pitched = |ptr: u64, pitch: usize| Pitched {
                 ptr,
                 pitch: pitch as u64,
@@ -753,6 +783,10 @@ fn fill<const N: usize>(
     stream: hipStream_t,
 ) -> Result<(), hipError_t> {
     rt.check_stream(stream)?;
+    // An empty fill outside a capture is nothing to do (nor to check), as hipamd has it.
+    if count == 0 && !super::capture::capturing(rt, stream) {
+        return super::capture::no_node(rt, stream);
+    }
     let captured = super::capture::captured(rt, stream, |rt| {
         let mut v = [0u8; 4];
         v[..N].copy_from_slice(&value);
@@ -817,7 +851,7 @@ pub unsafe extern "C" fn hipMemsetAsync(
     size: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| fill(rt, dst as u64, [value as u8], size as u64, stream))
+    call_async(|rt| fill(rt, dst as u64, [value as u8], size as u64, stream))
 }
 
 #[no_mangle]
@@ -832,7 +866,7 @@ pub unsafe extern "C" fn hipMemsetD8Async(
     count: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| fill(rt, dst as u64, [value], count as u64, stream))
+    call_async(|rt| fill(rt, dst as u64, [value], count as u64, stream))
 }
 
 #[no_mangle]
@@ -855,7 +889,7 @@ pub unsafe extern "C" fn hipMemsetD16Async(
     count: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| fill(rt, dst as u64, value.to_le_bytes(), count as u64, stream))
+    call_async(|rt| fill(rt, dst as u64, value.to_le_bytes(), count as u64, stream))
 }
 
 #[no_mangle]
@@ -878,7 +912,7 @@ pub unsafe extern "C" fn hipMemsetD32Async(
     count: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| fill(rt, dst as u64, value.to_le_bytes(), count as u64, stream))
+    call_async(|rt| fill(rt, dst as u64, value.to_le_bytes(), count as u64, stream))
 }
 
 fn fill_2d(
@@ -895,6 +929,9 @@ fn fill_2d(
         return Err(INVALID_VALUE);
     }
     rt.check_stream(stream)?;
+    if (width == 0 || height == 0) && !super::capture::capturing(rt, stream) {
+        return super::capture::no_node(rt, stream);
+    }
     let captured = super::capture::captured(rt, stream, |rt| {
         let p = hipMemsetParams {
             dst: dst as *mut c_void,
@@ -949,7 +986,7 @@ pub unsafe extern "C" fn hipMemset2DAsync(
     height: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         fill_2d(
             rt,
             dst as u64,

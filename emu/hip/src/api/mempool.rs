@@ -76,7 +76,8 @@ fn allocate(
     }
     check_stream(rt, stream)?;
     let key = stream_key(stream);
-    // Every free that is no longer held has completed: work runs when it is enqueued.
+    // The call waited for the queue (it is synchronous), so every free enqueued before it has
+    // completed.
     let p = rt.pools.get_mut(&pool).ok_or(INVALID_VALUE)?;
     let addr = match p.take_free(size as u64, key, |_| true) {
         Some(a) => a,
@@ -184,11 +185,9 @@ pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> 
         if !rt.pools[&pool].busy.contains_key(&addr) {
             return Err(INVALID_VALUE);
         }
-        if super::stream_ops::must_hold(rt, stream) {
-            super::stream_ops::push(rt, stream, HeldOp::FreeAsync(addr));
-            return Ok(());
-        }
-        free_now(rt, addr, stream_key(stream))
+        // The block goes back to its pool when the stream gets here.
+        super::stream_ops::push(rt, stream, HeldOp::FreeAsync(addr));
+        Ok(())
     })
 }
 

@@ -36,20 +36,63 @@ use crate::runtime::{self, Runtime};
 use crate::types::hipError_t;
 use std::panic::AssertUnwindSafe;
 
+/// How an API call relates to the work queued on streams.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum CallKind {
+    /// Synchronous with the host: waits until the executor has run what it can before and
+    /// after the call (a blocking copy, a free, an allocation, a module load ...). Calls not
+    /// written with the queue in mind get this, which is always a legal schedule.
+    Sync,
+    /// Enqueues work and returns (`hipLaunchKernel`, `hipMemcpyAsync`, `hipEventRecord` ...);
+    /// under `HIP_LAUNCH_BLOCKING` it waits as `Sync` does after the call.
+    Async,
+    /// Neither waits nor enqueues: queries and bookkeeping that must answer while a kernel runs
+    /// (`hipStreamQuery`, `hipEventQuery`, `hipGetDevice` ...).
+    Light,
+}
+
+/// Runs one synchronous API call on the runtime ([`CallKind::Sync`]).
+pub(crate) fn call(f: impl FnOnce(&mut Runtime) -> Result<(), hipError_t>) -> hipError_t {
+    call_as(CallKind::Sync, f)
+}
+
+/// Runs one API call that enqueues work ([`CallKind::Async`]).
+pub(crate) fn call_async(f: impl FnOnce(&mut Runtime) -> Result<(), hipError_t>) -> hipError_t {
+    call_as(CallKind::Async, f)
+}
+
+/// Runs one API call that only looks or keeps books ([`CallKind::Light`]).
+pub(crate) fn call_light(f: impl FnOnce(&mut Runtime) -> Result<(), hipError_t>) -> hipError_t {
+    call_as(CallKind::Light, f)
+}
+
 /// Runs one API call on the runtime: panics are caught (none may cross into the program), and
 /// the result becomes the thread's last error.
-pub(crate) fn call(f: impl FnOnce(&mut Runtime) -> Result<(), hipError_t>) -> hipError_t {
-    let mut hosts = Vec::new();
+pub(crate) fn call_as(
+    kind: CallKind,
+    f: impl FnOnce(&mut Runtime) -> Result<(), hipError_t>,
+) -> hipError_t {
     let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        runtime::with(|rt| {
-            let r = f(rt);
-            // This call may have written what a stream wait waits for.
-            if !rt.held.is_empty() {
-                stream_ops::progress(rt);
-            }
-            hosts = std::mem::take(&mut rt.released_hosts);
-            r
-        })
+        let mut g = runtime::guard()?;
+        stream_ops::start_executor();
+        if kind == CallKind::Sync {
+            g = stream_ops::quiesce(g);
+        }
+        let rt = g.as_mut()?;
+        let enqueued = rt.next_seq;
+        let r = f(rt);
+        let wait_after = std::mem::take(&mut rt.wait_after);
+        let pushed = rt.next_seq != enqueued;
+        let wait = pushed && (kind == CallKind::Sync || rt.launch_blocking || wait_after);
+        // This call may have enqueued work, or written what a stream wait waits for; with
+        // nothing queued and nothing new, there is no one to tell.
+        if pushed || !rt.held.is_empty() {
+            runtime::CHANGED.notify_all();
+        }
+        if wait {
+            drop(stream_ops::quiesce(g));
+        }
+        Some(r)
     }));
     let code = match r {
         Ok(Some(Ok(()))) => SUCCESS,
@@ -57,11 +100,6 @@ pub(crate) fn call(f: impl FnOnce(&mut Runtime) -> Result<(), hipError_t>) -> hi
         Ok(None) => NOT_INITIALIZED,
         Err(_) => UNKNOWN,
     };
-    // Host functions of held work that ran: outside the lock, so they may call HIP.
-    for (f, data) in hosts {
-        // SAFETY: the program's host function with the data it gave for it.
-        unsafe { f(data as *mut std::ffi::c_void) };
-    }
     error::set_last(code)
 }
 

@@ -1,11 +1,12 @@
-//! Streams, events and host callbacks. Work is complete when the call that enqueues it returns,
-//! so a stream is always idle, an event is complete once recorded, and a host function runs
-//! (outside the runtime's lock, so it may call HIP) before its enqueuing call returns.
+//! Streams, events and host callbacks. Work is queued on its stream and run by the executor
+//! (`super::stream_ops`): a stream is idle when nothing of it is queued, an event complete when
+//! the executor got to its record, and host functions and callbacks run on the executor thread,
+//! without the runtime's lock, so they may call HIP.
 //!
 //! An event's time is the device's time when it was recorded: the simulated time of the kernels
 //! so far under the timing model (cycles at the emulated clock), their emulation time otherwise.
 
-use super::{call, put};
+use super::{call_async, call_light, put};
 use crate::error::*;
 use crate::graph::NodeKind;
 use crate::runtime::{EventState, HeldOp, Runtime, StreamState};
@@ -15,7 +16,7 @@ use std::ffi::{c_float, c_int, c_uint, c_void};
 const EVENT_DISABLE_TIMING: u32 = 0x2;
 
 fn create_stream(out: *mut hipStream_t, flags: u32, priority: i32) -> hipError_t {
-    call(|rt| new_stream(rt, out, flags, priority, Vec::new()))
+    call_light(|rt| new_stream(rt, out, flags, priority, Vec::new()))
 }
 
 /// Creates a stream of the calling thread's device.
@@ -75,7 +76,7 @@ pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(
     least: *mut c_int,
     greatest: *mut c_int,
 ) -> hipError_t {
-    call(|_| {
+    call_light(|_| {
         if !least.is_null() {
             put(least, 0)?;
         }
@@ -100,7 +101,19 @@ fn created(rt: &Runtime, stream: hipStream_t) -> Result<StreamState, hipError_t>
 
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
-    call(|rt| {
+    // The stream's work completes first.
+    let code = call_light(|rt| created(rt, stream).map(|_| ()));
+    if code != SUCCESS {
+        return code;
+    }
+    let what = format!("hipStreamDestroy({stream:?})");
+    let s = stream as usize;
+    if let Err(e) = super::stream_ops::wait_for(&what, |rt| {
+        !super::stream_ops::stream_held(rt, s as hipStream_t)
+    }) {
+        return set_last(e);
+    }
+    call_light(|rt| {
         created(rt, stream)?;
         super::capture::forget_stream(rt, stream as usize);
         rt.streams.remove(&(stream as usize));
@@ -110,7 +123,7 @@ pub unsafe extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
-    let code = call(|rt| {
+    let code = call_light(|rt| {
         rt.check_stream(stream)?;
         super::capture::stream_sync(rt, stream)
     });
@@ -124,7 +137,7 @@ pub unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t
     }) {
         return set_last(e);
     }
-    call(|rt| {
+    call_light(|rt| {
         super::mempool::release_over_threshold(rt);
         rt.take_pending()
     })
@@ -132,7 +145,7 @@ pub unsafe extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t
 
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         rt.check_stream(stream)?;
         super::capture::stream_sync(rt, stream)?;
         match super::stream_ops::stream_held(rt, stream) {
@@ -148,12 +161,12 @@ pub unsafe extern "C" fn hipStreamWaitEvent(
     event: hipEvent_t,
     _flags: c_uint,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         rt.check_stream(stream)?;
         event_state(rt, event)?;
         super::capture::wait(rt, stream, event as usize)?;
         if super::stream_ops::event_held(rt, event as usize) {
-            // The event completes when held work gets to its record: the stream waits for it.
+            // The event completes when the executor gets to its record: the stream waits.
             super::stream_ops::push(rt, stream, HeldOp::WaitEvent(event as usize));
         }
         Ok(())
@@ -162,7 +175,7 @@ pub unsafe extern "C" fn hipStreamWaitEvent(
 
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: *mut c_uint) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         rt.check_stream(stream)?;
         let f = rt.streams.get(&(stream as usize)).map_or(0, |s| s.flags);
         put(flags, f)
@@ -174,30 +187,28 @@ pub unsafe extern "C" fn hipStreamGetPriority(
     stream: hipStream_t,
     priority: *mut c_int,
 ) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         rt.check_stream(stream)?;
         let p = rt.streams.get(&(stream as usize)).map_or(0, |s| s.priority);
         put(priority, p)
     })
 }
 
-/// Validates the stream under the lock, then runs `f` without it, unless the stream captures:
-/// then `node` is what the capture records.
-fn then_run(stream: hipStream_t, node: Option<NodeKind>, f: impl FnOnce()) -> hipError_t {
-    let mut captured = false;
-    let code = call(|rt| {
+/// Enqueues a host function or callback on `stream`, unless the stream captures: then `node`
+/// is what the capture records.
+fn enqueue_host(stream: hipStream_t, node: Option<NodeKind>, op: HeldOp) -> hipError_t {
+    call_async(|rt| {
         rt.check_stream(stream)?;
-        captured = match node {
+        let captured = match node {
             Some(n) => super::capture::captured(rt, stream, |_| Ok(n))?,
             // A stream callback cannot be a graph node (its signature is not a host node's).
             None => super::capture::stream_sync(rt, stream).map(|_| false)?,
         };
+        if !captured {
+            super::stream_ops::push(rt, stream, op);
+        }
         Ok(())
-    });
-    if code == SUCCESS && !captured {
-        f();
-    }
-    code
+    })
 }
 
 #[no_mangle]
@@ -213,8 +224,11 @@ pub unsafe extern "C" fn hipLaunchHostFunc(
         func: f,
         user_data: user_data as usize,
     };
-    // SAFETY: the program's callback with the data it gave for it.
-    then_run(stream, Some(node), || unsafe { f(user_data) })
+    // A captured host node is recorded, an uncaptured one queued by `captured` itself.
+    call_async(|rt| {
+        rt.check_stream(stream)?;
+        super::capture::captured(rt, stream, |_| Ok(node)).map(|_| ())
+    })
 }
 
 #[no_mangle]
@@ -230,12 +244,11 @@ pub unsafe extern "C" fn hipStreamAddCallback(
     if flags != 0 {
         return set_last(INVALID_VALUE);
     }
-    // SAFETY: as `hipLaunchHostFunc`; the status is that of the stream's work, all done.
-    then_run(stream, None, || unsafe { cb(stream, SUCCESS, user_data) })
+    enqueue_host(stream, None, HeldOp::Callback(cb, user_data as usize))
 }
 
 fn create_event(out: *mut hipEvent_t, flags: u32) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         if out.is_null() {
             return Err(INVALID_VALUE);
         }
@@ -305,25 +318,18 @@ pub(crate) fn record(
     if super::capture::record(rt, event as usize, stream)? {
         return Ok(());
     }
-    if super::stream_ops::must_hold(rt, stream) {
-        super::stream_ops::push(rt, stream, HeldOp::Record(event as usize));
-        return Ok(());
-    }
-    let now = rt.device_ns;
-    if let Some(e) = rt.events.get_mut(&(event as usize)) {
-        e.recorded = Some(now);
-    }
+    super::stream_ops::push(rt, stream, HeldOp::Record(event as usize));
     Ok(())
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
-    call(|rt| record(rt, event, stream, false))
+    call_async(|rt| record(rt, event, stream, false))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         event_state(rt, event)?;
         rt.events.remove(&(event as usize));
         Ok(())
@@ -332,7 +338,7 @@ pub unsafe extern "C" fn hipEventDestroy(event: hipEvent_t) -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
-    let code = call(|rt| {
+    let code = call_light(|rt| {
         event_state(rt, event)?;
         captured_event(rt, event)
     });
@@ -346,7 +352,7 @@ pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
     {
         return set_last(code);
     }
-    call(|rt| {
+    call_light(|rt| {
         super::mempool::release_over_threshold(rt);
         rt.take_pending()
     })
@@ -354,7 +360,7 @@ pub unsafe extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipEventQuery(event: hipEvent_t) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         event_state(rt, event)?;
         captured_event(rt, event)?;
         match super::stream_ops::event_held(rt, event as usize) {
@@ -370,7 +376,7 @@ pub unsafe extern "C" fn hipEventElapsedTime(
     start: hipEvent_t,
     stop: hipEvent_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         if ms.is_null() {
             return Err(INVALID_VALUE);
         }
@@ -378,6 +384,15 @@ pub unsafe extern "C" fn hipEventElapsedTime(
         // hipamd: events of two devices have no common clock.
         if (a.flags | b.flags) & EVENT_DISABLE_TIMING != 0 || a.device != b.device {
             return Err(INVALID_HANDLE);
+        }
+        // hipamd: an event never recorded is an invalid handle; one whose record has not
+        // completed has no time yet.
+        let queued = |e: hipEvent_t| super::stream_ops::event_held(rt, e as usize);
+        if (a.recorded.is_none() && !queued(start)) || (b.recorded.is_none() && !queued(stop)) {
+            return Err(INVALID_HANDLE);
+        }
+        if queued(start) || queued(stop) {
+            return Err(NOT_READY);
         }
         match (a.recorded, b.recorded) {
             (Some(t0), Some(t1)) => put(ms, ((t1 - t0) / 1e6) as f32),

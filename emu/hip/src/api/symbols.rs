@@ -3,7 +3,7 @@
 //! initialised from it when it loads.
 
 use super::memory::copy;
-use super::{call, put};
+use super::{call, call_async, put};
 use crate::error::*;
 use crate::runtime::Runtime;
 use crate::types::memcpy_kind::*;
@@ -81,8 +81,12 @@ pub unsafe extern "C" fn hipMemcpyToSymbolAsync(
     kind: c_int,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         rt.check_stream(stream)?;
+        // The direction is checked first, as the blocking form does.
+        if !matches!(kind, HOST_TO_DEVICE | DEVICE_TO_DEVICE | DEFAULT) {
+            return Err(INVALID_MEMCPY_DIRECTION);
+        }
         let captured = super::capture::captured(rt, stream, |rt| {
             super::graph::to_symbol(rt, symbol, src, size, offset, kind)
         })?;
@@ -117,8 +121,11 @@ pub unsafe extern "C" fn hipMemcpyFromSymbolAsync(
     kind: c_int,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         rt.check_stream(stream)?;
+        if !matches!(kind, DEVICE_TO_HOST | DEVICE_TO_DEVICE | DEFAULT) {
+            return Err(INVALID_MEMCPY_DIRECTION);
+        }
         let captured = super::capture::captured(rt, stream, |rt| {
             super::graph::from_symbol(rt, dst, symbol, size, offset, kind)
         })?;
