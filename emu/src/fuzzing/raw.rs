@@ -114,11 +114,25 @@ fn same_without_ahead(program: &Program, waves: u32, hipcc: bool) {
         (result, budget, counts, bytes)
     };
     let (with, without) = (outcome(true), outcome(false));
+    // Which part differs: the result, the instruction budget left, the counts, the memory.
+    let part = if with.0 != without.0 {
+        "result"
+    } else if with.1 != without.1 {
+        "budget"
+    } else if with.2 != without.2 {
+        "counts"
+    } else {
+        "memory"
+    };
     assert!(
         with == without,
-        "the timing model's run-ahead changed the outcome:\n  with:    {:?}\n  without: {:?}",
+        "the timing model's run-ahead changed the {part}:\n  with:    {:?} budget {:?} {:?}\n  without: {:?} budget {:?} {:?}",
         with.0,
-        without.0
+        with.1,
+        with.2,
+        without.0,
+        without.1,
+        without.2
     );
 }
 
