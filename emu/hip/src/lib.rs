@@ -5,9 +5,9 @@
 //! Device memory is host memory at the same address (an APU's view): `hipMalloc`,
 //! `hipHostMalloc`, `hipMallocManaged` and `hipHostRegister` all give pointers that host code
 //! and kernels share, and kernels reach nothing else. The code object for the emulated target
-//! is taken from each registered `.hip_fatbin` at the first launch that needs it. Work runs when
-//! it is enqueued (`src/runtime.rs` says why that keeps HIP's ordering). Settings come from the
-//! environment ([`gcnemu::settings`]). Exported functions that have no implementation log their
+//! is taken from each registered `.hip_fatbin` at the first launch that needs it. Work runs
+//! asynchronously on an executor thread, in an order HIP's stream rules allow (`src/runtime.rs`
+//! says how). Settings come from the environment ([`gcnemu::settings`]). Exported functions that have no implementation log their
 //! name once and return `hipErrorNotSupported` (`build.rs` generates them from
 //! `abi/exports.tsv`).
 //!
