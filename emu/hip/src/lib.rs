@@ -2,13 +2,13 @@
 //! `libamdhip64.so.5` (soname, symbol names and versions as ROCm 5.2's), so that an unmodified
 //! program runs with `gcnemu exec -- ./app` or `LD_LIBRARY_PATH=<dir with this library> ./app`.
 //!
-//! Device memory is host memory at the same address (an APU's view): `hipMalloc`,
-//! `hipHostMalloc`, `hipMallocManaged` and `hipHostRegister` all give pointers that host code
-//! and kernels share, and kernels reach nothing else. The code object for the emulated target
-//! is taken from each registered `.hip_fatbin` at the first launch that needs it. Work runs
-//! asynchronously on an executor thread, in an order HIP's stream rules allow (`src/runtime.rs`
-//! says how). Settings come from the environment ([`gcnemu::settings`]). Exported functions that have no implementation log their
-//! name once and return `hipErrorNotSupported` (`build.rs` generates them from
+//! Device memory is host memory at the same address (an APU's view): `hipMalloc`, `hipHostMalloc`,
+//! `hipMallocManaged` and `hipHostRegister` all give pointers that host code and kernels share, and
+//! kernels reach nothing else. The code object for the emulated target is taken from each
+//! registered `.hip_fatbin` at the first launch that needs it. Work runs asynchronously on an
+//! executor thread, in an order HIP's stream rules allow (`src/runtime.rs` says how). Settings come
+//! from the environment ([`gcnemu::settings`]). Exported functions that have no implementation log
+//! their name once and return `hipErrorNotSupported` (`build.rs` generates them from
 //! `abi/exports.tsv`).
 //!
 //! The crate's API is its C ABI and nothing else: the `extern "C"` functions of `src/api/` and
