@@ -727,6 +727,27 @@ mod tests {
     use crate::wave::Wave;
     use gcn_isa::{assemble, Target};
 
+    /// Runs `d` with the first wave, memory and LDS wave-wide and with the second per lane
+    /// (the path a sanitizer takes when it cannot check a range at once).
+    fn run_both(
+        (program, env, d): (&Program, &DispatchEnv, &Decoded),
+        wide: (&mut Wave, &mut Memory, &mut Lds),
+        per_lane: (&mut Wave, &mut Memory, &mut Lds),
+    ) {
+        for ((wave, mem, lds), per) in [(wide, false), (per_lane, true)] {
+            let mut cx = Cx {
+                wave,
+                mem,
+                lds,
+                program,
+                env,
+            };
+            check_global::PER_LANE.set(per);
+            crate::exec::issue::execute(&mut cx, d).unwrap();
+            check_global::PER_LANE.set(false);
+        }
+    }
+
     /// Loads and stores of every width give the same registers and memory on the one-lookup
     /// path as on the per-lane path (which a sanitizer forces), for random lanes of one
     /// buffer — narrow, d16, misaligned, several lanes storing to one place — and exec masks.
@@ -788,21 +809,11 @@ mod tests {
                 _ => 1 << (next() % 64),
             });
             let mut wave_slow = wave.clone();
-            for (w, mem, lds, per_lane) in [
-                (&mut wave, &mut fast, &mut lds_fast, false),
-                (&mut wave_slow, &mut slow, &mut lds_slow, true),
-            ] {
-                let mut cx = Cx {
-                    wave: w,
-                    mem,
-                    lds,
-                    program: &program,
-                    env: &env,
-                };
-                check_global::PER_LANE.set(per_lane);
-                crate::exec::issue::execute(&mut cx, d).unwrap();
-                check_global::PER_LANE.set(false);
-            }
+            run_both(
+                (&program, &env, d),
+                (&mut wave, &mut fast, &mut lds_fast),
+                (&mut wave_slow, &mut slow, &mut lds_slow),
+            );
             for r in 4..8 {
                 assert_eq!(
                     wave.vgpr[r],
@@ -889,21 +900,11 @@ mod tests {
                 _ => 1 << (next() % 64),
             });
             let mut wave_slow = wave.clone();
-            for (w, mem, lds, per_lane) in [
-                (&mut wave, &mut fast, &mut lds_fast, false),
-                (&mut wave_slow, &mut slow, &mut lds_slow, true),
-            ] {
-                let mut cx = Cx {
-                    wave: w,
-                    mem,
-                    lds,
-                    program: &program,
-                    env: &env,
-                };
-                check_global::PER_LANE.set(per_lane);
-                crate::exec::issue::execute(&mut cx, d).unwrap();
-                check_global::PER_LANE.set(false);
-            }
+            run_both(
+                (&program, &env, d),
+                (&mut wave, &mut fast, &mut lds_fast),
+                (&mut wave_slow, &mut slow, &mut lds_slow),
+            );
             for r in 4..6 {
                 assert_eq!(wave.vgpr[r], wave_slow.vgpr[r], "{name} v{r}");
             }
@@ -989,21 +990,11 @@ mod tests {
             // The instruction being run, as the engine leaves `pc` (one past it).
             wave.pc = i as u32 + 1;
             let mut other = wave.clone();
-            for (w, mem, lds, per) in [
-                (&mut *wave, &mut wide, &mut lds_wide, false),
-                (&mut other, &mut per_lane, &mut lds_per_lane, true),
-            ] {
-                let mut cx = Cx {
-                    wave: w,
-                    mem,
-                    lds,
-                    program: &program,
-                    env: &env,
-                };
-                check_global::PER_LANE.set(per);
-                crate::exec::issue::execute(&mut cx, d).unwrap();
-                check_global::PER_LANE.set(false);
-            }
+            run_both(
+                (&program, &env, d),
+                (&mut *wave, &mut wide, &mut lds_wide),
+                (&mut other, &mut per_lane, &mut lds_per_lane),
+            );
             for r in 4..8 {
                 assert_eq!(wave.vgpr[r], other.vgpr[r], "{} v{r}", text[i]);
             }
