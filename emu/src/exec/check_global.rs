@@ -34,6 +34,32 @@ pub fn site(cx: &Cx, lane: usize) -> Site {
 /// The checked form of one lane's global load (`access` is `Load`, or `Atomic` for the read of
 /// a read-modify-write). Returns false when the access is outside memory and memcheck is off:
 /// the caller then faults as without `--check`.
+/// Records a read of `len` bytes at `addr` whose byte `first` (from the allocation's start)
+/// neither the host nor a kernel has written, in the allocation at `base` of `size` bytes.
+fn uninitialized_read(
+    findings: &mut crate::check::Findings,
+    at: Site,
+    access: Access,
+    addr: u64,
+    len: usize,
+    first: usize,
+    (base, size): (u64, u64),
+) {
+    findings.note(Kind::UninitializedRead, at.index, || Record {
+        kind: Kind::UninitializedRead,
+        site: at,
+        access,
+        addr,
+        len: len as u32,
+        detail: format!(
+            "byte {first:#x} of {} {base:#x} ({size} bytes) has not been written by the host or a kernel",
+            AllocKind::Buffer.name()
+        ),
+        other: None,
+        count: 1,
+    });
+}
+
 pub fn load(cx: &mut Cx, lane: usize, addr: u64, out: &mut [u8], access: Access) -> bool {
     let len = out.len();
     let Some(i) = cx.mem.locate(addr, len as u64) else {
@@ -51,20 +77,7 @@ pub fn load(cx: &mut Cx, lane: usize, addr: u64, out: &mut [u8], access: Access)
     if let (Some(w), Some(c)) = (&a.written, check) {
         if let Some(first) = w.first_unwritten(off, len) {
             let (base, size) = (a.base, a.len());
-            c.findings.note(Kind::UninitializedRead, at.index, || Record {
-                kind: Kind::UninitializedRead,
-                site: at,
-                access,
-                addr,
-                len: len as u32,
-                detail: format!(
-                    "byte {:#x} of {} {base:#x} ({size} bytes) has not been written by the host or a kernel",
-                    first,
-                    AllocKind::Buffer.name()
-                ),
-                other: None,
-                count: 1,
-            });
+            uninitialized_read(&mut c.findings, at, access, addr, len, first, (base, size));
         }
     }
     true
@@ -300,20 +313,7 @@ pub fn lanes(cx: &mut Cx, addrs: &[u64; 64], exec: u64, len: usize, access: Acce
             continue;
         };
         if let (true, Some(first), Some(c)) = (reads, w.first_unwritten(off, len), check) {
-            c.findings.note(Kind::UninitializedRead, at.index, || Record {
-                kind: Kind::UninitializedRead,
-                site: at,
-                access,
-                addr,
-                len: len as u32,
-                detail: format!(
-                    "byte {:#x} of {} {base:#x} ({size} bytes) has not been written by the host or a kernel",
-                    first,
-                    AllocKind::Buffer.name()
-                ),
-                other: None,
-                count: 1,
-            });
+            uninitialized_read(&mut c.findings, at, access, addr, len, first, (base, size));
         }
         if writes {
             w.set(off, len);
