@@ -836,6 +836,17 @@ impl Runtime {
         self.fatbin_module(sym.fatbin, crate::devices::current())
     }
 
+    /// The kernel a host stub (`__hipRegisterFunction`'s `function`) stands for.
+    pub(crate) fn kernel_of_stub(
+        &self,
+        function: *const c_void,
+    ) -> Result<DeviceSymbol, hipError_t> {
+        self.functions
+            .get(&(function as usize))
+            .cloned()
+            .ok_or(INVALID_DEVICE_FUNCTION)
+    }
+
     /// [`Runtime::symbol_module`] for `device`.
     pub(crate) fn symbol_module_on(
         &mut self,

@@ -92,11 +92,7 @@ pub(super) fn launch_by_stub(
     shared: usize,
     stream: hipStream_t,
 ) -> Result<(), hipError_t> {
-    let sym = rt
-        .functions
-        .get(&(function as usize))
-        .cloned()
-        .ok_or(INVALID_DEVICE_FUNCTION)?;
+    let sym = rt.kernel_of_stub(function)?;
     let captured = super::capture::captured(rt, stream, |rt| {
         // The kernel as loaded for the device whose stream it is enqueued on.
         let module = rt.symbol_module_on(&sym, rt.stream_device(stream))?;
@@ -125,11 +121,7 @@ pub(super) fn launch_now(
     shared: usize,
     stream: hipStream_t,
 ) -> Result<(), hipError_t> {
-    let sym = rt
-        .functions
-        .get(&(function as usize))
-        .cloned()
-        .ok_or(INVALID_DEVICE_FUNCTION)?;
+    let sym = rt.kernel_of_stub(function)?;
     let module = rt.symbol_module_on(&sym, rt.stream_device(stream))?;
     rt.launch(
         module,

@@ -86,11 +86,7 @@ pub unsafe extern "C" fn hipLaunchByPtr(function: *const c_void) -> hipError_t {
         let c = CONFIGURED
             .with(|c| c.borrow_mut().pop())
             .ok_or(MISSING_CONFIGURATION)?;
-        let sym = rt
-            .functions
-            .get(&(function as usize))
-            .cloned()
-            .ok_or(INVALID_DEVICE_FUNCTION)?;
+        let sym = rt.kernel_of_stub(function)?;
         let device = rt.stream_device(c.stream);
         let module = rt.symbol_module_on(&sym, device)?;
         rt.launch(
@@ -269,11 +265,7 @@ pub unsafe extern "C" fn hipExtLaunchMultiKernelMultiDevice(
             seen.push(device);
         }
         for (l, &device) in launches.iter().zip(&seen) {
-            let sym = rt
-                .functions
-                .get(&(l.func as usize))
-                .cloned()
-                .ok_or(INVALID_DEVICE_FUNCTION)?;
+            let sym = rt.kernel_of_stub(l.func as *const c_void)?;
             let module = rt.symbol_module_on(&sym, device)?;
             rt.launch(
                 module,
