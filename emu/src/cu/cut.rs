@@ -34,9 +34,12 @@ pub(crate) struct Cut {
     /// By cycle of the window: the units (bit `u` for unit `u` of [`PURE_CATEGORY`]) of the
     /// pure instructions the bulk turns issued at that cycle.
     pub(crate) pure: Vec<u8>,
-    /// Instructions the bulk turns issued as the pass issues them, counted there: cycle and
-    /// category.
-    impure: Vec<(u64, u8)>,
+    /// Instructions the bulk turns issued as the pass issues them, counted there: cycle,
+    /// category and the issuing wave's age.
+    impure: Vec<(u64, u8, u64)>,
+    /// The age of the wave whose issue stopped the window, if one did: the pass issues a
+    /// turn's winners oldest first, so the younger ones of its turn did not issue.
+    stopper: Option<u64>,
     /// At the start of each window of the lead being run: the window's first cycle, the
     /// counts and the issues then.
     marks: Vec<(u64, Counts, u64)>,
@@ -58,12 +61,18 @@ impl CuSim<'_> {
         c.pure.clear();
         c.pure.resize((stop - start) as usize, 0);
         c.impure.clear();
+        c.stopper = None;
     }
 
-    /// The bulk turns issued at cycle `t` an instruction of category `category` as the pass
-    /// issues it.
-    pub(crate) fn cut_impure(&mut self, t: u64, category: u8) {
-        self.cut.impure.push((t, category));
+    /// The bulk turns issued at cycle `t` wave `s`'s instruction of category `category` as
+    /// the pass issues it.
+    pub(crate) fn cut_impure(&mut self, t: u64, s: usize, category: u8) {
+        self.cut.impure.push((t, category, self.slots[s].age));
+    }
+
+    /// Wave `s`'s issue stopped the window.
+    pub(crate) fn cut_stopped_by(&mut self, s: usize) {
+        self.cut.stopper = Some(self.slots[s].age);
     }
 
     /// The bulk turns issued pure instructions, `by_unit` of each unit of [`PURE_CATEGORY`]:
@@ -77,7 +86,10 @@ impl CuSim<'_> {
         }
     }
 
-    /// The window stopped at cycle `t`: what the bulk turns issued after it is taken back.
+    /// The window stopped at cycle `t`: what the bulk turns issued after it is taken back,
+    /// and at `t` what waves younger than the stopping one issued (the bulk issues the waves
+    /// at an s_waitcnt of its horizon before the others of that turn; the pass, oldest first,
+    /// never reaches the younger ones).
     pub(crate) fn cut_after(&mut self, t: u64) {
         let from = (t + 1).saturating_sub(self.cut.start) as usize;
         let mut by_unit = [0u64; 3];
@@ -93,8 +105,8 @@ impl CuSim<'_> {
             .cut
             .impure
             .iter()
-            .filter(|&&(at, _)| at > t)
-            .map(|&(_, category)| category)
+            .filter(|&&(at, _, age)| at > t || at == t && self.cut.stopper.is_some_and(|a| age > a))
+            .map(|&(_, category, _)| category)
             .collect();
         for category in late {
             self.take_back(category as usize, 1);

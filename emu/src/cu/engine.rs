@@ -458,6 +458,7 @@ impl<'a> CuSim<'a> {
     fn issue_or_fault(&mut self, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
         let pc = self.next_index(s);
         if self.e.facts.get(pc as usize).is_none() {
+            self.cut_stopped_by(s);
             let w = &self.slots[s];
             let group = self.group_id(s);
             return Err((

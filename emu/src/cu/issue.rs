@@ -22,8 +22,18 @@ const GWS_RETRY: u64 = 64;
 /// Cycles between two issues of one wave: its SIMD gets the issue slot every fourth cycle.
 pub const CADENCE: u64 = 4;
 
-/// Issues the next instruction of wave `s` on CU `c` at cycle `now`.
+/// Issues the next instruction of wave `s` on CU `c` at cycle `now`. A guest stop names the
+/// wave for the cut ([`super::cut`]): the issues of its turn after it did not happen.
+#[inline(always)]
 pub fn issue(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
+    let r = issue_one(m, s, now);
+    if r.is_err() {
+        m.cut_stopped_by(s);
+    }
+    r
+}
+
+fn issue_one(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> {
     // What ran ahead for the bulk turns issues from there (the general path runs nothing
     // ahead: runs between memory instructions are short, and would not repay it).
     if m.queued != 0 && m.hot[s].ahead {

@@ -791,7 +791,7 @@ impl CuSim<'_> {
         (h.reason, h.since) = (StallReason::Executing, t);
         let category = self.e.facts[self.slots[s].wave.pc as usize].category;
         issue::issue(self, s, t).map_err(|(stop, group)| (t, stop, group))?;
-        self.cut_impure(t, category);
+        self.cut_impure(t, s, category);
         let next = self.bulk_load(l);
         b.units[i] = l.pack();
         Ok(next)
@@ -878,7 +878,7 @@ impl CuSim<'_> {
                 continue;
             }
             issue::issue(self, s, t).map_err(|(stop, group)| (t, stop, group))?;
-            self.cut_impure(t, f.category);
+            self.cut_impure(t, s, f.category);
             // From the next turn it stalls unless it issues, as any winner.
             *lazy |= bit;
             *moved |= bit;
