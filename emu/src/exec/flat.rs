@@ -135,6 +135,16 @@ impl Addresser {
 pub(super) fn timing_lanes(cx: &Cx, d: &Decoded, out: &mut Vec<(usize, u64)>) {
     let a = Addresser::new(cx, d);
     let exec = cx.wave.exec();
+    // Every active lane global (the common case): the addresses a row at a time.
+    if let Some(all) = a.global_all(cx, exec) {
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            out.push((l, all[l]));
+        }
+        return;
+    }
     let scratch = cx.wave.flat_scratch();
     for l in (0..WAVE_SIZE).filter(|&l| exec >> l & 1 != 0) {
         match a.at(cx, l) {
