@@ -81,9 +81,18 @@ fn timing_text(s: &Stats, t: &gcnemu::cu::TimingStats) -> String {
 fn memory_text(m: &gcnemu::memsys::Counters, cycles: u64) -> String {
     use gcnemu::memsys::Counters;
     let pct = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{:.1}%", 100.0 * r));
+    // MI300's Infinity Cache sits between the L2's requests to memory and HBM.
+    let lookups = m.mall_hit + m.mall_miss;
+    let mall = match lookups {
+        0 => String::new(),
+        _ => format!(
+            " Infinity Cache {} hit;",
+            pct(Counters::rate(m.mall_hit, lookups))
+        ),
+    };
     format!(
         "  memory   vector L1 {} line lookups ({:.2} per instruction), {} hit; L2 {} requests, {} hit; \
-         scalar cache {} hit; HBM {} reads, {} write-backs, {} bytes ({:.1} GB/s)\n",
+         scalar cache {} hit; L2 to memory {} reads, {} write-backs;{mall} HBM {} bytes ({:.1} GB/s)\n",
         m.tcp_total_cache_accesses,
         m.lines_per_instruction(),
         pct(Counters::rate(m.tcp_hits, m.tcp_total_cache_accesses)),

@@ -32,6 +32,10 @@ pub struct Counters {
     pub tcc_ea_rdreq: u64,
     /// `TCC_EA_WRREQ`: dirty lines the L2 wrote back to device memory.
     pub tcc_ea_wrreq: u64,
+    /// MI300's Infinity Cache (MALL): L2 line reads it held whole, and those it did not (which
+    /// go on to device memory). rocprof has no counter of these for MI300.
+    pub mall_hit: u64,
+    pub mall_miss: u64,
     /// Bytes device memory moved (both directions).
     pub dram_bytes: u64,
     /// The engine clock the cycles count at, kHz (to turn bytes per cycle into GB/s).
@@ -55,6 +59,8 @@ impl Counters {
         self.tcc_miss += o.tcc_miss;
         self.tcc_ea_rdreq += o.tcc_ea_rdreq;
         self.tcc_ea_wrreq += o.tcc_ea_wrreq;
+        self.mall_hit += o.mall_hit;
+        self.mall_miss += o.mall_miss;
         self.dram_bytes += o.dram_bytes;
         self.clock_khz = self.clock_khz.max(o.clock_khz);
     }

@@ -31,6 +31,7 @@ pub mod cache;
 pub mod coalesce;
 pub mod counters;
 pub mod dram;
+pub mod mall;
 pub mod params;
 pub mod timeline;
 
@@ -199,6 +200,12 @@ pub struct SharedMemory {
     /// `l2_instances * channels` slices and when each is free.
     l2: Vec<Cache>,
     l2_free: Vec<u64>,
+    /// MI300's Infinity Cache, in front of device memory.
+    mall: Option<mall::Mall>,
+    /// Dirty MALL lines evicted by the request being worked (kept for its allocation).
+    mall_evicted: Vec<u64>,
+    /// Bytes device memory moves per access: the MALL's line if there is one, else the L2's.
+    dram_line: u64,
     dram: DeviceMemory,
     pub counters: Counters,
     /// The launch's counts over time, when a trace asks for them.
@@ -211,6 +218,10 @@ impl SharedMemory {
         let l2 = &params.l2;
         let slices = (l2.instances.max(1) * l2.channels.max(1)) as usize;
         let scalar_cus = params.scalar.cus.max(1) as usize;
+        let dram_line = params
+            .mall
+            .as_ref()
+            .map_or(l2.line, |m| m.line.min(l2.line));
         SharedMemory {
             scalar_line: params.scalar.line,
             l2_line: l2.line,
@@ -228,7 +239,13 @@ impl SharedMemory {
                 .map(|_| Cache::new(l2.bytes / slices as u64, l2.line, l2.ways))
                 .collect(),
             l2_free: vec![0; slices],
-            dram: DeviceMemory::new(&params.dram, l2.line, l2.interleave as u64, clock_khz),
+            mall: params
+                .mall
+                .as_ref()
+                .map(|m| mall::Mall::new(m, params.dram.channels, l2.interleave as u64, clock_khz)),
+            mall_evicted: Vec::new(),
+            dram_line: dram_line as u64,
+            dram: DeviceMemory::new(&params.dram, dram_line, l2.interleave as u64, clock_khz),
             timeline: None,
             counters: Counters {
                 clock_khz,
@@ -301,12 +318,15 @@ impl SharedMemory {
                 self.counters.tcc_miss += 1;
                 if let Some(victim) = evicted_dirty {
                     self.counters.tcc_ea_wrreq += 1;
-                    self.counters.dram_bytes += self.l2_line as u64;
                     let victim = self.slice_line_address(channel, victim);
-                    if let Some(out) = self.dram.write(victim, start * FRAC) {
-                        if let Some(t) = self.timeline.as_mut() {
-                            t.at(out.start / FRAC).dram_bytes += out.lines * self.l2_line as u64;
+                    match self.mall.as_mut() {
+                        Some(m) => {
+                            let mut out = std::mem::take(&mut self.mall_evicted);
+                            m.write(victim, self.l2_line as u64, start * FRAC, &mut out);
+                            self.mall_write_backs(&mut out, start);
+                            self.mall_evicted = out;
                         }
+                        None => self.dram_write(victim, start),
                     }
                 }
                 if r.access == Access::Store {
@@ -315,15 +335,51 @@ impl SharedMemory {
                     return start + self.l2_hit;
                 }
                 self.counters.tcc_ea_rdreq += 1;
-                self.counters.dram_bytes += self.l2_line as u64;
-                let turn = self.dram.read(addr, start * FRAC);
-                if let Some(t) = self.timeline.as_mut() {
-                    t.at(turn / FRAC).dram_bytes += self.l2_line as u64;
+                if let Some(m) = self.mall.as_mut() {
+                    let mut out = std::mem::take(&mut self.mall_evicted);
+                    let read = m.read(addr, self.l2_line as u64, start * FRAC, &mut out);
+                    let latency = m.latency;
+                    self.mall_write_backs(&mut out, start);
+                    self.mall_evicted = out;
+                    if let mall::Read::Hit(turn) = read {
+                        self.counters.mall_hit += 1;
+                        let done = turn.div_ceil(FRAC) + latency + ops - 1;
+                        self.l2[slice].set_fill_ready(line, done + 1 - ops);
+                        return done;
+                    }
+                    self.counters.mall_miss += 1;
+                }
+                // The line from memory, in the pieces it moves (two MALL lines on MI300).
+                let mut turn = 0;
+                for piece in (0..self.l2_line as u64).step_by(self.dram_line as usize) {
+                    self.counters.dram_bytes += self.dram_line;
+                    let t = self.dram.read(addr + piece, start * FRAC);
+                    if let Some(tl) = self.timeline.as_mut() {
+                        tl.at(t / FRAC).dram_bytes += self.dram_line;
+                    }
+                    turn = turn.max(t);
                 }
                 let done = turn.div_ceil(FRAC) + self.dram_latency + ops - 1;
                 self.l2[slice].set_fill_ready(line, done + 1 - ops);
                 done
             }
+        }
+    }
+
+    /// The line at `addr` (of what device memory moves at once) written to it at cycle `at`.
+    fn dram_write(&mut self, addr: u64, at: u64) {
+        self.counters.dram_bytes += self.dram_line;
+        if let Some(out) = self.dram.write(addr, at * FRAC) {
+            if let Some(t) = self.timeline.as_mut() {
+                t.at(out.start / FRAC).dram_bytes += out.lines * self.dram_line;
+            }
+        }
+    }
+
+    /// The dirty lines the MALL evicted at cycle `at` go to device memory.
+    fn mall_write_backs(&mut self, lines: &mut Vec<u64>, at: u64) {
+        for addr in lines.drain(..) {
+            self.dram_write(addr, at);
         }
     }
 
@@ -340,6 +396,9 @@ impl SharedMemory {
     pub fn new_launch(&mut self, clock_khz: u32) {
         self.l2_free.fill(0);
         self.dram.new_launch();
+        if let Some(m) = self.mall.as_mut() {
+            m.new_launch();
+        }
         self.l2.iter_mut().for_each(Cache::settle_fills);
         self.scalar.iter_mut().for_each(Cache::settle_fills);
         self.counters = Counters {

@@ -18,6 +18,9 @@ pub struct Level {
     pub ways: u32,
     /// Load-to-use latency of a hit in engine cycles, as a pointer chase measures it.
     pub latency_cycles: u32,
+    /// Peak bandwidth, GB/s, where the level has its own limit (the MALL's).
+    #[serde(default)]
+    pub gb_per_s: Option<f64>,
     /// Where the figures come from.
     pub source: String,
 }
@@ -87,7 +90,8 @@ pub struct Params {
     pub l1: Level,
     pub scalar: Scalar,
     pub l2: L2,
-    /// MI300's Infinity Cache (MALL), between the L2s and HBM.
+    /// MI300's Infinity Cache (MALL), between the L2s and HBM ([`super::mall`]).
+    #[serde(default)]
     pub mall: Option<Level>,
     pub dram: Dram,
 }
@@ -133,6 +137,12 @@ mod tests {
                 p.l1.latency_cycles < p.l2.latency_cycles
                     && p.l2.latency_cycles < p.dram.latency_cycles
             );
+            if let Some(m) = &p.mall {
+                assert!(m.source.contains('['), "{target} mall: no source");
+                assert!(p.l2.latency_cycles < m.latency_cycles);
+                assert!(m.latency_cycles < p.dram.latency_cycles);
+                assert!(m.line.is_power_of_two() && p.l2.line % m.line == 0);
+            }
             assert!(p.l2.line.is_power_of_two() && p.l1.line.is_power_of_two());
         }
     }

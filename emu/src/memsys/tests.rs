@@ -14,6 +14,7 @@ fn params() -> Params {
             line: 64,
             ways: 4,
             latency_cycles: 100,
+            gb_per_s: None,
             source: "§test".into(),
         },
         scalar: Scalar {
@@ -170,6 +171,51 @@ fn a_footprint_larger_than_the_l2_goes_back_to_memory() {
     assert_eq!(lines_in(&mut m, 2 << 20), 2 * (2 << 20) / 64);
 }
 
+/// The footprint test with an Infinity Cache of 4 MiB (MI300's is 256 MiB) at 300 cycles: a
+/// footprint the L2 cannot hold but the MALL can comes back from the MALL on the second pass,
+/// at its latency, and memory is read only on the first.
+#[test]
+fn a_footprint_beyond_the_l2_but_within_the_mall_is_read_from_the_mall() {
+    let mut p = params();
+    p.mall = Some(Level {
+        bytes: 4 << 20,
+        line: 64,
+        ways: 16,
+        latency_cycles: 300,
+        gb_per_s: Some(1e6),
+        source: "§test".into(),
+    });
+    let mut m = MemorySystem::new(&p, 4, 1_000_000);
+    let footprint: u64 = 2 << 20;
+    let mut last = [0u64; 2];
+    for (pass, last) in last.iter_mut().enumerate() {
+        let mut a = 0;
+        while a < footprint {
+            let l = [(0usize, a + (1 << 30))];
+            *last = m.vector(&VectorRequest {
+                cu: 0,
+                at: 1_000_000 * pass as u64,
+                access: Access::Load,
+                lanes: &l,
+                bytes: 4,
+                glc: true,
+            }) - 1_000_000 * pass as u64;
+            a += 64;
+        }
+    }
+    let c = m.counters();
+    assert_eq!(
+        c.tcc_ea_rdreq,
+        2 * footprint / 64,
+        "the 1 MiB L2 misses both passes"
+    );
+    assert_eq!((c.mall_miss, c.mall_hit), (footprint / 64, footprint / 64));
+    assert_eq!(c.dram_bytes, footprint, "memory reads each line once");
+    // The second pass's last line queued behind the others on its L2 channel, then took the
+    // MALL's latency, not memory's.
+    assert!(last[1] >= 300 && last[1] < last[0], "{last:?}");
+}
+
 #[test]
 fn atomics_to_one_address_from_many_cus_queue_on_one_channel() {
     // 16 CUs each add to the same address with all 64 lanes, or each to their own 64 dwords.
@@ -265,27 +311,7 @@ fn a_scalar_load_at_the_top_of_the_address_space_reads_the_last_line() {
 /// one is back; the time per load is each level's latency in turn.
 #[test]
 fn a_pointer_chase_on_vega_64_steps_through_l1_l2_and_memory() {
-    let target = gcn_isa::Target::Gfx900;
-    let p = params::params(target).expect("gfx900 row");
-    let b = crate::board::board(target);
-    let per_load = |footprint: u64| {
-        let mut m = MemorySystem::new(p, b.compute_units as usize, b.clock_khz);
-        let lines = footprint / 64;
-        // A fixed pseudo-random cycle over the lines (an LCG's full period over a power of two).
-        let next = |i: u64| (i * 5 + 1) % lines;
-        let (mut at, mut i) = (0u64, 0u64);
-        for _ in 0..lines {
-            at = load(&mut m, at, &[(0, i * 64)]);
-            i = next(i);
-        }
-        let start = at;
-        let steps = 4096;
-        for _ in 0..steps {
-            at = load(&mut m, at, &[(0, i * 64)]);
-            i = next(i);
-        }
-        (at - start) / steps
-    };
+    let (p, per_load) = chase(gcn_isa::Target::Gfx900);
     assert_eq!(per_load(8 << 10), p.l1.latency_cycles as u64);
     assert_eq!(per_load(1 << 20), p.l2.latency_cycles as u64);
     // Memory: its latency, and now and then a wait for a channel's refresh (260 of every
@@ -293,6 +319,49 @@ fn a_pointer_chase_on_vega_64_steps_through_l1_l2_and_memory() {
     let memory = per_load(16 << 20);
     let latency = p.dram.latency_cycles as u64;
     assert!((latency..latency + 30).contains(&memory), "{memory}");
+}
+
+/// On MI300X, a footprint past a CU's 4 MiB L2 (its XCD's) comes from the Infinity Cache until
+/// it passes the 256 MiB of that too.
+#[test]
+fn a_pointer_chase_on_mi300x_reaches_the_infinity_cache() {
+    let (p, per_load) = chase(gcn_isa::Target::Gfx942);
+    let mall = p.mall.as_ref().expect("MI300X has a MALL").latency_cycles as u64;
+    assert_eq!(per_load(1 << 20), p.l2.latency_cycles as u64);
+    // (Plus the two cycles its slice takes to send the L2 line's two 64 B halves.)
+    let from_mall = per_load(16 << 20);
+    assert!((mall..mall + 4).contains(&from_mall), "{from_mall}");
+    let memory = per_load(512 << 20);
+    let latency = p.dram.latency_cycles as u64;
+    assert!((latency..latency + 60).contains(&memory), "{memory}");
+}
+
+/// A board's parameters, and the cycles per load of one lane's dependent chase through a
+/// footprint of bytes, walked whole once first (as the latency microbenchmark does).
+fn chase(target: gcn_isa::Target) -> (&'static Params, impl Fn(u64) -> u64) {
+    let p = params::params(target).expect("the board has a row");
+    let b = crate::board::board(target);
+    let per_load = move |footprint: u64| {
+        let mut m = MemorySystem::new(p, b.compute_units as usize, b.clock_khz);
+        // One load per L2 line, so that no load finds its line brought in by another.
+        let line = p.l2.line as u64;
+        let lines = footprint / line;
+        // A fixed pseudo-random cycle over the lines (an LCG's full period over a power of two).
+        let next = |i: u64| (i * 5 + 1) % lines;
+        let (mut at, mut i) = (0u64, 0u64);
+        for _ in 0..lines {
+            at = load(&mut m, at, &[(0, i * line)]);
+            i = next(i);
+        }
+        let start = at;
+        let steps = 4096;
+        for _ in 0..steps {
+            at = load(&mut m, at, &[(0, i * line)]);
+            i = next(i);
+        }
+        (at - start) / steps
+    };
+    (p, per_load)
 }
 
 #[test]
