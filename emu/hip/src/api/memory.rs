@@ -294,8 +294,13 @@ pub unsafe extern "C" fn hipHostRegister(
             return Err(INVALID_VALUE);
         }
         let addr = host as u64;
-        if rt.allocations.contains_key(&addr) {
-            return Err(HOST_MEMORY_ALREADY_REGISTERED);
+        match rt.allocations.get(&addr).map(|a| a.class) {
+            // hipamd does not refuse a second registration of an address. A program that
+            // frees registered memory without unregistering it gets the same address back from
+            // malloc and registers it again: the new registration replaces the stale one.
+            Some(AllocClass::Registered) => rt.free(addr, &[AllocClass::Registered])?,
+            Some(_) => return Err(HOST_MEMORY_ALREADY_REGISTERED),
+            None => {}
         }
         // ROCr pins the pages, which fails for a range that is not all mapped; kernels must
         // never reach unmapped host memory through a registration.
