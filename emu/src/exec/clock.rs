@@ -73,7 +73,10 @@ impl Clock {
 
     /// Device time in nanoseconds (`Host` only).
     fn device_ns(host_start: u64, start: u64, dilation: u64) -> u64 {
-        let t = start + host_ns().saturating_sub(host_start).saturating_mul(dilation);
+        let t = start
+            + host_ns()
+                .saturating_sub(host_start)
+                .saturating_mul(dilation);
         LATEST.fetch_max(t, Ordering::Relaxed);
         t
     }
