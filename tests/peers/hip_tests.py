@@ -32,6 +32,7 @@ Environment:
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -127,6 +128,23 @@ def build_spawned(src, out, hipcc, flags, filters):
               f"{'built' if r.returncode == 0 else 'failed'}", flush=True)
 
 
+# Files tests open by a path relative to their working directory (the binaries' folder), by
+# folder: `rtc/includepath` compiles `saxpy.h` with `-I./headers`.
+INPUTS = {"rtc": ["saxpy.h", "headers"]}
+
+
+def copy_inputs(src, out):
+    """Copies the files of `INPUTS` beside the test binaries."""
+    unit = src / "catch" / "unit"
+    for group, names in INPUTS.items():
+        for name in names:
+            source, target = unit / group / name, out / "bin" / name
+            if source.is_dir():
+                shutil.copytree(source, target, dirs_exist_ok=True)
+            else:
+                shutil.copy2(source, target)
+
+
 def build(filters):
     src = env_path("HIP_TESTS_SRC", "~/src/hip-tests")
     out = out_dir()
@@ -154,6 +172,7 @@ def build(filters):
         common.append(str(obj))
     build_spawned(src, out, hipcc, flags, filters)
     build_code_objects(src, out, hipcc, flags)
+    copy_inputs(src, out)
     status = out / "build-status.tsv"
     done = {}
     if status.exists():
