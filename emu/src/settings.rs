@@ -14,6 +14,7 @@
 //! | `GCNEMU_HAZARDS` | `off`, `warn`, `error` | `warn` |
 //! | `GCNEMU_MAX_INSTRUCTIONS` | wave-instruction budget per launch | 2×10^10 |
 //! | `GCNEMU_TIMEOUT` | wall-clock seconds per launch (`0`: none) | 600 |
+//! | `GCNEMU_CLOCK` | `host` (s_memtime and s_memrealtime follow the host's clock at the board's rates) or `instructions` (they count the wave's instructions: deterministic); `host` is functional-engine only | `host` with `GCNEMU_TIMING=off`, else `instructions` |
 //! | `GCNEMU_SPIN_LIMIT` | spin detector: write-free loop iterations before a look (`0`: off) | 1024 |
 //! | `GCNEMU_STATS` | `1`: a per-kernel summary on stderr at exit | off |
 //! | `GCNEMU_STATS_JSON` | path of the same summary as JSON | none |
@@ -50,12 +51,13 @@ pub const CHECK_JSON: &str = "GCNEMU_CHECK_JSON";
 pub const CHECK_ERROR: &str = "GCNEMU_CHECK_ERROR";
 pub const SPIN_LIMIT: &str = "GCNEMU_SPIN_LIMIT";
 pub const DEVICES: &str = "GCNEMU_DEVICES";
+pub const CLOCK: &str = "GCNEMU_CLOCK";
 
 /// The most devices `GCNEMU_DEVICES` may ask for.
 pub const MAX_DEVICES: u32 = 16;
 
 /// Every variable this module reads.
-pub const ALL: [&str; 18] = [
+pub const ALL: [&str; 19] = [
     TARGET,
     TIMING,
     THREADS,
@@ -74,6 +76,7 @@ pub const ALL: [&str; 18] = [
     CHECK_ERROR,
     SPIN_LIMIT,
     DEVICES,
+    CLOCK,
 ];
 
 /// How a program's kernels are run.
@@ -170,6 +173,17 @@ impl Settings {
             }
             None
         };
+        // A program that spins on clock64() for the time the reported clock rate promises gets
+        // that time on the functional engine only from the host's clock (crate::exec::clock).
+        let host_clock = match get(CLOCK).as_deref().map(str::trim) {
+            None => !timing_on,
+            Some("host") if timing_on => {
+                return Err(format!("{CLOCK}=host needs {TIMING}=off"));
+            }
+            Some("host") => true,
+            Some("instructions") => false,
+            Some(v) => return Err(bad(CLOCK, v, "host or instructions")),
+        };
         let hazards = match get(HAZARDS).as_deref().map(str::trim) {
             None => HazardMode::Warn,
             Some(v) => v
@@ -227,6 +241,7 @@ impl Settings {
                 threads,
                 cooperative: false,
                 multigrid_sync: 0,
+                host_clock,
             },
             stats,
             stats_json: get(STATS_JSON).map(PathBuf::from),
@@ -274,6 +289,25 @@ mod tests {
         assert!(!s.stats);
         assert_eq!(s.devices, 1);
         assert_eq!(parse(&[(DEVICES, "4")]).unwrap().devices, 4);
+    }
+
+    #[test]
+    fn the_host_clock_is_the_functional_engines_default() {
+        let host = |vars: &[(&str, &str)]| parse(vars).map(|s| s.launch.host_clock);
+        assert_eq!(host(&[]), Ok(false));
+        assert_eq!(host(&[(TIMING, "off")]), Ok(true));
+        assert_eq!(host(&[(TIMING, "off"), (CLOCK, "instructions")]), Ok(false));
+        assert_eq!(host(&[(CLOCK, "instructions")]), Ok(false));
+        let e = host(&[(CLOCK, "host")]).unwrap_err();
+        assert!(
+            e.contains("GCNEMU_CLOCK=host needs GCNEMU_TIMING=off"),
+            "{e}"
+        );
+        let e = host(&[(TIMING, "off"), (CLOCK, "wall")]).unwrap_err();
+        assert!(
+            e.contains("GCNEMU_CLOCK=wall: expected host or instructions"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -19,7 +19,9 @@ A file that does not compile is listed as not built, with the first error.
 A run uses Catch2's XML reporter, which captures each test case's standard output: a test case
 that printed `HIP_SKIP_THIS_TEST` (hip-tests' `HIP_SKIP_TEST`) counts as skipped, not passed.
 If the program dies in a test case (a crash, gcnemu's timeout), that case is a failure and the
-cases not yet run are run one by one, so one crash costs only its own case.
+cases not yet run are run one by one, so one crash costs only its own case. A failed case of a
+file whose tests fork a child that exits in mid-case (`FORKING`) runs again under the console
+reporter: the XML reporter's capture of standard output kills such a child.
 
 Environment:
     GCNEMU       gcnemu binary [target/release/gcnemu of this repository]
@@ -32,6 +34,7 @@ Environment:
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -127,6 +130,23 @@ def build_spawned(src, out, hipcc, flags, filters):
               f"{'built' if r.returncode == 0 else 'failed'}", flush=True)
 
 
+# Files tests open by a path relative to their working directory (the binaries' folder), by
+# folder: `rtc/includepath` compiles `saxpy.h` with `-I./headers`.
+INPUTS = {"rtc": ["saxpy.h", "headers"]}
+
+
+def copy_inputs(src, out):
+    """Copies the files of `INPUTS` beside the test binaries."""
+    unit = src / "catch" / "unit"
+    for group, names in INPUTS.items():
+        for name in names:
+            source, target = unit / group / name, out / "bin" / name
+            if source.is_dir():
+                shutil.copytree(source, target, dirs_exist_ok=True)
+            else:
+                shutil.copy2(source, target)
+
+
 def build(filters):
     src = env_path("HIP_TESTS_SRC", "~/src/hip-tests")
     out = out_dir()
@@ -154,6 +174,7 @@ def build(filters):
         common.append(str(obj))
     build_spawned(src, out, hipcc, flags, filters)
     build_code_objects(src, out, hipcc, flags)
+    copy_inputs(src, out)
     status = out / "build-status.tsv"
     done = {}
     if status.exists():
@@ -249,6 +270,40 @@ def run_binary(exe, args, timeout):
     return results, running, code, text, stderr
 
 
+# Files whose test cases fork a child that calls exit() in mid-case. Catch2 2.13's XML reporter
+# captures standard output by pointing std::cout at a buffer of its own; in the child, exit()
+# runs the static destructors, which flush std::cout into that buffer after it is gone, and the
+# child dies of a segmentation fault instead of exiting with the status the parent checks. A
+# host-only Catch2 program that forks shows the same, so it says nothing of the runtime: a case
+# of these files that fails under the XML reporter runs again alone under the console reporter,
+# which leaves standard output alone, and that run's outcome counts. (`memory/hipMemAdvise` and
+# `memory/hipHmmOvrSubscriptionTst` fork too, but their failing cases fail for causes of their
+# own, see README.md; the second forks 18 children of 1 GiB each.)
+FORKING = {"streamperthread/hipStreamPerThrdTsts"}
+
+
+def run_console(exe, case, timeout):
+    """Runs one case under the console reporter; returns its outcome and the output."""
+    cmd = gcnemu_cmd() + [str(exe), catch_escape(case)]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=exe.parent,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    text = out.decode(errors="replace")
+    if "HIP_SKIP_THIS_TEST" in text:
+        return "skipped", text
+    passed = re.search(r"^All tests passed \(\d+ assertions? in 1 test case\)$|"
+                       r"^test cases: 1 \| 1 passed$", text, re.M)
+    return ("passed" if passed else "failed"), text
+
+
 def run(filters):
     out = out_dir()
     timeout = int(os.environ.get("CASE_TIMEOUT", "900"))
@@ -276,6 +331,13 @@ def run(filters):
                 results[case] = one.get(case, "failed")
                 with open(base.with_suffix(".stderr"), "a") as f:
                     f.write(f"\n=== {case}\n{e}")
+        if key in FORKING:
+            for case in cases:
+                if results.get(case, "failed") != "failed":
+                    continue
+                results[case], t = run_console(exe, case, timeout)
+                with open(base.with_suffix(".stderr"), "a") as f:
+                    f.write(f"\n=== {case} (console reporter: {results[case]})\n{t}")
         lines = [f"{results.get(c, 'failed')}\t{c}" for c in cases]
         base.with_suffix(".cases").write_text("\n".join(lines) + "\n")
         n = {k: sum(1 for c in cases if results.get(c, "failed") == k)

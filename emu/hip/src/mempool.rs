@@ -16,6 +16,10 @@ pub(crate) struct FreeBlock {
     pub(crate) size: u64,
     /// The stream the free was ordered on: later work on it may reuse the block at once.
     pub(crate) stream: usize,
+    /// While the stream has not reached the free (work before it still queued or running):
+    /// the number of the `hipFreeAsync`, which its queued point reports back. Until then no
+    /// other stream may reuse the block, and no trim gives it back.
+    pub(crate) pending: Option<u64>,
 }
 
 /// `hipMemPoolReuse*` flags; all enabled by default, as in HIP and CUDA.
@@ -83,7 +87,9 @@ impl Pool {
         free_done: impl Fn(&FreeBlock) -> bool,
     ) -> Option<u64> {
         let i = self.free.iter().position(|b| {
-            b.size >= size && (b.stream == stream || (self.reuse.opportunistic && free_done(b)))
+            b.size >= size
+                && (b.stream == stream
+                    || (self.reuse.opportunistic && b.pending.is_none() && free_done(b)))
         })?;
         let b = self.free.remove(i);
         self.busy.insert(b.addr, b.size);
@@ -102,15 +108,30 @@ impl Pool {
         self.used_high = self.used_high.max(self.used());
     }
 
-    /// `hipFreeAsync` reached its point in `stream`: the block is held for reuse. `false` if the
-    /// pool did not hand it out.
-    pub(crate) fn give_back(&mut self, addr: u64, stream: usize) -> bool {
+    /// `hipFreeAsync` on `stream`: the block is held for reuse, `pending` until the stream
+    /// reaches the free (see [`FreeBlock::pending`]). `false` if the pool did not hand it out.
+    pub(crate) fn give_back(&mut self, addr: u64, stream: usize, pending: Option<u64>) -> bool {
         match self.busy.remove(&addr) {
             Some(size) => {
-                self.free.push(FreeBlock { addr, size, stream });
+                self.free.push(FreeBlock {
+                    addr,
+                    size,
+                    stream,
+                    pending,
+                });
                 true
             }
             None => false,
+        }
+    }
+
+    /// The stream reached free number `free`: its block, unless its own stream took it again
+    /// meanwhile, is no longer in use by anything.
+    pub(crate) fn reached(&mut self, free: u64) {
+        for b in &mut self.free {
+            if b.pending == Some(free) {
+                b.pending = None;
+            }
         }
     }
 
@@ -119,11 +140,44 @@ impl Pool {
     pub(crate) fn trim_to(&mut self, keep: u64) -> Vec<FreeBlock> {
         let mut reserved = self.reserved();
         let mut out = Vec::new();
-        while reserved > keep && !self.free.is_empty() {
-            let b = self.free.remove(0);
+        let mut i = 0;
+        while reserved > keep && i < self.free.len() {
+            // A block whose free its stream has not reached may still be in use.
+            if self.free[i].pending.is_some() {
+                i += 1;
+                continue;
+            }
+            let b = self.free.remove(i);
             reserved -= b.size;
             out.push(b);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_whose_free_is_not_reached_stays_with_its_stream() {
+        let mut p = Pool::new(0, 0);
+        p.add_busy(0x1000, 256);
+        assert!(p.give_back(0x1000, 7, Some(42)));
+        assert_eq!((p.used(), p.reserved()), (0, 256));
+        // Neither another stream nor a trim may take it while work before the free is queued.
+        assert_eq!(p.take_free(256, 8, |_| true), None);
+        assert!(p.trim_to(0).is_empty());
+        // Its own stream may: stream order puts the new work after the old.
+        assert_eq!(p.take_free(256, 7, |_| true), Some(0x1000));
+        assert!(p.give_back(0x1000, 7, Some(43)));
+        // The first free's point, reached now, says nothing of the second.
+        p.reached(42);
+        assert_eq!(p.take_free(256, 8, |_| true), None);
+        p.reached(43);
+        assert_eq!(p.take_free(256, 8, |_| true), Some(0x1000));
+        assert!(p.give_back(0x1000, 8, None));
+        assert_eq!(p.trim_to(0).len(), 1);
+        assert_eq!(p.reserved(), 0);
     }
 }

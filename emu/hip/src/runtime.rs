@@ -127,8 +127,9 @@ pub(crate) enum HeldOp {
         unsafe extern "C" fn(hipStream_t, hipError_t, *mut c_void),
         usize,
     ),
-    /// `hipFreeAsync`: the block goes back to its pool when the stream gets here.
-    FreeAsync(u64),
+    /// `hipFreeAsync` number `free` of a block of `pool`: reaching it, the stream no longer
+    /// uses the block, so other streams may reuse it and trims may give it back.
+    FreeAsync { pool: usize, free: u64 },
     /// `hipMemPrefetchAsync` of managed `[start, end)` to `device`.
     Prefetch { start: u64, end: u64, device: i32 },
 }

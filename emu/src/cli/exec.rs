@@ -55,6 +55,12 @@ pub struct ExecArgs {
     /// livelock.
     #[arg(long, value_name = "N")]
     pub spin_limit: Option<String>,
+    /// What clock64() and wall_clock64() read: host (the host's clock at the reported clock
+    /// rates, so a kernel that waits N ticks waits the time they stand for; the default with
+    /// --timing off) or instructions (the wave's instructions executed: deterministic; always
+    /// with the timing model).
+    #[arg(long, value_name = "HOST|INSTRUCTIONS")]
+    pub clock: Option<String>,
     /// Bytes of device memory (default: the board's, 8 GiB for gfx900, 16 GiB for gfx906, 32 GiB
     /// for gfx908, 64 GiB for gfx90a).
     #[arg(long, value_name = "BYTES")]
@@ -109,6 +115,7 @@ impl ExecArgs {
         set(settings::DEVICES, &self.devices);
         set(settings::TIMEOUT, &self.timeout);
         set(settings::SPIN_LIMIT, &self.spin_limit);
+        set(settings::CLOCK, &self.clock);
         set(settings::CHECK, &self.check);
         if let Some(p) = &self.check_json {
             vars.push((settings::CHECK_JSON, p.display().to_string()));

@@ -31,6 +31,7 @@ use crate::cu::profile::HostProfile;
 use crate::cu::trace::Trace;
 use crate::cu::{TimedError, TimedRun, TimingConfig, TimingStats};
 use crate::dispatch::{self, Launch, DYNAMIC_STACK_BYTES};
+use crate::exec::clock::Clock;
 use crate::exec::DispatchEnv;
 use crate::hostcall::host::{DeviceHostcall, Output as HostcallOutput};
 use crate::launch::hazards::{Cover, HazardMode, Seen};
@@ -426,7 +427,7 @@ impl Device {
             },
             desc: &k.descriptor,
             launch,
-            env: dispatch_env(module.program.target, k, launch, opts),
+            env: dispatch_env(module.program.target, k, launch, opts, 1),
             config: &config,
             entry_index,
             progress: opts
@@ -487,7 +488,7 @@ impl Device {
             program: &module.program,
             desc: &k.descriptor,
             launch,
-            env: dispatch_env(module.program.target, k, launch, opts),
+            env: dispatch_env(module.program.target, k, launch, opts, workers),
             entry_index,
             regs: demand.file,
             hazards: match (opts.hazards, &cover) {
@@ -518,18 +519,44 @@ impl Device {
     }
 }
 
-/// What the semantics need to know of a launch: the private segment size and the registers
-/// each wave is allocated (as the hardware rounds them).
-fn dispatch_env(target: Target, k: &Kernel, launch: &Launch, opts: &LaunchOptions) -> DispatchEnv {
+/// What the semantics need to know of a launch: the private segment size, the registers each
+/// wave is allocated (as the hardware rounds them) and the clock its s_memtime reads. `workers`
+/// are the host threads running its workgroups.
+fn dispatch_env(
+    target: Target,
+    k: &Kernel,
+    launch: &Launch,
+    opts: &LaunchOptions,
+    workers: usize,
+) -> DispatchEnv {
     let demand = crate::cu::occupancy::Demand::new(&k.descriptor, target, 1, 0);
+    let b = crate::board::board(target);
     DispatchEnv {
         private_size: launch.private_size,
         vgprs: demand.vgprs,
         sgprs: demand.sgprs,
         vgpr_granule: target.features().vgpr_granule as u32,
         spin_limit: opts.spin_limit,
-        xcds: crate::board::board(target).xcds,
+        xcds: b.xcds,
+        clock: match opts.host_clock && opts.timing.is_none() {
+            true => Clock::host(
+                b.clock_khz as u64 * 1000,
+                resident_groups(target, k, launch) / workers.max(1) as u64,
+            ),
+            false => Clock::Instructions,
+        },
     }
+}
+
+/// Workgroups of `launch` the device holds at once: as many as its CUs have room for, or the
+/// whole grid if smaller.
+fn resident_groups(target: Target, k: &Kernel, launch: &Launch) -> u64 {
+    let groups: u64 = launch.grid.iter().map(|&g| g as u64).product();
+    let waves = launch.waves_per_group();
+    let demand = crate::cu::occupancy::Demand::new(&k.descriptor, target, waves, launch.lds_size);
+    let per_cu = crate::cu::occupancy::occupancy(&demand).map_or(1, |o| o.workgroups_per_cu);
+    let cus = crate::board::board(target).compute_units as u64;
+    groups.min(cus * per_cu as u64)
 }
 
 /// What a launch's execution returns: counts, hazards seen, and the timing model's results.

@@ -94,6 +94,10 @@ pub struct LaunchOptions {
     /// cooperative one (its grid is valid), or the device address of the multi-grid sync
     /// information of a multi-device launch.
     pub multigrid_sync: u64,
+    /// s_memtime and s_memrealtime follow the host's clock at the board's rates
+    /// ([`crate::exec::clock`]) instead of counting the wave's instructions. Functional engine
+    /// only: the timing model's clocks stay deterministic.
+    pub host_clock: bool,
 }
 
 impl Default for LaunchOptions {
@@ -112,6 +116,7 @@ impl Default for LaunchOptions {
             threads: 0,
             cooperative: false,
             multigrid_sync: 0,
+            host_clock: false,
         }
     }
 }

@@ -36,6 +36,7 @@ pub(crate) mod bf16;
 pub(crate) mod buffer_format;
 pub(crate) mod check_global;
 pub(crate) mod check_lds;
+pub mod clock;
 pub(crate) mod cvt_fp8;
 pub(crate) mod dot_accumulate;
 pub(crate) mod ds;
@@ -153,6 +154,8 @@ pub struct DispatchEnv {
     pub spin_limit: u32,
     /// The board's XCDs, for s_getreg of XCC_ID (workgroups are dealt to them in turn).
     pub xcds: u32,
+    /// What s_memtime and s_memrealtime read.
+    pub clock: clock::Clock,
 }
 
 impl Default for DispatchEnv {
@@ -165,6 +168,7 @@ impl Default for DispatchEnv {
             vgpr_granule: 4,
             spin_limit: crate::wave::spin::DEFAULT_SPIN_LIMIT,
             xcds: 1,
+            clock: clock::Clock::Instructions,
         }
     }
 }

@@ -109,9 +109,16 @@ pub(super) fn timing_address(cx: &Cx, d: &Decoded) -> Option<(u64, u32)> {
     Some((base.wrapping_add(offset(cx, d)) & !3, 4 * n))
 }
 
-/// S_MEMTIME / S_MEMREALTIME: a deterministic clock, the wave-instructions executed so far.
+/// S_MEMTIME: the shader clock of the launch's [`Clock`](super::clock::Clock).
 fn memtime(cx: &mut Cx, d: &Decoded) -> Res {
-    let t = cx.wave.instructions;
+    let t = cx.env.clock.memtime(cx.wave.instructions);
+    cx.wave.set_pair(d.sdst & 126, t);
+    Ok(Flow::Continue)
+}
+
+/// S_MEMREALTIME: the real-time clock of the launch's [`Clock`](super::clock::Clock).
+fn memrealtime(cx: &mut Cx, d: &Decoded) -> Res {
+    let t = cx.env.clock.memrealtime(cx.wave.instructions);
     cx.wave.set_pair(d.sdst & 126, t);
     Ok(Flow::Continue)
 }
@@ -132,7 +139,7 @@ semantics! {
     S_BUFFER_LOAD_DWORDX8 => |cx, d| buffer_load(cx, d, 8);
     S_BUFFER_LOAD_DWORDX16 => |cx, d| buffer_load(cx, d, 16);
     S_MEMTIME => memtime;
-    S_MEMREALTIME => memtime;
+    S_MEMREALTIME => memrealtime;
     // The emulator has no scalar cache: invalidates and write-backs have nothing to do.
     S_DCACHE_INV => nothing;
     S_DCACHE_WB => nothing;

@@ -368,7 +368,7 @@ impl Dispatch<'_> {
                 writes: &writes,
                 me: index,
             };
-            let mut host = hub.as_ref().map(|h| h.worker());
+            let mut host = hub.as_ref().map(|h| h.worker(&mut view));
             let mut share = Share {
                 residents: (index as u64..total)
                     .step_by(threads)

@@ -147,7 +147,7 @@ impl Dispatch<'_> {
                 me: index,
             });
             let mut worker = Worker::new(self, index);
-            let mut host = hub.as_ref().map(|h| h.worker());
+            let mut host = hub.as_ref().map(|h| h.worker(&mut view));
             let mut local = 0u64;
             let mut result = Ok(());
             while !failed.load(Ordering::Relaxed) {

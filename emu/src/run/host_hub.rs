@@ -56,12 +56,21 @@ impl<'a> HostHub<'a> {
         }
     }
 
-    /// One worker's access, holding the hub for reading until it is dropped.
-    pub fn worker(&self) -> WorkerHost<'_, 'a> {
+    /// One worker's access, holding the hub for reading until it is dropped. `view` was made
+    /// from the device's memory before the hub answered anything; a worker whose thread starts
+    /// after another's hostcall was answered (a device `malloc` that mapped a new slab) follows
+    /// the mapping here, before its waves touch memory.
+    pub fn worker(&self, view: &mut Memory) -> WorkerHost<'_, 'a> {
+        let turn = self.world.read().unwrap_or_else(PoisonError::into_inner);
+        let answers = self.answers.load(Ordering::Acquire);
+        if answers != 0 {
+            // SAFETY: reading `world` keeps any answer, and so any change of `main`, out.
+            unsafe { view.follow(&*self.main) };
+        }
         WorkerHost {
             hub: self,
-            turn: Some(self.world.read().unwrap_or_else(PoisonError::into_inner)),
-            answers: self.answers.load(Ordering::Acquire),
+            turn: Some(turn),
+            answers,
         }
     }
 }

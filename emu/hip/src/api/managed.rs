@@ -1,5 +1,5 @@
 //! Managed memory hints: `hipMemAdvise`, `hipMemPrefetchAsync`, `hipMemRangeGetAttribute(s)`
-//! and `hipStreamAttachMemAsync`, with hipamd 5.2's checks.
+//! and `hipStreamAttachMemAsync`, with hipamd's checks.
 //!
 //! Managed memory is host memory both sides reach, so no hint moves anything. The runtime
 //! records them for the managed range they name, per span (`Runtime::advice`), so that the range
@@ -206,6 +206,11 @@ fn attribute(
     if data.is_null() || size == 0 {
         return Err(INVALID_VALUE);
     }
+    if let Some((base, info)) = rt.allocation_of(start) {
+        if info.class == AllocClass::Device && end <= base + info.size {
+            return device_memory_attribute(data, size, attr);
+        }
+    }
     let base = managed_range(rt, start, end - start)?;
     let range = spans(rt, base, start, end);
     let spans = &rt.advice[range];
@@ -251,6 +256,33 @@ fn attribute(
             for (i, d) in devices.into_iter().enumerate() {
                 // SAFETY: `size` bytes at `data`, per the call's contract.
                 unsafe { (data as *mut i32).add(i).write_unaligned(d) };
+            }
+            Ok(())
+        }
+        _ => Err(INVALID_VALUE),
+    }
+}
+
+/// One attribute of `hipMalloc` memory, which HMM does not manage: no advice, no prefetch,
+/// and coarse grained (ROCm answers so for device memory).
+fn device_memory_attribute(data: *mut c_void, size: usize, attr: c_int) -> Result<(), hipError_t> {
+    let one = |v: i32| -> Result<(), hipError_t> {
+        if size != 4 {
+            return Err(INVALID_VALUE);
+        }
+        super::put(data as *mut i32, v)
+    };
+    match attr {
+        ATTR_READ_MOSTLY => one(0),
+        ATTR_PREFERRED_LOCATION | ATTR_LAST_PREFETCH_LOCATION => one(NONE),
+        ATTR_COHERENCY_MODE => one(1),
+        ATTR_ACCESSED_BY => {
+            if !size.is_multiple_of(4) {
+                return Err(INVALID_VALUE);
+            }
+            for i in 0..size / 4 {
+                // SAFETY: `size` bytes at `data`, per the call's contract.
+                unsafe { (data as *mut i32).add(i).write_unaligned(NONE) };
             }
             Ok(())
         }
@@ -309,13 +341,35 @@ pub unsafe extern "C" fn hipStreamAttachMemAsync(
     stream: hipStream_t,
     ptr: *mut c_void,
     length: usize,
-    _flags: std::ffi::c_uint,
+    flags: std::ffi::c_uint,
 ) -> hipError_t {
-    // hipamd 5.2 checks the arguments and does nothing else: all memory is attached globally.
+    const ATTACH_GLOBAL: u32 = 1;
+    const ATTACH_HOST: u32 = 2;
+    const ATTACH_SINGLE: u32 = 4;
+    // hipamd (from ROCm 5.4) checks the arguments as CUDA documents them and attaches nothing:
+    // all memory stays attached globally. The null stream is allowed, and a length of 0 means
+    // the whole allocation.
     call(|rt| {
-        if stream.is_null() || ptr.is_null() || length == 0 {
+        if ptr.is_null() || ![ATTACH_GLOBAL, ATTACH_HOST, ATTACH_SINGLE].contains(&flags) {
             return Err(INVALID_VALUE);
         }
-        rt.check_stream(stream)
+        if flags == ATTACH_SINGLE && stream.is_null() {
+            return Err(INVALID_VALUE);
+        }
+        rt.check_stream(stream)?;
+        match rt.allocation_of(ptr as u64) {
+            // Memory of the program's own would need pageable memory access (HMM), which the
+            // emulated devices do not report.
+            None => Err(INVALID_VALUE),
+            // Managed and host allocations are attached whole, or not at all.
+            Some((_, info))
+                if matches!(info.class, AllocClass::Managed | AllocClass::Host)
+                    && length != 0
+                    && length as u64 != info.size =>
+            {
+                Err(INVALID_VALUE)
+            }
+            Some(_) => Ok(()),
+        }
     })
 }

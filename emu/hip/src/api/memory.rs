@@ -5,7 +5,7 @@
 //! allocation, or it returns `hipErrorInvalidValue` rather than touch anything else. Pointers the
 //! runtime does not know are the program's own host memory.
 
-use super::{call, call_async, put};
+use super::{call, call_async, call_light, put};
 use crate::allocation::{AllocClass, AllocInfo};
 use crate::error::*;
 use crate::graph::{Copy3d, NodeKind, Pitched};
@@ -98,6 +98,18 @@ pub unsafe extern "C" fn hipMallocManaged(
     // hipMalloc returns a null pointer for it.
     if (flags != 1 && flags != 2) || size == 0 {
         return set_last(INVALID_VALUE);
+    }
+    // Managed memory is host memory here, but hipamd refuses one allocation larger than the
+    // device's largest (its whole memory), as the device may have to hold all of it.
+    let too_large = call_light(|rt| {
+        let d = &rt.devices[crate::devices::current() as usize];
+        match size as u64 > d.limit {
+            true => Err(OUT_OF_MEMORY),
+            false => Ok(()),
+        }
+    });
+    if too_large != SUCCESS {
+        return too_large;
     }
     malloc(ptr, size, AllocClass::Managed, flags)
 }
@@ -294,8 +306,13 @@ pub unsafe extern "C" fn hipHostRegister(
             return Err(INVALID_VALUE);
         }
         let addr = host as u64;
-        if rt.allocations.contains_key(&addr) {
-            return Err(HOST_MEMORY_ALREADY_REGISTERED);
+        match rt.allocations.get(&addr).map(|a| a.class) {
+            // hipamd does not refuse a second registration of an address. A program that
+            // frees registered memory without unregistering it gets the same address back from
+            // malloc and registers it again: the new registration replaces the stale one.
+            Some(AllocClass::Registered) => rt.free(addr, &[AllocClass::Registered])?,
+            Some(_) => return Err(HOST_MEMORY_ALREADY_REGISTERED),
+            None => {}
         }
         // ROCr pins the pages, which fails for a range that is not all mapped; kernels must
         // never reach unmapped host memory through a registration.

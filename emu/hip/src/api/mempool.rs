@@ -4,8 +4,10 @@
 //! A pool's blocks come from the device's allocator and stay in the runtime's allocations while
 //! the pool holds them, so kernels may use them and pointer queries know them. An allocation
 //! exists when the call returns (its memory is usable by everything after it on the stream);
-//! a free takes effect at its point in the stream (at once, unless a stream wait holds the
-//! stream), after which the block waits in the pool for reuse. The pool keeps freed blocks up to
+//! a freed block goes back to its pool at once, reusable by later work on its stream, and by
+//! other streams (opportunistic reuse) and trims only once its stream reached the free: until
+//! then work queued before the free may still use it. None of these calls waits for the
+//! queue, as in hipamd, where they answer while kernels run. The pool keeps freed blocks up to
 //! its release threshold across synchronisations and gives the rest back at
 //! `hipStreamSynchronize`, `hipEventSynchronize` and `hipDeviceSynchronize`, as HIP documents;
 //! `hipMemPoolTrimTo` gives back what exceeds its argument.
@@ -17,7 +19,7 @@
 //! `hipMemHandleTypePosixFileDescriptor` exports as a file descriptor (a `memfd` that names it),
 //! which imports as the same pool; an exported pointer imports as the same pointer.
 
-use super::{call, put};
+use super::{call, call_async, call_light, put};
 use crate::allocation::AllocClass;
 use crate::error::*;
 use crate::mempool::{Pool, PoolId};
@@ -76,8 +78,8 @@ fn allocate(
     }
     check_stream(rt, stream)?;
     let key = stream_key(stream);
-    // The call waited for the queue (it is synchronous), so every free enqueued before it has
-    // completed.
+    // The call does not wait for the queue: a block freed on this stream is reusable at once
+    // (stream order), one freed on another only once that stream reached the free.
     let p = rt.pools.get_mut(&pool).ok_or(INVALID_VALUE)?;
     let addr = match p.take_free(size as u64, key, |_| true) {
         Some(a) => a,
@@ -91,15 +93,10 @@ fn allocate(
     put(out, addr as *mut c_void)
 }
 
-/// A free reaching its point in the stream: the block goes back to its pool.
-pub(crate) fn free_now(rt: &mut Runtime, addr: u64, stream: usize) -> Result<(), hipError_t> {
-    let pool = *rt.pool_blocks.get(&addr).ok_or(INVALID_VALUE)?;
-    match rt.pools.get_mut(&pool) {
-        Some(p) => match p.give_back(addr, stream) {
-            true => Ok(()),
-            false => Err(INVALID_VALUE),
-        },
-        None => Err(INVALID_VALUE),
+/// A stream reaching free number `free` of a block of `pool`.
+pub(crate) fn reached(rt: &mut Runtime, pool: PoolId, free: u64) {
+    if let Some(p) = rt.pools.get_mut(&pool) {
+        p.reached(free);
     }
 }
 
@@ -140,13 +137,16 @@ pub(crate) fn reset(rt: &mut Runtime) {
     rt.current_pool = rt.default_pool;
 }
 
+// The stream-ordered calls and the pool's attributes do not wait for the queue: hipamd answers
+// them while kernels run (a free behind a running kernel leaves its block in use meanwhile).
+
 #[no_mangle]
 pub unsafe extern "C" fn hipMallocAsync(
     ptr: *mut *mut c_void,
     size: usize,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         let pool = rt.current_pool;
         allocate(rt, ptr, size, pool, stream)
     })
@@ -159,7 +159,7 @@ pub unsafe extern "C" fn hipMallocFromPoolAsync(
     pool: hipMemPool_t,
     stream: hipStream_t,
 ) -> hipError_t {
-    call(|rt| {
+    call_async(|rt| {
         if pool.is_null() {
             return Err(INVALID_VALUE);
         }
@@ -170,24 +170,36 @@ pub unsafe extern "C" fn hipMallocFromPoolAsync(
 
 #[no_mangle]
 pub unsafe extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> hipError_t {
-    call(|rt| {
+    let mut pooled = false;
+    let code = call_async(|rt| {
         if ptr.is_null() {
             return Err(INVALID_VALUE);
         }
         check_stream(rt, stream)?;
         let addr = ptr as u64;
-        if !rt.pool_blocks.contains_key(&addr) {
-            // hipamd frees memory no pool handed out as hipFree would (waiting for the device).
-            super::memory::free_device(rt, addr)?;
-            return rt.take_pending();
-        }
-        let pool = rt.pool_blocks[&addr];
-        if !rt.pools[&pool].busy.contains_key(&addr) {
+        let Some(&pool) = rt.pool_blocks.get(&addr) else {
+            return Ok(());
+        };
+        pooled = true;
+        // The block goes back to its pool now, for later work on this stream; for the rest
+        // once the stream gets here, if work before the free is still queued.
+        let pending = super::stream_ops::stream_held(rt, stream).then_some(rt.next_seq);
+        let p = rt.pools.get_mut(&pool).ok_or(INVALID_VALUE)?;
+        if !p.give_back(addr, stream_key(stream), pending) {
             return Err(INVALID_VALUE);
         }
-        // The block goes back to its pool when the stream gets here.
-        super::stream_ops::push(rt, stream, HeldOp::FreeAsync(addr));
+        if let Some(free) = pending {
+            super::stream_ops::push(rt, stream, HeldOp::FreeAsync { pool, free });
+        }
         Ok(())
+    });
+    if code != SUCCESS || pooled {
+        return code;
+    }
+    // hipamd frees memory no pool handed out as hipFree would (waiting for the device).
+    call(|rt| {
+        super::memory::free_device(rt, ptr as u64)?;
+        rt.take_pending()
     })
 }
 
@@ -275,7 +287,7 @@ pub unsafe extern "C" fn hipMemPoolTrimTo(
     pool: hipMemPool_t,
     min_bytes_to_hold: usize,
 ) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         if pool.is_null() {
             return Err(INVALID_VALUE);
         }
@@ -292,7 +304,7 @@ pub unsafe extern "C" fn hipMemPoolSetAttribute(
     attr: c_int,
     value: *mut c_void,
 ) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         if pool.is_null() || value.is_null() {
             return Err(INVALID_VALUE);
         }
@@ -320,7 +332,7 @@ pub unsafe extern "C" fn hipMemPoolGetAttribute(
     attr: c_int,
     value: *mut c_void,
 ) -> hipError_t {
-    call(|rt| {
+    call_light(|rt| {
         if pool.is_null() || value.is_null() {
             return Err(INVALID_VALUE);
         }

@@ -15,6 +15,11 @@ use std::ffi::{c_float, c_int, c_uint, c_void};
 
 const EVENT_DISABLE_TIMING: u32 = 0x2;
 
+/// hipamd's three stream priorities: high (-1), normal (0) and low (1). Programs that split
+/// the range into low, normal and high streams need all three.
+const PRIORITY_HIGH: i32 = -1;
+const PRIORITY_LOW: i32 = 1;
+
 fn create_stream(out: *mut hipStream_t, flags: u32, priority: i32) -> hipError_t {
     call_light(|rt| new_stream(rt, out, flags, priority, Vec::new()))
 }
@@ -68,7 +73,7 @@ pub unsafe extern "C" fn hipStreamCreateWithPriority(
     if flags > 1 {
         return set_last(INVALID_VALUE);
     }
-    create_stream(stream, flags, priority.clamp(-1, 0))
+    create_stream(stream, flags, priority.clamp(PRIORITY_HIGH, PRIORITY_LOW))
 }
 
 #[no_mangle]
@@ -78,10 +83,10 @@ pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(
 ) -> hipError_t {
     call_light(|_| {
         if !least.is_null() {
-            put(least, 0)?;
+            put(least, PRIORITY_LOW)?;
         }
         if !greatest.is_null() {
-            put(greatest, -1)?;
+            put(greatest, PRIORITY_HIGH)?;
         }
         Ok(())
     })
@@ -159,11 +164,15 @@ pub unsafe extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
 pub unsafe extern "C" fn hipStreamWaitEvent(
     stream: hipStream_t,
     event: hipEvent_t,
-    _flags: c_uint,
+    flags: c_uint,
 ) -> hipError_t {
     call_async(|rt| {
-        rt.check_stream(stream)?;
         event_state(rt, event)?;
+        // hipamd knows no flags here (CUDA's `cudaEventWaitExternal` has no HIP counterpart).
+        if flags != 0 {
+            return Err(INVALID_VALUE);
+        }
+        rt.check_stream(stream)?;
         super::capture::wait(rt, stream, event as usize)?;
         if super::stream_ops::event_held(rt, event as usize) {
             // The event completes when the executor gets to its record: the stream waits.
@@ -176,6 +185,10 @@ pub unsafe extern "C" fn hipStreamWaitEvent(
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamGetFlags(stream: hipStream_t, flags: *mut c_uint) -> hipError_t {
     call_light(|rt| {
+        // hipamd asks the null stream for no flags: it answers hipErrorInvalidValue.
+        if stream.is_null() {
+            return Err(INVALID_VALUE);
+        }
         rt.check_stream(stream)?;
         let f = rt.streams.get(&(stream as usize)).map_or(0, |s| s.flags);
         put(flags, f)
@@ -324,7 +337,16 @@ pub(crate) fn record(
 
 #[no_mangle]
 pub unsafe extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipError_t {
-    call_async(|rt| record(rt, event, stream, false))
+    call_async(|rt| {
+        // An event belongs to the device it was created on; hipamd refuses to record it on
+        // another device's stream (the null stream of a device made current since included).
+        if let Some(e) = rt.events.get(&(event as usize)) {
+            if rt.check_stream(stream).is_ok() && e.device != rt.stream_device(stream) {
+                return Err(INVALID_HANDLE);
+            }
+        }
+        record(rt, event, stream, false)
+    })
 }
 
 #[no_mangle]
@@ -427,6 +449,11 @@ pub unsafe extern "C" fn hipStreamGetFlags_spt(
     stream: hipStream_t,
     flags: *mut c_uint,
 ) -> hipError_t {
+    // The null stream of a per-thread-default-stream call is the thread's own stream.
+    let stream = match stream.is_null() {
+        true => STREAM_PER_THREAD as hipStream_t,
+        false => stream,
+    };
     hipStreamGetFlags(stream, flags)
 }
 

@@ -293,7 +293,10 @@ fn run(mut g: Guard, i: usize) -> Guard {
             }
             Ok(())
         }
-        &HeldOp::FreeAsync(addr) => super::mempool::free_now(rt, addr, s),
+        &HeldOp::FreeAsync { pool, free } => {
+            super::mempool::reached(rt, pool, free);
+            Ok(())
+        }
         &HeldOp::Prefetch { start, end, device } => {
             super::managed::prefetch_now(rt, start, end, device);
             Ok(())
