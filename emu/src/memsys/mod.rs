@@ -16,7 +16,10 @@
 //!   misses the L2 (or a dirty line it evicts) occupies its channel for `line / bandwidth`,
 //!   and a load's data arrives the measured memory latency after its turn starts. So a kernel
 //!   that moves more lines takes longer, and one that moves more than the bandwidth allows
-//!   waits.
+//!   waits;
+//! - on MI300, the **Infinity Cache** ([`mall`]) sits in front of each memory channel: the L2's
+//!   reads come from it when it holds their lines, at its own latency, and its writes stay there
+//!   until it evicts them.
 //!
 //! Scalar loads go through the scalar cache of their CU group, then the L2.
 //!
