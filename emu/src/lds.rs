@@ -196,6 +196,42 @@ impl Lds {
         }
     }
 
+    /// Where the wave's 256 bytes start when lane `l` addresses `addr[0] + 4l` for every lane
+    /// (what `sdata[threadIdx.x]` compiles to) and all 64 dwords lie inside the LDS, EXEC or
+    /// not: [`Lds::load_row`] and [`Lds::store_row`] then move the row as one block.
+    #[inline]
+    pub fn dword_row(&self, addr: &[u32; 64]) -> Option<usize> {
+        let first = addr[0];
+        let apart = (0..64).fold(0, |m, l| m | addr[l] ^ first.wrapping_add(4 * l as u32));
+        let start = first as usize;
+        (apart == 0 && start + 256 <= self.data.len()).then_some(start)
+    }
+
+    /// The dwords of the row at `start` ([`Lds::dword_row`]) into the lanes of `row` set in
+    /// `exec`, the others kept: what [`Lds::load_lanes`] and a VGPR write under EXEC give.
+    #[inline]
+    pub fn load_row(&self, start: usize, exec: u64, row: &mut [u32; 64]) {
+        let bytes = &self.data[start..start + 256];
+        for (l, (r, b)) in row.iter_mut().zip(bytes.chunks_exact(4)).enumerate() {
+            let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            let m = ((exec >> l) as u32 & 1).wrapping_neg();
+            *r = (v & m) | (*r & !m);
+        }
+    }
+
+    /// Stores the lanes of `row` set in `exec` to the row at `start` ([`Lds::dword_row`]): the
+    /// lanes' dwords do not overlap, so this is [`Lds::store_row_lanes`] of one dword.
+    #[inline]
+    pub fn store_row(&mut self, start: usize, exec: u64, row: &[u32; 64]) {
+        self.writes = self.writes.wrapping_add(1);
+        let bytes = &mut self.data[start..start + 256];
+        for (l, (b, &v)) in bytes.chunks_exact_mut(4).zip(row).enumerate() {
+            let old = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            let m = ((exec >> l) as u32 & 1).wrapping_neg();
+            b.copy_from_slice(&((v & m) | (old & !m)).to_le_bytes());
+        }
+    }
+
     /// Stores, lane by lane in lane order, `words` dwords from `rows` at `addr[l]` + 4i; the
     /// caller has checked the range. One loop per width, as [`Lds::load_lanes`].
     #[inline]

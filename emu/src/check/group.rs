@@ -14,7 +14,7 @@ use hashbrown::HashMap;
 
 /// Global memory is remembered in chunks of this many dwords (256 bytes), found by a hash of the
 /// chunk's address: the lanes of one instruction mostly hit one chunk, which is kept at hand.
-const CHUNK: usize = 64;
+pub const CHUNK: usize = 64;
 /// Chunks per workgroup before those of dead epochs are dropped (1 MiB of global memory).
 const PRUNE_AT: usize = 4096;
 /// Past this many live chunks (2 MiB of global memory touched within one barrier interval), the
@@ -96,9 +96,17 @@ impl GroupShadow {
     /// The history of the global dword at `addr` (a multiple of 4), if there is room for it.
     #[inline]
     pub fn global_cell(&mut self, addr: u64, epoch: u32) -> Option<&mut Cell> {
-        let key = addr / (4 * CHUNK as u64);
         let slot = (addr / 4) as usize % CHUNK;
-        let i = match self.last {
+        let i = self.global_chunk(addr / (4 * CHUNK as u64), epoch)?;
+        Some(&mut self.chunks[i as usize][slot])
+    }
+
+    /// Which chunk holds the histories of the [`CHUNK`] global dwords from `key * 4 * CHUNK`
+    /// on, if there is room for it ([`GroupShadow::chunk`] then gives them): what
+    /// [`GroupShadow::global_cell`] looks up, for a caller going through a chunk's dwords.
+    #[inline]
+    pub fn global_chunk(&mut self, key: u64, epoch: u32) -> Option<u32> {
+        Some(match self.last {
             Some((k, i)) if k == key => i,
             _ => {
                 self.newest_epoch = self.newest_epoch.max(epoch);
@@ -109,8 +117,13 @@ impl GroupShadow {
                 self.last = Some((key, i));
                 i
             }
-        };
-        Some(&mut self.chunks[i as usize][slot])
+        })
+    }
+
+    /// The histories of chunk `i` ([`GroupShadow::global_chunk`]).
+    #[inline]
+    pub fn chunk(&mut self, i: u32) -> &mut [Cell; CHUNK] {
+        &mut self.chunks[i as usize]
     }
 
     #[cold]

@@ -36,17 +36,35 @@ pub fn access_lanes(cx: &mut Cx, exec: u64, parts: &[(&[u32; 64], usize)], acces
     let set = cx.mem.checks();
     let first = site(cx, 0);
     let epoch = cx.lds.epoch(cx.wave.index);
+    let mark = Mark::new(epoch, first.index, first.wave, 0, access, 1);
+    // The histories first, with the shadow found once, then what they found in the same order:
+    // a report changes no history.
+    let shadow = shadow(cx);
+    let mut found = Vec::new();
     let mut lanes = exec;
     while lanes != 0 {
         let l = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
+        let me = Mark {
+            lane: l as u8,
+            ..mark
+        };
+        for &(addrs, len) in parts {
+            let addr = addrs[l];
+            let cells = &mut shadow.lds[addr as usize..addr as usize + len];
+            let (unwritten, conflict) = access_run(cells, me, access);
+            if unwritten.is_some() || conflict.is_some() {
+                let unwritten = unwritten.map(|i| addr + i as u32);
+                found.push((l, addr, len, unwritten, conflict));
+            }
+        }
+    }
+    for (l, addr, len, unwritten, conflict) in found {
         let at = Site {
             lane: l as u8,
             ..first
         };
-        for &(addrs, len) in parts {
-            lane_access(cx, set, at, epoch, addrs[l], len, access);
-        }
+        note(cx, set, at, addr, len, access, unwritten, conflict);
     }
 }
 

@@ -12,7 +12,7 @@ use super::{Cx, Fault, Flow};
 use crate::check::{Access, Check};
 use crate::exec::program::Decoded;
 use crate::memory::{flat_target, FlatTarget};
-use crate::wave::WAVE_SIZE;
+use crate::wave::{VGPRS, WAVE_SIZE};
 use gcn_isa::Atomic;
 use gcn_isa::Format;
 
@@ -72,33 +72,42 @@ impl Addresser {
         }
     }
 
-    /// Every lane's global address, when the instruction addresses global memory only
-    /// (GLOBAL, or FLAT with every active lane outside the LDS and private apertures): the
-    /// dword fast path then does the lanes with one lookup.
+    /// Every lane's global address into `out`, when the instruction addresses global memory
+    /// only (GLOBAL, or FLAT with every active lane outside the LDS and private apertures): the
+    /// fast paths then do the lanes with one lookup. False (`out` meaningless) otherwise. The
+    /// addresses are written in place: the wave's 512 bytes returned by value were a copy per
+    /// access.
     #[inline]
-    fn global_all(&self, cx: &Cx, exec: u64) -> Option<[u64; WAVE_SIZE]> {
+    fn global_all(&self, cx: &Cx, exec: u64, out: &mut [u64; WAVE_SIZE]) -> bool {
         let v = &cx.wave.vgpr;
         let lo = &v[self.vaddr];
         let hi = &v[(self.vaddr + 1) % 256];
         // Whole rows at a time, so the loops vectorise.
-        let pairs = |off: u64| -> [u64; WAVE_SIZE] {
-            std::array::from_fn(|l| (lo[l] as u64 | (hi[l] as u64) << 32).wrapping_add(off))
+        let pairs = |out: &mut [u64; WAVE_SIZE], off: u64| {
+            for (l, o) in out.iter_mut().enumerate() {
+                *o = (lo[l] as u64 | (hi[l] as u64) << 32).wrapping_add(off);
+            }
         };
         match self.how {
-            Addressing::Scratch { .. } => None,
+            Addressing::Scratch { .. } => false,
             Addressing::Global {
                 off,
                 sbase: Some(s),
-            } => Some(std::array::from_fn(|l| {
-                s.wrapping_add(lo[l] as u64).wrapping_add(off)
-            })),
-            Addressing::Global { off, sbase: None } => Some(pairs(off)),
+            } => {
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = s.wrapping_add(lo[l] as u64).wrapping_add(off);
+                }
+                true
+            }
+            Addressing::Global { off, sbase: None } => {
+                pairs(out, off);
+                true
+            }
             Addressing::Flat { off } => {
-                let out = pairs(off);
-                let global = (0..WAVE_SIZE).all(|l| {
+                pairs(out, off);
+                (0..WAVE_SIZE).all(|l| {
                     exec >> l & 1 == 0 || matches!(flat_target(out[l]), FlatTarget::Global(_))
-                });
-                global.then_some(out)
+                })
             }
         }
     }
@@ -174,28 +183,35 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     lds_bit(cx, d)?;
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
-    let mut out = [[0u32; WAVE_SIZE]; 4];
-    if let Some(addrs) = addr.global_all(cx, exec) {
+    let mut addrs = [0u64; WAVE_SIZE];
+    if addr.global_all(cx, exec, &mut addrs) {
         if checked(cx, &addrs, exec, bytes, Access::Load) {
             if bytes == 4 {
-                if cx.mem.load_dwords(&addrs, exec, &mut out[0]) {
-                    cx.wave.write_row(d.vdst as usize, &out[0], exec);
+                // Straight into VDST: `load_dwords` writes the lanes in EXEC and no others
+                // (a VDST beyond the allocation is the spare row, as any write there), and
+                // nothing when it fails.
+                let vdst = &mut cx.wave.vgpr[d.vdst as usize % VGPRS];
+                if cx.mem.load_dwords(&addrs, exec, vdst) {
                     return Ok(Flow::Continue);
                 }
-            } else if cx.mem.load_lanes(&addrs, exec, bytes, &mut out) {
-                if signed && bytes < 4 {
-                    let shift = 32 - 8 * bytes as u32;
-                    out[0]
-                        .iter_mut()
-                        .for_each(|v| *v = ((*v << shift) as i32 >> shift) as u32);
+            } else {
+                let mut out = [[0u32; WAVE_SIZE]; 4];
+                if cx.mem.load_lanes(&addrs, exec, bytes, &mut out) {
+                    if signed && bytes < 4 {
+                        let shift = 32 - 8 * bytes as u32;
+                        out[0]
+                            .iter_mut()
+                            .for_each(|v| *v = ((*v << shift) as i32 >> shift) as u32);
+                    }
+                    for (i, row) in out.iter().enumerate().take(bytes.div_ceil(4)) {
+                        cx.wave.write_row(d.vdst as usize + i, row, exec);
+                    }
+                    return Ok(Flow::Continue);
                 }
-                for (i, row) in out.iter().enumerate().take(bytes.div_ceil(4)) {
-                    cx.wave.write_row(d.vdst as usize + i, row, exec);
-                }
-                return Ok(Flow::Continue);
             }
         }
     }
+    let mut out = [[0u32; WAVE_SIZE]; 4];
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
@@ -262,7 +278,8 @@ fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> R
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let mut out = cx.wave.vgpr[d.vdst as usize];
-    if let Some(addrs) = addr.global_all(cx, exec) {
+    let mut addrs = [0u64; WAVE_SIZE];
+    if addr.global_all(cx, exec, &mut addrs) {
         if checked(cx, &addrs, exec, bytes, Access::Load) {
             let mut loaded = [[0u32; WAVE_SIZE]; 4];
             if cx.mem.load_lanes(&addrs, exec, bytes, &mut loaded) {
@@ -311,7 +328,8 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let data = d.regs[1].saturating_sub(256) as usize;
-    if let Some(addrs) = addr.global_all(cx, exec) {
+    let mut addrs = [0u64; WAVE_SIZE];
+    if addr.global_all(cx, exec, &mut addrs) {
         if checked(cx, &addrs, exec, bytes, Access::Store) {
             let rows: [&[u32; WAVE_SIZE]; 4] =
                 std::array::from_fn(|i| &cx.wave.vgpr[(data + i) % 256]);
@@ -404,9 +422,10 @@ fn at_once(
     if exec == 0 {
         return false;
     }
-    let Some(addrs) = addr.global_all(cx, exec) else {
+    let mut addrs = [0u64; WAVE_SIZE];
+    if !addr.global_all(cx, exec, &mut addrs) {
         return false;
-    };
+    }
     let lanes = || (0..WAVE_SIZE).filter(move |&l| exec >> l & 1 != 0);
     if cx.mem.checking() {
         // `bytes` is 4 or 8: a mask, not a division per lane.
