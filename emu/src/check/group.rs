@@ -8,6 +8,7 @@
 //! global accesses in which either wave made an atomic access in the same barrier interval is not
 //! reported. LDS races are always reported.
 
+use super::lds_history::LdsHistory;
 use super::race::{Cell, Mark};
 use super::Access;
 use hashbrown::HashMap;
@@ -23,7 +24,7 @@ const MAX_CHUNKS: usize = 8192;
 
 #[derive(Debug)]
 pub struct GroupShadow {
-    pub lds: Vec<Cell>,
+    pub lds: LdsHistory,
     /// Chunk address (global address / 256) → index in `chunks`.
     index: HashMap<u64, u32>,
     chunks: Vec<[Cell; CHUNK]>,
@@ -48,7 +49,7 @@ pub struct GroupShadow {
 impl GroupShadow {
     pub fn new(lds_size: u32) -> GroupShadow {
         GroupShadow {
-            lds: vec![Cell::default(); lds_size as usize],
+            lds: LdsHistory::new(lds_size as usize),
             index: HashMap::new(),
             chunks: Vec::new(),
             last: None,
@@ -63,10 +64,8 @@ impl GroupShadow {
     /// LDS bytes written by a load to LDS (MUBUF with `lds`): written for initcheck, but in an
     /// epoch no wave is in, so they race with nothing.
     pub fn note_dma_write(&mut self, addr: usize, len: usize) {
-        let end = (addr + len).min(self.lds.len());
-        for c in &mut self.lds[addr.min(end)..end] {
-            c.write = Mark::new(u32::MAX, 0, u8::MAX as u32, 0, Access::Store, 1);
-        }
+        let mark = Mark::new(u32::MAX, 0, u8::MAX as u32, 0, Access::Store, 1);
+        self.lds.set_write(addr, len, mark);
     }
 
     /// Wave `wave` made an atomic access to global memory in `epoch`.
@@ -82,7 +81,7 @@ impl GroupShadow {
     }
 
     pub fn reset(&mut self) {
-        self.lds.fill(Cell::default());
+        self.lds.reset();
         self.index.clear();
         self.chunks.clear();
         self.last = None;

@@ -67,8 +67,9 @@ pub struct Cell {
 
 impl Cell {
     /// Records access `me` (a load, a store, or an atomic checked once as both) and returns the
-    /// earlier access it races with, if any.
-    #[inline]
+    /// earlier access it races with, if any. Always in line: a call returns the race through
+    /// the stack, written in parts and read back whole, which stalls.
+    #[inline(always)]
     pub fn access(&mut self, me: Mark, access: Access) -> Option<Conflict> {
         let w = self.write;
         let concurrent = |m: Mark| m.valid() && m.epoch == me.epoch && m.mask & me.mask != 0;
@@ -83,31 +84,33 @@ impl Cell {
                 } else {
                     *r = me;
                 }
-                other_write.then(|| Conflict {
-                    mark: w,
-                    access: w.write_kind(),
-                })
+                if other_write {
+                    return raced(w, w.write_kind());
+                }
+                None
             }
             Access::Store | Access::Atomic => {
                 let atomic = access == Access::Atomic;
-                let mut conflict =
-                    (other_write && !(atomic && w.flags & ATOMIC != 0)).then(|| Conflict {
-                        mark: w,
-                        access: w.write_kind(),
-                    });
                 let r = self.read;
-                if conflict.is_none() && concurrent(r) && (r.wave != me.wave || r.flags & MANY != 0)
-                {
-                    conflict = Some(Conflict {
-                        mark: r,
-                        access: Access::Load,
-                    });
-                }
                 self.write = me;
-                conflict
+                if other_write && !(atomic && w.flags & ATOMIC != 0) {
+                    return raced(w, w.write_kind());
+                }
+                if concurrent(r) && (r.wave != me.wave || r.flags & MANY != 0) {
+                    return raced(r, Access::Load);
+                }
+                None
             }
         }
     }
+}
+
+/// The race with `mark`, built out of line: built in line, the compiler makes it whether or not
+/// there is a race and picks one after, through the stack, which stalls every access.
+#[cold]
+#[inline(never)]
+fn raced(mark: Mark, access: Access) -> Option<Conflict> {
+    Some(Conflict { mark, access })
 }
 
 /// Records access `me` of each of the locations `cells` (the bytes of one LDS access), and
