@@ -523,14 +523,11 @@ fn one_address_folded(
     let signed = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
     let first = exec.trailing_zeros() as usize;
     let lanes = || (first..WAVE_SIZE).filter(move |&l| exec >> l & 1 != 0);
-    // One loop per operation: `fold` combines the operands into the one the host applies,
+    // One loop per operation: the host applies the lanes' operands combined (`total`), and
     // `step` applies a lane's operand to the value before it (for the returned values).
-    macro_rules! folded {
-        (|$a:ident, $b:ident| $fold:expr, |$c:ident, $v:ident| $step:expr) => {{
-            let total = lanes().skip(1).fold(data[first].0 & mask, |$a, l| {
-                let $b = data[l].0 & mask;
-                $fold & mask
-            });
+    macro_rules! applied {
+        ($total:expr, |$c:ident, $v:ident| $step:expr) => {{
+            let total = $total;
             let (mut olds, one) = ([0u64; WAVE_SIZE], [at; WAVE_SIZE]);
             if !cx
                 .mem
@@ -550,23 +547,45 @@ fn one_address_folded(
             true
         }};
     }
+    // The lanes' operands combined: every lane's operand, `identity` (which changes nothing) in
+    // those outside EXEC, folded over all 64 with no branch, which vectorises (a fold through
+    // an EXEC filter went lane by lane).
+    macro_rules! folded {
+        ($identity:expr, |$a:ident, $b:ident| $fold:expr, |$c:ident, $v:ident| $step:expr) => {{
+            let identity: u64 = $identity;
+            let operands: [u64; WAVE_SIZE] = std::array::from_fn(|l| {
+                let on = (exec >> l & 1).wrapping_neg();
+                data[l].0 & mask & on | identity & !on
+            });
+            applied!(
+                operands.iter().fold(identity, |$a, &$b| $fold & mask),
+                |$c, $v| $step
+            )
+        }};
+    }
+    // The largest and the smallest signed value of `bits` bits, as stored.
+    let (smax, smin) = (mask >> 1, (mask >> 1) + 1);
     match op {
-        Atomic::Add => folded!(|a, b| a.wrapping_add(b), |c, v| c.wrapping_add(v)),
+        Atomic::Add => folded!(0, |a, b| a.wrapping_add(b), |c, v| c.wrapping_add(v)),
         // Subtracting each lane's operand is subtracting their sum.
-        Atomic::Sub => folded!(|a, b| a.wrapping_add(b), |c, v| c.wrapping_sub(v)),
-        Atomic::And => folded!(|a, b| a & b, |c, v| c & v),
-        Atomic::Or => folded!(|a, b| a | b, |c, v| c | v),
-        Atomic::Xor => folded!(|a, b| a ^ b, |c, v| c ^ v),
-        Atomic::Umin => folded!(|a, b| a.min(b), |c, v| c.min(v)),
-        Atomic::Umax => folded!(|a, b| a.max(b), |c, v| c.max(v)),
-        Atomic::Smin => folded!(|a, b| signed(a).min(signed(b)) as u64, |c, v| signed(c)
-            .min(signed(v))
-            as u64),
-        Atomic::Smax => folded!(|a, b| signed(a).max(signed(b)) as u64, |c, v| signed(c)
-            .max(signed(v))
-            as u64),
+        Atomic::Sub => folded!(0, |a, b| a.wrapping_add(b), |c, v| c.wrapping_sub(v)),
+        Atomic::And => folded!(mask, |a, b| a & b, |c, v| c & v),
+        Atomic::Or => folded!(0, |a, b| a | b, |c, v| c | v),
+        Atomic::Xor => folded!(0, |a, b| a ^ b, |c, v| c ^ v),
+        Atomic::Umin => folded!(mask, |a, b| a.min(b), |c, v| c.min(v)),
+        Atomic::Umax => folded!(0, |a, b| a.max(b), |c, v| c.max(v)),
+        Atomic::Smin => folded!(
+            smax,
+            |a, b| signed(a).min(signed(b)) as u64,
+            |c, v| signed(c).min(signed(v)) as u64
+        ),
+        Atomic::Smax => folded!(
+            smin,
+            |a, b| signed(a).max(signed(b)) as u64,
+            |c, v| signed(c).max(signed(v)) as u64
+        ),
         // The last lane's value stays; each lane gets the one before it.
-        Atomic::Swap => folded!(|_a, b| b, |_c, v| v),
+        Atomic::Swap => applied!(data[63 - exec.leading_zeros() as usize].0 & mask, |_c, v| v),
         _ => false,
     }
 }
@@ -898,8 +917,9 @@ mod tests {
             let name = text[round % text.len()];
             let d = &program.insts[round % text.len()];
             let mut wave = Wave::new(0);
-            // Aligned for the widest atomic, in the buffer with the offset of 8.
-            let places = 1 + next() % 8;
+            // Aligned for the widest atomic, in the buffer with the offset of 8; a quarter of
+            // the rounds with every lane on one address (the lanes' operands folded).
+            let places = if next() % 4 == 0 { 1 } else { 1 + next() % 8 };
             for l in 0..WAVE_SIZE {
                 let a = base + 8 * (next() % places) * (1 + next() % 3);
                 wave.vgpr[0][l] = a as u32;
