@@ -453,7 +453,9 @@ fn at_once(
     };
     let bits = 8 * bytes as u32;
     let first = addrs[exec.trailing_zeros() as usize];
-    if exec.count_ones() > 1 && lanes().all(|l| addrs[l] == first) {
+    // Every lane compared, with no early exit, so the loop vectorises.
+    let elsewhere = (0..WAVE_SIZE).fold(0, |m, l| m | ((addrs[l] != first) as u64) << l);
+    if exec.count_ones() > 1 && elsewhere & exec == 0 {
         // Page padding: each lane's access is counted, so those go lane by lane.
         if !cx.mem.inside_allocation(first, bytes as u64) {
             return false;
@@ -563,8 +565,22 @@ fn one_address_folded(
             )
         }};
     }
-    // The largest and the smallest signed value of `bits` bits, as stored.
-    let (smax, smin) = (mask >> 1, (mask >> 1) + 1);
+    // Signed minimum and maximum over the operands sign-extended, the identity the largest or
+    // the smallest i64.
+    macro_rules! signed_folded {
+        ($identity:expr, $fold:ident) => {{
+            let operands: [i64; WAVE_SIZE] = std::array::from_fn(|l| {
+                if exec >> l & 1 != 0 {
+                    signed(data[l].0)
+                } else {
+                    $identity
+                }
+            });
+            let total = operands.iter().fold($identity, |a, &b| a.$fold(b));
+            applied!(total as u64 & mask, |c, v| signed(c).$fold(signed(v))
+                as u64)
+        }};
+    }
     match op {
         Atomic::Add => folded!(0, |a, b| a.wrapping_add(b), |c, v| c.wrapping_add(v)),
         // Subtracting each lane's operand is subtracting their sum.
@@ -574,16 +590,8 @@ fn one_address_folded(
         Atomic::Xor => folded!(0, |a, b| a ^ b, |c, v| c ^ v),
         Atomic::Umin => folded!(mask, |a, b| a.min(b), |c, v| c.min(v)),
         Atomic::Umax => folded!(0, |a, b| a.max(b), |c, v| c.max(v)),
-        Atomic::Smin => folded!(
-            smax,
-            |a, b| signed(a).min(signed(b)) as u64,
-            |c, v| signed(c).min(signed(v)) as u64
-        ),
-        Atomic::Smax => folded!(
-            smin,
-            |a, b| signed(a).max(signed(b)) as u64,
-            |c, v| signed(c).max(signed(v)) as u64
-        ),
+        Atomic::Smin => signed_folded!(i64::MAX, min),
+        Atomic::Smax => signed_folded!(i64::MIN, max),
         // The last lane's value stays; each lane gets the one before it.
         Atomic::Swap => applied!(data[63 - exec.leading_zeros() as usize].0 & mask, |_c, v| v),
         _ => false,
