@@ -117,8 +117,9 @@ fn raced(mark: Mark, access: Access) -> Option<Conflict> {
 /// returns the index of the first no one had written (for a load or an atomic, which reads) and
 /// the first race, as recording them one by one does. Locations with one history — the bytes an
 /// earlier access of the same size left, the usual case — are recorded once and copied: the
-/// same history and the same access give the same result.
-#[inline]
+/// same history and the same access give the same result. Always in line, so that `me` stays
+/// in registers: a mark made per lane in memory and read back in a call stalls every access.
+#[inline(always)]
 pub fn access_run(
     cells: &mut [Cell],
     me: Mark,
