@@ -42,7 +42,7 @@ impl LdsHistory {
         self.bytes[4 * dwords..].fill(Cell::default());
         self.whole.fill(u64::MAX);
         if let Some(last) = self.whole.last_mut() {
-            if dwords % 64 != 0 {
+            if !dwords.is_multiple_of(64) {
                 *last = (1 << (dwords % 64)) - 1;
             }
         }
@@ -78,7 +78,7 @@ impl LdsHistory {
         me: Mark,
         access: Access,
     ) -> (Option<usize>, Option<Conflict>) {
-        if addr % 4 != 0 || len % 4 != 0 {
+        if !addr.is_multiple_of(4) || !len.is_multiple_of(4) {
             self.split(addr, len);
             return access_run(&mut self.bytes[addr..addr + len], me, access);
         }

@@ -184,30 +184,28 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let mut addrs = [0u64; WAVE_SIZE];
-    if addr.global_all(cx, exec, &mut addrs) {
-        if checked(cx, &addrs, exec, bytes, Access::Load) {
-            if bytes == 4 {
-                // Straight into VDST: `load_dwords` writes the lanes in EXEC and no others
-                // (a VDST beyond the allocation is the spare row, as any write there), and
-                // nothing when it fails.
-                let vdst = &mut cx.wave.vgpr[d.vdst as usize % VGPRS];
-                if cx.mem.load_dwords(&addrs, exec, vdst) {
-                    return Ok(Flow::Continue);
+    if addr.global_all(cx, exec, &mut addrs) && checked(cx, &addrs, exec, bytes, Access::Load) {
+        if bytes == 4 {
+            // Straight into VDST: `load_dwords` writes the lanes in EXEC and no others
+            // (a VDST beyond the allocation is the spare row, as any write there), and
+            // nothing when it fails.
+            let vdst = &mut cx.wave.vgpr[d.vdst as usize % VGPRS];
+            if cx.mem.load_dwords(&addrs, exec, vdst) {
+                return Ok(Flow::Continue);
+            }
+        } else {
+            let mut out = [[0u32; WAVE_SIZE]; 4];
+            if cx.mem.load_lanes(&addrs, exec, bytes, &mut out) {
+                if signed && bytes < 4 {
+                    let shift = 32 - 8 * bytes as u32;
+                    out[0]
+                        .iter_mut()
+                        .for_each(|v| *v = ((*v << shift) as i32 >> shift) as u32);
                 }
-            } else {
-                let mut out = [[0u32; WAVE_SIZE]; 4];
-                if cx.mem.load_lanes(&addrs, exec, bytes, &mut out) {
-                    if signed && bytes < 4 {
-                        let shift = 32 - 8 * bytes as u32;
-                        out[0]
-                            .iter_mut()
-                            .for_each(|v| *v = ((*v << shift) as i32 >> shift) as u32);
-                    }
-                    for (i, row) in out.iter().enumerate().take(bytes.div_ceil(4)) {
-                        cx.wave.write_row(d.vdst as usize + i, row, exec);
-                    }
-                    return Ok(Flow::Continue);
+                for (i, row) in out.iter().enumerate().take(bytes.div_ceil(4)) {
+                    cx.wave.write_row(d.vdst as usize + i, row, exec);
                 }
+                return Ok(Flow::Continue);
             }
         }
     }
@@ -279,17 +277,15 @@ fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> R
     let addr = Addresser::new(cx, d);
     let mut out = cx.wave.vgpr[d.vdst as usize];
     let mut addrs = [0u64; WAVE_SIZE];
-    if addr.global_all(cx, exec, &mut addrs) {
-        if checked(cx, &addrs, exec, bytes, Access::Load) {
-            let mut loaded = [[0u32; WAVE_SIZE]; 4];
-            if cx.mem.load_lanes(&addrs, exec, bytes, &mut loaded) {
-                for (l, o) in out.iter_mut().enumerate() {
-                    let b = loaded[0][l].to_le_bytes();
-                    *o = d16_merge(*o, d16_value(&b, bytes, signed), hi);
-                }
-                cx.wave.write_row(d.vdst as usize, &out, exec);
-                return Ok(Flow::Continue);
+    if addr.global_all(cx, exec, &mut addrs) && checked(cx, &addrs, exec, bytes, Access::Load) {
+        let mut loaded = [[0u32; WAVE_SIZE]; 4];
+        if cx.mem.load_lanes(&addrs, exec, bytes, &mut loaded) {
+            for (l, o) in out.iter_mut().enumerate() {
+                let b = loaded[0][l].to_le_bytes();
+                *o = d16_merge(*o, d16_value(&b, bytes, signed), hi);
             }
+            cx.wave.write_row(d.vdst as usize, &out, exec);
+            return Ok(Flow::Continue);
         }
     }
     for l in 0..WAVE_SIZE {
@@ -329,18 +325,15 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     let addr = Addresser::new(cx, d);
     let data = d.regs[1].saturating_sub(256) as usize;
     let mut addrs = [0u64; WAVE_SIZE];
-    if addr.global_all(cx, exec, &mut addrs) {
-        if checked(cx, &addrs, exec, bytes, Access::Store) {
-            let rows: [&[u32; WAVE_SIZE]; 4] =
-                std::array::from_fn(|i| &cx.wave.vgpr[(data + i) % 256]);
-            let done = if bytes == 4 {
-                cx.mem.store_dwords(&addrs, exec, rows[0])
-            } else {
-                cx.mem.store_lanes(&addrs, exec, bytes, rows)
-            };
-            if done {
-                return Ok(Flow::Continue);
-            }
+    if addr.global_all(cx, exec, &mut addrs) && checked(cx, &addrs, exec, bytes, Access::Store) {
+        let rows: [&[u32; WAVE_SIZE]; 4] = std::array::from_fn(|i| &cx.wave.vgpr[(data + i) % 256]);
+        let done = if bytes == 4 {
+            cx.mem.store_dwords(&addrs, exec, rows[0])
+        } else {
+            cx.mem.store_lanes(&addrs, exec, bytes, rows)
+        };
+        if done {
+            return Ok(Flow::Continue);
         }
     }
     for l in 0..WAVE_SIZE {
