@@ -211,12 +211,27 @@ impl Lds {
     /// `exec`, the others kept: what [`Lds::load_lanes`] and a VGPR write under EXEC give.
     #[inline]
     pub fn load_row(&self, start: usize, exec: u64, row: &mut [u32; 64]) {
-        let bytes = &self.data[start..start + 256];
-        for (l, (r, b)) in row.iter_mut().zip(bytes.chunks_exact(4)).enumerate() {
-            let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let bytes = self.row_bytes(start);
+        // Indexed over arrays of known length, so the loop vectorises (an iterator over chunks
+        // kept its state on the stack).
+        for l in 0..64 {
+            let v = u32::from_le_bytes([
+                bytes[4 * l],
+                bytes[4 * l + 1],
+                bytes[4 * l + 2],
+                bytes[4 * l + 3],
+            ]);
             let m = ((exec >> l) as u32 & 1).wrapping_neg();
-            *r = (v & m) | (*r & !m);
+            row[l] = (v & m) | (row[l] & !m);
         }
+    }
+
+    /// The 256 bytes from `start`, which the caller has checked ([`Lds::dword_row`]).
+    #[inline]
+    fn row_bytes(&self, start: usize) -> &[u8; 256] {
+        (&self.data[start..start + 256])
+            .try_into()
+            .expect("256 bytes")
     }
 
     /// Stores the lanes of `row` set in `exec` to the row at `start` ([`Lds::dword_row`]): the
@@ -224,11 +239,17 @@ impl Lds {
     #[inline]
     pub fn store_row(&mut self, start: usize, exec: u64, row: &[u32; 64]) {
         self.writes = self.writes.wrapping_add(1);
-        let bytes = &mut self.data[start..start + 256];
-        for (l, (b, &v)) in bytes.chunks_exact_mut(4).zip(row).enumerate() {
-            let old = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let mut merged = [0u32; 64];
+        self.load_row(start, !0, &mut merged);
+        for l in 0..64 {
             let m = ((exec >> l) as u32 & 1).wrapping_neg();
-            b.copy_from_slice(&((v & m) | (old & !m)).to_le_bytes());
+            merged[l] = (row[l] & m) | (merged[l] & !m);
+        }
+        let bytes: &mut [u8; 256] = (&mut self.data[start..start + 256])
+            .try_into()
+            .expect("256 bytes");
+        for l in 0..64 {
+            bytes[4 * l..4 * l + 4].copy_from_slice(&merged[l].to_le_bytes());
         }
     }
 
