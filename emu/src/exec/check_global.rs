@@ -220,10 +220,7 @@ fn race_dwords(
         let Some(i) = i else {
             continue;
         };
-        let me = Mark {
-            lane: l as u8,
-            ..mark
-        };
+        let me = mark.with_lane(l as u8);
         if let Some(k) = shadow.chunk(i)[(addr / 4) as usize % CHUNK].access(me, access) {
             let at = Site {
                 lane: l as u8,
@@ -249,13 +246,13 @@ fn report_race(
     let Some(shadow) = cx.lds.shadow.as_deref() else {
         return;
     };
-    if shadow.synced(at.wave, epoch) || shadow.synced(k.mark.wave as u32, epoch) {
+    if shadow.synced(at.wave, epoch) || shadow.synced(k.mark.wave() as u32, epoch) {
         return;
     }
     let other = Site {
         group: at.group,
-        wave: k.mark.wave as u32,
-        lane: k.mark.lane,
+        wave: k.mark.wave() as u32,
+        lane: k.mark.lane(),
         index: k.mark.index,
     };
     if let Some(c) = cx.mem.check_state() {

@@ -45,10 +45,7 @@ pub fn access_lanes(cx: &mut Cx, exec: u64, parts: &[(&[u32; 64], usize)], acces
     while lanes != 0 {
         let l = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
-        let me = Mark {
-            lane: l as u8,
-            ..mark
-        };
+        let me = mark.with_lane(l as u8);
         for &(addrs, len) in parts {
             let addr = addrs[l];
             let (unwritten, conflict) = shadow.lds.access(addr as usize, len, me, access);
@@ -121,8 +118,8 @@ fn note(
     if let (Some(k), true) = (conflict, set.has(Check::Racecheck)) {
         let other = Site {
             group,
-            wave: k.mark.wave as u32,
-            lane: k.mark.lane,
+            wave: k.mark.wave() as u32,
+            lane: k.mark.lane(),
             index: k.mark.index,
         };
         c.findings.note(Kind::LdsRace, at.index, || Record {
