@@ -279,6 +279,29 @@ pub fn init_wave(w: &mut Wave, desc: &KernelDescriptor, l: &Launch, group: [u32;
     // Work-item (x, y, z) of the wave's first lane, then counted up lane by lane: a division
     // per lane showed when rocPRIM's large tests start hundreds of millions of workgroups.
     let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
+    if lanes == WAVE_SIZE as u32 && x + WAVE_SIZE as u32 <= bx {
+        // The whole wave in one row of the block (any block of 64 or more work-items across):
+        // only x changes, so each id is a row filled at once, not counted lane by lane.
+        let (y, z) = (if ids >= 1 { y } else { 0 }, if ids >= 2 { z } else { 0 });
+        if l.packed_tid {
+            let yz = y << 10 | z << 20;
+            for (lane, v) in w.vgpr[0].iter_mut().enumerate() {
+                *v = (x + lane as u32) | yz;
+            }
+        } else {
+            for (lane, v) in w.vgpr[0].iter_mut().enumerate() {
+                *v = x + lane as u32;
+            }
+            if ids >= 1 {
+                w.vgpr[1] = [y; WAVE_SIZE];
+            }
+            if ids >= 2 {
+                w.vgpr[2] = [z; WAVE_SIZE];
+            }
+        }
+        w.mode = initial_mode(desc);
+        return;
+    }
     for lane in 0..lanes as usize {
         if l.packed_tid {
             // AMDGPUUsage, "VGPR register set up order": the ids not enabled read as 0.
@@ -312,11 +335,19 @@ mod tests {
     use super::*;
 
     /// The work-item ids of every lane of every wave, against x, y, z worked out from the flat
-    /// index by division, for blocks that do not fill their last wave and whose rows do not
-    /// line up with waves.
+    /// index by division, for blocks that do not fill their last wave, whose rows do not
+    /// line up with waves, and whose rows hold whole waves (set a row at a time).
     #[test]
     fn workitem_ids_follow_the_block_shape() {
-        for block in [[100, 1, 1], [5, 3, 7], [16, 16, 1], [3, 1, 50], [1, 65, 2]] {
+        for block in [
+            [100, 1, 1],
+            [5, 3, 7],
+            [16, 16, 1],
+            [3, 1, 50],
+            [1, 65, 2],
+            [128, 3, 2],
+            [192, 2, 1],
+        ] {
             let mut desc = KernelDescriptor::default();
             desc.rsrc2.enable_vgpr_workitem_id = 2;
             let l = Launch {

@@ -196,6 +196,63 @@ impl Lds {
         }
     }
 
+    /// Where the wave's 256 bytes start when lane `l` addresses `addr[0] + 4l` for every lane
+    /// (what `sdata[threadIdx.x]` compiles to) and all 64 dwords lie inside the LDS, EXEC or
+    /// not: [`Lds::load_row`] and [`Lds::store_row`] then move the row as one block.
+    #[inline]
+    pub fn dword_row(&self, addr: &[u32; 64]) -> Option<usize> {
+        let first = addr[0];
+        let apart = (0..64).fold(0, |m, l| m | addr[l] ^ first.wrapping_add(4 * l as u32));
+        let start = first as usize;
+        (apart == 0 && start + 256 <= self.data.len()).then_some(start)
+    }
+
+    /// The dwords of the row at `start` ([`Lds::dword_row`]) into the lanes of `row` set in
+    /// `exec`, the others kept: what [`Lds::load_lanes`] and a VGPR write under EXEC give.
+    #[inline]
+    pub fn load_row(&self, start: usize, exec: u64, row: &mut [u32; 64]) {
+        let bytes = self.row_bytes(start);
+        // Indexed over arrays of known length, so the loop vectorises (an iterator over chunks
+        // kept its state on the stack).
+        for l in 0..64 {
+            let v = u32::from_le_bytes([
+                bytes[4 * l],
+                bytes[4 * l + 1],
+                bytes[4 * l + 2],
+                bytes[4 * l + 3],
+            ]);
+            let m = ((exec >> l) as u32 & 1).wrapping_neg();
+            row[l] = (v & m) | (row[l] & !m);
+        }
+    }
+
+    /// The 256 bytes from `start`, which the caller has checked ([`Lds::dword_row`]).
+    #[inline]
+    fn row_bytes(&self, start: usize) -> &[u8; 256] {
+        (&self.data[start..start + 256])
+            .try_into()
+            .expect("256 bytes")
+    }
+
+    /// Stores the lanes of `row` set in `exec` to the row at `start` ([`Lds::dword_row`]): the
+    /// lanes' dwords do not overlap, so this is [`Lds::store_row_lanes`] of one dword.
+    #[inline]
+    pub fn store_row(&mut self, start: usize, exec: u64, row: &[u32; 64]) {
+        self.writes = self.writes.wrapping_add(1);
+        let mut merged = [0u32; 64];
+        self.load_row(start, !0, &mut merged);
+        for l in 0..64 {
+            let m = ((exec >> l) as u32 & 1).wrapping_neg();
+            merged[l] = (row[l] & m) | (merged[l] & !m);
+        }
+        let bytes: &mut [u8; 256] = (&mut self.data[start..start + 256])
+            .try_into()
+            .expect("256 bytes");
+        for l in 0..64 {
+            bytes[4 * l..4 * l + 4].copy_from_slice(&merged[l].to_le_bytes());
+        }
+    }
+
     /// Stores, lane by lane in lane order, `words` dwords from `rows` at `addr[l]` + 4i; the
     /// caller has checked the range. One loop per width, as [`Lds::load_lanes`].
     #[inline]

@@ -8,13 +8,14 @@
 //! global accesses in which either wave made an atomic access in the same barrier interval is not
 //! reported. LDS races are always reported.
 
+use super::lds_history::LdsHistory;
 use super::race::{Cell, Mark};
 use super::Access;
 use hashbrown::HashMap;
 
 /// Global memory is remembered in chunks of this many dwords (256 bytes), found by a hash of the
 /// chunk's address: the lanes of one instruction mostly hit one chunk, which is kept at hand.
-const CHUNK: usize = 64;
+pub const CHUNK: usize = 64;
 /// Chunks per workgroup before those of dead epochs are dropped (1 MiB of global memory).
 const PRUNE_AT: usize = 4096;
 /// Past this many live chunks (2 MiB of global memory touched within one barrier interval), the
@@ -23,7 +24,7 @@ const MAX_CHUNKS: usize = 8192;
 
 #[derive(Debug)]
 pub struct GroupShadow {
-    pub lds: Vec<Cell>,
+    pub lds: LdsHistory,
     /// Chunk address (global address / 256) → index in `chunks`.
     index: HashMap<u64, u32>,
     chunks: Vec<[Cell; CHUNK]>,
@@ -48,7 +49,7 @@ pub struct GroupShadow {
 impl GroupShadow {
     pub fn new(lds_size: u32) -> GroupShadow {
         GroupShadow {
-            lds: vec![Cell::default(); lds_size as usize],
+            lds: LdsHistory::new(lds_size as usize),
             index: HashMap::new(),
             chunks: Vec::new(),
             last: None,
@@ -63,10 +64,8 @@ impl GroupShadow {
     /// LDS bytes written by a load to LDS (MUBUF with `lds`): written for initcheck, but in an
     /// epoch no wave is in, so they race with nothing.
     pub fn note_dma_write(&mut self, addr: usize, len: usize) {
-        let end = (addr + len).min(self.lds.len());
-        for c in &mut self.lds[addr.min(end)..end] {
-            c.write = Mark::new(u32::MAX, 0, u8::MAX as u32, 0, Access::Store, 1);
-        }
+        let mark = Mark::new(u32::MAX, 0, u8::MAX as u32, 0, Access::Store, 1);
+        self.lds.set_write(addr, len, mark);
     }
 
     /// Wave `wave` made an atomic access to global memory in `epoch`.
@@ -82,7 +81,7 @@ impl GroupShadow {
     }
 
     pub fn reset(&mut self) {
-        self.lds.fill(Cell::default());
+        self.lds.reset();
         self.index.clear();
         self.chunks.clear();
         self.last = None;
@@ -96,9 +95,17 @@ impl GroupShadow {
     /// The history of the global dword at `addr` (a multiple of 4), if there is room for it.
     #[inline]
     pub fn global_cell(&mut self, addr: u64, epoch: u32) -> Option<&mut Cell> {
-        let key = addr / (4 * CHUNK as u64);
         let slot = (addr / 4) as usize % CHUNK;
-        let i = match self.last {
+        let i = self.global_chunk(addr / (4 * CHUNK as u64), epoch)?;
+        Some(&mut self.chunks[i as usize][slot])
+    }
+
+    /// Which chunk holds the histories of the [`CHUNK`] global dwords from `key * 4 * CHUNK`
+    /// on, if there is room for it ([`GroupShadow::chunk`] then gives them): what
+    /// [`GroupShadow::global_cell`] looks up, for a caller going through a chunk's dwords.
+    #[inline]
+    pub fn global_chunk(&mut self, key: u64, epoch: u32) -> Option<u32> {
+        Some(match self.last {
             Some((k, i)) if k == key => i,
             _ => {
                 self.newest_epoch = self.newest_epoch.max(epoch);
@@ -109,8 +116,13 @@ impl GroupShadow {
                 self.last = Some((key, i));
                 i
             }
-        };
-        Some(&mut self.chunks[i as usize][slot])
+        })
+    }
+
+    /// The histories of chunk `i` ([`GroupShadow::global_chunk`]).
+    #[inline]
+    pub fn chunk(&mut self, i: u32) -> &mut [Cell; CHUNK] {
+        &mut self.chunks[i as usize]
     }
 
     #[cold]

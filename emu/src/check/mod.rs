@@ -17,6 +17,7 @@
 
 pub(crate) mod group;
 pub(crate) mod init;
+pub(crate) mod lds_history;
 pub(crate) mod race;
 pub mod report;
 

@@ -13,11 +13,11 @@ use super::Access;
 pub struct Mark {
     pub epoch: u32,
     pub index: u32,
-    pub wave: u8,
-    pub lane: u8,
-    pub flags: u8,
-    /// The bytes of the location it touched (bit i: byte i).
-    pub mask: u8,
+    /// The wave [7:0], the lane [15:8], the flags [23:16] and the bytes of the location it
+    /// touched [31:24] (bit i: byte i). One field, so that a mark is stored with whole stores:
+    /// the next lane's access of the location reads it back at once, and a load of bytes
+    /// stored one by one waits for them to reach the cache.
+    who: u32,
 }
 
 pub const VALID: u8 = 1;
@@ -27,23 +27,65 @@ pub const MANY: u8 = 4;
 
 impl Mark {
     pub fn new(epoch: u32, index: u32, wave: u32, lane: u8, access: Access, mask: u8) -> Mark {
+        let flags = VALID | if access == Access::Atomic { ATOMIC } else { 0 };
         Mark {
             epoch,
             index,
-            wave: wave as u8,
-            lane,
-            flags: VALID | if access == Access::Atomic { ATOMIC } else { 0 },
-            mask,
+            who: (wave as u8) as u32
+                | (lane as u32) << 8
+                | (flags as u32) << 16
+                | (mask as u32) << 24,
         }
     }
 
+    #[inline]
+    pub fn wave(self) -> u8 {
+        self.who as u8
+    }
+
+    #[inline]
+    pub fn lane(self) -> u8 {
+        (self.who >> 8) as u8
+    }
+
+    #[inline]
+    pub fn flags(self) -> u8 {
+        (self.who >> 16) as u8
+    }
+
+    /// The bytes of the location it touched (bit i: byte i).
+    #[inline]
+    pub fn mask(self) -> u8 {
+        (self.who >> 24) as u8
+    }
+
+    /// The same access by lane `lane`.
+    #[inline]
+    pub fn with_lane(self, lane: u8) -> Mark {
+        Mark {
+            who: self.who & !0xff00 | (lane as u32) << 8,
+            ..self
+        }
+    }
+
+    #[inline]
+    fn add_flags(&mut self, flags: u8) {
+        self.who |= (flags as u32) << 16;
+    }
+
+    #[inline]
+    fn add_mask(&mut self, mask: u8) {
+        self.who |= (mask as u32) << 24;
+    }
+
+    #[inline]
     pub fn valid(self) -> bool {
-        self.flags & VALID != 0
+        self.flags() & VALID != 0
     }
 
     /// What the access did, as the report names it.
     pub fn write_kind(self) -> Access {
-        if self.flags & ATOMIC != 0 {
+        if self.flags() & ATOMIC != 0 {
             Access::Atomic
         } else {
             Access::Store
@@ -67,55 +109,59 @@ pub struct Cell {
 
 impl Cell {
     /// Records access `me` (a load, a store, or an atomic checked once as both) and returns the
-    /// earlier access it races with, if any.
-    #[inline]
+    /// earlier access it races with, if any. Always in line: a call returns the race through
+    /// the stack, written in parts and read back whole, which stalls.
+    #[inline(always)]
     pub fn access(&mut self, me: Mark, access: Access) -> Option<Conflict> {
         let w = self.write;
-        let concurrent = |m: Mark| m.valid() && m.epoch == me.epoch && m.mask & me.mask != 0;
-        let other_write = concurrent(w) && w.wave != me.wave;
+        let concurrent = |m: Mark| m.valid() && m.epoch == me.epoch && m.mask() & me.mask() != 0;
+        let other_write = concurrent(w) && w.wave() != me.wave();
         match access {
             Access::Load => {
                 let r = &mut self.read;
-                if r.valid() && r.epoch == me.epoch && r.wave == me.wave {
-                    r.mask |= me.mask;
+                if r.valid() && r.epoch == me.epoch && r.wave() == me.wave() {
+                    r.add_mask(me.mask());
                 } else if concurrent(*r) {
-                    r.flags |= MANY;
+                    r.add_flags(MANY);
                 } else {
                     *r = me;
                 }
-                other_write.then(|| Conflict {
-                    mark: w,
-                    access: w.write_kind(),
-                })
+                if other_write {
+                    return raced(w, w.write_kind());
+                }
+                None
             }
             Access::Store | Access::Atomic => {
                 let atomic = access == Access::Atomic;
-                let mut conflict =
-                    (other_write && !(atomic && w.flags & ATOMIC != 0)).then(|| Conflict {
-                        mark: w,
-                        access: w.write_kind(),
-                    });
                 let r = self.read;
-                if conflict.is_none() && concurrent(r) && (r.wave != me.wave || r.flags & MANY != 0)
-                {
-                    conflict = Some(Conflict {
-                        mark: r,
-                        access: Access::Load,
-                    });
-                }
                 self.write = me;
-                conflict
+                if other_write && !(atomic && w.flags() & ATOMIC != 0) {
+                    return raced(w, w.write_kind());
+                }
+                if concurrent(r) && (r.wave() != me.wave() || r.flags() & MANY != 0) {
+                    return raced(r, Access::Load);
+                }
+                None
             }
         }
     }
+}
+
+/// The race with `mark`, built out of line: built in line, the compiler makes it whether or not
+/// there is a race and picks one after, through the stack, which stalls every access.
+#[cold]
+#[inline(never)]
+fn raced(mark: Mark, access: Access) -> Option<Conflict> {
+    Some(Conflict { mark, access })
 }
 
 /// Records access `me` of each of the locations `cells` (the bytes of one LDS access), and
 /// returns the index of the first no one had written (for a load or an atomic, which reads) and
 /// the first race, as recording them one by one does. Locations with one history — the bytes an
 /// earlier access of the same size left, the usual case — are recorded once and copied: the
-/// same history and the same access give the same result.
-#[inline]
+/// same history and the same access give the same result. Always in line, so that `me` stays
+/// in registers: a mark made per lane in memory and read back in a call stalls every access.
+#[inline(always)]
 pub fn access_run(
     cells: &mut [Cell],
     me: Mark,
@@ -160,7 +206,10 @@ mod tests {
         );
         // Another wave reads what wave 0 wrote, with no barrier between.
         let r = c.access(mark(0, 1, Access::Load, 0xf), Access::Load);
-        assert_eq!(r.map(|k| (k.mark.wave, k.access)), Some((0, Access::Store)));
+        assert_eq!(
+            r.map(|k| (k.mark.wave(), k.access)),
+            Some((0, Access::Store))
+        );
         // After a barrier (epoch 1) the same read is ordered.
         let mut c = Cell::default();
         c.access(mark(0, 0, Access::Store, 0xf), Access::Store);
@@ -172,7 +221,10 @@ mod tests {
         );
         // A write after another wave's read in the same epoch races with the read.
         let w = c.access(mark(1, 2, Access::Store, 0xf), Access::Store);
-        assert_eq!(w.map(|k| (k.mark.wave, k.access)), Some((1, Access::Store)));
+        assert_eq!(
+            w.map(|k| (k.mark.wave(), k.access)),
+            Some((1, Access::Store))
+        );
     }
 
     #[test]
@@ -186,7 +238,7 @@ mod tests {
         }
         let r = c.access(mark(0, 5, Access::Load, 0xf), Access::Load);
         assert_eq!(
-            r.map(|k| (k.mark.wave, k.access)),
+            r.map(|k| (k.mark.wave(), k.access)),
             Some((3, Access::Atomic))
         );
     }
@@ -249,6 +301,6 @@ mod tests {
         c.access(mark(0, 0, Access::Load, 0xf), Access::Load);
         c.access(mark(0, 1, Access::Load, 0xf), Access::Load);
         let w = c.access(mark(0, 1, Access::Store, 0xf), Access::Store);
-        assert_eq!(w.map(|k| k.mark.wave), Some(0));
+        assert_eq!(w.map(|k| k.mark.wave()), Some(0));
     }
 }

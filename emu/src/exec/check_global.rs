@@ -184,6 +184,53 @@ fn race_cells(
     conflict
 }
 
+/// [`race_cells`] of each lane in `exec` (in lane order) accessing the whole dword at
+/// `addrs[l]` (a multiple of 4), by instruction `first` (whose lane it replaces): one mark for
+/// the instruction, and the chunk of histories looked up when a lane leaves the last one's,
+/// rather than a run of dwords and its byte masks worked out per lane. Races go to `found`.
+#[inline]
+fn race_dwords(
+    shadow: &mut GroupShadow,
+    first: Site,
+    addrs: &[u64; 64],
+    exec: u64,
+    access: Access,
+    epoch: u32,
+    found: &mut Vec<(Site, u64, Conflict)>,
+) {
+    use crate::check::group::CHUNK;
+    let mark = Mark::new(epoch, first.index, first.wave, 0, access, 0xf);
+    // The chunk the last lane's dword was in: (key, index), or the key of one without room.
+    let mut held: Option<(u64, Option<u32>)> = None;
+    let mut lanes = exec;
+    while lanes != 0 {
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        let addr = addrs[l];
+        let key = addr / (4 * CHUNK as u64);
+        let i = match held {
+            Some((k, i)) if k == key => i,
+            _ => {
+                let i = shadow.global_chunk(key, epoch);
+                held = Some((key, i));
+                i
+            }
+        };
+        // No room for the chunk: the lane goes unrecorded, as in `race_cells`.
+        let Some(i) = i else {
+            continue;
+        };
+        let me = mark.with_lane(l as u8);
+        if let Some(k) = shadow.chunk(i)[(addr / 4) as usize % CHUNK].access(me, access) {
+            let at = Site {
+                lane: l as u8,
+                ..first
+            };
+            found.push((at, addr, k));
+        }
+    }
+}
+
 /// Reports race `k` of the access by `at`, unless either wave synchronizes through memory in
 /// the epoch.
 #[cold]
@@ -199,13 +246,13 @@ fn report_race(
     let Some(shadow) = cx.lds.shadow.as_deref() else {
         return;
     };
-    if shadow.synced(at.wave, epoch) || shadow.synced(k.mark.wave as u32, epoch) {
+    if shadow.synced(at.wave, epoch) || shadow.synced(k.mark.wave() as u32, epoch) {
         return;
     }
     let other = Site {
         group: at.group,
-        wave: k.mark.wave as u32,
-        lane: k.mark.lane,
+        wave: k.mark.wave() as u32,
+        lane: k.mark.lane(),
         index: k.mark.index,
     };
     if let Some(c) = cx.mem.check_state() {
@@ -273,19 +320,25 @@ pub fn lanes(cx: &mut Cx, addrs: &[u64; 64], exec: u64, len: usize, access: Acce
             .shadow
             .get_or_insert_with(|| Box::new(GroupShadow::new(size)));
         let mut found = Vec::new();
-        let mut lanes = exec;
-        while lanes != 0 {
-            let l = lanes.trailing_zeros() as usize;
-            lanes &= lanes - 1;
-            let (addr, at) = (
-                addrs[l],
-                Site {
-                    lane: l as u8,
-                    ..first
-                },
-            );
-            if let Some(k) = race_cells(shadow, at, addr, len, access, epoch) {
-                found.push((at, addr, k));
+        let aligned =
+            (0..64).fold(0, |m, l| m | addrs[l] & 3 & (exec >> l & 1).wrapping_neg()) == 0;
+        if len == 4 && aligned {
+            race_dwords(shadow, first, addrs, exec, access, epoch, &mut found);
+        } else {
+            let mut lanes = exec;
+            while lanes != 0 {
+                let l = lanes.trailing_zeros() as usize;
+                lanes &= lanes - 1;
+                let (addr, at) = (
+                    addrs[l],
+                    Site {
+                        lane: l as u8,
+                        ..first
+                    },
+                );
+                if let Some(k) = race_cells(shadow, at, addr, len, access, epoch) {
+                    found.push((at, addr, k));
+                }
             }
         }
         for (at, addr, k) in found {

@@ -1,7 +1,7 @@
 //! The sanitizer hooks of LDS accesses: racecheck, initcheck and memcheck on the LDS of one
 //! workgroup.
 //!
-//! Each byte has a [`crate::check::race::Cell`]. The epoch is read when the access executes, so under
+//! Each byte has a [`crate::check::race::Cell`] ([`crate::check::lds_history`]). The epoch is read when the access executes, so under
 //! the timing model an LDS write issued before a barrier without `s_waitcnt` counts after it, as
 //! the hardware may perform it. A read of a byte no wave of the workgroup has written is an
 //! initcheck finding.
@@ -9,7 +9,7 @@
 use super::check_global::site;
 use super::Cx;
 use crate::check::group::GroupShadow;
-use crate::check::race::{access_run, Conflict, Mark};
+use crate::check::race::{Conflict, Mark};
 use crate::check::{Access, Check, CheckSet, Kind, Record, Site};
 
 /// The workgroup's sanitizer state, made at its first use.
@@ -36,17 +36,31 @@ pub fn access_lanes(cx: &mut Cx, exec: u64, parts: &[(&[u32; 64], usize)], acces
     let set = cx.mem.checks();
     let first = site(cx, 0);
     let epoch = cx.lds.epoch(cx.wave.index);
+    let mark = Mark::new(epoch, first.index, first.wave, 0, access, 1);
+    // The histories first, with the shadow found once, then what they found in the same order:
+    // a report changes no history.
+    let shadow = shadow(cx);
+    let mut found = Vec::new();
     let mut lanes = exec;
     while lanes != 0 {
         let l = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
+        let me = mark.with_lane(l as u8);
+        for &(addrs, len) in parts {
+            let addr = addrs[l];
+            let (unwritten, conflict) = shadow.lds.access(addr as usize, len, me, access);
+            if unwritten.is_some() || conflict.is_some() {
+                let unwritten = unwritten.map(|i| addr + i as u32);
+                found.push((l, addr, len, unwritten, conflict));
+            }
+        }
+    }
+    for (l, addr, len, unwritten, conflict) in found {
         let at = Site {
             lane: l as u8,
             ..first
         };
-        for &(addrs, len) in parts {
-            lane_access(cx, set, at, epoch, addrs[l], len, access);
-        }
+        note(cx, set, at, addr, len, access, unwritten, conflict);
     }
 }
 
@@ -64,8 +78,7 @@ fn lane_access(
     let me = Mark::new(epoch, at.index, at.wave, at.lane, access, 1);
     // A load, or an atomic (checked once, as one access that reads and writes), of a byte no
     // wave has written is initcheck's; a race racecheck's.
-    let cells = &mut shadow.lds[addr as usize..addr as usize + len];
-    let (unwritten, conflict) = access_run(cells, me, access);
+    let (unwritten, conflict) = shadow.lds.access(addr as usize, len, me, access);
     let unwritten = unwritten.map(|i| addr + i as u32);
     if unwritten.is_some() || conflict.is_some() {
         note(cx, set, at, addr, len, access, unwritten, conflict);
@@ -105,8 +118,8 @@ fn note(
     if let (Some(k), true) = (conflict, set.has(Check::Racecheck)) {
         let other = Site {
             group,
-            wave: k.mark.wave as u32,
-            lane: k.mark.lane,
+            wave: k.mark.wave() as u32,
+            lane: k.mark.lane(),
             index: k.mark.index,
         };
         c.findings.note(Kind::LdsRace, at.index, || Record {

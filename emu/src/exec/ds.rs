@@ -8,7 +8,7 @@ use super::valu::Res;
 use super::{Cx, Fault, Flow};
 use crate::check::Access;
 use crate::exec::program::Decoded;
-use crate::wave::WAVE_SIZE;
+use crate::wave::{VGPRS, WAVE_SIZE};
 
 pub(super) fn offset0(d: &Decoded) -> u32 {
     d.inst.bits(0, 0, 8)
@@ -77,9 +77,17 @@ fn read(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     gds_check(d)?;
     let exec = cx.wave.exec();
     let base = vaddr(d);
+    let addr = lane_addresses(cx, base, offset16(d));
+    if bytes == 4 {
+        if let Some(start) = cx.lds.dword_row(&addr) {
+            checked(cx, exec, &[(&addr, bytes)], Access::Load);
+            let vdst = &mut cx.wave.vgpr[d.vdst as usize % VGPRS];
+            cx.lds.load_row(start, exec, vdst);
+            return Ok(Flow::Continue);
+        }
+    }
     let mut out = [[0u32; WAVE_SIZE]; 4];
     {
-        let addr = lane_addresses(cx, base, offset16(d));
         if bytes.is_multiple_of(4) && cx.lds.lanes_in_range(&addr, exec, bytes / 4) {
             checked(cx, exec, &[(&addr, bytes)], Access::Load);
             cx.lds.load_lanes(&addr, exec, bytes / 4, &mut out);
@@ -154,6 +162,13 @@ fn write(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     let exec = cx.wave.exec();
     {
         let addr = lane_addresses(cx, vaddr(d), offset16(d));
+        if bytes == 4 {
+            if let Some(start) = cx.lds.dword_row(&addr) {
+                checked(cx, exec, &[(&addr, bytes)], Access::Store);
+                cx.lds.store_row(start, exec, &cx.wave.vgpr[data0(d) % 256]);
+                return Ok(Flow::Continue);
+            }
+        }
         if bytes.is_multiple_of(4) && cx.lds.lanes_in_range(&addr, exec, bytes / 4) {
             checked(cx, exec, &[(&addr, bytes)], Access::Store);
             let rows = data_rows(cx.wave, data0(d));
@@ -396,6 +411,74 @@ mod tests {
     use crate::memory::Memory;
     use crate::wave::Wave;
     use gcn_isa::{assemble, Target};
+
+    /// A wave whose lanes address consecutive dwords (`sdata[threadIdx.x]`, moved as one block)
+    /// reads and writes what lane-by-lane accesses under EXEC give, for rows anywhere in the
+    /// LDS (aligned or not, the last lanes past its end while outside EXEC) and any EXEC.
+    #[test]
+    fn dword_rows_agree_with_lane_by_lane_accesses() {
+        let text = [
+            "ds_write_b32 v0, v2 offset:4",
+            "ds_read_b32 v6, v0 offset:4",
+        ];
+        let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        const SIZE: u32 = 512;
+        let mut lds = Lds::new(SIZE);
+        let mut mem = Memory::default();
+        let mut rng = crate::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.next_u64();
+        let env = DispatchEnv::default();
+        let mut blocks = 0;
+        for round in 0..2000 {
+            let write = round % 2 == 0;
+            let d = &program.insts[round % 2];
+            let mut wave = Wave::new(0);
+            let start = (next() % (SIZE as u64 - 4)) as u32 & !(next() as u32 % 2 * 3);
+            let exec = match next() % 3 {
+                0 => u64::MAX,
+                1 => next(),
+                _ => u64::MAX >> (next() % 64),
+            };
+            for l in 0..WAVE_SIZE {
+                wave.vgpr[0][l] = start + 4 * l as u32;
+                wave.vgpr[2][l] = next() as u32;
+                wave.vgpr[6][l] = next() as u32;
+            }
+            // Every active lane's dword in range: the others may run past the end.
+            let top = 64 - exec.leading_zeros();
+            if start as u64 + 4 + 4 * top as u64 > SIZE as u64 {
+                continue;
+            }
+            blocks += (start + 4 + 256 <= SIZE) as u32;
+            wave.set_exec(exec);
+            let before = lds.bytes(0, SIZE as usize).unwrap().to_vec();
+            let (mut bytes, mut v6) = (before.clone(), wave.vgpr[6]);
+            for l in (0..WAVE_SIZE).filter(|l| exec >> l & 1 != 0) {
+                let at = (start + 4 + 4 * l as u32) as usize;
+                if write {
+                    bytes[at..at + 4].copy_from_slice(&wave.vgpr[2][l].to_le_bytes());
+                } else {
+                    v6[l] = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+                }
+            }
+            let mut cx = Cx {
+                wave: &mut wave,
+                mem: &mut mem,
+                lds: &mut lds,
+                program: &program,
+                env: &env,
+            };
+            crate::exec::issue::execute(&mut cx, d).unwrap();
+            assert_eq!(wave.vgpr[6], v6, "{} at {start}", text[round % 2]);
+            assert_eq!(
+                lds.bytes(0, SIZE as usize).unwrap(),
+                &bytes[..],
+                "at {start}"
+            );
+        }
+        assert!(blocks > 500, "{blocks} rows took the block path");
+    }
 
     /// DS reads and writes of every width give the same registers and LDS with every lane in
     /// range (all lanes at once) as on the per-lane path (which a sanitizer forces), for lanes

@@ -12,7 +12,7 @@ use super::{Cx, Fault, Flow};
 use crate::check::{Access, Check};
 use crate::exec::program::Decoded;
 use crate::memory::{flat_target, FlatTarget};
-use crate::wave::WAVE_SIZE;
+use crate::wave::{VGPRS, WAVE_SIZE};
 use gcn_isa::Atomic;
 use gcn_isa::Format;
 
@@ -72,33 +72,42 @@ impl Addresser {
         }
     }
 
-    /// Every lane's global address, when the instruction addresses global memory only
-    /// (GLOBAL, or FLAT with every active lane outside the LDS and private apertures): the
-    /// dword fast path then does the lanes with one lookup.
+    /// Every lane's global address into `out`, when the instruction addresses global memory
+    /// only (GLOBAL, or FLAT with every active lane outside the LDS and private apertures): the
+    /// fast paths then do the lanes with one lookup. False (`out` meaningless) otherwise. The
+    /// addresses are written in place: the wave's 512 bytes returned by value were a copy per
+    /// access.
     #[inline]
-    fn global_all(&self, cx: &Cx, exec: u64) -> Option<[u64; WAVE_SIZE]> {
+    fn global_all(&self, cx: &Cx, exec: u64, out: &mut [u64; WAVE_SIZE]) -> bool {
         let v = &cx.wave.vgpr;
         let lo = &v[self.vaddr];
         let hi = &v[(self.vaddr + 1) % 256];
         // Whole rows at a time, so the loops vectorise.
-        let pairs = |off: u64| -> [u64; WAVE_SIZE] {
-            std::array::from_fn(|l| (lo[l] as u64 | (hi[l] as u64) << 32).wrapping_add(off))
+        let pairs = |out: &mut [u64; WAVE_SIZE], off: u64| {
+            for (l, o) in out.iter_mut().enumerate() {
+                *o = (lo[l] as u64 | (hi[l] as u64) << 32).wrapping_add(off);
+            }
         };
         match self.how {
-            Addressing::Scratch { .. } => None,
+            Addressing::Scratch { .. } => false,
             Addressing::Global {
                 off,
                 sbase: Some(s),
-            } => Some(std::array::from_fn(|l| {
-                s.wrapping_add(lo[l] as u64).wrapping_add(off)
-            })),
-            Addressing::Global { off, sbase: None } => Some(pairs(off)),
+            } => {
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = s.wrapping_add(lo[l] as u64).wrapping_add(off);
+                }
+                true
+            }
+            Addressing::Global { off, sbase: None } => {
+                pairs(out, off);
+                true
+            }
             Addressing::Flat { off } => {
-                let out = pairs(off);
-                let global = (0..WAVE_SIZE).all(|l| {
+                pairs(out, off);
+                (0..WAVE_SIZE).all(|l| {
                     exec >> l & 1 == 0 || matches!(flat_target(out[l]), FlatTarget::Global(_))
-                });
-                global.then_some(out)
+                })
             }
         }
     }
@@ -184,15 +193,19 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     lds_bit(cx, d)?;
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
-    let mut out = [[0u32; WAVE_SIZE]; 4];
-    if let Some(addrs) = addr.global_all(cx, exec) {
-        if checked(cx, &addrs, exec, bytes, Access::Load) {
-            if bytes == 4 {
-                if cx.mem.load_dwords(&addrs, exec, &mut out[0]) {
-                    cx.wave.write_row(d.vdst as usize, &out[0], exec);
-                    return Ok(Flow::Continue);
-                }
-            } else if cx.mem.load_lanes(&addrs, exec, bytes, &mut out) {
+    let mut addrs = [0u64; WAVE_SIZE];
+    if addr.global_all(cx, exec, &mut addrs) && checked(cx, &addrs, exec, bytes, Access::Load) {
+        if bytes == 4 {
+            // Straight into VDST: `load_dwords` writes the lanes in EXEC and no others
+            // (a VDST beyond the allocation is the spare row, as any write there), and
+            // nothing when it fails.
+            let vdst = &mut cx.wave.vgpr[d.vdst as usize % VGPRS];
+            if cx.mem.load_dwords(&addrs, exec, vdst) {
+                return Ok(Flow::Continue);
+            }
+        } else {
+            let mut out = [[0u32; WAVE_SIZE]; 4];
+            if cx.mem.load_lanes(&addrs, exec, bytes, &mut out) {
                 if signed && bytes < 4 {
                     let shift = 32 - 8 * bytes as u32;
                     out[0]
@@ -206,6 +219,7 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
             }
         }
     }
+    let mut out = [[0u32; WAVE_SIZE]; 4];
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
@@ -272,17 +286,16 @@ fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> R
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let mut out = cx.wave.vgpr[d.vdst as usize];
-    if let Some(addrs) = addr.global_all(cx, exec) {
-        if checked(cx, &addrs, exec, bytes, Access::Load) {
-            let mut loaded = [[0u32; WAVE_SIZE]; 4];
-            if cx.mem.load_lanes(&addrs, exec, bytes, &mut loaded) {
-                for (l, o) in out.iter_mut().enumerate() {
-                    let b = loaded[0][l].to_le_bytes();
-                    *o = d16_merge(*o, d16_value(&b, bytes, signed), hi);
-                }
-                cx.wave.write_row(d.vdst as usize, &out, exec);
-                return Ok(Flow::Continue);
+    let mut addrs = [0u64; WAVE_SIZE];
+    if addr.global_all(cx, exec, &mut addrs) && checked(cx, &addrs, exec, bytes, Access::Load) {
+        let mut loaded = [[0u32; WAVE_SIZE]; 4];
+        if cx.mem.load_lanes(&addrs, exec, bytes, &mut loaded) {
+            for (l, o) in out.iter_mut().enumerate() {
+                let b = loaded[0][l].to_le_bytes();
+                *o = d16_merge(*o, d16_value(&b, bytes, signed), hi);
             }
+            cx.wave.write_row(d.vdst as usize, &out, exec);
+            return Ok(Flow::Continue);
         }
     }
     for l in 0..WAVE_SIZE {
@@ -321,18 +334,16 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let data = d.regs[1].saturating_sub(256) as usize;
-    if let Some(addrs) = addr.global_all(cx, exec) {
-        if checked(cx, &addrs, exec, bytes, Access::Store) {
-            let rows: [&[u32; WAVE_SIZE]; 4] =
-                std::array::from_fn(|i| &cx.wave.vgpr[(data + i) % 256]);
-            let done = if bytes == 4 {
-                cx.mem.store_dwords(&addrs, exec, rows[0])
-            } else {
-                cx.mem.store_lanes(&addrs, exec, bytes, rows)
-            };
-            if done {
-                return Ok(Flow::Continue);
-            }
+    let mut addrs = [0u64; WAVE_SIZE];
+    if addr.global_all(cx, exec, &mut addrs) && checked(cx, &addrs, exec, bytes, Access::Store) {
+        let rows: [&[u32; WAVE_SIZE]; 4] = std::array::from_fn(|i| &cx.wave.vgpr[(data + i) % 256]);
+        let done = if bytes == 4 {
+            cx.mem.store_dwords(&addrs, exec, rows[0])
+        } else {
+            cx.mem.store_lanes(&addrs, exec, bytes, rows)
+        };
+        if done {
+            return Ok(Flow::Continue);
         }
     }
     for l in 0..WAVE_SIZE {
@@ -414,9 +425,10 @@ fn at_once(
     if exec == 0 {
         return false;
     }
-    let Some(addrs) = addr.global_all(cx, exec) else {
+    let mut addrs = [0u64; WAVE_SIZE];
+    if !addr.global_all(cx, exec, &mut addrs) {
         return false;
-    };
+    }
     let lanes = || (0..WAVE_SIZE).filter(move |&l| exec >> l & 1 != 0);
     if cx.mem.checking() {
         // `bytes` is 4 or 8: a mask, not a division per lane.
@@ -444,7 +456,9 @@ fn at_once(
     };
     let bits = 8 * bytes as u32;
     let first = addrs[exec.trailing_zeros() as usize];
-    if exec.count_ones() > 1 && lanes().all(|l| addrs[l] == first) {
+    // Every lane compared, with no early exit, so the loop vectorises.
+    let elsewhere = (0..WAVE_SIZE).fold(0, |m, l| m | ((addrs[l] != first) as u64) << l);
+    if exec.count_ones() > 1 && elsewhere & exec == 0 {
         // Page padding: each lane's access is counted, so those go lane by lane.
         if !cx.mem.inside_allocation(first, bytes as u64) {
             return false;
@@ -514,14 +528,11 @@ fn one_address_folded(
     let signed = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
     let first = exec.trailing_zeros() as usize;
     let lanes = || (first..WAVE_SIZE).filter(move |&l| exec >> l & 1 != 0);
-    // One loop per operation: `fold` combines the operands into the one the host applies,
+    // One loop per operation: the host applies the lanes' operands combined (`total`), and
     // `step` applies a lane's operand to the value before it (for the returned values).
-    macro_rules! folded {
-        (|$a:ident, $b:ident| $fold:expr, |$c:ident, $v:ident| $step:expr) => {{
-            let total = lanes().skip(1).fold(data[first].0 & mask, |$a, l| {
-                let $b = data[l].0 & mask;
-                $fold & mask
-            });
+    macro_rules! applied {
+        ($total:expr, |$c:ident, $v:ident| $step:expr) => {{
+            let total = $total;
             let (mut olds, one) = ([0u64; WAVE_SIZE], [at; WAVE_SIZE]);
             if !cx
                 .mem
@@ -541,23 +552,51 @@ fn one_address_folded(
             true
         }};
     }
+    // The lanes' operands combined: every lane's operand, `identity` (which changes nothing) in
+    // those outside EXEC, folded over all 64 with no branch, which vectorises (a fold through
+    // an EXEC filter went lane by lane).
+    macro_rules! folded {
+        ($identity:expr, |$a:ident, $b:ident| $fold:expr, |$c:ident, $v:ident| $step:expr) => {{
+            let identity: u64 = $identity;
+            let operands: [u64; WAVE_SIZE] = std::array::from_fn(|l| {
+                let on = (exec >> l & 1).wrapping_neg();
+                data[l].0 & mask & on | identity & !on
+            });
+            applied!(
+                operands.iter().fold(identity, |$a, &$b| $fold & mask),
+                |$c, $v| $step
+            )
+        }};
+    }
+    // Signed minimum and maximum over the operands sign-extended, the identity the largest or
+    // the smallest i64.
+    macro_rules! signed_folded {
+        ($identity:expr, $fold:ident) => {{
+            let operands: [i64; WAVE_SIZE] = std::array::from_fn(|l| {
+                if exec >> l & 1 != 0 {
+                    signed(data[l].0)
+                } else {
+                    $identity
+                }
+            });
+            let total = operands.iter().fold($identity, |a, &b| a.$fold(b));
+            applied!(total as u64 & mask, |c, v| signed(c).$fold(signed(v))
+                as u64)
+        }};
+    }
     match op {
-        Atomic::Add => folded!(|a, b| a.wrapping_add(b), |c, v| c.wrapping_add(v)),
+        Atomic::Add => folded!(0, |a, b| a.wrapping_add(b), |c, v| c.wrapping_add(v)),
         // Subtracting each lane's operand is subtracting their sum.
-        Atomic::Sub => folded!(|a, b| a.wrapping_add(b), |c, v| c.wrapping_sub(v)),
-        Atomic::And => folded!(|a, b| a & b, |c, v| c & v),
-        Atomic::Or => folded!(|a, b| a | b, |c, v| c | v),
-        Atomic::Xor => folded!(|a, b| a ^ b, |c, v| c ^ v),
-        Atomic::Umin => folded!(|a, b| a.min(b), |c, v| c.min(v)),
-        Atomic::Umax => folded!(|a, b| a.max(b), |c, v| c.max(v)),
-        Atomic::Smin => folded!(|a, b| signed(a).min(signed(b)) as u64, |c, v| signed(c)
-            .min(signed(v))
-            as u64),
-        Atomic::Smax => folded!(|a, b| signed(a).max(signed(b)) as u64, |c, v| signed(c)
-            .max(signed(v))
-            as u64),
+        Atomic::Sub => folded!(0, |a, b| a.wrapping_add(b), |c, v| c.wrapping_sub(v)),
+        Atomic::And => folded!(mask, |a, b| a & b, |c, v| c & v),
+        Atomic::Or => folded!(0, |a, b| a | b, |c, v| c | v),
+        Atomic::Xor => folded!(0, |a, b| a ^ b, |c, v| c ^ v),
+        Atomic::Umin => folded!(mask, |a, b| a.min(b), |c, v| c.min(v)),
+        Atomic::Umax => folded!(0, |a, b| a.max(b), |c, v| c.max(v)),
+        Atomic::Smin => signed_folded!(i64::MAX, min),
+        Atomic::Smax => signed_folded!(i64::MIN, max),
         // The last lane's value stays; each lane gets the one before it.
-        Atomic::Swap => folded!(|_a, b| b, |_c, v| v),
+        Atomic::Swap => applied!(data[63 - exec.leading_zeros() as usize].0 & mask, |_c, v| v),
         _ => false,
     }
 }
@@ -889,8 +928,9 @@ mod tests {
             let name = text[round % text.len()];
             let d = &program.insts[round % text.len()];
             let mut wave = Wave::new(0);
-            // Aligned for the widest atomic, in the buffer with the offset of 8.
-            let places = 1 + next() % 8;
+            // Aligned for the widest atomic, in the buffer with the offset of 8; a quarter of
+            // the rounds with every lane on one address (the lanes' operands folded).
+            let places = if next() % 4 == 0 { 1 } else { 1 + next() % 8 };
             for l in 0..WAVE_SIZE {
                 let a = base + 8 * (next() % places) * (1 + next() % 3);
                 wave.vgpr[0][l] = a as u32;

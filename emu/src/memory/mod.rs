@@ -7,8 +7,9 @@
 //! runtime) puts each allocation at the host address of its backing memory, page-aligned and
 //! followed by an untouched guard page, so that host code and kernels share pointers as on an APU;
 //! host memory the program registers (`hipHostRegister`) becomes an allocation of its own. Either
-//! way the guest reaches only what is allocated or registered. Lookups keep the index of the last
-//! allocation hit, because the 64 lanes of one instruction almost always hit one buffer.
+//! way the guest reaches only what is allocated or registered. Lookups keep the indices of the last
+//! few allocations hit ([`recent`]), because the 64 lanes of one instruction almost always hit one
+//! buffer and a kernel's instructions take turns among a few.
 
 use crate::check::init::Written;
 use crate::check::{Check, CheckSet, GlobalCheck};
@@ -20,6 +21,7 @@ use std::sync::Arc;
 
 mod fetch;
 pub mod gws;
+mod recent;
 mod relaxed;
 pub mod tombstones;
 
@@ -208,7 +210,7 @@ pub struct Memory {
     next: u64,
     used: u64,
     limit: u64,
-    last: Cell<usize>,
+    last: recent::Recent,
     /// Accesses past an allocation's end into its page padding (host placement): allowed, as
     /// on a GPU, but counted, with the first one kept for the report.
     padding: Cell<(u64, Option<PaddingAccess>)>,
@@ -294,7 +296,7 @@ impl Memory {
             next: HEAP_BASE,
             used: 0,
             limit,
-            last: Cell::new(0),
+            last: recent::Recent::default(),
             padding: Cell::new((0, None)),
             check: None,
             tombstones: Tombstones::default(),
@@ -355,7 +357,7 @@ impl Memory {
             Err(i) => i,
         };
         (end <= self.allocs[i].end()).then(|| {
-            self.last.set(i);
+            self.last.hit(i);
             i
         })
     }
@@ -528,7 +530,7 @@ impl Memory {
         self.serial += 1;
         let i = self.allocs.partition_point(|b| b.base < a.base);
         self.allocs.insert(i, a);
-        self.last.set(0);
+        self.last.clear();
     }
 
     /// Releases the allocation that starts at `addr` (forgets it, for registered memory).
@@ -542,7 +544,7 @@ impl Memory {
         if a.backing.owned.is_some() {
             self.used -= a.len();
         }
-        self.last.set(0);
+        self.last.clear();
         if self.checks().has(Check::Memcheck) && a.kind == AllocKind::Buffer {
             // Keeps the block (so the host allocator cannot hand its addresses out again while
             // a use after free may still come) and a tombstone naming it.
@@ -564,15 +566,19 @@ impl Memory {
         self.allocs.get(i)
     }
 
-    /// `Ok` with the last allocation hit when it holds `[addr, end)` (padding excluded), else
-    /// `Err` with the one starting at or below `addr`, for the caller to check the end against;
-    /// `None` when none starts there. The lanes of one instruction almost always hit one buffer.
+    /// `Ok` with one of the last allocations hit when it holds `[addr, end)` (padding
+    /// excluded), else `Err` with the one starting at or below `addr`, for the caller to check
+    /// the end against; `None` when none starts there.
     #[inline]
     fn candidate(&self, addr: u64, end: u64) -> Option<Result<usize, usize>> {
-        let last = self.last.get();
-        if let Some(a) = self.allocs.get(last) {
-            if addr >= a.base && end <= a.end() {
-                return Some(Ok(last));
+        for (way, i) in self.last.ways().into_iter().enumerate() {
+            if let Some(a) = self.allocs.get(i) {
+                if addr >= a.base && end <= a.end() {
+                    if way != 0 {
+                        self.last.hit(i);
+                    }
+                    return Some(Ok(i));
+                }
             }
         }
         let i = self
@@ -597,7 +603,7 @@ impl Memory {
         if end > a.end() {
             self.note_padding(addr, len, a);
         } else {
-            self.last.set(i);
+            self.last.hit(i);
         }
         Some(i)
     }
@@ -1029,7 +1035,7 @@ impl Memory {
             next: self.next,
             used: self.used,
             limit: self.limit,
-            last: Cell::new(0),
+            last: recent::Recent::default(),
             padding: Cell::new((0, None)),
             check: None,
             tombstones: Tombstones::default(),
@@ -1072,7 +1078,7 @@ impl Memory {
     pub(crate) unsafe fn follow(&mut self, main: &Memory) {
         debug_assert!(self.shared_writes.is_some(), "only a worker view follows");
         self.allocs = main.borrowed_allocs();
-        self.last.set(0);
+        self.last.clear();
         self.next = main.next;
         self.used = main.used;
         self.limit = main.limit;
