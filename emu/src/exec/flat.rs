@@ -145,7 +145,8 @@ pub(super) fn timing_lanes(cx: &Cx, d: &Decoded, out: &mut Vec<(usize, u64)>) {
     let a = Addresser::new(cx, d);
     let exec = cx.wave.exec();
     // Every active lane global (the common case): the addresses a row at a time.
-    if let Some(all) = a.global_all(cx, exec) {
+    let mut all = [0u64; WAVE_SIZE];
+    if a.global_all(cx, exec, &mut all) {
         let mut m = exec;
         while m != 0 {
             let l = m.trailing_zeros() as usize;
