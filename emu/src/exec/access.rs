@@ -22,6 +22,21 @@ pub fn private_address(flat_scratch: u64, offset: u32, lane: usize) -> u64 {
     flat_scratch + (offset as u64 / 4) * 256 + lane as u64 * 4 + (offset as u64 % 4)
 }
 
+/// The pieces of an access of `len` bytes at private `offset` that each lie in one dword, as
+/// (start in the access, length): the bytes of one dword of a lane are contiguous in scratch
+/// backing ([`private_address`]), the next dword is 256 bytes on.
+fn dword_pieces(offset: u32, len: usize) -> impl Iterator<Item = (usize, usize)> {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        (i < len).then(|| {
+            let take = (4 - (offset as usize + i) % 4).min(len - i);
+            let piece = (i, take);
+            i += take;
+            piece
+        })
+    })
+}
+
 fn private_check(cx: &Cx, lane: usize, offset: u32, len: usize) -> Result<(), Fault> {
     let size = cx.env.private_size;
     if offset as u64 + len as u64 > size as u64 {
@@ -162,11 +177,16 @@ fn load_unchecked(cx: &Cx, lane: usize, at: Addr, out: &mut [u8]) -> Result<(), 
         Addr::Private(o) => {
             private_check(cx, lane, o, out.len())?;
             let fs = cx.wave.flat_scratch();
-            for (i, byte) in out.iter_mut().enumerate() {
+            for (i, len) in dword_pieces(o, out.len()) {
                 let a = private_address(fs, o + i as u32, lane);
-                cx.mem
-                    .load(a, std::slice::from_mut(byte))
-                    .map_err(|_| global_fault(cx, lane, "scratch load", a, 1))?;
+                if cx.mem.load(a, &mut out[i..i + len]).is_err() {
+                    // The first byte that is not there names the fault.
+                    let bad = (0..len)
+                        .map(|j| a + j as u64)
+                        .find(|&b| cx.mem.load(b, &mut [0]).is_err())
+                        .unwrap_or(a);
+                    return Err(global_fault(cx, lane, "scratch load", bad, 1));
+                }
             }
         }
     }
@@ -196,10 +216,17 @@ fn store_unchecked(cx: &mut Cx, lane: usize, at: Addr, data: &[u8]) -> Result<()
         Addr::Private(o) => {
             private_check(cx, lane, o, data.len())?;
             let fs = cx.wave.flat_scratch();
-            for (i, byte) in data.iter().enumerate() {
+            for (i, len) in dword_pieces(o, data.len()) {
                 let a = private_address(fs, o + i as u32, lane);
-                if cx.mem.store(a, std::slice::from_ref(byte)).is_err() {
-                    return Err(global_fault(cx, lane, "scratch store", a, 1));
+                if cx.mem.store(a, &data[i..i + len]).is_err() {
+                    // Byte by byte, so the bytes before the first that is not there are
+                    // written and that byte names the fault, as one byte at a time would.
+                    for (j, byte) in data[i..i + len].iter().enumerate() {
+                        let b = a + j as u64;
+                        if cx.mem.store(b, std::slice::from_ref(byte)).is_err() {
+                            return Err(global_fault(cx, lane, "scratch store", b, 1));
+                        }
+                    }
                 }
             }
         }

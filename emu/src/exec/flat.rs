@@ -112,6 +112,25 @@ impl Addresser {
         }
     }
 
+    /// The private-segment offset of a SCRATCH access when every active lane has the same one
+    /// (the stack and spill slots of compiled code): [`super::private_rows`] then does it.
+    fn private_uniform(&self, cx: &Cx, exec: u64) -> Option<u32> {
+        let Addressing::Scratch { off, sbase, vaddr } = self.how else {
+            return None;
+        };
+        let base = sbase.unwrap_or(0).wrapping_add(off);
+        if !vaddr || exec == 0 {
+            return Some(base);
+        }
+        let row = &cx.wave.vgpr[self.vaddr];
+        let first = row[exec.trailing_zeros() as usize];
+        let mut differ = 0u64;
+        for (l, &v) in row.iter().enumerate() {
+            differ |= ((v != first) as u64) << l;
+        }
+        (differ & exec == 0).then(|| base.wrapping_add(first))
+    }
+
     /// The address of lane `l`.
     #[inline]
     fn at(&self, cx: &Cx, l: usize) -> Addr {
@@ -218,6 +237,12 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
                 }
                 return Ok(Flow::Continue);
             }
+        }
+    }
+    if let Some(offset) = addr.private_uniform(cx, exec) {
+        let vdst = d.vdst as usize;
+        if super::private_rows::load(cx, offset, exec, (bytes, signed), vdst) {
+            return Ok(Flow::Continue);
         }
     }
     let mut out = [[0u32; WAVE_SIZE]; 4];
@@ -344,6 +369,11 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
             cx.mem.store_lanes(&addrs, exec, bytes, rows)
         };
         if done {
+            return Ok(Flow::Continue);
+        }
+    }
+    if let Some(offset) = addr.private_uniform(cx, exec) {
+        if super::private_rows::store(cx, offset, exec, bytes, data) {
             return Ok(Flow::Continue);
         }
     }

@@ -62,6 +62,7 @@ pub(crate) mod mov64;
 pub(crate) mod mtbuf;
 pub(crate) mod mubuf;
 pub(crate) mod pk_f32;
+mod private_rows;
 pub mod program;
 pub(crate) mod semantics;
 pub(crate) mod smem;
