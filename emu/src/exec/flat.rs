@@ -6,6 +6,7 @@ use super::access::{self, Addr};
 use super::atomic_ops;
 use super::check_global;
 use super::ds::spread;
+use super::private_rows;
 use super::valu::Res;
 use super::vmem_ops::{self, VectorMemory};
 use super::{Cx, Fault, Flow};
@@ -112,23 +113,22 @@ impl Addresser {
         }
     }
 
-    /// The private-segment offset of a SCRATCH access when every active lane has the same one
-    /// (the stack and spill slots of compiled code): [`super::private_rows`] then does it.
-    fn private_uniform(&self, cx: &Cx, exec: u64) -> Option<u32> {
+    /// Each lane's private-segment offset into `out` when the instruction is a SCRATCH access
+    /// ([`super::private_rows`] then tries it with one lookup); false otherwise.
+    fn private_offsets(&self, cx: &Cx, out: &mut [u32; WAVE_SIZE]) -> bool {
         let Addressing::Scratch { off, sbase, vaddr } = self.how else {
-            return None;
+            return false;
         };
         let base = sbase.unwrap_or(0).wrapping_add(off);
-        if !vaddr || exec == 0 {
-            return Some(base);
+        if vaddr {
+            let row = &cx.wave.vgpr[self.vaddr];
+            for (o, &v) in out.iter_mut().zip(row) {
+                *o = base.wrapping_add(v);
+            }
+        } else {
+            out.fill(base);
         }
-        let row = &cx.wave.vgpr[self.vaddr];
-        let first = row[exec.trailing_zeros() as usize];
-        let mut differ = 0u64;
-        for (l, &v) in row.iter().enumerate() {
-            differ |= ((v != first) as u64) << l;
-        }
-        (differ & exec == 0).then(|| base.wrapping_add(first))
+        true
     }
 
     /// The address of lane `l`.
@@ -239,9 +239,10 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
             }
         }
     }
-    if let Some(offset) = addr.private_uniform(cx, exec) {
+    let mut offsets = [0u32; WAVE_SIZE];
+    if addr.private_offsets(cx, &mut offsets) {
         let vdst = d.vdst as usize;
-        if super::private_rows::load(cx, offset, exec, (bytes, signed), vdst) {
+        if private_rows::load(cx, &offsets, exec, (bytes, signed), vdst) {
             return Ok(Flow::Continue);
         }
     }
@@ -372,10 +373,11 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
             return Ok(Flow::Continue);
         }
     }
-    if let Some(offset) = addr.private_uniform(cx, exec) {
-        if super::private_rows::store(cx, offset, exec, bytes, data) {
-            return Ok(Flow::Continue);
-        }
+    let mut offsets = [0u32; WAVE_SIZE];
+    if addr.private_offsets(cx, &mut offsets)
+        && private_rows::store(cx, &offsets, exec, bytes, data)
+    {
+        return Ok(Flow::Continue);
     }
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {

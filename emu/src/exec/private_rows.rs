@@ -1,35 +1,73 @@
-//! A SCRATCH load or store whose active lanes share one private-segment offset, done as whole
-//! rows of the scratch backing.
+//! A SCRATCH load or store with one lookup for the wave, as whole rows of the scratch backing
+//! when its lanes share one private-segment offset, or lane addresses in one allocation.
 //!
 //! Scratch backing is swizzled with 4-byte elements and an index stride of 64
 //! ([`super::access::private_address`]): dword `k` of every lane's private segment lies in the
 //! 256 contiguous bytes at `flat_scratch + 256 k`, lane `l` at `4 l`. Compiled code addresses its
 //! stack and spill slots with one offset for the whole wave (an SGPR, an immediate, or a VGPR
 //! holding the same value in each lane), so such an access is `bytes / 4` whole rows — or, for a
-//! byte or a short inside one dword, one row read (and, for a store, merged and written back) —
-//! found with one lookup ([`crate::memory::Memory::load_rows`]) where the per-lane path looked
-//! up every byte of every lane: 512 lookups for one `scratch_load_dwordx2`.
+//! byte or a short inside one dword, one row read (and, for a store, merged and written back)
+//! ([`crate::memory::Memory::load_rows`]). A private array indexed per lane gives each lane its
+//! own offset; its dwords are then gathered like a global access's
+//! ([`crate::memory::Memory::load_dwords`]). The per-lane path looked up every byte of every
+//! lane: 512 lookups for one `scratch_load_dwordx2`.
 //!
-//! Without a sanitizer only, and only when the whole access lies inside the private segment and
-//! its rows in one allocation; anything else returns false and goes lane by lane, which faults
+//! Without a sanitizer only, and only when every active lane's access lies inside the private
+//! segment, as whole dwords from a dword boundary or as a byte or short inside one dword, and
+//! in one allocation of backing; anything else returns false and goes lane by lane, which faults
 //! and reports each lane as it should.
 
 use super::Cx;
 use crate::wave::{VGPRS, WAVE_SIZE};
 
-/// Where the rows of an access of `bytes` at private `offset` start, if they can be done whole:
-/// no sanitizer, some lane active, the access inside the private segment, and either whole
-/// dwords from a dword boundary or a byte or short inside one dword.
-fn start(cx: &Cx, offset: u32, bytes: usize, exec: u64) -> Option<u64> {
+/// How an access's lanes are reached with one lookup.
+// Made and used on the stack for one access, so the addresses' size costs no copy.
+#[allow(clippy::large_enum_variant)]
+enum Plan {
+    /// Every lane at the same offset: the rows start here.
+    Rows(u64),
+    /// Each lane's first byte (the later dwords of a lane 256 bytes apart).
+    Lanes([u64; WAVE_SIZE]),
+}
+
+/// How the access of `bytes` at each active lane's private `offsets` can be done with one
+/// lookup, if it can: no sanitizer, some lane active, and every active lane's access inside the
+/// private segment, either whole dwords from a dword boundary or a byte or short inside one
+/// dword.
+fn plan(cx: &Cx, offsets: &[u32; WAVE_SIZE], bytes: usize, exec: u64) -> Option<Plan> {
     #[cfg(test)]
     if tests::PER_LANE.get() {
         return None;
     }
-    let whole = offset.is_multiple_of(4) && bytes.is_multiple_of(4);
-    let inside_dword = bytes < 4 && offset % 4 + bytes as u32 <= 4;
-    let in_segment = offset as u64 + bytes as u64 <= cx.env.private_size as u64;
-    (exec != 0 && !cx.mem.checking() && in_segment && (whole || inside_dword))
-        .then(|| cx.wave.flat_scratch() + (offset as u64 / 4) * 256)
+    if exec == 0 || cx.mem.checking() {
+        return None;
+    }
+    let size = cx.env.private_size as u64;
+    let whole = bytes.is_multiple_of(4);
+    let mut fits = 0u64;
+    for (l, &o) in offsets.iter().enumerate() {
+        let aligned = if whole {
+            o % 4 == 0
+        } else {
+            o % 4 + bytes as u32 <= 4
+        };
+        fits |= ((aligned && o as u64 + bytes as u64 <= size) as u64) << l;
+    }
+    if fits & exec != exec {
+        return None;
+    }
+    let scratch = cx.wave.flat_scratch();
+    let first = offsets[exec.trailing_zeros() as usize];
+    let mut differ = 0u64;
+    for (l, &o) in offsets.iter().enumerate() {
+        differ |= ((o != first) as u64) << l;
+    }
+    if differ & exec == 0 {
+        return Some(Plan::Rows(scratch + (first as u64 / 4) * 256));
+    }
+    Some(Plan::Lanes(std::array::from_fn(|l| {
+        super::access::private_address(scratch, offsets[l], l)
+    })))
 }
 
 /// The bits a byte or short access takes of its dword, and the shift to them.
@@ -38,35 +76,44 @@ fn field(offset: u32, bytes: usize) -> (u32, u32) {
     (mask, 8 * (offset % 4))
 }
 
-/// Loads `bytes` per active lane at private `offset` into VDST (`vdst`, as many registers as
+/// Loads `bytes` per active lane at private `offsets` into VDST (`vdst`, as many registers as
 /// dwords; a byte or short zero- or sign-extended into one). False, with nothing written, for
 /// the per-lane path.
 pub(super) fn load(
     cx: &mut Cx,
-    offset: u32,
+    offsets: &[u32; WAVE_SIZE],
     exec: u64,
     (bytes, signed): (usize, bool),
     vdst: usize,
 ) -> bool {
-    let Some(start) = start(cx, offset, bytes, exec) else {
+    let Some(plan) = plan(cx, offsets, bytes, exec) else {
         return false;
     };
     let mut rows = [[0u32; WAVE_SIZE]; 4];
     let n = bytes.div_ceil(4);
-    if !cx.mem.load_rows(start, &mut rows[..n]) {
+    let loaded = match &plan {
+        Plan::Rows(start) => {
+            let ok = cx.mem.load_rows(*start, &mut rows[..n]);
+            if ok && bytes < 4 {
+                let (mask, shift) = field(offsets[exec.trailing_zeros() as usize], bytes);
+                rows[0].iter_mut().for_each(|v| *v = (*v >> shift) & mask);
+            }
+            ok
+        }
+        Plan::Lanes(first) if bytes < 4 => cx.mem.load_lanes(first, exec, bytes, &mut rows),
+        Plan::Lanes(first) => (0..n).all(|k| {
+            let at = first.map(|a| a.wrapping_add(256 * k as u64));
+            cx.mem.load_dwords(&at, exec, &mut rows[k])
+        }),
+    };
+    if !loaded {
         return false;
     }
-    if bytes < 4 {
-        let (mask, shift) = field(offset, bytes);
+    if signed && bytes < 4 {
         let sign = 32 - 8 * bytes as u32;
-        for v in rows[0].iter_mut() {
-            let f = (*v >> shift) & mask;
-            *v = if signed {
-                ((f << sign) as i32 >> sign) as u32
-            } else {
-                f
-            };
-        }
+        rows[0]
+            .iter_mut()
+            .for_each(|v| *v = ((*v << sign) as i32 >> sign) as u32);
     }
     for (i, row) in rows[..n].iter().enumerate() {
         cx.wave.write_row(vdst + i, row, exec);
@@ -75,29 +122,56 @@ pub(super) fn load(
 }
 
 /// Stores `bytes` per active lane from DATA (`data`, the first of its registers) at private
-/// `offset`. False, with nothing written, for the per-lane path.
-pub(super) fn store(cx: &mut Cx, offset: u32, exec: u64, bytes: usize, data: usize) -> bool {
-    let Some(start) = start(cx, offset, bytes, exec) else {
+/// `offsets`. False, with nothing written, for the per-lane path.
+pub(super) fn store(
+    cx: &mut Cx,
+    offsets: &[u32; WAVE_SIZE],
+    exec: u64,
+    bytes: usize,
+    data: usize,
+) -> bool {
+    let Some(plan) = plan(cx, offsets, bytes, exec) else {
         return false;
     };
     let wave = &*cx.wave;
-    if bytes >= 4 {
-        return cx
-            .mem
-            .store_rows(start, exec, bytes / 4, |i| &wave.vgpr[(data + i) % VGPRS]);
+    let source = |k: usize| &wave.vgpr[(data + k) % VGPRS];
+    match plan {
+        Plan::Rows(start) if bytes >= 4 => cx.mem.store_rows(start, exec, bytes / 4, source),
+        Plan::Rows(start) => {
+            // A byte or short: the lanes' other bytes of the dword are kept. The backing is
+            // this wave's own, so reading the row and writing it back races with no other wave.
+            let mut row = [[0u32; WAVE_SIZE]; 1];
+            if !cx.mem.load_rows(start, &mut row) {
+                return false;
+            }
+            let (mask, shift) = field(offsets[exec.trailing_zeros() as usize], bytes);
+            for (old, &v) in row[0].iter_mut().zip(source(0)) {
+                *old = (*old & !(mask << shift)) | ((v & mask) << shift);
+            }
+            cx.mem.store_rows(start, exec, 1, |_| &row[0])
+        }
+        Plan::Lanes(first) if bytes < 4 => {
+            cx.mem
+                .store_lanes(&first, exec, bytes, std::array::from_fn(source))
+        }
+        Plan::Lanes(first) => {
+            // Every dword of every lane is found in one allocation before any is written, so
+            // no store is left half done for the per-lane path to find.
+            let n = bytes / 4;
+            let (mut lo, mut hi) = (u64::MAX, 0);
+            for (l, &a) in first.iter().enumerate() {
+                if exec >> l & 1 != 0 {
+                    (lo, hi) = (lo.min(a), hi.max(a));
+                }
+            }
+            let reach = hi - lo + 256 * (n as u64 - 1) + 4;
+            cx.mem.inside_allocation(lo, reach)
+                && (0..n).all(|k| {
+                    let at = first.map(|a| a.wrapping_add(256 * k as u64));
+                    cx.mem.store_dwords(&at, exec, source(k))
+                })
+        }
     }
-    // A byte or short: the lanes' other bytes of the dword are kept. The backing is this wave's
-    // own, so reading the row and writing it back races with no other wave.
-    let mut row = [[0u32; WAVE_SIZE]; 1];
-    if !cx.mem.load_rows(start, &mut row) {
-        return false;
-    }
-    let (mask, shift) = field(offset, bytes);
-    let source = &wave.vgpr[data % VGPRS];
-    for (old, &v) in row[0].iter_mut().zip(source) {
-        *old = (*old & !(mask << shift)) | ((v & mask) << shift);
-    }
-    cx.mem.store_rows(start, exec, 1, |_| &row[0])
 }
 
 #[cfg(test)]
@@ -117,7 +191,7 @@ mod tests {
     }
 
     /// SCRATCH loads and stores of every width give the same registers, scratch backing and
-    /// faults as whole rows as lane by lane, for offsets in an SGPR,
+    /// faults with one lookup (whole rows, or lane addresses) as lane by lane, for offsets in an SGPR,
     /// an immediate or a VGPR (the same in every lane, or not), aligned or not, inside the
     /// private segment or running past it, and any EXEC.
     #[test]
@@ -172,9 +246,14 @@ mod tests {
             let reach = if next() % 8 == 0 { 80 } else { 24 };
             wave.sgpr[2] = (next() % reach) as u32;
             let uniform = (next() % reach) as u32;
-            let same = next() % 4 != 0;
+            // The same offset in every lane, or each lane its own: dword aligned, or any.
+            let spread = next() % 3;
             for l in 0..WAVE_SIZE {
-                wave.vgpr[0][l] = if same { uniform } else { (next() % 24) as u32 };
+                wave.vgpr[0][l] = match spread {
+                    0 => uniform,
+                    1 => (next() % 6 * 4) as u32,
+                    _ => (next() % 24) as u32,
+                };
                 for r in 4..8 {
                     wave.vgpr[r][l] = next() as u32;
                 }
