@@ -12,6 +12,13 @@ pub const LDS_MAX: u32 = 64 * 1024;
 /// Waves a workgroup can have (1024 work-items of 64).
 const MAX_WAVES: usize = 16;
 
+#[cfg(test)]
+thread_local! {
+    /// Tests set it to send every DS access down the per-lane path: no range of lanes is then
+    /// "in range" as a whole.
+    pub(crate) static PER_LANE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 #[derive(Debug)]
 pub struct Lds {
     data: Vec<u8>,
@@ -123,6 +130,10 @@ impl Lds {
     /// Whether `bytes` bytes from `addr[l]` lie inside the LDS for every lane in `exec`.
     #[inline]
     pub fn bytes_in_range(&self, addr: &[u32; 64], exec: u64, bytes: usize) -> bool {
+        #[cfg(test)]
+        if PER_LANE.get() {
+            return false;
+        }
         let size = self.data.len() as u64;
         let mut bad = 0u64;
         for (l, &a) in addr.iter().enumerate() {
@@ -201,6 +212,10 @@ impl Lds {
     /// not: [`Lds::load_row`] and [`Lds::store_row`] then move the row as one block.
     #[inline]
     pub fn dword_row(&self, addr: &[u32; 64]) -> Option<usize> {
+        #[cfg(test)]
+        if PER_LANE.get() {
+            return None;
+        }
         let first = addr[0];
         let apart = (0..64).fold(0, |m, l| m | addr[l] ^ first.wrapping_add(4 * l as u32));
         let start = first as usize;

@@ -241,8 +241,10 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     }
     let mut offsets = [0u32; WAVE_SIZE];
     if addr.private_offsets(cx, &mut offsets) {
-        let vdst = d.vdst as usize;
-        if private_rows::load(cx, &offsets, exec, (bytes, signed), vdst) {
+        if let Some(rows) = private_rows::load(cx, &offsets, exec, (bytes, signed)) {
+            for (i, row) in rows.iter().enumerate().take(bytes.div_ceil(4)) {
+                cx.wave.write_row(d.vdst as usize + i, row, exec);
+            }
             return Ok(Flow::Continue);
         }
     }
@@ -325,6 +327,16 @@ fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> R
             return Ok(Flow::Continue);
         }
     }
+    let mut offsets = [0u32; WAVE_SIZE];
+    if addr.private_offsets(cx, &mut offsets) {
+        if let Some([loaded, ..]) = private_rows::load(cx, &offsets, exec, (bytes, signed)) {
+            for (o, v) in out.iter_mut().zip(loaded) {
+                *o = d16_merge(*o, v & 0xffff, hi);
+            }
+            cx.wave.write_row(d.vdst as usize, &out, exec);
+            return Ok(Flow::Continue);
+        }
+    }
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
@@ -344,6 +356,19 @@ fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let data = d.regs[1].saturating_sub(256) as usize;
+    let mut addrs = [0u64; WAVE_SIZE];
+    if addr.global_all(cx, exec, &mut addrs) && checked(cx, &addrs, exec, bytes, Access::Store) {
+        let high = cx.wave.vgpr[data % VGPRS].map(|v| v >> 16);
+        if cx.mem.store_lanes(&addrs, exec, bytes, [&high; 4]) {
+            return Ok(Flow::Continue);
+        }
+    }
+    let mut offsets = [0u32; WAVE_SIZE];
+    if addr.private_offsets(cx, &mut offsets)
+        && private_rows::store(cx, &offsets, exec, bytes, (data, true))
+    {
+        return Ok(Flow::Continue);
+    }
     for l in 0..WAVE_SIZE {
         if exec >> l & 1 == 0 {
             continue;
@@ -375,7 +400,7 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     }
     let mut offsets = [0u32; WAVE_SIZE];
     if addr.private_offsets(cx, &mut offsets)
-        && private_rows::store(cx, &offsets, exec, bytes, data)
+        && private_rows::store(cx, &offsets, exec, bytes, (data, false))
     {
         return Ok(Flow::Continue);
     }
@@ -853,6 +878,8 @@ mod tests {
             "global_store_dwordx2 v[0:1], v[4:5], off",
             "flat_store_dwordx3 v[0:1], v[4:6]",
             "global_store_dwordx4 v[0:1], v[4:7], off",
+            "global_store_short_d16_hi v[0:1], v4, off offset:2",
+            "global_store_byte_d16_hi v[0:1], v4, off offset:1",
         ];
         let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
         let program = Program::decode(&code.bytes, 0, Target::Gfx900);

@@ -76,19 +76,15 @@ fn field(offset: u32, bytes: usize) -> (u32, u32) {
     (mask, 8 * (offset % 4))
 }
 
-/// Loads `bytes` per active lane at private `offsets` into VDST (`vdst`, as many registers as
-/// dwords; a byte or short zero- or sign-extended into one). False, with nothing written, for
-/// the per-lane path.
+/// Loads `bytes` per active lane at private `offsets`: a dword per row (a byte or short zero-
+/// or sign-extended into the first). None, with nothing read, for the per-lane path.
 pub(super) fn load(
-    cx: &mut Cx,
+    cx: &Cx,
     offsets: &[u32; WAVE_SIZE],
     exec: u64,
     (bytes, signed): (usize, bool),
-    vdst: usize,
-) -> bool {
-    let Some(plan) = plan(cx, offsets, bytes, exec) else {
-        return false;
-    };
+) -> Option<[[u32; WAVE_SIZE]; 4]> {
+    let plan = plan(cx, offsets, bytes, exec)?;
     let mut rows = [[0u32; WAVE_SIZE]; 4];
     let n = bytes.div_ceil(4);
     let loaded = match &plan {
@@ -107,7 +103,7 @@ pub(super) fn load(
         }),
     };
     if !loaded {
-        return false;
+        return None;
     }
     if signed && bytes < 4 {
         let sign = 32 - 8 * bytes as u32;
@@ -115,26 +111,31 @@ pub(super) fn load(
             .iter_mut()
             .for_each(|v| *v = ((*v << sign) as i32 >> sign) as u32);
     }
-    for (i, row) in rows[..n].iter().enumerate() {
-        cx.wave.write_row(vdst + i, row, exec);
-    }
-    true
+    Some(rows)
 }
 
-/// Stores `bytes` per active lane from DATA (`data`, the first of its registers) at private
-/// `offsets`. False, with nothing written, for the per-lane path.
+/// Stores `bytes` per active lane at private `offsets` from DATA: the registers from `data`,
+/// or with `high` (a `_d16_hi` store of a byte or short) the high half of the one. False, with
+/// nothing written, for the per-lane path.
 pub(super) fn store(
     cx: &mut Cx,
     offsets: &[u32; WAVE_SIZE],
     exec: u64,
     bytes: usize,
-    data: usize,
+    (data, high): (usize, bool),
 ) -> bool {
     let Some(plan) = plan(cx, offsets, bytes, exec) else {
         return false;
     };
     let wave = &*cx.wave;
-    let source = |k: usize| &wave.vgpr[(data + k) % VGPRS];
+    let halves: [u32; WAVE_SIZE];
+    let rows: [&[u32; WAVE_SIZE]; 4] = if high {
+        halves = wave.vgpr[data % VGPRS].map(|v| v >> 16);
+        [&halves; 4]
+    } else {
+        std::array::from_fn(|k| &wave.vgpr[(data + k) % VGPRS])
+    };
+    let source = |k: usize| rows[k];
     match plan {
         Plan::Rows(start) if bytes >= 4 => cx.mem.store_rows(start, exec, bytes / 4, source),
         Plan::Rows(start) => {
@@ -190,7 +191,7 @@ mod tests {
         pub(super) static PER_LANE: Cell<bool> = const { Cell::new(false) };
     }
 
-    /// SCRATCH loads and stores of every width give the same registers, scratch backing and
+    /// SCRATCH loads and stores of every width (d16 included) give the same registers, scratch backing and
     /// faults with one lookup (whole rows, or lane addresses) as lane by lane, for offsets in an SGPR,
     /// an immediate or a VGPR (the same in every lane, or not), aligned or not, inside the
     /// private segment or running past it, and any EXEC.
@@ -215,6 +216,11 @@ mod tests {
             "scratch_store_dwordx2 v0, v[4:5], off",
             "scratch_store_dwordx3 off, v[4:6], s2 offset:12",
             "scratch_store_dwordx4 off, v[4:7], s2 offset:32",
+            "scratch_load_short_d16 v4, off, s2 offset:2",
+            "scratch_load_sbyte_d16_hi v4, v0, off offset:1",
+            "scratch_load_ubyte_d16 v4, v0, off",
+            "scratch_store_short_d16_hi off, v4, s2 offset:2",
+            "scratch_store_byte_d16_hi v0, v4, off offset:3",
         ];
         let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
         let program = Program::decode(&code.bytes, 0, Target::Gfx900);
