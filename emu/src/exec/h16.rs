@@ -156,6 +156,80 @@ pub fn hf_2(cx: &mut Cx, d: &Decoded, f: impl Fn(f64, f64) -> f64) -> Res {
     Ok(Flow::Continue)
 }
 
+/// An f16 op of two sources that is one IEEE operation (+, −, ×), done in f32 a row at a time:
+/// rounding its result to f32 and then to f16 gives the f16 that rounding the exact result once
+/// gives, since f32 carries 24 ≥ 2·11 + 2 bits (Figueroa, "When is double rounding innocuous?",
+/// SIGNUM Newsletter 30(3), 1995), and omod's powers of two and the clamp are exact in f32 as
+/// in f64. The host's f16 conversions (F16C) then do a lane in an instruction, where [`hf_2`]
+/// widens, rounds and narrows each lane in software. A row with a NaN source goes to [`hf_2`],
+/// whose NaN rules are written out; `exact` is the op for it.
+#[inline]
+pub fn hf_2_f32(
+    cx: &mut Cx,
+    d: &Decoded,
+    f: impl Fn(f32, f32) -> f32,
+    exact: impl Fn(f64, f64) -> f64,
+) -> Res {
+    let flush_in = denorm64(cx) & 1 == 0;
+    let source = |i: usize| -> Row16 {
+        let h = fetch_h(cx, d, i);
+        std::array::from_fn(|l| {
+            let m = mods16(h[l], d.mods.abs, d.mods.neg, i);
+            if flush_in && m & 0x7c00 == 0 {
+                m & 0x8000
+            } else {
+                m
+            }
+        })
+    };
+    let (a, b) = (source(0), source(1));
+    let nan = a
+        .iter()
+        .chain(&b)
+        .fold(false, |n, &h| n | (h & 0x7fff > 0x7c00));
+    if nan {
+        return hf_2(cx, d, exact);
+    }
+    let rounding = Rounding {
+        omod: [1.0, 2.0, 4.0, 0.5][d.mods.omod as usize & 3],
+        clamp: Clamp::of(cx, d),
+        flush: denorm64(cx) & 2 == 0,
+    };
+    let out: Row16 = std::array::from_fn(|l| {
+        let (x, y) = (half::f16::from_bits(a[l]), half::f16::from_bits(b[l]));
+        rounding.to_f16(f(x.to_f32(), y.to_f32()))
+    });
+    write_h(cx, d, &out);
+    Ok(Flow::Continue)
+}
+
+/// What [`narrow`] does after the op, on an f32 result of [`hf_2_f32`].
+#[derive(Clone, Copy)]
+struct Rounding {
+    omod: f32,
+    clamp: Clamp,
+    flush: bool,
+}
+
+impl Rounding {
+    #[inline]
+    fn to_f16(self, v: f32) -> u16 {
+        let mut v = v * self.omod;
+        match self.clamp {
+            Clamp::Off => {}
+            Clamp::Dx10 if v.is_nan() => v = 0.0,
+            Clamp::KeepNan if v.is_nan() => {}
+            _ => v = v.clamp(0.0, 1.0),
+        }
+        let h = half::f16::from_f32(v).to_bits();
+        if self.flush && h & 0x7c00 == 0 {
+            h & 0x8000
+        } else {
+            h
+        }
+    }
+}
+
 #[inline]
 pub fn hf_3(cx: &mut Cx, d: &Decoded, f: impl Fn(f64, f64, f64) -> f64) -> Res {
     let a = fetch_hf(cx, d, 0);
@@ -235,4 +309,111 @@ pub fn hf_pack(cx: &mut Cx, d: &Decoded, f: impl Fn(f64, u16) -> u16) -> Res {
     });
     write(cx, d, &r);
     Ok(Flow::Continue)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{hf_2, hf_2_f32};
+    use crate::exec::program::Program;
+    use crate::exec::{Cx, DispatchEnv};
+    use crate::lds::Lds;
+    use crate::memory::Memory;
+    use crate::wave::{mode, Wave, WAVE_SIZE};
+    use gcn_isa::{assemble, Target};
+
+    type Op32 = fn(f32, f32) -> f32;
+    type Op64 = fn(f64, f64) -> f64;
+
+    /// f16 add, sub and mul done in f32 give, bit for bit, the f16 that one rounding of the
+    /// exact (f64) result gives: random operands of every class (normals, subnormals, zeros,
+    /// infinities near overflow; now and then a NaN, which takes the exact path), every input
+    /// modifier, omod, clamp under both DX10_CLAMP settings, op_sel halves, SDWA, and each
+    /// MODE denormal setting.
+    #[test]
+    fn f32_results_round_to_the_exact_f16() {
+        let text = [
+            "v_add_f16 v2, v0, v1",
+            "v_sub_f16 v2, v0, v1",
+            "v_subrev_f16 v2, v0, v1",
+            "v_mul_f16 v2, v0, v1",
+            "v_add_f16_e64 v2, -v0, |v1| mul:2 clamp",
+            "v_mul_f16_e64 v2, v0, -v1 div:2",
+            "v_sub_f16_e64 v2, |v0|, v1 mul:4",
+            "v_mul_f16_e64 v2, v0, v1 clamp",
+            "v_add_f16_sdwa v2, v0, v1 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:WORD_0",
+            "v_mul_f16_sdwa v2, v0, v1 dst_sel:WORD_0 dst_unused:UNUSED_PAD src0_sel:WORD_0 src1_sel:WORD_1",
+        ];
+        let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        assert_eq!(program.insts.len(), text.len());
+        let env = DispatchEnv::default();
+        let (mut mem, mut lds) = (Memory::default(), Lds::new(0));
+        let mut rng = crate::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.next_u64();
+        // An f16 of a class picked at random.
+        let mut half = move || -> u32 {
+            let r = next();
+            let sign = (r as u32 & 1) << 15;
+            let bits = match r >> 1 & 15 {
+                0 => 0,
+                1 => 0x7c00,
+                2 => (r >> 8) as u32 % 0x400,
+                3 => 0x7800 + (r >> 8) as u32 % 0x400,
+                4 if r >> 40 & 255 == 0 => 0x7c01 + (r >> 8) as u32 % 0x3ff,
+                5 => 0x3c00 + (r >> 8) as u32 % 0x40,
+                _ => (r >> 8) as u32 % 0x7c00,
+            };
+            sign | bits
+        };
+        // Both halves, as op_sel and SDWA read either.
+        let mut value = move || half() | half() << 16;
+        let mut fast_rows = 0;
+        for round in 0..20_000 {
+            let name = text[round % text.len()];
+            let d = &program.insts[round % text.len()];
+            let mut wave = Wave::new(0);
+            for l in 0..WAVE_SIZE {
+                wave.vgpr[0][l] = value();
+                wave.vgpr[1][l] = value();
+                wave.vgpr[2][l] = value();
+            }
+            wave.mode = (round as u32 / text.len() as u32 % 4) << (mode::DENORM_SHIFT + 2)
+                | if round / 40 % 2 == 0 {
+                    mode::DX10_CLAMP
+                } else {
+                    0
+                };
+            wave.set_exec(u64::MAX);
+            let mut exact = wave.clone();
+            let ops: (Op32, Op64) = match name {
+                n if n.starts_with("v_subrev") => (|a, b| b - a, |a, b| b - a),
+                n if n.starts_with("v_sub") => (|a, b| a - b, |a, b| a - b),
+                n if n.starts_with("v_mul") => (|a, b| a * b, |a, b| a * b),
+                _ => (|a, b| a + b, |a, b| a + b),
+            };
+            let nan = (0..2).any(|r| {
+                (0..WAVE_SIZE).any(|l| {
+                    let v = wave.vgpr[r][l];
+                    v & 0x7fff > 0x7c00 || v >> 16 & 0x7fff > 0x7c00
+                })
+            });
+            fast_rows += !nan as u32;
+            for (w, f32_path) in [(&mut wave, true), (&mut exact, false)] {
+                let mut cx = Cx {
+                    wave: w,
+                    mem: &mut mem,
+                    lds: &mut lds,
+                    program: &program,
+                    env: &env,
+                };
+                if f32_path {
+                    hf_2_f32(&mut cx, d, ops.0, ops.1).unwrap();
+                } else {
+                    hf_2(&mut cx, d, ops.1).unwrap();
+                }
+            }
+            assert_eq!(wave.vgpr[2], exact.vgpr[2], "{name}, MODE {:#x}", wave.mode);
+        }
+        assert!(fast_rows > 10_000, "{fast_rows} rows in f32");
+    }
 }

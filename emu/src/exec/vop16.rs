@@ -119,12 +119,22 @@ fn r16(v: f64) -> f64 {
     half::f16::from_bits(super::f16::f64_to_f16(v)).to_f64()
 }
 
+// One IEEE operation each: done in f32 (`hf_2_f32`).
+fn v_add_f16(cx: &mut Cx, d: &Decoded) -> Res {
+    hf_2_f32(cx, d, |a, b| a + b, |a, b| a + b)
+}
+fn v_sub_f16(cx: &mut Cx, d: &Decoded) -> Res {
+    hf_2_f32(cx, d, |a, b| a - b, |a, b| a - b)
+}
+fn v_subrev_f16(cx: &mut Cx, d: &Decoded) -> Res {
+    hf_2_f32(cx, d, |a, b| b - a, |a, b| b - a)
+}
+fn v_mul_f16(cx: &mut Cx, d: &Decoded) -> Res {
+    hf_2_f32(cx, d, |a, b| a * b, |a, b| a * b)
+}
+
 ops16! {
-    // VOP2 f16
-    v_add_f16: hf_2 |a, b| a + b;
-    v_sub_f16: hf_2 |a, b| a - b;
-    v_subrev_f16: hf_2 |a, b| b - a;
-    v_mul_f16: hf_2 |a, b| a * b;
+    // VOP2 f16 (add, sub and mul below)
     // v_mac/v_mad round the product; v_fma rounds once.
     v_mac_f16: hf_acc |a, b, c| r16(a * b) + c;
     // VOP2 16-bit integer; shifts take the low four bits of the amount (src0).
