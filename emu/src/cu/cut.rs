@@ -15,7 +15,7 @@
 //! reported for a launch that stops.)
 
 use super::engine::CuSim;
-use crate::launch::{category_index, Counts};
+use crate::launch::{category_index, Counts, CATEGORIES};
 use gcn_isa::class::Category;
 
 /// The category ([`Counts::by_category`]) of a pure instruction by the unit its
@@ -40,10 +40,24 @@ pub(crate) struct Cut {
     /// The age of the wave whose issue stopped the window, if one did: the pass issues a
     /// turn's winners oldest first, so the younger ones of its turn did not issue.
     stopper: Option<u64>,
-    /// At the start of each window of the lead being run: the window's first cycle, the
-    /// counts and the issues then.
-    marks: Vec<(u64, Counts, u64)>,
+    /// The first cycle of the lead being run, its windows' length, and the counts and the
+    /// issues when it began and at the start of its last window.
+    lead_start: u64,
+    lead_window: u64,
+    lead_base: (Counts, u64),
+    lead_last: (Counts, u64),
+    /// At the start of each window of the lead being run (window `i` begins at
+    /// `lead_start + i * lead_window`): what the window before it issued ([`Mark`]; none for
+    /// the first). 64 CUs each 256 windows ahead would otherwise hold full counts for each, a
+    /// part of a large launch's peak memory.
+    marks: Vec<Mark>,
 }
+
+/// What one window of a lead issued: [`Counts::by_category`], then
+/// [`Counts::wave_instructions`], then the issues counted against the budget. A window that
+/// issues more than 16 bits hold of one (only a window far longer than any memory latency
+/// could) ends the lead.
+type Mark = [u16; CATEGORIES.len() + 2];
 
 impl Cut {
     /// The index in [`Cut::pure`] of cycle `t` of the window.
@@ -120,14 +134,38 @@ impl CuSim<'_> {
     }
 
     /// A lead begins: no window of it has been run.
-    pub(crate) fn cut_lead(&mut self) {
+    pub(crate) fn cut_lead(&mut self, start: u64, window: u64) {
         self.cut.marks.clear();
+        self.cut.lead_start = start;
+        self.cut.lead_window = window;
+        self.cut.lead_base = (self.counts.clone(), self.issued);
+        self.cut.lead_last = self.cut.lead_base.clone();
     }
 
-    /// A window of the lead begins at `b`: what was issued before it.
-    pub(crate) fn cut_mark(&mut self, b: u64) {
-        let mark = (b, self.counts.clone(), self.issued);
+    /// The next window of the lead begins: what the one before it issued is kept. False if
+    /// that does not fit a [`Mark`]: the lead ends before this window.
+    pub(crate) fn cut_mark(&mut self) -> bool {
+        let (last, issued) = &self.cut.lead_last;
+        // Counts only grow during a lead (a stop ends it before anything is taken back).
+        let now = self
+            .counts
+            .by_category
+            .iter()
+            .chain([&self.counts.wave_instructions, &self.issued]);
+        let then = last
+            .by_category
+            .iter()
+            .chain([&last.wave_instructions, issued]);
+        let mut mark: Mark = [0; CATEGORIES.len() + 2];
+        for (m, (&now, &then)) in mark.iter_mut().zip(now.zip(then)) {
+            match u16::try_from(now - then) {
+                Ok(n) => *m = n,
+                Err(_) => return false,
+            }
+        }
         self.cut.marks.push(mark);
+        self.cut.lead_last = (self.counts.clone(), self.issued);
+        true
     }
 
     /// The launch stopped with the dispatcher at boundary `b`: if this CU ran windows ahead
@@ -136,10 +174,24 @@ impl CuSim<'_> {
         if self.lead_until <= b {
             return;
         }
-        let Some((_, counts, issued)) = self.cut.marks.iter().find(|m| m.0 == b) else {
+        let c = &self.cut;
+        let d = b.wrapping_sub(c.lead_start);
+        let at_window = b >= c.lead_start && c.lead_window > 0 && d.is_multiple_of(c.lead_window);
+        let Some(marks) = at_window
+            .then(|| c.marks.get(..=(d / c.lead_window) as usize))
+            .flatten()
+        else {
             debug_assert!(false, "a lead past {b} marked each of its windows");
             return;
         };
-        (self.counts, self.issued) = (counts.clone(), *issued);
+        let (mut counts, mut issued) = c.lead_base.clone();
+        for mark in marks {
+            for (c, &m) in counts.by_category.iter_mut().zip(mark) {
+                *c += m as u64;
+            }
+            counts.wave_instructions += mark[CATEGORIES.len()] as u64;
+            issued += mark[CATEGORIES.len() + 1] as u64;
+        }
+        (self.counts, self.issued) = (counts, issued);
     }
 }

@@ -15,6 +15,7 @@ use crate::exec::program::Program;
 use crate::exec::{Cx, DispatchEnv};
 use crate::fault::Fault;
 use crate::hazard::regs::RegSet;
+use crate::launch::hazards::HazardTable;
 use crate::launch::Stop;
 use crate::memory::Memory;
 use crate::wave::{RegFile, Row, Wave, SCALAR_CODES, VGPRS, WAVE_SIZE};
@@ -23,10 +24,17 @@ use crate::wave::{RegFile, Row, Wave, SCALAR_CODES, VGPRS, WAVE_SIZE};
 /// every snapshot: instructions read some of them implicitly.
 const SPECIAL_SGPRS: usize = 102;
 
+/// Spent snapshots a CU keeps for reuse. In the steady state a window's issues take about
+/// as many as the requests run before it gave back, so a few suffice; a burst (every wave's
+/// first scalar loads at once, 120 per CU) would otherwise stay held for the rest of the
+/// launch, into its later peak of memory.
+const SNAPSHOTS_KEPT: usize = 16;
+
 /// The wave state a memory instruction reads, copied at issue (its destination only when it
 /// keeps part of it, [`super::facts::InstTiming::keeps_dst`]). Thousands are in flight at
 /// once in a large launch, so it holds the SGPRs up to the highest general one the instruction
-/// names, not the whole file.
+/// names, not the whole file, and the vector registers apart: every wave's first scalar
+/// loads, in flight all at once, copy none.
 pub struct Snapshot {
     sgpr_low: Vec<u32>,
     sgpr_special: [u32; SCALAR_CODES - SPECIAL_SGPRS],
@@ -38,13 +46,22 @@ pub struct Snapshot {
     lanes: u32,
     /// Instruction index after the memory instruction (what `pc` was when it ran).
     pc: u32,
-    /// The VGPRs copied: their numbers, and their rows in the same order (apart, so that a
-    /// row is copied once, straight from the wave, rather than through a pair on the stack).
+    /// The wave's register file layout.
+    file: RegFile,
+    /// The vector registers copied (`None`: none; kept, emptied, when the snapshot is
+    /// reused).
+    vector: Option<Box<VectorCopy>>,
+}
+
+/// The vector registers a snapshot copied.
+#[derive(Default)]
+struct VectorCopy {
+    /// The VGPRs: their numbers, and their rows in the same order (apart, so that a row is
+    /// copied once, straight from the wave, rather than through a pair on the stack).
     vgpr_ids: Vec<u16>,
     vgpr_rows: Vec<Row>,
-    /// The wave's register file layout, and the AGPRs copied (gfx90a memory instructions whose
-    /// data are AGPRs): their rows in that file, and the rows' values.
-    file: RegFile,
+    /// The AGPRs (gfx90a memory instructions whose data are AGPRs): their rows in the wave's
+    /// file, and the rows' values.
     agpr_rows: Vec<(u16, Row)>,
 }
 
@@ -61,10 +78,8 @@ impl Snapshot {
             index: 0,
             lanes: 0,
             pc: 0,
-            vgpr_ids: Vec::new(),
-            vgpr_rows: Vec::new(),
             file: RegFile::vgprs_only(0),
-            agpr_rows: Vec::new(),
+            vector: None,
         })
     }
 
@@ -83,18 +98,29 @@ impl Snapshot {
         self.index = w.index;
         self.lanes = w.lanes;
         self.pc = w.pc;
-        self.vgpr_ids.clear();
-        self.vgpr_rows.clear();
-        for v in regs.vgpr_numbers().filter(|&v| (v as usize) < VGPRS) {
-            self.vgpr_ids.push(v);
-            self.vgpr_rows
+        self.file = w.vgpr.file();
+        if let Some(c) = &mut self.vector {
+            c.vgpr_ids.clear();
+            c.vgpr_rows.clear();
+            c.agpr_rows.clear();
+        }
+        let mut vgprs = regs
+            .vgpr_numbers()
+            .filter(|&v| (v as usize) < VGPRS)
+            .peekable();
+        let mut agprs = regs.agpr_numbers().peekable();
+        if vgprs.peek().is_none() && agprs.peek().is_none() {
+            return;
+        }
+        let c = self.vector.get_or_insert_with(Default::default);
+        for v in vgprs {
+            c.vgpr_ids.push(v);
+            c.vgpr_rows
                 .extend_from_slice(std::slice::from_ref(&w.vgpr[v as usize]));
         }
-        self.file = w.vgpr.file();
-        self.agpr_rows.clear();
-        for a in regs.agpr_numbers() {
+        for a in agprs {
             if let Some(row) = w.vgpr.agpr_row(a as usize) {
-                self.agpr_rows.push((
+                c.agpr_rows.push((
                     row as u16,
                     w.vgpr.row(row).copied().unwrap_or([0; WAVE_SIZE]),
                 ));
@@ -121,10 +147,13 @@ impl Snapshot {
         w.pc = self.pc;
         // The AGPRs are rows past the VGPRs, where this wave's file puts them.
         w.ensure_file(self.file);
-        for (&v, row) in self.vgpr_ids.iter().zip(&self.vgpr_rows) {
+        let Some(c) = &self.vector else {
+            return;
+        };
+        for (&v, row) in c.vgpr_ids.iter().zip(&c.vgpr_rows) {
             w.vgpr[v as usize] = *row;
         }
-        for (r, row) in &self.agpr_rows {
+        for (r, row) in &c.agpr_rows {
             w.write_file_row(*r as usize, row, u64::MAX);
         }
     }
@@ -140,9 +169,21 @@ pub struct Request {
     pub slot: usize,
     pub group: usize,
     pub index: u32,
-    /// Registers it writes (what its landing carries).
-    pub writes: RegSet,
+    /// Whether it writes registers ([`super::facts::InstTiming::lands`]): which ones is the
+    /// instruction's model's, looked up when needed rather than carried (a register set is
+    /// larger than the rest of a request, and thousands are in flight).
+    pub lands: bool,
     pub snap: Box<Snapshot>,
+}
+
+impl Request {
+    /// Registers it writes (what its landing carries).
+    pub fn writes(&self, models: &HazardTable) -> RegSet {
+        match self.lands {
+            true => models.models[self.index as usize].writes,
+            false => RegSet::EMPTY,
+        }
+    }
 }
 
 /// What a request needs besides its CU.
@@ -164,11 +205,12 @@ pub fn run(
     start: u64,
 ) -> Result<(), (Stop, [u32; 3])> {
     let d = &sh.program.insts[r.index as usize];
+    let writes = r.writes(sim.e.models);
     // The snapshot holds a destination only if the instruction keeps part of it; debug builds
     // (the tests) poison the others, so a lane the semantics leave unwritten shows when the
     // landing writes it.
     #[cfg(debug_assertions)]
-    for v in r.writes.vgpr_numbers() {
+    for v in writes.vgpr_numbers() {
         sh.scratch.vgpr[v as usize] = [0xdead_5bad; crate::wave::WAVE_SIZE];
     }
     r.snap.restore(&mut sh.scratch);
@@ -187,14 +229,16 @@ pub fn run(
     let result = crate::exec::issue::execute(&mut cx, d);
     group.outstanding -= 1;
     let wave = r.snap.index;
-    sim.snapshots.push(r.snap);
+    if sim.snapshots.len() < SNAPSHOTS_KEPT {
+        sim.snapshots.push(r.snap);
+    }
     if let Err(fault) = result {
         return Err((fault_stop(wave, r.index, fault), group_id));
     }
     let slot = &mut sim.slots[r.slot];
-    if sim.hot[r.slot].block != Block::Ended && !r.writes.is_empty() {
+    if sim.hot[r.slot].block != Block::Ended && !writes.is_empty() {
         slot.out
-            .attach(r.seq, &sh.scratch, r.writes, exec, &mut sim.spare);
+            .attach(r.seq, &sh.scratch, writes, exec, &mut sim.spare);
     }
     sim.retire_if_ended_before(r.group, start);
     Ok(())

@@ -9,11 +9,11 @@
 use super::beside::{self, Beside};
 use super::config::{Arbitration, TimingConfig};
 use super::deferred::{self, Request, Shared};
-use super::engine::{Block, Cu, CuSim, Env, WaveSlot};
+use super::engine::{Block, Cu, CuSim, Env};
 use super::facts::InstTiming;
 use super::lead::LeadRules;
 use super::occupancy::{occupancy, Demand, Occupancy};
-use super::place::Start;
+use super::place::{SlotPool, Start};
 use super::profile::{Clock, Counters, HostProfile, Part};
 use super::stats::{LdsStats, StaleRead, Stalls, TimingStats, STALL_REASONS};
 use super::trace::Trace;
@@ -83,7 +83,7 @@ pub struct TimedResult {
     pub profile: Option<HostProfile>,
 }
 
-/// Runs every workgroup of the launch under the timing model. `pool` holds wave slots kept
+/// Runs every workgroup of the launch under the timing model. `pool` holds the VGPR files of wave slots kept
 /// from earlier launches (and gets them back).
 pub fn run_timed(
     r: &TimedRun,
@@ -91,7 +91,7 @@ pub fn run_timed(
     budget: &mut u64,
     counts: &mut Counts,
     hazards: HazardMode,
-    pool: &mut Vec<WaveSlot>,
+    pool: &mut SlotPool,
     host: Option<&mut (dyn crate::launch::host::HostServices + Send)>,
 ) -> Result<TimedResult, TimedError> {
     let waves_per_group = r.launch.waves_per_group();
@@ -226,10 +226,10 @@ pub fn run_timed(
     for s in &sims {
         counts.add(&s.counts);
     }
-    // The slots go back to the pool for the next launch.
+    // The slots' VGPR files go back to the pool for the next launch.
     *pool = std::mem::take(&mut d.spare);
     for s in &mut sims {
-        pool.append(&mut s.slots);
+        pool.put(std::mem::take(&mut s.slots));
     }
     let end = result?;
     let profile = config.host_profile.then(|| {
@@ -400,7 +400,7 @@ struct Dispatcher<'r, 'a> {
     scratch_pool: Vec<u64>,
     scratch_all: Vec<u64>,
     age: u64,
-    spare: Vec<WaveSlot>,
+    spare: SlotPool,
     budget: u64,
     /// The requests due in a window and their run order, kept for the next window.
     due: Vec<Option<(usize, Request)>>,
@@ -598,8 +598,8 @@ impl Dispatcher<'_, '_> {
     ) -> Result<(), TimedError> {
         let parallel = workers && beside::allowed(shared.mem);
         // Each CU's requests taken in issue order (below), so gathering them CU by CU and
-        // sorting by completion cycle alone, keeping ties in place, gives the order. The requests are large (a register set each): sort
-        // their keys, not them.
+        // sorting by completion cycle alone, keeping ties in place, gives the order. The keys are
+        // sorted, not the requests.
         let (due, order) = (&mut self.due, &mut self.order);
         due.clear();
         order.clear();
@@ -610,6 +610,13 @@ impl Dispatcher<'_, '_> {
                     .extract_if(.., |q| q.done < stop)
                     .map(|q| Some((c, q))),
             );
+            // A burst (every wave's first scalar loads at once) leaves room for as many
+            // requests: given back once few are left, or it is held into the launch's later
+            // peak of memory.
+            let room = s.requests.capacity();
+            if room > 64 && s.requests.len() * 4 < room {
+                s.requests.shrink_to(room / 2);
+            }
             // In issue order: the bulk turns may have issued a SIMD's scalar loads at later
             // cycles of a window before the pass issued other SIMDs' requests (a stable sort,
             // rarely needed: the list is in issue order but for those).

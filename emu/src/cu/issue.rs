@@ -126,7 +126,7 @@ fn issue_one(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
             slot: s,
             group,
             index,
-            writes,
+            lands: f.lands,
             snap,
         };
         // (The dispatcher puts a CU's requests in issue order: the bulk turns may have issued

@@ -54,10 +54,12 @@ impl CuSim<'_> {
     /// [`CuSim::may_lead`] allows and `rules.until` is not reached. A guest stop ends the lead
     /// and is held for the dispatcher.
     pub fn lead(&mut self, mut b: u64, rules: &LeadRules) {
-        self.cut_lead();
+        self.cut_lead(b, rules.window);
         while b < rules.until && self.may_lead(b, rules) {
             // The dispatcher may stop the launch at `b` ([`super::cut`]).
-            self.cut_mark(b);
+            if !self.cut_mark() {
+                break;
+            }
             let stop = b + rules.window;
             let ran = self.run_window(b, stop);
             self.lead_until = stop;
@@ -88,7 +90,7 @@ impl CuSim<'_> {
             && self
                 .requests
                 .iter()
-                .all(|q| q.done >= due || q.writes.is_empty() && self.alive(q.group))
+                .all(|q| q.done >= due || q.writes(self.e.models).is_empty() && self.alive(q.group))
     }
 
     /// Whether group `g` has a wave that has not ended.

@@ -6,7 +6,7 @@ use super::inflight::Outstanding;
 use super::stats::StallReason;
 use crate::dispatch::{self, Launch};
 use crate::lds::Lds;
-use crate::wave::Wave;
+use crate::wave::{Vgprs, Wave};
 use gcn_loader::KernelDescriptor;
 
 /// What every workgroup of a launch starts from.
@@ -28,7 +28,7 @@ impl CuSim<'_> {
         simds: &[u8],
         scratch: Option<u64>,
         age: &mut u64,
-        spare: &mut Vec<WaveSlot>,
+        spare: &mut SlotPool,
         now: u64,
     ) {
         let c = self.cu.id;
@@ -136,5 +136,30 @@ pub fn new_slot() -> WaveSlot {
         age: 0,
         out: Outstanding::default(),
         trace: None,
+    }
+}
+
+/// The VGPR files of earlier launches' waves (a wave's largest part), for new slots to reuse:
+/// each of a launch's slots comes with a file from here before one is allocated. Only the
+/// files are kept, not the slots: a launch allocates its CUs' vectors of slots at its start,
+/// and slots kept whole would be held twice until placements had taken them all. Files come
+/// out in the order of the launch that left them, its last CU's last wave first.
+#[derive(Default)]
+pub struct SlotPool {
+    files: Vec<Vgprs>,
+}
+
+impl SlotPool {
+    /// A slot holding no wave yet, with a file of an earlier launch if any is left.
+    pub fn pop(&mut self) -> Option<WaveSlot> {
+        let file = self.files.pop()?;
+        let mut slot = new_slot();
+        slot.wave.vgpr = file;
+        Some(slot)
+    }
+
+    /// Keeps the files of a CU's slots for the next launch.
+    pub fn put(&mut self, slots: Vec<WaveSlot>) {
+        self.files.extend(slots.into_iter().map(|s| s.wave.vgpr));
     }
 }

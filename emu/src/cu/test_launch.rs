@@ -67,7 +67,7 @@ pub fn launch(
         &mut left,
         &mut counts,
         HazardMode::Off,
-        &mut Vec::new(),
+        &mut Default::default(),
         None,
     );
     (result, counts, left)

@@ -53,7 +53,7 @@ pub struct Device {
     mem: Memory,
     dispatches: u64,
     /// Wave slots (each with a 64 KiB VGPR file) kept from one timed launch to the next.
-    wave_pool: Vec<crate::cu::engine::WaveSlot>,
+    wave_pool: crate::cu::place::SlotPool,
     /// Device printf and malloc (ROCm hostcall), for kernels with `hidden_hostcall_buffer`.
     hostcall: Option<DeviceHostcall>,
     /// Sanitizer findings of the launches since the last [`Device::take_findings`].
@@ -73,7 +73,7 @@ impl Device {
             mem: Memory::with_placement(config.memory_limit, config.placement),
             config,
             dispatches: 0,
-            wave_pool: Vec::new(),
+            wave_pool: Default::default(),
             hostcall: Some(DeviceHostcall::new(HostcallOutput::default())),
             findings: Vec::new(),
             heap: None,

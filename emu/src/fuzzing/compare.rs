@@ -170,7 +170,7 @@ pub fn run_engines(g: &Generated, seed: u64) -> Vec<EngineRun> {
             &mut budget,
             &mut counts,
             hazards,
-            &mut Vec::new(),
+            &mut Default::default(),
             None,
         );
         runs.push(EngineRun {

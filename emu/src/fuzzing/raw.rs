@@ -265,7 +265,7 @@ fn launch_timed(
         &mut budget,
         &mut counts,
         hazards,
-        &mut Vec::new(),
+        &mut Default::default(),
         None,
     );
     (result, counts, budget)
