@@ -12,6 +12,7 @@ use crate::exec::program::Decoded;
 use crate::wave::{Row, WAVE_SIZE};
 use gcn_isa::table::OP_SEL;
 use gcn_isa::{Format, Op};
+use half::slice::HalfFloatSliceExt;
 
 pub type Row16 = [u16; WAVE_SIZE];
 pub type RowF = [f64; WAVE_SIZE];
@@ -195,10 +196,17 @@ pub fn hf_2_f32(
         clamp: Clamp::of(cx, d),
         flush: denorm64(cx) & 2 == 0,
     };
-    let out: Row16 = std::array::from_fn(|l| {
-        let (x, y) = (half::f16::from_bits(a[l]), half::f16::from_bits(b[l]));
-        rounding.to_f16(f(x.to_f32(), y.to_f32()))
-    });
+    // Whole rows through the host's conversions: F16C does eight lanes an instruction.
+    let widen = |h: &Row16| {
+        let mut out = [0f32; WAVE_SIZE];
+        h.map(half::f16::from_bits).convert_to_f32_slice(&mut out);
+        out
+    };
+    let (x, y) = (widen(&a), widen(&b));
+    let r: [f32; WAVE_SIZE] = std::array::from_fn(|l| rounding.before(f(x[l], y[l])));
+    let mut h = [half::f16::ZERO; WAVE_SIZE];
+    h.convert_from_f32_slice(&r);
+    let out: Row16 = h.map(|v| rounding.flushed(v.to_bits()));
     write_h(cx, d, &out);
     Ok(Flow::Continue)
 }
@@ -212,16 +220,21 @@ struct Rounding {
 }
 
 impl Rounding {
+    /// omod and the clamp, before the rounding to f16.
     #[inline]
-    fn to_f16(self, v: f32) -> u16 {
-        let mut v = v * self.omod;
+    fn before(self, v: f32) -> f32 {
+        let v = v * self.omod;
         match self.clamp {
-            Clamp::Off => {}
-            Clamp::Dx10 if v.is_nan() => v = 0.0,
-            Clamp::KeepNan if v.is_nan() => {}
-            _ => v = v.clamp(0.0, 1.0),
+            Clamp::Off => v,
+            Clamp::Dx10 if v.is_nan() => 0.0,
+            Clamp::KeepNan if v.is_nan() => v,
+            _ => v.clamp(0.0, 1.0),
         }
-        let h = half::f16::from_f32(v).to_bits();
+    }
+
+    /// MODE's output denormal flush, after it.
+    #[inline]
+    fn flushed(self, h: u16) -> u16 {
         if self.flush && h & 0x7c00 == 0 {
             h & 0x8000
         } else {
