@@ -149,7 +149,7 @@ impl GroupShadow {
         let live = self.newest_epoch.saturating_sub(1);
         let alive = |c: &[Cell; CHUNK]| {
             c.iter().any(|m| {
-                m.write.epoch.max(m.read.epoch) >= live && (m.write.valid() || m.read.valid())
+                m.write.epoch().max(m.read.epoch()) >= live && (m.write.valid() || m.read.valid())
             })
         };
         let mut keys: Vec<(u64, u32)> = self.index.drain().collect();

@@ -11,8 +11,10 @@ use super::Access;
 /// One access remembered for a location.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Mark {
-    pub epoch: u32,
-    pub index: u32,
+    /// The wave's barrier epoch [31:0] and the instruction's index [63:32]. One field, for the
+    /// reason `who` is one: an instruction's mark stored as two 32-bit halves and read back as
+    /// one 64-bit word by the next lane's access stalled every access.
+    when: u64,
     /// The wave [7:0], the lane [15:8], the flags [23:16] and the bytes of the location it
     /// touched [31:24] (bit i: byte i). One field, so that a mark is stored with whole stores:
     /// the next lane's access of the location reads it back at once, and a load of bytes
@@ -29,13 +31,24 @@ impl Mark {
     pub fn new(epoch: u32, index: u32, wave: u32, lane: u8, access: Access, mask: u8) -> Mark {
         let flags = VALID | if access == Access::Atomic { ATOMIC } else { 0 };
         Mark {
-            epoch,
-            index,
+            when: epoch as u64 | (index as u64) << 32,
             who: (wave as u8) as u32
                 | (lane as u32) << 8
                 | (flags as u32) << 16
                 | (mask as u32) << 24,
         }
+    }
+
+    /// The wave's barrier epoch at the access.
+    #[inline]
+    pub fn epoch(self) -> u32 {
+        self.when as u32
+    }
+
+    /// The instruction's index.
+    #[inline]
+    pub fn index(self) -> u32 {
+        (self.when >> 32) as u32
     }
 
     #[inline]
@@ -114,12 +127,13 @@ impl Cell {
     #[inline(always)]
     pub fn access(&mut self, me: Mark, access: Access) -> Option<Conflict> {
         let w = self.write;
-        let concurrent = |m: Mark| m.valid() && m.epoch == me.epoch && m.mask() & me.mask() != 0;
+        let concurrent =
+            |m: Mark| m.valid() && m.epoch() == me.epoch() && m.mask() & me.mask() != 0;
         let other_write = concurrent(w) && w.wave() != me.wave();
         match access {
             Access::Load => {
                 let r = &mut self.read;
-                if r.valid() && r.epoch == me.epoch && r.wave() == me.wave() {
+                if r.valid() && r.epoch() == me.epoch() && r.wave() == me.wave() {
                     r.add_mask(me.mask());
                 } else if concurrent(*r) {
                     r.add_flags(MANY);

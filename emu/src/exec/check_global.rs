@@ -253,7 +253,7 @@ fn report_race(
         group: at.group,
         wave: k.mark.wave() as u32,
         lane: k.mark.lane(),
-        index: k.mark.index,
+        index: k.mark.index(),
     };
     if let Some(c) = cx.mem.check_state() {
         c.findings.note(Kind::GlobalRace, at.index, || Record {
