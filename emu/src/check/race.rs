@@ -81,6 +81,15 @@ impl Mark {
         }
     }
 
+    /// The same access by lane `lane` of bytes `mask` of the location.
+    #[inline]
+    pub fn with_lane_and_mask(self, lane: u8, mask: u8) -> Mark {
+        Mark {
+            who: self.who & !0xff00_ff00 | (lane as u32) << 8 | (mask as u32) << 24,
+            ..self
+        }
+    }
+
     #[inline]
     fn add_flags(&mut self, flags: u8) {
         self.who |= (flags as u32) << 16;
@@ -156,6 +165,54 @@ impl Cell {
                     return raced(r, Access::Load);
                 }
                 None
+            }
+        }
+    }
+}
+
+impl Cell {
+    /// Records access `me` by each lane in `lanes` (`me` with the lane's number put in), in lane
+    /// order, of this one location, and hands each lane's race to `found`, as recording them
+    /// one by one does; for the lanes of one instruction on one address (a counter, a running
+    /// minimum, a flag), with at most three recorded. After the first lane, the location's
+    /// other access is the instruction's own: a load then leaves the history as it is and
+    /// meets the same write, a store or an atomic meets the same read and replaces its own
+    /// write; so from the second lane on every lane finds what the second finds, and the last
+    /// lane's write is the one left.
+    #[inline]
+    pub fn access_lanes(
+        &mut self,
+        lanes: u64,
+        me: Mark,
+        access: Access,
+        mut found: impl FnMut(u8, Conflict),
+    ) {
+        if lanes == 0 {
+            return;
+        }
+        let first = lanes.trailing_zeros() as u8;
+        if let Some(k) = self.access(me.with_lane(first), access) {
+            found(first, k);
+        }
+        let rest = lanes & (lanes - 1);
+        if rest == 0 {
+            return;
+        }
+        let second = rest.trailing_zeros() as u8;
+        let last = 63 - rest.leading_zeros() as u8;
+        let k = self.access(me.with_lane(second), access);
+        let mut middle = rest & (rest - 1) & !(1 << last);
+        if let Some(k) = k {
+            found(second, k);
+            while middle != 0 {
+                let l = middle.trailing_zeros() as u8;
+                middle &= middle - 1;
+                found(l, k);
+            }
+        }
+        if last != second {
+            if let Some(k) = self.access(me.with_lane(last), access) {
+                found(last, k);
             }
         }
     }
@@ -295,6 +352,47 @@ mod tests {
             let got = access_run(&mut cells, me, access);
             assert_eq!(got, (unwritten, conflict), "round {round}");
             assert_eq!(cells, one, "round {round}");
+        }
+    }
+
+    /// The lanes of one instruction on one location, recorded at most three at a time, find
+    /// and leave what recording each lane does, from any history.
+    #[test]
+    fn lanes_on_one_location_agree_with_one_lane_at_a_time() {
+        let mut seed = 0x3c6e_f372_fe94_f82bu64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let accesses = [Access::Load, Access::Store, Access::Atomic];
+        for round in 0..20000 {
+            let mut cell = Cell::default();
+            for _ in 0..next() % 4 {
+                let a = accesses[(next() % 3) as usize];
+                let m = Mark::new((next() % 2) as u32, 7, (next() % 3) as u32, 5, a, 0xf);
+                cell.access(m, a);
+            }
+            let access = accesses[round % 3];
+            let mask = [0xf, 0x3, 0xc][(next() % 3) as usize];
+            let me = Mark::new((next() % 2) as u32, 9, (next() % 3) as u32, 0, access, mask);
+            let lanes = match next() % 3 {
+                0 => next(),
+                1 => next() & next() & next(),
+                _ => 1 << (next() % 64),
+            };
+            let mut one = cell;
+            let mut want = Vec::new();
+            for l in (0..64u8).filter(|l| lanes >> l & 1 != 0) {
+                if let Some(k) = one.access(me.with_lane(l), access) {
+                    want.push((l, k));
+                }
+            }
+            let mut got = Vec::new();
+            cell.access_lanes(lanes, me, access, |l, k| got.push((l, k)));
+            assert_eq!(got, want, "round {round}");
+            assert_eq!(cell, one, "round {round}");
         }
     }
 
