@@ -136,6 +136,17 @@ impl Cell {
     #[inline(always)]
     pub fn access(&mut self, me: Mark, access: Access) -> Option<Conflict> {
         let w = self.write;
+        // The usual case first: nothing in the location's history is of this barrier interval
+        // (a first access, or the first since a barrier), so nothing races and the access
+        // simply becomes the history of its kind.
+        let now = |m: Mark| m.valid() && m.epoch() == me.epoch();
+        if !now(w) && !now(self.read) {
+            match access {
+                Access::Load => self.read = me,
+                Access::Store | Access::Atomic => self.write = me,
+            }
+            return None;
+        }
         let concurrent =
             |m: Mark| m.valid() && m.epoch() == me.epoch() && m.mask() & me.mask() != 0;
         let other_write = concurrent(w) && w.wave() != me.wave();

@@ -218,6 +218,44 @@ fn race_lanes(
         }
         return;
     }
+    // A row of dwords (`p[threadIdx.x]`): lane l on dword `row + l`, in at most two chunks,
+    // each looked up once and gone through as consecutive histories.
+    let row = one.wrapping_sub(4 * exec.trailing_zeros() as u64);
+    let apart = (0..64).fold(0, |m, l| {
+        m | (addrs[l] ^ row.wrapping_add(4 * l as u64)) & (exec >> l & 1).wrapping_neg()
+    });
+    if len == 4 && apart == 0 && row.is_multiple_of(4) {
+        let mark = mark.with_lane_and_mask(0, 0xf);
+        let first_slot = (row / 4) as usize % CHUNK;
+        // Lanes [0, split) in the first chunk, [split, 64) in the next.
+        let split = CHUNK - first_slot;
+        let lanes = |lo: usize, hi: usize| match hi - lo {
+            0 => 0,
+            n => u64::MAX >> (64 - n) << lo,
+        };
+        for (lo, hi) in [(0, split.min(64)), (split.min(64), 64)] {
+            let part = exec & lanes(lo, hi);
+            if part == 0 {
+                continue;
+            }
+            let at_lo = row.wrapping_add(4 * lo as u64);
+            let Some(i) = shadow.global_chunk(at_lo / (4 * CHUNK as u64), epoch) else {
+                continue;
+            };
+            let slot = (at_lo / 4) as usize % CHUNK;
+            let cells = &mut shadow.chunk(i)[slot..slot + (hi - lo)];
+            for (k, cell) in cells.iter_mut().enumerate() {
+                let l = lo + k;
+                if part >> l & 1 == 0 {
+                    continue;
+                }
+                if let Some(k) = cell.access(mark.with_lane(l as u8), access) {
+                    found.push((at(l as u8), addrs[l], k));
+                }
+            }
+        }
+        return;
+    }
     // The chunk the last lane's dword was in: (key, index), or the key of one without room.
     let mut held: Option<(u64, Option<u32>)> = None;
     let mut lanes = exec;
