@@ -150,6 +150,24 @@ impl LdsHistory {
         found: &mut Vec<Found>,
     ) {
         let reads = access != Access::Store;
+        if let [addrs] = parts {
+            if let Some(d0) = self.whole_row(addrs, exec) {
+                // A row (`sdata[threadIdx.x]`) of whole dwords: consecutive histories, with
+                // no address or split to look at per lane.
+                let cells = &mut self.dwords[d0..];
+                for (l, cell) in cells.iter_mut().enumerate().take(64) {
+                    if exec >> l & 1 == 0 {
+                        continue;
+                    }
+                    let unwritten = reads && !cell.write.valid();
+                    match cell.access(mark.with_lane(l as u8), access) {
+                        None if !unwritten => {}
+                        c => found.push((l as u8, 0, unwritten.then_some(0), c)),
+                    }
+                }
+                return;
+            }
+        }
         let mut lanes = exec;
         while lanes != 0 {
             let l = lanes.trailing_zeros() as usize;
@@ -174,6 +192,31 @@ impl LdsHistory {
                 }
             }
         }
+    }
+
+    /// The first dword of the row lane `l` of `exec` at dword `d0 + l` (the addresses
+    /// `addrs`, each a multiple of 4 inside the LDS) when every one of the lanes' dwords is
+    /// whole.
+    #[inline]
+    fn whole_row(&self, addrs: &[u32; 64], exec: u64) -> Option<usize> {
+        let first = exec.trailing_zeros().min(63);
+        let start = addrs[first as usize].wrapping_sub(4 * first);
+        let apart = (0..64).fold(0, |m, l| {
+            m | (addrs[l] ^ start.wrapping_add(4 * l as u32))
+                & (exec >> l & 1).wrapping_neg() as u32
+        });
+        if exec == 0 || apart != 0 || !start.is_multiple_of(4) {
+            return None;
+        }
+        let d0 = start as usize / 4;
+        // The whole bits of dwords d0 .. d0 + 64 (those past the end read as split).
+        let (w, b) = (d0 / 64, d0 % 64);
+        let lo = self.whole.get(w).copied().unwrap_or(0) >> b;
+        let hi = match b {
+            0 => 0,
+            _ => self.whole.get(w + 1).copied().unwrap_or(0) << (64 - b),
+        };
+        ((lo | hi) & exec == exec).then_some(d0)
     }
 
     /// Sets the write history of `[addr, addr + len)` (clamped to the LDS) to `mark`.
@@ -278,10 +321,25 @@ mod tests {
                     assert_eq!(h.access(addr, len, mark, access), want);
                     continue;
                 }
+                // Lanes on dwords here and there, or a row (`sdata[threadIdx.x]`) with the
+                // lanes past the end outside EXEC.
+                let start = 4 * (next() % (SIZE as u64 / 4)) as u32;
+                let row = next() % 2 == 0;
                 let rows: Vec<[u32; 64]> = (0..1 + next() % 2)
-                    .map(|_| std::array::from_fn(|_| 4 * (next() % (SIZE as u64 / 4)) as u32))
+                    .map(|_| {
+                        std::array::from_fn(|l| match row {
+                            true => start + 4 * l as u32,
+                            false => 4 * (next() % (SIZE as u64 / 4)) as u32,
+                        })
+                    })
                     .collect();
-                let exec = next() & next();
+                let inside = (0..64).fold(0u64, |m, l| {
+                    m | ((rows.iter().all(|r| r[l] as usize + 4 <= SIZE)) as u64) << l
+                });
+                let exec = match next() % 3 {
+                    0 => inside,
+                    _ => next() & next() & inside,
+                };
                 let mut want = Vec::new();
                 for l in (0..64).filter(|l| exec >> l & 1 != 0) {
                     for (p, row) in rows.iter().enumerate() {
