@@ -105,6 +105,13 @@ impl Mark {
         self.flags() & VALID != 0
     }
 
+    /// Whether it is an access of barrier interval `epoch` (one that may race with another of
+    /// it).
+    #[inline]
+    pub fn of_epoch(self, epoch: u32) -> bool {
+        self.valid() && self.epoch() == epoch
+    }
+
     /// What the access did, as the report names it.
     pub fn write_kind(self) -> Access {
         if self.flags() & ATOMIC != 0 {
@@ -139,8 +146,7 @@ impl Cell {
         // The usual case first: nothing in the location's history is of this barrier interval
         // (a first access, or the first since a barrier), so nothing races and the access
         // simply becomes the history of its kind.
-        let now = |m: Mark| m.valid() && m.epoch() == me.epoch();
-        if !now(w) && !now(self.read) {
+        if !w.of_epoch(me.epoch()) && !self.read.of_epoch(me.epoch()) {
             match access {
                 Access::Load => self.read = me,
                 Access::Store | Access::Atomic => self.write = me,

@@ -244,6 +244,27 @@ fn race_lanes(
             };
             let slot = (at_lo / 4) as usize % CHUNK;
             let cells = &mut shadow.chunk(i)[slot..slot + (hi - lo)];
+            // Nothing of this barrier interval in any of the histories (the row's first touch,
+            // or its first since a barrier): every lane's access becomes the history of its
+            // kind and races with nothing, as `Cell::access` records it, in a loop with no
+            // branch per lane.
+            let live = cells.iter().fold(false, |m, c| {
+                m | c.write.of_epoch(epoch) | c.read.of_epoch(epoch)
+            });
+            if !live {
+                for (k, cell) in cells.iter_mut().enumerate() {
+                    let l = lo + k;
+                    let me = mark.with_lane(l as u8);
+                    let mine = match access {
+                        Access::Load => &mut cell.read,
+                        Access::Store | Access::Atomic => &mut cell.write,
+                    };
+                    if part >> l & 1 != 0 {
+                        *mine = me;
+                    }
+                }
+                continue;
+            }
             for (k, cell) in cells.iter_mut().enumerate() {
                 let l = lo + k;
                 if part >> l & 1 == 0 {
