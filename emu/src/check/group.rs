@@ -27,7 +27,11 @@ pub struct GroupShadow {
     pub lds: LdsHistory,
     /// Chunk address (global address / 256) → index in `chunks`.
     index: HashMap<u64, u32>,
+    /// The first `live` are in use; the rest are kept from earlier workgroups, to be cleared
+    /// in place for the next chunks: a chunk made on the stack and copied in was read back,
+    /// by the first lane on it, before the copy had landed (a stall for every chunk).
     chunks: Vec<[Cell; CHUNK]>,
+    live: usize,
     /// The chunk last used: (chunk address, index).
     last: Option<(u64, u32)>,
     /// Chunks at which the next prune happens (doubles with what a prune leaves, so pruning
@@ -52,6 +56,7 @@ impl GroupShadow {
             lds: LdsHistory::new(lds_size as usize),
             index: HashMap::new(),
             chunks: Vec::new(),
+            live: 0,
             last: None,
             glc: None,
             next_prune: PRUNE_AT,
@@ -83,7 +88,7 @@ impl GroupShadow {
     pub fn reset(&mut self) {
         self.lds.reset();
         self.index.clear();
-        self.chunks.clear();
+        self.live = 0;
         self.last = None;
         self.glc = None;
         self.next_prune = PRUNE_AT;
@@ -128,17 +133,21 @@ impl GroupShadow {
     #[cold]
     fn new_chunk(&mut self, key: u64) -> Option<u32> {
         // At the cap, a prune helps only once a barrier has passed since the last one.
-        let full = self.chunks.len() >= MAX_CHUNKS;
-        if self.chunks.len() >= self.next_prune || (full && self.pruned_at != self.newest_epoch) {
+        let full = self.live >= MAX_CHUNKS;
+        if self.live >= self.next_prune || (full && self.pruned_at != self.newest_epoch) {
             self.prune();
             self.pruned_at = self.newest_epoch;
-            self.next_prune = (2 * self.chunks.len()).max(PRUNE_AT);
+            self.next_prune = (2 * self.live).max(PRUNE_AT);
         }
-        if self.chunks.len() >= MAX_CHUNKS {
+        if self.live >= MAX_CHUNKS {
             return None;
         }
-        self.chunks.push([Cell::default(); CHUNK]);
-        let i = self.chunks.len() as u32 - 1;
+        match self.chunks.get_mut(self.live) {
+            Some(chunk) => chunk.fill(Cell::default()),
+            None => self.chunks.push([Cell::default(); CHUNK]),
+        }
+        self.live += 1;
+        let i = self.live as u32 - 1;
         self.index.insert(key, i);
         Some(i)
     }
@@ -146,23 +155,28 @@ impl GroupShadow {
     /// Drops the chunks no access to come can race with: every wave still running is at most
     /// one barrier behind the newest epoch, so what is older is ordered before it.
     fn prune(&mut self) {
-        let live = self.newest_epoch.saturating_sub(1);
+        let oldest = self.newest_epoch.saturating_sub(1);
         let alive = |c: &[Cell; CHUNK]| {
             c.iter().any(|m| {
-                m.write.epoch.max(m.read.epoch) >= live && (m.write.valid() || m.read.valid())
+                m.write.epoch().max(m.read.epoch()) >= oldest && (m.write.valid() || m.read.valid())
             })
         };
         let mut keys: Vec<(u64, u32)> = self.index.drain().collect();
         keys.sort_unstable_by_key(|&(_, i)| i);
-        let mut kept = Vec::new();
+        // The chunks kept move down in place, in their order (a chunk moves only to an index
+        // below its own, already looked at).
+        let mut kept = 0;
         for (key, i) in keys {
-            let chunk = &self.chunks[i as usize];
-            if alive(chunk) {
-                self.index.insert(key, kept.len() as u32);
-                kept.push(*chunk);
+            let i = i as usize;
+            if alive(&self.chunks[i]) {
+                self.index.insert(key, kept as u32);
+                if kept != i {
+                    self.chunks[kept] = self.chunks[i];
+                }
+                kept += 1;
             }
         }
-        self.chunks = kept;
+        self.live = kept;
         self.last = None;
     }
 }
@@ -190,7 +204,7 @@ mod tests {
         }
         // Two barriers later nothing of epoch 0 can race any more.
         assert!(touch(&mut g, 1 << 20, 2));
-        assert_eq!(g.chunks.len(), 1);
+        assert_eq!(g.live, 1);
         // Without barriers everything stays live, up to the cap.
         let mut g = GroupShadow::new(0);
         for chunk in 0..MAX_CHUNKS as u64 {
@@ -202,7 +216,7 @@ mod tests {
         // Once a barrier has passed, the cap makes room again.
         assert!(touch(&mut g, 7, 2));
         assert!(touch(&mut g, MAX_CHUNKS as u64 + 1, 2));
-        assert_eq!(g.chunks.len(), 2);
+        assert_eq!(g.live, 2);
         g.reset();
         assert!(touch(&mut g, MAX_CHUNKS as u64, 0));
     }

@@ -3,27 +3,36 @@
 //!
 //! The history is per byte (waves using different bytes of one dword do not race, and a report
 //! names the byte), but DS accesses are almost all whole aligned dwords, which leave the four
-//! bytes with one history. Such a dword keeps only its first byte's history, standing for all
-//! four: a whole-dword access records it once, where four byte histories would be compared,
-//! recorded and copied. Any other access first gives each byte its own copy. Recording one
-//! history for four identical ones gives what recording each gives (the same history and the
-//! same access make the same result), so the findings are those of a history per byte.
+//! bytes with one history. Such a dword keeps one history, standing for all four, in an array of
+//! its own (one entry a dword, so a row of lanes reads consecutive entries): a whole-dword
+//! access records it once, where four byte histories would be compared, recorded and copied.
+//! Any other access first gives each byte its own copy. Recording one history for four
+//! identical ones gives what recording each gives (the same history and the same access make
+//! the same result), so the findings are those of a history per byte.
 
 use super::race::{access_run, Cell, Conflict, Mark};
 use super::Access;
 
 #[derive(Debug)]
 pub struct LdsHistory {
-    /// One history per byte; of a dword set in `whole`, only the first byte's is current.
+    /// Dword `d`'s history while it is set in `whole`.
+    dwords: Vec<Cell>,
+    /// One history per byte: current for the bytes of a dword not set in `whole`, and for the
+    /// bytes of a last partial dword.
     bytes: Vec<Cell>,
-    /// Bit `d % 64` of word `d / 64`: dword `d`'s bytes share the history of its first byte.
+    /// Bit `d % 64` of word `d / 64`: dword `d`'s bytes share the history in `dwords[d]`.
     whole: Vec<u64>,
 }
+
+/// What one lane's access of one part found ([`LdsHistory::access_dwords`]): the lane, the
+/// part, the offset of the first byte no one had written (a load or an atomic) and the race.
+pub type Found = (u8, u8, Option<usize>, Option<Conflict>);
 
 impl LdsHistory {
     /// The history of `size` bytes that nothing has accessed.
     pub fn new(size: usize) -> LdsHistory {
         let mut h = LdsHistory {
+            dwords: vec![Cell::default(); size / 4],
             bytes: vec![Cell::default(); size],
             whole: vec![0; (size / 4).div_ceil(64)],
         };
@@ -31,14 +40,12 @@ impl LdsHistory {
         h
     }
 
-    /// Nothing has accessed any byte: each whole dword's first byte is cleared (the others are
-    /// not read until the dword is split, which copies the first), a last partial dword's
-    /// bytes one by one.
+    /// Nothing has accessed any byte: every whole dword's history is cleared (the bytes of a
+    /// dword are not read until it is split, which copies its history over them), a last
+    /// partial dword's bytes one by one.
     pub fn reset(&mut self) {
-        let dwords = self.bytes.len() / 4;
-        for d in 0..dwords {
-            self.bytes[4 * d] = Cell::default();
-        }
+        let dwords = self.dwords.len();
+        self.dwords.fill(Cell::default());
         self.bytes[4 * dwords..].fill(Cell::default());
         self.whole.fill(u64::MAX);
         if let Some(last) = self.whole.last_mut() {
@@ -56,13 +63,50 @@ impl LdsHistory {
     /// Gives each byte of the dwords `[addr, addr + len)` touches a history of its own.
     #[inline]
     fn split(&mut self, addr: usize, len: usize) {
-        for d in addr / 4..(addr + len).div_ceil(4).min(self.bytes.len() / 4) {
+        for d in addr / 4..(addr + len).div_ceil(4).min(self.dwords.len()) {
             if self.is_whole(d) {
-                let first = self.bytes[4 * d];
-                self.bytes[4 * d + 1..4 * d + 4].fill(first);
+                let first = self.dwords[d];
+                self.bytes[4 * d..4 * d + 4].fill(first);
                 self.whole[d / 64] &= !(1 << (d % 64));
             }
         }
+    }
+
+    /// Records access `me` of the whole dword `d` and returns the offset of its first byte no
+    /// one had written (for a load or an atomic) and the first race, as [`access_run`] over its
+    /// bytes does.
+    #[inline(always)]
+    fn access_dword(
+        &mut self,
+        d: usize,
+        me: Mark,
+        access: Access,
+    ) -> (Option<usize>, Option<Conflict>) {
+        let reads = access != Access::Store;
+        if self.is_whole(d) {
+            let cell = &mut self.dwords[d];
+            let u = (reads && !cell.write.valid()).then_some(0);
+            return (u, cell.access(me, access));
+        }
+        self.access_split(d, me, access)
+    }
+
+    /// [`LdsHistory::access_dword`] of a dword whose bytes have histories of their own: kept
+    /// whole again from now on when they are the same.
+    #[inline(never)]
+    fn access_split(
+        &mut self,
+        d: usize,
+        me: Mark,
+        access: Access,
+    ) -> (Option<usize>, Option<Conflict>) {
+        let cells = &mut self.bytes[4 * d..4 * d + 4];
+        if cells[1..].iter().all(|c| *c == cells[0]) {
+            self.dwords[d] = cells[0];
+            self.whole[d / 64] |= 1 << (d % 64);
+            return self.access_dword(d, me, access);
+        }
+        access_run(cells, me, access)
     }
 
     /// Records access `me` of each byte of `[addr, addr + len)` (inside the LDS) and returns
@@ -82,29 +126,97 @@ impl LdsHistory {
             self.split(addr, len);
             return access_run(&mut self.bytes[addr..addr + len], me, access);
         }
-        let reads = access != Access::Store;
         let (mut unwritten, mut conflict) = (None, None);
         for k in 0..len / 4 {
-            let d = addr / 4 + k;
-            let (u, c) = if self.is_whole(d) {
-                let first = &mut self.bytes[4 * d];
-                let u = (reads && !first.write.valid()).then_some(0);
-                (u, first.access(me, access))
-            } else {
-                let cells = &mut self.bytes[4 * d..4 * d + 4];
-                if cells[1..].iter().all(|c| *c == cells[0]) {
-                    // One history again: kept in the first byte from now on.
-                    self.whole[d / 64] |= 1 << (d % 64);
-                    let u = (reads && !cells[0].write.valid()).then_some(0);
-                    (u, cells[0].access(me, access))
-                } else {
-                    access_run(cells, me, access)
-                }
-            };
+            let (u, c) = self.access_dword(addr / 4 + k, me, access);
             unwritten = unwritten.or(u.map(|i| 4 * k + i));
             conflict = conflict.or(c);
         }
         (unwritten, conflict)
+    }
+
+    /// [`LdsHistory::access`] of one dword a lane for each lane in `exec`, in lane order and
+    /// part by part within a lane: the dword at `addrs[l]` of each part (a multiple of 4 inside
+    /// the LDS), by `mark` with the lane's number put in. What found something goes to
+    /// `found`, in the same order. One loop over the lanes with nothing but the histories in
+    /// it: the general form's byte runs and results per part cost more than the history.
+    #[inline]
+    pub fn access_dwords(
+        &mut self,
+        exec: u64,
+        parts: &[&[u32; 64]],
+        mark: Mark,
+        access: Access,
+        found: &mut Vec<Found>,
+    ) {
+        let reads = access != Access::Store;
+        if let [addrs] = parts {
+            if let Some(d0) = self.whole_row(addrs, exec) {
+                // A row (`sdata[threadIdx.x]`) of whole dwords: consecutive histories, with
+                // no address or split to look at per lane.
+                let cells = &mut self.dwords[d0..];
+                for (l, cell) in cells.iter_mut().enumerate().take(64) {
+                    if exec >> l & 1 == 0 {
+                        continue;
+                    }
+                    let unwritten = reads && !cell.write.valid();
+                    match cell.access(mark.with_lane(l as u8), access) {
+                        None if !unwritten => {}
+                        c => found.push((l as u8, 0, unwritten.then_some(0), c)),
+                    }
+                }
+                return;
+            }
+        }
+        let mut lanes = exec;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let me = mark.with_lane(l as u8);
+            for (p, addrs) in parts.iter().enumerate() {
+                let d = addrs[l] as usize / 4;
+                if !self.is_whole(d) {
+                    let (u, c) = self.access_split(d, me, access);
+                    if u.is_some() || c.is_some() {
+                        found.push((l as u8, p as u8, u, c));
+                    }
+                    continue;
+                }
+                // The result looked at only when there is one: built into a pair and tested
+                // after, it went through the stack, stored in parts and read back whole.
+                let cell = &mut self.dwords[d];
+                let unwritten = reads && !cell.write.valid();
+                match cell.access(me, access) {
+                    None if !unwritten => {}
+                    c => found.push((l as u8, p as u8, unwritten.then_some(0), c)),
+                }
+            }
+        }
+    }
+
+    /// The first dword of the row lane `l` of `exec` at dword `d0 + l` (the addresses
+    /// `addrs`, each a multiple of 4 inside the LDS) when every one of the lanes' dwords is
+    /// whole.
+    #[inline]
+    fn whole_row(&self, addrs: &[u32; 64], exec: u64) -> Option<usize> {
+        let first = exec.trailing_zeros().min(63);
+        let start = addrs[first as usize].wrapping_sub(4 * first);
+        let apart = (0..64).fold(0, |m, l| {
+            m | (addrs[l] ^ start.wrapping_add(4 * l as u32))
+                & (exec >> l & 1).wrapping_neg() as u32
+        });
+        if exec == 0 || apart != 0 || !start.is_multiple_of(4) {
+            return None;
+        }
+        let d0 = start as usize / 4;
+        // The whole bits of dwords d0 .. d0 + 64 (those past the end read as split).
+        let (w, b) = (d0 / 64, d0 % 64);
+        let lo = self.whole.get(w).copied().unwrap_or(0) >> b;
+        let hi = match b {
+            0 => 0,
+            _ => self.whole.get(w + 1).copied().unwrap_or(0) << (64 - b),
+        };
+        ((lo | hi) & exec == exec).then_some(d0)
     }
 
     /// Sets the write history of `[addr, addr + len)` (clamped to the LDS) to `mark`.
@@ -121,8 +233,8 @@ impl LdsHistory {
     #[cfg(test)]
     pub fn byte(&self, addr: usize) -> Cell {
         let d = addr / 4;
-        if d < self.bytes.len() / 4 && self.is_whole(d) {
-            self.bytes[4 * d]
+        if d < self.dwords.len() && self.is_whole(d) {
+            self.dwords[d]
         } else {
             self.bytes[addr]
         }
@@ -177,6 +289,75 @@ mod tests {
             h.reset();
             for b in 0..SIZE {
                 assert_eq!(h.byte(b), Cell::default());
+            }
+        }
+    }
+
+    /// Waves of lanes on whole aligned dwords (one part or two, as `ds_read2_b32`), between
+    /// accesses of other sizes that split dwords, find and leave what recording each lane's
+    /// bytes one by one does.
+    #[test]
+    fn lanes_of_dwords_agree_with_a_history_per_byte() {
+        let mut seed = 0x6a09_e667_f3bc_c908u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        const SIZE: usize = 64;
+        let accesses = [Access::Load, Access::Store, Access::Atomic];
+        for round in 0..30 {
+            let mut h = LdsHistory::new(SIZE);
+            let mut plain = vec![Cell::default(); SIZE];
+            for step in 0..300u32 {
+                let access = accesses[(next() % 3) as usize];
+                let mark = Mark::new(step / 60, step, (next() % 3) as u32, 0, access, 1);
+                if next() % 4 == 0 {
+                    // A narrow or unaligned access, which splits the dwords it touches.
+                    let len = [1, 2, 4][(next() % 3) as usize];
+                    let addr = (next() as usize) % (SIZE - len + 1);
+                    let want = access_run(&mut plain[addr..addr + len], mark, access);
+                    assert_eq!(h.access(addr, len, mark, access), want);
+                    continue;
+                }
+                // Lanes on dwords here and there, or a row (`sdata[threadIdx.x]`) with the
+                // lanes past the end outside EXEC.
+                let start = 4 * (next() % (SIZE as u64 / 4)) as u32;
+                let row = next() % 2 == 0;
+                let rows: Vec<[u32; 64]> = (0..1 + next() % 2)
+                    .map(|_| {
+                        std::array::from_fn(|l| match row {
+                            true => start + 4 * l as u32,
+                            false => 4 * (next() % (SIZE as u64 / 4)) as u32,
+                        })
+                    })
+                    .collect();
+                let inside = (0..64).fold(0u64, |m, l| {
+                    m | ((rows.iter().all(|r| r[l] as usize + 4 <= SIZE)) as u64) << l
+                });
+                let exec = match next() % 3 {
+                    0 => inside,
+                    _ => next() & next() & inside,
+                };
+                let mut want = Vec::new();
+                for l in (0..64).filter(|l| exec >> l & 1 != 0) {
+                    for (p, row) in rows.iter().enumerate() {
+                        let a = row[l] as usize;
+                        let me = mark.with_lane(l as u8);
+                        let (u, c) = access_run(&mut plain[a..a + 4], me, access);
+                        if u.is_some() || c.is_some() {
+                            want.push((l as u8, p as u8, u, c));
+                        }
+                    }
+                }
+                let parts: Vec<&[u32; 64]> = rows.iter().collect();
+                let mut got = Vec::new();
+                h.access_dwords(exec, &parts, mark, access, &mut got);
+                assert_eq!(got, want, "round {round} step {step}");
+                for (b, c) in plain.iter().enumerate() {
+                    assert_eq!(h.byte(b), *c, "round {round} step {step}: byte {b}");
+                }
             }
         }
     }

@@ -11,8 +11,10 @@ use super::Access;
 /// One access remembered for a location.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Mark {
-    pub epoch: u32,
-    pub index: u32,
+    /// The wave's barrier epoch [31:0] and the instruction's index [63:32]. One field, for the
+    /// reason `who` is one: an instruction's mark stored as two 32-bit halves and read back as
+    /// one 64-bit word by the next lane's access stalled every access.
+    when: u64,
     /// The wave [7:0], the lane [15:8], the flags [23:16] and the bytes of the location it
     /// touched [31:24] (bit i: byte i). One field, so that a mark is stored with whole stores:
     /// the next lane's access of the location reads it back at once, and a load of bytes
@@ -29,13 +31,24 @@ impl Mark {
     pub fn new(epoch: u32, index: u32, wave: u32, lane: u8, access: Access, mask: u8) -> Mark {
         let flags = VALID | if access == Access::Atomic { ATOMIC } else { 0 };
         Mark {
-            epoch,
-            index,
+            when: epoch as u64 | (index as u64) << 32,
             who: (wave as u8) as u32
                 | (lane as u32) << 8
                 | (flags as u32) << 16
                 | (mask as u32) << 24,
         }
+    }
+
+    /// The wave's barrier epoch at the access.
+    #[inline]
+    pub fn epoch(self) -> u32 {
+        self.when as u32
+    }
+
+    /// The instruction's index.
+    #[inline]
+    pub fn index(self) -> u32 {
+        (self.when >> 32) as u32
     }
 
     #[inline]
@@ -68,6 +81,15 @@ impl Mark {
         }
     }
 
+    /// The same access by lane `lane` of bytes `mask` of the location.
+    #[inline]
+    pub fn with_lane_and_mask(self, lane: u8, mask: u8) -> Mark {
+        Mark {
+            who: self.who & !0xff00_ff00 | (lane as u32) << 8 | (mask as u32) << 24,
+            ..self
+        }
+    }
+
     #[inline]
     fn add_flags(&mut self, flags: u8) {
         self.who |= (flags as u32) << 16;
@@ -81,6 +103,13 @@ impl Mark {
     #[inline]
     pub fn valid(self) -> bool {
         self.flags() & VALID != 0
+    }
+
+    /// Whether it is an access of barrier interval `epoch` (one that may race with another of
+    /// it).
+    #[inline]
+    pub fn of_epoch(self, epoch: u32) -> bool {
+        self.valid() && self.epoch() == epoch
     }
 
     /// What the access did, as the report names it.
@@ -114,12 +143,23 @@ impl Cell {
     #[inline(always)]
     pub fn access(&mut self, me: Mark, access: Access) -> Option<Conflict> {
         let w = self.write;
-        let concurrent = |m: Mark| m.valid() && m.epoch == me.epoch && m.mask() & me.mask() != 0;
+        // The usual case first: nothing in the location's history is of this barrier interval
+        // (a first access, or the first since a barrier), so nothing races and the access
+        // simply becomes the history of its kind.
+        if !w.of_epoch(me.epoch()) && !self.read.of_epoch(me.epoch()) {
+            match access {
+                Access::Load => self.read = me,
+                Access::Store | Access::Atomic => self.write = me,
+            }
+            return None;
+        }
+        let concurrent =
+            |m: Mark| m.valid() && m.epoch() == me.epoch() && m.mask() & me.mask() != 0;
         let other_write = concurrent(w) && w.wave() != me.wave();
         match access {
             Access::Load => {
                 let r = &mut self.read;
-                if r.valid() && r.epoch == me.epoch && r.wave() == me.wave() {
+                if r.valid() && r.epoch() == me.epoch() && r.wave() == me.wave() {
                     r.add_mask(me.mask());
                 } else if concurrent(*r) {
                     r.add_flags(MANY);
@@ -142,6 +182,54 @@ impl Cell {
                     return raced(r, Access::Load);
                 }
                 None
+            }
+        }
+    }
+}
+
+impl Cell {
+    /// Records access `me` by each lane in `lanes` (`me` with the lane's number put in), in lane
+    /// order, of this one location, and hands each lane's race to `found`, as recording them
+    /// one by one does; for the lanes of one instruction on one address (a counter, a running
+    /// minimum, a flag), with at most three recorded. After the first lane, the location's
+    /// other access is the instruction's own: a load then leaves the history as it is and
+    /// meets the same write, a store or an atomic meets the same read and replaces its own
+    /// write; so from the second lane on every lane finds what the second finds, and the last
+    /// lane's write is the one left.
+    #[inline]
+    pub fn access_lanes(
+        &mut self,
+        lanes: u64,
+        me: Mark,
+        access: Access,
+        mut found: impl FnMut(u8, Conflict),
+    ) {
+        if lanes == 0 {
+            return;
+        }
+        let first = lanes.trailing_zeros() as u8;
+        if let Some(k) = self.access(me.with_lane(first), access) {
+            found(first, k);
+        }
+        let rest = lanes & (lanes - 1);
+        if rest == 0 {
+            return;
+        }
+        let second = rest.trailing_zeros() as u8;
+        let last = 63 - rest.leading_zeros() as u8;
+        let k = self.access(me.with_lane(second), access);
+        let mut middle = rest & (rest - 1) & !(1 << last);
+        if let Some(k) = k {
+            found(second, k);
+            while middle != 0 {
+                let l = middle.trailing_zeros() as u8;
+                middle &= middle - 1;
+                found(l, k);
+            }
+        }
+        if last != second {
+            if let Some(k) = self.access(me.with_lane(last), access) {
+                found(last, k);
             }
         }
     }
@@ -281,6 +369,47 @@ mod tests {
             let got = access_run(&mut cells, me, access);
             assert_eq!(got, (unwritten, conflict), "round {round}");
             assert_eq!(cells, one, "round {round}");
+        }
+    }
+
+    /// The lanes of one instruction on one location, recorded at most three at a time, find
+    /// and leave what recording each lane does, from any history.
+    #[test]
+    fn lanes_on_one_location_agree_with_one_lane_at_a_time() {
+        let mut seed = 0x3c6e_f372_fe94_f82bu64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let accesses = [Access::Load, Access::Store, Access::Atomic];
+        for round in 0..20000 {
+            let mut cell = Cell::default();
+            for _ in 0..next() % 4 {
+                let a = accesses[(next() % 3) as usize];
+                let m = Mark::new((next() % 2) as u32, 7, (next() % 3) as u32, 5, a, 0xf);
+                cell.access(m, a);
+            }
+            let access = accesses[round % 3];
+            let mask = [0xf, 0x3, 0xc][(next() % 3) as usize];
+            let me = Mark::new((next() % 2) as u32, 9, (next() % 3) as u32, 0, access, mask);
+            let lanes = match next() % 3 {
+                0 => next(),
+                1 => next() & next() & next(),
+                _ => 1 << (next() % 64),
+            };
+            let mut one = cell;
+            let mut want = Vec::new();
+            for l in (0..64u8).filter(|l| lanes >> l & 1 != 0) {
+                if let Some(k) = one.access(me.with_lane(l), access) {
+                    want.push((l, k));
+                }
+            }
+            let mut got = Vec::new();
+            cell.access_lanes(lanes, me, access, |l, k| got.push((l, k)));
+            assert_eq!(got, want, "round {round}");
+            assert_eq!(cell, one, "round {round}");
         }
     }
 

@@ -184,22 +184,99 @@ fn race_cells(
     conflict
 }
 
-/// [`race_cells`] of each lane in `exec` (in lane order) accessing the whole dword at
-/// `addrs[l]` (a multiple of 4), by instruction `first` (whose lane it replaces): one mark for
-/// the instruction, and the chunk of histories looked up when a lane leaves the last one's,
-/// rather than a run of dwords and its byte masks worked out per lane. Races go to `found`.
+/// [`race_cells`] of each lane in `exec` (in lane order) accessing `len` bytes at `addrs[l]`
+/// inside one dword (`len` at most 4), by instruction `first` (whose lane it replaces): one
+/// mark for the instruction, and the chunk of histories looked up when a lane leaves the last
+/// one's, rather than a run of dwords and its byte masks worked out per lane. Lanes all on one
+/// address are recorded together ([`crate::check::race::Cell::access_lanes`]). Races go to `found`.
 #[inline]
-fn race_dwords(
+#[allow(clippy::too_many_arguments)]
+fn race_lanes(
     shadow: &mut GroupShadow,
     first: Site,
     addrs: &[u64; 64],
     exec: u64,
+    len: usize,
     access: Access,
     epoch: u32,
     found: &mut Vec<(Site, u64, Conflict)>,
 ) {
     use crate::check::group::CHUNK;
-    let mark = Mark::new(epoch, first.index, first.wave, 0, access, 0xf);
+    let mark = Mark::new(epoch, first.index, first.wave, 0, access, 0);
+    let bytes = (1u32 << len) - 1;
+    let mask = |addr: u64| (bytes << (addr & 3)) as u8;
+    let at = |l: u8| Site { lane: l, ..first };
+    let one = addrs[exec.trailing_zeros() as usize];
+    // Every lane compared, with no early exit, so the loop vectorises.
+    let elsewhere = (0..64).fold(0, |m, l| m | ((addrs[l] != one) as u64) << l);
+    if elsewhere & exec == 0 {
+        // No room for the chunk: the lanes go unrecorded, as in `race_cells`.
+        if let Some(i) = shadow.global_chunk(one / (4 * CHUNK as u64), epoch) {
+            let cell = &mut shadow.chunk(i)[(one / 4) as usize % CHUNK];
+            let me = mark.with_lane_and_mask(0, mask(one));
+            cell.access_lanes(exec, me, access, |l, k| found.push((at(l), one, k)));
+        }
+        return;
+    }
+    // A row of dwords (`p[threadIdx.x]`): lane l on dword `row + l`, in at most two chunks,
+    // each looked up once and gone through as consecutive histories.
+    let row = one.wrapping_sub(4 * exec.trailing_zeros() as u64);
+    let apart = (0..64).fold(0, |m, l| {
+        m | (addrs[l] ^ row.wrapping_add(4 * l as u64)) & (exec >> l & 1).wrapping_neg()
+    });
+    if len == 4 && apart == 0 && row.is_multiple_of(4) {
+        let mark = mark.with_lane_and_mask(0, 0xf);
+        let first_slot = (row / 4) as usize % CHUNK;
+        // Lanes [0, split) in the first chunk, [split, 64) in the next.
+        let split = CHUNK - first_slot;
+        let lanes = |lo: usize, hi: usize| match hi - lo {
+            0 => 0,
+            n => u64::MAX >> (64 - n) << lo,
+        };
+        for (lo, hi) in [(0, split.min(64)), (split.min(64), 64)] {
+            let part = exec & lanes(lo, hi);
+            if part == 0 {
+                continue;
+            }
+            let at_lo = row.wrapping_add(4 * lo as u64);
+            let Some(i) = shadow.global_chunk(at_lo / (4 * CHUNK as u64), epoch) else {
+                continue;
+            };
+            let slot = (at_lo / 4) as usize % CHUNK;
+            let cells = &mut shadow.chunk(i)[slot..slot + (hi - lo)];
+            // Nothing of this barrier interval in any of the histories (the row's first touch,
+            // or its first since a barrier): every lane's access becomes the history of its
+            // kind and races with nothing, as `Cell::access` records it, in a loop with no
+            // branch per lane.
+            let live = cells.iter().fold(false, |m, c| {
+                m | c.write.of_epoch(epoch) | c.read.of_epoch(epoch)
+            });
+            if !live {
+                for (k, cell) in cells.iter_mut().enumerate() {
+                    let l = lo + k;
+                    let me = mark.with_lane(l as u8);
+                    let mine = match access {
+                        Access::Load => &mut cell.read,
+                        Access::Store | Access::Atomic => &mut cell.write,
+                    };
+                    if part >> l & 1 != 0 {
+                        *mine = me;
+                    }
+                }
+                continue;
+            }
+            for (k, cell) in cells.iter_mut().enumerate() {
+                let l = lo + k;
+                if part >> l & 1 == 0 {
+                    continue;
+                }
+                if let Some(k) = cell.access(mark.with_lane(l as u8), access) {
+                    found.push((at(l as u8), addrs[l], k));
+                }
+            }
+        }
+        return;
+    }
     // The chunk the last lane's dword was in: (key, index), or the key of one without room.
     let mut held: Option<(u64, Option<u32>)> = None;
     let mut lanes = exec;
@@ -216,17 +293,12 @@ fn race_dwords(
                 i
             }
         };
-        // No room for the chunk: the lane goes unrecorded, as in `race_cells`.
         let Some(i) = i else {
             continue;
         };
-        let me = mark.with_lane(l as u8);
+        let me = mark.with_lane_and_mask(l as u8, mask(addr));
         if let Some(k) = shadow.chunk(i)[(addr / 4) as usize % CHUNK].access(me, access) {
-            let at = Site {
-                lane: l as u8,
-                ..first
-            };
-            found.push((at, addr, k));
+            found.push((at(l as u8), addr, k));
         }
     }
 }
@@ -253,7 +325,7 @@ fn report_race(
         group: at.group,
         wave: k.mark.wave() as u32,
         lane: k.mark.lane(),
-        index: k.mark.index,
+        index: k.mark.index(),
     };
     if let Some(c) = cx.mem.check_state() {
         c.findings.note(Kind::GlobalRace, at.index, || Record {
@@ -320,10 +392,12 @@ pub fn lanes(cx: &mut Cx, addrs: &[u64; 64], exec: u64, len: usize, access: Acce
             .shadow
             .get_or_insert_with(|| Box::new(GroupShadow::new(size)));
         let mut found = Vec::new();
-        let aligned =
-            (0..64).fold(0, |m, l| m | addrs[l] & 3 & (exec >> l & 1).wrapping_neg()) == 0;
-        if len == 4 && aligned {
-            race_dwords(shadow, first, addrs, exec, access, epoch, &mut found);
+        // Each lane inside one dword: every whole aligned dword, every byte.
+        let across = (0..64).fold(0, |m, l| {
+            m | ((addrs[l] & 3) + len as u64 > 4) as u64 & exec >> l & 1
+        });
+        if len <= 4 && across == 0 {
+            race_lanes(shadow, first, addrs, exec, len, access, epoch, &mut found);
         } else {
             let mut lanes = exec;
             while lanes != 0 {

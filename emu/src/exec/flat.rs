@@ -1076,15 +1076,19 @@ mod tests {
                 }
             }
             let wave = &mut waves[w];
-            // Lanes in a row (as `p[threadIdx.x]`), or crowding a few places; aligned for the
-            // atomics, inside the buffer with every offset.
-            let row = next() % 2 == 0;
+            // Lanes in a row of bytes, dwords (as `p[threadIdx.x]`) or pairs of dwords,
+            // crowding a few places, or all on one (a counter); inside the buffer with every
+            // offset, and aligned for the atomics but for the rows of bytes.
+            let mode = next() % 5;
             let start = base + 8 * (next() % 48);
+            let one = base + 8 * (next() % 120);
             for l in 0..WAVE_SIZE {
-                let a = if row {
-                    start + 8 * l as u64
-                } else {
-                    base + 8 * (next() % 120)
+                let a = match mode {
+                    0 => start + 8 * l as u64,
+                    1 => base + 8 * (next() % 120),
+                    2 => one,
+                    3 => start + l as u64,
+                    _ => start + 4 * l as u64,
                 };
                 wave.vgpr[0][l] = a as u32;
                 wave.vgpr[1][l] = (a >> 32) as u32;
