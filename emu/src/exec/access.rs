@@ -19,7 +19,9 @@ pub enum Addr {
 /// index stride 64): dword `o / 4` of lane `l` lives at `(o / 4) * 256 + l * 4`.
 #[inline]
 pub fn private_address(flat_scratch: u64, offset: u32, lane: usize) -> u64 {
-    flat_scratch + (offset as u64 / 4) * 256 + lane as u64 * 4 + (offset as u64 % 4)
+    // FLAT_SCRATCH is the program's to set: an address past the top wraps (and faults as
+    // memory that is not there) rather than overflowing.
+    flat_scratch.wrapping_add((offset as u64 / 4) * 256 + lane as u64 * 4 + (offset as u64 % 4))
 }
 
 /// The pieces of an access of `len` bytes at private `offset` that each lie in one dword, as

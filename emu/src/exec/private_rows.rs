@@ -63,7 +63,7 @@ fn plan(cx: &Cx, offsets: &[u32; WAVE_SIZE], bytes: usize, exec: u64) -> Option<
         differ |= ((o != first) as u64) << l;
     }
     if differ & exec == 0 {
-        return Some(Plan::Rows(scratch + (first as u64 / 4) * 256));
+        return Some(Plan::Rows(scratch.wrapping_add(first as u64 / 4 * 256)));
     }
     Some(Plan::Lanes(std::array::from_fn(|l| {
         super::access::private_address(scratch, offsets[l], l)
@@ -165,7 +165,7 @@ pub(super) fn store(
                     (lo, hi) = (lo.min(a), hi.max(a));
                 }
             }
-            let reach = hi - lo + 256 * (n as u64 - 1) + 4;
+            let reach = (hi - lo).saturating_add(256 * (n as u64 - 1) + 4);
             cx.mem.inside_allocation(lo, reach)
                 && (0..n).all(|k| {
                     let at = first.map(|a| a.wrapping_add(256 * k as u64));
