@@ -376,13 +376,8 @@ mod tests {
     /// and leave what recording each lane does, from any history.
     #[test]
     fn lanes_on_one_location_agree_with_one_lane_at_a_time() {
-        let mut seed = 0x3c6e_f372_fe94_f82bu64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::rng::Rng::new(0x3c6e_f372_fe94_f82b);
+        let mut next = move || rng.next_u64();
         let accesses = [Access::Load, Access::Store, Access::Atomic];
         for round in 0..20000 {
             let mut cell = Cell::default();
