@@ -300,7 +300,7 @@ fn new_sim<'a>(
         },
         finished: Vec::new(),
         drain: 0,
-        requests: Vec::new(),
+        requests: Default::default(),
         snapshots: Vec::new(),
         spare: Vec::new(),
         seq: 0,
@@ -550,7 +550,7 @@ impl Dispatcher<'_, '_> {
                 }
             }
             let resident = sims.iter().any(|s| s.groups.iter().any(|g| g.is_some()));
-            let requests = sims.iter().flat_map(|s| &s.requests).map(|q| q.done).min();
+            let requests = sims.iter().filter_map(|s| s.requests.first_done()).min();
             if !resident && requests.is_none() && self.next_group >= self.total {
                 return Ok(end);
             }
@@ -597,37 +597,17 @@ impl Dispatcher<'_, '_> {
         workers: bool,
     ) -> Result<(), TimedError> {
         let parallel = workers && beside::allowed(shared.mem);
-        // Each CU's requests taken in issue order (below), so gathering them CU by CU and
+        // Each CU's requests come in (completion, issue) order, so gathering them CU by CU and
         // sorting by completion cycle alone, keeping ties in place, gives the order. The keys are
         // sorted, not the requests.
         let (due, order) = (&mut self.due, &mut self.order);
         due.clear();
         order.clear();
         for (c, s) in sims.iter_mut().enumerate() {
-            let from = due.len();
-            due.extend(
-                s.requests
-                    .extract_if(.., |q| q.done < stop)
-                    .map(|q| Some((c, q))),
-            );
-            // A burst (every wave's first scalar loads at once) leaves room for as many
-            // requests: given back once few are left, or it is held into the launch's later
-            // peak of memory.
-            let room = s.requests.capacity();
-            if room > 64 && s.requests.len() * 4 < room {
-                s.requests.shrink_to(room / 2);
-            }
-            // In issue order: the bulk turns may have issued a SIMD's scalar loads at later
-            // cycles of a window before the pass issued other SIMDs' requests (a stable sort,
-            // rarely needed: the list is in issue order but for those).
-            let issued = |d: &Option<(usize, Request)>| d.as_ref().map_or(0, |(_, q)| q.issued);
-            let mine = &mut due[from..];
-            if !mine.is_sorted_by_key(issued) {
-                mine.sort_by_key(issued);
-            }
-            for (k, d) in due.iter().enumerate().skip(from) {
-                order.push((d.as_ref().map_or(0, |(_, q)| q.done), k));
-            }
+            s.requests.take_due(stop, |q| {
+                order.push((q.done, due.len()));
+                due.push(Some((c, q)));
+            });
         }
         sort_by_cycle(order, &mut self.counts, &mut self.sorted);
         let (sorted, beside) = (&self.sorted, &mut self.beside);

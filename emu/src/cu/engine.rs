@@ -16,7 +16,6 @@
 
 use super::arbiter::busy_reason;
 use super::config::{Arbitration, TimingConfig};
-use super::deferred::Request;
 use super::facts::{InstTiming, Unit, UNITS};
 use super::inflight::{Outstanding, Spare};
 use super::issue;
@@ -251,7 +250,7 @@ pub struct CuSim<'a> {
     pub drain: u64,
     /// Memory instructions issued and not yet executed, in issue order (the order the
     /// dispatcher runs ties in), and spent snapshots for reuse.
-    pub requests: Vec<Request>,
+    pub requests: super::requests::Requests,
     // Boxed: a snapshot moves between a request and this pool without copying its registers.
     #[allow(clippy::vec_box)]
     pub snapshots: Vec<Box<super::deferred::Snapshot>>,

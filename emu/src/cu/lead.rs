@@ -89,8 +89,8 @@ impl CuSim<'_> {
                     .is_some())
             && self
                 .requests
-                .iter()
-                .all(|q| q.done >= due || q.writes(self.e.models).is_empty() && self.alive(q.group))
+                .due_before(due)
+                .all(|q| q.writes(self.e.models).is_empty() && self.alive(q.group))
     }
 
     /// Whether group `g` has a wave that has not ended.

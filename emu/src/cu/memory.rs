@@ -75,6 +75,32 @@ impl Placement {
         let (base, _, serial) = self.ranges[*hint];
         ((serial + 1) << 40) + (addr - base)
     }
+
+    /// [`Placement::stable`] of every lane's address: when they all lie in the allocation of
+    /// the first (as a wave-instruction's lanes mostly do), one move for all.
+    pub fn stable_lanes(&self, lanes: &mut [(usize, u64)]) {
+        let mut hint = 0;
+        let Some(&(_, first)) = lanes.first() else {
+            return;
+        };
+        let moved = self.stable(first, &mut hint);
+        let (lo, hi) = lanes
+            .iter()
+            .fold((u64::MAX, 0), |(lo, hi), &(_, a)| (lo.min(a), hi.max(a)));
+        match self.ranges.get(hint) {
+            Some(&(base, end, _)) if moved != first && lo >= base && hi < end => {
+                let delta = moved.wrapping_sub(first);
+                for (_, a) in lanes.iter_mut() {
+                    *a = a.wrapping_add(delta);
+                }
+            }
+            _ => {
+                for (_, a) in lanes.iter_mut() {
+                    *a = self.stable(*a, &mut hint);
+                }
+            }
+        }
+    }
 }
 
 /// A CU's side of the memory hierarchy.
@@ -127,10 +153,7 @@ impl CuSim<'_> {
             env: self.e.env,
         };
         let access = crate::exec::lanes::vector(&cx, d, &mut state.lanes)?;
-        let mut hint = 0;
-        for (_, a) in state.lanes.iter_mut() {
-            *a = state.placement.stable(*a, &mut hint);
-        }
+        state.placement.stable_lanes(&mut state.lanes);
         let req = VectorRequest {
             cu,
             at: now,
@@ -215,7 +238,6 @@ impl CuSim<'_> {
         // The completion of the last vector memory instruction of each slot settled here.
         let mut last: Vec<(usize, u64)> = Vec::new();
         let mut kept = Vec::with_capacity(state.pending.len());
-        let mut cursor = 0;
         for p in state.pending.drain(..) {
             let Some(mut done) = p.resolved else {
                 kept.push(p);
@@ -235,16 +257,7 @@ impl CuSim<'_> {
                     None => last.push((p.slot, done)),
                 }
             }
-            // Requests are (almost always) in issue order, as the pending ones are: look from
-            // where the last one was found, which makes the settling linear in their number.
-            let n = self.requests.len();
-            if let Some(k) = (0..n)
-                .map(|i| (cursor + i) % n)
-                .find(|&k| self.requests[k].seq == p.seq)
-            {
-                self.requests[k].done = done;
-                cursor = k + 1;
-            }
+            self.requests.resolve(p.seq, done);
             self.drain = self.drain.max(done);
             woken.push(p.slot);
         }
@@ -319,5 +332,35 @@ pub fn resolve(
     }
     for s in sims.iter_mut() {
         s.settle_memory(stop);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Placement;
+
+    /// Lanes in one allocation, spread over two, and partly outside every allocation name
+    /// their addresses as one lane at a time does.
+    #[test]
+    fn stable_lanes_agree_with_one_lane_at_a_time() {
+        let p = Placement::new(vec![
+            (0x1000, 0x2000, 3),
+            (0x2000, 0x2800, 7),
+            (0x9000, 0x9100, 1),
+        ]);
+        let mut rng = crate::rng::Rng::new(11);
+        for case in 0..2000 {
+            let base = [0x1000, 0x1f00, 0x2700, 0x8f00, 0x9000][case % 5];
+            let spread = [16, 0x200, 0x1000][case / 5 % 3];
+            let mut lanes: Vec<(usize, u64)> = (0..1 + case % 64)
+                .map(|l| (l, base + rng.below(spread)))
+                .collect();
+            let want: Vec<(usize, u64)> = lanes
+                .iter()
+                .map(|&(l, a)| (l, p.stable(a, &mut 0)))
+                .collect();
+            p.stable_lanes(&mut lanes);
+            assert_eq!(lanes, want, "case {case}");
+        }
     }
 }

@@ -14,7 +14,8 @@
 //! to the timing: issue unit, VALU cycles, latency class, LDS access shape), [`occupancy`]
 //! (placement limits), [`memory`] (the memory hierarchy's answers: lines, caches, bandwidth), [`inflight`] (outstanding memory operations and their register landing),
 //! [`engine`] (one CU stepping a cycle), [`issue`] (one instruction issuing), [`deferred`]
-//! (memory instructions run between windows, in completion order), [`place`] (starting a
+//! (memory instructions run between windows, in completion order), [`requests`] (a CU's
+//! memory instructions waiting to run, by completion), [`place`] (starting a
 //! workgroup), [`device`] (the windows over all CUs, on one or more threads), [`lead`] (a CU
 //! running windows ahead of the others while nothing between windows reaches it), [`cut`] (what
 //! a launch that stops has issued, whatever ran ahead), [`stats`] and [`trace`].
@@ -36,6 +37,7 @@ pub(crate) mod memory;
 pub mod occupancy;
 pub(crate) mod place;
 pub(crate) mod profile;
+pub(crate) mod requests;
 pub mod stats;
 #[cfg(test)]
 pub(crate) mod test_launch;

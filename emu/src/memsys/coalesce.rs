@@ -18,47 +18,123 @@ pub struct Coalesced {
     pub lines: Vec<u64>,
     /// TA cycles: the sum over lane groups of the group's distinct lines.
     pub cycles: u32,
-    /// `lines` as a set, so that a scattered wave-instruction's up to 128 lines are told apart
-    /// in time linear in their number.
+    /// `lines` as a set, built only once a line arrives below the highest one sent (lanes in
+    /// address order, the common case, are told apart by that comparison alone), so that a
+    /// scattered wave-instruction's up to 128 lines are told apart in time linear in their
+    /// number.
     seen: hashbrown::HashSet<u64>,
+    /// Whether `lines` is ascending, and so `seen` unused.
+    ascending: bool,
 }
+
+impl Coalesced {
+    /// Adds line `l` to the distinct lines unless it is there.
+    #[inline]
+    fn add(&mut self, l: u64) {
+        if self.ascending {
+            match self.lines.last() {
+                Some(&last) if l == last => return,
+                Some(&last) if l < last => {
+                    self.ascending = false;
+                    self.seen.extend(self.lines.iter().copied());
+                }
+                _ => {
+                    self.lines.push(l);
+                    return;
+                }
+            }
+        }
+        if self.seen.insert(l) {
+            self.lines.push(l);
+        }
+    }
+}
+
+/// Most lines one lane group can touch: 64 byte lanes, or 4 dwordx4 lanes straddling lines.
+const GROUP_LINES: usize = 64;
 
 /// Coalesces `addrs` (the active lanes' byte addresses, in lane order) for an access of
 /// `bytes` bytes per lane into lines of `line` bytes (a power of two).
 pub fn coalesce(addrs: &[(usize, u64)], bytes: u32, line: u32, out: &mut Coalesced) {
     out.lines.clear();
     out.seen.clear();
+    out.ascending = true;
     out.cycles = 0;
     let shift = line.trailing_zeros();
     let per_group = (GROUP_BYTES / bytes.clamp(1, GROUP_BYTES)) as usize;
-    let mut group_lines: Vec<u64> = Vec::with_capacity(8);
-    let mut group = usize::MAX;
-    let flush = |group_lines: &mut Vec<u64>, out: &mut Coalesced| {
-        out.cycles += group_lines.len() as u32;
-        for &l in group_lines.iter() {
-            if out.seen.insert(l) {
-                out.lines.push(l);
-            }
+    let reach = bytes.max(1) as u64 - 1;
+    if contiguous(addrs, reach) {
+        return coalesce_contiguous(addrs, shift, per_group, reach, out);
+    }
+    // The current group's distinct lines, and the first lane past it.
+    let mut group = [0u64; GROUP_LINES];
+    let mut n = 0usize;
+    let mut group_end = 0usize;
+    let flush = |group: &[u64], out: &mut Coalesced| {
+        out.cycles += group.len() as u32;
+        for &l in group {
+            out.add(l);
         }
-        group_lines.clear();
     };
     for &(lane, addr) in addrs {
-        let g = lane / per_group;
-        if g != group {
-            flush(&mut group_lines, out);
-            group = g;
+        if lane >= group_end {
+            flush(&group[..n], out);
+            n = 0;
+            group_end = (lane / per_group + 1) * per_group;
         }
         let first = addr >> shift;
         // (A lane's address may be anything: one at the top of the address space faults when
         // its request runs, and its lines stop at the top.)
-        let last = addr.saturating_add(bytes.max(1) as u64 - 1) >> shift;
+        let last = addr.saturating_add(reach) >> shift;
+        // The common case: the line of the lane before.
+        if first == last && n != 0 && group[n - 1] == first {
+            continue;
+        }
         for l in first..=last {
-            if !group_lines.contains(&l) {
-                group_lines.push(l);
+            if !group[..n].contains(&l) {
+                // A group's lanes carry 64 bytes and a lane straddles at most two lines, so
+                // the array never fills; were it to, the extra line would only go uncounted.
+                if n < GROUP_LINES {
+                    group[n] = l;
+                    n += 1;
+                }
             }
         }
     }
-    flush(&mut group_lines, out);
+    flush(&group[..n], out);
+}
+
+/// Whether `addrs` are consecutive lanes at consecutive accesses of `reach + 1` bytes, none
+/// reaching past the top of the address space (a unit-stride row: the common case).
+fn contiguous(addrs: &[(usize, u64)], reach: u64) -> bool {
+    let Some(&(_, last)) = addrs.last() else {
+        return false;
+    };
+    last.checked_add(reach).is_some()
+        && addrs
+            .windows(2)
+            .all(|p| p[1].0 == p[0].0 + 1 && p[1].1 == p[0].1.wrapping_add(reach + 1))
+}
+
+/// [`coalesce`] of a [`contiguous`] row: its lines are those of the span it covers, in
+/// order, and each lane group sends the lines of its own span.
+fn coalesce_contiguous(
+    addrs: &[(usize, u64)],
+    shift: u32,
+    per_group: usize,
+    reach: u64,
+    out: &mut Coalesced,
+) {
+    let line_of = |k: usize| addrs[k].1 >> shift;
+    let end_line_of = |k: usize| (addrs[k].1 + reach) >> shift;
+    out.lines.extend(line_of(0)..=end_line_of(addrs.len() - 1));
+    let mut k = 0;
+    while k < addrs.len() {
+        let lane = addrs[k].0;
+        let next = (k + (lane / per_group + 1) * per_group - lane).min(addrs.len());
+        out.cycles += (end_line_of(next - 1) - line_of(k) + 1) as u32;
+        k = next;
+    }
 }
 
 #[cfg(test)]
@@ -127,5 +203,70 @@ mod tests {
         let mut c = Coalesced::default();
         coalesce(&[], 4, 64, &mut c);
         assert_eq!((c.lines.len(), c.cycles), (0, 0));
+    }
+
+    /// The coalescer against its definition written plainly: each group's distinct lines in
+    /// lane order, the wave's distinct lines in the order first sent. Lanes ascend, descend,
+    /// scatter and crowd, with every access size and inactive lanes.
+    #[test]
+    fn agrees_with_the_plain_definition() {
+        fn plain(addrs: &[(usize, u64)], bytes: u32, line: u32) -> (Vec<u64>, u32) {
+            let per_group = (GROUP_BYTES / bytes.clamp(1, GROUP_BYTES)) as usize;
+            let mut groups: Vec<(usize, Vec<u64>)> = Vec::new();
+            for &(lane, addr) in addrs {
+                let g = lane / per_group;
+                if groups.last().map(|x| x.0) != Some(g) {
+                    groups.push((g, Vec::new()));
+                }
+                let ls = &mut groups.last_mut().unwrap().1;
+                let first = addr / line as u64;
+                let last = addr.saturating_add(bytes as u64 - 1) / line as u64;
+                for l in first..=last {
+                    if !ls.contains(&l) {
+                        ls.push(l);
+                    }
+                }
+            }
+            let mut lines = Vec::new();
+            let mut cycles = 0;
+            for (_, ls) in groups {
+                cycles += ls.len() as u32;
+                for l in ls {
+                    if !lines.contains(&l) {
+                        lines.push(l);
+                    }
+                }
+            }
+            (lines, cycles)
+        }
+        let mut rng = crate::rng::Rng::new(7);
+        let mut c = Coalesced::default();
+        for case in 0..3000 {
+            let bytes = [1, 2, 4, 8, 12, 16][case % 6];
+            let line = [64, 128][case / 6 % 2];
+            let exec = match case % 3 {
+                0 => u64::MAX,
+                _ => rng.next_u64(),
+            };
+            let base = rng.below(1 << 20);
+            let stride = match rng.below(3) {
+                0 => bytes as i64,
+                _ => rng.below(70) as i64 - 20,
+            };
+            let scatter = rng.below(4) == 0;
+            let addrs: Vec<(usize, u64)> = (0..64)
+                .filter(|l| exec >> l & 1 != 0)
+                .map(|l| {
+                    let a = match scatter {
+                        true => rng.below(1 << 12),
+                        false => (base as i64 + stride * l as i64).max(0) as u64,
+                    };
+                    (l, a)
+                })
+                .collect();
+            coalesce(&addrs, bytes, line, &mut c);
+            let (lines, cycles) = plain(&addrs, bytes, line);
+            assert_eq!((&c.lines, c.cycles), (&lines, cycles), "case {case}");
+        }
     }
 }
