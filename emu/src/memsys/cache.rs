@@ -2,10 +2,12 @@
 //! the scalar cache of a CU group, one L2 channel. Only tags are kept (the data lives in
 //! device memory); a line is a line number (address / line size).
 
+use super::divisor::Divisor;
+
 /// One cache's tags.
 #[derive(Clone, Debug)]
 pub struct Cache {
-    sets: u64,
+    sets: Divisor,
     ways: usize,
     /// `sets * ways` entries: the line held (or `u64::MAX`) and when it was last used.
     tags: Vec<(u64, u64)>,
@@ -35,7 +37,7 @@ impl Cache {
         let ways = (ways.max(1) as u64).min(lines);
         let sets = lines / ways;
         Cache {
-            sets,
+            sets: Divisor::new(sets),
             ways: ways as usize,
             tags: vec![(u64::MAX, 0); (sets * ways) as usize],
             dirty: vec![false; (sets * ways) as usize],
@@ -48,7 +50,7 @@ impl Cache {
     /// allocate). `write` marks the line dirty.
     pub fn access(&mut self, line: u64, write: bool) -> Lookup {
         self.tick += 1;
-        let set = (line % self.sets) as usize * self.ways;
+        let set = self.sets.remainder(line) as usize * self.ways;
         let ways = &mut self.tags[set..set + self.ways];
         if let Some(w) = ways.iter().position(|&(l, _)| l == line) {
             ways[w].1 = self.tick;
@@ -67,7 +69,7 @@ impl Cache {
 
     /// Whether `line` is present, without touching the replacement order.
     pub fn holds(&self, line: u64) -> bool {
-        let set = (line % self.sets) as usize * self.ways;
+        let set = self.sets.remainder(line) as usize * self.ways;
         self.tags[set..set + self.ways]
             .iter()
             .any(|&(l, _)| l == line)
@@ -75,7 +77,7 @@ impl Cache {
 
     /// When `line`'s fill arrives (0 if it is not being filled or not present).
     pub fn fill_ready(&self, line: u64) -> u64 {
-        let set = (line % self.sets) as usize * self.ways;
+        let set = self.sets.remainder(line) as usize * self.ways;
         (set..set + self.ways)
             .find(|&i| self.tags[i].0 == line)
             .map_or(0, |i| self.ready[i])
@@ -83,7 +85,7 @@ impl Cache {
 
     /// Records when `line`'s fill arrives.
     pub fn set_fill_ready(&mut self, line: u64, at: u64) {
-        let set = (line % self.sets) as usize * self.ways;
+        let set = self.sets.remainder(line) as usize * self.ways;
         if let Some(i) = (set..set + self.ways).find(|&i| self.tags[i].0 == line) {
             self.ready[i] = at;
         }

@@ -18,6 +18,7 @@
 //! Times are in 1/[`super::FRAC`] engine cycles, so a line that takes a fraction of a cycle
 //! per channel adds up exactly.
 
+use super::divisor::Divisor;
 use super::params::Dram;
 use super::FRAC;
 
@@ -44,7 +45,9 @@ struct Channel {
 pub struct DeviceMemory {
     channels: Vec<Channel>,
     /// Bytes of consecutive addresses one channel takes before the next.
-    interleave: u64,
+    interleave: Divisor,
+    /// `channels.len()`.
+    channel_count: Divisor,
     /// Time one line occupies a channel's bus.
     per_line: u64,
     refresh: u64,
@@ -72,7 +75,8 @@ impl DeviceMemory {
                     ..Channel::default()
                 })
                 .collect(),
-            interleave: interleave.max(line as u64).max(1),
+            interleave: Divisor::new(interleave.max(line as u64)),
+            channel_count: Divisor::new(channels as u64),
             per_line: ((line as f64 / channel_bytes_per_cycle) * FRAC as f64)
                 .round()
                 .max(1.0) as u64,
@@ -84,8 +88,8 @@ impl DeviceMemory {
     }
 
     fn channel(&mut self, addr: u64) -> &mut Channel {
-        let n = self.channels.len() as u64;
-        &mut self.channels[((addr / self.interleave) % n) as usize]
+        let c = self.channel_count.remainder(self.interleave.quotient(addr));
+        &mut self.channels[c as usize]
     }
 
     /// Reads the line at `addr`, asked for at `at` (in 1/FRAC cycles): when its transfer

@@ -33,6 +33,7 @@
 pub mod cache;
 pub mod coalesce;
 pub mod counters;
+pub mod divisor;
 pub mod dram;
 pub mod mall;
 pub mod params;
@@ -41,6 +42,7 @@ pub mod timeline;
 use cache::{Cache, Lookup};
 use coalesce::{coalesce, Coalesced};
 pub use counters::Counters;
+use divisor::Divisor;
 use dram::DeviceMemory;
 pub use params::{params, Params};
 use timeline::Timeline;
@@ -196,8 +198,11 @@ pub struct SharedMemory {
     l2_hit: u64,
     dram_latency: u64,
     scalar_cus: usize,
-    l2_channels: u64,
-    l2_interleave: u64,
+    l2_channels: Divisor,
+    l2_interleave: Divisor,
+    /// L2 lines per interleave block.
+    l2_per_block: Divisor,
+    l2_line_div: Divisor,
     l2_instances: usize,
     scalar: Vec<Cache>,
     /// `l2_instances * channels` slices and when each is free.
@@ -232,8 +237,10 @@ impl SharedMemory {
             l2_hit: l2.latency_cycles.max(1) as u64,
             dram_latency: params.dram.latency_cycles.max(1) as u64,
             scalar_cus,
-            l2_channels: l2.channels.max(1) as u64,
-            l2_interleave: l2.interleave.max(l2.line) as u64,
+            l2_channels: Divisor::new(l2.channels as u64),
+            l2_interleave: Divisor::new(l2.interleave.max(l2.line) as u64),
+            l2_per_block: Divisor::new((l2.interleave.max(l2.line) / l2.line.max(1)) as u64),
+            l2_line_div: Divisor::new(l2.line as u64),
             l2_instances: l2.instances.max(1) as usize,
             scalar: (0..cus.max(1).div_ceil(scalar_cus))
                 .map(|_| Cache::new(params.scalar.bytes, params.scalar.line, params.scalar.ways))
@@ -293,11 +300,11 @@ impl SharedMemory {
         let instance = cu % self.l2_instances;
         // The channel is chosen by the interleave block; within a channel, lines are indexed
         // by the address without the channel bits, so every set of the slice is used.
-        let block = addr / self.l2_interleave;
-        let channel = block % self.l2_channels;
-        let line = (block / self.l2_channels) * (self.l2_interleave / self.l2_line as u64)
-            + (addr % self.l2_interleave) / self.l2_line as u64;
-        let slice = instance * self.l2_channels as usize + channel as usize;
+        let block = self.l2_interleave.quotient(addr);
+        let channel = self.l2_channels.remainder(block);
+        let line = self.l2_channels.quotient(block) * self.l2_per_block.get()
+            + self.l2_line_div.quotient(self.l2_interleave.remainder(addr));
+        let slice = instance * self.l2_channels.get() as usize + channel as usize;
         self.counters.tcc_req += 1;
         // A channel takes a request per cycle; an atomic holds it a cycle per lane.
         let start = r.sent.max(self.l2_free[slice]);
@@ -389,9 +396,9 @@ impl SharedMemory {
     /// The address of line `line` of an L2 slice of `channel` (the inverse of the indexing in
     /// [`SharedMemory::l2`]), so that a line the slice evicts goes to its own memory channel.
     fn slice_line_address(&self, channel: u64, line: u64) -> u64 {
-        let per_block = self.l2_interleave / self.l2_line as u64;
-        let block = (line / per_block) * self.l2_channels + channel;
-        block * self.l2_interleave + (line % per_block) * self.l2_line as u64
+        let per_block = self.l2_per_block;
+        let block = per_block.quotient(line) * self.l2_channels.get() + channel;
+        block * self.l2_interleave.get() + per_block.remainder(line) * self.l2_line as u64
     }
 
     /// Starts a launch, whose cycles count from 0: the caches keep their lines, the queues are
