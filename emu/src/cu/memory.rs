@@ -110,6 +110,10 @@ pub struct CuMemoryState {
     pending: Vec<Pending>,
     to_l2: Vec<L2Request>,
     lanes: Vec<(usize, u64)>,
+    /// Reused by [`CuSim::settle_memory`] (called for every CU at every window boundary).
+    kept: Vec<Pending>,
+    woken: Vec<usize>,
+    last: Vec<(usize, u64)>,
 }
 
 impl CuMemoryState {
@@ -120,6 +124,9 @@ impl CuMemoryState {
             pending: Vec::new(),
             to_l2: Vec::new(),
             lanes: Vec::new(),
+            kept: Vec::new(),
+            woken: Vec::new(),
+            last: Vec::new(),
         }
     }
 
@@ -234,11 +241,12 @@ impl CuSim<'_> {
         }
         self.bulk_leave_all();
         let state = self.memory.as_mut().expect("checked");
-        let mut woken = Vec::new();
+        let mut woken = std::mem::take(&mut state.woken);
         // The completion of the last vector memory instruction of each slot settled here.
-        let mut last: Vec<(usize, u64)> = Vec::new();
-        let mut kept = Vec::with_capacity(state.pending.len());
-        for p in state.pending.drain(..) {
+        let mut last = std::mem::take(&mut state.last);
+        let mut kept = std::mem::take(&mut state.kept);
+        let mut pending = std::mem::take(&mut state.pending);
+        for p in pending.drain(..) {
             let Some(mut done) = p.resolved else {
                 kept.push(p);
                 continue;
@@ -261,11 +269,14 @@ impl CuSim<'_> {
             self.drain = self.drain.max(done);
             woken.push(p.slot);
         }
+        let state = self.memory.as_mut().expect("checked");
         state.pending = kept;
+        // Drained: its room serves the next settling.
+        state.kept = pending;
         if state.pending.is_empty() {
             state.to_l2.clear();
         }
-        for (s, done) in last {
+        for &(s, done) in &last {
             let still = state.pending.iter().any(|p| p.vm && p.slot == s);
             if !still {
                 self.slots[s].out.settle_last_vm(done);
@@ -273,7 +284,7 @@ impl CuSim<'_> {
         }
         woken.sort_unstable();
         woken.dedup();
-        for s in woken {
+        for &s in &woken {
             let h = &mut self.hot[s];
             // Only a wave waiting for a pending operation waits for ever; it looks again.
             if matches!(h.block, Block::Ended | Block::Barrier) || h.ready_at != PENDING {
@@ -283,6 +294,11 @@ impl CuSim<'_> {
             let simd = self.slots[s].simd;
             self.cu.wake(simd, at);
         }
+        last.clear();
+        woken.clear();
+        let state = self.memory.as_mut().expect("checked");
+        state.last = last;
+        state.woken = woken;
         self.cu.next = self.cu.next.min(self.cu.first_turn(at).unwrap_or(u64::MAX));
     }
 }

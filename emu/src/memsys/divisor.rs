@@ -69,7 +69,11 @@ mod tests {
             let v = Divisor::new(d);
             for &x in &xs {
                 let d = d.max(1);
-                assert_eq!((v.quotient(x), v.remainder(x)), (x / d, x % d), "{x} by {d}");
+                assert_eq!(
+                    (v.quotient(x), v.remainder(x)),
+                    (x / d, x % d),
+                    "{x} by {d}"
+                );
             }
         }
     }

@@ -303,7 +303,9 @@ impl SharedMemory {
         let block = self.l2_interleave.quotient(addr);
         let channel = self.l2_channels.remainder(block);
         let line = self.l2_channels.quotient(block) * self.l2_per_block.get()
-            + self.l2_line_div.quotient(self.l2_interleave.remainder(addr));
+            + self
+                .l2_line_div
+                .quotient(self.l2_interleave.remainder(addr));
         let slice = instance * self.l2_channels.get() as usize + channel as usize;
         self.counters.tcc_req += 1;
         // A channel takes a request per cycle; an atomic holds it a cycle per lane.
