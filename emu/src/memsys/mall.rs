@@ -11,6 +11,7 @@
 //! 256 MiB of tags would take about 100 MB of host memory for every launch, whatever it
 //! touches, so a slice keeps only the sets a launch has touched (in a `hashbrown` map).
 
+use super::divisor::Divisor;
 use super::params::Level;
 use super::FRAC;
 use hashbrown::HashMap;
@@ -33,10 +34,13 @@ const EMPTY: Way = Way {
 #[derive(Clone, Debug)]
 pub struct Mall {
     line: u64,
-    slices: u64,
+    line_div: Divisor,
+    slices: Divisor,
     /// Bytes of consecutive addresses one channel (and so one slice) holds before the next.
-    interleave: u64,
-    sets: u64,
+    interleave: Divisor,
+    /// Lines of one interleave block.
+    per_block: u64,
+    sets: Divisor,
     ways: usize,
     /// Load-to-use latency of a read the MALL holds, engine cycles.
     pub latency: u64,
@@ -71,9 +75,11 @@ impl Mall {
         let per_line = (line as f64 / bytes_per_cycle * FRAC as f64).round() as u64;
         Mall {
             line,
-            slices,
-            interleave: interleave.max(line),
-            sets: lines_per_slice / ways,
+            line_div: Divisor::new(line),
+            slices: Divisor::new(slices),
+            interleave: Divisor::new(interleave.max(line)),
+            per_block: interleave.max(line) / line,
+            sets: Divisor::new(lines_per_slice / ways),
             ways: ways as usize,
             latency: params.latency_cycles.max(1) as u64,
             per_line,
@@ -86,11 +92,15 @@ impl Mall {
     /// The slice and set of the line at `addr`, and the line's number. Within a slice, lines
     /// are indexed by the address without the channel bits, so every set is used.
     fn place(&self, addr: u64) -> (u64, u64, u64) {
-        let block = addr / self.interleave;
-        let slice = block % self.slices;
-        let within = (block / self.slices) * (self.interleave / self.line)
-            + (addr % self.interleave) / self.line;
-        (slice, within % self.sets, addr / self.line)
+        let block = self.interleave.quotient(addr);
+        let slice = self.slices.remainder(block);
+        let within = self.slices.quotient(block) * self.per_block
+            + self.line_div.quotient(self.interleave.remainder(addr));
+        (
+            slice,
+            self.sets.remainder(within),
+            self.line_div.quotient(addr),
+        )
     }
 
     /// Looks up the line at `addr` and keeps it (dirty if `write`): whether it was there, and
