@@ -104,8 +104,9 @@ pub fn coalesce(addrs: &[(usize, u64)], bytes: u32, line: u32, out: &mut Coalesc
     flush(&group[..n], out);
 }
 
-/// Whether `addrs` are consecutive lanes at consecutive accesses of `reach + 1` bytes, none
-/// reaching past the top of the address space (a unit-stride row: the common case).
+/// Whether `addrs` are consecutive lanes at consecutive accesses of `reach + 1` bytes, in
+/// ascending addresses with none reaching past the top of the address space (a unit-stride
+/// row: the common case).
 fn contiguous(addrs: &[(usize, u64)], reach: u64) -> bool {
     let Some(&(_, last)) = addrs.last() else {
         return false;
@@ -113,7 +114,7 @@ fn contiguous(addrs: &[(usize, u64)], reach: u64) -> bool {
     last.checked_add(reach).is_some()
         && addrs
             .windows(2)
-            .all(|p| p[1].0 == p[0].0 + 1 && p[1].1 == p[0].1.wrapping_add(reach + 1))
+            .all(|p| p[1].0 == p[0].0 + 1 && p[0].1.checked_add(reach + 1) == Some(p[1].1))
 }
 
 /// [`coalesce`] of a [`contiguous`] row: its lines are those of the span it covers, in
@@ -248,7 +249,11 @@ mod tests {
                 0 => u64::MAX,
                 _ => rng.next_u64(),
             };
-            let base = rng.below(1 << 20);
+            // Now and then a row running into the top of the address space, or past it.
+            let base = match rng.below(8) {
+                0 => u64::MAX - rng.below(1 << 10),
+                _ => rng.below(1 << 20),
+            };
             let stride = match rng.below(3) {
                 0 => bytes as i64,
                 _ => rng.below(70) as i64 - 20,
@@ -259,7 +264,7 @@ mod tests {
                 .map(|l| {
                     let a = match scatter {
                         true => rng.below(1 << 12),
-                        false => (base as i64 + stride * l as i64).max(0) as u64,
+                        false => base.wrapping_add((stride * l as i64) as u64),
                     };
                     (l, a)
                 })
