@@ -245,10 +245,10 @@ fn race_lanes(
 }
 
 /// [`race_cells`] of each lane in `exec` (in lane order) when the lanes make a row
-/// (`p[threadIdx.x]`) of bytes, halves or dwords from a dword boundary: lane l at
-/// `row + len * l`, so dword k holds lanes [k * per, (k + 1) * per), in at most two chunks,
-/// each looked up once and gone through as consecutive histories. False, with nothing
-/// recorded, when they do not. Races go to `found`.
+/// (`p[threadIdx.x]`) of bytes, halves or dwords (`len` 1, 2 or 4) from the dword boundary
+/// `row`: lane l at `row + len * l`, so dword k holds lanes [k * per, (k + 1) * per), in at
+/// most two chunks, each looked up once and gone through as consecutive histories. Races go to
+/// `found`.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn race_row(
@@ -256,25 +256,16 @@ fn race_row(
     first: Site,
     addrs: &[u64; 64],
     exec: u64,
+    row: u64,
     len: usize,
     access: Access,
     epoch: u32,
     found: &mut Vec<(Site, u64, Conflict)>,
-) -> bool {
+) {
     use crate::check::group::CHUNK;
     let mark = Mark::new(epoch, first.index, first.wave, 0, access, 0);
     let bytes = (1u32 << len) - 1;
     let at = |l: u8| Site { lane: l, ..first };
-    let one = addrs[exec.trailing_zeros() as usize];
-    let shift = len.trailing_zeros();
-    let row = one.wrapping_sub((exec.trailing_zeros() as u64) << shift);
-    // Every lane compared, with no early exit, so the loop vectorises.
-    let apart = (0..64).fold(0, |m, l| {
-        m | (addrs[l] ^ row.wrapping_add((l as u64) << shift)) & (exec >> l & 1).wrapping_neg()
-    });
-    if !len.is_power_of_two() || len > 4 || apart != 0 || !row.is_multiple_of(4) {
-        return false;
-    }
     {
         let per = 4 / len;
         let dwords = 64 / per;
@@ -317,9 +308,14 @@ fn race_row(
                     let me = mark.with_lane_and_mask(0, 0xf);
                     for (k, cell) in cells.iter_mut().enumerate() {
                         let l = lo + k;
-                        if part >> l & 1 != 0 {
-                            let me = me.with_lane(l as u8);
-                            cell.record_own(me, me, 0xf, access);
+                        if part >> l & 1 == 0 {
+                            continue;
+                        }
+                        let me = me.with_lane(l as u8);
+                        match (access, mine) {
+                            // No read of the interval to add the bytes to.
+                            (Access::Load, Mine::Nothing) => cell.read = me,
+                            _ => cell.record_own(me, me, 0xf, access),
                         }
                     }
                     continue;
@@ -354,7 +350,46 @@ fn race_row(
             }
         }
     }
-    true
+}
+
+/// How the lanes of an instruction lie: all on one address, in a row (`p[threadIdx.x]`: lane l
+/// at `row + len * l`, `len` a power of two, with no wrap), or otherwise; found in one pass
+/// over the lanes, with no early exit, so that it vectorises.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Same,
+    Row(u64),
+    Other,
+}
+
+/// The [`Shape`] of the lanes in `exec` (not 0) accessing `len` bytes at `addrs[l]`, and the
+/// range they cover ([`crate::memory::span`], found without another pass when they lie in one
+/// place or a row).
+#[inline]
+fn shape(addrs: &[u64; 64], exec: u64, len: usize) -> (Shape, Option<(u64, u64)>) {
+    let (first, last) = (exec.trailing_zeros(), 63 - exec.leading_zeros());
+    let one = addrs[first as usize];
+    let shift = len.trailing_zeros();
+    let row = one.wrapping_sub((first as u64) << shift);
+    let (elsewhere, apart) = (0..64).fold((0, 0), |(e, p), l| {
+        let active = (exec >> l & 1).wrapping_neg();
+        let want = row.wrapping_add((l as u64) << shift);
+        (
+            e | (addrs[l] ^ one) & active,
+            p | (addrs[l] ^ want) & active,
+        )
+    });
+    let end = addrs[last as usize];
+    if elsewhere == 0 {
+        (Shape::Same, one.checked_add(len as u64).map(|hi| (one, hi)))
+    } else if len.is_power_of_two() && apart == 0 && end >= one {
+        (
+            Shape::Row(row),
+            end.checked_add(len as u64).map(|hi| (one, hi)),
+        )
+    } else {
+        (Shape::Other, crate::memory::span(addrs, exec, len as u64))
+    }
 }
 
 /// Reports race `k` of the access by `at`, unless either wave synchronizes through memory in
@@ -412,8 +447,12 @@ pub fn lanes(cx: &mut Cx, addrs: &[u64; 64], exec: u64, len: usize, access: Acce
     if PER_LANE.get() {
         return false;
     }
-    let Some((lo, hi)) = crate::memory::span(addrs, exec, len as u64) else {
-        return exec == 0;
+    if exec == 0 {
+        return true;
+    }
+    let (shape, span) = shape(addrs, exec, len);
+    let Some((lo, hi)) = span else {
+        return false;
     };
     let Some(i) = cx.mem.locate(lo, hi - lo) else {
         return false;
@@ -446,13 +485,8 @@ pub fn lanes(cx: &mut Cx, addrs: &[u64; 64], exec: u64, len: usize, access: Acce
             .shadow
             .get_or_insert_with(|| Box::new(GroupShadow::new(size)));
         let mut found = Vec::new();
-        // The lanes all on one address (a counter, a flag) first: every lane compared, with
-        // no early exit, so the loop vectorises.
         let one = addrs[exec.trailing_zeros() as usize];
-        let same = (0..64).fold(0, |m, l| m | ((addrs[l] != one) as u64) << l) & exec == 0;
-        let row = len <= 4
-            && !same
-            && race_row(shadow, first, addrs, exec, len, access, epoch, &mut found);
+        let same = shape == Shape::Same;
         // Else each lane inside one dword: every whole aligned dword, every byte.
         let inside = || match same {
             true => (one & 3) + len as u64 <= 4,
@@ -462,25 +496,28 @@ pub fn lanes(cx: &mut Cx, addrs: &[u64; 64], exec: u64, len: usize, access: Acce
                 }) == 0
             }
         };
-        if row {
-        } else if len <= 4 && inside() {
-            race_lanes(
+        match shape {
+            Shape::Row(row) if len <= 4 && row.is_multiple_of(4) => race_row(
+                shadow, first, addrs, exec, row, len, access, epoch, &mut found,
+            ),
+            _ if len <= 4 && inside() => race_lanes(
                 shadow, first, addrs, exec, len, access, epoch, same, &mut found,
-            );
-        } else {
-            let mut lanes = exec;
-            while lanes != 0 {
-                let l = lanes.trailing_zeros() as usize;
-                lanes &= lanes - 1;
-                let (addr, at) = (
-                    addrs[l],
-                    Site {
-                        lane: l as u8,
-                        ..first
-                    },
-                );
-                if let Some(k) = race_cells(shadow, at, addr, len, access, epoch) {
-                    found.push((at, addr, k));
+            ),
+            _ => {
+                let mut lanes = exec;
+                while lanes != 0 {
+                    let l = lanes.trailing_zeros() as usize;
+                    lanes &= lanes - 1;
+                    let (addr, at) = (
+                        addrs[l],
+                        Site {
+                            lane: l as u8,
+                            ..first
+                        },
+                    );
+                    if let Some(k) = race_cells(shadow, at, addr, len, access, epoch) {
+                        found.push((at, addr, k));
+                    }
                 }
             }
         }
