@@ -16,6 +16,8 @@ use hashbrown::HashMap;
 /// Global memory is remembered in chunks of this many dwords (256 bytes), found by a hash of the
 /// chunk's address: the lanes of one instruction mostly hit one chunk, which is kept at hand.
 pub const CHUNK: usize = 64;
+/// A chunk of histories of no access.
+static EMPTY_CHUNK: [Cell; CHUNK] = [Cell::EMPTY; CHUNK];
 /// Chunks per workgroup before those of dead epochs are dropped (1 MiB of global memory).
 const PRUNE_AT: usize = 4096;
 /// Past this many live chunks (2 MiB of global memory touched within one barrier interval), the
@@ -211,8 +213,10 @@ impl GroupShadow {
             return None;
         }
         match self.chunks.get_mut(self.live) {
-            Some(chunk) => chunk.fill(Cell::default()),
-            None => self.chunks.push([Cell::default(); CHUNK]),
+            // Copied from a cleared chunk, padding and all, which is a block copy: filled cell
+            // by cell, the fields are stored one by one around the padding.
+            Some(chunk) => chunk.copy_from_slice(&EMPTY_CHUNK),
+            None => self.chunks.push(EMPTY_CHUNK),
         }
         match self.seen.get_mut(self.live) {
             Some(seen) => *seen = Seen::default(),

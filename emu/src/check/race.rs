@@ -20,10 +20,6 @@ pub struct Mark {
     /// the next lane's access of the location reads it back at once, and a load of bytes
     /// stored one by one waits for them to reach the cache.
     who: u32,
-    /// Always 0: the mark's padding made a field, so that a cleared chunk of histories is one
-    /// block of zero bytes the compiler clears with wide stores, rather than field by field
-    /// around the padding.
-    zero: u32,
 }
 
 pub const VALID: u8 = 1;
@@ -40,7 +36,6 @@ impl Mark {
                 | (lane as u32) << 8
                 | (flags as u32) << 16
                 | (mask as u32) << 24,
-            zero: 0,
         }
     }
 
@@ -142,6 +137,12 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// No access: [`Cell::default`], as a constant.
+    pub const EMPTY: Cell = Cell {
+        write: Mark { when: 0, who: 0 },
+        read: Mark { when: 0, who: 0 },
+    };
+
     /// Records access `me` (a load, a store, or an atomic checked once as both) and returns the
     /// earlier access it races with, if any. Always in line: a call returns the race through
     /// the stack, written in parts and read back whole, which stalls.
