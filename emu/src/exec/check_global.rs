@@ -266,86 +266,84 @@ fn race_row(
     let mark = Mark::new(epoch, first.index, first.wave, 0, access, 0);
     let bytes = (1u32 << len) - 1;
     let at = |l: u8| Site { lane: l, ..first };
-    {
-        let per = 4 / len;
-        let dwords = 64 / per;
-        let first_slot = (row / 4) as usize % CHUNK;
-        // Dwords [0, split) in the first chunk, [split, dwords) in the next.
-        let split = (CHUNK - first_slot).min(dwords);
-        for (lo, hi) in [(0, split), (split, dwords)] {
-            // The lanes on dwords [lo, hi).
-            let part = match (hi - lo) * per {
-                0 => 0,
-                n => exec & u64::MAX >> (64 - n) << (lo * per),
+    let per = 4 / len;
+    let dwords = 64 / per;
+    let first_slot = (row / 4) as usize % CHUNK;
+    // Dwords [0, split) in the first chunk, [split, dwords) in the next.
+    let split = (CHUNK - first_slot).min(dwords);
+    for (lo, hi) in [(0, split), (split, dwords)] {
+        // The lanes on dwords [lo, hi).
+        let part = match (hi - lo) * per {
+            0 => 0,
+            n => exec & u64::MAX >> (64 - n) << (lo * per),
+        };
+        if part == 0 {
+            continue;
+        }
+        let at_lo = row.wrapping_add(4 * lo as u64);
+        let key = at_lo / (4 * CHUNK as u64);
+        let Some((i, mine)) = shadow.global_chunk_seen(key, epoch, first.wave) else {
+            continue;
+        };
+        let slot = (at_lo / 4) as usize % CHUNK;
+        let cells = &mut shadow.chunk(i)[slot..slot + (hi - lo)];
+        // Lanes [l0, l0 + per) on cells[k]: their marks, the bytes of them all.
+        let group = |k: usize| {
+            let l0 = (lo + k) * per;
+            let lanes = (part >> l0 & ((1 << per) - 1)) as u32;
+            let lane_mark = move |j: u32| {
+                let mask = bytes << (j as usize * len);
+                mark.with_lane_and_mask((l0 + j as usize) as u8, mask as u8)
             };
-            if part == 0 {
-                continue;
-            }
-            let at_lo = row.wrapping_add(4 * lo as u64);
-            let key = at_lo / (4 * CHUNK as u64);
-            let Some((i, mine)) = shadow.global_chunk_seen(key, epoch, first.wave) else {
-                continue;
-            };
-            let slot = (at_lo / 4) as usize % CHUNK;
-            let cells = &mut shadow.chunk(i)[slot..slot + (hi - lo)];
-            // Lanes [l0, l0 + per) on cells[k]: their marks, the bytes of them all.
-            let group = |k: usize| {
-                let l0 = (lo + k) * per;
-                let lanes = (part >> l0 & ((1 << per) - 1)) as u32;
-                let lane_mark = move |j: u32| {
-                    let mask = bytes << (j as usize * len);
-                    mark.with_lane_and_mask((l0 + j as usize) as u8, mask as u8)
-                };
-                let all = (0..per).fold(0, |m, j| m | (lanes >> j & 1) * bytes << (j * len));
-                (l0, lanes, lane_mark, all as u8)
-            };
-            if mine != Mine::Unknown {
-                // Nothing of the interval in the chunk but the wave's own accesses (the row's
-                // first touch, or a store after the wave's own load): no lane races, and its
-                // access becomes the history as `Cell::access` would make it, with no history
-                // looked at first.
-                if per == 1 {
-                    let me = mark.with_lane_and_mask(0, 0xf);
-                    for (k, cell) in cells.iter_mut().enumerate() {
-                        let l = lo + k;
-                        if part >> l & 1 == 0 {
-                            continue;
-                        }
-                        let me = me.with_lane(l as u8);
-                        match (access, mine) {
-                            // No read of the interval to add the bytes to.
-                            (Access::Load, Mine::Nothing) => cell.read = me,
-                            _ => cell.record_own(me, me, 0xf, access),
-                        }
-                    }
-                    continue;
-                }
+            let all = (0..per).fold(0, |m, j| m | ((lanes >> j & 1) * bytes) << (j * len));
+            (l0, lanes, lane_mark, all as u8)
+        };
+        if mine != Mine::Unknown {
+            // Nothing of the interval in the chunk but the wave's own accesses (the row's
+            // first touch, or a store after the wave's own load): no lane races, and its
+            // access becomes the history as `Cell::access` would make it, with no history
+            // looked at first.
+            if per == 1 {
+                let me = mark.with_lane_and_mask(0, 0xf);
                 for (k, cell) in cells.iter_mut().enumerate() {
-                    let (_, lanes, lane_mark, all) = group(k);
-                    if lanes == 0 {
+                    let l = lo + k;
+                    if part >> l & 1 == 0 {
                         continue;
                     }
-                    let (a, b) = (lanes.trailing_zeros(), 31 - lanes.leading_zeros());
-                    cell.record_own(lane_mark(a), lane_mark(b), all, access);
+                    let me = me.with_lane(l as u8);
+                    match (access, mine) {
+                        // No read of the interval to add the bytes to.
+                        (Access::Load, Mine::Nothing) => cell.read = me,
+                        _ => cell.record_own(me, me, 0xf, access),
+                    }
                 }
                 continue;
             }
             for (k, cell) in cells.iter_mut().enumerate() {
-                let (l0, lanes, lane_mark, all) = group(k);
+                let (_, lanes, lane_mark, all) = group(k);
                 if lanes == 0 {
                     continue;
                 }
-                // Lanes sharing a dword (a row of bytes or halves) are taken at once when none
-                // of them can race.
                 let (a, b) = (lanes.trailing_zeros(), 31 - lanes.leading_zeros());
-                if per > 1 && cell.access_own(lane_mark(a), lane_mark(b), all, access) {
-                    continue;
-                }
-                for j in (0..per as u32).filter(|j| lanes >> j & 1 != 0) {
-                    let l = l0 + j as usize;
-                    if let Some(k) = cell.access(lane_mark(j), access) {
-                        found.push((at(l as u8), addrs[l], k));
-                    }
+                cell.record_own(lane_mark(a), lane_mark(b), all, access);
+            }
+            continue;
+        }
+        for (k, cell) in cells.iter_mut().enumerate() {
+            let (l0, lanes, lane_mark, all) = group(k);
+            if lanes == 0 {
+                continue;
+            }
+            // Lanes sharing a dword (a row of bytes or halves) are taken at once when none
+            // of them can race.
+            let (a, b) = (lanes.trailing_zeros(), 31 - lanes.leading_zeros());
+            if per > 1 && cell.access_own(lane_mark(a), lane_mark(b), all, access) {
+                continue;
+            }
+            for j in (0..per as u32).filter(|j| lanes >> j & 1 != 0) {
+                let l = l0 + j as usize;
+                if let Some(k) = cell.access(lane_mark(j), access) {
+                    found.push((at(l as u8), addrs[l], k));
                 }
             }
         }
