@@ -360,6 +360,30 @@ enum Shape {
     Other,
 }
 
+/// How far the addresses of the lanes in `exec` (all of them, with `ALL`) are from `one`, and
+/// from a row from `row` of `1 << shift` bytes a lane: an OR of the differences' bits each.
+#[inline(always)]
+fn apart<const ALL: bool>(
+    addrs: &[u64; 64],
+    exec: u64,
+    one: u64,
+    row: u64,
+    shift: u32,
+) -> (u64, u64) {
+    (0..64).fold((0, 0), |(e, p), l| {
+        let active = if ALL {
+            u64::MAX
+        } else {
+            (exec >> l & 1).wrapping_neg()
+        };
+        let want = row.wrapping_add((l as u64) << shift);
+        (
+            e | (addrs[l] ^ one) & active,
+            p | (addrs[l] ^ want) & active,
+        )
+    })
+}
+
 /// The [`Shape`] of the lanes in `exec` (not 0) accessing `len` bytes at `addrs[l]`, and the
 /// range they cover ([`crate::memory::span`], found without another pass when they lie in one
 /// place or a row).
@@ -369,14 +393,11 @@ fn shape(addrs: &[u64; 64], exec: u64, len: usize) -> (Shape, Option<(u64, u64)>
     let one = addrs[first as usize];
     let shift = len.trailing_zeros();
     let row = one.wrapping_sub((first as u64) << shift);
-    let (elsewhere, apart) = (0..64).fold((0, 0), |(e, p), l| {
-        let active = (exec >> l & 1).wrapping_neg();
-        let want = row.wrapping_add((l as u64) << shift);
-        (
-            e | (addrs[l] ^ one) & active,
-            p | (addrs[l] ^ want) & active,
-        )
-    });
+    // With every lane in EXEC (the usual case) the pass has no mask to make per lane.
+    let (elsewhere, apart) = match exec {
+        u64::MAX => apart::<true>(addrs, exec, one, row, shift),
+        _ => apart::<false>(addrs, exec, one, row, shift),
+    };
     let end = addrs[last as usize];
     if elsewhere == 0 {
         (Shape::Same, one.checked_add(len as u64).map(|hi| (one, hi)))

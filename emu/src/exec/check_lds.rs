@@ -51,11 +51,15 @@ pub fn access_lanes(cx: &mut Cx, exec: u64, parts: &[(&[u32; 64], usize)], acces
     let shadow = shadow(cx);
     let mut found = Vec::new();
     // Whole aligned dwords (`sdata[i]`, the usual case): the lanes' histories in one loop.
+    // With every lane in EXEC (the usual case) the pass has no mask to make per lane.
     let unaligned = parts.iter().fold(0, |m, &(addrs, len)| {
-        m | (len != 4) as u32
-            | (0..64).fold(0, |m, l| {
+        let low = match exec {
+            u64::MAX => addrs.iter().fold(0, |m, a| m | a & 3),
+            _ => (0..64).fold(0, |m, l| {
                 m | addrs[l] & 3 & (exec >> l & 1).wrapping_neg() as u32
-            })
+            }),
+        };
+        m | (len != 4) as u32 | low
     });
     if unaligned == 0 && (1..=2).contains(&parts.len()) {
         let rows: [&[u32; 64]; 2] = [parts[0].0, parts[parts.len() - 1].0];
