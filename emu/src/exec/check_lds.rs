@@ -212,7 +212,8 @@ mod tests {
     /// of a workgroup, reads of bytes no wave wrote) in the same order, and leave the same
     /// registers and LDS, wave-wide as lane by lane: waves take turns with and without
     /// barriers between them, on rows of dwords (`sdata[threadIdx.x]`) and on lanes crowding a
-    /// few places, with accesses of other sizes splitting dwords between them.
+    /// few places, with accesses of other sizes and dwords off their boundary splitting dwords
+    /// between them.
     #[test]
     fn checked_ds_accesses_record_the_same_findings_wave_wide_and_per_lane() {
         let text = [
@@ -226,6 +227,8 @@ mod tests {
             "ds_read_u16 v4, v0 offset:2",
             "ds_write_b64 v0, v[2:3]",
             "ds_read_b64 v[4:5], v0",
+            "ds_write_b32 v0, v2 offset:2",
+            "ds_read_b32 v4, v0 offset:1",
         ];
         let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
         let program = Program::decode(&code.bytes, 0, Target::Gfx900);
