@@ -16,11 +16,62 @@ use hashbrown::HashMap;
 /// Global memory is remembered in chunks of this many dwords (256 bytes), found by a hash of the
 /// chunk's address: the lanes of one instruction mostly hit one chunk, which is kept at hand.
 pub const CHUNK: usize = 64;
+/// A chunk of histories of no access.
+static EMPTY_CHUNK: [Cell; CHUNK] = [Cell::EMPTY; CHUNK];
 /// Chunks per workgroup before those of dead epochs are dropped (1 MiB of global memory).
 const PRUNE_AT: usize = 4096;
 /// Past this many live chunks (2 MiB of global memory touched within one barrier interval), the
 /// group stops remembering new ones.
 const MAX_CHUNKS: usize = 8192;
+
+/// What a chunk's histories held of a barrier interval before an instruction's accesses, for
+/// the wave making them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mine {
+    /// Nothing of the interval: every lane's access simply becomes the history of its kind.
+    Nothing,
+    /// Only the wave's own accesses: none of its lanes can race.
+    Own,
+    /// Perhaps another wave's: each history is to be looked at.
+    Unknown,
+}
+
+/// The newest barrier epoch of any access in a chunk, and whether one wave alone made the
+/// chunk's accesses of it. Waves one barrier behind add accesses of older epochs, which change
+/// nothing about the newest; only an access of the newest by another wave does.
+#[derive(Clone, Copy, Debug, Default)]
+struct Seen {
+    /// No access yet.
+    any: bool,
+    epoch: u32,
+    wave: u32,
+    alone: bool,
+}
+
+impl Seen {
+    /// Notes accesses by `wave` in `epoch`, and returns what the chunk held of `epoch` before.
+    #[inline]
+    fn note(&mut self, epoch: u32, wave: u32) -> Mine {
+        if !self.any || epoch > self.epoch {
+            *self = Seen {
+                any: true,
+                epoch,
+                wave,
+                alone: true,
+            };
+            return Mine::Nothing;
+        }
+        if epoch < self.epoch {
+            return Mine::Unknown;
+        }
+        self.alone &= self.wave == wave;
+        if self.alone {
+            Mine::Own
+        } else {
+            Mine::Unknown
+        }
+    }
+}
 
 #[derive(Debug)]
 pub struct GroupShadow {
@@ -31,6 +82,8 @@ pub struct GroupShadow {
     /// in place for the next chunks: a chunk made on the stack and copied in was read back,
     /// by the first lane on it, before the copy had landed (a stall for every chunk).
     chunks: Vec<[Cell; CHUNK]>,
+    /// What each chunk's histories hold of the newest barrier interval in them.
+    seen: Vec<Seen>,
     live: usize,
     /// The chunk last used: (chunk address, index).
     last: Option<(u64, u32)>,
@@ -56,6 +109,7 @@ impl GroupShadow {
             lds: LdsHistory::new(lds_size as usize),
             index: HashMap::new(),
             chunks: Vec::new(),
+            seen: Vec::new(),
             live: 0,
             last: None,
             glc: None,
@@ -97,19 +151,35 @@ impl GroupShadow {
         self.synced = [0; 16];
     }
 
-    /// The history of the global dword at `addr` (a multiple of 4), if there is room for it.
+    /// The history of the global dword at `addr` (a multiple of 4), if there is room for it,
+    /// for an access by wave `wave` in barrier epoch `epoch`.
     #[inline]
-    pub fn global_cell(&mut self, addr: u64, epoch: u32) -> Option<&mut Cell> {
+    pub fn global_cell(&mut self, addr: u64, epoch: u32, wave: u32) -> Option<&mut Cell> {
         let slot = (addr / 4) as usize % CHUNK;
-        let i = self.global_chunk(addr / (4 * CHUNK as u64), epoch)?;
+        let i = self.global_chunk(addr / (4 * CHUNK as u64), epoch, wave)?;
         Some(&mut self.chunks[i as usize][slot])
     }
 
     /// Which chunk holds the histories of the [`CHUNK`] global dwords from `key * 4 * CHUNK`
-    /// on, if there is room for it ([`GroupShadow::chunk`] then gives them): what
-    /// [`GroupShadow::global_cell`] looks up, for a caller going through a chunk's dwords.
+    /// on, if there is room for it ([`GroupShadow::chunk`] then gives them), for accesses by
+    /// wave `wave` in barrier epoch `epoch`: what [`GroupShadow::global_cell`] looks up, for a
+    /// caller going through a chunk's dwords.
     #[inline]
-    pub fn global_chunk(&mut self, key: u64, epoch: u32) -> Option<u32> {
+    pub fn global_chunk(&mut self, key: u64, epoch: u32, wave: u32) -> Option<u32> {
+        self.global_chunk_seen(key, epoch, wave).map(|(i, _)| i)
+    }
+
+    /// [`GroupShadow::global_chunk`], and what the chunk's histories held of barrier interval
+    /// `epoch` before these accesses ([`Mine`]). Every access of a chunk's histories is by one
+    /// wave's instruction that looked it up here first, so that what the chunk holds is known.
+    #[inline]
+    pub fn global_chunk_seen(&mut self, key: u64, epoch: u32, wave: u32) -> Option<(u32, Mine)> {
+        let i = self.chunk_index(key, epoch)?;
+        Some((i, self.seen[i as usize].note(epoch, wave)))
+    }
+
+    #[inline]
+    fn chunk_index(&mut self, key: u64, epoch: u32) -> Option<u32> {
         Some(match self.last {
             Some((k, i)) if k == key => i,
             _ => {
@@ -143,8 +213,14 @@ impl GroupShadow {
             return None;
         }
         match self.chunks.get_mut(self.live) {
-            Some(chunk) => chunk.fill(Cell::default()),
-            None => self.chunks.push([Cell::default(); CHUNK]),
+            // Copied from a cleared chunk, padding and all, which is a block copy: filled cell
+            // by cell, the fields are stored one by one around the padding.
+            Some(chunk) => chunk.copy_from_slice(&EMPTY_CHUNK),
+            None => self.chunks.push(EMPTY_CHUNK),
+        }
+        match self.seen.get_mut(self.live) {
+            Some(seen) => *seen = Seen::default(),
+            None => self.seen.push(Seen::default()),
         }
         self.live += 1;
         let i = self.live as u32 - 1;
@@ -172,6 +248,7 @@ impl GroupShadow {
                 self.index.insert(key, kept as u32);
                 if kept != i {
                     self.chunks[kept] = self.chunks[i];
+                    self.seen[kept] = self.seen[i];
                 }
                 kept += 1;
             }
@@ -187,13 +264,60 @@ mod tests {
 
     fn touch(g: &mut GroupShadow, chunk: u64, epoch: u32) -> bool {
         let me = Mark::new(epoch, 0, 0, 0, Access::Store, 0xf);
-        match g.global_cell(chunk * 4 * CHUNK as u64, epoch) {
+        match g.global_cell(chunk * 4 * CHUNK as u64, epoch, 0) {
             Some(c) => {
                 c.access(me, Access::Store);
                 true
             }
             None => false,
         }
+    }
+
+    /// What a chunk is said to hold of an interval before an access is what its histories
+    /// hold: nothing of the interval, or only the accessing wave's own accesses, which no
+    /// access of the wave races with. Waves fall a barrier behind the others and catch up.
+    #[test]
+    fn what_a_chunk_holds_of_an_interval_is_what_its_histories_hold() {
+        let mut rng = crate::rng::Rng::new(0x9b05_688c_2b3e_6c1f);
+        let mut next = move || rng.next_u64();
+        let accesses = [Access::Load, Access::Store, Access::Atomic];
+        let mut g = GroupShadow::new(0);
+        let (mut newest, mut behind) = (0u32, None);
+        let mut said = [0; 3];
+        for step in 0..20000 {
+            if next() % 32 == 0 {
+                // A barrier: every wave has passed it, but one may not have run on yet.
+                newest += 1;
+                behind = [None, Some(0), Some(1), Some(2)][(next() % 4) as usize];
+            }
+            let wave = (next() % 3) as u32;
+            let epoch = newest - (behind == Some(wave) && newest > 0) as u32;
+            let access = accesses[(next() % 3) as usize];
+            let key = next() % 2;
+            let Some((i, mine)) = g.global_chunk_seen(key, epoch, wave) else {
+                panic!("no room");
+            };
+            let me = Mark::new(epoch, step, wave, 0, access, 0xf);
+            let cells = g.chunk(i);
+            match mine {
+                Mine::Nothing => {
+                    said[0] += 1;
+                    let of = |c: &Cell| c.write.of_epoch(epoch) || c.read.of_epoch(epoch);
+                    assert!(!cells.iter().any(of), "step {step}");
+                }
+                Mine::Own => {
+                    said[1] += 1;
+                    for a in accesses {
+                        assert!(cells.iter().all(|c| c.own(me, a)), "step {step}");
+                    }
+                }
+                Mine::Unknown => said[2] += 1,
+            }
+            for _ in 0..1 + next() % 4 {
+                cells[(next() % CHUNK as u64) as usize].access(me, access);
+            }
+        }
+        assert!(said.iter().all(|&n| n > 200), "{said:?}");
     }
 
     #[test]

@@ -201,10 +201,14 @@ impl LdsHistory {
     fn whole_row(&self, addrs: &[u32; 64], exec: u64) -> Option<usize> {
         let first = exec.trailing_zeros().min(63);
         let start = addrs[first as usize].wrapping_sub(4 * first);
-        let apart = (0..64).fold(0, |m, l| {
-            m | (addrs[l] ^ start.wrapping_add(4 * l as u32))
-                & (exec >> l & 1).wrapping_neg() as u32
-        });
+        // With every lane in EXEC (the usual case) the pass has no mask to make per lane.
+        let apart = match exec {
+            u64::MAX => (0..64).fold(0, |m, l| m | addrs[l] ^ start.wrapping_add(4 * l as u32)),
+            _ => (0..64).fold(0, |m, l| {
+                m | (addrs[l] ^ start.wrapping_add(4 * l as u32))
+                    & (exec >> l & 1).wrapping_neg() as u32
+            }),
+        };
         if exec == 0 || apart != 0 || !start.is_multiple_of(4) {
             return None;
         }

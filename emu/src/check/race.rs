@@ -137,6 +137,12 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// No access: [`Cell::default`], as a constant.
+    pub const EMPTY: Cell = Cell {
+        write: Mark { when: 0, who: 0 },
+        read: Mark { when: 0, who: 0 },
+    };
+
     /// Records access `me` (a load, a store, or an atomic checked once as both) and returns the
     /// earlier access it races with, if any. Always in line: a call returns the race through
     /// the stack, written in parts and read back whole, which stalls.
@@ -232,6 +238,58 @@ impl Cell {
                 found(last, k);
             }
         }
+    }
+}
+
+impl Cell {
+    /// Whether access `me` of this location by the wave of `me` would race with nothing here
+    /// whatever its bytes: every access of the barrier interval in the history is the wave's
+    /// own, and for a store or an atomic the interval's read is not shared with another wave
+    /// (a read by several waves races with a write by any of them).
+    #[inline(always)]
+    pub fn own(&self, me: Mark, access: Access) -> bool {
+        let (epoch, wave) = (me.epoch(), me.wave());
+        let w = self.write;
+        let r = self.read;
+        let other_write = w.of_epoch(epoch) & (w.wave() != wave);
+        let shared = (access != Access::Load) & (r.flags() & MANY != 0);
+        let other_read = r.of_epoch(epoch) & ((r.wave() != wave) | shared);
+        !(other_write | other_read)
+    }
+
+    /// What the accesses of several lanes of one instruction leave in an [`Cell::own`]
+    /// history, as [`Cell::access`] lane by lane leaves it: a load makes the first lane's mark
+    /// the interval's read, or adds its bytes to the wave's read already there (`all`, the
+    /// bytes of every lane); a store or an atomic leaves the last lane's mark (`last`). For a
+    /// caller that knows the history is its wave's own without looking (a chunk of global
+    /// histories no other wave has touched in the interval).
+    #[inline(always)]
+    pub fn record_own(&mut self, first: Mark, last: Mark, all: u8, access: Access) {
+        match access {
+            Access::Load => {
+                let mut r = if self.read.of_epoch(first.epoch()) {
+                    self.read
+                } else {
+                    first
+                };
+                r.add_mask(all);
+                self.read = r;
+            }
+            Access::Store | Access::Atomic => self.write = last,
+        }
+    }
+
+    /// Records the accesses of this location by the lanes of one instruction (`first` the
+    /// first lane's mark, `last` the last's, `all` the bytes of them all), as [`Cell::access`]
+    /// lane by lane does, when none of them can race ([`Cell::own`]); false, with nothing
+    /// recorded, otherwise. For the lanes of a row of bytes or halves sharing a dword.
+    #[inline(always)]
+    pub fn access_own(&mut self, first: Mark, last: Mark, all: u8, access: Access) -> bool {
+        if !self.own(first, access) {
+            return false;
+        }
+        self.record_own(first, last, all, access);
+        true
     }
 }
 
@@ -406,6 +464,52 @@ mod tests {
             assert_eq!(got, want, "round {round}");
             assert_eq!(cell, one, "round {round}");
         }
+    }
+
+    /// The lanes of one instruction sharing a location (a row of bytes or halves), taken at
+    /// once when none can race, leave what recording each lane does, which finds no race; when
+    /// some might, nothing is recorded.
+    #[test]
+    fn lanes_sharing_a_location_agree_with_one_lane_at_a_time() {
+        let mut rng = crate::rng::Rng::new(0x510e_527f_ade6_82d1);
+        let mut next = move || rng.next_u64();
+        let accesses = [Access::Load, Access::Store, Access::Atomic];
+        let mut taken = 0;
+        for round in 0..20000 {
+            let mut cell = Cell::default();
+            for _ in 0..next() % 4 {
+                let a = accesses[(next() % 3) as usize];
+                let mask = [0xf, 0x3, 0xc, 0x1, 0x8][(next() % 5) as usize];
+                let m = Mark::new((next() % 2) as u32, 7, (next() % 3) as u32, 5, a, mask);
+                cell.access(m, a);
+            }
+            let access = accesses[round % 3];
+            // One to four lanes, a byte each, or one or two, two bytes each.
+            let len = 1 + (next() % 2) as usize;
+            let lanes = (next() % (1 << (4 / len)) as u64).max(1);
+            let mark = Mark::new((next() % 2) as u32, 9, (next() % 3) as u32, 0, access, 0);
+            let lane_mark = |j: u32| {
+                let mask = ((1u32 << len) - 1) << (j as usize * len);
+                mark.with_lane_and_mask(8 + j as u8, mask as u8)
+            };
+            let mut one = cell;
+            let mut races = 0;
+            let mut all = 0;
+            for j in (0..4 / len as u32).filter(|j| lanes >> j & 1 != 0) {
+                races += one.access(lane_mark(j), access).is_some() as u32;
+                all |= lane_mark(j).mask();
+            }
+            let (a, b) = (lanes.trailing_zeros(), 63 - lanes.leading_zeros());
+            let before = cell;
+            if cell.access_own(lane_mark(a), lane_mark(b), all, access) {
+                taken += 1;
+                assert_eq!(races, 0, "round {round}");
+                assert_eq!(cell, one, "round {round}");
+            } else {
+                assert_eq!(cell, before, "round {round}");
+            }
+        }
+        assert!(taken > 5000, "{taken}");
     }
 
     #[test]

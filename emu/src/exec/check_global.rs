@@ -8,7 +8,7 @@
 //!
 //! The shadow state and the findings are the sanitizers' own ([`crate::check`]); what lives here
 //! is where an executing instruction consults them.
-use crate::check::group::GroupShadow;
+use crate::check::group::{GroupShadow, Mine};
 use crate::check::race::{Conflict, Mark};
 use crate::check::{Access, Check, Kind, Record, Site};
 use crate::exec::Cx;
@@ -176,7 +176,7 @@ fn race_cells(
         let (lo, hi) = (addr.max(dword), end.min(dword + 4));
         let mask = (((1u32 << (hi - lo)) - 1) << (lo - dword)) as u8;
         let me = Mark::new(epoch, at.index, at.wave, at.lane, access, mask);
-        if let Some(cell) = shadow.global_cell(dword, epoch) {
+        if let Some(cell) = shadow.global_cell(dword, epoch, at.wave) {
             conflict = conflict.or(cell.access(me, access));
         }
         dword += 4;
@@ -188,7 +188,8 @@ fn race_cells(
 /// inside one dword (`len` at most 4), by instruction `first` (whose lane it replaces): one
 /// mark for the instruction, and the chunk of histories looked up when a lane leaves the last
 /// one's, rather than a run of dwords and its byte masks worked out per lane. Lanes all on one
-/// address are recorded together ([`crate::check::race::Cell::access_lanes`]). Races go to `found`.
+/// address (`same`) are recorded together ([`crate::check::race::Cell::access_lanes`]). Races go
+/// to `found`.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn race_lanes(
@@ -199,6 +200,7 @@ fn race_lanes(
     len: usize,
     access: Access,
     epoch: u32,
+    same: bool,
     found: &mut Vec<(Site, u64, Conflict)>,
 ) {
     use crate::check::group::CHUNK;
@@ -206,74 +208,13 @@ fn race_lanes(
     let bytes = (1u32 << len) - 1;
     let mask = |addr: u64| (bytes << (addr & 3)) as u8;
     let at = |l: u8| Site { lane: l, ..first };
-    let one = addrs[exec.trailing_zeros() as usize];
-    // Every lane compared, with no early exit, so the loop vectorises.
-    let elsewhere = (0..64).fold(0, |m, l| m | ((addrs[l] != one) as u64) << l);
-    if elsewhere & exec == 0 {
+    if same {
+        let one = addrs[exec.trailing_zeros() as usize];
         // No room for the chunk: the lanes go unrecorded, as in `race_cells`.
-        if let Some(i) = shadow.global_chunk(one / (4 * CHUNK as u64), epoch) {
+        if let Some(i) = shadow.global_chunk(one / (4 * CHUNK as u64), epoch, first.wave) {
             let cell = &mut shadow.chunk(i)[(one / 4) as usize % CHUNK];
             let me = mark.with_lane_and_mask(0, mask(one));
             cell.access_lanes(exec, me, access, |l, k| found.push((at(l), one, k)));
-        }
-        return;
-    }
-    // A row of dwords (`p[threadIdx.x]`): lane l on dword `row + l`, in at most two chunks,
-    // each looked up once and gone through as consecutive histories.
-    let row = one.wrapping_sub(4 * exec.trailing_zeros() as u64);
-    let apart = (0..64).fold(0, |m, l| {
-        m | (addrs[l] ^ row.wrapping_add(4 * l as u64)) & (exec >> l & 1).wrapping_neg()
-    });
-    if len == 4 && apart == 0 && row.is_multiple_of(4) {
-        let mark = mark.with_lane_and_mask(0, 0xf);
-        let first_slot = (row / 4) as usize % CHUNK;
-        // Lanes [0, split) in the first chunk, [split, 64) in the next.
-        let split = CHUNK - first_slot;
-        let lanes = |lo: usize, hi: usize| match hi - lo {
-            0 => 0,
-            n => u64::MAX >> (64 - n) << lo,
-        };
-        for (lo, hi) in [(0, split.min(64)), (split.min(64), 64)] {
-            let part = exec & lanes(lo, hi);
-            if part == 0 {
-                continue;
-            }
-            let at_lo = row.wrapping_add(4 * lo as u64);
-            let Some(i) = shadow.global_chunk(at_lo / (4 * CHUNK as u64), epoch) else {
-                continue;
-            };
-            let slot = (at_lo / 4) as usize % CHUNK;
-            let cells = &mut shadow.chunk(i)[slot..slot + (hi - lo)];
-            // Nothing of this barrier interval in any of the histories (the row's first touch,
-            // or its first since a barrier): every lane's access becomes the history of its
-            // kind and races with nothing, as `Cell::access` records it, in a loop with no
-            // branch per lane.
-            let live = cells.iter().fold(false, |m, c| {
-                m | c.write.of_epoch(epoch) | c.read.of_epoch(epoch)
-            });
-            if !live {
-                for (k, cell) in cells.iter_mut().enumerate() {
-                    let l = lo + k;
-                    let me = mark.with_lane(l as u8);
-                    let mine = match access {
-                        Access::Load => &mut cell.read,
-                        Access::Store | Access::Atomic => &mut cell.write,
-                    };
-                    if part >> l & 1 != 0 {
-                        *mine = me;
-                    }
-                }
-                continue;
-            }
-            for (k, cell) in cells.iter_mut().enumerate() {
-                let l = lo + k;
-                if part >> l & 1 == 0 {
-                    continue;
-                }
-                if let Some(k) = cell.access(mark.with_lane(l as u8), access) {
-                    found.push((at(l as u8), addrs[l], k));
-                }
-            }
         }
         return;
     }
@@ -288,7 +229,7 @@ fn race_lanes(
         let i = match held {
             Some((k, i)) if k == key => i,
             _ => {
-                let i = shadow.global_chunk(key, epoch);
+                let i = shadow.global_chunk(key, epoch, first.wave);
                 held = Some((key, i));
                 i
             }
@@ -300,6 +241,173 @@ fn race_lanes(
         if let Some(k) = shadow.chunk(i)[(addr / 4) as usize % CHUNK].access(me, access) {
             found.push((at(l as u8), addr, k));
         }
+    }
+}
+
+/// [`race_cells`] of each lane in `exec` (in lane order) when the lanes make a row
+/// (`p[threadIdx.x]`) of bytes, halves or dwords (`len` 1, 2 or 4) from the dword boundary
+/// `row`: lane l at `row + len * l`, so dword k holds lanes [k * per, (k + 1) * per), in at
+/// most two chunks, each looked up once and gone through as consecutive histories. Races go to
+/// `found`.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn race_row(
+    shadow: &mut GroupShadow,
+    first: Site,
+    addrs: &[u64; 64],
+    exec: u64,
+    row: u64,
+    len: usize,
+    access: Access,
+    epoch: u32,
+    found: &mut Vec<(Site, u64, Conflict)>,
+) {
+    use crate::check::group::CHUNK;
+    let mark = Mark::new(epoch, first.index, first.wave, 0, access, 0);
+    let bytes = (1u32 << len) - 1;
+    let at = |l: u8| Site { lane: l, ..first };
+    let per = 4 / len;
+    let dwords = 64 / per;
+    let first_slot = (row / 4) as usize % CHUNK;
+    // Dwords [0, split) in the first chunk, [split, dwords) in the next.
+    let split = (CHUNK - first_slot).min(dwords);
+    for (lo, hi) in [(0, split), (split, dwords)] {
+        // The lanes on dwords [lo, hi).
+        let part = match (hi - lo) * per {
+            0 => 0,
+            n => exec & u64::MAX >> (64 - n) << (lo * per),
+        };
+        if part == 0 {
+            continue;
+        }
+        let at_lo = row.wrapping_add(4 * lo as u64);
+        let key = at_lo / (4 * CHUNK as u64);
+        let Some((i, mine)) = shadow.global_chunk_seen(key, epoch, first.wave) else {
+            continue;
+        };
+        let slot = (at_lo / 4) as usize % CHUNK;
+        let cells = &mut shadow.chunk(i)[slot..slot + (hi - lo)];
+        // Lanes [l0, l0 + per) on cells[k]: their marks, the bytes of them all.
+        let group = |k: usize| {
+            let l0 = (lo + k) * per;
+            let lanes = (part >> l0 & ((1 << per) - 1)) as u32;
+            let lane_mark = move |j: u32| {
+                let mask = bytes << (j as usize * len);
+                mark.with_lane_and_mask((l0 + j as usize) as u8, mask as u8)
+            };
+            let all = (0..per).fold(0, |m, j| m | ((lanes >> j & 1) * bytes) << (j * len));
+            (l0, lanes, lane_mark, all as u8)
+        };
+        if mine != Mine::Unknown {
+            // Nothing of the interval in the chunk but the wave's own accesses (the row's
+            // first touch, or a store after the wave's own load): no lane races, and its
+            // access becomes the history as `Cell::access` would make it, with no history
+            // looked at first.
+            if per == 1 {
+                let me = mark.with_lane_and_mask(0, 0xf);
+                for (k, cell) in cells.iter_mut().enumerate() {
+                    let l = lo + k;
+                    if part >> l & 1 == 0 {
+                        continue;
+                    }
+                    let me = me.with_lane(l as u8);
+                    match (access, mine) {
+                        // No read of the interval to add the bytes to.
+                        (Access::Load, Mine::Nothing) => cell.read = me,
+                        _ => cell.record_own(me, me, 0xf, access),
+                    }
+                }
+                continue;
+            }
+            for (k, cell) in cells.iter_mut().enumerate() {
+                let (_, lanes, lane_mark, all) = group(k);
+                if lanes == 0 {
+                    continue;
+                }
+                let (a, b) = (lanes.trailing_zeros(), 31 - lanes.leading_zeros());
+                cell.record_own(lane_mark(a), lane_mark(b), all, access);
+            }
+            continue;
+        }
+        for (k, cell) in cells.iter_mut().enumerate() {
+            let (l0, lanes, lane_mark, all) = group(k);
+            if lanes == 0 {
+                continue;
+            }
+            // Lanes sharing a dword (a row of bytes or halves) are taken at once when none
+            // of them can race.
+            let (a, b) = (lanes.trailing_zeros(), 31 - lanes.leading_zeros());
+            if per > 1 && cell.access_own(lane_mark(a), lane_mark(b), all, access) {
+                continue;
+            }
+            for j in (0..per as u32).filter(|j| lanes >> j & 1 != 0) {
+                let l = l0 + j as usize;
+                if let Some(k) = cell.access(lane_mark(j), access) {
+                    found.push((at(l as u8), addrs[l], k));
+                }
+            }
+        }
+    }
+}
+
+/// How the lanes of an instruction lie: all on one address, in a row (`p[threadIdx.x]`: lane l
+/// at `row + len * l`, `len` a power of two, with no wrap), or otherwise; found in one pass
+/// over the lanes, with no early exit, so that it vectorises.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Same,
+    Row(u64),
+    Other,
+}
+
+/// How far the addresses of the lanes in `exec` (all of them, with `ALL`) are from `one`, and
+/// from a row from `row` of `1 << shift` bytes a lane: an OR of the differences' bits each.
+#[inline(always)]
+fn apart<const ALL: bool>(
+    addrs: &[u64; 64],
+    exec: u64,
+    one: u64,
+    row: u64,
+    shift: u32,
+) -> (u64, u64) {
+    (0..64).fold((0, 0), |(e, p), l| {
+        let active = if ALL {
+            u64::MAX
+        } else {
+            (exec >> l & 1).wrapping_neg()
+        };
+        let want = row.wrapping_add((l as u64) << shift);
+        (
+            e | (addrs[l] ^ one) & active,
+            p | (addrs[l] ^ want) & active,
+        )
+    })
+}
+
+/// The [`Shape`] of the lanes in `exec` (not 0) accessing `len` bytes at `addrs[l]`, and the
+/// range they cover ([`crate::memory::span`], found without another pass when they lie in one
+/// place or a row).
+#[inline]
+fn shape(addrs: &[u64; 64], exec: u64, len: usize) -> (Shape, Option<(u64, u64)>) {
+    let (first, last) = (exec.trailing_zeros(), 63 - exec.leading_zeros());
+    let one = addrs[first as usize];
+    let shift = len.trailing_zeros();
+    let row = one.wrapping_sub((first as u64) << shift);
+    // With every lane in EXEC (the usual case) the pass has no mask to make per lane.
+    let (elsewhere, apart) = match exec {
+        u64::MAX => apart::<true>(addrs, exec, one, row, shift),
+        _ => apart::<false>(addrs, exec, one, row, shift),
+    };
+    let end = addrs[last as usize];
+    if elsewhere == 0 {
+        (Shape::Same, one.checked_add(len as u64).map(|hi| (one, hi)))
+    } else if len.is_power_of_two() && apart == 0 && end >= one {
+        (
+            Shape::Row(row),
+            end.checked_add(len as u64).map(|hi| (one, hi)),
+        )
+    } else {
+        (Shape::Other, crate::memory::span(addrs, exec, len as u64))
     }
 }
 
@@ -358,8 +466,12 @@ pub fn lanes(cx: &mut Cx, addrs: &[u64; 64], exec: u64, len: usize, access: Acce
     if PER_LANE.get() {
         return false;
     }
-    let Some((lo, hi)) = crate::memory::span(addrs, exec, len as u64) else {
-        return exec == 0;
+    if exec == 0 {
+        return true;
+    }
+    let (shape, span) = shape(addrs, exec, len);
+    let Some((lo, hi)) = span else {
+        return false;
     };
     let Some(i) = cx.mem.locate(lo, hi - lo) else {
         return false;
@@ -392,26 +504,39 @@ pub fn lanes(cx: &mut Cx, addrs: &[u64; 64], exec: u64, len: usize, access: Acce
             .shadow
             .get_or_insert_with(|| Box::new(GroupShadow::new(size)));
         let mut found = Vec::new();
-        // Each lane inside one dword: every whole aligned dword, every byte.
-        let across = (0..64).fold(0, |m, l| {
-            m | ((addrs[l] & 3) + len as u64 > 4) as u64 & exec >> l & 1
-        });
-        if len <= 4 && across == 0 {
-            race_lanes(shadow, first, addrs, exec, len, access, epoch, &mut found);
-        } else {
-            let mut lanes = exec;
-            while lanes != 0 {
-                let l = lanes.trailing_zeros() as usize;
-                lanes &= lanes - 1;
-                let (addr, at) = (
-                    addrs[l],
-                    Site {
-                        lane: l as u8,
-                        ..first
-                    },
-                );
-                if let Some(k) = race_cells(shadow, at, addr, len, access, epoch) {
-                    found.push((at, addr, k));
+        let one = addrs[exec.trailing_zeros() as usize];
+        let same = shape == Shape::Same;
+        // Else each lane inside one dword: every whole aligned dword, every byte.
+        let inside = || match same {
+            true => (one & 3) + len as u64 <= 4,
+            false => {
+                (0..64).fold(0, |m, l| {
+                    m | ((addrs[l] & 3) + len as u64 > 4) as u64 & exec >> l & 1
+                }) == 0
+            }
+        };
+        match shape {
+            Shape::Row(row) if len <= 4 && row.is_multiple_of(4) => race_row(
+                shadow, first, addrs, exec, row, len, access, epoch, &mut found,
+            ),
+            _ if len <= 4 && inside() => race_lanes(
+                shadow, first, addrs, exec, len, access, epoch, same, &mut found,
+            ),
+            _ => {
+                let mut lanes = exec;
+                while lanes != 0 {
+                    let l = lanes.trailing_zeros() as usize;
+                    lanes &= lanes - 1;
+                    let (addr, at) = (
+                        addrs[l],
+                        Site {
+                            lane: l as u8,
+                            ..first
+                        },
+                    );
+                    if let Some(k) = race_cells(shadow, at, addr, len, access, epoch) {
+                        found.push((at, addr, k));
+                    }
                 }
             }
         }

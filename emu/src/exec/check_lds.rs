@@ -51,11 +51,15 @@ pub fn access_lanes(cx: &mut Cx, exec: u64, parts: &[(&[u32; 64], usize)], acces
     let shadow = shadow(cx);
     let mut found = Vec::new();
     // Whole aligned dwords (`sdata[i]`, the usual case): the lanes' histories in one loop.
+    // With every lane in EXEC (the usual case) the pass has no mask to make per lane.
     let unaligned = parts.iter().fold(0, |m, &(addrs, len)| {
-        m | (len != 4) as u32
-            | (0..64).fold(0, |m, l| {
+        let low = match exec {
+            u64::MAX => addrs.iter().fold(0, |m, a| m | a & 3),
+            _ => (0..64).fold(0, |m, l| {
                 m | addrs[l] & 3 & (exec >> l & 1).wrapping_neg() as u32
-            })
+            }),
+        };
+        m | (len != 4) as u32 | low
     });
     if unaligned == 0 && (1..=2).contains(&parts.len()) {
         let rows: [&[u32; 64]; 2] = [parts[0].0, parts[parts.len() - 1].0];
@@ -208,7 +212,8 @@ mod tests {
     /// of a workgroup, reads of bytes no wave wrote) in the same order, and leave the same
     /// registers and LDS, wave-wide as lane by lane: waves take turns with and without
     /// barriers between them, on rows of dwords (`sdata[threadIdx.x]`) and on lanes crowding a
-    /// few places, with accesses of other sizes splitting dwords between them.
+    /// few places, with accesses of other sizes and dwords off their boundary splitting dwords
+    /// between them.
     #[test]
     fn checked_ds_accesses_record_the_same_findings_wave_wide_and_per_lane() {
         let text = [
@@ -222,6 +227,8 @@ mod tests {
             "ds_read_u16 v4, v0 offset:2",
             "ds_write_b64 v0, v[2:3]",
             "ds_read_b64 v[4:5], v0",
+            "ds_write_b32 v0, v2 offset:2",
+            "ds_read_b32 v4, v0 offset:1",
         ];
         let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
         let program = Program::decode(&code.bytes, 0, Target::Gfx900);
