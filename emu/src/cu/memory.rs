@@ -20,6 +20,9 @@ use super::engine::{Block, CuSim};
 use crate::memsys::{Access, CuMemory, L2Request, SharedMemory, VectorRequest};
 use gcn_isa::MemKind;
 
+/// Pending instructions whose room a CU keeps between settlings.
+const KEPT_PENDING: usize = 64;
+
 /// The completion cycle of an instruction waiting for the shared memory system.
 pub const PENDING: u64 = u64::MAX;
 
@@ -271,8 +274,11 @@ impl CuSim<'_> {
         }
         let state = self.memory.as_mut().expect("checked");
         state.pending = kept;
-        // Drained: its room serves the next settling.
-        state.kept = pending;
+        // Drained: its room serves the next settling, unless a burst (every wave's first
+        // scalar loads at once) made it large, which would stay in the launch's later peak.
+        if pending.capacity() <= KEPT_PENDING {
+            state.kept = pending;
+        }
         if state.pending.is_empty() {
             state.to_l2.clear();
         }

@@ -11,6 +11,9 @@ use super::memory::PENDING;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// Requests whose room a CU keeps once none is left.
+const KEPT: usize = 64;
+
 /// A request's place in the order a CU's requests due at one cycle run in: (completion
 /// cycle, issue cycle, issue number), with its index in [`Requests::slab`].
 type Key = (u64, u64, u64, u32);
@@ -88,11 +91,17 @@ impl Requests {
             self.free.push(at);
             each(q);
         }
-        // A burst (every wave's first scalar loads at once) would otherwise hold its room into
-        // the launch's later peak of memory.
-        if self.known.is_empty() && self.pending.is_empty() && self.slab.len() > 64 {
-            self.slab = Vec::new();
-            self.free = Vec::new();
+        // None left: the places start again from the first, and a burst (every wave's first
+        // scalar loads at once) gives back its room rather than hold it into the launch's
+        // later peak of memory.
+        if self.known.is_empty() && self.pending.is_empty() {
+            match self.slab.capacity() > KEPT {
+                true => *self = Requests::default(),
+                false => {
+                    self.slab.clear();
+                    self.free.clear();
+                }
+            }
         }
     }
 
