@@ -29,6 +29,10 @@
 //!
 //! The state changes with every request, so the order of calls is part of the result: the
 //! timing model makes them in simulated-time order, the same on any number of threads.
+//!
+//! Sets, channels and interleave blocks are found with [`divisor::Divisor`]: shifts and masks
+//! for the power-of-two geometries of every board, where each request made a dozen 64-bit
+//! divisions.
 
 pub mod cache;
 pub mod coalesce;
