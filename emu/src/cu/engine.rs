@@ -248,9 +248,10 @@ pub struct CuSim<'a> {
     /// The last cycle at which a memory operation of an ended wave completes: the dispatch
     /// ends when its stores have reached memory, not at the last s_endpgm.
     pub drain: u64,
-    /// Memory instructions issued and not yet executed, in issue order (the order the
-    /// dispatcher runs ties in), and spent snapshots for reuse.
-    pub requests: super::requests::Requests,
+    /// Memory instructions issued and not yet executed, by completion (boxed: the CU's
+    /// fields that every turn reads stay as close together as they were), and spent
+    /// snapshots for reuse.
+    pub requests: Box<super::requests::Requests>,
     // Boxed: a snapshot moves between a request and this pool without copying its registers.
     #[allow(clippy::vec_box)]
     pub snapshots: Vec<Box<super::deferred::Snapshot>>,
