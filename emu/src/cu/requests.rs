@@ -116,3 +116,50 @@ impl Requests {
         self.slab.iter().flatten()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cu::deferred::Snapshot;
+
+    fn request(done: u64, issued: u64, seq: u64) -> Request {
+        Request {
+            done,
+            issued,
+            seq,
+            slot: 0,
+            group: 0,
+            index: seq as u32,
+            lands: false,
+            snap: Snapshot::empty(),
+        }
+    }
+
+    /// Requests due at one cycle come out by issue cycle, then issue number (a SIMD's bulk
+    /// turns may issue at a later cycle before the pass issues another's), a pending one once
+    /// resolved, and places freed by a run are reused.
+    #[test]
+    fn due_requests_come_in_completion_then_issue_order() {
+        let mut r = Requests::default();
+        assert_eq!(r.first_done(), None);
+        r.push(request(500, 12, 0));
+        r.push(request(PENDING, 10, 1));
+        r.push(request(300, 11, 2));
+        r.push(request(300, 9, 3));
+        r.push(request(PENDING, 13, 4));
+        assert_eq!(r.first_done(), Some(300));
+        r.resolve(4, 300);
+        r.resolve(99, 1); // not pending: nothing
+        assert_eq!(r.due_before(400).map(|q| q.seq).count(), 3);
+        let mut order = Vec::new();
+        r.take_due(400, |q| order.push(q.seq));
+        assert_eq!(order, [3, 2, 4]);
+        assert_eq!(r.first_done(), Some(500));
+        r.push(request(450, 20, 5));
+        r.resolve(1, 600);
+        assert_eq!(r.iter().count(), 3);
+        r.take_due(u64::MAX, |q| order.push(q.seq));
+        assert_eq!(order, [3, 2, 4, 5, 0, 1]);
+        assert_eq!(r.first_done(), None);
+    }
+}
