@@ -3,8 +3,9 @@
 //! The dispatcher asks three things of them at every window boundary: which are due before
 //! it (to run them), the earliest completion (the next window with something in it), and
 //! whether any due in the next window writes registers (may the CU run ahead,
-//! [`super::lead`]). In a memory-bound launch a request waits hundreds of windows, so these
-//! answers come from the order the requests are kept in, not from a look at each one.
+//! [`super::lead`]). In a memory-bound launch a request waits hundreds of windows, so the
+//! first two come from the order the requests are kept in, not from a look at each one, and
+//! the third looks at them only when one is due.
 
 use super::deferred::Request;
 use super::memory::PENDING;
