@@ -6,7 +6,7 @@
 use super::{Cx, Fault, Flow};
 use crate::exec::program::{Decoded, Src};
 use crate::memory::{APERTURE_SIZE, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
-use crate::wave::{mode, Row, WAVE_SIZE};
+use crate::wave::{lane_masks, mode, Row, WAVE_SIZE};
 use gcn_isa::Enc;
 
 pub type Row64 = [u64; WAVE_SIZE];
@@ -1002,14 +1002,7 @@ pub fn carry(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, bool) -> (u32, bool)
         let cin = mask_src(cx, d.src[2]);
         let exec = cx.wave.exec();
         let (r, cout) = with_plain_rows!(cx, d, [a: 0, b: 1], {
-            let mut r = [0u32; WAVE_SIZE];
-            let mut cout = 0u64;
-            for l in 0..WAVE_SIZE {
-                let (v, c) = f(a[l], b[l], cin >> l & 1 != 0);
-                r[l] = v;
-                cout |= (c as u64) << l;
-            }
-            (r, cout)
+            carry_rows(a, b, cin, &f)
         });
         plain_write(cx, d, &r);
         write_sdst_mask(cx, d, cout & exec);
@@ -1023,17 +1016,31 @@ pub fn carry(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, bool) -> (u32, bool)
     let b = src_row(cx, d, 1, &mut tb);
     let cin = mask_src(cx, d.src[2]);
     let exec = write_mask(cx, d);
-    let mut r = [0u32; WAVE_SIZE];
-    let mut cout = 0u64;
-    for l in 0..WAVE_SIZE {
-        let (v, c) = f(a[l], b[l], cin >> l & 1 != 0);
-        r[l] = v;
-        cout |= (c as u64) << l;
-    }
+    let (r, cout) = carry_rows(a, b, cin, &f);
     write(cx, d, &r);
     // Lane-mask results of VALU ops hold 0 for lanes that did not execute.
     write_sdst_mask(cx, d, cout & exec);
     Ok(Flow::Continue)
+}
+
+/// `f` over the lanes of `a` and `b` with the carry-in bits of `cin`: the result row and the
+/// carry-out bits (a lane's carries as whole-lane masks, so the loop stays a vector loop).
+#[inline(always)]
+fn carry_rows(
+    a: &Row,
+    b: &Row,
+    cin: u64,
+    f: &impl Fn(u32, u32, bool) -> (u32, bool),
+) -> (Row, u64) {
+    let cin = lane_masks::lanes_of(cin);
+    let mut r = [0u32; WAVE_SIZE];
+    let mut cout = [0u32; WAVE_SIZE];
+    for l in 0..WAVE_SIZE {
+        let (v, c) = f(a[l], b[l], cin[l] != 0);
+        r[l] = v;
+        cout[l] = (c as u32).wrapping_neg();
+    }
+    (r, lane_masks::sign_bits(&cout))
 }
 
 #[cfg(test)]

@@ -485,8 +485,8 @@ semantics! {
 }
 
 /// The 64-lane mask of a per-lane predicate (bit l for lane l).
-fn lane_mask(mut pred: impl FnMut(usize) -> bool) -> u64 {
-    (0..WAVE_SIZE).fold(0, |m, l| m | (pred(l) as u64) << l)
+fn lane_mask(pred: impl FnMut(usize) -> bool) -> u64 {
+    crate::wave::lane_masks::lane_bits(pred)
 }
 
 #[cfg(test)]

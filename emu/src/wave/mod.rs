@@ -20,6 +20,7 @@ pub const MAX_ROWS: usize = 512;
 pub const SCALAR_CODES: usize = 128;
 
 /// MODE register fields (s_getreg/s_setreg hwreg 1).
+pub mod lane_masks;
 pub mod spin;
 
 pub mod mode {
@@ -234,10 +235,7 @@ impl Vgprs {
         if exec == u64::MAX {
             *row = [value; WAVE_SIZE];
         } else {
-            for (l, d) in row.iter_mut().enumerate() {
-                let m = ((exec >> l) as u32 & 1).wrapping_neg();
-                *d = (value & m) | (*d & !m);
-            }
+            lane_masks::merge_lanes(row, &[value; WAVE_SIZE], exec);
         }
     }
 
@@ -255,11 +253,7 @@ pub fn select_lanes(row: &mut Row, vals: &Row, exec: u64) {
     if exec == u64::MAX {
         *row = *vals;
     } else {
-        // A select per lane rather than a branch, so the loop vectorises.
-        for (l, (d, s)) in row.iter_mut().zip(vals).enumerate() {
-            let m = ((exec >> l) as u32 & 1).wrapping_neg();
-            *d = (*s & m) | (*d & !m);
-        }
+        lane_masks::merge_lanes(row, vals, exec);
     }
 }
 

@@ -1,0 +1,136 @@
+//! Moving between a 64-bit lane mask (EXEC, VCC, a compare result) and a row of lanes, in
+//! forms the compiler turns into whole-vector operations.
+//!
+//! A lane loop that tests or builds one bit per lane (`exec >> l & 1`, `m |= bit << l`) compiles
+//! to a shift per lane; and a lane loop that keeps a register's old value in inactive lanes
+//! (`if exec >> l & 1 != 0 { row[l] = v }`) becomes a masked store, which AMD's Zen cores run
+//! microcoded, several times slower than a load, a bitwise merge and a store. The functions here
+//! take EXEC a byte at a time through a table of lane masks, and gather lane bits with the
+//! vector unit's own sign-bit gather where the build has one.
+
+use super::{Row, WAVE_SIZE};
+
+/// The lane masks of each byte of a lane mask: entry `b`, lane `l` is all ones when bit `l` of
+/// `b` is set.
+///
+/// (Read from a table, the masks are values the compiler cannot see are all ones or all zeros,
+/// so a merge with them stays bitwise operations and never becomes a masked store.)
+static BYTE_LANE_MASKS: [[u32; 8]; 256] = {
+    let mut t = [[0u32; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut l = 0;
+        while l < 8 {
+            if b >> l & 1 != 0 {
+                t[b][l] = u32::MAX;
+            }
+            l += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// The all-ones / all-zeros masks of lanes 8i..8i+7 of `mask`.
+#[inline(always)]
+fn byte_lanes(mask: u64, i: usize) -> &'static [u32; 8] {
+    &BYTE_LANE_MASKS[(mask >> (8 * i)) as usize & 0xff]
+}
+
+/// `row` takes `vals` in the lanes set in `mask`, by whole loads and stores of the row.
+#[inline(always)]
+pub fn merge_lanes(row: &mut Row, vals: &Row, mask: u64) {
+    let (rows, _) = row.as_chunks_mut::<8>();
+    let (vals, _) = vals.as_chunks::<8>();
+    for (i, (d, s)) in rows.iter_mut().zip(vals).enumerate() {
+        let m = byte_lanes(mask, i);
+        let old = *d;
+        *d = std::array::from_fn(|l| (s[l] & m[l]) | (old[l] & !m[l]));
+    }
+}
+
+/// Lane `l` is all ones when bit `l` of `mask` is set, else zero.
+#[inline(always)]
+pub fn lanes_of(mask: u64) -> Row {
+    let mut out = [0u32; WAVE_SIZE];
+    for (i, d) in out.as_chunks_mut::<8>().0.iter_mut().enumerate() {
+        *d = *byte_lanes(mask, i);
+    }
+    out
+}
+
+/// Bit `l`: the top bit of lane `l` (so a row of all-ones / all-zeros lanes gives its mask).
+#[inline(always)]
+pub fn sign_bits(row: &Row) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    {
+        use std::arch::x86_64::{_mm256_castsi256_ps, _mm256_loadu_si256, _mm256_movemask_ps};
+        let mut bits = 0u64;
+        for (i, chunk) in row.as_chunks::<8>().0.iter().enumerate() {
+            // SAFETY: the build enables AVX2; the load reads the 8 lanes of `chunk`.
+            let b = unsafe {
+                _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_loadu_si256(
+                    chunk.as_ptr().cast(),
+                )))
+            };
+            bits |= (b as u8 as u64) << (8 * i);
+        }
+        bits
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+    {
+        (0..WAVE_SIZE).fold(0, |m, l| m | ((row[l] >> 31) as u64) << l)
+    }
+}
+
+/// The mask of the lanes where `pred` holds, `pred` computed for every lane as a vector loop.
+#[inline(always)]
+pub fn lane_bits(mut pred: impl FnMut(usize) -> bool) -> u64 {
+    let mut row = [0u32; WAVE_SIZE];
+    for (l, r) in row.iter_mut().enumerate() {
+        *r = (pred(l) as u32).wrapping_neg();
+    }
+    sign_bits(&row)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Masks with every lane count, alternating and sparse patterns, against bit-by-bit
+    /// definitions.
+    fn masks() -> Vec<u64> {
+        let mut m = vec![0, u64::MAX, 0x5555_5555_5555_5555, 0x8000_0000_0000_0001];
+        m.extend((0..64).map(|k| (1u64 << k) - 1));
+        m.extend((0..64).map(|k| 1u64 << k));
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            m.push(x);
+        }
+        m
+    }
+
+    #[test]
+    fn conversions_agree_with_bit_by_bit_definitions() {
+        let old: Row = std::array::from_fn(|l| 0x1000 + l as u32);
+        let new: Row = std::array::from_fn(|l| 0xabcd_0000 | l as u32);
+        for m in masks() {
+            let bit = |l: usize| m >> l & 1 != 0;
+            let mut row = old;
+            merge_lanes(&mut row, &new, m);
+            let want: Row = std::array::from_fn(|l| if bit(l) { new[l] } else { old[l] });
+            assert_eq!(row, want, "merge {m:#x}");
+            let lanes = lanes_of(m);
+            let want: Row = std::array::from_fn(|l| if bit(l) { u32::MAX } else { 0 });
+            assert_eq!(lanes, want, "lanes {m:#x}");
+            assert_eq!(sign_bits(&lanes), m, "sign bits {m:#x}");
+            // Only the top bit of a lane counts.
+            let tops: Row = std::array::from_fn(|l| if bit(l) { 0x8000_0000 } else { 0x7fff_ffff });
+            assert_eq!(sign_bits(&tops), m, "top bits {m:#x}");
+            assert_eq!(lane_bits(bit), m, "lane bits {m:#x}");
+        }
+    }
+}
