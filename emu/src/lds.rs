@@ -226,19 +226,24 @@ impl Lds {
     /// `exec`, the others kept: what [`Lds::load_lanes`] and a VGPR write under EXEC give.
     #[inline]
     pub fn load_row(&self, start: usize, exec: u64, row: &mut [u32; 64]) {
+        let vals = self.row_words(start);
+        crate::wave::lane_masks::merge_lanes(row, &vals, exec);
+    }
+
+    /// The 64 dwords of the row at `start` ([`Lds::dword_row`]).
+    #[inline]
+    fn row_words(&self, start: usize) -> [u32; 64] {
         let bytes = self.row_bytes(start);
         // Indexed over arrays of known length, so the loop vectorises (an iterator over chunks
         // kept its state on the stack).
-        for l in 0..64 {
-            let v = u32::from_le_bytes([
+        std::array::from_fn(|l| {
+            u32::from_le_bytes([
                 bytes[4 * l],
                 bytes[4 * l + 1],
                 bytes[4 * l + 2],
                 bytes[4 * l + 3],
-            ]);
-            let m = ((exec >> l) as u32 & 1).wrapping_neg();
-            row[l] = (v & m) | (row[l] & !m);
-        }
+            ])
+        })
     }
 
     /// The 256 bytes from `start`, which the caller has checked ([`Lds::dword_row`]).
@@ -254,12 +259,8 @@ impl Lds {
     #[inline]
     pub fn store_row(&mut self, start: usize, exec: u64, row: &[u32; 64]) {
         self.writes = self.writes.wrapping_add(1);
-        let mut merged = [0u32; 64];
-        self.load_row(start, !0, &mut merged);
-        for l in 0..64 {
-            let m = ((exec >> l) as u32 & 1).wrapping_neg();
-            merged[l] = (row[l] & m) | (merged[l] & !m);
-        }
+        let mut merged = self.row_words(start);
+        crate::wave::lane_masks::merge_lanes(&mut merged, row, exec);
         let bytes: &mut [u8; 256] = (&mut self.data[start..start + 256])
             .try_into()
             .expect("256 bytes");

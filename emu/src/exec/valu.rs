@@ -148,11 +148,9 @@ fn dpp64(cx: &Cx, d: &Decoded, i: usize) -> Option<[Row; 2]> {
 fn dpp_src0(row: &Row, w: u32, exec: u64) -> Row {
     let mut out = dpp_permute(row, w);
     if exec != u64::MAX {
-        let live = dpp_live_sources((w >> 8) & 0x1ff, exec);
-        for (l, v) in out.iter_mut().enumerate() {
-            if live >> l & 1 == 0 {
-                *v = 0;
-            }
+        let live = lane_masks::lanes_of(dpp_live_sources((w >> 8) & 0x1ff, exec));
+        for (v, on) in out.iter_mut().zip(live) {
+            *v &= on;
         }
     }
     out
@@ -165,13 +163,9 @@ fn dpp_live_sources(ctrl: u32, exec: u64) -> u64 {
     if exec == u64::MAX {
         return t.valid;
     }
-    let mut live = 0u64;
-    for l in 0..WAVE_SIZE {
-        if t.valid >> l & 1 != 0 && exec >> t.source[l] & 1 != 0 {
-            live |= 1 << l;
-        }
-    }
-    live
+    // EXEC as lanes, gathered from each lane's source.
+    let on = lane_masks::lanes_of(exec);
+    t.valid & lane_masks::sign_bits(&std::array::from_fn(|l| on[t.source[l] as usize]))
 }
 
 /// Lane `l` of a 64-bit value held as (low, high) rows.
@@ -615,7 +609,7 @@ fn plain_src<'a>(
 /// encoding leaves it as it is (everything but DPP's source 0 and SDWA's selections): DPP ops,
 /// much of what rocPRIM's warp scans run, then copy one row instead of two.
 #[inline(always)]
-fn src_row<'a>(
+pub(crate) fn src_row<'a>(
     cx: &'a Cx,
     d: &Decoded,
     i: usize,
