@@ -6,7 +6,7 @@
 //! destination registers, input/output modifiers and branch targets as instruction indices.
 
 use crate::exec::{self, ExecFn};
-use gcn_isa::class::OpClass;
+use gcn_isa::class::{Category, OpClass};
 use gcn_isa::operand::{self, EXEC_LO, VCC_LO};
 use gcn_isa::{Enc, Field, Format, ImmClass, Inst, Literal64, Slot, Target};
 
@@ -85,7 +85,14 @@ pub struct Program {
     pub bad: Vec<(u32, String)>,
     /// Names of decoded opcodes that have no semantics yet (sorted, unique).
     pub gaps: Vec<&'static str>,
+    /// Entry `i`: how many of the entries before `i` are of each issue category (indexed by
+    /// the order of [`Category`]'s variants), so that a straight run of entries is counted by
+    /// two lookups ([`Program::categories_between`]).
+    category_prefix: Vec<[u32; CATEGORY_COUNT]>,
 }
+
+/// The issue categories ([`Category`]'s variants).
+pub const CATEGORY_COUNT: usize = Category::Export as usize + 1;
 
 impl Program {
     /// Decodes `code`, loaded at byte address `base`, linearly from its start.
@@ -121,12 +128,20 @@ impl Program {
         }
         gaps.sort_unstable();
         gaps.dedup();
+        let mut category_prefix = Vec::with_capacity(insts.len() + 1);
+        let mut before = [0u32; CATEGORY_COUNT];
+        category_prefix.push(before);
+        for d in &insts {
+            before[d.class.category as usize] += 1;
+            category_prefix.push(before);
+        }
         let mut p = Program {
             target,
             insts,
             pcs,
             bad,
             gaps,
+            category_prefix,
         };
         p.link();
         p
@@ -154,6 +169,19 @@ impl Program {
                 let idx = self.index_of_pc(t).unwrap_or(u32::MAX);
                 self.insts[i].target = idx;
             }
+        }
+    }
+
+    /// How many of the entries `from..to` are of each issue category (indexed by the order of
+    /// [`Category`]'s variants); none for a range that is empty or leaves the program.
+    #[inline]
+    pub fn categories_between(&self, from: u32, to: u32) -> [u32; CATEGORY_COUNT] {
+        match (
+            self.category_prefix.get(from as usize),
+            self.category_prefix.get(to as usize),
+        ) {
+            (Some(a), Some(b)) if from <= to => std::array::from_fn(|k| b[k] - a[k]),
+            _ => [0; CATEGORY_COUNT],
         }
     }
 
@@ -367,3 +395,41 @@ fn inline_float(code: u16, wide: bool, class: ImmClass) -> u64 {
 
 /// EXEC as an operand code, for semantics that name it.
 pub const EXEC: u16 = EXEC_LO;
+
+#[cfg(test)]
+mod tests {
+    use super::{Program, CATEGORY_COUNT};
+    use gcn_isa::{assemble, Target};
+
+    /// Every range of a program with instructions of several categories, counted from the
+    /// prefix counts and one instruction at a time; ranges that are empty, reversed or leave
+    /// the program count nothing.
+    #[test]
+    fn categories_between_count_each_instruction_of_the_range() {
+        let text = "
+            s_mov_b32 s0, 0
+            v_mov_b32 v0, 1
+            s_load_dword s1, s[2:3], 0x0
+            s_waitcnt lgkmcnt(0)
+            ds_write_b32 v0, v0
+            global_load_dword v1, v[2:3], off
+            v_add_u32 v0, v0, v1
+            s_cbranch_scc1 0
+            s_endpgm";
+        let code = assemble(text, Target::Gfx900).unwrap();
+        let p = Program::decode(&code.bytes, 0, Target::Gfx900);
+        let n = p.len() as u32;
+        for from in 0..=n + 1 {
+            for to in 0..=n + 1 {
+                let mut want = [0u32; CATEGORY_COUNT];
+                if from <= to && to <= n {
+                    for d in &p.insts[from as usize..to as usize] {
+                        want[d.class.category as usize] += 1;
+                    }
+                }
+                assert_eq!(p.categories_between(from, to), want, "{from}..{to}");
+            }
+        }
+        assert_eq!(p.categories_between(0, u32::MAX), [0; CATEGORY_COUNT]);
+    }
+}
