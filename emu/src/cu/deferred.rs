@@ -33,10 +33,21 @@ const SNAPSHOTS_KEPT: usize = 16;
 /// The wave state a memory instruction reads, copied at issue (its destination only when it
 /// keeps part of it, [`super::facts::InstTiming::keeps_dst`]). Thousands are in flight at
 /// once in a large launch, so it holds the SGPRs up to the highest general one the instruction
-/// names, not the whole file, and the vector registers apart: every wave's first scalar
-/// loads, in flight all at once, copy none.
+/// names, not the whole file, and only the vector registers it names: every wave's first
+/// scalar loads, in flight all at once, copy none.
+///
+/// The copied registers are one buffer, read in order when the request runs a window or more
+/// later, by which time the other CUs' windows have pushed it out of the host's caches: one
+/// buffer is one miss and the hardware prefetcher's sequential lines, where a buffer per kind
+/// of register (behind a box for the vector ones) was a chain of misses, each waiting on the
+/// one before.
 pub struct Snapshot {
-    sgpr_low: Vec<u32>,
+    /// `low` SGPRs, `vgprs` VGPR numbers, their rows, then per AGPR its row in the wave's file
+    /// and the row's values (a row is [`WAVE_SIZE`] words).
+    words: Vec<u32>,
+    low: u16,
+    vgprs: u16,
+    agprs: u16,
     sgpr_special: [u32; SCALAR_CODES - SPECIAL_SGPRS],
     scc: bool,
     mode: u32,
@@ -48,28 +59,16 @@ pub struct Snapshot {
     pc: u32,
     /// The wave's register file layout.
     file: RegFile,
-    /// The vector registers copied (`None`: none; kept, emptied, when the snapshot is
-    /// reused).
-    vector: Option<Box<VectorCopy>>,
-}
-
-/// The vector registers a snapshot copied.
-#[derive(Default)]
-struct VectorCopy {
-    /// The VGPRs: their numbers, and their rows in the same order (apart, so that a row is
-    /// copied once, straight from the wave, rather than through a pair on the stack).
-    vgpr_ids: Vec<u16>,
-    vgpr_rows: Vec<Row>,
-    /// The AGPRs (gfx90a memory instructions whose data are AGPRs): their rows in the wave's
-    /// file, and the rows' values.
-    agpr_rows: Vec<(u16, Row)>,
 }
 
 impl Snapshot {
     /// An empty snapshot, to be filled by [`Snapshot::fill`].
     pub fn empty() -> Box<Snapshot> {
         Box::new(Snapshot {
-            sgpr_low: Vec::new(),
+            words: Vec::new(),
+            low: 0,
+            vgprs: 0,
+            agprs: 0,
             sgpr_special: [0; SCALAR_CODES - SPECIAL_SGPRS],
             scc: false,
             mode: 0,
@@ -79,7 +78,6 @@ impl Snapshot {
             lanes: 0,
             pc: 0,
             file: RegFile::vgprs_only(0),
-            vector: None,
         })
     }
 
@@ -88,8 +86,10 @@ impl Snapshot {
     /// Fills in place, so a recycled snapshot costs no allocation.
     pub fn fill(&mut self, w: &Wave, regs: RegSet) {
         let low = regs.end_below(SPECIAL_SGPRS as u16) as usize;
-        self.sgpr_low.clear();
-        self.sgpr_low.extend_from_slice(&w.sgpr[..low]);
+        let words = &mut self.words;
+        words.clear();
+        words.extend_from_slice(&w.sgpr[..low]);
+        self.low = low as u16;
         self.sgpr_special.copy_from_slice(&w.sgpr[SPECIAL_SGPRS..]);
         self.scc = w.scc;
         self.mode = w.mode;
@@ -99,40 +99,29 @@ impl Snapshot {
         self.lanes = w.lanes;
         self.pc = w.pc;
         self.file = w.vgpr.file();
-        if let Some(c) = &mut self.vector {
-            c.vgpr_ids.clear();
-            c.vgpr_rows.clear();
-            c.agpr_rows.clear();
+        let vgprs = || regs.vgpr_numbers().filter(|&v| (v as usize) < VGPRS);
+        words.extend(vgprs().map(u32::from));
+        self.vgprs = (words.len() - low) as u16;
+        for v in vgprs() {
+            words.extend_from_slice(&w.vgpr[v as usize]);
         }
-        let mut vgprs = regs
-            .vgpr_numbers()
-            .filter(|&v| (v as usize) < VGPRS)
-            .peekable();
-        let mut agprs = regs.agpr_numbers().peekable();
-        if vgprs.peek().is_none() && agprs.peek().is_none() {
-            return;
-        }
-        let c = self.vector.get_or_insert_with(Default::default);
-        for v in vgprs {
-            c.vgpr_ids.push(v);
-            c.vgpr_rows
-                .extend_from_slice(std::slice::from_ref(&w.vgpr[v as usize]));
-        }
-        for a in agprs {
+        let mut agprs = 0;
+        for a in regs.agpr_numbers() {
             if let Some(row) = w.vgpr.agpr_row(a as usize) {
-                c.agpr_rows.push((
-                    row as u16,
-                    w.vgpr.row(row).copied().unwrap_or([0; WAVE_SIZE]),
-                ));
+                words.push(row as u32);
+                words.extend_from_slice(w.vgpr.row(row).unwrap_or(&[0; WAVE_SIZE]));
+                agprs += 1;
             }
         }
+        self.agprs = agprs;
     }
 
     /// Loads the copy into `w` (a scratch wave; registers the instruction does not read keep
     /// whatever they held, which it does not look at).
     fn restore(&self, w: &mut Wave) {
-        let low = self.sgpr_low.len();
-        w.sgpr[..low].copy_from_slice(&self.sgpr_low);
+        let low = self.low as usize;
+        let (sgprs, rest) = self.words.split_at(low);
+        w.sgpr[..low].copy_from_slice(sgprs);
         // What the instruction does not name is left over from an earlier request; debug
         // builds (the tests) poison it, so a read the register model missed shows.
         #[cfg(debug_assertions)]
@@ -147,14 +136,14 @@ impl Snapshot {
         w.pc = self.pc;
         // The AGPRs are rows past the VGPRs, where this wave's file puts them.
         w.ensure_file(self.file);
-        let Some(c) = &self.vector else {
-            return;
-        };
-        for (&v, row) in c.vgpr_ids.iter().zip(&c.vgpr_rows) {
-            w.vgpr[v as usize] = *row;
+        let (ids, rest) = rest.split_at(self.vgprs as usize);
+        let (rows, agprs) = rest.split_at(ids.len() * WAVE_SIZE);
+        for (&v, row) in ids.iter().zip(rows.chunks_exact(WAVE_SIZE)) {
+            w.vgpr[v as usize].copy_from_slice(row);
         }
-        for (r, row) in &c.agpr_rows {
-            w.write_file_row(*r as usize, row, u64::MAX);
+        for agpr in agprs.chunks_exact(WAVE_SIZE + 1) {
+            let row: &Row = agpr[1..].try_into().expect("a row's words");
+            w.write_file_row(agpr[0] as usize, row, u64::MAX);
         }
     }
 }
