@@ -15,6 +15,7 @@
 //! | `GCNEMU_MAX_INSTRUCTIONS` | wave-instruction budget per launch | 2×10^10 |
 //! | `GCNEMU_TIMEOUT` | wall-clock seconds per launch (`0`: none) | 600 |
 //! | `GCNEMU_CLOCK` | `host` (s_memtime and s_memrealtime follow the host's clock at the board's rates) or `instructions` (they count the wave's instructions: deterministic); `host` is functional-engine only | `host` with `GCNEMU_TIMING=off`, else `instructions` |
+//! | `GCNEMU_COMPILE` | when the functional engine compiles a kernel's code: `hot` (once it has run a while), `always`, `never` (results are the same) | `hot` |
 //! | `GCNEMU_SPIN_LIMIT` | spin detector: write-free loop iterations before a look (`0`: off) | 1024 |
 //! | `GCNEMU_STATS` | `1`: a per-kernel summary on stderr at exit | off |
 //! | `GCNEMU_STATS_JSON` | path of the same summary as JSON | none |
@@ -52,12 +53,13 @@ pub const CHECK_ERROR: &str = "GCNEMU_CHECK_ERROR";
 pub const SPIN_LIMIT: &str = "GCNEMU_SPIN_LIMIT";
 pub const DEVICES: &str = "GCNEMU_DEVICES";
 pub const CLOCK: &str = "GCNEMU_CLOCK";
+pub const COMPILE: &str = "GCNEMU_COMPILE";
 
 /// The most devices `GCNEMU_DEVICES` may ask for.
 pub const MAX_DEVICES: u32 = 16;
 
 /// Every variable this module reads.
-pub const ALL: [&str; 19] = [
+pub const ALL: [&str; 20] = [
     TARGET,
     TIMING,
     THREADS,
@@ -77,6 +79,7 @@ pub const ALL: [&str; 19] = [
     SPIN_LIMIT,
     DEVICES,
     CLOCK,
+    COMPILE,
 ];
 
 /// How a program's kernels are run.
@@ -220,6 +223,13 @@ impl Settings {
                 .map_err(|_| bad(SPIN_LIMIT, &n.to_string(), "at most 4294967295"))?,
             None => DEFAULT_SPIN_LIMIT,
         };
+        let compile = match get(COMPILE) {
+            Some(v) => v
+                .trim()
+                .parse()
+                .map_err(|why| format!("{COMPILE}: {why}"))?,
+            None => Default::default(),
+        };
         let devices = match number(DEVICES)? {
             None => 1,
             Some(n) if (1..=MAX_DEVICES as u64).contains(&n) => n as u32,
@@ -242,6 +252,7 @@ impl Settings {
                 cooperative: false,
                 multigrid_sync: 0,
                 host_clock,
+                compile,
             },
             stats,
             stats_json: get(STATS_JSON).map(PathBuf::from),

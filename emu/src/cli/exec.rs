@@ -61,6 +61,11 @@ pub struct ExecArgs {
     /// with the timing model).
     #[arg(long, value_name = "HOST|INSTRUCTIONS")]
     pub clock: Option<String>,
+    /// When the functional engine (--timing off) compiles a kernel's code to host code: hot
+    /// (the default: once its waves have run about a million instructions), always, or never.
+    /// Results are the same either way.
+    #[arg(long, value_name = "HOT|ALWAYS|NEVER")]
+    pub compile: Option<String>,
     /// Bytes of device memory (default: the board's, 8 GiB for gfx900, 16 GiB for gfx906, 32 GiB
     /// for gfx908, 64 GiB for gfx90a).
     #[arg(long, value_name = "BYTES")]
@@ -116,6 +121,7 @@ impl ExecArgs {
         set(settings::TIMEOUT, &self.timeout);
         set(settings::SPIN_LIMIT, &self.spin_limit);
         set(settings::CLOCK, &self.clock);
+        set(settings::COMPILE, &self.compile);
         set(settings::CHECK, &self.check);
         if let Some(p) = &self.check_json {
             vars.push((settings::CHECK_JSON, p.display().to_string()));

@@ -58,7 +58,8 @@ pub enum Command {
     /// Run a kernel: gcnemu run FILE --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] --arg ...
     Run(run::RunArgs),
     /// Run a hipcc-built program with its kernels on the emulator: gcnemu exec [OPTIONS] -- PROGRAM [ARGS]...
-    Exec(exec::ExecArgs),
+    // (Boxed: its flags make it several times the size of the other commands.)
+    Exec(Box<exec::ExecArgs>),
 }
 
 /// A failure the user can act on; printed as `gcnemu: <message>` with exit status 2.

@@ -73,6 +73,11 @@ pub struct RunArgs {
     /// those), end the run as a livelock (exit 1) naming the loops. 0 turns it off.
     #[arg(long, value_name = "N", default_value_t = gcnemu::wave::spin::DEFAULT_SPIN_LIMIT)]
     pub spin_limit: u32,
+    /// When the functional engine (--timing off) compiles the kernel's code to host code: hot
+    /// (once its waves have run about a million instructions), always, or never. Results are
+    /// the same either way.
+    #[arg(long, value_name = "HOT|ALWAYS|NEVER", default_value = "hot")]
+    pub compile: gcnemu::exec::compiled::Compile,
     /// Check issued instructions against the hazard rules: off, warn (report after the run) or
     /// error (the first hazard is a guest error).
     #[arg(long, value_name = "MODE", default_value_t = HazardMode::Warn, value_parser = hazard_mode())]
@@ -314,6 +319,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         timing: timing_config(args, dev.target())?,
         timeout: args.timeout.0,
         spin_limit: args.spin_limit,
+        compile: args.compile,
         threads: args.threads.map_or(0, |n| n as usize),
         cooperative: args.cooperative,
         multigrid_sync: args.cooperative as u64,

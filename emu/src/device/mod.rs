@@ -427,7 +427,7 @@ impl Device {
             },
             desc: &k.descriptor,
             launch,
-            env: dispatch_env(module.program.target, k, launch, opts, 1),
+            env: dispatch_env(module.program.target, k, launch, opts, 1, None),
             config: &config,
             entry_index,
             progress: opts
@@ -488,7 +488,14 @@ impl Device {
             program: &module.program,
             desc: &k.descriptor,
             launch,
-            env: dispatch_env(module.program.target, k, launch, opts, workers),
+            env: dispatch_env(
+                module.program.target,
+                k,
+                launch,
+                opts,
+                workers,
+                module.hot_region(entry_index, opts.compile),
+            ),
             entry_index,
             regs: demand.file,
             hazards: match (opts.hazards, &cover) {
@@ -521,13 +528,15 @@ impl Device {
 
 /// What the semantics need to know of a launch: the private segment size, the registers each
 /// wave is allocated (as the hardware rounds them) and the clock its s_memtime reads. `workers`
-/// are the host threads running its workgroups.
+/// are the host threads running its workgroups; `compiled`, the kernel's code compiled once
+/// hot, for the functional engine.
 fn dispatch_env(
     target: Target,
     k: &Kernel,
     launch: &Launch,
     opts: &LaunchOptions,
     workers: usize,
+    compiled: Option<std::sync::Arc<crate::exec::compiled::HotRegion>>,
 ) -> DispatchEnv {
     let demand = crate::cu::occupancy::Demand::new(&k.descriptor, target, 1, 0);
     let b = crate::board::board(target);
@@ -545,6 +554,7 @@ fn dispatch_env(
             ),
             false => Clock::Instructions,
         },
+        compiled,
     }
 }
 

@@ -1,15 +1,20 @@
 //! A code object in device memory ([`Module`]): loading it (placing its sections, applying its
 //! dynamic relocations, decoding `.text`) and what launches ask of it, worked out once: hazard
-//! models, whether a kernel is hazard-free, timing facts, source lines, symbols.
+//! models, whether a kernel is hazard-free, timing facts, source lines, symbols, compiled code.
 
 use crate::cu::facts::InstTiming;
+use crate::exec::compiled::{Compile, HotRegion};
 use crate::exec::program::Program;
 use crate::launch::hazards::{Cover, HazardTable};
 use crate::memory::AllocKind;
 use gcn_loader::{CodeObject, Kernel};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use super::{Device, Error};
+
+/// The compiled code of a module's kernels, by entry and whether compiled at once (`None`: too
+/// large to compile).
+type HotRegions = hashbrown::HashMap<(u32, bool), Option<Arc<HotRegion>>>;
 
 /// A code object placed in device memory, decoded and ready to launch.
 pub struct Module {
@@ -28,9 +33,29 @@ pub struct Module {
     timing_facts: OnceLock<Vec<InstTiming>>,
     /// The DWARF line table, read at the first question about a source line.
     lines: OnceLock<Option<gcn_loader::LineTable>>,
+    /// Per kernel entry (instruction index) and whether compiled at once: its compiled code,
+    /// shared by its launches.
+    hot_regions: std::sync::Mutex<HotRegions>,
 }
 
 impl Module {
+    /// The compiled code of the kernel entered at instruction `entry` ([`HotRegion`]) as
+    /// `compile` asks, shared by its launches so that they count towards its compiling
+    /// together; `None` for [`Compile::Never`].
+    pub fn hot_region(&self, entry: u32, compile: Compile) -> Option<Arc<HotRegion>> {
+        if compile == Compile::Never {
+            return None;
+        }
+        let mut regions = self
+            .hot_regions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        regions
+            .entry((entry, compile == Compile::Always))
+            .or_insert_with(|| HotRegion::of(&self.program, entry, compile).map(Arc::new))
+            .clone()
+    }
+
     /// `file:line` of the instruction at device address `pc`, when the code object carries a
     /// DWARF line table (`hipcc -g`).
     pub fn source_line(&self, pc: u64) -> Option<String> {
@@ -182,6 +207,7 @@ impl Device {
             hazard_table: OnceLock::new(),
             timing_facts: OnceLock::new(),
             lines: OnceLock::new(),
+            hot_regions: Default::default(),
         })
     }
 

@@ -98,6 +98,9 @@ pub struct LaunchOptions {
     /// ([`crate::exec::clock`]) instead of counting the wave's instructions. Functional engine
     /// only: the timing model's clocks stay deterministic.
     pub host_clock: bool,
+    /// When the functional engine compiles the kernel's code ([`crate::exec::compiled`]);
+    /// results are the same either way.
+    pub compile: crate::exec::compiled::Compile,
 }
 
 impl Default for LaunchOptions {
@@ -117,6 +120,7 @@ impl Default for LaunchOptions {
             cooperative: false,
             multigrid_sync: 0,
             host_clock: false,
+            compile: Default::default(),
         }
     }
 }

@@ -59,7 +59,7 @@ fn free_run(n: usize, avoid: &[Range<usize>], rows: usize) -> Option<usize> {
 }
 
 /// Semantics of a memory instruction with its data in AGPRs: see the module's note.
-pub fn memory_data_in_agprs(cx: &mut Cx, d: &Decoded) -> Ran {
+pub extern "C-unwind" fn memory_data_in_agprs(cx: &mut Cx, d: &Decoded) -> Ran {
     let result = run(cx, d);
     match result {
         Ok(ran) => ran,

@@ -8,7 +8,7 @@
 //! of them set takes the slower path.
 
 use super::gpr_idx::{self, GPR_IDX_EN};
-use super::{fp_round, Cx, Fault, Flow, Ran};
+use super::{fp_round, Cx, Fault, Flow};
 use crate::exec::program::Decoded;
 use crate::wave::mode::ROUND_MASK;
 use gcn_isa::class::Category;
@@ -16,7 +16,7 @@ use gcn_isa::class::Category;
 /// MODE.vskip.
 pub const VSKIP: u32 = 1 << 28;
 /// MODE bits that send an instruction down the slow path.
-const SLOW_MODES: u32 = GPR_IDX_EN | VSKIP | ROUND_MASK;
+pub(crate) const SLOW_MODES: u32 = GPR_IDX_EN | VSKIP | ROUND_MASK;
 
 /// Runs `d` for the wave in `cx` (whose `pc` already points past it).
 #[inline(always)]
@@ -30,16 +30,16 @@ pub fn execute(cx: &mut Cx, d: &Decoded) -> Result<Flow, Fault> {
 /// `d`'s [`super::ExecFn`], its outcome as a `Result`.
 #[inline(always)]
 fn exec_result(cx: &mut Cx, d: &Decoded) -> Result<Flow, Fault> {
-    match (d.exec)(cx, d) {
-        Ran::Flow(flow) => Ok(flow),
-        Ran::Faulted => Err(taken_fault(cx)),
+    match (d.exec)(cx, d).flow() {
+        Some(flow) => Ok(flow),
+        None => Err(taken_fault(cx)),
     }
 }
 
 /// The fault an [`super::ExecFn`] left.
 #[cold]
 #[inline(never)]
-fn taken_fault(cx: &mut Cx) -> Fault {
+pub(crate) fn taken_fault(cx: &mut Cx) -> Fault {
     cx.wave.fault.take().map_or_else(
         || Fault::Guest("an instruction faulted without saying why".into()),
         |fault| *fault,

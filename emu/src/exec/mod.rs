@@ -16,7 +16,7 @@
 macro_rules! semantics {
     ($($op:ident => $f:expr;)*) => {
         $(pub(super) const $op: super::Semantics = super::Semantics::Exec({
-            fn run(cx: &mut super::Cx, d: &crate::exec::program::Decoded) -> super::Ran {
+            extern "C-unwind" fn run(cx: &mut super::Cx, d: &crate::exec::program::Decoded) -> super::Ran {
                 // (A constant: the call is direct, and may be inlined.)
                 const SEMANTIC_FN: super::SemFn = $f;
                 let result = SEMANTIC_FN(cx, d);
@@ -37,6 +37,7 @@ pub(crate) mod buffer_format;
 pub(crate) mod check_global;
 pub(crate) mod check_lds;
 pub mod clock;
+pub mod compiled;
 pub(crate) mod cvt_fp8;
 pub(crate) mod dot_accumulate;
 pub(crate) mod ds;
@@ -99,21 +100,50 @@ pub type SemFn = fn(&mut Cx, &Decoded) -> Result<Flow, Fault>;
 /// outcome comes back as one byte, in a register ([`Ran`]), where a `Result` holding a
 /// [`Fault`] (several words) comes back through memory on every instruction. A fault is left
 /// in the wave ([`Wave::fault`]); [`issue::execute`] gives the `Result` back to its callers.
-pub type ExecFn = fn(&mut Cx, &Decoded) -> Ran;
+///
+/// (The C calling convention, so that compiled code ([`compiled`]) may call it
+/// from the code they generate; `-unwind`, so that a panic in a semantic function unwinds as
+/// it would through any Rust function.)
+pub type ExecFn = extern "C-unwind" fn(&mut Cx, &Decoded) -> Ran;
 
-/// The outcome of an [`ExecFn`].
+/// The outcome of an [`ExecFn`], one byte (0 to go on, as compiled code tests it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Ran {
-    Flow(Flow),
+    /// [`Flow::Continue`].
+    Continue = 0,
+    /// [`Flow::Barrier`].
+    Barrier = 1,
+    /// [`Flow::End`].
+    End = 2,
+    /// [`Flow::Stall`].
+    Stall = 3,
     /// The fault is in [`Wave::fault`].
-    Faulted,
+    Faulted = 4,
+}
+
+impl Ran {
+    /// The flow of an outcome that is not a fault.
+    #[inline(always)]
+    pub fn flow(self) -> Option<Flow> {
+        match self {
+            Ran::Continue => Some(Flow::Continue),
+            Ran::Barrier => Some(Flow::Barrier),
+            Ran::End => Some(Flow::End),
+            Ran::Stall => Some(Flow::Stall),
+            Ran::Faulted => None,
+        }
+    }
 }
 
 /// A semantic function's result as an [`ExecFn`] returns it.
 #[inline(always)]
 pub fn ran(cx: &mut Cx, result: Result<Flow, Fault>) -> Ran {
     match result {
-        Ok(flow) => Ran::Flow(flow),
+        Ok(Flow::Continue) => Ran::Continue,
+        Ok(Flow::Barrier) => Ran::Barrier,
+        Ok(Flow::End) => Ran::End,
+        Ok(Flow::Stall) => Ran::Stall,
         Err(fault) => faulted(cx, fault),
     }
 }
@@ -140,7 +170,7 @@ pub enum Flow {
 }
 
 /// Per-dispatch facts the semantics need.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct DispatchEnv {
     /// Bytes of private segment per work-item.
     pub private_size: u32,
@@ -157,6 +187,9 @@ pub struct DispatchEnv {
     pub xcds: u32,
     /// What s_memtime and s_memrealtime read.
     pub clock: clock::Clock,
+    /// The kernel's code compiled once it is hot ([`compiled`]), which the functional engine
+    /// runs rather than interpreting each instruction; `None`: always interpreted.
+    pub compiled: Option<std::sync::Arc<compiled::HotRegion>>,
 }
 
 impl Default for DispatchEnv {
@@ -170,6 +203,7 @@ impl Default for DispatchEnv {
             spin_limit: crate::wave::spin::DEFAULT_SPIN_LIMIT,
             xcds: 1,
             clock: clock::Clock::Instructions,
+            compiled: None,
         }
     }
 }
@@ -184,7 +218,7 @@ pub struct Cx<'a> {
 }
 
 /// Semantics of a word that did not decode.
-pub fn undecodable(cx: &mut Cx, _: &Decoded) -> Ran {
+pub extern "C-unwind" fn undecodable(cx: &mut Cx, _: &Decoded) -> Ran {
     let index = cx.wave.pc.wrapping_sub(1);
     let msg = cx.program.bad_word(index).unwrap_or("invalid encoding");
     ran(cx, Err(Fault::Undecodable(msg.to_string())))

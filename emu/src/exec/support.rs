@@ -29,7 +29,7 @@ pub fn not_in_compute(op: &OpInfo) -> Option<&'static str> {
 }
 
 /// Semantics of every op that does not run: a fault naming it and the reason.
-pub fn not_run(cx: &mut Cx, d: &Decoded) -> super::Ran {
+pub extern "C-unwind" fn not_run(cx: &mut Cx, d: &Decoded) -> super::Ran {
     let info = d.inst.info();
     let fault = match super::op_semantics(info) {
         Semantics::NotInCompute(why) => Fault::NotInCompute(info.name, why),

@@ -1,5 +1,6 @@
 //! A generated program on every engine from the same memory: the functional engine (one
-//! thread, and two), the timing model (one thread with random arbitration and latencies, and
+//! thread interpreting, two threads running its code compiled from the first instruction
+//! ([`crate::exec::compiled`])), the timing model (one thread with random arbitration and latencies, and
 //! two threads oldest-first with the hazard tracker). Race-free by construction, the program
 //! must end the same way everywhere — success or the same guest error — and, on success, with
 //! the same buffer and the same count of wave-instructions.
@@ -8,6 +9,7 @@ use super::layout::{self, BUFFER_SIZE, GRANULATED_SGPRS, GROUPS, IN, LDS_SIZE, V
 use super::program::Generated;
 use crate::cu::{run_timed, Arbitration, TimedError, TimingConfig};
 use crate::dispatch::Launch;
+use crate::exec::compiled::HotRegion;
 use crate::exec::program::Program;
 use crate::exec::DispatchEnv;
 use crate::launch::hazards::{HazardMode, HazardTable};
@@ -17,6 +19,7 @@ use crate::run::groups::Dispatch;
 use crate::wave::RegFile;
 use gcn_isa::{Agprs, Target};
 use gcn_loader::KernelDescriptor;
+use std::sync::Arc;
 
 /// Wave-instructions a run may take: far more than any generated program runs (at most 400
 /// instructions, loops of at most 4 × 4 iterations, 8 waves).
@@ -90,11 +93,15 @@ pub fn run_engines(g: &Generated, seed: u64) -> Vec<EngineRun> {
             return runs;
         };
         let (desc, launch, regs) = dispatch(g.target, g.waves, buf);
+        let compiled = (threads == 2).then(|| Arc::new(HotRegion::new(0, 0)));
         let d = Dispatch {
             program: &program,
             desc: &desc,
             launch: &launch,
-            env: DispatchEnv::default(),
+            env: DispatchEnv {
+                compiled,
+                ..DispatchEnv::default()
+            },
             entry_index: 0,
             regs,
             hazards: None,
@@ -111,7 +118,7 @@ pub fn run_engines(g: &Generated, seed: u64) -> Vec<EngineRun> {
             engine: if threads == 1 {
                 "functional"
             } else {
-                "functional, 2 threads"
+                "functional, 2 threads, compiled"
             },
             result: match &outcome.result {
                 Ok(()) => "ok".into(),

@@ -2,11 +2,13 @@
 //! the rest is code. Whatever the bytes, running them must end — with success or a guest error —
 //! never with a panic, a hang or host memory touched. Each input runs on the functional engine
 //! (one workgroup on this thread, and two workgroups on two threads) and on the timing model
-//! (one and two host threads), under a small instruction budget; and the timing model must give
-//! the same outcome with and without its run-ahead of ALU instructions and bulk turns.
+//! (one and two host threads), under a small instruction budget; the timing model must give
+//! the same outcome with and without its run-ahead of ALU instructions and bulk turns, and the
+//! functional engine the same compiled ([`crate::exec::compiled`]) as interpreted.
 
 use crate::cu::{run_timed, Arbitration, TimingConfig, TimingStats};
 use crate::dispatch::Launch;
+use crate::exec::compiled::HotRegion;
 use crate::exec::program::Program;
 use crate::exec::DispatchEnv;
 use crate::launch::hazards::{HazardMode, HazardTable};
@@ -57,6 +59,7 @@ pub fn run_bytes(data: &[u8]) {
         timed(&program, &mut mem, buf, waves, threads, hipcc_layout);
     }
     same_without_ahead(&program, waves, hipcc_layout);
+    same_compiled(&program, waves, hipcc_layout);
 }
 
 /// Device memory with the kernarg buffer: its 8-byte slots all point into its second KiB.
@@ -136,7 +139,70 @@ fn same_without_ahead(program: &Program, waves: u32, hipcc: bool) {
     );
 }
 
+/// The functional engine must end the same with the program compiled from its first quantum
+/// as interpreted: the same outcome (or guest stop), budget left, counts, buffer, and the
+/// waves' program counters, instruction counts and first registers.
+fn same_compiled(program: &Program, waves: u32, hipcc_layout: bool) {
+    let outcome = |compiled: bool| {
+        let (mut mem, buf) = fresh_memory()?;
+        let env = DispatchEnv {
+            compiled: compiled.then(|| std::sync::Arc::new(HotRegion::new(0, 0))),
+            ..DispatchEnv::default()
+        };
+        let (r, ws, budget, counts) =
+            functional_run(program, &mut mem, buf, waves, hipcc_layout, env);
+        let regs: Vec<_> = ws
+            .iter()
+            .map(|w| {
+                (
+                    w.pc,
+                    w.instructions,
+                    w.exec(),
+                    w.scc,
+                    w.sgpr[..16].to_vec(),
+                    (0..8).map(|v| w.vgpr[v]).collect::<Vec<_>>(),
+                )
+            })
+            .collect();
+        Some((
+            format!("{r:?}"),
+            budget,
+            counts,
+            mem.bytes(buf, 4096).map(|b| b.to_vec()),
+            regs,
+        ))
+    };
+    let (interpreted, compiled) = (outcome(false), outcome(true));
+    assert!(
+        interpreted == compiled,
+        "compiled, the functional engine ended otherwise:\n  interpreted: {:?}\n  compiled:    {:?}",
+        interpreted.as_ref().map(|o| (&o.0, o.1, &o.2)),
+        compiled.as_ref().map(|o| (&o.0, o.1, &o.2)),
+    );
+}
+
 fn functional(program: &Program, mem: &mut Memory, buf: u64, waves: u32, hipcc_layout: bool) {
+    // (Any ending will do: a guest error is an outcome.)
+    let _ = functional_run(
+        program,
+        mem,
+        buf,
+        waves,
+        hipcc_layout,
+        DispatchEnv::default(),
+    );
+}
+
+/// One workgroup of `waves` waves on this thread under `env`: how it ended, the waves, the
+/// budget left and the counts.
+fn functional_run(
+    program: &Program,
+    mem: &mut Memory,
+    buf: u64,
+    waves: u32,
+    hipcc_layout: bool,
+    env: DispatchEnv,
+) -> (Result<(), crate::launch::Stop>, Vec<Wave>, u64, Counts) {
     let mut ws: Vec<Wave> = (0..waves)
         .map(|i| {
             let mut w = Wave::new(i);
@@ -152,9 +218,8 @@ fn functional(program: &Program, mem: &mut Memory, buf: u64, waves: u32, hipcc_l
         })
         .collect();
     let mut lds = Lds::new(4096);
-    let env = DispatchEnv::default();
     let (mut budget, mut counts) = (BUDGET, Counts::default());
-    let _ = run_workgroup(
+    let r = run_workgroup(
         &mut ws,
         program,
         mem,
@@ -163,6 +228,7 @@ fn functional(program: &Program, mem: &mut Memory, buf: u64, waves: u32, hipcc_l
         &mut budget,
         &mut counts,
     );
+    (r, ws, budget, counts)
 }
 
 /// The two-workgroup dispatch the timing model and the threaded functional engine run.

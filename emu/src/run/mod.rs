@@ -3,8 +3,9 @@
 //! progress; memory operations complete when issued. The timing model ([`crate::cu`]) runs the
 //! same semantic functions cycle by cycle; what both report is in [`crate::launch`].
 
+use crate::exec::issue::SLOW_MODES;
 use crate::exec::program::Program;
-use crate::exec::{Cx, DispatchEnv, Flow};
+use crate::exec::{compiled, Cx, DispatchEnv, Flow, Ran};
 use crate::fault::Fault;
 use crate::launch::hazards::RunHazards;
 use crate::launch::host::HostServices;
@@ -245,6 +246,12 @@ pub(super) fn step_wave<const WATCHED: bool>(
     // instruction cost 5-10% of an ALU-bound run. `run_start` is where the current run began;
     // each `break` gives the end of the run with the instructions counted so far.
     let mut run_start = cx.wave.pc;
+    // Without the hazard tracker or the trace log watching each instruction, the kernel's
+    // compiled code once it is hot ([`compiled`]).
+    let region = match WATCHED {
+        false => env.compiled.as_deref().and_then(|h| h.get(program, jumped)),
+        true => None,
+    };
     let (result, run_end) = loop {
         if ran == quantum {
             // A whole quantum, or the budget ran out at the next instruction (unless there is
@@ -263,6 +270,59 @@ pub(super) fn step_wave<const WATCHED: bool>(
                 }),
             };
             break (result, at);
+        }
+        // Compiled code from here, for what is left of the quantum, when MODE leaves
+        // instructions to their usual semantics.
+        if let Some(code) = region
+            .and_then(|r| r.entry(cx.wave.pc))
+            .filter(|_| cx.wave.mode & SLOW_MODES == 0)
+        {
+            let left = (quantum - ran) as u64;
+            let before = cx.wave.instructions;
+            let mut jumps = Jumps {
+                counts: &mut *counts,
+                run_start,
+            };
+            let state = (&mut jumps as *mut Jumps).cast();
+            // SAFETY: the region calls the semantic functions of the program's instructions
+            // with `cx`, as `execute` does below, and `jumped` with `state` ([`compiled`]).
+            let out = unsafe { code(&mut cx, cx.wave.pc as u64, left, state) };
+            run_start = jumps.run_start;
+            let (k, code, stopped) = compiled::unpack(out);
+            ran += k;
+            cx.wave.instructions = before + k as u64;
+            match code {
+                // Where the wave goes next is outside the region, the quantum is over, or
+                // MODE asks for the slow path: the loop goes on (to the interpreter).
+                compiled::ENDED | compiled::SLOW_MODE if k > 0 => continue,
+                // Nothing ran (not expected for ENDED: the quantum has room): the
+                // interpreter takes the instruction.
+                compiled::ENDED | compiled::SLOW_MODE => {}
+                code => match code - compiled::OUTCOME {
+                    c if c == Ran::Stall as u64 => {
+                        cx.wave.pc = stopped;
+                        break (Ok(()), stopped);
+                    }
+                    c if c == Ran::Faulted as u64 => {
+                        let stop = Stop::Fault {
+                            wave: index,
+                            index: stopped,
+                            fault: crate::exec::issue::taken_fault(&mut cx),
+                        };
+                        break (Err(stop), stopped);
+                    }
+                    c => {
+                        // It issued, and ends the quantum.
+                        ran += 1;
+                        cx.wave.instructions += 1;
+                        cx.wave.state = match c == Ran::Barrier as u64 {
+                            true => WaveState::Barrier,
+                            false => WaveState::Ended,
+                        };
+                        break (Ok(()), stopped + 1);
+                    }
+                },
+            }
         }
         let at = cx.wave.pc;
         let Some(d) = program.insts.get(at as usize) else {
@@ -327,11 +387,7 @@ pub(super) fn step_wave<const WATCHED: bool>(
             run_start = cx.wave.pc;
             // A taken backward branch (the next instruction at or before this one).
             if cx.wave.pc <= at && env.spin_limit != 0 {
-                let epoch = spin::Epoch {
-                    memory: cx.mem.writes(),
-                    lds: cx.lds.writes(),
-                };
-                spin::SpinState::back_edge(cx.wave, at, epoch, env.spin_limit, env.vgprs);
+                back_edge(&mut cx, at);
             }
         }
     };
@@ -339,6 +395,38 @@ pub(super) fn step_wave<const WATCHED: bool>(
     *budget -= ran as u64;
     counts.wave_instructions += ran as u64;
     result
+}
+
+/// What a compiled region's jumps update ([`jumped`]): the counts by category, and where the
+/// current straight run began.
+struct Jumps<'a> {
+    counts: &'a mut Counts,
+    run_start: u32,
+}
+
+/// The wave at `cx` left instruction `at` for its `pc` in compiled code ([`compiled`]): the
+/// straight run it leaves is counted, and a backward branch shown to the spin detector, as the
+/// interpreter's loop does.
+extern "C-unwind" fn jumped(cx: &mut Cx, jumps: *mut std::ffi::c_void, at: u64) {
+    // SAFETY: the region hands back the pointer `step_wave` gave it, to its `Jumps`, which
+    // lives until the region returns.
+    let jumps = unsafe { &mut *jumps.cast::<Jumps>() };
+    let at = at as u32;
+    add_categories(jumps.counts, cx.program, jumps.run_start, at + 1);
+    jumps.run_start = cx.wave.pc;
+    if cx.wave.pc <= at && cx.env.spin_limit != 0 {
+        back_edge(cx, at);
+    }
+}
+
+/// The spin detector's look at a taken backward branch at instruction `at`.
+#[inline(never)]
+fn back_edge(cx: &mut Cx, at: u32) {
+    let epoch = spin::Epoch {
+        memory: cx.mem.writes(),
+        lds: cx.lds.writes(),
+    };
+    spin::SpinState::back_edge(cx.wave, at, epoch, cx.env.spin_limit, cx.env.vgprs);
 }
 
 /// Adds the instructions `from..to` of `program`, a straight run a wave executed, to the
@@ -365,7 +453,7 @@ mod tests {
     /// Two waves of a loop with s_memtime in it, under every budget up to what they need: the
     /// run stops at the instruction the budget cannot pay for — where a count per instruction
     /// stops, in the wave whose quantum it falls in — with exactly the budget counted, and
-    /// s_memtime reads the instructions before it.
+    /// s_memtime reads the instructions before it. Interpreted and compiled alike.
     #[test]
     fn a_budget_stops_at_the_instruction_it_cannot_pay_for() {
         let text = "
@@ -402,11 +490,14 @@ mod tests {
                 }
             }
         };
-        let env = DispatchEnv {
-            private_size: 0,
+        let compiled = std::sync::Arc::new(crate::exec::compiled::HotRegion::new(0, 0));
+        let compiled_env = DispatchEnv {
+            compiled: Some(compiled.clone()),
             ..DispatchEnv::default()
         };
-        for budget in 0..=2 * per_wave + 3 {
+        let budgets = 0..=2 * per_wave + 3;
+        let runs = budgets.flat_map(|b| [(b, DispatchEnv::default()), (b, compiled_env.clone())]);
+        for (budget, env) in runs {
             let mut waves = [Wave::new(0), Wave::new(1)];
             let (mut mem, mut lds) = (Memory::default(), Lds::new(0));
             let (mut left, mut counts) = (budget, Counts::default());
@@ -447,6 +538,93 @@ mod tests {
                 other => panic!("budget {budget}: {other:?}"),
             }
             assert_eq!((left, ran), (0, budget), "budget {budget}");
+        }
+        assert!(
+            compiled.get(&program, super::jumped).is_some(),
+            "the region compiled"
+        );
+    }
+
+    /// A program that changes MODE (round towards zero, then back) inside a loop, waits at a
+    /// barrier, and faults on a load outside device memory: compiled, the waves end with the registers,
+    /// counts and stop of the interpreter's run, under budgets that stop it anywhere.
+    #[test]
+    fn compiled_code_runs_as_the_interpreter_does() {
+        let text = "
+            s_mov_b32 s2, 0
+            v_mov_b32 v1, 1.0
+        again:
+            s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0xf
+            v_add_f32 v2, 0x33ffffff, v1
+            s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0
+            v_add_f32 v3, 0x33ffffff, v1
+            v_add_u32 v8, v8, v2
+            s_add_u32 s2, s2, 1
+            s_cmp_lt_u32 s2, 30
+            s_cbranch_scc1 again
+            s_barrier
+            v_mov_b32 v4, s2
+            s_cmp_eq_u32 s2, 0
+            s_cbranch_scc1 done
+            v_mov_b32 v6, 0
+            v_mov_b32 v7, 0
+            global_load_dword v5, v[6:7], off
+        done:
+            s_endpgm";
+        let code = assemble(text, Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        let compiled = crate::exec::compiled::HotRegion::new(0, 0);
+        assert!(
+            compiled.get(&program, super::jumped).is_some(),
+            "the region compiles"
+        );
+        let run = |budget: u64, compiled: bool| {
+            let env = DispatchEnv {
+                compiled: compiled
+                    .then(|| std::sync::Arc::new(crate::exec::compiled::HotRegion::new(0, 0))),
+                ..DispatchEnv::default()
+            };
+            let mut waves = [Wave::new(0), Wave::new(1)];
+            for w in &mut waves {
+                w.set_exec(u64::MAX);
+            }
+            let (mut mem, mut lds) = (Memory::default(), Lds::new(0));
+            let (mut left, mut counts) = (budget, Counts::default());
+            let r = run_workgroup(
+                &mut waves,
+                &program,
+                &mut mem,
+                &mut lds,
+                &env,
+                &mut left,
+                &mut counts,
+            );
+            let state: Vec<_> = waves
+                .iter()
+                .map(|w| {
+                    (
+                        w.pc,
+                        w.instructions,
+                        w.mode,
+                        w.sgpr[2],
+                        [1, 2, 3, 4, 8].map(|v| w.vgpr[v][5]),
+                    )
+                })
+                .collect();
+            (
+                format!("{r:?}"),
+                left,
+                counts.wave_instructions,
+                counts.by_category,
+                state,
+            )
+        };
+        let whole = run(1 << 20, false);
+        assert!(whole.0.contains("Fault"), "{whole:?}");
+        // Just under one ulp above 1.0: towards zero 1.0, to nearest the next float.
+        assert_eq!(whole.4[0].4[1..3], [0x3f80_0000, 0x3f80_0001], "{whole:?}");
+        for budget in (0..700).step_by(7).chain([1 << 20]) {
+            assert_eq!(run(budget, true), run(budget, false), "budget {budget}");
         }
     }
 }

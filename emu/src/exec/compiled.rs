@@ -1,0 +1,555 @@
+//! A kernel's hot code compiled to host code that calls each instruction's semantic function
+//! directly, for the functional engine ([`crate::run`]).
+//!
+//! The interpreter calls every instruction's [`ExecFn`](super::ExecFn) from one place, through
+//! a pointer loaded from the instruction. The host's branch predictor sees one call site whose
+//! target changes at every instruction, and mispredicts many of them: on an AMD Zen host a loop
+//! of 26 trivial functions called that way took 9.5 ns a call, called one after the other by
+//! name 1.9 ns. Compiled, each instruction is a call at its own site, to a fixed address with
+//! the instruction's [`Decoded`] as a constant, so each call site has one target. What the
+//! semantics do is unchanged: the code calls the same functions the interpreter does.
+//!
+//! **A region** is the instructions reachable from a kernel's entry (falling through, and
+//! jumping to branch targets; not past `s_endpgm`, `s_branch` or `s_setpc`), compiled as one
+//! function. Entered at any of its instructions (a jump table), it runs up to a given number
+//! of instructions (what is left of the interpreter's quantum), and follows the wave's jumps
+//! inside itself: a region is entered once a quantum, not once a branch. For each
+//! instruction it:
+//! 1. returns before the instruction if it has run as many as it may;
+//! 2. returns before the instruction when MODE has a field set that changes how instructions
+//!    execute ([`super::issue::SLOW_MODES`]; the interpreter runs those), looked at after a
+//!    jump and after the scalar instructions that may write MODE;
+//! 3. sets the wave's `pc` past the instruction (as the interpreter does before calling), and
+//!    before a scalar memory instruction (`s_memtime` reads it) the wave's count of
+//!    instructions, which the caller brings up to date when the region returns;
+//! 4. calls the instruction's semantic function;
+//! 5. returns with the outcome unless it is [`Ran::Continue`](super::Ran::Continue);
+//! 6. if the instruction (a scalar one) moved the program counter elsewhere, calls the
+//!    engine's [`JumpedFn`] (the counts by category of the straight run it leaves, and the
+//!    spin detector's look at a backward branch, as the interpreter does) and goes on at the
+//!    new `pc`, through the jump table (outside the region: it returns).
+//!
+//! It returns [`pack`]ed: the instructions it ran to completion, a code, and the instruction it
+//! stopped at. The codes: [`ENDED`] (`pc` is where the wave goes next), [`SLOW_MODE`] (MODE
+//! asks for the interpreter for the instruction at `pc`), or [`OUTCOME`] plus the [`Ran`] byte
+//! of the instruction it stopped at (whose `pc` was set past it).
+//!
+//! **When**: compiling costs about as much as interpreting 2,000 instructions for each
+//! instruction compiled, which a kernel run a few times on small inputs (most of a library's
+//! test suite) would not repay. A kernel's [`HotRegion`] counts the quanta its waves run
+//! interpreted, over every launch of it, and compiles once they have cost as much as compiling
+//! will ([`HOT_QUANTA_PER_INSTRUCTION`]); from then on every quantum runs compiled. Results
+//! do not depend on when that happens.
+
+use super::issue::SLOW_MODES;
+use super::program::{Decoded, Program};
+use super::Cx;
+use crate::wave::Wave;
+use cranelift_codegen::ir::{
+    condcodes::IntCC, types, AbiParam, BlockArg, InstBuilder, JumpTableData, MemFlagsData,
+    StackSlotData, StackSlotKind,
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module};
+use gcn_isa::class::Category;
+use gcn_isa::Op;
+use std::ffi::c_void;
+use std::mem::offset_of;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+/// Quanta a kernel's waves run interpreted, per instruction of its region, before the region
+/// is compiled: 32 quanta are about 2,000 instructions interpreted, what compiling one costs
+/// (about 80 µs on a Zen 1 host, most of it Cranelift's register allocation).
+pub const HOT_QUANTA_PER_INSTRUCTION: u32 = 32;
+
+/// The largest region compiled, in instructions (a larger kernel stays interpreted).
+const MAX_REGION: usize = 1 << 14;
+
+/// `pc` is where the wave goes next.
+pub const ENDED: u64 = 0;
+/// MODE asks for the interpreter for the instruction at `pc`.
+pub const SLOW_MODE: u64 = 1;
+/// The instruction stopped at had an outcome other than [`Ran::Continue`](super::Ran::Continue):
+/// `OUTCOME + ran as u64`.
+pub const OUTCOME: u64 = 2;
+
+/// A region's code: the [`Cx`], the instruction to start at, how many instructions it may
+/// run, the engine's state for [`JumpedFn`]; the result [`pack`]ed.
+pub type RegionFn = unsafe extern "C-unwind" fn(*mut Cx, u64, u64, *mut c_void) -> u64;
+
+/// What the region calls when the wave at the [`Cx`] left instruction `at` (the third
+/// argument) for its `pc`: the engine counts the straight run it leaves and shows a backward
+/// branch to the spin detector, as its interpreter does. The second argument is the state the
+/// engine passed to the region, handed back.
+pub type JumpedFn = extern "C-unwind" fn(&mut Cx, *mut c_void, u64);
+
+/// What a region returns: `ran` instructions, `code`, the instruction `at` which it stopped.
+pub fn pack(ran: u64, code: u64, at: u64) -> u64 {
+    ran | code << 24 | at << 32
+}
+
+/// [`pack`]'s fields: (instructions run, code, instruction stopped at).
+#[inline(always)]
+pub fn unpack(out: u64) -> (u32, u64, u32) {
+    (
+        (out & 0xff_ffff) as u32,
+        out >> 24 & 0xff,
+        (out >> 32) as u32,
+    )
+}
+
+/// When the functional engine compiles a kernel's code (`--compile`, `GCNEMU_COMPILE`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Compile {
+    /// Once its waves have run as long interpreted as compiling takes, over all its launches
+    /// ([`HOT_QUANTA_PER_INSTRUCTION`]).
+    #[default]
+    Hot,
+    /// At its first quantum (what the tests that compare the two ways use).
+    Always,
+    /// Never: every instruction interpreted.
+    Never,
+}
+
+impl std::str::FromStr for Compile {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Compile, String> {
+        match s {
+            "hot" => Ok(Compile::Hot),
+            "always" => Ok(Compile::Always),
+            "never" => Ok(Compile::Never),
+            _ => Err(format!("`{s}`: expected hot, always or never")),
+        }
+    }
+}
+
+/// A kernel's compiled region, made once its waves have run a number of quanta interpreted.
+#[derive(Debug)]
+pub struct HotRegion {
+    entry: u32,
+    /// Quanta run interpreted before it is compiled.
+    after: u32,
+    quanta: AtomicU32,
+    region: OnceLock<Option<Region>>,
+}
+
+impl HotRegion {
+    /// The region of the kernel entered at instruction `entry`, compiled after `after` quanta.
+    pub fn new(entry: u32, after: u32) -> HotRegion {
+        HotRegion {
+            entry,
+            after,
+            quanta: AtomicU32::new(0),
+            region: OnceLock::new(),
+        }
+    }
+
+    /// The region of the kernel of `program` entered at instruction `entry`, compiled when
+    /// `compile` says; `None` for [`Compile::Never`] and for a region too large to compile.
+    pub fn of(program: &Program, entry: u32, compile: Compile) -> Option<HotRegion> {
+        let after = match compile {
+            Compile::Never => return None,
+            Compile::Always => 0,
+            Compile::Hot => {
+                let n = reachable(&program.insts, entry)?
+                    .iter()
+                    .filter(|&&i| i)
+                    .count();
+                (n as u32).saturating_mul(HOT_QUANTA_PER_INSTRUCTION)
+            }
+        };
+        Some(HotRegion::new(entry, after))
+    }
+
+    /// The compiled region, counting a quantum run interpreted until it is hot (then compiled,
+    /// calling `jumped` at its jumps, by the first thread to ask; the others wait for it).
+    /// `None` while cold, and for a region that could not be compiled.
+    #[inline]
+    pub fn get(&self, program: &Program, jumped: JumpedFn) -> Option<&Region> {
+        if let Some(r) = self.region.get() {
+            return r.as_ref();
+        }
+        if self.after != 0 && self.quanta.fetch_add(1, Ordering::Relaxed) < self.after {
+            return None;
+        }
+        self.region
+            .get_or_init(|| Region::compile(program, self.entry, jumped))
+            .as_ref()
+    }
+}
+
+/// One compiled region.
+pub struct Region {
+    /// Owns the code. Never freed while the region may run: dropped with its kernel's module.
+    module: Option<JITModule>,
+    code: RegionFn,
+    /// Whether each instruction of the program is in the region.
+    inside: Vec<bool>,
+}
+
+// SAFETY: after `finalize_definitions` the module's code is read-only, executable memory that
+// no method of `Region` changes; it is freed only in `drop`, which has the only reference.
+unsafe impl Send for Region {}
+unsafe impl Sync for Region {}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        if let Some(module) = self.module.take() {
+            // SAFETY: no region runs any more: the module that owns it is dropped.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+impl Region {
+    /// The code, if instruction `index` is in the region.
+    #[inline(always)]
+    pub fn entry(&self, index: u32) -> Option<RegionFn> {
+        match self.inside.get(index as usize) {
+            Some(true) => Some(self.code),
+            _ => None,
+        }
+    }
+
+    /// Compiles the region of `program` reachable from instruction `entry`. The program's
+    /// instructions must not move while the region lives (their addresses are constants in
+    /// the code). `None` when the host has no code generator or the region is too large.
+    pub fn compile(program: &Program, entry: u32, jumped: JumpedFn) -> Option<Region> {
+        let insts = &program.insts;
+        let inside = reachable(insts, entry)?;
+        let mut flags = settings::builder();
+        // The code is calls and compares: Cranelift's optimisations do not speed it up, and
+        // its register allocator is most of the compile time (the single-pass one spills
+        // around every call, which costs more than it saves).
+        flags.set("opt_level", "none").ok()?;
+        flags.set("enable_verifier", "false").ok()?;
+        let isa = cranelift_native::builder()
+            .ok()?
+            .finish(settings::Flags::new(flags))
+            .ok()?;
+        let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        builder.symbol("gcnemu_jumped", jumped as *const u8);
+        let mut module = JITModule::new(builder);
+        let mut ctx = module.make_context();
+        let mut fbc = FunctionBuilderContext::new();
+        build(&mut module, &mut ctx.func, &mut fbc, insts, &inside)?;
+        let id = module
+            .declare_anonymous_function(&ctx.func.signature)
+            .ok()?;
+        module.define_function(id, &mut ctx).ok()?;
+        module.finalize_definitions().ok()?;
+        let code = module.get_finalized_function(id);
+        // SAFETY: `build` made the function with `RegionFn`'s signature.
+        let code = unsafe { std::mem::transmute::<*const u8, RegionFn>(code) };
+        Some(Region {
+            module: Some(module),
+            code,
+            inside,
+        })
+    }
+}
+
+impl std::fmt::Debug for Region {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.inside.iter().filter(|&&i| i).count();
+        write!(f, "Region({n} instructions)")
+    }
+}
+
+/// The instructions reachable from `entry`, or `None` past [`MAX_REGION`] of them.
+fn reachable(insts: &[Decoded], entry: u32) -> Option<Vec<bool>> {
+    let mut inside = vec![false; insts.len()];
+    let mut todo = vec![entry as usize];
+    let mut n = 0;
+    while let Some(i) = todo.pop() {
+        let Some(d) = insts.get(i) else { continue };
+        if std::mem::replace(&mut inside[i], true) {
+            continue;
+        }
+        n += 1;
+        if n > MAX_REGION {
+            return None;
+        }
+        let op = d.inst.info().op;
+        let falls_through = !matches!(
+            op,
+            Op::S_ENDPGM
+                | Op::S_ENDPGM_SAVED
+                | Op::S_ENDPGM_ORDERED_PS_DONE
+                | Op::S_SETPC_B64
+                | Op::S_RFE_B64
+                | Op::S_RFE_RESTORE_B64
+                | Op::S_BRANCH
+        );
+        if falls_through {
+            todo.push(i + 1);
+        }
+        if d.class.is_branch() {
+            todo.push(d.target as usize);
+        }
+    }
+    Some(inside)
+}
+
+/// Whether `d` may change MODE or the program counter: only scalar ALU and program control
+/// instructions do (`s_setreg`, `s_setvskip`, `s_set_gpr_idx_*`; branches, `s_setpc`); after
+/// the others the code needs to look at neither.
+fn scalar(d: &Decoded) -> bool {
+    matches!(
+        d.class.category,
+        Category::Salu | Category::Control | Category::Branch
+    )
+}
+
+/// Builds the region's function (see the module doc) into `func`.
+fn build(
+    module: &mut JITModule,
+    func: &mut cranelift_codegen::ir::Function,
+    fbc: &mut FunctionBuilderContext,
+    insts: &[Decoded],
+    inside: &[bool],
+) -> Option<()> {
+    let ptr = module.target_config().pointer_type();
+    let i64t = types::I64;
+    for ty in [ptr, i64t, i64t, ptr] {
+        func.signature.params.push(AbiParam::new(ty));
+    }
+    func.signature.returns.push(AbiParam::new(i64t));
+    let mut exec_sig = module.make_signature();
+    exec_sig.params.push(AbiParam::new(ptr));
+    exec_sig.params.push(AbiParam::new(ptr));
+    exec_sig.returns.push(AbiParam::new(types::I8));
+    let mut jumped_sig = module.make_signature();
+    for ty in [ptr, ptr, i64t] {
+        jumped_sig.params.push(AbiParam::new(ty));
+    }
+    let jumped_id = module
+        .declare_function("gcnemu_jumped", Linkage::Import, &jumped_sig)
+        .ok()?;
+    let jumped_ref = module.declare_func_in_func(jumped_id, func);
+
+    let mut b = FunctionBuilder::new(func, fbc);
+    let exec_sig = b.import_signature(exec_sig);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    // The exit: (code, the instruction it stopped at).
+    let exit = b.create_block();
+    b.append_block_param(exit, i64t);
+    b.append_block_param(exit, i64t);
+    // The jump table's block: the instruction to go on at.
+    let dispatch = b.create_block();
+    b.append_block_param(dispatch, i64t);
+    // Each instruction's code: from where MODE is looked at, and from after that.
+    let at: Vec<_> = inside
+        .iter()
+        .map(|&i| i.then(|| b.create_block()))
+        .collect();
+    let bodies: Vec<_> = inside
+        .iter()
+        .map(|&i| i.then(|| b.create_block()))
+        .collect();
+    // Instructions run so far, in a stack slot rather than a value: a value live across
+    // every block needs a block parameter at each join, which made the register allocator
+    // (most of the compile time) several times slower.
+    let ran = b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+    // The exit with an instruction's outcome: (outcome, the instruction).
+    let outcome_exit = b.create_block();
+    b.append_block_param(outcome_exit, types::I8);
+    b.append_block_param(outcome_exit, i64t);
+
+    b.switch_to_block(entry);
+    let mem = MemFlagsData::trusted();
+    let (cx, start, limit, jumps) = {
+        let p = b.block_params(entry);
+        (p[0], p[1], p[2], p[3])
+    };
+    let zero = b.ins().iconst(i64t, 0);
+    b.ins().stack_store(ptr, zero, ran, 0);
+    // The wave's fields, through `Cx::wave` (fixed while the region runs).
+    let wave = b
+        .ins()
+        .load(ptr, mem, cx, offset_of!(Cx<'static>, wave) as i32);
+    let pc_at = offset_of!(Wave, pc) as i32;
+    let mode_at = offset_of!(Wave, mode) as i32;
+    let count_at = offset_of!(Wave, instructions) as i32;
+    let count0 = b.ins().load(i64t, mem, wave, count_at);
+    b.ins().jump(dispatch, &[BlockArg::Value(start)]);
+
+    // The jump table: every instruction of the region; outside it, out.
+    b.switch_to_block(dispatch);
+    let index = b.block_params(dispatch)[0];
+    // (Constants are made where they are used: live across the whole function, each would
+    // take a register or a spill slot everywhere, and the register allocator's time.)
+    let ended = b.ins().iconst(i64t, ENDED as i64);
+    let outside = b
+        .func
+        .dfg
+        .block_call(exit, &[BlockArg::Value(ended), BlockArg::Value(index)]);
+    let targets: Vec<_> = at
+        .iter()
+        .map(|l| match l {
+            Some(l) => b.func.dfg.block_call(*l, &[]),
+            None => outside,
+        })
+        .collect();
+    let table = b.create_jump_table(JumpTableData::new(outside, &targets));
+    // (Indices past `u32::MAX` are not instructions; the table's default takes those that
+    // wrap into its range too, since no program has 2^32 instructions.)
+    let in_range = b
+        .ins()
+        .icmp_imm_u(IntCC::UnsignedLessThan, index, insts.len() as i64);
+    let lookup = b.create_block();
+    b.ins().brif(
+        in_range,
+        lookup,
+        &[],
+        exit,
+        &[BlockArg::Value(ended), BlockArg::Value(index)],
+    );
+    b.switch_to_block(lookup);
+    b.seal_block(lookup);
+    let index32 = b.ins().ireduce(types::I32, index);
+    b.ins().br_table(index32, table);
+
+    for (i, d) in insts.iter().enumerate() {
+        let (Some(checked), Some(body)) = (at[i], bodies[i]) else {
+            continue;
+        };
+        let i = i as i64;
+        let arg = |v| BlockArg::Value(v);
+        b.switch_to_block(checked);
+        let here = b.ins().iconst(i64t, i);
+        let slow_mode = b.ins().iconst(i64t, SLOW_MODE as i64);
+        // 2. MODE (first where it may have changed: see `scalar`).
+        let mode = b.ins().load(types::I32, mem, wave, mode_at);
+        let slow = b.ins().band_imm_u(mode, SLOW_MODES as i64);
+        b.ins()
+            .brif(slow, exit, &[arg(slow_mode), arg(here)], body, &[]);
+        b.switch_to_block(body);
+        let here = b.ins().iconst(i64t, i);
+        let ended = b.ins().iconst(i64t, ENDED as i64);
+        // 1. As many as it may.
+        let n = b.ins().stack_load(ptr, i64t, ran, 0);
+        let full = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, n, limit);
+        let run = b.create_block();
+        b.ins().brif(full, exit, &[arg(ended), arg(here)], run, &[]);
+        b.switch_to_block(run);
+        b.seal_block(run);
+        // 3. pc past the instruction; for the scalar memory instructions (s_memtime and
+        // s_memrealtime read it), the instructions the wave has run.
+        let next = b.ins().iconst(types::I32, i + 1);
+        b.ins().store(mem, next, wave, pc_at);
+        if d.class.category == Category::Smem {
+            let count = b.ins().iadd(count0, n);
+            b.ins().store(mem, count, wave, count_at);
+        }
+        // 4. The call.
+        let f = b.ins().iconst(ptr, d.exec as usize as i64);
+        let inst = b.ins().iconst(ptr, d as *const Decoded as i64);
+        let call = b.ins().call_indirect(exec_sig, f, &[cx, inst]);
+        let outcome = b.inst_results(call)[0];
+        // 5. On, or out with the outcome.
+        let on = b.create_block();
+        b.ins()
+            .brif(outcome, outcome_exit, &[arg(outcome), arg(here)], on, &[]);
+        b.switch_to_block(on);
+        b.seal_block(on);
+        let n = b.ins().iadd_imm_s(n, 1);
+        b.ins().stack_store(ptr, n, ran, 0);
+        // 6. Straight on, or a jump (only scalar instructions move the program counter).
+        let after = b.ins().iconst(i64t, i + 1);
+        let next = i as usize + 1;
+        let straight = match scalar(d) {
+            true => at.get(next).copied().flatten(),
+            false => bodies.get(next).copied().flatten(),
+        };
+        let straight_args = match straight {
+            Some(_) => vec![],
+            None => vec![arg(ended), arg(after)],
+        };
+        let straight = straight.unwrap_or(exit);
+        if !scalar(d) {
+            b.ins().jump(straight, &straight_args);
+            continue;
+        }
+        let pc = b.ins().load(types::I32, mem, wave, pc_at);
+        let jumps_away = b.ins().icmp_imm_u(IntCC::NotEqual, pc, i + 1);
+        let away = b.create_block();
+        b.ins()
+            .brif(jumps_away, away, &[], straight, &straight_args);
+        b.switch_to_block(away);
+        b.seal_block(away);
+        b.ins().call(jumped_ref, &[cx, jumps, here]);
+        let target = b.ins().uextend(i64t, pc);
+        b.ins().jump(dispatch, &[arg(target)]);
+    }
+    for l in at.iter().chain(&bodies).flatten() {
+        b.seal_block(*l);
+    }
+    b.seal_block(dispatch);
+    b.seal_block(entry);
+    b.switch_to_block(outcome_exit);
+    b.seal_block(outcome_exit);
+    let (outcome, stopped) = {
+        let p = b.block_params(outcome_exit);
+        (p[0], p[1])
+    };
+    let outcome = b.ins().uextend(i64t, outcome);
+    let code = b.ins().iadd_imm_s(outcome, OUTCOME as i64);
+    b.ins()
+        .jump(exit, &[BlockArg::Value(code), BlockArg::Value(stopped)]);
+    b.switch_to_block(exit);
+    b.seal_block(exit);
+    let (code, stopped) = {
+        let p = b.block_params(exit);
+        (p[0], p[1])
+    };
+    let n = b.ins().stack_load(ptr, i64t, ran, 0);
+    let code = b.ins().ishl_imm_u(code, 24);
+    let stopped = b.ins().ishl_imm_u(stopped, 32);
+    let result = b.ins().bor(n, code);
+    let result = b.ins().bor(result, stopped);
+    b.ins().return_(&[result]);
+    b.finalize(module.target_config());
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reachable;
+    use crate::exec::program::Program;
+    use gcn_isa::{assemble, Target};
+
+    /// The region follows fall-through and branch targets, and stops at s_endpgm and
+    /// s_branch: the code after them (another kernel) is not in it.
+    #[test]
+    fn a_region_is_what_the_entry_reaches() {
+        let text = "
+            s_mov_b32 s0, 0
+            again:
+            s_add_u32 s0, s0, 1
+            s_cmp_lt_u32 s0, 40
+            s_cbranch_scc1 again
+            s_branch done
+            s_nop 0
+            done:
+            s_endpgm
+            s_mov_b32 s1, 0
+            s_endpgm";
+        let code = assemble(text, Target::Gfx900).unwrap();
+        let p = Program::decode(&code.bytes, 0, Target::Gfx900);
+        let inside = reachable(&p.insts, 0).unwrap();
+        assert_eq!(
+            inside,
+            [true, true, true, true, true, false, true, false, false]
+        );
+        let second = reachable(&p.insts, 7).unwrap();
+        assert_eq!(
+            second,
+            [false, false, false, false, false, false, false, true, true]
+        );
+    }
+}
