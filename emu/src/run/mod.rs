@@ -450,6 +450,32 @@ mod tests {
     use crate::wave::Wave;
     use gcn_isa::{assemble, Target};
 
+    /// Two waves of `program` with EXEC `exec` run as one workgroup under `env` and `budget`:
+    /// how it ended, the waves, the budget left and the counts.
+    fn two_waves(
+        program: &Program,
+        env: &DispatchEnv,
+        budget: u64,
+        exec: u64,
+    ) -> (Result<(), Stop>, [Wave; 2], u64, Counts) {
+        let mut waves = [Wave::new(0), Wave::new(1)];
+        for w in &mut waves {
+            w.set_exec(exec);
+        }
+        let (mut mem, mut lds) = (Memory::default(), Lds::new(0));
+        let (mut left, mut counts) = (budget, Counts::default());
+        let r = run_workgroup(
+            &mut waves,
+            program,
+            &mut mem,
+            &mut lds,
+            env,
+            &mut left,
+            &mut counts,
+        );
+        (r, waves, left, counts)
+    }
+
     /// Two waves of a loop with s_memtime in it, under every budget up to what they need: the
     /// run stops at the instruction the budget cannot pay for — where a count per instruction
     /// stops, in the wave whose quantum it falls in — with exactly the budget counted, and
@@ -498,18 +524,7 @@ mod tests {
         let budgets = 0..=2 * per_wave + 3;
         let runs = budgets.flat_map(|b| [(b, DispatchEnv::default()), (b, compiled_env.clone())]);
         for (budget, env) in runs {
-            let mut waves = [Wave::new(0), Wave::new(1)];
-            let (mut mem, mut lds) = (Memory::default(), Lds::new(0));
-            let (mut left, mut counts) = (budget, Counts::default());
-            let r = run_workgroup(
-                &mut waves,
-                &program,
-                &mut mem,
-                &mut lds,
-                &env,
-                &mut left,
-                &mut counts,
-            );
+            let (r, waves, left, counts) = two_waves(&program, &env, budget, 0);
             let ran: u64 = waves.iter().map(|w| w.instructions).sum();
             assert_eq!(counts.wave_instructions, ran, "budget {budget}");
             // By category, counted a run at a time: what counting each instruction gives.
@@ -584,21 +599,7 @@ mod tests {
                     .then(|| std::sync::Arc::new(crate::exec::compiled::HotRegion::new(0, 0))),
                 ..DispatchEnv::default()
             };
-            let mut waves = [Wave::new(0), Wave::new(1)];
-            for w in &mut waves {
-                w.set_exec(u64::MAX);
-            }
-            let (mut mem, mut lds) = (Memory::default(), Lds::new(0));
-            let (mut left, mut counts) = (budget, Counts::default());
-            let r = run_workgroup(
-                &mut waves,
-                &program,
-                &mut mem,
-                &mut lds,
-                &env,
-                &mut left,
-                &mut counts,
-            );
+            let (r, waves, left, counts) = two_waves(&program, &env, budget, u64::MAX);
             let state: Vec<_> = waves
                 .iter()
                 .map(|w| {
