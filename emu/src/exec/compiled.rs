@@ -507,6 +507,7 @@ fn build(
         let p = b.block_params(exit);
         (p[0], p[1])
     };
+    // `pack`, in the generated code.
     let n = b.ins().stack_load(ptr, i64t, ran, 0);
     let code = b.ins().ishl_imm_u(code, 24);
     let stopped = b.ins().ishl_imm_u(stopped, 32);
@@ -519,7 +520,16 @@ fn build(
 
 #[cfg(test)]
 mod tests {
-    use super::reachable;
+    use super::{pack, reachable, unpack, OUTCOME};
+
+    /// The fields of a region's result come back as they went in, at their widths.
+    #[test]
+    fn a_result_unpacks_to_its_fields() {
+        for (ran, code, at) in [(0, 0, 0), (64, OUTCOME + 4, 0xffff_ffff), (0xff_ffff, 1, 7)] {
+            assert_eq!(unpack(pack(ran, code, at)), (ran as u32, code, at as u32));
+        }
+    }
+
     use crate::exec::program::Program;
     use gcn_isa::{assemble, Target};
 
