@@ -5,8 +5,8 @@
 //! never read a register before its load completed. That last check is the counters model's
 //! test against real compiler output: a VM_CNT or LGKM_CNT that decremented too early or too
 //! late shows up as a stale read or a wrong result. Each timed run is repeated on 2 and 3 host
-//! threads, and with the timing model's run-ahead and bulk turns off, and buffers, counts and
-//! every timing figure must be the same. The spin detector runs at its most eager (a look
+//! threads, with the timing model's run-ahead and bulk turns off, and with the run-ahead's
+//! code compiled at once, and buffers, counts and every timing figure must be the same. The spin detector runs at its most eager (a look
 //! after every write-free iteration): none of these kernels may be taken for a livelock,
 //! whatever the schedule.
 
@@ -14,6 +14,7 @@ mod common;
 
 use gcn_tests::kernels;
 use gcnemu::cu::{Arbitration, TimingConfig};
+use gcnemu::exec::compiled::Compile;
 use gcnemu::LaunchOptions;
 
 const BUDGET: u64 = 5_000_000;
@@ -29,14 +30,19 @@ fn configs(target: gcn_isa::Target) -> Vec<(String, LaunchOptions)> {
         }),
         ..LaunchOptions::default()
     };
+    let functional = LaunchOptions {
+        max_instructions: Some(BUDGET),
+        spin_limit: 1,
+        timing: None,
+        ..LaunchOptions::default()
+    };
     let mut out = vec![
+        ("functional".to_string(), functional.clone()),
         (
-            "functional".to_string(),
+            "functional, compiled at once".to_string(),
             LaunchOptions {
-                max_instructions: Some(BUDGET),
-                spin_limit: 1,
-                timing: None,
-                ..LaunchOptions::default()
+                compile: Compile::Always,
+                ..functional
             },
         ),
         ("oldest-first".into(), timed(0, Arbitration::OldestFirst)),
@@ -78,6 +84,15 @@ fn without_ahead(opts: &LaunchOptions) -> LaunchOptions {
     o
 }
 
+/// The same launch with its code compiled at its first quantum or run ahead
+/// ([`gcnemu::exec::compiled`]).
+fn compiled_at_once(opts: &LaunchOptions) -> LaunchOptions {
+    LaunchOptions {
+        compile: Compile::Always,
+        ..opts.clone()
+    }
+}
+
 /// What must not depend on the thread count: buffers, instruction counts and every timing
 /// figure (host speed aside).
 fn fingerprint(stats: &gcnemu::Stats, got: &[Vec<u8>]) -> String {
@@ -114,6 +129,7 @@ fn check_all(target: &str, version: u32) {
                         ("2 threads", with_threads(&opts, 2)),
                         ("3 threads", with_threads(&opts, 3)),
                         ("no run-ahead or bulk turns", without_ahead(&opts)),
+                        ("run-ahead compiled at once", compiled_at_once(&opts)),
                     ];
                     for (variant, opts) in variants {
                         match common::run_with(&case, target, version, &opts) {

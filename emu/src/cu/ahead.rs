@@ -22,7 +22,9 @@ use super::bulk::{self, Code};
 use super::engine::{account, CuSim};
 use super::issue;
 use super::stats::StallReason;
-use crate::exec::{Cx, Flow};
+use crate::exec::compiled;
+use crate::exec::issue::{taken_fault, SLOW_MODES};
+use crate::exec::{Cx, Flow, Ran};
 use crate::fault::Fault;
 use crate::launch::Stop;
 use crate::wave::spin::{Epoch, SpinState};
@@ -208,9 +210,52 @@ fn run_stretch(m: &mut CuSim, s: usize) -> bool {
     let insts = &program.insts[..program.insts.len().min(facts.len())];
     let facts = &facts[..insts.len()];
     let back_edges = env.spin_limit != 0;
+    let region = m.e.ahead_code.and_then(|h| h.get_ahead(program));
     let mut n = 0;
     while n < AHEAD {
         let at = cx.wave.pc;
+        // The compiled code from here, when MODE leaves instructions to their usual semantics.
+        if let Some(code) = region
+            .and_then(|r| r.entry(at))
+            .filter(|_| cx.wave.mode & SLOW_MODES == 0)
+        {
+            let left = AHEAD - n;
+            let indices = ahead.index[n..].as_mut_ptr().cast();
+            // SAFETY: the region calls the semantic functions of the program's instructions
+            // with `cx`, as `execute` does below, and writes at most `left` indices from
+            // `index[n]` ([`compiled::Region::compile_ahead`]).
+            let out = unsafe { code(&mut cx, at as u64, left as u64, indices) };
+            let (k, code, stopped) = compiled::unpack(out);
+            for j in n..n + k as usize {
+                ahead.code[j] = facts[ahead.index[j] as usize].bulk_code;
+            }
+            n += k as usize;
+            match code {
+                // Where the wave goes next is not pure, the run is full, or MODE asks for
+                // the interpreter: the loop goes on (to the interpreter).
+                compiled::ENDED | compiled::SLOW_MODE if k > 0 => continue,
+                compiled::ENDED | compiled::SLOW_MODE => {}
+                compiled::BACK_EDGE if back_edges => {
+                    ahead.end = End::BackEdge;
+                    break;
+                }
+                compiled::BACK_EDGE => continue,
+                code => {
+                    // Instruction `stopped` ran with an outcome that ends the run.
+                    ahead.index[n] = stopped;
+                    ahead.code[n] = facts[stopped as usize].bulk_code | bulk::IMPURE;
+                    n += 1;
+                    ahead.end = match compiled::outcome(code).and_then(Ran::flow) {
+                        Some(flow) => End::Flow(flow),
+                        None => {
+                            ahead.fault = Some(Box::new(taken_fault(&mut cx)));
+                            End::Fault
+                        }
+                    };
+                    break;
+                }
+            }
+        }
         let Some(f) = facts.get(at as usize).filter(|f| f.pure) else {
             break;
         };

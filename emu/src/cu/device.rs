@@ -41,6 +41,8 @@ pub struct TimedRun<'a> {
     pub launch: &'a Launch,
     pub env: DispatchEnv,
     pub config: &'a TimingConfig,
+    /// The code the run-ahead runs once it is hot ([`super::ahead`]; `None`: interpreted).
+    pub ahead_code: Option<std::sync::Arc<crate::exec::compiled::HotRegion>>,
     pub entry_index: u32,
     pub progress: Option<Progress<'a>>,
     /// The wall-clock time after which the launch stops with [`Stop::Timeout`].
@@ -126,6 +128,7 @@ pub fn run_timed(
         env: &r.env,
         config,
         demand,
+        ahead_code: r.ahead_code.as_deref(),
     };
     let waves_per_cu = occ.waves_per_cu as usize;
     // Where the launch's buffers are, for the caches to see them by allocation and offset.

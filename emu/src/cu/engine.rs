@@ -219,6 +219,8 @@ pub struct Env<'a> {
     pub env: &'a DispatchEnv,
     pub config: &'a TimingConfig,
     pub demand: Demand,
+    /// The run-ahead's compiled code ([`super::ahead`]).
+    pub ahead_code: Option<&'a crate::exec::compiled::HotRegion>,
 }
 
 /// One compute unit during a timed launch, with everything it changes while it runs a window

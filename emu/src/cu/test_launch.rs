@@ -55,6 +55,7 @@ pub fn launch(
         launch: &launch,
         env: DispatchEnv::default(),
         config,
+        ahead_code: None,
         entry_index: 0,
         progress: None,
         deadline: None,

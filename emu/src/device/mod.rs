@@ -429,6 +429,10 @@ impl Device {
             launch,
             env: dispatch_env(module.program.target, k, launch, opts, 1, None),
             config: &config,
+            ahead_code: match config.ahead {
+                true => module.ahead_region(entry_index, opts.compile),
+                false => None,
+            },
             entry_index,
             progress: opts
                 .progress

@@ -12,9 +12,9 @@ use std::sync::{Arc, OnceLock};
 
 use super::{Device, Error};
 
-/// The compiled code of a module's kernels, by entry and whether compiled at once (`None`: too
-/// large to compile).
-type HotRegions = hashbrown::HashMap<(u32, bool), Option<Arc<HotRegion>>>;
+/// The compiled code of a module's kernels, by entry, whether compiled at once, and whether
+/// for the timing model's run-ahead (`None`: too large to compile).
+type HotRegions = hashbrown::HashMap<(u32, bool, bool), Option<Arc<HotRegion>>>;
 
 /// A code object placed in device memory, decoded and ready to launch.
 pub struct Module {
@@ -33,8 +33,8 @@ pub struct Module {
     timing_facts: OnceLock<Vec<InstTiming>>,
     /// The DWARF line table, read at the first question about a source line.
     lines: OnceLock<Option<gcn_loader::LineTable>>,
-    /// Per kernel entry (instruction index) and whether compiled at once: its compiled code,
-    /// shared by its launches.
+    /// Per kernel entry (instruction index), whether compiled at once, and whether for the
+    /// run-ahead: its compiled code, shared by its launches.
     hot_regions: std::sync::Mutex<HotRegions>,
 }
 
@@ -43,6 +43,27 @@ impl Module {
     /// `compile` asks, shared by its launches so that they count towards its compiling
     /// together; `None` for [`Compile::Never`].
     pub fn hot_region(&self, entry: u32, compile: Compile) -> Option<Arc<HotRegion>> {
+        self.region_for(entry, compile, false, || {
+            HotRegion::of(&self.program, entry, compile)
+        })
+    }
+
+    /// As [`Module::hot_region`], the code the timing model's run-ahead runs
+    /// ([`HotRegion::ahead`]): the kernel's pure instructions ([`InstTiming::pure`]).
+    pub fn ahead_region(&self, entry: u32, compile: Compile) -> Option<Arc<HotRegion>> {
+        self.region_for(entry, compile, true, || {
+            let runs = self.timing_facts().iter().map(|f| f.pure).collect();
+            HotRegion::ahead(&self.program, entry, compile, runs)
+        })
+    }
+
+    fn region_for(
+        &self,
+        entry: u32,
+        compile: Compile,
+        ahead: bool,
+        make: impl FnOnce() -> Option<HotRegion>,
+    ) -> Option<Arc<HotRegion>> {
         if compile == Compile::Never {
             return None;
         }
@@ -51,8 +72,8 @@ impl Module {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         regions
-            .entry((entry, compile == Compile::Always))
-            .or_insert_with(|| HotRegion::of(&self.program, entry, compile).map(Arc::new))
+            .entry((entry, compile == Compile::Always, ahead))
+            .or_insert_with(|| make().map(Arc::new))
             .clone()
     }
 

@@ -34,6 +34,11 @@
 //! asks for the interpreter for the instruction at `pc`), or [`OUTCOME`] plus the [`Ran`] byte
 //! of the instruction it stopped at (whose `pc` was set past it).
 //!
+//! **The timing model's run-ahead** ([`crate::cu::ahead`]) runs a wave's pure ALU
+//! instructions before they issue, and needs their indices: its regions
+//! ([`Region::compile_ahead`]) hold only the instructions it may run, write each one's index
+//! to an array, and return at a backward jump ([`BACK_EDGE`]).
+//!
 //! **When**: compiling costs about as much as interpreting 2,000 instructions for each
 //! instruction compiled, which a kernel run a few times on small inputs (most of a library's
 //! test suite) would not repay. A kernel's [`HotRegion`] counts the quanta its waves run
@@ -72,12 +77,20 @@ const MAX_REGION: usize = 1 << 14;
 pub const ENDED: u64 = 0;
 /// MODE asks for the interpreter for the instruction at `pc`.
 pub const SLOW_MODE: u64 = 1;
+/// (A run-ahead region) the instruction stopped at jumped backwards, to `pc`.
+pub const BACK_EDGE: u64 = 2;
 /// The instruction stopped at had an outcome other than [`Ran::Continue`](super::Ran::Continue):
 /// `OUTCOME + ran as u64`.
-pub const OUTCOME: u64 = 2;
+pub const OUTCOME: u64 = 3;
+
+/// Runs ahead of the timing model a kernel's waves make interpreted, per instruction of its
+/// run-ahead region, before the region is compiled: a run is about 15 instructions, so 128
+/// runs are about 2,000 instructions, as [`HOT_QUANTA_PER_INSTRUCTION`] quanta are.
+pub const HOT_RUNS_AHEAD_PER_INSTRUCTION: u32 = 128;
 
 /// A region's code: the [`Cx`], the instruction to start at, how many instructions it may
-/// run, the engine's state for [`JumpedFn`]; the result [`pack`]ed.
+/// run, the engine's state for [`JumpedFn`] (a run-ahead region: where it writes the index
+/// of each instruction it runs, one `u32` each); the result [`pack`]ed.
 pub type RegionFn = unsafe extern "C-unwind" fn(*mut Cx, u64, u64, *mut c_void) -> u64;
 
 /// What the region calls when the wave at the [`Cx`] left instruction `at` (the third
@@ -99,6 +112,20 @@ pub fn unpack(out: u64) -> (u32, u64, u32) {
         out >> 24 & 0xff,
         (out >> 32) as u32,
     )
+}
+
+/// The outcome of the instruction a region stopped at, for an [`OUTCOME`] code.
+pub fn outcome(code: u64) -> Option<super::Ran> {
+    use super::Ran;
+    [
+        Ran::Continue,
+        Ran::Barrier,
+        Ran::End,
+        Ran::Stall,
+        Ran::Faulted,
+    ]
+    .into_iter()
+    .find(|&r| code.checked_sub(OUTCOME) == Some(r as u64))
 }
 
 /// When the functional engine compiles a kernel's code (`--compile`, `GCNEMU_COMPILE`).
@@ -130,9 +157,11 @@ impl std::str::FromStr for Compile {
 #[derive(Debug)]
 pub struct HotRegion {
     entry: u32,
-    /// Quanta run interpreted before it is compiled.
+    /// Quanta (runs ahead) run interpreted before it is compiled.
     after: u32,
     quanta: AtomicU32,
+    /// For the timing model's run-ahead: the instructions it runs (see [`Region::compile_ahead`]).
+    ahead: Option<Box<[bool]>>,
     region: OnceLock<Option<Region>>,
 }
 
@@ -143,8 +172,37 @@ impl HotRegion {
             entry,
             after,
             quanta: AtomicU32::new(0),
+            ahead: None,
             region: OnceLock::new(),
         }
+    }
+
+    /// The run-ahead region ([`Region::compile_ahead`]) of the kernel entered at instruction
+    /// `entry`, made of the instructions `runs` marks, compiled when `compile` says (counting
+    /// runs ahead, [`HOT_RUNS_AHEAD_PER_INSTRUCTION`]); `None` as [`HotRegion::of`].
+    pub fn ahead(
+        program: &Program,
+        entry: u32,
+        compile: Compile,
+        runs: Box<[bool]>,
+    ) -> Option<HotRegion> {
+        let after = match compile {
+            Compile::Never => return None,
+            Compile::Always => 0,
+            Compile::Hot => {
+                let inside = reachable(&program.insts, entry)?;
+                let n = inside
+                    .iter()
+                    .zip(runs.iter())
+                    .filter(|&(&i, &r)| i && r)
+                    .count();
+                (n as u32).saturating_mul(HOT_RUNS_AHEAD_PER_INSTRUCTION)
+            }
+        };
+        Some(HotRegion {
+            ahead: Some(runs),
+            ..HotRegion::new(entry, after)
+        })
     }
 
     /// The region of the kernel of `program` entered at instruction `entry`, compiled when
@@ -172,12 +230,28 @@ impl HotRegion {
         if let Some(r) = self.region.get() {
             return r.as_ref();
         }
+        self.when_hot(|| match &self.ahead {
+            Some(runs) => Region::compile_ahead(program, self.entry, runs),
+            None => Region::compile(program, self.entry, jumped),
+        })
+    }
+
+    /// As [`HotRegion::get`], for a run-ahead region (whose code calls no [`JumpedFn`]).
+    #[inline]
+    pub fn get_ahead(&self, program: &Program) -> Option<&Region> {
+        extern "C-unwind" fn never(_: &mut Cx, _: *mut c_void, _: u64) {}
+        debug_assert!(self.ahead.is_some(), "a run-ahead region");
+        self.get(program, never)
+    }
+
+    /// Counts a quantum until it is hot, then compiles (the first thread to ask; the others
+    /// wait for it).
+    #[cold]
+    fn when_hot(&self, compile: impl FnOnce() -> Option<Region>) -> Option<&Region> {
         if self.after != 0 && self.quanta.fetch_add(1, Ordering::Relaxed) < self.after {
             return None;
         }
-        self.region
-            .get_or_init(|| Region::compile(program, self.entry, jumped))
-            .as_ref()
+        self.region.get_or_init(compile).as_ref()
     }
 }
 
@@ -218,8 +292,29 @@ impl Region {
     /// instructions must not move while the region lives (their addresses are constants in
     /// the code). `None` when the host has no code generator or the region is too large.
     pub fn compile(program: &Program, entry: u32, jumped: JumpedFn) -> Option<Region> {
+        Region::compile_as(program, entry, Mode::Run(jumped))
+    }
+
+    /// Compiles the region of the timing model's run-ahead ([`crate::cu::ahead`]): the
+    /// instructions reachable from `entry` that `runs` marks. It differs from a
+    /// [`Region::compile`]d one in that it
+    /// - writes the index of each instruction it runs to the `u32` array its caller passes
+    ///   (in place of the state for [`JumpedFn`], which it does not call), the first at
+    ///   index 0, before running it;
+    /// - returns [`BACK_EDGE`] after an instruction that jumped backwards (to or before
+    ///   itself), for the caller to decide whether the run goes on.
+    pub fn compile_ahead(program: &Program, entry: u32, runs: &[bool]) -> Option<Region> {
+        Region::compile_as(program, entry, Mode::Ahead(runs))
+    }
+
+    fn compile_as(program: &Program, entry: u32, mode: Mode) -> Option<Region> {
         let insts = &program.insts;
-        let inside = reachable(insts, entry)?;
+        let mut inside = reachable(insts, entry)?;
+        if let Mode::Ahead(runs) = mode {
+            for (i, inside) in inside.iter_mut().enumerate() {
+                *inside &= runs.get(i).copied().unwrap_or(false);
+            }
+        }
         let mut flags = settings::builder();
         // The code is calls and compares: Cranelift's optimisations do not speed it up, and
         // its register allocator is most of the compile time (the single-pass one spills
@@ -231,11 +326,14 @@ impl Region {
             .finish(settings::Flags::new(flags))
             .ok()?;
         let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
-        builder.symbol("gcnemu_jumped", jumped as *const u8);
+        if let Mode::Run(jumped) = mode {
+            builder.symbol("gcnemu_jumped", jumped as *const u8);
+        }
         let mut module = JITModule::new(builder);
         let mut ctx = module.make_context();
         let mut fbc = FunctionBuilderContext::new();
-        build(&mut module, &mut ctx.func, &mut fbc, insts, &inside)?;
+        let ahead = matches!(mode, Mode::Ahead(_));
+        build(&mut module, &mut ctx.func, &mut fbc, insts, &inside, ahead)?;
         let id = module
             .declare_anonymous_function(&ctx.func.signature)
             .ok()?;
@@ -257,6 +355,15 @@ impl std::fmt::Debug for Region {
         let n = self.inside.iter().filter(|&&i| i).count();
         write!(f, "Region({n} instructions)")
     }
+}
+
+/// What a region is compiled for.
+#[derive(Clone, Copy)]
+enum Mode<'a> {
+    /// The functional engine, whose [`JumpedFn`] the code calls at each jump.
+    Run(JumpedFn),
+    /// The timing model's run-ahead, of the instructions marked ([`Region::compile_ahead`]).
+    Ahead(&'a [bool]),
 }
 
 /// The instructions reachable from `entry`, or `None` past [`MAX_REGION`] of them.
@@ -304,13 +411,15 @@ fn scalar(d: &Decoded) -> bool {
     )
 }
 
-/// Builds the region's function (see the module doc) into `func`.
+/// Builds the region's function (see the module doc) into `func`; `ahead` for the timing
+/// model's run-ahead ([`Region::compile_ahead`]).
 fn build(
     module: &mut JITModule,
     func: &mut cranelift_codegen::ir::Function,
     fbc: &mut FunctionBuilderContext,
     insts: &[Decoded],
     inside: &[bool],
+    ahead: bool,
 ) -> Option<()> {
     let ptr = module.target_config().pointer_type();
     let i64t = types::I64;
@@ -326,10 +435,15 @@ fn build(
     for ty in [ptr, ptr, i64t] {
         jumped_sig.params.push(AbiParam::new(ty));
     }
-    let jumped_id = module
-        .declare_function("gcnemu_jumped", Linkage::Import, &jumped_sig)
-        .ok()?;
-    let jumped_ref = module.declare_func_in_func(jumped_id, func);
+    let jumped_ref = match ahead {
+        true => None,
+        false => {
+            let id = module
+                .declare_function("gcnemu_jumped", Linkage::Import, &jumped_sig)
+                .ok()?;
+            Some(module.declare_func_in_func(id, func))
+        }
+    };
 
     let mut b = FunctionBuilder::new(func, fbc);
     let exec_sig = b.import_signature(exec_sig);
@@ -446,6 +560,13 @@ fn build(
             let count = b.ins().iadd(count0, n);
             b.ins().store(mem, count, wave, count_at);
         }
+        // (Run ahead: the instruction's index, at its position in the caller's array.)
+        if ahead {
+            let offset = b.ins().ishl_imm_u(n, 2);
+            let slot = b.ins().iadd(jumps, offset);
+            let index = b.ins().iconst(types::I32, i);
+            b.ins().store(mem, index, slot, 0);
+        }
         // 4. The call.
         let f = b.ins().iconst(ptr, d.exec as usize as i64);
         let inst = b.ins().iconst(ptr, d as *const Decoded as i64);
@@ -482,8 +603,22 @@ fn build(
             .brif(jumps_away, away, &[], straight, &straight_args);
         b.switch_to_block(away);
         b.seal_block(away);
-        b.ins().call(jumped_ref, &[cx, jumps, here]);
         let target = b.ins().uextend(i64t, pc);
+        match jumped_ref {
+            Some(jumped) => {
+                b.ins().call(jumped, &[cx, jumps, here]);
+            }
+            None => {
+                // Run ahead, a backward jump returns.
+                let back = b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, pc, i);
+                let forward = b.create_block();
+                let back_edge = b.ins().iconst(i64t, BACK_EDGE as i64);
+                b.ins()
+                    .brif(back, exit, &[arg(back_edge), arg(here)], forward, &[]);
+                b.switch_to_block(forward);
+                b.seal_block(forward);
+            }
+        }
         b.ins().jump(dispatch, &[arg(target)]);
     }
     for l in at.iter().chain(&bodies).flatten() {

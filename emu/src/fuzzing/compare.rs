@@ -165,6 +165,7 @@ pub fn run_engines(g: &Generated, seed: u64) -> Vec<EngineRun> {
             launch: &launch,
             env: DispatchEnv::default(),
             config: &config,
+            ahead_code: None,
             entry_index: 0,
             progress: None,
             deadline: None,

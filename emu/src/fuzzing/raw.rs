@@ -3,13 +3,13 @@
 //! never with a panic, a hang or host memory touched. Each input runs on the functional engine
 //! (one workgroup on this thread, and two workgroups on two threads) and on the timing model
 //! (one and two host threads), under a small instruction budget; the timing model must give
-//! the same outcome with and without its run-ahead of ALU instructions and bulk turns, and the
-//! functional engine the same compiled ([`crate::exec::compiled`]) as interpreted (programs of
-//! up to [`COMPILED_MAX`] instructions).
+//! the same outcome with and without its run-ahead of ALU instructions and bulk turns, and
+//! both engines the same compiled ([`crate::exec::compiled`]) as interpreted (programs of up
+//! to [`COMPILED_MAX`] instructions).
 
 use crate::cu::{run_timed, Arbitration, TimingConfig, TimingStats};
 use crate::dispatch::Launch;
-use crate::exec::compiled::HotRegion;
+use crate::exec::compiled::{Compile, HotRegion};
 use crate::exec::program::Program;
 use crate::exec::DispatchEnv;
 use crate::launch::hazards::{HazardMode, HazardTable};
@@ -64,7 +64,7 @@ pub fn run_bytes(data: &[u8]) {
     for threads in [1, 2] {
         timed(&program, &mut mem, buf, waves, threads, hipcc_layout);
     }
-    same_without_ahead(&program, waves, hipcc_layout);
+    same_without_ahead(&program, waves, hipcc_layout, program.len() <= COMPILED_MAX);
     if program.len() <= COMPILED_MAX {
         same_compiled(&program, waves, hipcc_layout);
     }
@@ -84,9 +84,9 @@ fn fresh_memory() -> Option<(Memory, u64)> {
 /// [`crate::cu::bulk`]) must give what it gives without them: the same outcome (statistics,
 /// or the same guest stop), counts, budget left and buffer. Oldest-first arbitration (the
 /// bulk's), no hazard tracking (which turns the run-ahead off), one CU with several waves per
-/// SIMD so that they contend.
-fn same_without_ahead(program: &Program, waves: u32, hipcc: bool) {
-    let outcome = |ahead: bool| {
+/// SIMD so that they contend. With `compiled`, the run-ahead's compiled code must give it too.
+fn same_without_ahead(program: &Program, waves: u32, hipcc: bool, compiled: bool) {
+    let outcome = |ahead: bool, compiled: bool| {
         let (mut mem, buf) = fresh_memory().expect("the first allocation succeeded before");
         let (mut desc, mut launch) = dispatch(buf, waves, hipcc);
         // 64 VGPRs, so that several waves share each SIMD (and more workgroups to fill them).
@@ -107,7 +107,7 @@ fn same_without_ahead(program: &Program, waves: u32, hipcc: bool) {
             program,
             &mut mem,
             (&desc, &launch),
-            env,
+            (env, compiled),
             &config,
             HazardMode::Off,
         );
@@ -124,7 +124,7 @@ fn same_without_ahead(program: &Program, waves: u32, hipcc: bool) {
         let bytes = mem.bytes(buf, 4096).map(|b| b.to_vec());
         (result, budget, counts, bytes)
     };
-    let (with, without) = (outcome(true), outcome(false));
+    let (with, without) = (outcome(true, false), outcome(false, false));
     // Which part differs: the result, the instruction budget left, the counts, the memory.
     let part = if with.0 != without.0 {
         "result"
@@ -145,6 +145,19 @@ fn same_without_ahead(program: &Program, waves: u32, hipcc: bool) {
         without.1,
         without.2
     );
+    if compiled {
+        let compiled = outcome(true, true);
+        assert!(
+            with == compiled,
+            "the timing model's run-ahead compiled ended otherwise:\n  interpreted: {:?} budget {:?} {:?}\n  compiled:    {:?} budget {:?} {:?}",
+            with.0,
+            with.1,
+            with.2,
+            compiled.0,
+            compiled.1,
+            compiled.2
+        );
+    }
 }
 
 /// The functional engine must end the same with the program compiled from its first quantum
@@ -296,19 +309,19 @@ fn timed(
         program,
         mem,
         (&desc, &launch),
-        env,
+        (env, false),
         &config,
         HazardMode::Warn,
     );
 }
 
-/// Runs the launch on the timing model under the fuzz budget: its result, and the counts and
-/// budget left.
+/// Runs the launch on the timing model under the fuzz budget (with the run-ahead compiled from
+/// its first run if `compiled`): its result, and the counts and budget left.
 fn launch_timed(
     program: &Program,
     mem: &mut Memory,
     (desc, launch): (&KernelDescriptor, &Launch),
-    env: DispatchEnv,
+    (env, compiled): (DispatchEnv, bool),
     config: &TimingConfig,
     hazards: HazardMode,
 ) -> (
@@ -327,6 +340,13 @@ fn launch_timed(
         launch,
         env,
         config,
+        ahead_code: compiled
+            .then(|| {
+                let runs = facts.iter().map(|f| f.pure).collect();
+                HotRegion::ahead(program, 0, Compile::Always, runs)
+            })
+            .flatten()
+            .map(std::sync::Arc::new),
         entry_index: 0,
         progress: None,
         deadline: None,
