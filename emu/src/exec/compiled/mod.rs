@@ -29,6 +29,10 @@
 //!    spin detector's look at a backward branch, as the interpreter does) and goes on at the
 //!    new `pc`, through the jump table (outside the region: it returns).
 //!
+//! The common scalar ALU ops and branches are not called but written into the code
+//! ([`scalar`]), steps 3 to 6 with them: they set `pc` only where they jump (to their target,
+//! then straight to its code), and the region sets it where it returns.
+//!
 //! It returns [`pack`]ed: the instructions it ran to completion, a code, and the instruction it
 //! stopped at. The codes: [`ENDED`] (`pc` is where the wave goes next), [`SLOW_MODE`] (MODE
 //! asks for the interpreter for the instruction at `pc`), or [`OUTCOME`] plus the [`Ran`] byte
@@ -45,6 +49,8 @@
 //! interpreted, over every launch of it, and compiles once they have cost as much as compiling
 //! will ([`HOT_QUANTA_PER_INSTRUCTION`]); from then on every quantum runs compiled. Results
 //! do not depend on when that happens.
+
+mod scalar;
 
 use super::issue::SLOW_MODES;
 use super::program::{Decoded, Program};
@@ -552,6 +558,63 @@ fn build(
         b.ins().brif(full, exit, &[arg(ended), arg(here)], run, &[]);
         b.switch_to_block(run);
         b.seal_block(run);
+        // (Run ahead: the instruction's index, at its position in the caller's array.)
+        if ahead {
+            let offset = b.ins().ishl_imm_u(n, 2);
+            let slot = b.ins().iadd(jumps, offset);
+            let index = b.ins().iconst(types::I32, i);
+            b.ins().store(mem, index, slot, 0);
+        }
+        // The program counter past the last instruction, where the code leaves a scalar
+        // instruction written inline that does not jump.
+        let (straight, straight_args) = match bodies.get(i as usize + 1).copied().flatten() {
+            Some(next) => (next, vec![]),
+            None => {
+                let after = b.ins().iconst(i64t, i + 1);
+                (exit, vec![arg(ended), arg(after)])
+            }
+        };
+        if let Some(op) = scalar::inline(d) {
+            let n = b.ins().iadd_imm_s(n, 1);
+            b.ins().stack_store(ptr, n, ran, 0);
+            let regs = scalar::Regs { wave };
+            let (cond, target) = match op {
+                scalar::Inline::Alu(alu) => {
+                    regs.alu(&mut b, &alu);
+                    b.ins().jump(straight, &straight_args);
+                    continue;
+                }
+                scalar::Inline::Branch { cond, target } => (cond, target),
+            };
+            let taken = regs.taken(&mut b, cond);
+            let jump = b.create_block();
+            b.ins().brif(taken, jump, &[], straight, &straight_args);
+            b.switch_to_block(jump);
+            b.seal_block(jump);
+            let to = b.ins().iconst(types::I32, target as i64);
+            b.ins().store(mem, to, wave, pc_at);
+            match jumped_ref {
+                Some(jumped) => {
+                    b.ins().call(jumped, &[cx, jumps, here]);
+                }
+                // Run ahead, a backward jump returns.
+                None if target as i64 <= i => {
+                    let back_edge = b.ins().iconst(i64t, BACK_EDGE as i64);
+                    b.ins().jump(exit, &[arg(back_edge), arg(here)]);
+                    continue;
+                }
+                None => {}
+            }
+            // (Branches leave MODE as it is.)
+            match bodies.get(target as usize).copied().flatten() {
+                Some(to) => b.ins().jump(to, &[]),
+                None => {
+                    let to = b.ins().iconst(i64t, target as i64);
+                    b.ins().jump(exit, &[arg(ended), arg(to)])
+                }
+            };
+            continue;
+        }
         // 3. pc past the instruction; for the scalar memory instructions (s_memtime and
         // s_memrealtime read it), the instructions the wave has run.
         let next = b.ins().iconst(types::I32, i + 1);
@@ -559,13 +622,6 @@ fn build(
         if d.class.category == Category::Smem {
             let count = b.ins().iadd(count0, n);
             b.ins().store(mem, count, wave, count_at);
-        }
-        // (Run ahead: the instruction's index, at its position in the caller's array.)
-        if ahead {
-            let offset = b.ins().ishl_imm_u(n, 2);
-            let slot = b.ins().iadd(jumps, offset);
-            let index = b.ins().iconst(types::I32, i);
-            b.ins().store(mem, index, slot, 0);
         }
         // 4. The call.
         let f = b.ins().iconst(ptr, d.exec as usize as i64);
@@ -642,6 +698,15 @@ fn build(
         let p = b.block_params(exit);
         (p[0], p[1])
     };
+    // The program counter, where instructions written inline left it behind: the
+    // instruction stopped at, for the codes that have the wave go on there.
+    let pc = b.ins().load(types::I32, mem, wave, pc_at);
+    let stopped32 = b.ins().ireduce(types::I32, stopped);
+    let goes_on = b
+        .ins()
+        .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, code, SLOW_MODE as i64);
+    let pc = b.ins().select(goes_on, stopped32, pc);
+    b.ins().store(mem, pc, wave, pc_at);
     // `pack`, in the generated code.
     let n = b.ins().stack_load(ptr, i64t, ran, 0);
     let code = b.ins().ishl_imm_u(code, 24);

@@ -1,0 +1,413 @@
+//! Scalar ALU instructions and branches written into a region's code ([`super`]) instead of
+//! called: each is a few host instructions on the wave's SGPRs and SCC, where a call costs
+//! more than the work (saving registers, reading the operands' kinds from the
+//! [`Decoded`]). A loop's bookkeeping (EXEC masks, counters, compares, branches) is half of
+//! what a divergent kernel runs.
+//!
+//! Each op here does what its semantic function in [`crate::exec::sop`] does, for the operand
+//! kinds compiled code uses: SGPRs (and VCC, EXEC, M0 by their codes) and constants. Anything
+//! else (another source kind, an op not listed) is called as before.
+
+use crate::exec::program::{Decoded, Src};
+use crate::wave::{Wave, SCALAR_CODES};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::FunctionBuilder;
+use gcn_isa::operand::{EXEC_LO, VCC_LO};
+use gcn_isa::Op;
+use std::mem::offset_of;
+
+/// What an inline scalar ALU op computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Alu {
+    /// `D = S0 op S1` with SCC set as the op says, 32 bits.
+    Op32(Int32Op, SccRule),
+    /// `D = S0 op S1`, SCC = D != 0, 64 bits.
+    Bit64(BitOp),
+    Mov32,
+    Mov64,
+    /// `D = SCC ? S0 : S1`.
+    Cselect32,
+    Cselect64,
+    /// SCC = S0 cmp S1.
+    Cmp32(IntCC),
+    Cmp64(IntCC),
+    /// D = EXEC; EXEC = S0 op EXEC; SCC = EXEC != 0.
+    Saveexec(BitOp),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Int32Op {
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Andn2,
+    Orn2,
+    Lshl,
+    Lshr,
+    Ashr,
+    Mul,
+    MinI,
+    MinU,
+    MaxI,
+    MaxU,
+}
+
+/// How a 32-bit op sets SCC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SccRule {
+    /// Left as it is.
+    Keep,
+    /// D != 0.
+    Nonzero,
+    /// The unsigned carry or borrow.
+    Carry,
+    /// The signed overflow.
+    Overflow,
+    /// S0 < S1 (min) or S0 > S1 (max), compared as the op does.
+    Picked,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BitOp {
+    And,
+    Or,
+    Xor,
+    Andn2,
+    Orn2,
+}
+
+/// A branch's condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cond {
+    Always,
+    Scc(bool),
+    /// VCC (false) or EXEC (true) is zero (`.1` false: is not).
+    Zero(u16, bool),
+}
+
+/// An instruction written inline.
+#[derive(Clone, Copy, Debug)]
+pub enum Inline {
+    /// A scalar ALU op: no call, and neither the program counter nor MODE changes.
+    Alu(AluInline),
+    /// A branch to the instruction `target` when `cond` holds.
+    Branch { cond: Cond, target: u32 },
+}
+
+/// A scalar ALU op with its operands.
+#[derive(Clone, Copy, Debug)]
+pub struct AluInline {
+    alu: Alu,
+    src: [Src; 2],
+    sdst: u16,
+}
+
+/// `d` written inline, if it is one of the ops here with operands they take.
+pub fn inline(d: &Decoded) -> Option<Inline> {
+    let op = d.inst.info().op;
+    if let Some(cond) = branch(op) {
+        // (A branch whose target is not an instruction faults: its semantic function says so.)
+        return (d.target != u32::MAX).then_some(Inline::Branch {
+            cond,
+            target: d.target,
+        });
+    }
+    let alu = alu(op)?;
+    let wide = |i: usize| match alu {
+        Alu::Bit64(_) | Alu::Mov64 | Alu::Cselect64 | Alu::Cmp64(_) | Alu::Saveexec(_) => {
+            i == 0 || !matches!(alu, Alu::Saveexec(_))
+        }
+        _ => false,
+    };
+    let sources = match alu {
+        Alu::Mov32 | Alu::Mov64 | Alu::Saveexec(_) => 1,
+        _ => 2,
+    };
+    for i in 0..sources {
+        match d.src[i] {
+            Src::Const(_) => {}
+            // A pair's second register must exist (the semantic function reads it).
+            Src::Sgpr(c) if (c as usize + wide(i) as usize) < SCALAR_CODES => {}
+            _ => return None,
+        }
+    }
+    Some(Inline::Alu(AluInline {
+        alu,
+        src: [d.src[0], d.src[1]],
+        sdst: d.sdst,
+    }))
+}
+
+fn branch(op: Op) -> Option<Cond> {
+    Some(match op {
+        Op::S_BRANCH => Cond::Always,
+        Op::S_CBRANCH_SCC0 => Cond::Scc(false),
+        Op::S_CBRANCH_SCC1 => Cond::Scc(true),
+        Op::S_CBRANCH_VCCZ => Cond::Zero(VCC_LO, true),
+        Op::S_CBRANCH_VCCNZ => Cond::Zero(VCC_LO, false),
+        Op::S_CBRANCH_EXECZ => Cond::Zero(EXEC_LO, true),
+        Op::S_CBRANCH_EXECNZ => Cond::Zero(EXEC_LO, false),
+        _ => return None,
+    })
+}
+
+fn alu(op: Op) -> Option<Alu> {
+    use Alu::*;
+    use SccRule::*;
+    Some(match op {
+        Op::S_ADD_U32 => Op32(Int32Op::Add, Carry),
+        Op::S_SUB_U32 => Op32(Int32Op::Sub, Carry),
+        Op::S_ADD_I32 => Op32(Int32Op::Add, Overflow),
+        Op::S_SUB_I32 => Op32(Int32Op::Sub, Overflow),
+        Op::S_AND_B32 => Op32(Int32Op::And, Nonzero),
+        Op::S_OR_B32 => Op32(Int32Op::Or, Nonzero),
+        Op::S_XOR_B32 => Op32(Int32Op::Xor, Nonzero),
+        Op::S_ANDN2_B32 => Op32(Int32Op::Andn2, Nonzero),
+        Op::S_ORN2_B32 => Op32(Int32Op::Orn2, Nonzero),
+        Op::S_LSHL_B32 => Op32(Int32Op::Lshl, Nonzero),
+        Op::S_LSHR_B32 => Op32(Int32Op::Lshr, Nonzero),
+        Op::S_ASHR_I32 => Op32(Int32Op::Ashr, Nonzero),
+        Op::S_MUL_I32 => Op32(Int32Op::Mul, Keep),
+        Op::S_MIN_I32 => Op32(Int32Op::MinI, Picked),
+        Op::S_MIN_U32 => Op32(Int32Op::MinU, Picked),
+        Op::S_MAX_I32 => Op32(Int32Op::MaxI, Picked),
+        Op::S_MAX_U32 => Op32(Int32Op::MaxU, Picked),
+        Op::S_AND_B64 => Bit64(BitOp::And),
+        Op::S_OR_B64 => Bit64(BitOp::Or),
+        Op::S_XOR_B64 => Bit64(BitOp::Xor),
+        Op::S_ANDN2_B64 => Bit64(BitOp::Andn2),
+        Op::S_ORN2_B64 => Bit64(BitOp::Orn2),
+        Op::S_MOV_B32 => Mov32,
+        Op::S_MOV_B64 => Mov64,
+        Op::S_CSELECT_B32 => Cselect32,
+        Op::S_CSELECT_B64 => Cselect64,
+        Op::S_CMP_EQ_I32 | Op::S_CMP_EQ_U32 => Cmp32(IntCC::Equal),
+        Op::S_CMP_LG_I32 | Op::S_CMP_LG_U32 => Cmp32(IntCC::NotEqual),
+        Op::S_CMP_GT_I32 => Cmp32(IntCC::SignedGreaterThan),
+        Op::S_CMP_GE_I32 => Cmp32(IntCC::SignedGreaterThanOrEqual),
+        Op::S_CMP_LT_I32 => Cmp32(IntCC::SignedLessThan),
+        Op::S_CMP_LE_I32 => Cmp32(IntCC::SignedLessThanOrEqual),
+        Op::S_CMP_GT_U32 => Cmp32(IntCC::UnsignedGreaterThan),
+        Op::S_CMP_GE_U32 => Cmp32(IntCC::UnsignedGreaterThanOrEqual),
+        Op::S_CMP_LT_U32 => Cmp32(IntCC::UnsignedLessThan),
+        Op::S_CMP_LE_U32 => Cmp32(IntCC::UnsignedLessThanOrEqual),
+        Op::S_CMP_EQ_U64 => Cmp64(IntCC::Equal),
+        Op::S_CMP_LG_U64 => Cmp64(IntCC::NotEqual),
+        Op::S_AND_SAVEEXEC_B64 => Saveexec(BitOp::And),
+        Op::S_OR_SAVEEXEC_B64 => Saveexec(BitOp::Or),
+        Op::S_XOR_SAVEEXEC_B64 => Saveexec(BitOp::Xor),
+        Op::S_ANDN2_SAVEEXEC_B64 => Saveexec(BitOp::Andn2),
+        Op::S_ORN2_SAVEEXEC_B64 => Saveexec(BitOp::Orn2),
+        _ => return None,
+    })
+}
+
+/// The wave's registers as the code reaches them: `wave` points at the [`Wave`].
+pub struct Regs {
+    pub wave: Value,
+}
+
+/// Loads and stores of the wave's scalar state: never trapping (the [`Wave`] is there while
+/// the region runs), and a pair of SGPRs only 4-byte aligned.
+fn flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+impl Regs {
+    fn sgpr_at(code: u16) -> i32 {
+        (offset_of!(Wave, sgpr) + 4 * code as usize) as i32
+    }
+
+    fn scc_at() -> i32 {
+        offset_of!(Wave, scc) as i32
+    }
+
+    fn src32(&self, b: &mut FunctionBuilder, src: Src) -> Value {
+        match src {
+            Src::Sgpr(c) => b
+                .ins()
+                .load(types::I32, flags(), self.wave, Regs::sgpr_at(c as u16)),
+            Src::Const(v) => b.ins().iconst(types::I32, v as u32 as i64),
+            _ => unreachable!("`inline` takes SGPRs and constants"),
+        }
+    }
+
+    fn src64(&self, b: &mut FunctionBuilder, src: Src) -> Value {
+        match src {
+            Src::Sgpr(c) => self.pair(b, c as u16),
+            Src::Const(v) => b.ins().iconst(types::I64, v as i64),
+            _ => unreachable!("`inline` takes SGPRs and constants"),
+        }
+    }
+
+    fn pair(&self, b: &mut FunctionBuilder, code: u16) -> Value {
+        b.ins()
+            .load(types::I64, flags(), self.wave, Regs::sgpr_at(code))
+    }
+
+    fn set32(&self, b: &mut FunctionBuilder, sdst: u16, v: Value) {
+        b.ins()
+            .store(flags(), v, self.wave, Regs::sgpr_at(sdst & 127));
+    }
+
+    fn set64(&self, b: &mut FunctionBuilder, sdst: u16, v: Value) {
+        b.ins()
+            .store(flags(), v, self.wave, Regs::sgpr_at(sdst & 126));
+    }
+
+    fn scc(&self, b: &mut FunctionBuilder) -> Value {
+        b.ins().load(types::I8, flags(), self.wave, Regs::scc_at())
+    }
+
+    /// Stores SCC from an `i8` that is 0 or 1.
+    fn set_scc(&self, b: &mut FunctionBuilder, v: Value) {
+        b.ins().store(flags(), v, self.wave, Regs::scc_at());
+    }
+
+    /// The scalar ALU op `op`, on the wave's registers.
+    pub fn alu(&self, b: &mut FunctionBuilder, op: &AluInline) {
+        let ne0 = |b: &mut FunctionBuilder, v: Value| b.ins().icmp_imm_u(IntCC::NotEqual, v, 0);
+        match op.alu {
+            Alu::Op32(f, rule) => {
+                let (x, y) = (self.src32(b, op.src[0]), self.src32(b, op.src[1]));
+                let (v, scc) = op32(b, f, rule, x, y);
+                self.set32(b, op.sdst, v);
+                let scc = match rule {
+                    SccRule::Keep => None,
+                    SccRule::Nonzero => Some(ne0(b, v)),
+                    _ => scc,
+                };
+                if let Some(scc) = scc {
+                    self.set_scc(b, scc);
+                }
+            }
+            Alu::Bit64(f) => {
+                let (x, y) = (self.src64(b, op.src[0]), self.src64(b, op.src[1]));
+                let v = bit64(b, f, x, y);
+                self.set64(b, op.sdst, v);
+                let scc = ne0(b, v);
+                self.set_scc(b, scc);
+            }
+            Alu::Mov32 => {
+                let v = self.src32(b, op.src[0]);
+                self.set32(b, op.sdst, v);
+            }
+            Alu::Mov64 => {
+                let v = self.src64(b, op.src[0]);
+                self.set64(b, op.sdst, v);
+            }
+            Alu::Cselect32 | Alu::Cselect64 => {
+                let wide = op.alu == Alu::Cselect64;
+                let (x, y) = match wide {
+                    true => (self.src64(b, op.src[0]), self.src64(b, op.src[1])),
+                    false => (self.src32(b, op.src[0]), self.src32(b, op.src[1])),
+                };
+                let scc = self.scc(b);
+                let v = b.ins().select(scc, x, y);
+                match wide {
+                    true => self.set64(b, op.sdst, v),
+                    false => self.set32(b, op.sdst, v),
+                }
+            }
+            Alu::Cmp32(cc) => {
+                let (x, y) = (self.src32(b, op.src[0]), self.src32(b, op.src[1]));
+                let scc = b.ins().icmp(cc, x, y);
+                self.set_scc(b, scc);
+            }
+            Alu::Cmp64(cc) => {
+                let (x, y) = (self.src64(b, op.src[0]), self.src64(b, op.src[1]));
+                let scc = b.ins().icmp(cc, x, y);
+                self.set_scc(b, scc);
+            }
+            Alu::Saveexec(f) => {
+                let s = self.src64(b, op.src[0]);
+                let exec = self.pair(b, EXEC_LO);
+                self.set64(b, op.sdst, exec);
+                let new = bit64(b, f, s, exec);
+                self.set64(b, EXEC_LO, new);
+                let scc = ne0(b, new);
+                self.set_scc(b, scc);
+            }
+        }
+    }
+
+    /// Whether the branch's condition holds (an `i8`, 0 or 1).
+    pub fn taken(&self, b: &mut FunctionBuilder, cond: Cond) -> Value {
+        match cond {
+            Cond::Always => b.ins().iconst(types::I8, 1),
+            Cond::Scc(set) => {
+                let scc = self.scc(b);
+                let cc = if set { IntCC::NotEqual } else { IntCC::Equal };
+                b.ins().icmp_imm_u(cc, scc, 0)
+            }
+            Cond::Zero(code, zero) => {
+                let v = self.pair(b, code);
+                let cc = if zero { IntCC::Equal } else { IntCC::NotEqual };
+                b.ins().icmp_imm_u(cc, v, 0)
+            }
+        }
+    }
+}
+
+/// A 32-bit op's result and the SCC its rule computes alongside (`None`: from the result,
+/// or unchanged).
+fn op32(
+    b: &mut FunctionBuilder,
+    f: Int32Op,
+    rule: SccRule,
+    x: Value,
+    y: Value,
+) -> (Value, Option<Value>) {
+    let shift = |b: &mut FunctionBuilder| b.ins().band_imm_u(y, 31);
+    match f {
+        Int32Op::Add | Int32Op::Sub => {
+            let (v, c) = match (f, rule) {
+                (Int32Op::Add, SccRule::Carry) => b.ins().uadd_overflow(x, y),
+                (Int32Op::Add, _) => b.ins().sadd_overflow(x, y),
+                (_, SccRule::Carry) => b.ins().usub_overflow(x, y),
+                _ => b.ins().ssub_overflow(x, y),
+            };
+            (v, Some(c))
+        }
+        Int32Op::And => (b.ins().band(x, y), None),
+        Int32Op::Or => (b.ins().bor(x, y), None),
+        Int32Op::Xor => (b.ins().bxor(x, y), None),
+        Int32Op::Andn2 => (b.ins().band_not(x, y), None),
+        Int32Op::Orn2 => (b.ins().bor_not(x, y), None),
+        Int32Op::Lshl => {
+            let s = shift(b);
+            (b.ins().ishl(x, s), None)
+        }
+        Int32Op::Lshr => {
+            let s = shift(b);
+            (b.ins().ushr(x, s), None)
+        }
+        Int32Op::Ashr => {
+            let s = shift(b);
+            (b.ins().sshr(x, s), None)
+        }
+        Int32Op::Mul => (b.ins().imul(x, y), None),
+        Int32Op::MinI | Int32Op::MinU | Int32Op::MaxI | Int32Op::MaxU => {
+            let cc = match f {
+                Int32Op::MinI => IntCC::SignedLessThan,
+                Int32Op::MinU => IntCC::UnsignedLessThan,
+                Int32Op::MaxI => IntCC::SignedGreaterThan,
+                _ => IntCC::UnsignedGreaterThan,
+            };
+            let picked = b.ins().icmp(cc, x, y);
+            (b.ins().select(picked, x, y), Some(picked))
+        }
+    }
+}
+
+fn bit64(b: &mut FunctionBuilder, f: BitOp, x: Value, y: Value) -> Value {
+    match f {
+        BitOp::And => b.ins().band(x, y),
+        BitOp::Or => b.ins().bor(x, y),
+        BitOp::Xor => b.ins().bxor(x, y),
+        BitOp::Andn2 => b.ins().band_not(x, y),
+        BitOp::Orn2 => b.ins().bor_not(x, y),
+    }
+}
