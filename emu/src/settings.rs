@@ -15,7 +15,7 @@
 //! | `GCNEMU_MAX_INSTRUCTIONS` | wave-instruction budget per launch | 2×10^10 |
 //! | `GCNEMU_TIMEOUT` | wall-clock seconds per launch (`0`: none) | 600 |
 //! | `GCNEMU_CLOCK` | `host` (s_memtime and s_memrealtime follow the host's clock at the board's rates) or `instructions` (they count the wave's instructions: deterministic); `host` is functional-engine only | `host` with `GCNEMU_TIMING=off`, else `instructions` |
-//! | `GCNEMU_COMPILE` | when the functional engine compiles a kernel's code: `hot` (once it has run a while), `always`, `never` (results are the same) | `hot` |
+//! | `GCNEMU_COMPILE` | when a kernel's code is compiled to host code (functional engine, and the timing model's runs ahead): `hot` (once it has run a while), `always`, `never` (results are the same) | `hot` |
 //! | `GCNEMU_SPIN_LIMIT` | spin detector: write-free loop iterations before a look (`0`: off) | 1024 |
 //! | `GCNEMU_STATS` | `1`: a per-kernel summary on stderr at exit | off |
 //! | `GCNEMU_STATS_JSON` | path of the same summary as JSON | none |

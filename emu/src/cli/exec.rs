@@ -61,9 +61,9 @@ pub struct ExecArgs {
     /// with the timing model).
     #[arg(long, value_name = "HOST|INSTRUCTIONS")]
     pub clock: Option<String>,
-    /// When the functional engine (--timing off) compiles a kernel's code to host code: hot
-    /// (the default: once its waves have run about a million instructions), always, or never.
-    /// Results are the same either way.
+    /// When a kernel's code is compiled to host code (the functional engine's, and the ALU
+    /// runs the timing model executes ahead of issue): hot (the default: once its waves have
+    /// run about a million instructions), always, or never. Results are the same either way.
     #[arg(long, value_name = "HOT|ALWAYS|NEVER")]
     pub compile: Option<String>,
     /// Bytes of device memory (default: the board's, 8 GiB for gfx900, 16 GiB for gfx906, 32 GiB

@@ -73,9 +73,9 @@ pub struct RunArgs {
     /// those), end the run as a livelock (exit 1) naming the loops. 0 turns it off.
     #[arg(long, value_name = "N", default_value_t = gcnemu::wave::spin::DEFAULT_SPIN_LIMIT)]
     pub spin_limit: u32,
-    /// When the functional engine (--timing off) compiles the kernel's code to host code: hot
-    /// (once its waves have run about a million instructions), always, or never. Results are
-    /// the same either way.
+    /// When the kernel's code is compiled to host code (the functional engine's, and the ALU
+    /// runs the timing model executes ahead of issue): hot (once its waves have run about a
+    /// million instructions), always, or never. Results are the same either way.
     #[arg(long, value_name = "HOT|ALWAYS|NEVER", default_value = "hot")]
     pub compile: gcnemu::exec::compiled::Compile,
     /// Check issued instructions against the hazard rules: off, warn (report after the run) or

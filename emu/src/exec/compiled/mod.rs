@@ -134,7 +134,8 @@ pub fn outcome(code: u64) -> Option<super::Ran> {
     .find(|&r| code.checked_sub(OUTCOME) == Some(r as u64))
 }
 
-/// When the functional engine compiles a kernel's code (`--compile`, `GCNEMU_COMPILE`).
+/// When a kernel's code is compiled (`--compile`, `GCNEMU_COMPILE`): by the functional
+/// engine, and by the timing model for its runs ahead.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Compile {
     /// Once its waves have run as long interpreted as compiling takes, over all its launches
@@ -339,11 +340,26 @@ impl Region {
         let mut ctx = module.make_context();
         let mut fbc = FunctionBuilderContext::new();
         let ahead = matches!(mode, Mode::Ahead(_));
-        build(&mut module, &mut ctx.func, &mut fbc, insts, &inside, ahead)?;
+        // (Words that did not decode stand as `s_nop`s whose semantic function faults.)
+        let mut undecodable = vec![false; insts.len()];
+        for &(i, _) in &program.bad {
+            undecodable[i as usize] = true;
+        }
+        let region = Blocks {
+            insts,
+            inside: &inside,
+            undecodable: &undecodable,
+        };
+        build(&mut module, &mut ctx.func, &mut fbc, &region, ahead)?;
         let id = module
             .declare_anonymous_function(&ctx.func.signature)
             .ok()?;
-        module.define_function(id, &mut ctx).ok()?;
+        if let Err(e) = module.define_function(id, &mut ctx) {
+            // (Cranelift's backends do not all have every instruction; the kernel then runs
+            // interpreted, which a test of every inline op catches on the hosts it runs on.)
+            tracing::warn!("the kernel's code did not compile, and runs interpreted: {e}");
+            return None;
+        }
         module.finalize_definitions().ok()?;
         let code = module.get_finalized_function(id);
         // SAFETY: `build` made the function with `RegionFn`'s signature.
@@ -417,16 +433,24 @@ fn scalar(d: &Decoded) -> bool {
     )
 }
 
+/// What a region is built from: the program's instructions, which of them are in it, and
+/// which did not decode (never written inline: their semantic function faults).
+struct Blocks<'a> {
+    insts: &'a [Decoded],
+    inside: &'a [bool],
+    undecodable: &'a [bool],
+}
+
 /// Builds the region's function (see the module doc) into `func`; `ahead` for the timing
 /// model's run-ahead ([`Region::compile_ahead`]).
 fn build(
     module: &mut JITModule,
     func: &mut cranelift_codegen::ir::Function,
     fbc: &mut FunctionBuilderContext,
-    insts: &[Decoded],
-    inside: &[bool],
+    region: &Blocks,
     ahead: bool,
 ) -> Option<()> {
+    let (insts, inside) = (region.insts, region.inside);
     let ptr = module.target_config().pointer_type();
     let i64t = types::I64;
     for ty in [ptr, i64t, i64t, ptr] {
@@ -574,13 +598,31 @@ fn build(
                 (exit, vec![arg(ended), arg(after)])
             }
         };
-        if let Some(op) = scalar::inline(d) {
+        let written = match region.undecodable[i as usize] {
+            true => None,
+            false => scalar::inline(d),
+        };
+        if let Some(op) = written {
+            let regs = scalar::Regs { wave };
+            if let scalar::Inline::Waitcnt(limit) = op {
+                // A wait not yet satisfied stalls, and does not count.
+                let within = regs.within(&mut b, limit);
+                let on = b.create_block();
+                let stall = b.ins().iconst(types::I8, super::Ran::Stall as i64);
+                b.ins()
+                    .brif(within, on, &[], outcome_exit, &[arg(stall), arg(here)]);
+                b.switch_to_block(on);
+                b.seal_block(on);
+            }
             let n = b.ins().iadd_imm_s(n, 1);
             b.ins().stack_store(ptr, n, ran, 0);
-            let regs = scalar::Regs { wave };
             let (cond, target) = match op {
                 scalar::Inline::Alu(alu) => {
                     regs.alu(&mut b, &alu);
+                    b.ins().jump(straight, &straight_args);
+                    continue;
+                }
+                scalar::Inline::Waitcnt(_) => {
                     b.ins().jump(straight, &straight_args);
                     continue;
                 }

@@ -9,7 +9,7 @@
 //! else (another source kind, an op not listed) is called as before.
 
 use crate::exec::program::{Decoded, Src};
-use crate::wave::{Wave, SCALAR_CODES};
+use crate::wave::{WaitCounters, Wave, SCALAR_CODES};
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::FunctionBuilder;
 use gcn_isa::operand::{EXEC_LO, VCC_LO};
@@ -33,6 +33,27 @@ enum Alu {
     Cmp64(IntCC),
     /// D = EXEC; EXEC = S0 op EXEC; SCC = EXEC != 0.
     Saveexec(BitOp),
+    /// `s_addc_u32` (false) and `s_subb_u32` (true): SCC in, carry or borrow out to SCC.
+    WithCarry(bool),
+    /// A 64-bit shift of S0 by S1[5:0]; SCC = D != 0.
+    Shift64(Shift),
+    /// `s_movk_i32`: D = the sign-extended SIMM16.
+    MovK,
+    /// SCC = D cmp SIMM16 (sign-extended for the signed compares, else zero-extended).
+    CmpK(IntCC),
+    /// `s_addk_i32`: D += SIMM16, SCC = the signed overflow.
+    AddK,
+    /// `s_mulk_i32`: D *= SIMM16.
+    MulK,
+    /// No effect (`s_nop`).
+    Nop,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shift {
+    Left,
+    Right,
+    RightSigned,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +115,9 @@ pub enum Inline {
     Alu(AluInline),
     /// A branch to the instruction `target` when `cond` holds.
     Branch { cond: Cond, target: u32 },
+    /// `s_waitcnt` with these limits: it goes on when every counter is within its limit, else
+    /// stalls ([`crate::exec::Ran::Stall`]).
+    Waitcnt(WaitCounters),
 }
 
 /// A scalar ALU op with its operands.
@@ -102,6 +126,8 @@ pub struct AluInline {
     alu: Alu,
     src: [Src; 2],
     sdst: u16,
+    /// SIMM16 as the SOPK op takes it (sign- or zero-extended).
+    imm: u32,
 }
 
 /// `d` written inline, if it is one of the ops here with operands they take.
@@ -114,30 +140,54 @@ pub fn inline(d: &Decoded) -> Option<Inline> {
             target: d.target,
         });
     }
+    if op == Op::S_WAITCNT {
+        return Some(Inline::Waitcnt(WaitCounters::waitcnt(d.inst.simm16())));
+    }
     let alu = alu(op)?;
-    let wide = |i: usize| match alu {
-        Alu::Bit64(_) | Alu::Mov64 | Alu::Cselect64 | Alu::Cmp64(_) | Alu::Saveexec(_) => {
-            i == 0 || !matches!(alu, Alu::Saveexec(_))
-        }
-        _ => false,
-    };
-    let sources = match alu {
-        Alu::Mov32 | Alu::Mov64 | Alu::Saveexec(_) => 1,
-        _ => 2,
-    };
-    for i in 0..sources {
+    for (i, width) in operands(alu).into_iter().enumerate() {
+        let Some(wide) = width else { continue };
         match d.src[i] {
             Src::Const(_) => {}
             // A pair's second register must exist (the semantic function reads it).
-            Src::Sgpr(c) if (c as usize + wide(i) as usize) < SCALAR_CODES => {}
+            Src::Sgpr(c) if (c as usize + wide as usize) < SCALAR_CODES => {}
             _ => return None,
         }
     }
+    let simm16 = d.inst.simm16();
+    // (The unsigned compares zero-extend SIMM16; every other SOPK op sign-extends it.)
+    let unsigned = matches!(
+        op,
+        Op::S_CMPK_EQ_U32
+            | Op::S_CMPK_LG_U32
+            | Op::S_CMPK_GT_U32
+            | Op::S_CMPK_GE_U32
+            | Op::S_CMPK_LT_U32
+            | Op::S_CMPK_LE_U32
+    );
+    let imm = match unsigned {
+        true => simm16 as u32,
+        false => simm16 as i16 as i32 as u32,
+    };
     Some(Inline::Alu(AluInline {
         alu,
         src: [d.src[0], d.src[1]],
         sdst: d.sdst,
+        imm,
     }))
+}
+
+/// The sources an op reads: `Some(true)` a 64-bit one, `Some(false)` a 32-bit one.
+fn operands(alu: Alu) -> [Option<bool>; 2] {
+    match alu {
+        Alu::Op32(..) | Alu::Cselect32 | Alu::Cmp32(_) | Alu::WithCarry(_) => {
+            [Some(false), Some(false)]
+        }
+        Alu::Bit64(_) | Alu::Cselect64 | Alu::Cmp64(_) => [Some(true), Some(true)],
+        Alu::Shift64(_) => [Some(true), Some(false)],
+        Alu::Mov32 => [Some(false), None],
+        Alu::Mov64 | Alu::Saveexec(_) => [Some(true), None],
+        Alu::MovK | Alu::CmpK(_) | Alu::AddK | Alu::MulK | Alu::Nop => [None, None],
+    }
 }
 
 fn branch(op: Op) -> Option<Cond> {
@@ -200,6 +250,25 @@ fn alu(op: Op) -> Option<Alu> {
         Op::S_XOR_SAVEEXEC_B64 => Saveexec(BitOp::Xor),
         Op::S_ANDN2_SAVEEXEC_B64 => Saveexec(BitOp::Andn2),
         Op::S_ORN2_SAVEEXEC_B64 => Saveexec(BitOp::Orn2),
+        Op::S_ADDC_U32 => WithCarry(false),
+        Op::S_SUBB_U32 => WithCarry(true),
+        Op::S_LSHL_B64 => Shift64(self::Shift::Left),
+        Op::S_LSHR_B64 => Shift64(self::Shift::Right),
+        Op::S_ASHR_I64 => Shift64(self::Shift::RightSigned),
+        Op::S_MOVK_I32 => MovK,
+        Op::S_CMPK_EQ_I32 | Op::S_CMPK_EQ_U32 => CmpK(IntCC::Equal),
+        Op::S_CMPK_LG_I32 | Op::S_CMPK_LG_U32 => CmpK(IntCC::NotEqual),
+        Op::S_CMPK_GT_I32 => CmpK(IntCC::SignedGreaterThan),
+        Op::S_CMPK_GE_I32 => CmpK(IntCC::SignedGreaterThanOrEqual),
+        Op::S_CMPK_LT_I32 => CmpK(IntCC::SignedLessThan),
+        Op::S_CMPK_LE_I32 => CmpK(IntCC::SignedLessThanOrEqual),
+        Op::S_CMPK_GT_U32 => CmpK(IntCC::UnsignedGreaterThan),
+        Op::S_CMPK_GE_U32 => CmpK(IntCC::UnsignedGreaterThanOrEqual),
+        Op::S_CMPK_LT_U32 => CmpK(IntCC::UnsignedLessThan),
+        Op::S_CMPK_LE_U32 => CmpK(IntCC::UnsignedLessThanOrEqual),
+        Op::S_ADDK_I32 => AddK,
+        Op::S_MULK_I32 => MulK,
+        Op::S_NOP => Nop,
         _ => return None,
     })
 }
@@ -321,6 +390,65 @@ impl Regs {
                 let scc = b.ins().icmp(cc, x, y);
                 self.set_scc(b, scc);
             }
+            Alu::WithCarry(sub) => {
+                let (x, y) = (self.src32(b, op.src[0]), self.src32(b, op.src[1]));
+                // In 64 bits, as the semantic functions do (Cranelift's x86 backend has no
+                // add with carry-in).
+                let scc = self.scc(b);
+                let wide = |b: &mut FunctionBuilder, v| b.ins().uextend(types::I64, v);
+                let (x, y, scc) = (wide(b, x), wide(b, y), wide(b, scc));
+                let (v, c) = match sub {
+                    false => {
+                        let s = b.ins().iadd(x, y);
+                        let s = b.ins().iadd(s, scc);
+                        let high = b.ins().ushr_imm_u(s, 32);
+                        (s, b.ins().icmp_imm_u(IntCC::NotEqual, high, 0))
+                    }
+                    true => {
+                        let y = b.ins().iadd(y, scc);
+                        let borrow = b.ins().icmp(IntCC::UnsignedGreaterThan, y, x);
+                        (b.ins().isub(x, y), borrow)
+                    }
+                };
+                let v = b.ins().ireduce(types::I32, v);
+                self.set32(b, op.sdst, v);
+                self.set_scc(b, c);
+            }
+            Alu::Shift64(f) => {
+                let (x, y) = (self.src64(b, op.src[0]), self.src32(b, op.src[1]));
+                let y = b.ins().band_imm_u(y, 63);
+                let v = match f {
+                    Shift::Left => b.ins().ishl(x, y),
+                    Shift::Right => b.ins().ushr(x, y),
+                    Shift::RightSigned => b.ins().sshr(x, y),
+                };
+                self.set64(b, op.sdst, v);
+                let scc = ne0(b, v);
+                self.set_scc(b, scc);
+            }
+            Alu::MovK => {
+                let v = b.ins().iconst(types::I32, op.imm as i64);
+                self.set32(b, op.sdst, v);
+            }
+            Alu::CmpK(cc) => {
+                let x = self.src32(b, Src::Sgpr((op.sdst & 127) as u8));
+                let y = b.ins().iconst(types::I32, op.imm as i64);
+                let scc = b.ins().icmp(cc, x, y);
+                self.set_scc(b, scc);
+            }
+            Alu::AddK => {
+                let x = self.src32(b, Src::Sgpr((op.sdst & 127) as u8));
+                let y = b.ins().iconst(types::I32, op.imm as i64);
+                let (v, o) = b.ins().sadd_overflow(x, y);
+                self.set32(b, op.sdst, v);
+                self.set_scc(b, o);
+            }
+            Alu::MulK => {
+                let x = self.src32(b, Src::Sgpr((op.sdst & 127) as u8));
+                let v = b.ins().imul_imm_s(x, op.imm as i32 as i64);
+                self.set32(b, op.sdst, v);
+            }
+            Alu::Nop => {}
             Alu::Saveexec(f) => {
                 let s = self.src64(b, op.src[0]);
                 let exec = self.pair(b, EXEC_LO);
@@ -331,6 +459,27 @@ impl Regs {
                 self.set_scc(b, scc);
             }
         }
+    }
+
+    /// Whether every wait counter is within `limit` (an `i8`, 0 or 1).
+    pub fn within(&self, b: &mut FunctionBuilder, limit: WaitCounters) -> Value {
+        let at = offset_of!(Wave, counters);
+        let fields = [
+            (offset_of!(WaitCounters, vm), limit.vm),
+            (offset_of!(WaitCounters, lgkm), limit.lgkm),
+            (offset_of!(WaitCounters, exp), limit.exp),
+        ];
+        let mut all = b.ins().iconst(types::I8, 1);
+        for (field, limit) in fields {
+            let v = b
+                .ins()
+                .load(types::I8, flags(), self.wave, (at + field) as i32);
+            let ok = b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, v, limit as i64);
+            all = b.ins().band(all, ok);
+        }
+        all
     }
 
     /// Whether the branch's condition holds (an `i8`, 0 or 1).
