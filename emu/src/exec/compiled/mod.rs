@@ -1,5 +1,6 @@
 //! A kernel's hot code compiled to host code that calls each instruction's semantic function
-//! directly, for the functional engine ([`crate::run`]).
+//! directly, for the functional engine ([`crate::run`]) and the timing model's run-ahead
+//! ([`crate::cu::ahead`]).
 //!
 //! The interpreter calls every instruction's [`ExecFn`](super::ExecFn) from one place, through
 //! a pointer loaded from the instruction. The host's branch predictor sees one call site whose
@@ -35,8 +36,9 @@
 //!
 //! It returns [`pack`]ed: the instructions it ran to completion, a code, and the instruction it
 //! stopped at. The codes: [`ENDED`] (`pc` is where the wave goes next), [`SLOW_MODE`] (MODE
-//! asks for the interpreter for the instruction at `pc`), or [`OUTCOME`] plus the [`Ran`] byte
-//! of the instruction it stopped at (whose `pc` was set past it).
+//! asks for the interpreter for the instruction at `pc`), [`BACK_EDGE`] (a run-ahead region
+//! only, below), or [`OUTCOME`] plus the [`Ran`] byte of the instruction it stopped at (whose
+//! `pc` was set past it).
 //!
 //! **The timing model's run-ahead** ([`crate::cu::ahead`]) runs a wave's pure ALU
 //! instructions before they issue, and needs their indices: its regions
@@ -589,8 +591,8 @@ fn build(
             let index = b.ins().iconst(types::I32, i);
             b.ins().store(mem, index, slot, 0);
         }
-        // The program counter past the last instruction, where the code leaves a scalar
-        // instruction written inline that does not jump.
+        // Where an instruction written inline goes when it does not jump: the next one's
+        // code, or out (the wave goes on at the next one) when that is not in the region.
         let (straight, straight_args) = match bodies.get(i as usize + 1).copied().flatten() {
             Some(next) => (next, vec![]),
             None => {
