@@ -184,12 +184,13 @@ fn race_cells(
     conflict
 }
 
-/// [`race_cells`] of each lane in `exec` (in lane order) accessing `len` bytes at `addrs[l]`
-/// inside one dword (`len` at most 4), by instruction `first` (whose lane it replaces): one
-/// mark for the instruction, and the chunk of histories looked up when a lane leaves the last
-/// one's, rather than a run of dwords and its byte masks worked out per lane. Lanes all on one
-/// address (`same`) are recorded together ([`crate::check::race::Cell::access_lanes`]). Races go
-/// to `found`.
+/// [`race_cells`] of each lane in `exec` (in lane order) accessing `len` bytes at `addrs[l]`,
+/// each lane inside one dword (`len` at most 4) or on whole dwords (`len` a multiple of 4 and
+/// every address too: `global_load_dwordx2` and wider), by instruction `first` (whose lane it
+/// replaces): one mark for the instruction, and the chunk of histories looked up when a dword
+/// leaves the last one's, rather than a run of dwords and its byte masks worked out per lane.
+/// Lanes all on one address inside a dword (`same`) are recorded together
+/// ([`crate::check::race::Cell::access_lanes`]). A lane's first race goes to `found`.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn race_lanes(
@@ -205,10 +206,11 @@ fn race_lanes(
 ) {
     use crate::check::group::CHUNK;
     let mark = Mark::new(epoch, first.index, first.wave, 0, access, 0);
-    let bytes = (1u32 << len) - 1;
+    // (A lane of whole dwords has every byte of each.)
+    let bytes = (1u32 << len.min(4)) - 1;
     let mask = |addr: u64| (bytes << (addr & 3)) as u8;
     let at = |l: u8| Site { lane: l, ..first };
-    if same {
+    if same && len <= 4 {
         let one = addrs[exec.trailing_zeros() as usize];
         // No room for the chunk: the lanes go unrecorded, as in `race_cells`.
         if let Some(i) = shadow.global_chunk(one / (4 * CHUNK as u64), epoch, first.wave) {
@@ -225,20 +227,26 @@ fn race_lanes(
         let l = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
         let addr = addrs[l];
-        let key = addr / (4 * CHUNK as u64);
-        let i = match held {
-            Some((k, i)) if k == key => i,
-            _ => {
-                let i = shadow.global_chunk(key, epoch, first.wave);
-                held = Some((key, i));
-                i
-            }
-        };
-        let Some(i) = i else {
-            continue;
-        };
         let me = mark.with_lane_and_mask(l as u8, mask(addr));
-        if let Some(k) = shadow.chunk(i)[(addr / 4) as usize % CHUNK].access(me, access) {
+        let mut conflict = None;
+        for dword in (0..len.div_ceil(4)).map(|j| addr + 4 * j as u64) {
+            let key = dword / (4 * CHUNK as u64);
+            let i = match held {
+                Some((k, i)) if k == key => i,
+                _ => {
+                    let i = shadow.global_chunk(key, epoch, first.wave);
+                    held = Some((key, i));
+                    i
+                }
+            };
+            // No room for the chunk: the dword goes unrecorded, as in `race_cells`.
+            let Some(i) = i else {
+                continue;
+            };
+            let cell = &mut shadow.chunk(i)[(dword / 4) as usize % CHUNK];
+            conflict = conflict.or(cell.access(me, access));
+        }
+        if let Some(k) = conflict {
             found.push((at(l as u8), addr, k));
         }
     }
@@ -498,53 +506,20 @@ pub fn lanes(cx: &mut Cx, addrs: &[u64; 64], exec: u64, len: usize, access: Acce
         let Some((epoch, access)) = race else {
             return true;
         };
-        let size = cx.lds.size();
-        let shadow = cx
-            .lds
-            .shadow
-            .get_or_insert_with(|| Box::new(GroupShadow::new(size)));
-        let mut found = Vec::new();
-        let one = addrs[exec.trailing_zeros() as usize];
-        let same = shape == Shape::Same;
-        // Else each lane inside one dword: every whole aligned dword, every byte.
-        let inside = || match same {
-            true => (one & 3) + len as u64 <= 4,
-            false => {
-                (0..64).fold(0, |m, l| {
-                    m | ((addrs[l] & 3) + len as u64 > 4) as u64 & exec >> l & 1
-                }) == 0
-            }
-        };
-        match shape {
-            Shape::Row(row) if len <= 4 && row.is_multiple_of(4) => race_row(
-                shadow, first, addrs, exec, row, len, access, epoch, &mut found,
-            ),
-            _ if len <= 4 && inside() => race_lanes(
-                shadow, first, addrs, exec, len, access, epoch, same, &mut found,
-            ),
-            _ => {
-                let mut lanes = exec;
-                while lanes != 0 {
-                    let l = lanes.trailing_zeros() as usize;
-                    lanes &= lanes - 1;
-                    let (addr, at) = (
-                        addrs[l],
-                        Site {
-                            lane: l as u8,
-                            ..first
-                        },
-                    );
-                    if let Some(k) = race_cells(shadow, at, addr, len, access, epoch) {
-                        found.push((at, addr, k));
-                    }
-                }
-            }
-        }
+        let found = race_found(cx, first, (addrs, exec, len), shape, (epoch, access));
         for (at, addr, k) in found {
             report_race(cx, at, addr, len, access, epoch, k);
         }
         return true;
     }
+    // initcheck lane by lane; each lane's race reported before its read of unwritten bytes,
+    // in lane order as `load` and `store` make them.
+    let mut found = match race {
+        Some(race) => race_found(cx, first, (addrs, exec, len), shape, race),
+        None => Vec::new(),
+    }
+    .into_iter()
+    .peekable();
     let mut lanes = exec;
     while lanes != 0 {
         let l = lanes.trailing_zeros() as usize;
@@ -556,8 +531,11 @@ pub fn lanes(cx: &mut Cx, addrs: &[u64; 64], exec: u64, len: usize, access: Acce
                 ..first
             },
         );
-        if let Some((epoch, access)) = race {
-            race_at(cx, at, addr, len, access, epoch);
+        if let (Some((epoch, access)), Some(&(by, addr, k))) = (race, found.peek()) {
+            if by.lane as usize == l {
+                found.next();
+                report_race(cx, by, addr, len, access, epoch, k);
+            }
         }
         let off = (addr - base) as usize;
         let (allocs, check) = cx.mem.check_parts();
@@ -572,6 +550,66 @@ pub fn lanes(cx: &mut Cx, addrs: &[u64; 64], exec: u64, len: usize, access: Acce
         }
     }
     true
+}
+
+/// racecheck of the lanes in `exec` accessing `len` bytes at `addrs[l]` (lying as `shape`
+/// says), by instruction `first` as [`race_kind`] made of it: the histories recorded, and each
+/// lane's first race, in lane order.
+fn race_found(
+    cx: &mut Cx,
+    first: Site,
+    (addrs, exec, len): (&[u64; 64], u64, usize),
+    shape: Shape,
+    (epoch, access): (u32, Access),
+) -> Vec<(Site, u64, Conflict)> {
+    let size = cx.lds.size();
+    let shadow = cx
+        .lds
+        .shadow
+        .get_or_insert_with(|| Box::new(GroupShadow::new(size)));
+    let mut found = Vec::new();
+    let one = addrs[exec.trailing_zeros() as usize];
+    let same = shape == Shape::Same;
+    // Else each lane inside one dword (every whole aligned dword, every byte), or on whole
+    // dwords.
+    let fits = || match (same, len <= 4) {
+        (true, true) => (one & 3) + len as u64 <= 4,
+        (false, true) => {
+            (0..64).fold(0, |m, l| {
+                m | ((addrs[l] & 3) + len as u64 > 4) as u64 & exec >> l & 1
+            }) == 0
+        }
+        (_, false) => {
+            len.is_multiple_of(4)
+                && (0..64).fold(0, |m, l| m | addrs[l] & 3 & (exec >> l & 1).wrapping_neg()) == 0
+        }
+    };
+    match shape {
+        Shape::Row(row) if len <= 4 && row.is_multiple_of(4) => race_row(
+            shadow, first, addrs, exec, row, len, access, epoch, &mut found,
+        ),
+        _ if fits() => race_lanes(
+            shadow, first, addrs, exec, len, access, epoch, same, &mut found,
+        ),
+        _ => {
+            let mut lanes = exec;
+            while lanes != 0 {
+                let l = lanes.trailing_zeros() as usize;
+                lanes &= lanes - 1;
+                let (addr, at) = (
+                    addrs[l],
+                    Site {
+                        lane: l as u8,
+                        ..first
+                    },
+                );
+                if let Some(k) = race_cells(shadow, at, addr, len, access, epoch) {
+                    found.push((at, addr, k));
+                }
+            }
+        }
+    }
+    found
 }
 
 /// Whether instruction `index` has its `glc` bit set (a vector memory instruction).
