@@ -86,8 +86,16 @@ impl Snapshot {
     /// Fills in place, so a recycled snapshot costs no allocation.
     pub fn fill(&mut self, w: &Wave, regs: RegSet) {
         let low = regs.end_below(SPECIAL_SGPRS as u16) as usize;
+        let vgprs = || regs.vgpr_numbers().filter(|&v| (v as usize) < VGPRS);
+        let agpr_rows = regs
+            .agpr_numbers()
+            .filter(|&a| w.vgpr.agpr_row(a as usize).is_some());
+        // Exactly what it holds: grown by doubling, a snapshot held up to twice its words, and
+        // a launch holds one for each memory instruction in flight.
+        let len = low + vgprs().count() * (1 + WAVE_SIZE) + agpr_rows.count() * (1 + WAVE_SIZE);
         let words = &mut self.words;
         words.clear();
+        words.reserve_exact(len);
         words.extend_from_slice(&w.sgpr[..low]);
         self.low = low as u16;
         self.sgpr_special.copy_from_slice(&w.sgpr[SPECIAL_SGPRS..]);
@@ -99,7 +107,6 @@ impl Snapshot {
         self.lanes = w.lanes;
         self.pc = w.pc;
         self.file = w.vgpr.file();
-        let vgprs = || regs.vgpr_numbers().filter(|&v| (v as usize) < VGPRS);
         words.extend(vgprs().map(u32::from));
         self.vgprs = (words.len() - low) as u16;
         for v in vgprs() {

@@ -9,15 +9,22 @@ use super::divisor::Divisor;
 pub struct Cache {
     sets: Divisor,
     ways: usize,
-    /// `sets * ways` entries: the line held (or `u64::MAX`) and when it was last used.
-    tags: Vec<(u64, u64)>,
+    /// `sets * ways` entries: the line held, or `u64::MAX`.
+    tags: Vec<u64>,
+    /// Each entry's place in its set's order of use: 0 the most recently used, up to one less
+    /// than the lines the set holds; [`EMPTY`] for no line. A byte a line where a tick of when
+    /// it was last used took eight: the L2's tags are most of a timed launch's heap beside the
+    /// waves' registers.
+    rank: Vec<u8>,
     /// Dirty bits of `tags`, for a write-back cache.
     dirty: Vec<bool>,
     /// When each line's fill arrives (a line is present from its miss on, but a request that
     /// hits it before then waits for the data).
     ready: Vec<u64>,
-    tick: u64,
 }
+
+/// The rank of an entry with no line: past every line's.
+const EMPTY: u8 = u8::MAX;
 
 /// What a lookup found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,36 +38,50 @@ pub enum Lookup {
 
 impl Cache {
     /// A cache of `bytes` bytes in lines of `line` bytes, `ways` ways (clamped so there is at
-    /// least one set).
+    /// least one set, and to 255, what a rank holds).
     pub fn new(bytes: u64, line: u32, ways: u32) -> Cache {
         let lines = (bytes / line.max(1) as u64).max(1);
-        let ways = (ways.max(1) as u64).min(lines);
+        let ways = (ways.clamp(1, EMPTY as u32) as u64).min(lines);
         let sets = lines / ways;
+        let entries = (sets * ways) as usize;
         Cache {
             sets: Divisor::new(sets),
             ways: ways as usize,
-            tags: vec![(u64::MAX, 0); (sets * ways) as usize],
-            dirty: vec![false; (sets * ways) as usize],
-            ready: vec![0; (sets * ways) as usize],
-            tick: 0,
+            tags: vec![u64::MAX; entries],
+            rank: vec![EMPTY; entries],
+            dirty: vec![false; entries],
+            ready: vec![0; entries],
         }
     }
 
     /// Looks `line` up, filling it on a miss (allocating: reads and write-back writes both
     /// allocate). `write` marks the line dirty.
     pub fn access(&mut self, line: u64, write: bool) -> Lookup {
-        self.tick += 1;
         let set = self.sets.remainder(line) as usize * self.ways;
-        let ways = &mut self.tags[set..set + self.ways];
-        if let Some(w) = ways.iter().position(|&(l, _)| l == line) {
-            ways[w].1 = self.tick;
+        let ways = &self.tags[set..set + self.ways];
+        let ranks = &mut self.rank[set..set + self.ways];
+        if let Some(w) = ways.iter().position(|&l| l == line) {
+            // The lines used since this one move down a place.
+            let r = ranks[w];
+            for k in ranks.iter_mut() {
+                *k += (*k < r) as u8;
+            }
+            ranks[w] = 0;
             self.dirty[set + w] |= write;
             return Lookup::Hit;
         }
-        // The invalid way if any (its tick is 0), else the least recently used.
-        let w = (0..self.ways).min_by_key(|&w| ways[w].1).unwrap_or(0);
-        let old = ways[w].0;
-        ways[w] = (line, self.tick);
+        // The first way with no line if any (its rank is the highest), else the least
+        // recently used; every line the set keeps moves down a place.
+        let (w, _) = ranks.iter().enumerate().fold(
+            (0, 0),
+            |(w, m), (k, &r)| if r > m { (k, r) } else { (w, m) },
+        );
+        for k in ranks.iter_mut() {
+            *k += (*k != EMPTY) as u8;
+        }
+        ranks[w] = 0;
+        let old = ways[w];
+        self.tags[set + w] = line;
         let evicted_dirty = (old != u64::MAX && self.dirty[set + w]).then_some(old);
         self.dirty[set + w] = write;
         self.ready[set + w] = 0;
@@ -70,23 +91,21 @@ impl Cache {
     /// Whether `line` is present, without touching the replacement order.
     pub fn holds(&self, line: u64) -> bool {
         let set = self.sets.remainder(line) as usize * self.ways;
-        self.tags[set..set + self.ways]
-            .iter()
-            .any(|&(l, _)| l == line)
+        self.tags[set..set + self.ways].contains(&line)
     }
 
     /// When `line`'s fill arrives (0 if it is not being filled or not present).
     pub fn fill_ready(&self, line: u64) -> u64 {
         let set = self.sets.remainder(line) as usize * self.ways;
         (set..set + self.ways)
-            .find(|&i| self.tags[i].0 == line)
+            .find(|&i| self.tags[i] == line)
             .map_or(0, |i| self.ready[i])
     }
 
     /// Records when `line`'s fill arrives.
     pub fn set_fill_ready(&mut self, line: u64, at: u64) {
         let set = self.sets.remainder(line) as usize * self.ways;
-        if let Some(i) = (set..set + self.ways).find(|&i| self.tags[i].0 == line) {
+        if let Some(i) = (set..set + self.ways).find(|&i| self.tags[i] == line) {
             self.ready[i] = at;
         }
     }
@@ -98,7 +117,8 @@ impl Cache {
 
     /// Empties the cache (`buffer_wbinvl1`, a new dispatch's L1).
     pub fn invalidate_all(&mut self) {
-        self.tags.fill((u64::MAX, 0));
+        self.tags.fill(u64::MAX);
+        self.rank.fill(EMPTY);
         self.dirty.fill(false);
         self.ready.fill(0);
     }
