@@ -5,8 +5,8 @@
 use super::fp;
 use super::valu::*;
 use super::{Cx, Fault, Flow};
-use crate::exec::program::Decoded;
-use crate::wave::WAVE_SIZE;
+use crate::exec::program::{Decoded, Src};
+use crate::wave::{Row, VGPRS, WAVE_SIZE};
 use std::mem::MaybeUninit;
 
 macro_rules! lane_ops {
@@ -537,6 +537,10 @@ fn v_swap_b32(cx: &mut Cx, d: &Decoded) -> Res {
 /// instructions each in AVX2's lanes, and the vector loop cost several times this one. Integer
 /// loops such as collatz's `3x + 1` run it with half the lanes active or fewer.)
 fn v_mad_u64_u32(cx: &mut Cx, d: &Decoded) -> Res {
+    let dst = d.vdst as usize;
+    if d.inst.enc() == gcn_isa::Enc::Native && dst + 1 < cx.wave.vgpr.len().min(VGPRS) {
+        return mad_u64_u32_in_place(cx, d);
+    }
     let (mut ta, mut tb, mut tc) = (
         MaybeUninit::uninit(),
         MaybeUninit::uninit(),
@@ -562,6 +566,49 @@ fn v_mad_u64_u32(cx: &mut Cx, d: &Decoded) -> Res {
     }
     cx.wave.write_row(d.vdst as usize, &lo, exec);
     cx.wave.write_row(d.vdst as usize + 1, &hi, exec);
+    write_sdst_mask(cx, d, carry);
+    Ok(Flow::Continue)
+}
+
+/// [`v_mad_u64_u32`] with its destination pair inside the register file: each active lane's
+/// sources read as values (a source may be the destination) and its result stored straight
+/// into the pair, with no result rows built and then merged under EXEC, which cost as much as
+/// the lanes' arithmetic.
+fn mad_u64_u32_in_place(cx: &mut Cx, d: &Decoded) -> Res {
+    let dst = d.vdst as usize;
+    // Each source: its row (and the pair's second), or its value.
+    let one = |i: usize| match d.src[i] {
+        Src::Vgpr(r) => (Some(r as usize), 0),
+        s => (None, scalar32(cx, s)),
+    };
+    let ((a_row, a), (b_row, b)) = (one(0), one(1));
+    let (c_rows, c) = match d.src[2] {
+        Src::Vgpr(r) => (Some((r as usize, (r as usize + 1) % VGPRS)), 0),
+        s => (None, scalar64(cx, s)),
+    };
+    let exec = cx.wave.exec();
+    let n = cx.wave.vgpr.len();
+    let Some(rows) = cx.wave.vgpr.rows_mut(0, n) else {
+        return Ok(Flow::Continue);
+    };
+    // (A row outside the file reads as zeros.)
+    let lane = |rows: &[Row], r: usize, l: usize| rows.get(r).map_or(0, |row| row[l]);
+    let mut carry = 0u64;
+    let mut lanes = exec;
+    while lanes != 0 {
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        let x = a_row.map_or(a, |r| lane(rows, r, l)) as u64;
+        let y = b_row.map_or(b, |r| lane(rows, r, l)) as u64;
+        let z = c_rows.map_or(c, |(lo, hi)| {
+            lane(rows, lo, l) as u64 | (lane(rows, hi, l) as u64) << 32
+        });
+        // A 32x32-bit product fits 64 bits; only the add can carry.
+        let (s, o) = (x * y).overflowing_add(z);
+        rows[dst][l] = s as u32;
+        rows[dst + 1][l] = (s >> 32) as u32;
+        carry |= (o as u64) << l;
+    }
     write_sdst_mask(cx, d, carry);
     Ok(Flow::Continue)
 }
@@ -737,4 +784,106 @@ fn v_cvt_u32_f64(cx: &mut Cx, d: &Decoded) -> Res {
 
 fn v_frexp_exp_i32_f64(cx: &mut Cx, d: &Decoded) -> Res {
     narrow(cx, d, |a| fp::frexp_exp_f64(a) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::exec::program::Program;
+    use crate::exec::{Cx, DispatchEnv};
+    use crate::lds::Lds;
+    use crate::memory::Memory;
+    use crate::wave::{RegFile, Wave, WAVE_SIZE};
+    use gcn_isa::{assemble, Target};
+
+    /// `v_mad_u64_u32` against lane-by-lane arithmetic: sources that are the destination,
+    /// SGPRs and constants, the carry out of the add, lanes outside EXEC left as they were,
+    /// and a destination pair reaching past the wave's file (the general path).
+    #[test]
+    fn mad_u64_u32_matches_lane_arithmetic() {
+        // (text, destination, the carry's SGPR pair)
+        let cases = [
+            ("v_mad_u64_u32 v[2:3], s[10:11], v2, 3, 1", 2, 10),
+            ("v_mad_u64_u32 v[0:1], vcc, v4, v5, v[0:1]", 0, 106),
+            ("v_mad_u64_u32 v[4:5], s[12:13], s6, v5, s[8:9]", 4, 12),
+            ("v_mad_u64_u32 v[6:7], s[12:13], v1, v0, v[2:3]", 6, 12),
+            ("v_mad_u64_u32 v[7:8], s[12:13], v1, v0, v[2:3]", 7, 12),
+        ];
+        let text: Vec<&str> = cases.iter().map(|c| c.0).collect();
+        let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        let (mut mem, mut lds, env) = (Memory::default(), Lds::new(0), DispatchEnv::default());
+        let mut rng = crate::rng::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut next = move || rng.next_u64();
+        let mut carries = 0;
+        for round in 0..200 {
+            let (text, dst, carry_at) = cases[round % cases.len()];
+            let d = &program.insts[round % cases.len()];
+            // Eight VGPRs: v[7:8] has its second register outside the file.
+            let mut w = Wave::with_file(0, RegFile::vgprs_only(8));
+            for r in 0..8 {
+                for l in 0..WAVE_SIZE {
+                    // Large values now and then, for carries out of the add.
+                    w.vgpr[r][l] = match next() % 3 {
+                        0 => u32::MAX - (next() % 4) as u32,
+                        _ => next() as u32,
+                    };
+                }
+            }
+            w.sgpr[6] = next() as u32;
+            w.set_pair(8, next() | 0xffff_0000_0000_0000);
+            let exec = match round % 3 {
+                0 => u64::MAX,
+                _ => next(),
+            };
+            w.set_exec(exec);
+            let before = w.clone();
+            let value = |l: usize, src: &str| -> u64 {
+                let v = |r: usize| before.vgpr[r][l] as u64;
+                match src {
+                    "v2" => v(2),
+                    "v4" => v(4),
+                    "v5" => v(5),
+                    "v1" => v(1),
+                    "v0" => v(0),
+                    "3" => 3,
+                    "1" => 1,
+                    "s6" => before.sgpr[6] as u64,
+                    "s[8:9]" => before.pair(8),
+                    "v[0:1]" => v(0) | v(1) << 32,
+                    "v[2:3]" => v(2) | v(3) << 32,
+                    other => panic!("{other}"),
+                }
+            };
+            let ops: Vec<&str> = text.split(", ").skip(2).collect();
+            let mut cx = Cx {
+                wave: &mut w,
+                mem: &mut mem,
+                lds: &mut lds,
+                program: &program,
+                env: &env,
+            };
+            crate::exec::issue::execute(&mut cx, d).unwrap();
+            let mut carry = 0u64;
+            for l in 0..WAVE_SIZE {
+                let (lo, hi) = (w.vgpr[dst][l], w.vgpr[dst + 1][l]);
+                if exec >> l & 1 == 0 {
+                    assert_eq!(lo, before.vgpr[dst][l], "{text} lane {l}");
+                    assert_eq!(hi, before.vgpr[dst + 1][l], "{text} lane {l}");
+                    continue;
+                }
+                let (s, o) =
+                    (value(l, ops[0]) * value(l, ops[1])).overflowing_add(value(l, ops[2]));
+                carry |= (o as u64) << l;
+                assert_eq!(lo, s as u32, "{text} lane {l}");
+                // (A register outside the file reads as zero.)
+                if dst + 1 < 8 {
+                    assert_eq!(hi, (s >> 32) as u32, "{text} lane {l}");
+                }
+            }
+            assert_eq!(w.pair(carry_at), carry, "{text}: carry");
+            carries += carry.count_ones();
+        }
+        // The adds of a 64-bit register pair carried out, so the carry was compared too.
+        assert!(carries > 0);
+    }
 }

@@ -442,8 +442,6 @@ impl Wave {
         self.pair(FLAT_SCRATCH_LO)
     }
 
-    /// Writes `vals` to VGPR `reg` in the lanes set in `exec`.
-    #[inline]
     /// Lays the register file out as `file`, zeroed, unless it already is (the timing model's
     /// scratch wave takes the layout of each wave whose memory instruction it runs).
     pub fn ensure_file(&mut self, file: RegFile) {
@@ -460,6 +458,8 @@ impl Wave {
         }
     }
 
+    /// Writes `vals` to VGPR `reg` in the lanes set in `exec`.
+    #[inline]
     pub fn write_row(&mut self, reg: usize, vals: &Row, exec: u64) {
         select_lanes(&mut self.vgpr[reg % VGPRS], vals, exec);
     }
