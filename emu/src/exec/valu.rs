@@ -605,6 +605,74 @@ fn plain_src<'a>(
     tmp.write([scalar32(cx, d.src[i]); WAVE_SIZE])
 }
 
+/// A plain instruction's source ([`is_plain`]): its VGPR's row, read in place, or the one
+/// value of a scalar or constant. A lane loop then takes the value from a register, where a
+/// row filled with it (`plain_src`) is 256 bytes stored and read back at every instruction
+/// (`v_and_b32 v3, 1, v2`).
+#[derive(Clone, Copy)]
+pub(crate) enum Plain<'a> {
+    Row(&'a Row),
+    All(u32),
+}
+
+/// Source `i` of a plain instruction as a [`Plain`].
+#[inline(always)]
+pub(crate) fn plain_operand<'a>(cx: &'a Cx, d: &Decoded, i: usize) -> Plain<'a> {
+    if let Src::Vgpr(r) = d.src[i] {
+        return Plain::Row(&cx.wave.vgpr[r as usize]);
+    }
+    Plain::All(scalar32(cx, d.src[i]))
+}
+
+/// `f` of each lane's pair of values of `a` and `b`: one lane loop for each kind of source.
+#[inline(always)]
+pub(crate) fn lanes2<T>(a: Plain, b: Plain, f: impl Fn(u32, u32) -> T) -> [T; WAVE_SIZE] {
+    use std::array::from_fn;
+    match (a, b) {
+        (Plain::Row(a), Plain::Row(b)) => from_fn(|l| f(a[l], b[l])),
+        (Plain::All(a), Plain::Row(b)) => from_fn(|l| f(a, b[l])),
+        (Plain::Row(a), Plain::All(b)) => from_fn(|l| f(a[l], b)),
+        (Plain::All(a), Plain::All(b)) => from_fn(|_| f(a, b)),
+    }
+}
+
+/// `f` of each lane's three values of `a`, `b` and `c`, as [`lanes2`].
+#[inline(always)]
+pub(crate) fn lanes3<T>(
+    a: Plain,
+    b: Plain,
+    c: Plain,
+    f: impl Fn(u32, u32, u32) -> T,
+) -> [T; WAVE_SIZE] {
+    use std::array::from_fn;
+    use Plain::{All, Row as R};
+    match (a, b, c) {
+        (R(a), R(b), R(c)) => from_fn(|l| f(a[l], b[l], c[l])),
+        (All(a), R(b), R(c)) => from_fn(|l| f(a, b[l], c[l])),
+        (R(a), All(b), R(c)) => from_fn(|l| f(a[l], b, c[l])),
+        (R(a), R(b), All(c)) => from_fn(|l| f(a[l], b[l], c)),
+        (All(a), All(b), R(c)) => from_fn(|l| f(a, b, c[l])),
+        (All(a), R(b), All(c)) => from_fn(|l| f(a, b[l], c)),
+        (R(a), All(b), All(c)) => from_fn(|l| f(a[l], b, c)),
+        (All(a), All(b), All(c)) => from_fn(|_| f(a, b, c)),
+    }
+}
+
+/// The lane mask of `pred` over each lane's pair of values of `a` and `b`, as [`lanes2`].
+#[inline(always)]
+pub(crate) fn mask2(a: Plain, b: Plain, pred: impl Fn(u32, u32) -> bool) -> u64 {
+    use crate::wave::lane_masks::lane_bits;
+    match (a, b) {
+        (Plain::Row(a), Plain::Row(b)) => lane_bits(|l| pred(a[l], b[l])),
+        (Plain::All(a), Plain::Row(b)) => lane_bits(|l| pred(a, b[l])),
+        (Plain::Row(a), Plain::All(b)) => lane_bits(|l| pred(a[l], b)),
+        (Plain::All(a), Plain::All(b)) => match pred(a, b) {
+            true => u64::MAX,
+            false => 0,
+        },
+    }
+}
+
 /// Source `i` as raw 32-bit values, as [`fetch`] gives it, but read in place when the
 /// encoding leaves it as it is (everything but DPP's source 0 and SDWA's selections): DPP ops,
 /// much of what rocPRIM's warp scans run, then copy one row instead of two.
@@ -733,7 +801,7 @@ fn u32_1_general(cx: &mut Cx, d: &Decoded, f: impl Fn(u32) -> u32) -> Res {
 #[inline]
 pub fn u32_2(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32) -> u32) -> Res {
     if is_plain(d) {
-        let r: Row = with_plain_rows!(cx, d, [a: 0, b: 1], std::array::from_fn(|l| f(a[l], b[l])));
+        let r: Row = lanes2(plain_operand(cx, d, 0), plain_operand(cx, d, 1), f);
         plain_write(cx, d, &r);
         return Ok(Flow::Continue);
     }
@@ -851,12 +919,10 @@ fn f32_1_general(cx: &mut Cx, d: &Decoded, f: impl Fn(f32) -> f32) -> Res {
 #[inline]
 pub fn f32_2(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32) -> f32) -> Res {
     if plain_f32(cx, d) {
-        let r: Row = with_plain_rows!(
-            cx,
-            d,
-            [a: 0, b: 1],
-            std::array::from_fn(|l| f(f32::from_bits(a[l]), f32::from_bits(b[l])).to_bits())
-        );
+        let (a, b) = (plain_operand(cx, d, 0), plain_operand(cx, d, 1));
+        let r: Row = lanes2(a, b, |a, b| {
+            f(f32::from_bits(a), f32::from_bits(b)).to_bits()
+        });
         plain_write(cx, d, &r);
         return Ok(Flow::Continue);
     }
@@ -881,15 +947,11 @@ fn f32_2_general(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32) -> f32) -> Res {
 #[inline]
 pub fn f32_3(cx: &mut Cx, d: &Decoded, f: impl Fn(f32, f32, f32) -> f32) -> Res {
     if plain_f32(cx, d) {
-        let r: Row = with_plain_rows!(
-            cx,
-            d,
-            [a: 0, b: 1, c: 2],
-            std::array::from_fn(|l| {
-                let v = |x: &Row| f32::from_bits(x[l]);
-                f(v(a), v(b), v(c)).to_bits()
-            })
-        );
+        let (a, b) = (plain_operand(cx, d, 0), plain_operand(cx, d, 1));
+        let r: Row = lanes3(a, b, plain_operand(cx, d, 2), |a, b, c| {
+            let v = f32::from_bits;
+            f(v(a), v(b), v(c)).to_bits()
+        });
         plain_write(cx, d, &r);
         return Ok(Flow::Continue);
     }

@@ -5,7 +5,8 @@
 use super::valu::*;
 use super::{Cx, Flow};
 use crate::exec::program::{Decoded, Src};
-use crate::wave::{Row, WAVE_SIZE};
+use crate::wave::WAVE_SIZE;
+use gcn_isa::Enc;
 use std::mem::MaybeUninit;
 
 /// Compare predicates, numbered for the const generic.
@@ -81,10 +82,16 @@ fn finish<const X: bool>(cx: &mut Cx, d: &Decoded, bits: u64) -> Res {
 }
 
 fn cmp_f32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let bits = with_rows2(cx, d, true, |a, b| {
-        let f = |r: &Row, l: usize| f32::from_bits(r[l]) as f64;
-        lane_mask(|l| float_pred::<OP>(f(a, l), f(b, l)))
-    });
+    let pred = |a: u32, b: u32| {
+        let f = |v: u32| f32::from_bits(v) as f64;
+        float_pred::<OP>(f(a), f(b))
+    };
+    // (Plain, and MODE keeps f32 denormals: the sources as they are.)
+    let plain = d.inst.enc() == Enc::Native && d.mods.is_plain() && denorm32(cx) == 3;
+    let bits = match plain {
+        true => mask2(plain_operand(cx, d, 0), plain_operand(cx, d, 1), pred),
+        false => with_rows2(cx, d, true, |a, b| lane_mask(|l| pred(a[l], b[l]))),
+    };
     finish::<X>(cx, d, bits)
 }
 
@@ -116,16 +123,20 @@ fn cmp_f16<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
 }
 
 fn cmp_i32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let bits = with_rows2(cx, d, false, |a, b| {
-        lane_mask(|l| int_pred::<OP, i32>(a[l] as i32, b[l] as i32))
-    });
+    let pred = |a: u32, b: u32| int_pred::<OP, i32>(a as i32, b as i32);
+    let bits = match d.inst.enc() == Enc::Native && d.mods.is_plain() {
+        true => mask2(plain_operand(cx, d, 0), plain_operand(cx, d, 1), pred),
+        false => with_rows2(cx, d, false, |a, b| lane_mask(|l| pred(a[l], b[l]))),
+    };
     finish::<X>(cx, d, bits)
 }
 
 fn cmp_u32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
-    let bits = with_rows2(cx, d, false, |a, b| {
-        lane_mask(|l| int_pred::<OP, u32>(a[l], b[l]))
-    });
+    let pred = |a: u32, b: u32| int_pred::<OP, u32>(a, b);
+    let bits = match d.inst.enc() == Enc::Native && d.mods.is_plain() {
+        true => mask2(plain_operand(cx, d, 0), plain_operand(cx, d, 1), pred),
+        false => with_rows2(cx, d, false, |a, b| lane_mask(|l| pred(a[l], b[l]))),
+    };
     finish::<X>(cx, d, bits)
 }
 
