@@ -24,17 +24,6 @@ const PRUNE_AT: usize = 4096;
 /// group stops remembering new ones.
 const MAX_CHUNKS: usize = 8192;
 
-/// Chunks remembered as used lately ([`GroupShadow`]'s `recent`).
-const RECENT: usize = 256;
-const NO_CHUNK: (u64, u32) = (0, u32::MAX);
-
-/// Where chunk `key` is remembered among those used lately: a multiplicative hash, as chunks
-/// a power of two apart (a matrix's rows) would share the slot of their low bits.
-#[inline(always)]
-fn recent_slot(key: u64) -> usize {
-    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT.trailing_zeros())) as usize
-}
-
 /// What a chunk's histories held of a barrier interval before an instruction's accesses, for
 /// the wave making them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,11 +85,8 @@ pub struct GroupShadow {
     /// What each chunk's histories hold of the newest barrier interval in them.
     seen: Vec<Seen>,
     live: usize,
-    /// Chunks used lately, by a hash of their address ([`recent_slot`]): (chunk address,
-    /// index), or an index of `u32::MAX` for none. The lanes of one instruction go through a
-    /// few chunks at a time, over and over (a tile's rows: lanes 0-31 and 32-63 on 32 of them),
-    /// where a look in the hash map costs more than the access it finds the chunk for.
-    recent: [(u64, u32); RECENT],
+    /// The chunk last used: (chunk address, index).
+    last: Option<(u64, u32)>,
     /// Chunks at which the next prune happens (doubles with what a prune leaves, so pruning
     /// costs a constant per chunk).
     next_prune: usize,
@@ -125,7 +111,7 @@ impl GroupShadow {
             chunks: Vec::new(),
             seen: Vec::new(),
             live: 0,
-            recent: [NO_CHUNK; RECENT],
+            last: None,
             glc: None,
             next_prune: PRUNE_AT,
             pruned_at: 0,
@@ -157,7 +143,7 @@ impl GroupShadow {
         self.lds.reset();
         self.index.clear();
         self.live = 0;
-        self.recent = [NO_CHUNK; RECENT];
+        self.last = None;
         self.glc = None;
         self.next_prune = PRUNE_AT;
         self.pruned_at = 0;
@@ -194,16 +180,15 @@ impl GroupShadow {
 
     #[inline]
     fn chunk_index(&mut self, key: u64, epoch: u32) -> Option<u32> {
-        self.newest_epoch = self.newest_epoch.max(epoch);
-        let slot = recent_slot(key);
-        Some(match self.recent[slot] {
-            (k, i) if k == key && i != u32::MAX => i,
+        Some(match self.last {
+            Some((k, i)) if k == key => i,
             _ => {
+                self.newest_epoch = self.newest_epoch.max(epoch);
                 let i = match self.index.get(&key) {
                     Some(&i) => i,
                     None => self.new_chunk(key)?,
                 };
-                self.recent[slot] = (key, i);
+                self.last = Some((key, i));
                 i
             }
         })
@@ -269,7 +254,7 @@ impl GroupShadow {
             }
         }
         self.live = kept;
-        self.recent = [NO_CHUNK; RECENT];
+        self.last = None;
     }
 }
 
