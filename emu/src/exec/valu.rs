@@ -826,6 +826,18 @@ fn u32_2_general(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32) -> u32) -> Res {
 /// Integer ops whose VOP3 clamp bit is modelled: the lane function gets the bit.
 #[inline]
 pub fn u32_2c(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, bool) -> u32) -> Res {
+    if is_plain(d) {
+        let (a, b) = (plain_operand(cx, d, 0), plain_operand(cx, d, 1));
+        let r: Row = lanes2(a, b, |a, b| f(a, b, false));
+        plain_write(cx, d, &r);
+        return Ok(Flow::Continue);
+    }
+    u32_2c_general(cx, d, f)
+}
+
+/// [`u32_2c`] past its plain path, out of line as [`f32_2_general`].
+#[inline(never)]
+fn u32_2c_general(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, bool) -> u32) -> Res {
     let (a, b, sat) = (fetch(cx, d, 0), fetch(cx, d, 1), d.mods.clamp);
     let r: Row = std::array::from_fn(|l| f(a[l], b[l], sat));
     write(cx, d, &r);
@@ -1042,10 +1054,17 @@ pub fn f64_3(cx: &mut Cx, d: &Decoded, f: impl Fn(f64, f64, f64) -> f64) -> Res 
 /// An op with a 32-bit first source and a 64-bit second source and result (64-bit shifts).
 #[inline]
 pub fn u64_rev_shift(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u64) -> u64) -> Res {
-    let a = fetch(cx, d, 0);
     let mut tb = std::mem::MaybeUninit::uninit();
     let b = rows64(cx, d, 1, &mut tb);
-    let r: Row64 = std::array::from_fn(|l| f(a[l], join64(b, l)));
+    // (The shift amount is most often a constant: `v_lshlrev_b64 v[0:1], 2, v[0:1]`.)
+    let r: Row64 = match is_plain(d).then(|| plain_operand(cx, d, 0)) {
+        Some(Plain::All(a)) => std::array::from_fn(|l| f(a, join64(b, l))),
+        Some(Plain::Row(a)) => std::array::from_fn(|l| f(a[l], join64(b, l))),
+        None => {
+            let a = fetch(cx, d, 0);
+            std::array::from_fn(|l| f(a[l], join64(b, l)))
+        }
+    };
     write64(cx, d, &r);
     Ok(Flow::Continue)
 }
@@ -1057,9 +1076,13 @@ pub fn carry(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, bool) -> (u32, bool)
     if is_plain(d) {
         let cin = mask_src(cx, d.src[2]);
         let exec = cx.wave.exec();
-        let (r, cout) = with_plain_rows!(cx, d, [a: 0, b: 1], {
-            carry_rows(a, b, cin, &f)
-        });
+        let (a, b) = (plain_operand(cx, d, 0), plain_operand(cx, d, 1));
+        let (r, cout) = match (a, b) {
+            (Plain::All(a), Plain::Row(b)) => carry_lanes(|_| a, |l| b[l], cin, &f),
+            (Plain::Row(a), Plain::All(b)) => carry_lanes(|l| a[l], |_| b, cin, &f),
+            (Plain::All(a), Plain::All(b)) => carry_lanes(|_| a, |_| b, cin, &f),
+            (Plain::Row(a), Plain::Row(b)) => carry_rows(a, b, cin, &f),
+        };
         plain_write(cx, d, &r);
         write_sdst_mask(cx, d, cout & exec);
         return Ok(Flow::Continue);
@@ -1088,11 +1111,23 @@ fn carry_rows(
     cin: u64,
     f: &impl Fn(u32, u32, bool) -> (u32, bool),
 ) -> (Row, u64) {
+    carry_lanes(|l| a[l], |l| b[l], cin, f)
+}
+
+/// [`carry_rows`] with each source's lane `l` given by `a(l)` and `b(l)` (a row's, or a
+/// scalar's one value).
+#[inline(always)]
+fn carry_lanes(
+    a: impl Fn(usize) -> u32,
+    b: impl Fn(usize) -> u32,
+    cin: u64,
+    f: &impl Fn(u32, u32, bool) -> (u32, bool),
+) -> (Row, u64) {
     let cin = lane_masks::lanes_of(cin);
     let mut r = [0u32; WAVE_SIZE];
     let mut cout = [0u32; WAVE_SIZE];
     for l in 0..WAVE_SIZE {
-        let (v, c) = f(a[l], b[l], cin[l] != 0);
+        let (v, c) = f(a(l), b(l), cin[l] != 0);
         r[l] = v;
         cout[l] = (c as u32).wrapping_neg();
     }
@@ -1102,6 +1137,46 @@ fn carry_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`lanes2`], [`lanes3`] and [`mask2`] give each lane its own sources' values, in order,
+    /// for every mix of rows and scalars.
+    #[test]
+    fn plain_sources_reach_each_lane_in_order() {
+        let rows: [Row; 3] =
+            std::array::from_fn(|i| std::array::from_fn(|l| (l as u32 + 1) * (i as u32 * 100 + 7)));
+        let scalars = [11u32, 13, 17];
+        let value = |i: usize, row: bool, l: usize| if row { rows[i][l] } else { scalars[i] };
+        let plain = |i: usize, row: bool| {
+            if row {
+                Plain::Row(&rows[i])
+            } else {
+                Plain::All(scalars[i])
+            }
+        };
+        // Weighs each source differently, so that a source in another's place shows.
+        let f3 = |a: u32, b: u32, c: u32| a.wrapping_mul(3) ^ b.wrapping_mul(5) ^ c.wrapping_mul(7);
+        for kinds in 0..8 {
+            let row = |i: usize| kinds >> i & 1 != 0;
+            let got = lanes3(plain(0, row(0)), plain(1, row(1)), plain(2, row(2)), f3);
+            let want: Row = std::array::from_fn(|l| {
+                f3(
+                    value(0, row(0), l),
+                    value(1, row(1), l),
+                    value(2, row(2), l),
+                )
+            });
+            assert_eq!(got, want, "kinds {kinds:03b}");
+            let got = lanes2(plain(0, row(0)), plain(1, row(1)), |a, b| a.wrapping_sub(b));
+            let want: Row =
+                std::array::from_fn(|l| value(0, row(0), l).wrapping_sub(value(1, row(1), l)));
+            assert_eq!(got, want, "kinds {kinds:03b}");
+            let got = mask2(plain(0, row(0)), plain(1, row(1)), |a, b| a % 3 > b % 5);
+            let want = (0..WAVE_SIZE)
+                .filter(|&l| value(0, row(0), l) % 3 > value(1, row(1), l) % 5)
+                .fold(0u64, |m, l| m | 1 << l);
+            assert_eq!(got, want, "kinds {kinds:03b}");
+        }
+    }
 
     /// The row and bank masks as the ISA states them, lane by lane.
     fn masks_by_lane(row_mask: u32, bank_mask: u32) -> u64 {
