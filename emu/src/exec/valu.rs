@@ -584,7 +584,7 @@ fn int_clamp(d: &Decoded) -> Result<(), Fault> {
 /// in place and write the result row once, instead of copying every row through
 /// [`fetch`]/[`finish_f32`]/[`write`], which is most of what a simple op costs.
 #[inline(always)]
-fn is_plain(d: &Decoded) -> bool {
+pub(crate) fn is_plain(d: &Decoded) -> bool {
     d.inst.enc() == Enc::Native && d.mods.is_plain()
 }
 

@@ -6,7 +6,6 @@ use super::valu::*;
 use super::{Cx, Flow};
 use crate::exec::program::{Decoded, Src};
 use crate::wave::WAVE_SIZE;
-use gcn_isa::Enc;
 use std::mem::MaybeUninit;
 
 /// Compare predicates, numbered for the const generic.
@@ -87,7 +86,7 @@ fn cmp_f32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
         float_pred::<OP>(f(a), f(b))
     };
     // (Plain, and MODE keeps f32 denormals: the sources as they are.)
-    let plain = d.inst.enc() == Enc::Native && d.mods.is_plain() && denorm32(cx) == 3;
+    let plain = is_plain(d) && denorm32(cx) == 3;
     let bits = match plain {
         true => mask2(plain_operand(cx, d, 0), plain_operand(cx, d, 1), pred),
         false => with_rows2(cx, d, true, |a, b| lane_mask(|l| pred(a[l], b[l]))),
@@ -124,7 +123,7 @@ fn cmp_f16<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
 
 fn cmp_i32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
     let pred = |a: u32, b: u32| int_pred::<OP, i32>(a as i32, b as i32);
-    let bits = match d.inst.enc() == Enc::Native && d.mods.is_plain() {
+    let bits = match is_plain(d) {
         true => mask2(plain_operand(cx, d, 0), plain_operand(cx, d, 1), pred),
         false => with_rows2(cx, d, false, |a, b| lane_mask(|l| pred(a[l], b[l]))),
     };
@@ -133,7 +132,7 @@ fn cmp_i32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
 
 fn cmp_u32<const OP: u8, const X: bool>(cx: &mut Cx, d: &Decoded) -> Res {
     let pred = |a: u32, b: u32| int_pred::<OP, u32>(a, b);
-    let bits = match d.inst.enc() == Enc::Native && d.mods.is_plain() {
+    let bits = match is_plain(d) {
         true => mask2(plain_operand(cx, d, 0), plain_operand(cx, d, 1), pred),
         false => with_rows2(cx, d, false, |a, b| lane_mask(|l| pred(a[l], b[l]))),
     };
