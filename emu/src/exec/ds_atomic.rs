@@ -150,7 +150,8 @@ fn in_range_at_once(
         }
         check_lds::access_lanes(cx, exec, &[(&addr, bytes)], Access::Atomic);
     }
-    // Each lane's DATA0 and DATA1 (two dwords each for the 64-bit ones), whole rows at a time.
+    // Each lane's DATA0 (two dwords for the 64-bit ones), whole rows at a time; DATA1 only for
+    // the operations that take it (compare-and-store, mskor), below.
     let join_rows = |reg: usize| -> [u64; WAVE_SIZE] {
         let (lo, hi) = (&cx.wave.vgpr[reg % 256], &cx.wave.vgpr[(reg + 1) % 256]);
         if bytes == 8 {
@@ -159,8 +160,7 @@ fn in_range_at_once(
             std::array::from_fn(|l| lo[l] as u64)
         }
     };
-    let (d0, d1) = (join_rows(data0(d)), join_rows(data1(d)));
-    let data: [(u64, u64); WAVE_SIZE] = std::array::from_fn(|l| (d0[l], d1[l]));
+    let d0 = join_rows(data0(d));
     let bits = 8 * bytes as u32;
     let mut olds = [0u64; WAVE_SIZE];
     // The common integer operations with the operation chosen once, not per lane (the store
@@ -172,7 +172,7 @@ fn in_range_at_once(
                 exec,
                 bytes,
                 |l, $old: u64| {
-                    let $v = data[l].0;
+                    let $v = d0[l];
                     $f
                 },
                 &mut olds,
@@ -188,13 +188,16 @@ fn in_range_at_once(
         Op::Int(Atomic::Umin) => lanes!(|old, v| old.min(v)),
         Op::Int(Atomic::Umax) => lanes!(|old, v| old.max(v)),
         Op::Int(Atomic::Swap) => lanes!(|_old, v| v),
-        _ => cx.lds.rmw_lanes(
-            &addr,
-            exec,
-            bytes,
-            |l, old| op.apply(old, data[l].0, data[l].1, bits),
-            &mut olds,
-        ),
+        _ => {
+            let d1 = join_rows(data1(d));
+            cx.lds.rmw_lanes(
+                &addr,
+                exec,
+                bytes,
+                |l, old| op.apply(old, d0[l], d1[l], bits),
+                &mut olds,
+            )
+        }
     }
     for (l, old) in olds.iter().enumerate() {
         out[0][l] = *old as u32;

@@ -499,18 +499,24 @@ fn at_once(
             return false;
         }
     }
-    // Each lane's operand and comparand (DATA, DATA+1; DATA+2 and +3 for the 64-bit ones),
-    // whole rows at a time.
+    // Each lane's operand (DATA; DATA+1 its high half for the 64-bit ones) and, only for the
+    // ops that take one, its second operand (cmpswap's comparand, mskor's bits: DATA+1, or
+    // DATA+2 and +3), whole rows at a time: most atomics read one row, and building both for
+    // them was a kilobyte of stores per instruction.
     let rows: [&[u32; WAVE_SIZE]; 4] = std::array::from_fn(|i| &cx.wave.vgpr[(data_reg + i) % 256]);
-    let data: [(u64, u64); WAVE_SIZE] = if bytes == 8 {
-        std::array::from_fn(|l| {
-            (
-                rows[0][l] as u64 | (rows[1][l] as u64) << 32,
-                rows[2][l] as u64 | (rows[3][l] as u64) << 32,
-            )
-        })
-    } else {
-        std::array::from_fn(|l| (rows[0][l] as u64, rows[1][l] as u64))
+    let wide = |lo: &[u32; WAVE_SIZE], hi: &[u32; WAVE_SIZE]| -> [u64; WAVE_SIZE] {
+        std::array::from_fn(|l| lo[l] as u64 | (hi[l] as u64) << 32)
+    };
+    let narrow =
+        |row: &[u32; WAVE_SIZE]| -> [u64; WAVE_SIZE] { std::array::from_fn(|l| row[l] as u64) };
+    let value = match bytes {
+        8 => wide(rows[0], rows[1]),
+        _ => narrow(rows[0]),
+    };
+    let second = match (op, bytes) {
+        (Atomic::CmpSwap | Atomic::MskOr, 8) => wide(rows[2], rows[3]),
+        (Atomic::CmpSwap | Atomic::MskOr, _) => narrow(rows[1]),
+        _ => [0; WAVE_SIZE],
     };
     let bits = 8 * bytes as u32;
     let first = addrs[exec.trailing_zeros() as usize];
@@ -521,15 +527,18 @@ fn at_once(
         if !cx.mem.inside_allocation(first, bytes as u64) {
             return false;
         }
-        if one_address_folded(cx, first, exec, op, bytes, rtn, &data, out) {
+        if one_address_folded(cx, first, exec, op, bytes, rtn, &value, out) {
             return true;
         }
         let ok = cx.mem.rmw(first, bytes, |old| {
             let mut cur = old;
             for l in lanes() {
-                out[0][l] = cur as u32;
-                out[1][l] = (cur >> 32) as u32;
-                let (v, cmp) = data[l];
+                // (Without glc nothing reads the old values.)
+                if rtn {
+                    out[0][l] = cur as u32;
+                    out[1][l] = (cur >> 32) as u32;
+                }
+                let (v, cmp) = (value[l], second[l]);
                 cur = match op {
                     // A lock or a first-come flag: the comparison inline, not a call per lane
                     // (the operands are `bytes` wide, so nothing needs masking).
@@ -542,17 +551,13 @@ fn at_once(
         });
         return ok.is_ok();
     }
-    let new = |l: usize, old| {
-        let (v, cmp) = data[l];
-        atomic_ops::apply(op, old, v, cmp, bits).unwrap_or(old)
-    };
+    let new = |l: usize, old| atomic_ops::apply(op, old, value[l], second[l], bits).unwrap_or(old);
     let mut olds = [0u64; WAVE_SIZE];
     // The integer operations the host has instructions for, one each; the rest through the
     // general read-modify-write.
-    let operand: [u64; WAVE_SIZE] = std::array::from_fn(|l| data[l].0);
     if !cx
         .mem
-        .fetch_lanes(&addrs, exec, bytes, op, &operand, &mut olds)
+        .fetch_lanes(&addrs, exec, bytes, op, &value, &mut olds)
         && !cx.mem.rmw_lanes(&addrs, exec, bytes, new, &mut olds)
     {
         return false;
@@ -578,7 +583,7 @@ fn one_address_folded(
     op: Atomic,
     bytes: usize,
     rtn: bool,
-    data: &[(u64, u64); WAVE_SIZE],
+    value: &[u64; WAVE_SIZE],
     out: &mut [[u32; WAVE_SIZE]; 2],
 ) -> bool {
     let bits = 8 * bytes as u32;
@@ -603,7 +608,7 @@ fn one_address_folded(
                 for l in lanes() {
                     out[0][l] = $c as u32;
                     out[1][l] = ($c >> 32) as u32;
-                    let $v = data[l].0 & mask;
+                    let $v = value[l] & mask;
                     $c = $step & mask;
                 }
             }
@@ -618,7 +623,7 @@ fn one_address_folded(
             let identity: u64 = $identity;
             let operands: [u64; WAVE_SIZE] = std::array::from_fn(|l| {
                 let on = (exec >> l & 1).wrapping_neg();
-                data[l].0 & mask & on | identity & !on
+                value[l] & mask & on | identity & !on
             });
             applied!(
                 operands.iter().fold(identity, |$a, &$b| $fold & mask),
@@ -632,7 +637,7 @@ fn one_address_folded(
         ($identity:expr, $fold:ident) => {{
             let operands: [i64; WAVE_SIZE] = std::array::from_fn(|l| {
                 if exec >> l & 1 != 0 {
-                    signed(data[l].0)
+                    signed(value[l])
                 } else {
                     $identity
                 }
@@ -654,7 +659,7 @@ fn one_address_folded(
         Atomic::Smin => signed_folded!(i64::MAX, min),
         Atomic::Smax => signed_folded!(i64::MIN, max),
         // The last lane's value stays; each lane gets the one before it.
-        Atomic::Swap => applied!(data[63 - exec.leading_zeros() as usize].0 & mask, |_c, v| v),
+        Atomic::Swap => applied!(value[63 - exec.leading_zeros() as usize] & mask, |_c, v| v),
         _ => false,
     }
 }
