@@ -154,11 +154,13 @@ impl LdsHistory {
             if let Some(d0) = self.whole_row(addrs, exec) {
                 // A row (`sdata[threadIdx.x]`) of whole dwords: consecutive histories, with
                 // no address or split to look at per lane.
+                // (The active lanes only: after `if (tid < s)` a tree's rows have few.)
                 let cells = &mut self.dwords[d0..];
-                for (l, cell) in cells.iter_mut().enumerate().take(64) {
-                    if exec >> l & 1 == 0 {
-                        continue;
-                    }
+                let mut lanes = exec;
+                while lanes != 0 {
+                    let l = lanes.trailing_zeros() as usize;
+                    lanes &= lanes - 1;
+                    let Some(cell) = cells.get_mut(l) else { break };
                     let unwritten = reads && !cell.write.valid();
                     match cell.access(mark.with_lane(l as u8), access) {
                         None if !unwritten => {}
