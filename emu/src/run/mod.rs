@@ -751,4 +751,60 @@ mod tests {
             assert_eq!(run(budget, true), run(budget, false), "budget {budget}");
         }
     }
+
+    /// A region entered past the program's start (a kernel after others in its code object):
+    /// its code covers its own instructions, and an instruction before them — reached through
+    /// s_setpc, which leaves the region by its jump table — runs interpreted. The waves end
+    /// as the interpreter's do.
+    #[test]
+    fn a_region_past_the_start_leaves_for_instructions_before_it() {
+        let text = "
+            s_branch kernel
+            s_endpgm
+        kernel:
+            s_mov_b32 s2, 0
+        again:
+            s_add_u32 s2, s2, 1
+            s_cmp_lt_u32 s2, 10
+            s_cbranch_scc1 again
+            v_mov_b32 v1, s2
+            s_getpc_b64 s[4:5]
+            s_sub_u32 s4, s4, 28
+            s_subb_u32 s5, s5, 0
+            s_setpc_b64 s[4:5]";
+        let code = assemble(text, Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        let kernel = 2;
+        let region = crate::exec::compiled::HotRegion::new(kernel, 0);
+        let compiled = region
+            .get(&program, super::jumped)
+            .expect("the region compiles");
+        // (Instruction 1 follows nothing in the region: only the s_setpc reaches it.)
+        for (index, inside) in [(0, false), (1, false), (2, true), (5, true), (10, true)] {
+            assert_eq!(
+                compiled.entry(index).is_some(),
+                inside,
+                "instruction {index}"
+            );
+        }
+        let run = |compiled: bool| {
+            let env = DispatchEnv {
+                compiled: compiled
+                    .then(|| std::sync::Arc::new(crate::exec::compiled::HotRegion::new(kernel, 0))),
+                ..DispatchEnv::default()
+            };
+            let (r, waves, left, counts) = two_waves(&program, &env, 1 << 20, u64::MAX);
+            let state: Vec<_> = waves
+                .iter()
+                .map(|w| (w.pc, w.instructions, w.sgpr[2], w.vgpr[1][63]))
+                .collect();
+            (format!("{r:?}"), left, counts.by_category, state)
+        };
+        let interpreted = run(false);
+        assert_eq!(interpreted.0, "Ok(())");
+        // Each wave: the branch, the s_mov, ten turns of three, the v_mov and four to the
+        // s_setpc, then the s_endpgm it jumped back to.
+        assert_eq!(interpreted.3[0], (2, 1 + 1 + 30 + 5 + 1, 10, 10));
+        assert_eq!(run(true), interpreted);
+    }
 }

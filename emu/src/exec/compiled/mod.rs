@@ -59,8 +59,8 @@ use super::program::{Decoded, Program};
 use super::Cx;
 use crate::wave::Wave;
 use cranelift_codegen::ir::{
-    condcodes::IntCC, types, AbiParam, BlockArg, InstBuilder, JumpTableData, MemFlagsData,
-    StackSlotData, StackSlotKind,
+    condcodes::IntCC, types, AbiParam, InstBuilder, JumpTableData, MemFlagsData, StackSlotData,
+    StackSlotKind,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -269,8 +269,55 @@ pub struct Region {
     /// Owns the code. Never freed while the region may run: dropped with its kernel's module.
     module: Option<JITModule>,
     code: RegionFn,
-    /// Whether each instruction of the program is in the region.
+    /// Which instructions are in the region.
+    span: Span,
+}
+
+/// The instructions of a region, as flags over the indices from its first to its last: a code
+/// object holds every kernel of a program (a rocPRIM test's has hundreds of thousands of
+/// instructions), and a jump table over all of them, most leading out, made Cranelift take
+/// half a second for any region however small, where the kernel's own indices take
+/// milliseconds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Span {
+    /// The first instruction's index.
+    lo: usize,
+    /// Whether each instruction from `lo` on is in the region.
     inside: Vec<bool>,
+}
+
+impl Span {
+    /// The span of the instructions `inside` marks (indexed from 0).
+    fn of(inside: &[bool]) -> Span {
+        let lo = inside.iter().position(|&i| i).unwrap_or(0);
+        let hi = inside.iter().rposition(|&i| i).map_or(lo, |h| h + 1);
+        Span {
+            lo,
+            inside: inside[lo..hi].to_vec(),
+        }
+    }
+
+    #[inline(always)]
+    fn contains(&self, index: usize) -> bool {
+        index
+            .checked_sub(self.lo)
+            .and_then(|k| self.inside.get(k))
+            .is_some_and(|&i| i)
+    }
+
+    /// The indices it covers, in or out of the region.
+    fn indices(&self) -> std::ops::Range<usize> {
+        self.lo..self.lo + self.inside.len()
+    }
+
+    /// The element of `per` (one per index it covers) for instruction `index`.
+    fn at<T: Copy>(&self, per: &[Option<T>], index: usize) -> Option<T> {
+        index
+            .checked_sub(self.lo)
+            .and_then(|k| per.get(k))
+            .copied()
+            .flatten()
+    }
 }
 
 // SAFETY: after `finalize_definitions` the module's code is read-only, executable memory that
@@ -291,9 +338,9 @@ impl Region {
     /// The code, if instruction `index` is in the region.
     #[inline(always)]
     pub fn entry(&self, index: u32) -> Option<RegionFn> {
-        match self.inside.get(index as usize) {
-            Some(true) => Some(self.code),
-            _ => None,
+        match self.span.contains(index as usize) {
+            true => Some(self.code),
+            false => None,
         }
     }
 
@@ -347,9 +394,10 @@ impl Region {
         for &(i, _) in &program.bad {
             undecodable[i as usize] = true;
         }
+        let span = Span::of(&inside);
         let region = Blocks {
             insts,
-            inside: &inside,
+            span: &span,
             undecodable: &undecodable,
         };
         build(&mut module, &mut ctx.func, &mut fbc, &region, ahead)?;
@@ -369,14 +417,14 @@ impl Region {
         Some(Region {
             module: Some(module),
             code,
-            inside,
+            span,
         })
     }
 }
 
 impl std::fmt::Debug for Region {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = self.inside.iter().filter(|&&i| i).count();
+        let n = self.span.inside.iter().filter(|&&i| i).count();
         write!(f, "Region({n} instructions)")
     }
 }
@@ -439,7 +487,7 @@ fn scalar(d: &Decoded) -> bool {
 /// which did not decode (never written inline: their semantic function faults).
 struct Blocks<'a> {
     insts: &'a [Decoded],
-    inside: &'a [bool],
+    span: &'a Span,
     undecodable: &'a [bool],
 }
 
@@ -452,7 +500,7 @@ fn build(
     region: &Blocks,
     ahead: bool,
 ) -> Option<()> {
-    let (insts, inside) = (region.insts, region.inside);
+    let (insts, span) = (region.insts, region.span);
     let ptr = module.target_config().pointer_type();
     let i64t = types::I64;
     for ty in [ptr, i64t, i64t, ptr] {
@@ -481,19 +529,28 @@ fn build(
     let exec_sig = b.import_signature(exec_sig);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
-    // The exit: (code, the instruction it stopped at).
+    // The exit, which returns (code, the instruction it stopped at) from `out`; the code
+    // leaves through a block of its own at each place ([`Leaves`]).
     let exit = b.create_block();
-    b.append_block_param(exit, i64t);
-    b.append_block_param(exit, i64t);
-    // The jump table's block: the instruction to go on at.
+    let out = b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
+    let mut leaves = Leaves::default();
+    // The jump table's block: the instruction to go on at, from `next_slot`. (Stack slots,
+    // not block parameters, for the exit and the jump table: a parameter is one value with
+    // each of the region's hundreds of ways out as a definition, and the register allocator's
+    // time grew faster than the region with it, 92 µs an instruction for a region of 340 and
+    // 210 for one of 990 in rocPRIM's block radix sort; with slots both take about 65.)
     let dispatch = b.create_block();
-    b.append_block_param(dispatch, i64t);
+    let next_slot =
+        b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
     // Each instruction's code: from where MODE is looked at, and from after that.
-    let at: Vec<_> = inside
+    // (Both by position in the span: `span.at` finds an instruction's.)
+    let at: Vec<_> = span
+        .inside
         .iter()
         .map(|&i| i.then(|| b.create_block()))
         .collect();
-    let bodies: Vec<_> = inside
+    let bodies: Vec<_> = span
+        .inside
         .iter()
         .map(|&i| i.then(|| b.create_block()))
         .collect();
@@ -501,10 +558,6 @@ fn build(
     // every block needs a block parameter at each join, which made the register allocator
     // (most of the compile time) several times slower.
     let ran = b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
-    // The exit with an instruction's outcome: (outcome, the instruction).
-    let outcome_exit = b.create_block();
-    b.append_block_param(outcome_exit, types::I8);
-    b.append_block_param(outcome_exit, i64t);
 
     b.switch_to_block(entry);
     let mem = MemFlagsData::trusted();
@@ -522,18 +575,17 @@ fn build(
     let mode_at = offset_of!(Wave, mode) as i32;
     let count_at = offset_of!(Wave, instructions) as i32;
     let count0 = b.ins().load(i64t, mem, wave, count_at);
-    b.ins().jump(dispatch, &[BlockArg::Value(start)]);
+    b.ins().stack_store(ptr, start, next_slot, 0);
+    b.ins().jump(dispatch, &[]);
 
-    // The jump table: every instruction of the region; outside it, out.
+    // The jump table: the span's indices, from its first; an instruction not in the region,
+    // out.
     b.switch_to_block(dispatch);
-    let index = b.block_params(dispatch)[0];
+    let index = b.ins().stack_load(ptr, i64t, next_slot, 0);
     // (Constants are made where they are used: live across the whole function, each would
     // take a register or a spill slot everywhere, and the register allocator's time.)
-    let ended = b.ins().iconst(i64t, ENDED as i64);
-    let outside = b
-        .func
-        .dfg
-        .block_call(exit, &[BlockArg::Value(ended), BlockArg::Value(index)]);
+    let outside = leaves.to(&mut b, Leave::Code(ENDED), Leave::Value(index));
+    let outside = b.func.dfg.block_call(outside, &[]);
     let targets: Vec<_> = at
         .iter()
         .map(|l| match l {
@@ -542,46 +594,41 @@ fn build(
         })
         .collect();
     let table = b.create_jump_table(JumpTableData::new(outside, &targets));
-    // (Indices past `u32::MAX` are not instructions; the table's default takes those that
-    // wrap into its range too, since no program has 2^32 instructions.)
+    // (An index below the span wraps to past it; indices past `u32::MAX` are not
+    // instructions, and the table's default takes those that wrap into its range too, since
+    // no program has 2^32 instructions.)
+    let offset = b.ins().iadd_imm_s(index, -(span.lo as i64));
     let in_range = b
         .ins()
-        .icmp_imm_u(IntCC::UnsignedLessThan, index, insts.len() as i64);
+        .icmp_imm_u(IntCC::UnsignedLessThan, offset, span.inside.len() as i64);
     let lookup = b.create_block();
-    b.ins().brif(
-        in_range,
-        lookup,
-        &[],
-        exit,
-        &[BlockArg::Value(ended), BlockArg::Value(index)],
-    );
+    let outside = leaves.to(&mut b, Leave::Code(ENDED), Leave::Value(index));
+    b.ins().brif(in_range, lookup, &[], outside, &[]);
     b.switch_to_block(lookup);
     b.seal_block(lookup);
-    let index32 = b.ins().ireduce(types::I32, index);
-    b.ins().br_table(index32, table);
+    let offset32 = b.ins().ireduce(types::I32, offset);
+    b.ins().br_table(offset32, table);
 
-    for (i, d) in insts.iter().enumerate() {
-        let (Some(checked), Some(body)) = (at[i], bodies[i]) else {
+    for i in span.indices() {
+        let d = &insts[i];
+        let (Some(checked), Some(body)) = (span.at(&at, i), span.at(&bodies, i)) else {
             continue;
         };
         let i = i as i64;
-        let arg = |v| BlockArg::Value(v);
         b.switch_to_block(checked);
-        let here = b.ins().iconst(i64t, i);
-        let slow_mode = b.ins().iconst(i64t, SLOW_MODE as i64);
         // 2. MODE (first where it may have changed: see `scalar`).
         let mode = b.ins().load(types::I32, mem, wave, mode_at);
         let slow = b.ins().band_imm_u(mode, SLOW_MODES as i64);
-        b.ins()
-            .brif(slow, exit, &[arg(slow_mode), arg(here)], body, &[]);
+        let slow_mode = leaves.to(&mut b, Leave::Code(SLOW_MODE), Leave::At(i));
+        b.ins().brif(slow, slow_mode, &[], body, &[]);
         b.switch_to_block(body);
         let here = b.ins().iconst(i64t, i);
-        let ended = b.ins().iconst(i64t, ENDED as i64);
         // 1. As many as it may.
         let n = b.ins().stack_load(ptr, i64t, ran, 0);
         let full = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, n, limit);
         let run = b.create_block();
-        b.ins().brif(full, exit, &[arg(ended), arg(here)], run, &[]);
+        let stop = leaves.to(&mut b, Leave::Code(ENDED), Leave::At(i));
+        b.ins().brif(full, stop, &[], run, &[]);
         b.switch_to_block(run);
         b.seal_block(run);
         // (Run ahead: the instruction's index, at its position in the caller's array.)
@@ -593,12 +640,9 @@ fn build(
         }
         // Where an instruction written inline goes when it does not jump: the next one's
         // code, or out (the wave goes on at the next one) when that is not in the region.
-        let (straight, straight_args) = match bodies.get(i as usize + 1).copied().flatten() {
-            Some(next) => (next, vec![]),
-            None => {
-                let after = b.ins().iconst(i64t, i + 1);
-                (exit, vec![arg(ended), arg(after)])
-            }
+        let straight = match span.at(&bodies, i as usize + 1) {
+            Some(next) => next,
+            None => leaves.to(&mut b, Leave::Code(ENDED), Leave::At(i + 1)),
         };
         let written = match region.undecodable[i as usize] {
             true => None,
@@ -610,9 +654,9 @@ fn build(
                 // A wait not yet satisfied stalls, and does not count.
                 let within = regs.within(&mut b, limit);
                 let on = b.create_block();
-                let stall = b.ins().iconst(types::I8, super::Ran::Stall as i64);
-                b.ins()
-                    .brif(within, on, &[], outcome_exit, &[arg(stall), arg(here)]);
+                let stall = OUTCOME + super::Ran::Stall as u64;
+                let stall = leaves.to(&mut b, Leave::Code(stall), Leave::At(i));
+                b.ins().brif(within, on, &[], stall, &[]);
                 b.switch_to_block(on);
                 b.seal_block(on);
             }
@@ -621,18 +665,18 @@ fn build(
             let (cond, target) = match op {
                 scalar::Inline::Alu(alu) => {
                     regs.alu(&mut b, &alu);
-                    b.ins().jump(straight, &straight_args);
+                    b.ins().jump(straight, &[]);
                     continue;
                 }
                 scalar::Inline::Waitcnt(_) => {
-                    b.ins().jump(straight, &straight_args);
+                    b.ins().jump(straight, &[]);
                     continue;
                 }
                 scalar::Inline::Branch { cond, target } => (cond, target),
             };
             let taken = regs.taken(&mut b, cond);
             let jump = b.create_block();
-            b.ins().brif(taken, jump, &[], straight, &straight_args);
+            b.ins().brif(taken, jump, &[], straight, &[]);
             b.switch_to_block(jump);
             b.seal_block(jump);
             let to = b.ins().iconst(types::I32, target as i64);
@@ -643,20 +687,18 @@ fn build(
                 }
                 // Run ahead, a backward jump returns.
                 None if target as i64 <= i => {
-                    let back_edge = b.ins().iconst(i64t, BACK_EDGE as i64);
-                    b.ins().jump(exit, &[arg(back_edge), arg(here)]);
+                    let back_edge = leaves.to(&mut b, Leave::Code(BACK_EDGE), Leave::At(i));
+                    b.ins().jump(back_edge, &[]);
                     continue;
                 }
                 None => {}
             }
             // (Branches leave MODE as it is.)
-            match bodies.get(target as usize).copied().flatten() {
-                Some(to) => b.ins().jump(to, &[]),
-                None => {
-                    let to = b.ins().iconst(i64t, target as i64);
-                    b.ins().jump(exit, &[arg(ended), arg(to)])
-                }
+            let to = match span.at(&bodies, target as usize) {
+                Some(to) => to,
+                None => leaves.to(&mut b, Leave::Code(ENDED), Leave::At(target as i64)),
             };
+            b.ins().jump(to, &[]);
             continue;
         }
         // 3. pc past the instruction; for the scalar memory instructions (s_memtime and
@@ -674,33 +716,30 @@ fn build(
         let outcome = b.inst_results(call)[0];
         // 5. On, or out with the outcome.
         let on = b.create_block();
-        b.ins()
-            .brif(outcome, outcome_exit, &[arg(outcome), arg(here)], on, &[]);
+        let with_outcome = leaves.to(&mut b, Leave::Outcome(outcome), Leave::At(i));
+        b.ins().brif(outcome, with_outcome, &[], on, &[]);
         b.switch_to_block(on);
         b.seal_block(on);
         let n = b.ins().iadd_imm_s(n, 1);
         b.ins().stack_store(ptr, n, ran, 0);
         // 6. Straight on, or a jump (only scalar instructions move the program counter).
-        let after = b.ins().iconst(i64t, i + 1);
         let next = i as usize + 1;
         let straight = match scalar(d) {
-            true => at.get(next).copied().flatten(),
-            false => bodies.get(next).copied().flatten(),
+            true => span.at(&at, next),
+            false => span.at(&bodies, next),
         };
-        let straight_args = match straight {
-            Some(_) => vec![],
-            None => vec![arg(ended), arg(after)],
+        let straight = match straight {
+            Some(next) => next,
+            None => leaves.to(&mut b, Leave::Code(ENDED), Leave::At(i + 1)),
         };
-        let straight = straight.unwrap_or(exit);
         if !scalar(d) {
-            b.ins().jump(straight, &straight_args);
+            b.ins().jump(straight, &[]);
             continue;
         }
         let pc = b.ins().load(types::I32, mem, wave, pc_at);
         let jumps_away = b.ins().icmp_imm_u(IntCC::NotEqual, pc, i + 1);
         let away = b.create_block();
-        b.ins()
-            .brif(jumps_away, away, &[], straight, &straight_args);
+        b.ins().brif(jumps_away, away, &[], straight, &[]);
         b.switch_to_block(away);
         b.seal_block(away);
         let target = b.ins().uextend(i64t, pc);
@@ -712,36 +751,25 @@ fn build(
                 // Run ahead, a backward jump returns.
                 let back = b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, pc, i);
                 let forward = b.create_block();
-                let back_edge = b.ins().iconst(i64t, BACK_EDGE as i64);
-                b.ins()
-                    .brif(back, exit, &[arg(back_edge), arg(here)], forward, &[]);
+                let back_edge = leaves.to(&mut b, Leave::Code(BACK_EDGE), Leave::At(i));
+                b.ins().brif(back, back_edge, &[], forward, &[]);
                 b.switch_to_block(forward);
                 b.seal_block(forward);
             }
         }
-        b.ins().jump(dispatch, &[arg(target)]);
+        b.ins().stack_store(ptr, target, next_slot, 0);
+        b.ins().jump(dispatch, &[]);
     }
     for l in at.iter().chain(&bodies).flatten() {
         b.seal_block(*l);
     }
     b.seal_block(dispatch);
     b.seal_block(entry);
-    b.switch_to_block(outcome_exit);
-    b.seal_block(outcome_exit);
-    let (outcome, stopped) = {
-        let p = b.block_params(outcome_exit);
-        (p[0], p[1])
-    };
-    let outcome = b.ins().uextend(i64t, outcome);
-    let code = b.ins().iadd_imm_s(outcome, OUTCOME as i64);
-    b.ins()
-        .jump(exit, &[BlockArg::Value(code), BlockArg::Value(stopped)]);
+    leaves.fill(&mut b, ptr, out, exit);
     b.switch_to_block(exit);
     b.seal_block(exit);
-    let (code, stopped) = {
-        let p = b.block_params(exit);
-        (p[0], p[1])
-    };
+    let code = b.ins().stack_load(ptr, i64t, out, 0);
+    let stopped = b.ins().stack_load(ptr, i64t, out, 8);
     // The program counter, where instructions written inline left it behind: the
     // instruction stopped at, for the codes that have the wave go on there.
     let pc = b.ins().load(types::I32, mem, wave, pc_at);
@@ -760,6 +788,65 @@ fn build(
     b.ins().return_(&[result]);
     b.finalize(module.target_config());
     Some(())
+}
+
+/// What a place the code leaves from stores in the exit's slot: a code, or the outcome of the
+/// instruction's call (stored as [`OUTCOME`] plus it), and the instruction it stopped at.
+#[derive(Clone, Copy)]
+enum Leave {
+    Code(u64),
+    Outcome(cranelift_codegen::ir::Value),
+    At(i64),
+    Value(cranelift_codegen::ir::Value),
+}
+
+/// The blocks through which the code leaves, one for each place, filled once every
+/// instruction's code is (a block cannot be filled while another is half made).
+#[derive(Default)]
+struct Leaves {
+    blocks: Vec<(cranelift_codegen::ir::Block, Leave, Leave)>,
+}
+
+impl Leaves {
+    /// A new block that leaves with `code` at `at`.
+    fn to(
+        &mut self,
+        b: &mut FunctionBuilder,
+        code: Leave,
+        at: Leave,
+    ) -> cranelift_codegen::ir::Block {
+        let block = b.create_block();
+        self.blocks.push((block, code, at));
+        block
+    }
+
+    /// Fills the blocks: each stores its code and instruction in `out` and jumps to `exit`.
+    fn fill(
+        self,
+        b: &mut FunctionBuilder,
+        ptr: types::Type,
+        out: cranelift_codegen::ir::StackSlot,
+        exit: cranelift_codegen::ir::Block,
+    ) {
+        let i64t = types::I64;
+        for (block, code, at) in self.blocks {
+            b.switch_to_block(block);
+            b.seal_block(block);
+            for (k, v) in [code, at].into_iter().enumerate() {
+                let v = match v {
+                    Leave::Code(c) => b.ins().iconst(i64t, c as i64),
+                    Leave::At(i) => b.ins().iconst(i64t, i),
+                    Leave::Value(v) => v,
+                    Leave::Outcome(o) => {
+                        let o = b.ins().uextend(i64t, o);
+                        b.ins().iadd_imm_s(o, OUTCOME as i64)
+                    }
+                };
+                b.ins().stack_store(ptr, v, out, 8 * k as i32);
+            }
+            b.ins().jump(exit, &[]);
+        }
+    }
 }
 
 #[cfg(test)]
