@@ -687,6 +687,20 @@ fn permute_and_bpermute() {
 }
 
 #[test]
+fn bpermute_reads_zero_from_an_inactive_lane() {
+    // Lane l reads lane (l + 1) % 64 with lane 5 off: lane 4 reads 0, lane 5 keeps its value.
+    let w = run("ds_bpermute_b32 v3, v0, v1\ns_waitcnt lgkmcnt(0)", |w| {
+        w.vgpr[0] = std::array::from_fn(|l| 4 * (l as u32 + 1));
+        w.vgpr[1] = std::array::from_fn(|l| 1000 + l as u32);
+        w.vgpr[3] = [7; 64];
+        w.set_exec(!(1u64 << 5));
+    })
+    .unwrap();
+    assert_eq!(&w.vgpr[3][3..7], &[1004, 0, 7, 1007]);
+    assert_eq!(w.vgpr[3][63], 1000);
+}
+
+#[test]
 fn nop_and_errors() {
     run("ds_nop", |_| {}).unwrap();
     let e = run("ds_add_u32 v0, v1 gds", |_| {}).unwrap_err();

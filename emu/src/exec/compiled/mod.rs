@@ -75,7 +75,8 @@ use std::sync::OnceLock;
 
 /// Quanta a kernel's waves run interpreted, per instruction of its region, before the region
 /// is compiled: 32 quanta are about 2,000 instructions interpreted, what compiling one costs
-/// (about 80 µs on a Zen 1 host, most of it Cranelift's register allocation).
+/// (60 to 80 µs on a Zen 1 host, for regions of 75 to 990 instructions, most of it Cranelift's
+/// register allocation).
 pub const HOT_QUANTA_PER_INSTRUCTION: u32 = 32;
 
 /// The largest region compiled, in instructions (a larger kernel stays interpreted).
