@@ -585,8 +585,8 @@ fn build(
     let index = b.ins().stack_load(ptr, i64t, next_slot, 0);
     // (Constants are made where they are used: live across the whole function, each would
     // take a register or a spill slot everywhere, and the register allocator's time.)
-    let outside = leaves.to(&mut b, Leave::Code(ENDED), Leave::Value(index));
-    let outside = b.func.dfg.block_call(outside, &[]);
+    let out_of_region = leaves.to(&mut b, Leave::Code(ENDED), Leave::Value(index));
+    let outside = b.func.dfg.block_call(out_of_region, &[]);
     let targets: Vec<_> = at
         .iter()
         .map(|l| match l {
@@ -603,8 +603,7 @@ fn build(
         .ins()
         .icmp_imm_u(IntCC::UnsignedLessThan, offset, span.inside.len() as i64);
     let lookup = b.create_block();
-    let outside = leaves.to(&mut b, Leave::Code(ENDED), Leave::Value(index));
-    b.ins().brif(in_range, lookup, &[], outside, &[]);
+    b.ins().brif(in_range, lookup, &[], out_of_region, &[]);
     b.switch_to_block(lookup);
     b.seal_block(lookup);
     let offset32 = b.ins().ireduce(types::I32, offset);
@@ -639,17 +638,17 @@ fn build(
             let index = b.ins().iconst(types::I32, i);
             b.ins().store(mem, index, slot, 0);
         }
-        // Where an instruction written inline goes when it does not jump: the next one's
-        // code, or out (the wave goes on at the next one) when that is not in the region.
-        let straight = match span.at(&bodies, i as usize + 1) {
-            Some(next) => next,
-            None => leaves.to(&mut b, Leave::Code(ENDED), Leave::At(i + 1)),
-        };
         let written = match region.undecodable[i as usize] {
             true => None,
             false => scalar::inline(d),
         };
         if let Some(op) = written {
+            // Where it goes when it does not jump: the next one's code, or out (the wave goes
+            // on at the next one) when that is not in the region.
+            let straight = match span.at(&bodies, i as usize + 1) {
+                Some(next) => next,
+                None => leaves.to(&mut b, Leave::Code(ENDED), Leave::At(i + 1)),
+            };
             let regs = scalar::Regs { wave };
             if let scalar::Inline::Waitcnt(limit) = op {
                 // A wait not yet satisfied stalls, and does not count.
