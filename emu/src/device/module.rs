@@ -38,6 +38,19 @@ pub struct Module {
     hot_regions: std::sync::Mutex<HotRegions>,
 }
 
+impl Drop for Module {
+    /// Waits for the kernels being compiled in the background: they read `program`.
+    fn drop(&mut self) {
+        let regions = self
+            .hot_regions
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for region in regions.values().flatten() {
+            region.finish_compiling();
+        }
+    }
+}
+
 impl Module {
     /// The compiled code of the kernel entered at instruction `entry` ([`HotRegion`]) as
     /// `compile` asks, shared by its launches so that they count towards its compiling
