@@ -377,3 +377,56 @@ fn a_clean_kernel_is_checked_from_where_it_leaves_its_graph() {
     let graph = graph_of(&bytes);
     assert!(matches!(cover(&graph, enabled, &program), Cover::Clean));
 }
+
+/// A consumer the static walk finds a violating producer for is where a wave leaves the graph:
+/// the kernel is not checked throughout, its waves are checked from where they reach that
+/// consumer, with the history recorded before it, and find what a full check finds — on the
+/// path through the NOPs (nothing) and the path around them (one finding), and in a loop (one
+/// finding, a hit per iteration).
+#[test]
+fn a_kernel_is_checked_from_its_first_violated_consumer() {
+    let branch = "v_cmp_eq_u32 vcc, v0, v0\n\
+                  s_cmp_eq_u32 s0, 0\n\
+                  s_cbranch_scc1 1\n\
+                  s_nop 4\n\
+                  v_div_fmas_f32 v1, v2, v3, v4";
+    let looped = "s_mov_b32 s1, 5\n\
+                  v_cmp_eq_u32 vcc, v0, v0\n\
+                  v_div_fmas_f32 v1, v2, v3, v4\n\
+                  s_sub_u32 s1, s1, 1\n\
+                  s_cmp_eq_u32 s1, 0\n\
+                  s_cbranch_scc0 -6";
+    // (code, consumer, producer and wait states provided, runs as (s0, hits)).
+    let kernels = [
+        (branch, 4, (0, 2), [(1, 0), (0, 1)]),
+        (looped, 2, (1, 0), [(0, 5), (1, 5)]),
+    ];
+    for (asm, consumer, (producer, provided), runs) in kernels {
+        let (program, bytes) = decode(asm);
+        let enabled = HazardTable::new(&program, false).enabled;
+        let Cover::UntilLeaving(leaves) = cover(&graph_of(&bytes), enabled, &program) else {
+            panic!("a kernel with a violated consumer is checked from it on");
+        };
+        let leaving: Vec<u32> = (0..program.insts.len() as u32)
+            .filter(|&i| leaves.leaves(i))
+            .collect();
+        assert_eq!(leaving, [consumer]);
+        for (s0, hits) in runs {
+            for cover in [None, Some(&*leaves)] {
+                let (_, found, r) = run_program(&program, s0, HazardMode::Warn, cover);
+                r.unwrap();
+                let found: Vec<_> = found
+                    .iter()
+                    .map(|f| (f.rule.id, f.consumer, f.producer, f.provided, f.hits))
+                    .collect();
+                match hits {
+                    0 => assert!(found.is_empty(), "{found:?}"),
+                    n => {
+                        let want = ("valu-vcc-div-fmas", consumer, producer, provided, n);
+                        assert_eq!(found, [want]);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -343,9 +343,10 @@ pub fn merge(lists: Vec<Vec<Seen>>, grid: [u32; 3]) -> Vec<Seen> {
 pub enum Cover {
     /// No run can show a hazard: launches skip the tracker.
     Clean,
-    /// A run shows none while it stays in the graph; which instructions leave it (a call,
-    /// return or indirect jump, or code the graph does not hold). Waves are tracked from there
-    /// on, with the history recorded so far.
+    /// A run shows none while it stays in the graph and off the consumers the static walk
+    /// finds a violation at; which instructions leave it (a call, return or indirect jump,
+    /// code the graph does not hold, such a consumer). Waves are tracked from there on, with
+    /// the history recorded so far.
     UntilLeaving(std::sync::Arc<Leaves>),
     /// Every instruction is checked.
     Full,
@@ -353,27 +354,32 @@ pub enum Cover {
 
 /// The [`Cover`] of a kernel whose reachable code is `graph`, under the rules of `enabled`.
 ///
-/// When nothing in the graph is undecodable and no consumer has a violating producer on any
-/// path — the static lint's walk, which takes the fewest wait states over all paths — a run
-/// that stays on those paths issues the same instructions with at least those wait states (a
-/// stalled `s_waitcnt` only adds some), so checking them would find nothing. If no path leaves
-/// the graph either, that is every run ([`Cover::Clean`]). Otherwise (a call, say, often only
-/// on an assert's path) a wave is checked from the instruction that leaves: up to there its
-/// history is only recorded. The tracker otherwise costs about as much as executing the
-/// instructions.
+/// When nothing in the graph is undecodable, a consumer that has no violating producer on any
+/// path of the graph — the static lint's walk, which takes the fewest wait states over all
+/// paths — has none in a run that reaches it on those paths: the run issues the same
+/// instructions with at least those wait states (a stalled `s_waitcnt` only adds some), so
+/// checking it would find nothing. If no path leaves the graph and no consumer has a violating
+/// producer, that is every run ([`Cover::Clean`]). Otherwise a wave is checked from the first
+/// instruction that leaves the graph (a call, say, often only on an assert's path) or is a
+/// consumer the walk finds a violation at: up to there its history is only recorded. (A
+/// library's code object may hold one such consumer in one of its hundreds of kernels; that
+/// kernel's waves are tracked only from where they reach it.) The tracker otherwise costs
+/// about as much as executing the instructions.
 pub fn cover(graph: &crate::hazard::cfg::Graph, enabled: u64, program: &Program) -> Cover {
-    if !graph.problems.is_empty() || !consumers_clean(graph, enabled) {
+    if !graph.problems.is_empty() {
         return Cover::Full;
     }
-    if !graph.escapes {
+    let violating = violating_consumers(graph, enabled);
+    if !graph.escapes && !violating.contains(&true) {
         return Cover::Clean;
     }
     let nodes: Vec<(u32, bool, Roles)> = graph
         .nodes
         .iter()
-        .filter_map(|n| {
+        .zip(&violating)
+        .filter_map(|(n, &violating)| {
             let i = program.index_of_pc(n.addr)?;
-            let leaves = crate::hazard::cfg::leaves_graph(n.model.op);
+            let leaves = violating || crate::hazard::cfg::leaves_graph(n.model.op);
             Some((i, leaves, Roles::of(&n.model)))
         })
         .collect();
@@ -444,15 +450,18 @@ impl Leaves {
     }
 }
 
-/// Whether no consumer in `graph` has a violating producer on any path of the graph.
-fn consumers_clean(graph: &crate::hazard::cfg::Graph, enabled: u64) -> bool {
-    graph.nodes.iter().enumerate().all(|(i, node)| {
-        RULES.iter().enumerate().all(|(r, rule)| {
-            enabled & 1 << r == 0
-                || !crate::hazard::check::is_consumer(rule, &node.model)
-                || crate::hazard::check::check(rule, &node.model, &graph.history(i)).is_none()
+/// Per node of `graph`: whether it is a consumer with a violating producer on some path of
+/// the graph.
+fn violating_consumers(graph: &crate::hazard::cfg::Graph, enabled: u64) -> Vec<bool> {
+    (graph.nodes.iter().enumerate())
+        .map(|(i, node)| {
+            RULES.iter().enumerate().any(|(r, rule)| {
+                enabled & 1 << r != 0
+                    && crate::hazard::check::is_consumer(rule, &node.model)
+                    && crate::hazard::check::check(rule, &node.model, &graph.history(i)).is_some()
+            })
         })
-    })
+        .collect()
 }
 
 #[cfg(test)]
