@@ -218,10 +218,9 @@ impl HotRegion {
                 (n as u32).saturating_mul(HOT_RUNS_AHEAD_PER_INSTRUCTION)
             }
         };
-        Some(HotRegion {
-            ahead: Some(runs.into()),
-            ..HotRegion::new(entry, after)
-        })
+        let mut region = HotRegion::new(entry, after);
+        region.ahead = Some(runs.into());
+        Some(region)
     }
 
     /// The region of the kernel of `program` entered at instruction `entry`, compiled when
@@ -325,6 +324,12 @@ impl HotRegion {
                 let _ = self.region.set(None);
             }
         }
+    }
+}
+
+impl Drop for HotRegion {
+    fn drop(&mut self) {
+        self.finish_compiling();
     }
 }
 
