@@ -120,15 +120,27 @@ fn enough_wait_states_are_clean() {
     assert!(found.is_empty());
 }
 
+/// VCC written by a VALU op, then read by `v_div_fmas_f32` (4 wait states required) through
+/// `s_nop 4` (`s0 != 0`) or around it, with the compare's and the branch's 2 (`s0 == 0`).
+const NOPS_ON_ONE_SIDE: &str = "v_cmp_eq_u32 vcc, v0, v0
+s_cmp_eq_u32 s0, 0
+s_cbranch_scc1 1
+s_nop 4
+v_div_fmas_f32 v1, v2, v3, v4";
+
+/// VCC written by a VALU op and read at once by `v_div_fmas_f32`, five times round a loop.
+const HAZARD_IN_A_LOOP: &str = "s_mov_b32 s1, 5
+v_cmp_eq_u32 vcc, v0, v0
+v_div_fmas_f32 v1, v2, v3, v4
+s_sub_u32 s1, s1, 1
+s_cmp_eq_u32 s1, 0
+s_cbranch_scc0 -6";
+
 /// The NOPs sit on one side of a branch: the static lint (minimum over paths) reports this; at
 /// run time only the path the wave takes counts.
 #[test]
 fn only_the_path_taken_counts() {
-    let asm = "v_cmp_eq_u32 vcc, v0, v0\n\
-               s_cmp_eq_u32 s0, 0\n\
-               s_cbranch_scc1 1\n\
-               s_nop 4\n\
-               v_div_fmas_f32 v1, v2, v3, v4";
+    let asm = NOPS_ON_ONE_SIDE;
     let (_, found, r) = run(asm, 1, HazardMode::Warn);
     r.unwrap();
     assert!(found.is_empty(), "through the nop: {found:?}");
@@ -142,13 +154,7 @@ fn only_the_path_taken_counts() {
 /// A hazard inside a loop is one finding, with a hit per iteration.
 #[test]
 fn findings_are_deduplicated_by_rule_and_consumer() {
-    let asm = "s_mov_b32 s1, 5\n\
-               v_cmp_eq_u32 vcc, v0, v0\n\
-               v_div_fmas_f32 v1, v2, v3, v4\n\
-               s_sub_u32 s1, s1, 1\n\
-               s_cmp_eq_u32 s1, 0\n\
-               s_cbranch_scc0 -6";
-    let (_, found, r) = run(asm, 0, HazardMode::Warn);
+    let (_, found, r) = run(HAZARD_IN_A_LOOP, 0, HazardMode::Warn);
     r.unwrap();
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].hits, 5);
@@ -385,21 +391,10 @@ fn a_clean_kernel_is_checked_from_where_it_leaves_its_graph() {
 /// finding, a hit per iteration).
 #[test]
 fn a_kernel_is_checked_from_its_first_violated_consumer() {
-    let branch = "v_cmp_eq_u32 vcc, v0, v0\n\
-                  s_cmp_eq_u32 s0, 0\n\
-                  s_cbranch_scc1 1\n\
-                  s_nop 4\n\
-                  v_div_fmas_f32 v1, v2, v3, v4";
-    let looped = "s_mov_b32 s1, 5\n\
-                  v_cmp_eq_u32 vcc, v0, v0\n\
-                  v_div_fmas_f32 v1, v2, v3, v4\n\
-                  s_sub_u32 s1, s1, 1\n\
-                  s_cmp_eq_u32 s1, 0\n\
-                  s_cbranch_scc0 -6";
     // (code, consumer, producer and wait states provided, runs as (s0, hits)).
     let kernels = [
-        (branch, 4, (0, 2), [(1, 0), (0, 1)]),
-        (looped, 2, (1, 0), [(0, 5), (1, 5)]),
+        (NOPS_ON_ONE_SIDE, 4, (0, 2), [(1, 0), (0, 1)]),
+        (HAZARD_IN_A_LOOP, 2, (1, 0), [(0, 5), (1, 5)]),
     ];
     for (asm, consumer, (producer, provided), runs) in kernels {
         let (program, bytes) = decode(asm);
