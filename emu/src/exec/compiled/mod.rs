@@ -960,23 +960,26 @@ mod tests {
     use crate::exec::program::Program;
     use gcn_isa::{assemble, Target};
 
+    /// A loop, an `s_branch` over an `s_nop`, and a second kernel after the first's
+    /// `s_endpgm`.
+    const TWO_KERNELS: &str = "
+        s_mov_b32 s0, 0
+        again:
+        s_add_u32 s0, s0, 1
+        s_cmp_lt_u32 s0, 40
+        s_cbranch_scc1 again
+        s_branch done
+        s_nop 0
+        done:
+        s_endpgm
+        s_mov_b32 s1, 0
+        s_endpgm";
+
     /// The region follows fall-through and branch targets, and stops at s_endpgm and
     /// s_branch: the code after them (another kernel) is not in it.
     #[test]
     fn a_region_is_what_the_entry_reaches() {
-        let text = "
-            s_mov_b32 s0, 0
-            again:
-            s_add_u32 s0, s0, 1
-            s_cmp_lt_u32 s0, 40
-            s_cbranch_scc1 again
-            s_branch done
-            s_nop 0
-            done:
-            s_endpgm
-            s_mov_b32 s1, 0
-            s_endpgm";
-        let code = assemble(text, Target::Gfx900).unwrap();
+        let code = assemble(TWO_KERNELS, Target::Gfx900).unwrap();
         let p = Program::decode(&code.bytes, 0, Target::Gfx900);
         let inside = reachable(&p.insts, 0).unwrap();
         assert_eq!(
@@ -998,16 +1001,7 @@ mod tests {
     fn a_hot_region_compiles_in_the_background_after_its_quanta() {
         use super::{HotRegion, Region};
         extern "C-unwind" fn jumped(_: &mut crate::exec::Cx, _: *mut std::ffi::c_void, _: u64) {}
-        let text = "
-            s_mov_b32 s0, 0
-            again:
-            s_add_u32 s0, s0, 1
-            s_cmp_lt_u32 s0, 40
-            s_cbranch_scc1 again
-            s_endpgm
-            s_mov_b32 s1, 0
-            s_endpgm";
-        let code = assemble(text, Target::Gfx900).unwrap();
+        let code = assemble(TWO_KERNELS, Target::Gfx900).unwrap();
         let p = Program::decode(&code.bytes, 0, Target::Gfx900);
         let Some(at_once) = Region::compile(&p, 0, jumped) else {
             return; // (a host Cranelift has no code generator for)
