@@ -224,6 +224,9 @@ pub struct Memory {
     /// A worker view's link to the writes of the other workers of its dispatch
     /// ([`Memory::worker_view`]); `None` for the device's own memory.
     shared_writes: Option<SharedWrites>,
+    /// One clone in each worker view made from this memory, alive while the view is: with no
+    /// other clone, no other thread is touching the allocations ([`Memory::alone`]).
+    views: Arc<()>,
     /// The device's global wave sync resources, shared with every worker view.
     gws: Arc<gws::Gws>,
     /// The timing model's shared caches (scalar caches, L2) and memory queue, which keep their
@@ -302,6 +305,7 @@ impl Memory {
             tombstones: Tombstones::default(),
             writes: 0,
             shared_writes: None,
+            views: Arc::default(),
             gws: Arc::default(),
             caches: None,
             serial: 0,
@@ -648,6 +652,15 @@ impl Memory {
         let a = &mut self.allocs[i];
         let off = (addr - a.base) as usize;
         Ok(&mut a.backing.bytes_mut()[off..off + len])
+    }
+
+    /// Whether this is the device's own memory with no worker view made from it alive: then
+    /// no other thread reaches its allocations, and a guest read-modify-write may be a host
+    /// load and store rather than a host atomic (which costs several times as much), with
+    /// the same result.
+    #[inline]
+    pub fn alone(&self) -> bool {
+        self.shared_writes.is_none() && Arc::strong_count(&self.views) == 1
     }
 
     /// The device's global wave sync resources (`ds_gws_*`).
@@ -1044,6 +1057,7 @@ impl Memory {
                 total,
                 published: 0,
             }),
+            views: self.views.clone(),
             gws: self.gws.clone(),
             caches: None,
             serial: self.serial,

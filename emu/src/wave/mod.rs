@@ -347,6 +347,17 @@ pub struct Wave {
     pub gws_wait: Option<(u8, u32)>,
 }
 
+/// A register pair's value as the host holds two adjacent u32s in one u64 (and back): the low
+/// register first.
+#[inline]
+fn halves_in_order(v: u64) -> u64 {
+    if cfg!(target_endian = "little") {
+        v
+    } else {
+        v.rotate_left(32)
+    }
+}
+
 impl Wave {
     /// Wave `index` with all 256 VGPRs and no AGPRs (what instruction-level tests use).
     pub fn new(index: u32) -> Wave {
@@ -404,14 +415,25 @@ impl Wave {
     #[inline]
     pub fn pair(&self, code: u16) -> u64 {
         let c = code as usize;
-        self.sgpr[c] as u64 | (self.sgpr[c + 1] as u64) << 32
+        let pair = &self.sgpr[c..c + 2];
+        // SAFETY: `pair` is two u32s, eight bytes, read unaligned.
+        let v = unsafe { pair.as_ptr().cast::<u64>().read_unaligned() };
+        halves_in_order(v)
     }
 
+    /// Writes both registers of the pair at once. Every VALU op reads EXEC (and a carry VCC) as
+    /// one 64-bit load; after two 32-bit stores of it the host cannot forward the stores to the
+    /// load and waits for them to reach its cache, about 15 cycles per such read.
     #[inline]
     pub fn set_pair(&mut self, code: u16, v: u64) {
         let c = code as usize;
-        self.sgpr[c] = v as u32;
-        self.sgpr[c + 1] = (v >> 32) as u32;
+        let pair = &mut self.sgpr[c..c + 2];
+        // SAFETY: `pair` is two u32s, eight bytes, written unaligned.
+        unsafe {
+            pair.as_mut_ptr()
+                .cast::<u64>()
+                .write_unaligned(halves_in_order(v))
+        }
     }
 
     #[inline]
