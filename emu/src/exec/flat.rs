@@ -862,7 +862,8 @@ mod tests {
 
     /// Loads and stores of every width give the same registers and memory on the one-lookup
     /// path as on the per-lane path (which a sanitizer forces), for random lanes of one
-    /// buffer — narrow, d16, misaligned, several lanes storing to one place — and exec masks.
+    /// buffer — narrow, d16, misaligned, several lanes storing to one place — and exec masks,
+    /// and for every lane in a row (`buf[threadIdx.x]`), from an aligned and a misaligned start.
     #[test]
     fn the_one_lookup_path_agrees_with_the_per_lane_path() {
         let text = [
@@ -889,7 +890,7 @@ mod tests {
         let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
         let program = Program::decode(&code.bytes, 0, Target::Gfx900);
         assert_eq!(program.insts.len(), text.len());
-        const SIZE: u64 = 512;
+        const SIZE: u64 = 2048;
         let mut fast = Memory::default();
         let mut slow = Memory::default();
         let mut memcheck = CheckSet::NONE;
@@ -907,10 +908,17 @@ mod tests {
         for round in 0..2000 {
             let d = &program.insts[round % text.len()];
             let mut wave = Wave::new(0);
+            // Every fourth round a row: lane `l` at `start + width * l`, all lanes on.
+            let row = round % 4 == 0;
+            let width = d.inst.info().facts.bytes as u64;
+            let start = base + 8 + (round / 4 % 2) as u64;
             for l in 0..WAVE_SIZE {
                 // Lanes crowd a few places, so stores overlap; offsets keep every access in
                 // the buffer.
-                let a = base + 8 + next() % 64 * (1 + next() % 7);
+                let a = match row {
+                    true => start + width * l as u64,
+                    false => base + 8 + next() % 64 * (1 + next() % 7),
+                };
                 wave.vgpr[0][l] = a as u32;
                 wave.vgpr[1][l] = (a >> 32) as u32;
                 for r in 4..8 {
@@ -918,6 +926,7 @@ mod tests {
                 }
             }
             wave.set_exec(match next() % 3 {
+                _ if row => u64::MAX,
                 0 => u64::MAX,
                 1 => next(),
                 _ => 1 << (next() % 64),

@@ -781,22 +781,37 @@ impl Memory {
         Some(unsafe { a.backing.ptr.as_ptr().add((lo - a.base) as usize) })
     }
 
+    /// For an access of every lane, `bytes` each, in a row (lane `l` at `addrs[0] + bytes * l`,
+    /// what `buf[threadIdx.x]` compiles to): `Some` with the host address of the first lane's
+    /// bytes when the whole row lies in one allocation (not its page padding), `Some(None)`
+    /// when it does not (the per-lane path then reports what faults). `None` for any other
+    /// access. One look at the addresses, where the general path makes two.
+    #[inline]
+    fn row(&self, addrs: &[u64; 64], exec: u64, bytes: u64) -> Option<Option<*mut u8>> {
+        if exec != u64::MAX || !in_a_row(addrs, bytes) {
+            return None;
+        }
+        let hi = addrs[0].checked_add(64 * bytes);
+        Some(hi.and_then(|hi| self.window(addrs[0], hi)))
+    }
+
     /// Guest dword loads of the lanes set in `exec` from `addrs` into `out`, when they all lie
     /// in one allocation; false (nothing loaded) otherwise, for the per-lane path to do them
     /// and report what faults.
     #[inline]
     pub fn load_dwords(&self, addrs: &[u64; 64], exec: u64, out: &mut [u32; 64]) -> bool {
+        if let Some(row) = self.row(addrs, exec, 4) {
+            let Some(p) = row else { return false };
+            // SAFETY: the lanes' 256 bytes from `p` on lie in one allocation.
+            unsafe { relaxed::load_row(p, out) };
+            return true;
+        }
         let Some((lo, hi)) = span(addrs, exec, 4) else {
             return exec == 0;
         };
         let Some(p) = self.window(lo, hi) else {
             return false;
         };
-        if exec == u64::MAX && in_a_row(addrs, 4) {
-            // SAFETY: the 256 bytes from `lo` are the lanes' dwords, inside the window.
-            unsafe { relaxed::load_row(p, out) };
-            return true;
-        }
         for (l, o) in out.iter_mut().enumerate() {
             if exec >> l & 1 != 0 {
                 // SAFETY: the lane's dword lies in the window.
@@ -810,6 +825,14 @@ impl Memory {
     /// [`Memory::load_dwords`].
     #[inline]
     pub fn store_dwords(&mut self, addrs: &[u64; 64], exec: u64, vals: &[u32; 64]) -> bool {
+        if let Some(row) = self.row(addrs, exec, 4) {
+            let Some(p) = row else { return false };
+            self.writes = self.writes.wrapping_add(1);
+            // SAFETY: the lanes' 256 bytes from `p` on lie in one allocation; lanes in a row
+            // do not overlap, so their order does not matter.
+            unsafe { relaxed::store_row(p, vals) };
+            return true;
+        }
         let Some((lo, hi)) = span(addrs, exec, 4) else {
             return exec == 0;
         };
@@ -817,12 +840,6 @@ impl Memory {
             return false;
         };
         self.writes = self.writes.wrapping_add(1);
-        if exec == u64::MAX && in_a_row(addrs, 4) {
-            // SAFETY: the 256 bytes from `lo` are the lanes' dwords, inside the window; lanes
-            // in a row do not overlap, so their order does not matter.
-            unsafe { relaxed::store_row(p, vals) };
-            return true;
-        }
         for (l, v) in vals.iter().enumerate() {
             if exec >> l & 1 != 0 {
                 // SAFETY: the lane's dword lies in the window.
@@ -836,9 +853,43 @@ impl Memory {
     /// `exec`, as little-endian dwords into `out` (a narrow value zero-extended into
     /// `out[0]`), when they all lie in one allocation; false (nothing loaded) otherwise, for
     /// the per-lane path to do them and report what faults. Each lane's value is read with the
-    /// host accesses [`relaxed::load`] makes for its width, as on the per-lane path.
+    /// host accesses [`relaxed::load`] makes for its width, as on the per-lane path; but every
+    /// lane's byte or short in a row, from an aligned start, a quadword at a time (as
+    /// [`relaxed::load_row`] reads a row of dwords two at a time).
     #[inline]
     pub fn load_lanes(
+        &self,
+        addrs: &[u64; 64],
+        exec: u64,
+        bytes: usize,
+        out: &mut [[u32; 64]; 4],
+    ) -> bool {
+        if let Some(row) = self.row(addrs, exec, bytes as u64) {
+            let Some(p) = row else { return false };
+            // SAFETY (every arm): the lanes' bytes from `p` on lie in one allocation.
+            match bytes {
+                1 | 2 => unsafe { relaxed::load_row_narrow(p, bytes, &mut out[0]) },
+                4 => unsafe { relaxed::load_row(p, &mut out[0]) },
+                8 => (0..64).for_each(|l| {
+                    let v = unsafe { relaxed::load_u64(p.add(8 * l)) };
+                    out[0][l] = v as u32;
+                    out[1][l] = (v >> 32) as u32;
+                }),
+                // 12 or 16: dword by dword, as `relaxed::load` reads them.
+                _ => (0..64).for_each(|l| {
+                    for (i, row) in out.iter_mut().enumerate().take(bytes / 4) {
+                        row[l] = unsafe { relaxed::load_u32(p.add(bytes * l + 4 * i)) };
+                    }
+                }),
+            }
+            return true;
+        }
+        self.load_lanes_apart(addrs, exec, bytes, out)
+    }
+
+    /// [`Memory::load_lanes`] of lanes not in a row: each lane's address looked at.
+    #[inline]
+    fn load_lanes_apart(
         &self,
         addrs: &[u64; 64],
         exec: u64,
@@ -878,9 +929,43 @@ impl Memory {
     }
 
     /// Guest stores of the low `bytes` of each lane's dwords `rows[..][l]` to `addrs`, lane by
-    /// lane in lane order, as [`Memory::load_lanes`].
+    /// lane in lane order, with the host accesses of [`Memory::load_lanes`].
     #[inline]
     pub fn store_lanes(
+        &mut self,
+        addrs: &[u64; 64],
+        exec: u64,
+        bytes: usize,
+        rows: [&[u32; 64]; 4],
+    ) -> bool {
+        if let Some(row) = self.row(addrs, exec, bytes as u64) {
+            let Some(p) = row else { return false };
+            self.writes = self.writes.wrapping_add(1);
+            // SAFETY (every arm): the lanes' bytes from `p` on lie in one allocation; lanes in
+            // a row do not overlap, so their order does not matter.
+            match bytes {
+                1 | 2 => unsafe { relaxed::store_row_narrow(p, bytes, rows[0]) },
+                4 => unsafe { relaxed::store_row(p, rows[0]) },
+                8 => (0..64).for_each(|l| {
+                    let v = rows[0][l] as u64 | (rows[1][l] as u64) << 32;
+                    unsafe { relaxed::store_u64(p.add(8 * l), v) }
+                }),
+                // 12 or 16: dword by dword, as `relaxed::store` writes them.
+                _ => (0..64).for_each(|l| {
+                    for (i, row) in rows.iter().enumerate().take(bytes / 4) {
+                        unsafe { relaxed::store_u32(p.add(bytes * l + 4 * i), row[l]) };
+                    }
+                }),
+            }
+            return true;
+        }
+        self.store_lanes_apart(addrs, exec, bytes, rows)
+    }
+
+    /// [`Memory::store_lanes`] of lanes not in a row: each lane's address looked at, lane by
+    /// lane in lane order (two lanes may store to one place).
+    #[inline]
+    fn store_lanes_apart(
         &mut self,
         addrs: &[u64; 64],
         exec: u64,
@@ -894,16 +979,27 @@ impl Memory {
             return false;
         };
         self.writes = self.writes.wrapping_add(1);
-        for (l, &a) in addrs.iter().enumerate() {
-            if exec >> l & 1 == 0 {
-                continue;
-            }
-            let mut buf = [0u8; 16];
-            for (i, row) in rows.iter().enumerate().take(bytes.div_ceil(4)) {
-                buf[4 * i..4 * i + 4].copy_from_slice(&row[l].to_le_bytes());
-            }
-            // SAFETY: the lane's bytes lie in the window.
-            unsafe { relaxed::store(p.add((a - lo) as usize), &buf[..bytes]) };
+        let lanes = (0..64).filter(|l| exec >> l & 1 != 0);
+        // SAFETY (every arm): each active lane's bytes lie in the window.
+        let at = |a: u64| unsafe { p.add((a - lo) as usize) };
+        // One loop per width, each lane's value stored whole, with the host accesses
+        // [`relaxed::store`] makes for its width.
+        match bytes {
+            1 => lanes.for_each(|l| unsafe { relaxed::store_u8(at(addrs[l]), rows[0][l] as u8) }),
+            2 => lanes
+                .for_each(|l| unsafe { relaxed::store_u16(at(addrs[l]), rows[0][l] as u16) }),
+            4 => lanes.for_each(|l| unsafe { relaxed::store_u32(at(addrs[l]), rows[0][l]) }),
+            8 => lanes.for_each(|l| {
+                let v = rows[0][l] as u64 | (rows[1][l] as u64) << 32;
+                unsafe { relaxed::store_u64(at(addrs[l]), v) }
+            }),
+            _ => lanes.for_each(|l| {
+                let mut buf = [0u8; 16];
+                for (i, row) in rows.iter().enumerate().take(bytes.div_ceil(4)) {
+                    buf[4 * i..4 * i + 4].copy_from_slice(&row[l].to_le_bytes());
+                }
+                unsafe { relaxed::store(at(addrs[l]), &buf[..bytes]) };
+            }),
         }
         true
     }

@@ -185,6 +185,99 @@ pub unsafe fn store_u32(dst: *mut u8, v: u32) {
     }
 }
 
+/// Stores the byte `v` at `dst`, as [`store`] of 1 byte.
+///
+/// # Safety
+/// As [`store`], for 1 byte.
+#[inline(always)]
+pub unsafe fn store_u8(dst: *mut u8, v: u8) {
+    AtomicU8::from_ptr(dst).store(v, Release);
+}
+
+/// Stores the short `v` little-endian at `dst`, as [`store`] of its 2 bytes.
+///
+/// # Safety
+/// As [`store`], for 2 bytes.
+#[inline(always)]
+pub unsafe fn store_u16(dst: *mut u8, v: u16) {
+    if (dst as usize).is_multiple_of(2) {
+        AtomicU16::from_ptr(dst.cast()).store(v.to_le(), Release);
+    } else {
+        let [b0, b1] = v.to_le_bytes();
+        store_u8(dst, b0);
+        store_u8(dst.add(1), b1);
+    }
+}
+
+/// Stores the quadword `v` little-endian at `dst`, as [`store`] of its 8 bytes.
+///
+/// # Safety
+/// As [`store`], for 8 bytes.
+#[inline(always)]
+pub unsafe fn store_u64(dst: *mut u8, v: u64) {
+    if (dst as usize).is_multiple_of(8) {
+        AtomicU64::from_ptr(dst.cast()).store(v.to_le(), Release);
+    } else {
+        store_u32(dst, v as u32);
+        store_u32(dst.add(4), (v >> 32) as u32);
+    }
+}
+
+/// The 64 bytes (`bytes` 1) or little-endian shorts (`bytes` 2) from `src` on, zero-extended
+/// into `out`: a quadword's lanes at a time where `src` is 8-byte aligned, else as [`load`] of
+/// each.
+///
+/// # Safety
+/// As [`load`], for `64 * bytes` bytes.
+#[inline(always)]
+pub unsafe fn load_row_narrow(src: *mut u8, bytes: usize, out: &mut [u32; 64]) {
+    let per_word = 8 / bytes;
+    if (src as usize).is_multiple_of(8) {
+        let bits = 8 * bytes as u32;
+        for (i, lanes) in out.chunks_exact_mut(per_word).enumerate() {
+            let v = u64::from_le(AtomicU64::from_ptr(src.add(8 * i).cast()).load(Acquire));
+            for (k, o) in lanes.iter_mut().enumerate() {
+                *o = (v >> (bits * k as u32)) as u32 & (u32::MAX >> (32 - bits));
+            }
+        }
+    } else if bytes == 1 {
+        for (l, o) in out.iter_mut().enumerate() {
+            *o = load_u8(src.add(l)) as u32;
+        }
+    } else {
+        for (l, o) in out.iter_mut().enumerate() {
+            *o = load_u16(src.add(2 * l)) as u32;
+        }
+    }
+}
+
+/// Stores the low byte (`bytes` 1) or short (`bytes` 2) of each of the 64 dwords of `row`
+/// from `dst` on, as [`load_row_narrow`] loads them.
+///
+/// # Safety
+/// As [`store`], for `64 * bytes` bytes.
+#[inline(always)]
+pub unsafe fn store_row_narrow(dst: *mut u8, bytes: usize, row: &[u32; 64]) {
+    let per_word = 8 / bytes;
+    if (dst as usize).is_multiple_of(8) {
+        let bits = 8 * bytes as u32;
+        for (i, lanes) in row.chunks_exact(per_word).enumerate() {
+            let v = lanes.iter().enumerate().fold(0u64, |v, (k, &x)| {
+                v | ((x & (u32::MAX >> (32 - bits))) as u64) << (bits * k as u32)
+            });
+            AtomicU64::from_ptr(dst.add(8 * i).cast()).store(v.to_le(), Release);
+        }
+    } else if bytes == 1 {
+        for (l, &v) in row.iter().enumerate() {
+            store_u8(dst.add(l), v as u8);
+        }
+    } else {
+        for (l, &v) in row.iter().enumerate() {
+            store_u16(dst.add(2 * l), v as u16);
+        }
+    }
+}
+
 /// Replaces the `bytes`-byte (4 or 8) little-endian value at `p` with `new(old)` as one host
 /// atomic operation; returns the old value. `None` when `p` is not aligned to `bytes`: the
 /// caller does the access as a load and a store, which is not atomic against other threads.
