@@ -37,10 +37,15 @@ impl Recent {
         if w[0] == i {
             return;
         }
-        // Where `i` was, or the oldest way: everything newer moves down one.
+        // Where `i` was, or the oldest way: everything newer moves down one. Made whole and
+        // stored at once: moved in place, the ways were stored in pieces, and the next
+        // lookup's read of all of them waited for the pieces to reach the cache.
         let at = w.iter().position(|&x| x == i).unwrap_or(WAYS - 1);
-        w.copy_within(0..at, 1);
-        w[0] = i;
+        w = std::array::from_fn(|k| match k {
+            0 => i,
+            k if k <= at => w[k - 1],
+            k => w[k],
+        });
         self.0.set(w);
     }
 
