@@ -29,9 +29,9 @@ fn load(cx: &mut Cx, d: &Decoded, n: usize) -> Res {
     let base = cx.wave.pair(d.regs[0] & 126);
     let addr = base.wrapping_add(offset(cx, d)) & !3;
     let dst = d.sdst as usize;
-    let mut bytes = [0u8; 64];
-    let bytes = &mut bytes[..4 * n];
-    if cx.mem.load(addr, bytes).is_err() {
+    let mut words = [0u32; 16];
+    let words = &mut words[..n];
+    if cx.mem.load_words(addr, words).is_err() {
         if cx.mem.checking() && super::check_global::scalar_outside(cx, addr, 4 * n) {
             // Reported and dropped by memcheck: the load reads 0.
             for i in dst..(dst + n).min(128) {
@@ -46,9 +46,9 @@ fn load(cx: &mut Cx, d: &Decoded, n: usize) -> Res {
             detail: cx.mem.describe(addr),
         });
     }
-    for (i, w) in bytes.chunks_exact(4).enumerate() {
+    for (i, &w) in words.iter().enumerate() {
         if dst + i < 128 {
-            cx.wave.sgpr[dst + i] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            cx.wave.sgpr[dst + i] = w;
         }
     }
     Ok(Flow::Continue)

@@ -727,6 +727,17 @@ impl Memory {
         Ok(())
     }
 
+    /// A guest load of `out.len()` little-endian dwords at `addr` (a multiple of 4), with the
+    /// host accesses [`Memory::load`] makes for their bytes, into dwords rather than bytes: a
+    /// scalar load's registers.
+    #[inline]
+    pub fn load_words(&self, addr: u64, out: &mut [u32]) -> Result<(), MemError> {
+        let p = self.guest_ptr(addr, 4 * out.len())?;
+        // SAFETY: `p` is valid for the range; guest accesses are all atomic.
+        unsafe { relaxed::load_words(p, out) };
+        Ok(())
+    }
+
     /// A guest store of `data` at `addr`.
     #[inline]
     pub fn store(&mut self, addr: u64, data: &[u8]) -> Result<(), MemError> {
@@ -986,8 +997,7 @@ impl Memory {
         // [`relaxed::store`] makes for its width.
         match bytes {
             1 => lanes.for_each(|l| unsafe { relaxed::store_u8(at(addrs[l]), rows[0][l] as u8) }),
-            2 => lanes
-                .for_each(|l| unsafe { relaxed::store_u16(at(addrs[l]), rows[0][l] as u16) }),
+            2 => lanes.for_each(|l| unsafe { relaxed::store_u16(at(addrs[l]), rows[0][l] as u16) }),
             4 => lanes.for_each(|l| unsafe { relaxed::store_u32(at(addrs[l]), rows[0][l]) }),
             8 => lanes.for_each(|l| {
                 let v = rows[0][l] as u64 | (rows[1][l] as u64) << 32;

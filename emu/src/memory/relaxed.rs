@@ -47,6 +47,33 @@ pub unsafe fn load(src: *mut u8, out: &mut [u8]) {
     }
 }
 
+/// The `out.len()` little-endian dwords at `src`, read with the host accesses [`load`] makes
+/// for their bytes.
+///
+/// # Safety
+/// As [`load`], for `4 * out.len()` bytes.
+#[inline]
+pub unsafe fn load_words(src: *mut u8, out: &mut [u32]) {
+    let at = src as usize;
+    match out {
+        [lo, hi] if at.is_multiple_of(8) => {
+            let v = u64::from_le(AtomicU64::from_ptr(src.cast()).load(Acquire));
+            (*lo, *hi) = (v as u32, (v >> 32) as u32);
+        }
+        _ if at.is_multiple_of(4) => {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = u32::from_le(AtomicU32::from_ptr(src.add(4 * i).cast()).load(Acquire));
+            }
+        }
+        _ => {
+            for (i, o) in out.iter_mut().enumerate() {
+                let b = |k| AtomicU8::from_ptr(src.add(4 * i + k)).load(Acquire);
+                *o = u32::from_le_bytes([b(0), b(1), b(2), b(3)]);
+            }
+        }
+    }
+}
+
 /// Copies `data` to `dst`.
 ///
 /// # Safety
