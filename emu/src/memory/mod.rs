@@ -654,13 +654,17 @@ impl Memory {
         Ok(&mut a.backing.bytes_mut()[off..off + len])
     }
 
-    /// Whether this is the device's own memory with no worker view made from it alive: then
-    /// no other thread reaches its allocations, and a guest read-modify-write may be a host
-    /// load and store rather than a host atomic (which costs several times as much), with
-    /// the same result.
+    /// Whether this is the device's own memory with no worker view made from it alive, and
+    /// its addresses are not the host program's (placed [`Placement::Sparse`]; with
+    /// [`Placement::Host`] a HIP program's own threads may reach them, as system-scope atomics
+    /// on host memory allow): then no other thread reaches its allocations, and a guest
+    /// read-modify-write may be a host load and store rather than a host atomic (which costs
+    /// several times as much), with the same result.
     #[inline]
     pub fn alone(&self) -> bool {
-        self.shared_writes.is_none() && Arc::strong_count(&self.views) == 1
+        self.shared_writes.is_none()
+            && Arc::strong_count(&self.views) == 1
+            && self.placement == Placement::Sparse
     }
 
     /// The device's global wave sync resources (`ds_gws_*`).
