@@ -313,6 +313,24 @@ fn race_row(
             // looked at first.
             if per == 1 {
                 let me = mark.with_lane_and_mask(0, 0xf);
+                // Every lane of the part on (the usual case): the marks stored with no lane
+                // looked at in EXEC, where that matters (a first load, a store).
+                let full = part == u64::MAX >> (64 - (hi - lo)) << lo;
+                match (access, mine) {
+                    (Access::Load, Mine::Nothing) if full => {
+                        for (k, cell) in cells.iter_mut().enumerate() {
+                            cell.read = me.with_lane((lo + k) as u8);
+                        }
+                        continue;
+                    }
+                    (Access::Store | Access::Atomic, _) if full => {
+                        for (k, cell) in cells.iter_mut().enumerate() {
+                            cell.write = me.with_lane((lo + k) as u8);
+                        }
+                        continue;
+                    }
+                    _ => {}
+                }
                 for (k, cell) in cells.iter_mut().enumerate() {
                     let l = lo + k;
                     if part >> l & 1 == 0 {
