@@ -1039,6 +1039,72 @@ mod tests {
         }
     }
 
+    /// A wave's first load or store of a full row of dwords in a barrier interval marks each
+    /// dword with its own lane: another wave's access of one of them then reports that lane as
+    /// the other access, on the wave-wide path as on the per-lane path.
+    #[test]
+    fn a_full_rows_marks_name_each_lane() {
+        let text = [
+            "global_load_dword v4, v[0:1], off",
+            "global_store_dword v[0:1], v4, off",
+        ];
+        let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        let env = DispatchEnv::default();
+        let all = CheckSet::parse("all").unwrap();
+        // (the full row's instruction, the single lane's): a store then a load, a load then a
+        // store.
+        for (row, one) in [(1, 0), (0, 1)] {
+            for lane in [0, 1, 37, 63] {
+                let mut reports = Vec::new();
+                for per in [false, true] {
+                    let mut mem = Memory::default();
+                    mem.enable_checks(all);
+                    let base = mem.alloc(1024, AllocKind::Buffer).unwrap();
+                    mem.write(base, &[0; 1024]).unwrap();
+                    let mut lds = Lds::new(0);
+                    for (w, (i, exec)) in
+                        [(row, u64::MAX), (one, 1 << lane)].into_iter().enumerate()
+                    {
+                        let mut wave = Wave::new(w as u32);
+                        for l in 0..WAVE_SIZE {
+                            let a = base + 256 + 4 * l as u64;
+                            wave.vgpr[0][l] = a as u32;
+                            wave.vgpr[1][l] = (a >> 32) as u32;
+                        }
+                        wave.set_exec(exec);
+                        wave.pc = i as u32 + 1;
+                        let mut cx = Cx {
+                            wave: &mut wave,
+                            mem: &mut mem,
+                            lds: &mut lds,
+                            program: &program,
+                            env: &env,
+                        };
+                        check_global::PER_LANE.set(per);
+                        crate::exec::issue::execute(&mut cx, &program.insts[i]).unwrap();
+                        check_global::PER_LANE.set(false);
+                    }
+                    reports.push(mem.check_state().unwrap().findings.take());
+                }
+                let (wide, per_lane) = (&reports[0], &reports[1]);
+                assert_eq!(wide, per_lane, "{} then lane {lane}", text[row]);
+                let race = wide
+                    .iter()
+                    .find(|r| r.kind == crate::check::Kind::GlobalRace);
+                let other = race
+                    .and_then(|r| r.other)
+                    .map(|(site, _)| (site.wave, site.lane));
+                assert_eq!(
+                    other,
+                    Some((0, lane as u8)),
+                    "{} then lane {lane}",
+                    text[row]
+                );
+            }
+        }
+    }
+
     /// With every sanitizer on, loads, stores and atomics whose lanes lie in one buffer record
     /// the same findings (races between the waves of a workgroup, reads of bytes nothing wrote)
     /// in the same order, and leave the same registers and memory, on the wave-wide path as on
