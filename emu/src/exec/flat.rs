@@ -464,7 +464,8 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Atomic, bytes: usize) -> Res {
 /// counts each lane's access to page padding).
 ///
 /// Lanes on several addresses (a histogram's bins) are one host atomic each, in lane order, as
-/// on the per-lane path. Lanes all on one address (a counter, a running minimum, a flag) are one
+/// on the per-lane path (or a host load and store each where no other thread can reach memory,
+/// [`crate::memory::Memory::alone`]). Lanes all on one address (a counter, a running minimum, a flag) are one
 /// host read-modify-write for the wave, each lane getting the value before its own, instead of
 /// one contended host atomic per lane: another thread sees the wave's lanes all at once, one of
 /// the orders a GPU may serialise them in.
