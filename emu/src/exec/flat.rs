@@ -1057,37 +1057,34 @@ mod tests {
         // store.
         for (row, one) in [(1, 0), (0, 1)] {
             for lane in [0, 1, 37, 63] {
-                let mut reports = Vec::new();
-                for per in [false, true] {
+                let mut mems = [(); 2].map(|_| {
                     let mut mem = Memory::default();
                     mem.enable_checks(all);
-                    let base = mem.alloc(1024, AllocKind::Buffer).unwrap();
-                    mem.write(base, &[0; 1024]).unwrap();
-                    let mut lds = Lds::new(0);
-                    for (w, (i, exec)) in
-                        [(row, u64::MAX), (one, 1 << lane)].into_iter().enumerate()
-                    {
-                        let mut wave = Wave::new(w as u32);
-                        for l in 0..WAVE_SIZE {
-                            let a = base + 256 + 4 * l as u64;
-                            wave.vgpr[0][l] = a as u32;
-                            wave.vgpr[1][l] = (a >> 32) as u32;
-                        }
-                        wave.set_exec(exec);
-                        wave.pc = i as u32 + 1;
-                        let mut cx = Cx {
-                            wave: &mut wave,
-                            mem: &mut mem,
-                            lds: &mut lds,
-                            program: &program,
-                            env: &env,
-                        };
-                        check_global::PER_LANE.set(per);
-                        crate::exec::issue::execute(&mut cx, &program.insts[i]).unwrap();
-                        check_global::PER_LANE.set(false);
+                    mem
+                });
+                let base = mems[0].alloc(1024, AllocKind::Buffer).unwrap();
+                assert_eq!(mems[1].alloc(1024, AllocKind::Buffer).unwrap(), base);
+                let [wide_mem, per_mem] = &mut mems;
+                wide_mem.write(base, &[0; 1024]).unwrap();
+                per_mem.write(base, &[0; 1024]).unwrap();
+                let (mut wide_lds, mut per_lds) = (Lds::new(0), Lds::new(0));
+                for (w, (i, exec)) in [(row, u64::MAX), (one, 1 << lane)].into_iter().enumerate() {
+                    let mut wave = Wave::new(w as u32);
+                    for l in 0..WAVE_SIZE {
+                        let a = base + 256 + 4 * l as u64;
+                        wave.vgpr[0][l] = a as u32;
+                        wave.vgpr[1][l] = (a >> 32) as u32;
                     }
-                    reports.push(mem.check_state().unwrap().findings.take());
+                    wave.set_exec(exec);
+                    wave.pc = i as u32 + 1;
+                    let mut other = wave.clone();
+                    run_both(
+                        (&program, &env, &program.insts[i]),
+                        (&mut wave, &mut *wide_mem, &mut wide_lds),
+                        (&mut other, &mut *per_mem, &mut per_lds),
+                    );
                 }
+                let reports = mems.map(|mut m| m.check_state().unwrap().findings.take());
                 let (wide, per_lane) = (&reports[0], &reports[1]);
                 assert_eq!(wide, per_lane, "{} then lane {lane}", text[row]);
                 let race = wide
