@@ -94,7 +94,7 @@ impl Memory {
 }
 
 /// [`Memory::fetch_lanes`]'s operations when no other thread reaches memory
-/// ([`Memory::alone`]): each lane's a host load and a host store (atomic ones, as every guest
+/// ([`Memory::alone`]): each lane a host load and a host store (atomic ones, as every guest
 /// access is) in lane order, which no one can tell from one read-modify-write, and which costs
 /// a fraction of one.
 ///
