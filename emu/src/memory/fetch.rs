@@ -1,10 +1,11 @@
 //! Atomics of a wave's lanes on several addresses done with the host's own atomic instructions
 //! (`lock xadd`, `lock and` ...): one instruction per lane where the general path
-//! ([`Memory::rmw_lanes`]) runs a compare-and-swap loop around the operation.
+//! ([`Memory::rmw_lanes`]) runs a compare-and-swap loop around the operation; or, where no
+//! other thread reaches memory ([`Memory::alone`]), a host load and store per lane.
 
 use super::{span, Memory};
 use gcn_isa::Atomic;
-use std::sync::atomic::Ordering::AcqRel;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
 use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64};
 
 impl Memory {
@@ -48,102 +49,59 @@ impl Memory {
             return false;
         }
         self.writes = self.writes.wrapping_add(1);
-        if self.alone() {
-            // SAFETY: as for the atomics below.
-            unsafe { fetch_alone(at, exec, (op, bytes), data, olds) };
-            return true;
-        }
-        // One loop per operation and width, each lane one host atomic.
+        // No other thread reaches memory ([`Memory::alone`]): each lane a host load and a host
+        // store (atomic ones, as every guest access is) in lane order, which no one can tell
+        // from one read-modify-write, and which costs a fraction of one.
+        let alone = self.alone();
+        // One loop per operation and width: each lane one host atomic (`$rmw`), or alone a
+        // load, `$f` of the old value and the operand, and a store.
         macro_rules! each {
-            ($atomic:ty, $int:ty, |$a:ident, $v:ident| $f:expr) => {
-                for l in lanes() {
-                    // SAFETY: `window` checked every lane's bytes lie in one live allocation,
-                    // and the address is aligned for the type; guest memory is only ever
-                    // accessed through atomics or relaxed copies (see `relaxed`).
-                    let $a = unsafe { <$atomic>::from_ptr(at(l).cast()) };
-                    let $v = <$int>::to_le(data[l] as $int);
-                    olds[l] = <$int>::from_le($f) as u64 & (u64::MAX >> (64 - 8 * bytes));
+            ($atomic:ty, $int:ty, $rmw:ident, |$o:ident, $v:ident| $f:expr) => {{
+                let width = u64::MAX >> (64 - 8 * bytes);
+                // SAFETY (both loops): `window` checked every lane's bytes lie in one live
+                // allocation, and the address is aligned for the type; guest memory is only
+                // ever accessed through atomics or relaxed copies (see `relaxed`).
+                if alone {
+                    for l in lanes() {
+                        let a = unsafe { <$atomic>::from_ptr(at(l).cast()) };
+                        let $v = data[l] as $int;
+                        let $o = <$int>::from_le(a.load(Acquire));
+                        a.store(<$int>::to_le($f), Release);
+                        olds[l] = $o as u64 & width;
+                    }
+                } else {
+                    for l in lanes() {
+                        let a = unsafe { <$atomic>::from_ptr(at(l).cast()) };
+                        let v = <$int>::to_le(data[l] as $int);
+                        olds[l] = <$int>::from_le(a.$rmw(v, AcqRel)) as u64 & width;
+                    }
                 }
-            };
+            }};
         }
         match (op, bytes) {
-            (Add, 4) => each!(AtomicU32, u32, |a, v| a.fetch_add(v, AcqRel)),
-            (Sub, 4) => each!(AtomicU32, u32, |a, v| a.fetch_sub(v, AcqRel)),
-            (And, 4) => each!(AtomicU32, u32, |a, v| a.fetch_and(v, AcqRel)),
-            (Or, 4) => each!(AtomicU32, u32, |a, v| a.fetch_or(v, AcqRel)),
-            (Xor, 4) => each!(AtomicU32, u32, |a, v| a.fetch_xor(v, AcqRel)),
-            (Swap, 4) => each!(AtomicU32, u32, |a, v| a.swap(v, AcqRel)),
-            (Umin, 4) => each!(AtomicU32, u32, |a, v| a.fetch_min(v, AcqRel)),
-            (Umax, 4) => each!(AtomicU32, u32, |a, v| a.fetch_max(v, AcqRel)),
-            (Smin, 4) => each!(AtomicI32, i32, |a, v| a.fetch_min(v, AcqRel)),
-            (Smax, 4) => each!(AtomicI32, i32, |a, v| a.fetch_max(v, AcqRel)),
-            (Add, _) => each!(AtomicU64, u64, |a, v| a.fetch_add(v, AcqRel)),
-            (Sub, _) => each!(AtomicU64, u64, |a, v| a.fetch_sub(v, AcqRel)),
-            (And, _) => each!(AtomicU64, u64, |a, v| a.fetch_and(v, AcqRel)),
-            (Or, _) => each!(AtomicU64, u64, |a, v| a.fetch_or(v, AcqRel)),
-            (Xor, _) => each!(AtomicU64, u64, |a, v| a.fetch_xor(v, AcqRel)),
-            (Swap, _) => each!(AtomicU64, u64, |a, v| a.swap(v, AcqRel)),
-            (Umin, _) => each!(AtomicU64, u64, |a, v| a.fetch_min(v, AcqRel)),
-            (Umax, _) => each!(AtomicU64, u64, |a, v| a.fetch_max(v, AcqRel)),
-            (Smin, _) => each!(AtomicI64, i64, |a, v| a.fetch_min(v, AcqRel)),
-            (Smax, _) => each!(AtomicI64, i64, |a, v| a.fetch_max(v, AcqRel)),
+            (Add, 4) => each!(AtomicU32, u32, fetch_add, |o, v| o.wrapping_add(v)),
+            (Sub, 4) => each!(AtomicU32, u32, fetch_sub, |o, v| o.wrapping_sub(v)),
+            (And, 4) => each!(AtomicU32, u32, fetch_and, |o, v| o & v),
+            (Or, 4) => each!(AtomicU32, u32, fetch_or, |o, v| o | v),
+            (Xor, 4) => each!(AtomicU32, u32, fetch_xor, |o, v| o ^ v),
+            (Swap, 4) => each!(AtomicU32, u32, swap, |_o, v| v),
+            (Umin, 4) => each!(AtomicU32, u32, fetch_min, |o, v| o.min(v)),
+            (Umax, 4) => each!(AtomicU32, u32, fetch_max, |o, v| o.max(v)),
+            (Smin, 4) => each!(AtomicI32, i32, fetch_min, |o, v| o.min(v)),
+            (Smax, 4) => each!(AtomicI32, i32, fetch_max, |o, v| o.max(v)),
+            (Add, _) => each!(AtomicU64, u64, fetch_add, |o, v| o.wrapping_add(v)),
+            (Sub, _) => each!(AtomicU64, u64, fetch_sub, |o, v| o.wrapping_sub(v)),
+            (And, _) => each!(AtomicU64, u64, fetch_and, |o, v| o & v),
+            (Or, _) => each!(AtomicU64, u64, fetch_or, |o, v| o | v),
+            (Xor, _) => each!(AtomicU64, u64, fetch_xor, |o, v| o ^ v),
+            (Swap, _) => each!(AtomicU64, u64, swap, |_o, v| v),
+            (Umin, _) => each!(AtomicU64, u64, fetch_min, |o, v| o.min(v)),
+            (Umax, _) => each!(AtomicU64, u64, fetch_max, |o, v| o.max(v)),
+            (Smin, _) => each!(AtomicI64, i64, fetch_min, |o, v| o.min(v)),
+            (Smax, _) => each!(AtomicI64, i64, fetch_max, |o, v| o.max(v)),
             _ => return false,
         }
         true
-    }
-}
-
-/// [`Memory::fetch_lanes`]'s operations when no other thread reaches memory
-/// ([`Memory::alone`]): each lane a host load and a host store (atomic ones, as every guest
-/// access is) in lane order, which no one can tell from one read-modify-write, and which costs
-/// a fraction of one.
-///
-/// # Safety
-/// `at(l)` is lane `l`'s host address, aligned for `bytes` (4 or 8), for every lane in `exec`,
-/// and no other thread accesses those bytes during the call.
-unsafe fn fetch_alone(
-    at: impl Fn(usize) -> *mut u8,
-    exec: u64,
-    (op, bytes): (Atomic, usize),
-    data: &[u64; 64],
-    olds: &mut [u64; 64],
-) {
-    use std::sync::atomic::Ordering::{Acquire, Release};
-    use Atomic::*;
-    macro_rules! each {
-        ($atomic:ty, $int:ty, |$old:ident, $v:ident| $f:expr) => {
-            for l in (0..64).filter(|l| exec >> l & 1 != 0) {
-                let a = <$atomic>::from_ptr(at(l).cast());
-                let $v = data[l] as $int;
-                let $old = <$int>::from_le(a.load(Acquire));
-                a.store(<$int>::to_le($f), Release);
-                olds[l] = $old as u64 & (u64::MAX >> (64 - 8 * bytes));
-            }
-        };
-    }
-    match (op, bytes) {
-        (Add, 4) => each!(AtomicU32, u32, |o, v| o.wrapping_add(v)),
-        (Sub, 4) => each!(AtomicU32, u32, |o, v| o.wrapping_sub(v)),
-        (And, 4) => each!(AtomicU32, u32, |o, v| o & v),
-        (Or, 4) => each!(AtomicU32, u32, |o, v| o | v),
-        (Xor, 4) => each!(AtomicU32, u32, |o, v| o ^ v),
-        (Swap, 4) => each!(AtomicU32, u32, |_o, v| v),
-        (Umin, 4) => each!(AtomicU32, u32, |o, v| o.min(v)),
-        (Umax, 4) => each!(AtomicU32, u32, |o, v| o.max(v)),
-        (Smin, 4) => each!(AtomicI32, i32, |o, v| o.min(v)),
-        (Smax, 4) => each!(AtomicI32, i32, |o, v| o.max(v)),
-        (Add, _) => each!(AtomicU64, u64, |o, v| o.wrapping_add(v)),
-        (Sub, _) => each!(AtomicU64, u64, |o, v| o.wrapping_sub(v)),
-        (And, _) => each!(AtomicU64, u64, |o, v| o & v),
-        (Or, _) => each!(AtomicU64, u64, |o, v| o | v),
-        (Xor, _) => each!(AtomicU64, u64, |o, v| o ^ v),
-        (Swap, _) => each!(AtomicU64, u64, |_o, v| v),
-        (Umin, _) => each!(AtomicU64, u64, |o, v| o.min(v)),
-        (Umax, _) => each!(AtomicU64, u64, |o, v| o.max(v)),
-        (Smin, _) => each!(AtomicI64, i64, |o, v| o.min(v)),
-        (Smax, _) => each!(AtomicI64, i64, |o, v| o.max(v)),
-        // `fetch_lanes` takes only the operations above.
-        _ => {}
     }
 }
 

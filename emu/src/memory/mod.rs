@@ -1007,12 +1007,11 @@ impl Memory {
                 let v = rows[0][l] as u64 | (rows[1][l] as u64) << 32;
                 unsafe { relaxed::store_u64(at(addrs[l]), v) }
             }),
+            // 12 or 16: dword by dword, as `relaxed::store` writes them.
             _ => lanes.for_each(|l| {
-                let mut buf = [0u8; 16];
-                for (i, row) in rows.iter().enumerate().take(bytes.div_ceil(4)) {
-                    buf[4 * i..4 * i + 4].copy_from_slice(&row[l].to_le_bytes());
+                for (i, row) in rows.iter().enumerate().take(bytes / 4) {
+                    unsafe { relaxed::store_u32(at(addrs[l]).add(4 * i), row[l]) };
                 }
-                unsafe { relaxed::store(at(addrs[l]), &buf[..bytes]) };
             }),
         }
         true
