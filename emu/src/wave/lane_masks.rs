@@ -40,6 +40,41 @@ fn byte_lanes(mask: u64, i: usize) -> &'static [u32; 8] {
 /// `row` takes `vals` in the lanes set in `mask`, by whole loads and stores of the row.
 #[inline(always)]
 pub fn merge_lanes(row: &mut Row, vals: &Row, mask: u64) {
+    // With AVX-512, 16 lanes at a time, merged in registers by a mask register and stored
+    // whole. The next instruction reads the row 16 lanes at a time, and a read that spans two
+    // of the 8-lane stores below cannot take its data from them: it waits for both to reach
+    // the cache, most of what a `v_and_b32` after a partial-EXEC write cost.
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+    {
+        use std::arch::x86_64::{_mm512_loadu_si512, _mm512_mask_blend_epi32, _mm512_storeu_si512};
+        let (rows, _) = row.as_chunks_mut::<16>();
+        let (vals, _) = vals.as_chunks::<16>();
+        for (i, (d, s)) in rows.iter_mut().zip(vals).enumerate() {
+            // SAFETY: the build enables AVX-512F; each load and the store are of the 16 lanes
+            // of one chunk of `row` or `vals`.
+            unsafe {
+                let v = _mm512_mask_blend_epi32(
+                    (mask >> (16 * i)) as u16,
+                    _mm512_loadu_si512(d.as_ptr().cast()),
+                    _mm512_loadu_si512(s.as_ptr().cast()),
+                );
+                _mm512_storeu_si512(d.as_mut_ptr().cast(), v);
+            }
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
+    {
+        merge_bytes_of_lanes(row, vals, mask)
+    }
+}
+
+/// [`merge_lanes`] 8 lanes at a time, through [`BYTE_LANE_MASKS`].
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "avx512f"),
+    allow(dead_code)
+)]
+#[inline(always)]
+fn merge_bytes_of_lanes(row: &mut Row, vals: &Row, mask: u64) {
     let (rows, _) = row.as_chunks_mut::<8>();
     let (vals, _) = vals.as_chunks::<8>();
     for (i, (d, s)) in rows.iter_mut().zip(vals).enumerate() {
@@ -62,7 +97,30 @@ pub fn lanes_of(mask: u64) -> Row {
 /// Bit `l`: the top bit of lane `l` (so a row of all-ones / all-zeros lanes gives its mask).
 #[inline(always)]
 pub fn sign_bits(row: &Row) -> u64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    // With AVX-512 a 16-lane compare gives its mask in a mask register, and a row built from a
+    // compare (`lane_bits`) folds into that compare: four compares and three shifts. Gathered
+    // 8 lanes at a time, the compiler joined the bytes through a chain of vector inserts and
+    // shifts about 40 cycles long, which was most of a `v_cmp_*`.
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+    {
+        use std::arch::x86_64::{
+            _mm512_cmplt_epi32_mask, _mm512_loadu_si512, _mm512_setzero_si512,
+        };
+        let (chunks, _) = row.as_chunks::<16>();
+        // SAFETY: the build enables AVX-512F; each load reads the 16 lanes of one chunk.
+        let m: [u16; 4] = std::array::from_fn(|i| unsafe {
+            _mm512_cmplt_epi32_mask(
+                _mm512_loadu_si512(chunks[i].as_ptr().cast()),
+                _mm512_setzero_si512(),
+            )
+        });
+        m[0] as u64 | (m[1] as u64) << 16 | (m[2] as u64) << 32 | (m[3] as u64) << 48
+    }
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "avx2",
+        not(target_feature = "avx512f")
+    ))]
     {
         use std::arch::x86_64::{_mm256_castsi256_ps, _mm256_loadu_si256, _mm256_movemask_ps};
         let mut bits = 0u64;
@@ -123,6 +181,10 @@ mod tests {
             merge_lanes(&mut row, &new, m);
             let want: Row = std::array::from_fn(|l| if bit(l) { new[l] } else { old[l] });
             assert_eq!(row, want, "merge {m:#x}");
+            // The 8-lane form too, whichever the build uses.
+            let mut row = old;
+            merge_bytes_of_lanes(&mut row, &new, m);
+            assert_eq!(row, want, "merge by bytes {m:#x}");
             let lanes = lanes_of(m);
             let want: Row = std::array::from_fn(|l| if bit(l) { u32::MAX } else { 0 });
             assert_eq!(lanes, want, "lanes {m:#x}");
