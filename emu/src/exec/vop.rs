@@ -539,6 +539,9 @@ fn v_swap_b32(cx: &mut Cx, d: &Decoded) -> Res {
 fn v_mad_u64_u32(cx: &mut Cx, d: &Decoded) -> Res {
     let dst = d.vdst as usize;
     if d.inst.enc() == gcn_isa::Enc::Native && dst + 1 < cx.wave.vgpr.len().min(VGPRS) {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+        return mad_u64_u32_rows(cx, d);
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
         return mad_u64_u32_in_place(cx, d);
     }
     let (mut ta, mut tb, mut tc) = (
@@ -570,10 +573,61 @@ fn v_mad_u64_u32(cx: &mut Cx, d: &Decoded) -> Res {
     Ok(Flow::Continue)
 }
 
+/// [`v_mad_u64_u32`] with its destination pair inside the register file, on a host with
+/// AVX-512: every lane computed as a vector (64-bit products, adds and unsigned compares are one
+/// instruction each there), and the pair merged under EXEC 16 lanes at a time. The lane-by-lane
+/// stores of [`mad_u64_u32_in_place`] left the next instruction's whole-vector reads of the
+/// pair waiting for them to reach the cache.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+fn mad_u64_u32_rows(cx: &mut Cx, d: &Decoded) -> Res {
+    use crate::wave::lane_masks::{merge_lanes, sign_bits};
+    let dst = d.vdst as usize;
+    // Each source: its row (and the pair's second), or its value.
+    let one = |i: usize| match d.src[i] {
+        Src::Vgpr(r) => (Some(r as usize), 0),
+        s => (None, scalar32(cx, s)),
+    };
+    let ((a_row, a), (b_row, b)) = (one(0), one(1));
+    let (c_rows, c) = match d.src[2] {
+        Src::Vgpr(r) => (Some((r as usize, (r as usize + 1) % VGPRS)), 0),
+        s => (None, scalar64(cx, s)),
+    };
+    let exec = cx.wave.exec();
+    let n = cx.wave.vgpr.len();
+    let Some(rows) = cx.wave.vgpr.rows_mut(0, n) else {
+        return Ok(Flow::Continue);
+    };
+    // A VGPR's row (zeros outside the file), or the value in every lane.
+    let row = |r: Option<usize>, v: u32| match r {
+        Some(r) => rows.get(r).copied().unwrap_or([0; WAVE_SIZE]),
+        None => [v; WAVE_SIZE],
+    };
+    let (a, b) = (row(a_row, a), row(b_row, b));
+    let c_lo = row(c_rows.map(|r| r.0), c as u32);
+    let c_hi = row(c_rows.map(|r| r.1), (c >> 32) as u32);
+    let (mut lo, mut hi, mut over) = ([0u32; WAVE_SIZE], [0u32; WAVE_SIZE], [0u32; WAVE_SIZE]);
+    for l in 0..WAVE_SIZE {
+        // A 32x32-bit product fits 64 bits; only the add can carry.
+        let c = c_lo[l] as u64 | (c_hi[l] as u64) << 32;
+        let s = (a[l] as u64 * b[l] as u64).wrapping_add(c);
+        lo[l] = s as u32;
+        hi[l] = (s >> 32) as u32;
+        over[l] = ((s < c) as u32).wrapping_neg();
+    }
+    merge_lanes(&mut rows[dst], &lo, exec);
+    merge_lanes(&mut rows[dst + 1], &hi, exec);
+    write_sdst_mask(cx, d, sign_bits(&over) & exec);
+    Ok(Flow::Continue)
+}
+
 /// [`v_mad_u64_u32`] with its destination pair inside the register file: each active lane's
 /// sources read as values (a source may be the destination) and its result stored straight
 /// into the pair, with no result rows built and then merged under EXEC, which cost as much as
 /// the lanes' arithmetic.
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "avx512f"),
+    allow(dead_code)
+)]
 fn mad_u64_u32_in_place(cx: &mut Cx, d: &Decoded) -> Res {
     let dst = d.vdst as usize;
     // Each source: its row (and the pair's second), or its value.
