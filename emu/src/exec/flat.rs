@@ -542,9 +542,9 @@ fn at_once(
                 let (v, cmp) = (value[l], second[l]);
                 cur = match op {
                     // A lock or a first-come flag: the comparison inline, not a call per lane
-                    // (the operands are `bytes` wide, so nothing needs masking).
-                    Atomic::CmpSwap if cur == cmp => v,
-                    Atomic::CmpSwap => cur,
+                    // (the operands are `bytes` wide, so nothing needs masking), and as a
+                    // select rather than a branch on data that changes from lane to lane.
+                    Atomic::CmpSwap => std::hint::select_unpredictable(cur == cmp, v, cur),
                     _ => atomic_ops::apply(op, cur, v, cmp, bits).unwrap_or(cur),
                 };
             }
