@@ -105,7 +105,7 @@ impl RegFile {
 /// both.
 #[derive(Clone)]
 pub struct Vgprs {
-    rows: Vec<Row>,
+    rows: Vec<CacheLineRow>,
     /// The row of a0; `rows.len()` when the wave has no AGPRs.
     agpr_base: usize,
     /// Where writes beyond the allocation go (cleared at every such access; allocated at the
@@ -113,12 +113,39 @@ pub struct Vgprs {
     spare: Option<Box<Row>>,
 }
 
+/// A row stored at the start of a host cache line. A VALU op reads and writes its rows 16 lanes
+/// (64 bytes) at a time on a host with AVX-512; a row starting elsewhere (the allocator gives 16
+/// bytes) spreads each of those over two lines, and a read of what the instruction before
+/// stored over two lines cannot take it from the store: it waits for the store to reach the
+/// cache.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct CacheLineRow(Row);
+
+const ZEROED: CacheLineRow = CacheLineRow([0; WAVE_SIZE]);
+
 impl Vgprs {
+    /// The rows as rows.
+    #[inline(always)]
+    fn all(&self) -> &[Row] {
+        // SAFETY: `CacheLineRow` is `repr(C)` around one `Row` whose size (256 bytes) is a
+        // multiple of its alignment, so it has the size of a `Row` and no padding, and a slice
+        // of them is a slice of rows.
+        unsafe { std::slice::from_raw_parts(self.rows.as_ptr().cast(), self.rows.len()) }
+    }
+
+    /// The rows as rows, mutable.
+    #[inline(always)]
+    fn all_mut(&mut self) -> &mut [Row] {
+        // SAFETY: as in `all`; the borrow of `self` is held for the slice's life.
+        unsafe { std::slice::from_raw_parts_mut(self.rows.as_mut_ptr().cast(), self.rows.len()) }
+    }
+
     /// A zeroed file laid out as `file`.
     fn new(file: RegFile) -> Vgprs {
         let n = file.rows.min(MAX_ROWS);
         Vgprs {
-            rows: vec![[0; WAVE_SIZE]; n],
+            rows: vec![ZEROED; n],
             agpr_base: file.agpr_base.min(n),
             spare: None,
         }
@@ -132,7 +159,7 @@ impl Vgprs {
             self.rows = Vec::with_capacity(n);
         }
         self.rows.clear();
-        self.rows.resize(n, [0; WAVE_SIZE]);
+        self.rows.resize(n, ZEROED);
         self.agpr_base = file.agpr_base.min(n);
     }
 
@@ -154,13 +181,13 @@ impl Vgprs {
     /// Row `row` of the file counted from its start (VGPRs, then AGPRs), if the file has it.
     #[inline]
     pub fn row(&self, row: usize) -> Option<&Row> {
-        self.rows.get(row)
+        self.all().get(row)
     }
 
     /// Row `row` of the file counted from its start, mutable.
     #[inline]
     pub fn row_mut(&mut self, row: usize) -> Option<&mut Row> {
-        self.rows.get_mut(row)
+        self.all_mut().get_mut(row)
     }
 
     /// The allocated rows.
@@ -173,14 +200,14 @@ impl Vgprs {
     }
 
     pub fn iter(&self) -> std::slice::Iter<'_, Row> {
-        self.rows.iter()
+        self.all().iter()
     }
 
     /// Rows `start..start + n` as one slice, when they all lie in the allocation (a wide load
     /// then fills them in place).
     #[inline]
     pub fn rows_mut(&mut self, start: usize, n: usize) -> Option<&mut [Row]> {
-        self.rows.get_mut(start..start.checked_add(n)?)
+        self.all_mut().get_mut(start..start.checked_add(n)?)
     }
 }
 
@@ -189,7 +216,7 @@ impl std::ops::Index<usize> for Vgprs {
 
     #[inline(always)]
     fn index(&self, i: usize) -> &Row {
-        self.rows.get(i).unwrap_or(&ZERO_ROW)
+        self.all().get(i).unwrap_or(&ZERO_ROW)
     }
 }
 
@@ -197,7 +224,7 @@ impl std::ops::IndexMut<usize> for Vgprs {
     #[inline(always)]
     fn index_mut(&mut self, i: usize) -> &mut Row {
         if i < self.rows.len() {
-            &mut self.rows[i]
+            &mut self.all_mut()[i]
         } else {
             self.out_of_range()
         }
@@ -216,10 +243,10 @@ impl Vgprs {
         }
         if dst != src {
             let (d, s) = if dst < src {
-                let (lo, hi) = self.rows.split_at_mut(src);
+                let (lo, hi) = self.all_mut().split_at_mut(src);
                 (&mut lo[dst], &hi[0])
             } else {
-                let (lo, hi) = self.rows.split_at_mut(dst);
+                let (lo, hi) = self.all_mut().split_at_mut(dst);
                 (&mut hi[0], &lo[src])
             };
             select_lanes(d, s, exec);
