@@ -13,6 +13,7 @@ use super::{Cx, Fault, Flow};
 use crate::check::{Access, Check};
 use crate::exec::program::Decoded;
 use crate::memory::{flat_target, FlatTarget};
+use crate::wave::cache_line::CacheLine;
 use crate::wave::{VGPRS, WAVE_SIZE};
 use gcn_isa::Atomic;
 use gcn_isa::Format;
@@ -213,7 +214,7 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     lds_bit(cx, d)?;
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
-    let mut addrs = [0u64; WAVE_SIZE];
+    let mut addrs = CacheLine([0u64; WAVE_SIZE]);
     if addr.global_all(cx, exec, &mut addrs) && checked(cx, &addrs, exec, bytes, Access::Load) {
         if bytes == 4 {
             // Straight into VDST: `load_dwords` writes the lanes in EXEC and no others
@@ -315,7 +316,7 @@ fn load_d16(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool, hi: bool) -> R
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let mut out = cx.wave.vgpr[d.vdst as usize];
-    let mut addrs = [0u64; WAVE_SIZE];
+    let mut addrs = CacheLine([0u64; WAVE_SIZE]);
     if addr.global_all(cx, exec, &mut addrs) && checked(cx, &addrs, exec, bytes, Access::Load) {
         let mut loaded = [[0u32; WAVE_SIZE]; 4];
         if cx.mem.load_lanes(&addrs, exec, bytes, &mut loaded) {
@@ -356,7 +357,7 @@ fn store_d16_hi(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let data = d.regs[1].saturating_sub(256) as usize;
-    let mut addrs = [0u64; WAVE_SIZE];
+    let mut addrs = CacheLine([0u64; WAVE_SIZE]);
     if addr.global_all(cx, exec, &mut addrs) && checked(cx, &addrs, exec, bytes, Access::Store) {
         let high = cx.wave.vgpr[data % VGPRS].map(|v| v >> 16);
         if cx.mem.store_lanes(&addrs, exec, bytes, [&high; 4]) {
@@ -386,7 +387,7 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let data = d.regs[1].saturating_sub(256) as usize;
-    let mut addrs = [0u64; WAVE_SIZE];
+    let mut addrs = CacheLine([0u64; WAVE_SIZE]);
     if addr.global_all(cx, exec, &mut addrs) && checked(cx, &addrs, exec, bytes, Access::Store) {
         let rows: [&[u32; WAVE_SIZE]; 4] = std::array::from_fn(|i| &cx.wave.vgpr[(data + i) % 256]);
         let done = if bytes == 4 {
@@ -484,7 +485,7 @@ fn at_once(
     if exec == 0 {
         return false;
     }
-    let mut addrs = [0u64; WAVE_SIZE];
+    let mut addrs = CacheLine([0u64; WAVE_SIZE]);
     if !addr.global_all(cx, exec, &mut addrs) {
         return false;
     }

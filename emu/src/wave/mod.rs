@@ -19,10 +19,11 @@ pub const MAX_ROWS: usize = 512;
 /// Scalar registers addressable by a 7-bit operand code (s0–s101, specials, ttmps, m0, exec).
 pub const SCALAR_CODES: usize = 128;
 
-/// MODE register fields (s_getreg/s_setreg hwreg 1).
+pub mod cache_line;
 pub mod lane_masks;
 pub mod spin;
 
+/// MODE register fields (s_getreg/s_setreg hwreg 1).
 pub mod mode {
     /// FP_ROUND[3:0]: bits 1:0 f32, bits 3:2 f64/f16; 0 = round to nearest even.
     pub const ROUND_MASK: u32 = 0xf;
@@ -113,22 +114,16 @@ pub struct Vgprs {
     spare: Option<Box<Row>>,
 }
 
-/// A row stored at the start of a host cache line. A VALU op reads and writes its rows 16 lanes
-/// (64 bytes) at a time on a host with AVX-512; a row starting elsewhere (the allocator gives 16
-/// bytes) spreads each of those over two lines, and a read of what the instruction before
-/// stored over two lines cannot take it from the store: it waits for the store to reach the
-/// cache.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct CacheLineRow(Row);
+/// A row at the start of a host cache line ([`cache_line`]).
+type CacheLineRow = cache_line::CacheLine<Row>;
 
-const ZEROED: CacheLineRow = CacheLineRow([0; WAVE_SIZE]);
+const ZEROED: CacheLineRow = cache_line::CacheLine([0; WAVE_SIZE]);
 
 impl Vgprs {
     /// The rows as rows.
     #[inline(always)]
     fn all(&self) -> &[Row] {
-        // SAFETY: `CacheLineRow` is `repr(C)` around one `Row` whose size (256 bytes) is a
+        // SAFETY: `CacheLine` is `repr(C)` around one `Row`, whose size (256 bytes) is a
         // multiple of its alignment, so it has the size of a `Row` and no padding, and a slice
         // of them is a slice of rows.
         unsafe { std::slice::from_raw_parts(self.rows.as_ptr().cast(), self.rows.len()) }
