@@ -910,16 +910,19 @@ mod tests {
         for round in 0..2000 {
             let d = &program.insts[round % text.len()];
             let mut wave = Wave::new(0);
-            // Every fourth round a row: lane `l` at `start + width * l`, all lanes on.
+            // Every fourth round a row: lane `l` at `start + width * l`, all lanes on; every
+            // fourth, two rounds later, every lane at one place.
             let row = round % 4 == 0;
+            let one = (round % 4 == 2).then_some(base + 8 + 4 * (round / 4 % 8) as u64);
             let width = d.inst.info().facts.bytes as u64;
             let start = base + 8 + (round / 4 % 2) as u64;
             for l in 0..WAVE_SIZE {
                 // Lanes crowd a few places, so stores overlap; offsets keep every access in
                 // the buffer.
-                let a = match row {
-                    true => start + width * l as u64,
-                    false => base + 8 + next() % 64 * (1 + next() % 7),
+                let a = match (row, one) {
+                    (true, _) => start + width * l as u64,
+                    (false, Some(a)) => a,
+                    (false, None) => base + 8 + next() % 64 * (1 + next() % 7),
                 };
                 wave.vgpr[0][l] = a as u32;
                 wave.vgpr[1][l] = (a >> 32) as u32;

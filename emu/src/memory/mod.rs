@@ -855,6 +855,15 @@ impl Memory {
             return false;
         };
         self.writes = self.writes.wrapping_add(1);
+        if hi - lo == 4 {
+            // Every lane on one dword (`atomicExch` whose result is unused, a flag every lane
+            // sets): the last lane's store is what lane order leaves, and the one store is
+            // one of the orders the hardware may serialise the lanes in.
+            let last = 63 - exec.leading_zeros() as usize;
+            // SAFETY: the dword is the window.
+            unsafe { relaxed::store_u32(p, vals[last]) };
+            return true;
+        }
         for (l, v) in vals.iter().enumerate() {
             if exec >> l & 1 != 0 {
                 // SAFETY: the lane's dword lies in the window.
