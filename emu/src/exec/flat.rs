@@ -533,6 +533,9 @@ fn at_once(
             return true;
         }
         let ok = cx.mem.rmw(first, bytes, |old| {
+            if op == Atomic::CmpSwap {
+                return swaps_in_lane_order(old, exec, &value, &second, rtn.then_some(&mut *out));
+            }
             let mut cur = old;
             for l in lanes() {
                 // (Without glc nothing reads the old values.)
@@ -540,14 +543,7 @@ fn at_once(
                     out[0][l] = cur as u32;
                     out[1][l] = (cur >> 32) as u32;
                 }
-                let (v, cmp) = (value[l], second[l]);
-                cur = match op {
-                    // A lock or a first-come flag: the comparison inline, not a call per lane
-                    // (the operands are `bytes` wide, so nothing needs masking), and as a
-                    // select rather than a branch on data that changes from lane to lane.
-                    Atomic::CmpSwap => std::hint::select_unpredictable(cur == cmp, v, cur),
-                    _ => atomic_ops::apply(op, cur, v, cmp, bits).unwrap_or(cur),
-                };
+                cur = atomic_ops::apply(op, cur, value[l], second[l], bits).unwrap_or(cur);
             }
             cur
         });
@@ -569,6 +565,43 @@ fn at_once(
         out[1][l] = (*old >> 32) as u32;
     }
     true
+}
+
+/// The compare-and-swaps of the lanes in `exec` on one value `old`, in lane order: lane `l`
+/// swaps in `value[l]` when the value is then `compare[l]` (operands `bytes` wide, so nothing
+/// needs masking). Returns the value they leave, and puts each lane's old value in `out` when
+/// given. A lock or a first-come flag: few lanes swap, so rather than a step per lane (a chain
+/// of 64 dependent compares), each swap is found with one whole-wave compare of the lanes
+/// after the last swap.
+fn swaps_in_lane_order(
+    old: u64,
+    exec: u64,
+    value: &[u64; WAVE_SIZE],
+    compare: &[u64; WAVE_SIZE],
+    mut out: Option<&mut [[u32; WAVE_SIZE]; 2]>,
+) -> u64 {
+    let mut cur = old;
+    // Lanes not yet applied.
+    let mut rest = exec;
+    loop {
+        let hits = crate::wave::lane_masks::lane_bits(|l| compare[l] == cur) & rest;
+        // The lanes up to and including the next swap (all that are left if none) see `cur`.
+        let seen = match hits {
+            0 => rest,
+            _ => rest & (hits ^ (hits - 1)),
+        };
+        if let Some(out) = out.as_deref_mut() {
+            for l in (0..WAVE_SIZE).filter(|l| seen >> l & 1 != 0) {
+                out[0][l] = cur as u32;
+                out[1][l] = (cur >> 32) as u32;
+            }
+        }
+        if hits == 0 {
+            return cur;
+        }
+        cur = value[hits.trailing_zeros() as usize];
+        rest &= !seen;
+    }
 }
 
 /// Lanes all on one address with an integer operation the host has an instruction for: the
