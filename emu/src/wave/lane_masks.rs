@@ -41,9 +41,9 @@ fn byte_lanes(mask: u64, i: usize) -> &'static [u32; 8] {
 #[inline(always)]
 pub fn merge_lanes(row: &mut Row, vals: &Row, mask: u64) {
     // With AVX-512, 16 lanes at a time under a mask register. The next instruction reads the
-    // row 16 lanes at a time, and a read that spans two of the 8-lane stores below cannot take
-    // its data from them: it waits for both to reach the cache, most of what a `v_and_b32`
-    // after a partial-EXEC write cost. (The compiler makes the load, blend and store one
+    // row 16 lanes at a time, and a read that spans two of `merge_bytes_of_lanes`'s 8-lane
+    // stores cannot take its data from them: it waits for both to reach the cache, most of
+    // what a `v_and_b32` after a partial-EXEC write cost. (The compiler makes the load, blend and store one
     // masked store. Forced to a blend in registers and a whole store, collatz measured slower:
     // 40 to 46 ms against 33 to 35.)
     #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
