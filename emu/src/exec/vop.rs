@@ -573,6 +573,28 @@ fn v_mad_u64_u32(cx: &mut Cx, d: &Decoded) -> Res {
     Ok(Flow::Continue)
 }
 
+/// [`v_mad_u64_u32`]'s sources: each its row (the addend's two), or its value.
+struct MadSources {
+    a: (Option<usize>, u32),
+    b: (Option<usize>, u32),
+    c: (Option<(usize, usize)>, u64),
+}
+
+fn mad_sources(cx: &Cx, d: &Decoded) -> MadSources {
+    let one = |i: usize| match d.src[i] {
+        Src::Vgpr(r) => (Some(r as usize), 0),
+        s => (None, scalar32(cx, s)),
+    };
+    MadSources {
+        a: one(0),
+        b: one(1),
+        c: match d.src[2] {
+            Src::Vgpr(r) => (Some((r as usize, (r as usize + 1) % VGPRS)), 0),
+            s => (None, scalar64(cx, s)),
+        },
+    }
+}
+
 /// [`v_mad_u64_u32`] with its destination pair inside the register file, on a host with
 /// AVX-512: every lane computed as a vector (64-bit products, adds and unsigned compares are one
 /// instruction each there), and the pair merged under EXEC 16 lanes at a time. The lane-by-lane
@@ -582,16 +604,11 @@ fn v_mad_u64_u32(cx: &mut Cx, d: &Decoded) -> Res {
 fn mad_u64_u32_rows(cx: &mut Cx, d: &Decoded) -> Res {
     use crate::wave::lane_masks::{merge_lanes, sign_bits};
     let dst = d.vdst as usize;
-    // Each source: its row (and the pair's second), or its value.
-    let one = |i: usize| match d.src[i] {
-        Src::Vgpr(r) => (Some(r as usize), 0),
-        s => (None, scalar32(cx, s)),
-    };
-    let ((a_row, a), (b_row, b)) = (one(0), one(1));
-    let (c_rows, c) = match d.src[2] {
-        Src::Vgpr(r) => (Some((r as usize, (r as usize + 1) % VGPRS)), 0),
-        s => (None, scalar64(cx, s)),
-    };
+    let MadSources {
+        a: (a_row, a),
+        b: (b_row, b),
+        c: (c_rows, c),
+    } = mad_sources(cx, d);
     let exec = cx.wave.exec();
     let n = cx.wave.vgpr.len();
     let Some(rows) = cx.wave.vgpr.rows_mut(0, n) else {
@@ -630,16 +647,11 @@ fn mad_u64_u32_rows(cx: &mut Cx, d: &Decoded) -> Res {
 )]
 fn mad_u64_u32_in_place(cx: &mut Cx, d: &Decoded) -> Res {
     let dst = d.vdst as usize;
-    // Each source: its row (and the pair's second), or its value.
-    let one = |i: usize| match d.src[i] {
-        Src::Vgpr(r) => (Some(r as usize), 0),
-        s => (None, scalar32(cx, s)),
-    };
-    let ((a_row, a), (b_row, b)) = (one(0), one(1));
-    let (c_rows, c) = match d.src[2] {
-        Src::Vgpr(r) => (Some((r as usize, (r as usize + 1) % VGPRS)), 0),
-        s => (None, scalar64(cx, s)),
-    };
+    let MadSources {
+        a: (a_row, a),
+        b: (b_row, b),
+        c: (c_rows, c),
+    } = mad_sources(cx, d);
     let exec = cx.wave.exec();
     let n = cx.wave.vgpr.len();
     let Some(rows) = cx.wave.vgpr.rows_mut(0, n) else {
