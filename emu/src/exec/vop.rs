@@ -539,10 +539,18 @@ fn v_swap_b32(cx: &mut Cx, d: &Decoded) -> Res {
 fn v_mad_u64_u32(cx: &mut Cx, d: &Decoded) -> Res {
     let dst = d.vdst as usize;
     if d.inst.enc() == gcn_isa::Enc::Native && dst + 1 < cx.wave.vgpr.len().min(VGPRS) {
+        let sources = mad_sources(cx, d);
+        let exec = cx.wave.exec();
+        let n = cx.wave.vgpr.len();
+        let Some(rows) = cx.wave.vgpr.rows_mut(0, n) else {
+            return Ok(Flow::Continue);
+        };
         #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-        return mad_u64_u32_rows(cx, d);
+        let carry = mad_u64_u32_rows(rows, &sources, dst, exec);
         #[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
-        return mad_u64_u32_in_place(cx, d);
+        let carry = mad_u64_u32_in_place(rows, &sources, dst, exec);
+        write_sdst_mask(cx, d, carry);
+        return Ok(Flow::Continue);
     }
     let (mut ta, mut tb, mut tc) = (
         MaybeUninit::uninit(),
@@ -574,6 +582,7 @@ fn v_mad_u64_u32(cx: &mut Cx, d: &Decoded) -> Res {
 }
 
 /// [`v_mad_u64_u32`]'s sources: each its row (the addend's two), or its value.
+#[derive(Clone, Copy)]
 struct MadSources {
     a: (Option<usize>, u32),
     b: (Option<usize>, u32),
@@ -595,25 +604,19 @@ fn mad_sources(cx: &Cx, d: &Decoded) -> MadSources {
     }
 }
 
-/// [`v_mad_u64_u32`] with its destination pair inside the register file, on a host with
-/// AVX-512: every lane computed as a vector (64-bit products, adds and unsigned compares are one
+/// [`v_mad_u64_u32`] with its destination pair inside the register file `rows`, on a host with
+/// AVX-512 (the carries returned): every lane computed as a vector (64-bit products, adds and unsigned compares are one
 /// instruction each there), and the pair merged under EXEC 16 lanes at a time. The lane-by-lane
 /// stores of [`mad_u64_u32_in_place`] left the next instruction's whole-vector reads of the
 /// pair waiting for them to reach the cache.
 #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-fn mad_u64_u32_rows(cx: &mut Cx, d: &Decoded) -> Res {
+fn mad_u64_u32_rows(rows: &mut [Row], sources: &MadSources, dst: usize, exec: u64) -> u64 {
     use crate::wave::lane_masks::{merge_lanes, sign_bits};
-    let dst = d.vdst as usize;
     let MadSources {
         a: (a_row, a),
         b: (b_row, b),
         c: (c_rows, c),
-    } = mad_sources(cx, d);
-    let exec = cx.wave.exec();
-    let n = cx.wave.vgpr.len();
-    let Some(rows) = cx.wave.vgpr.rows_mut(0, n) else {
-        return Ok(Flow::Continue);
-    };
+    } = *sources;
     // A VGPR's row (zeros outside the file), or the value in every lane.
     let row = |r: Option<usize>, v: u32| match r {
         Some(r) => rows.get(r).copied().unwrap_or([0; WAVE_SIZE]),
@@ -633,11 +636,11 @@ fn mad_u64_u32_rows(cx: &mut Cx, d: &Decoded) -> Res {
     }
     merge_lanes(&mut rows[dst], &lo, exec);
     merge_lanes(&mut rows[dst + 1], &hi, exec);
-    write_sdst_mask(cx, d, sign_bits(&over) & exec);
-    Ok(Flow::Continue)
+    sign_bits(&over) & exec
 }
 
-/// [`v_mad_u64_u32`] with its destination pair inside the register file: each active lane's
+/// [`v_mad_u64_u32`] with its destination pair inside the register file `rows` (the carries
+/// returned): each active lane's
 /// sources read as values (a source may be the destination) and its result stored straight
 /// into the pair, with no result rows built and then merged under EXEC, which cost as much as
 /// the lanes' arithmetic.
@@ -645,18 +648,12 @@ fn mad_u64_u32_rows(cx: &mut Cx, d: &Decoded) -> Res {
     all(target_arch = "x86_64", target_feature = "avx512f"),
     allow(dead_code)
 )]
-fn mad_u64_u32_in_place(cx: &mut Cx, d: &Decoded) -> Res {
-    let dst = d.vdst as usize;
+fn mad_u64_u32_in_place(rows: &mut [Row], sources: &MadSources, dst: usize, exec: u64) -> u64 {
     let MadSources {
         a: (a_row, a),
         b: (b_row, b),
         c: (c_rows, c),
-    } = mad_sources(cx, d);
-    let exec = cx.wave.exec();
-    let n = cx.wave.vgpr.len();
-    let Some(rows) = cx.wave.vgpr.rows_mut(0, n) else {
-        return Ok(Flow::Continue);
-    };
+    } = *sources;
     // (A row outside the file reads as zeros.)
     let lane = |rows: &[Row], r: usize, l: usize| rows.get(r).map_or(0, |row| row[l]);
     let mut carry = 0u64;
@@ -675,8 +672,7 @@ fn mad_u64_u32_in_place(cx: &mut Cx, d: &Decoded) -> Res {
         rows[dst + 1][l] = (s >> 32) as u32;
         carry |= (o as u64) << l;
     }
-    write_sdst_mask(cx, d, carry);
-    Ok(Flow::Continue)
+    carry
 }
 
 /// {VCC, D.i64} = S0.i32 * S1.i32 + S2.i64; VCC = signed overflow.
