@@ -31,6 +31,9 @@ pub struct Lds {
     pub(crate) shadow: Option<Box<GroupShadow>>,
     /// Writes so far: the spin detector's sign that the workgroup's LDS may have changed.
     writes: u64,
+    /// Waves in the workgroup ([`MAX_WAVES`] unless told): with one, no two of its waves can
+    /// race, and racecheck has no global history to keep.
+    waves: u32,
 }
 
 /// One part of a DS store for [`Lds::store_lanes`]: each lane's address, how many dwords, and
@@ -46,7 +49,20 @@ impl Lds {
             barriers: [0; MAX_WAVES],
             shadow: None,
             writes: 0,
+            waves: MAX_WAVES as u32,
         }
+    }
+
+    /// The workgroup has `waves` waves.
+    pub fn with_waves(self, waves: u32) -> Lds {
+        Lds { waves, ..self }
+    }
+
+    /// Whether the workgroup is one wave, which nothing of its own can race with in global
+    /// memory.
+    #[inline]
+    pub fn one_wave(&self) -> bool {
+        self.waves <= 1
     }
 
     /// Fresh LDS for workgroup `group`.

@@ -9,6 +9,12 @@
 //! Any other access first gives each byte its own copy. Recording one history for four
 //! identical ones gives what recording each gives (the same history and the same access make
 //! the same result), so the findings are those of a history per byte.
+//!
+//! Each block of [`BLOCK`] dwords also keeps what its histories hold of the newest barrier
+//! interval in them ([`Newest`]). An instruction whose accesses fall where nothing of its
+//! interval can race with them (no access of the interval yet, only its own wave's, or only
+//! atomics when it is an atomic: the usual case of every DS access of a tree, a histogram, a
+//! tile) records them without looking for races.
 
 use super::race::{access_run, Cell, Conflict, Mark};
 use super::Access;
@@ -22,6 +28,55 @@ pub struct LdsHistory {
     bytes: Vec<Cell>,
     /// Bit `d % 64` of word `d / 64`: dword `d`'s bytes share the history in `dwords[d]`.
     whole: Vec<u64>,
+    /// Per block of [`BLOCK`] dwords, what its histories hold of the newest interval in them.
+    newest: Vec<Newest>,
+}
+
+/// Dwords a [`Newest`] covers: a row of 64 lanes' dwords. (Tests use small blocks, so that
+/// their small LDS has several.)
+const BLOCK: usize = if cfg!(test) { 4 } else { 64 };
+
+/// The newest barrier epoch of any access in a block of histories, whether one wave alone made
+/// the block's accesses of it, and whether they were all atomics. Waves one barrier behind add
+/// accesses of older epochs, which change nothing about the newest; only an access of the
+/// newest by another wave, or one that is not an atomic, does. Loads to LDS (`set_write`) are
+/// of an epoch no wave is in, race with nothing, and are not noted.
+#[derive(Clone, Copy, Debug, Default)]
+struct Newest {
+    /// No access yet.
+    any: bool,
+    epoch: u32,
+    wave: u8,
+    alone: bool,
+    atomic: bool,
+}
+
+impl Newest {
+    /// Notes access `me` of kind `access`, and returns whether it races with nothing the block
+    /// held before: nothing of its interval, only its wave's accesses, or only atomics when it
+    /// is an atomic. Its history then becomes what [`Cell::record_own`] makes of it, as
+    /// [`Cell::access`] would.
+    #[inline(always)]
+    fn note(&mut self, me: Mark, access: Access) -> bool {
+        let (epoch, wave, atomic) = (me.epoch(), me.wave(), access == Access::Atomic);
+        if !self.any || epoch > self.epoch {
+            *self = Newest {
+                any: true,
+                epoch,
+                wave,
+                alone: true,
+                atomic,
+            };
+            return true;
+        }
+        if epoch < self.epoch {
+            return false;
+        }
+        let quiet = (self.alone && self.wave == wave) || (self.atomic && atomic);
+        self.alone &= self.wave == wave;
+        self.atomic &= atomic;
+        quiet
+    }
 }
 
 /// What one lane's access of one part found ([`LdsHistory::access_dwords`]): the lane, the
@@ -35,6 +90,7 @@ impl LdsHistory {
             dwords: vec![Cell::default(); size / 4],
             bytes: vec![Cell::default(); size],
             whole: vec![0; (size / 4).div_ceil(64)],
+            newest: vec![Newest::default(); size.div_ceil(4).div_ceil(BLOCK)],
         };
         h.reset();
         h
@@ -48,6 +104,7 @@ impl LdsHistory {
         self.dwords.fill(Cell::default());
         self.bytes[4 * dwords..].fill(Cell::default());
         self.whole.fill(u64::MAX);
+        self.newest.fill(Newest::default());
         if let Some(last) = self.whole.last_mut() {
             if !dwords.is_multiple_of(64) {
                 *last = (1 << (dwords % 64)) - 1;
@@ -122,6 +179,11 @@ impl LdsHistory {
         me: Mark,
         access: Access,
     ) -> (Option<usize>, Option<Conflict>) {
+        if len > 0 {
+            for b in addr / 4 / BLOCK..=(addr + len - 1) / 4 / BLOCK {
+                self.newest[b].note(me, access);
+            }
+        }
         if !addr.is_multiple_of(4) || !len.is_multiple_of(4) {
             self.split(addr, len);
             return access_run(&mut self.bytes[addr..addr + len], me, access);
@@ -149,6 +211,10 @@ impl LdsHistory {
         access: Access,
         found: &mut Vec<Found>,
     ) {
+        if self.note_lanes(exec, parts, mark, access) {
+            self.record_quiet(exec, parts, mark, access, found);
+            return;
+        }
         let reads = access != Access::Store;
         if let [addrs] = parts {
             if let Some(d0) = self.whole_row(addrs, exec) {
@@ -192,6 +258,109 @@ impl LdsHistory {
                     None if !unwritten => {}
                     c => found.push((l as u8, p as u8, unwritten.then_some(0), c)),
                 }
+            }
+        }
+    }
+
+    /// Notes in the blocks' [`Newest`] the accesses [`LdsHistory::access_dwords`] is given,
+    /// and returns whether none of them can race with what the blocks held before.
+    #[inline]
+    fn note_lanes(&mut self, exec: u64, parts: &[&[u32; 64]], mark: Mark, access: Access) -> bool {
+        let mut quiet = true;
+        for addrs in parts {
+            let block = |l: usize| addrs[l] / (4 * BLOCK as u32);
+            let active = |l: usize| (exec >> l & 1).wrapping_neg() as u32;
+            // The blocks the lanes touch, each noted once (a note is the same made once or
+            // again by the same instruction), found in passes over the lanes with no branch in
+            // them, so that they vectorise: lanes on data-dependent places (a histogram's bins)
+            // move from block to block at random.
+            // Bit k of `blocks`: block lo + k, for the blocks from 32 before the first lane's
+            // to 31 after; `far`: a lane outside them.
+            let lo = block(exec.trailing_zeros() as usize % 64).wrapping_sub(32);
+            let (blocks, far) = (0..64).fold((0u64, 0u32), |(m, far), l| {
+                let k = block(l).wrapping_sub(lo);
+                (
+                    m | (1u64 << (k & 63)) & (exec >> l & 1).wrapping_neg(),
+                    far | (k >> 6) & active(l),
+                )
+            });
+            if far == 0 {
+                let mut blocks = blocks;
+                while blocks != 0 {
+                    let b = lo.wrapping_add(blocks.trailing_zeros()) as usize;
+                    blocks &= blocks - 1;
+                    quiet &= self.newest[b].note(mark, access);
+                }
+                continue;
+            }
+            // Lanes far apart: each block noted where the lanes move to another.
+            let mut last = usize::MAX;
+            let mut lanes = exec;
+            while lanes != 0 {
+                let l = lanes.trailing_zeros() as usize;
+                lanes &= lanes - 1;
+                let b = block(l) as usize;
+                if b != last {
+                    quiet &= self.newest[b].note(mark, access);
+                    last = b;
+                }
+            }
+        }
+        quiet
+    }
+
+    /// [`LdsHistory::access_dwords`] when none of the accesses can race
+    /// ([`LdsHistory::note_lanes`]): each history becomes what [`Cell::record_own`] makes of
+    /// it, which is what [`Cell::access`] makes of a history with nothing to race with, and
+    /// only initcheck's unwritten bytes are looked for.
+    #[inline]
+    fn record_quiet(
+        &mut self,
+        exec: u64,
+        parts: &[&[u32; 64]],
+        mark: Mark,
+        access: Access,
+        found: &mut Vec<Found>,
+    ) {
+        let reads = access != Access::Store;
+        if let [addrs] = parts {
+            if let Some(d0) = self.whole_row(addrs, exec) {
+                // A row of whole dwords: consecutive histories, nothing to look at per lane
+                // but the write initcheck reads.
+                let cells = &mut self.dwords[d0..];
+                let mut lanes = exec;
+                while lanes != 0 {
+                    let l = lanes.trailing_zeros() as usize;
+                    lanes &= lanes - 1;
+                    let Some(cell) = cells.get_mut(l) else { break };
+                    if reads && !cell.write.valid() {
+                        found.push((l as u8, 0, Some(0), None));
+                    }
+                    let me = mark.with_lane(l as u8);
+                    cell.record_own(me, me, me.mask(), access);
+                }
+                return;
+            }
+        }
+        let mut lanes = exec;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let me = mark.with_lane(l as u8);
+            for (p, addrs) in parts.iter().enumerate() {
+                let d = addrs[l] as usize / 4;
+                if !self.is_whole(d) {
+                    let (u, c) = self.access_split(d, me, access);
+                    if u.is_some() || c.is_some() {
+                        found.push((l as u8, p as u8, u, c));
+                    }
+                    continue;
+                }
+                let cell = &mut self.dwords[d];
+                if reads && !cell.write.valid() {
+                    found.push((l as u8, p as u8, Some(0), None));
+                }
+                cell.record_own(me, me, me.mask(), access);
             }
         }
     }
@@ -275,7 +444,8 @@ mod tests {
                     4 * ((next() as usize) % ((SIZE - len) / 4 + 1))
                 };
                 let access = accesses[(next() % 3) as usize];
-                let epoch = step / 100;
+                // Now and then a wave one barrier behind the others.
+                let epoch = step / 100 - (step >= 100 && next() % 8 == 0) as u32;
                 let me = Mark::new(epoch, step, (next() % 3) as u32, 0, access, 1);
                 if next() % 50 == 0 {
                     let dma = Mark::new(u32::MAX, 0, 255, 0, Access::Store, 1);
@@ -318,7 +488,8 @@ mod tests {
             let mut plain = vec![Cell::default(); SIZE];
             for step in 0..300u32 {
                 let access = accesses[(next() % 3) as usize];
-                let mark = Mark::new(step / 60, step, (next() % 3) as u32, 0, access, 1);
+                let epoch = step / 60 - (step >= 60 && next() % 8 == 0) as u32;
+                let mark = Mark::new(epoch, step, (next() % 3) as u32, 0, access, 1);
                 if next() % 4 == 0 {
                     // A narrow or unaligned access, which splits the dwords it touches.
                     let len = [1, 2, 4][(next() % 3) as usize];

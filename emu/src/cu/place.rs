@@ -105,7 +105,7 @@ impl CuSim<'_> {
         }
         self.groups[g] = Some(Group {
             id,
-            lds: Lds::for_group(start.launch.lds_size, id),
+            lds: Lds::for_group(start.launch.lds_size, id).with_waves(simds.len() as u32),
             slots,
             alive: simds.len() as u32,
             cu: c,

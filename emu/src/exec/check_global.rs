@@ -67,7 +67,7 @@ pub fn load(cx: &mut Cx, lane: usize, addr: u64, out: &mut [u8], access: Access)
         return outside(cx, lane, addr, len, access);
     };
     let at = site(cx, lane);
-    if cx.mem.checks().has(Check::Racecheck) {
+    if racecheck(cx) {
         race(cx, at, addr, len, access);
     }
     let (allocs, check) = cx.mem.check_parts();
@@ -90,7 +90,7 @@ pub fn store(cx: &mut Cx, lane: usize, addr: u64, data: &[u8], access: Access) -
         return outside(cx, lane, addr, len, access);
     };
     // The write half of an atomic was checked with its read.
-    if access != Access::Atomic && cx.mem.checks().has(Check::Racecheck) {
+    if access != Access::Atomic && racecheck(cx) {
         let at = site(cx, lane);
         race(cx, at, addr, len, access);
     }
@@ -103,6 +103,14 @@ pub fn store(cx: &mut Cx, lane: usize, addr: u64, data: &[u8], access: Access) -
         w.set(off, len);
     }
     true
+}
+
+/// Whether racecheck follows the instruction's global accesses: it is on, and the workgroup
+/// has more than one wave (the lanes of one wave do not race with each other, so a group of one
+/// wave keeps no history).
+#[inline]
+fn racecheck(cx: &Cx) -> bool {
+    cx.mem.checks().has(Check::Racecheck) && !cx.lds.one_wave()
 }
 
 /// racecheck: records the access of `[addr, addr+len)` by `at` in its workgroup's history of
@@ -503,9 +511,8 @@ pub fn lanes(cx: &mut Cx, addrs: &[u64; 64], exec: u64, len: usize, access: Acce
         return false;
     };
     let first = site(cx, 0);
-    let racecheck = cx.mem.checks().has(Check::Racecheck);
     // The write half of an atomic is checked with its read.
-    let race = racecheck.then(|| race_kind(cx, first, access));
+    let race = racecheck(cx).then(|| race_kind(cx, first, access));
     let (reads, writes) = (access != Access::Store, access != Access::Load);
     let (allocs, _) = cx.mem.check_parts();
     let (base, size) = (allocs[i].base, allocs[i].len());

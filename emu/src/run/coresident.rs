@@ -60,7 +60,7 @@ impl<'a> Resident<'a> {
                 w
             })
             .collect();
-        let mut lds = Lds::new(d.launch.lds_size);
+        let mut lds = Lds::new(d.launch.lds_size).with_waves(count);
         lds.start_group(group);
         let hazards = d.hazards.map(|(mode, table, leaves)| {
             let mut h = RunHazards::new(mode, table, count, leaves);
