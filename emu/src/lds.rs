@@ -24,8 +24,12 @@ pub struct Lds {
     data: Vec<u8>,
     /// The workgroup using it (for the sanitizers' reports).
     pub group: [u32; 3],
-    /// `s_barrier`s each wave of the workgroup has passed: the racecheck's epochs.
+    /// `s_barrier`s each wave of the workgroup has passed: the racecheck's epochs, from `base`.
     barriers: [u32; MAX_WAVES],
+    /// The first epoch of the workgroup: above every epoch of the workgroups before it on this
+    /// LDS, so that the histories they left behind are of no interval of this one, and the
+    /// sanitizers need not clear them.
+    base: u32,
     /// The sanitizers' state of the workgroup (its LDS and global access history), made at the
     /// first checked access.
     pub(crate) shadow: Option<Box<GroupShadow>>,
@@ -47,6 +51,7 @@ impl Lds {
             data: vec![0; size as usize],
             group: [0; 3],
             barriers: [0; MAX_WAVES],
+            base: 0,
             shadow: None,
             writes: 0,
             waves: MAX_WAVES as u32,
@@ -82,9 +87,10 @@ impl Lds {
         }
     }
 
-    /// How many barriers wave `wave` has passed.
+    /// The barrier interval wave `wave` is in: how many barriers it has passed, counted from
+    /// the workgroup's first epoch.
     pub fn epoch(&self, wave: u32) -> u32 {
-        self.barriers.get(wave as usize).copied().unwrap_or(0)
+        self.base + self.barriers.get(wave as usize).copied().unwrap_or(0)
     }
 
     pub fn size(&self) -> u32 {
@@ -94,11 +100,21 @@ impl Lds {
     /// Zeroes the contents for the next workgroup (LDS is not preserved between workgroups).
     pub fn reset(&mut self) {
         self.data.fill(0);
+        // The next workgroup's epochs start past every one of this workgroup's (a wave's
+        // epoch may be one past its barriers: see `GroupShadow`'s waves one behind).
+        let passed = self.barriers.iter().max().copied().unwrap_or(0);
+        let next = self.base.checked_add(passed + 2).filter(|&b| b < u32::MAX / 2);
         self.barriers = [0; MAX_WAVES];
         self.writes = self.writes.wrapping_add(1);
         if let Some(s) = &mut self.shadow {
             s.reset();
+            // Epochs start again from 0 (after some two billion barriers): the histories of
+            // the workgroups before could be of this one's intervals.
+            if next.is_none() {
+                s.forget();
+            }
         }
+        self.base = next.unwrap_or(0);
     }
 
     /// Resets for workgroup `group`.
