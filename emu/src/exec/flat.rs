@@ -493,8 +493,11 @@ fn at_once(
     if cx.mem.checking() {
         // `bytes` is 4 or 8: a mask, not a division per lane.
         let odd = bytes as u64 - 1;
-        let misaligned = (0..WAVE_SIZE).fold(0, |m, l| m | ((addrs[l] & odd != 0) as u64) << l);
-        let misaligned = misaligned & exec != 0;
+        // (An OR of the active lanes' low bits, which vectorises; a mask built lane by lane
+        // did not.)
+        let misaligned = (0..WAVE_SIZE)
+            .fold(0, |m, l| m | addrs[l] & odd & (exec >> l & 1).wrapping_neg())
+            != 0;
         if misaligned && cx.mem.checks().has(Check::Memcheck)
             || !check_global::lanes(cx, &addrs, exec, bytes, Access::Atomic)
         {
