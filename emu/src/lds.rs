@@ -103,7 +103,10 @@ impl Lds {
         // The next workgroup's epochs start past every one of this workgroup's (a wave's
         // epoch may be one past its barriers: see `GroupShadow`'s waves one behind).
         let passed = self.barriers.iter().max().copied().unwrap_or(0);
-        let next = self.base.checked_add(passed + 2).filter(|&b| b < u32::MAX / 2);
+        let next = self
+            .base
+            .checked_add(passed + 2)
+            .filter(|&b| b < u32::MAX / 2);
         self.barriers = [0; MAX_WAVES];
         self.writes = self.writes.wrapping_add(1);
         if let Some(s) = &mut self.shadow {

@@ -209,6 +209,14 @@ impl GroupShadow {
         })
     }
 
+    /// The history of the global dword at `addr` (a multiple of 4), looked at without noting
+    /// an access; `None` when the group has none.
+    #[cfg(test)]
+    pub fn history(&self, addr: u64) -> Option<Cell> {
+        let i = *self.index.get(&(addr / (4 * CHUNK as u64)))?;
+        Some(self.chunks[i as usize][(addr / 4) as usize % CHUNK])
+    }
+
     /// The histories of chunk `i` ([`GroupShadow::global_chunk`]).
     #[inline]
     pub fn chunk(&mut self, i: u32) -> &mut [Cell; CHUNK] {

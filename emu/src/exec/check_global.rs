@@ -319,26 +319,30 @@ fn race_row(
             // first touch, or a store after the wave's own load): no lane races, and its
             // access becomes the history as `Cell::access` would make it, with no history
             // looked at first.
+            // Every lane of the part on (the usual case): the marks stored with no lane looked
+            // at in EXEC, where that matters (a first load, a store). A dword's read is its
+            // first lane's mark with the bytes of all its lanes (every byte); its write is its
+            // last lane's, with that lane's bytes.
+            let full = part == u64::MAX >> (64 - (hi - lo) * per) << (lo * per);
+            match (access, mine) {
+                (Access::Load, Mine::Nothing) if full => {
+                    let me = mark.with_lane_and_mask(0, 0xf);
+                    for (k, cell) in cells.iter_mut().enumerate() {
+                        cell.read = me.with_lane(((lo + k) * per) as u8);
+                    }
+                    continue;
+                }
+                (Access::Store | Access::Atomic, _) if full => {
+                    let me = mark.with_lane_and_mask(0, (bytes << (4 - len)) as u8);
+                    for (k, cell) in cells.iter_mut().enumerate() {
+                        cell.write = me.with_lane(((lo + k) * per + per - 1) as u8);
+                    }
+                    continue;
+                }
+                _ => {}
+            }
             if per == 1 {
                 let me = mark.with_lane_and_mask(0, 0xf);
-                // Every lane of the part on (the usual case): the marks stored with no lane
-                // looked at in EXEC, where that matters (a first load, a store).
-                let full = part == u64::MAX >> (64 - (hi - lo)) << lo;
-                match (access, mine) {
-                    (Access::Load, Mine::Nothing) if full => {
-                        for (k, cell) in cells.iter_mut().enumerate() {
-                            cell.read = me.with_lane((lo + k) as u8);
-                        }
-                        continue;
-                    }
-                    (Access::Store | Access::Atomic, _) if full => {
-                        for (k, cell) in cells.iter_mut().enumerate() {
-                            cell.write = me.with_lane((lo + k) as u8);
-                        }
-                        continue;
-                    }
-                    _ => {}
-                }
                 for (k, cell) in cells.iter_mut().enumerate() {
                     let l = lo + k;
                     if part >> l & 1 == 0 {

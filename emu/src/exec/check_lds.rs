@@ -296,7 +296,12 @@ mod tests {
                 lds_per_lane.bytes(0, SIZE as usize),
                 "{}",
                 text[i]
-            );
+            ); // And the same byte histories (a report names only a site's first race).
+            let history = |lds: &Lds, b: usize| lds.shadow.as_ref().map(|s| s.lds.byte(b));
+            for b in 0..SIZE as usize {
+                let (a, w) = (history(&lds_wide, b), history(&lds_per_lane, b));
+                assert_eq!(a, w, "{} byte {b:#x}", text[i]);
+            }
         }
         let found = |m: &mut Memory| m.check_state().unwrap().findings.take();
         let (got, want) = (found(&mut wide), found(&mut per_lane));

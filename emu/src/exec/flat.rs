@@ -495,9 +495,9 @@ fn at_once(
         let odd = bytes as u64 - 1;
         // (An OR of the active lanes' low bits, which vectorises; a mask built lane by lane
         // did not.)
-        let misaligned = (0..WAVE_SIZE)
-            .fold(0, |m, l| m | addrs[l] & odd & (exec >> l & 1).wrapping_neg())
-            != 0;
+        let misaligned = (0..WAVE_SIZE).fold(0, |m, l| {
+            m | addrs[l] & odd & (exec >> l & 1).wrapping_neg()
+        }) != 0;
         if misaligned && cx.mem.checks().has(Check::Memcheck)
             || !check_global::lanes(cx, &addrs, exec, bytes, Access::Atomic)
         {
@@ -1251,6 +1251,13 @@ mod tests {
             wide.load(base, &mut a).unwrap();
             per_lane.load(base, &mut b).unwrap();
             assert_eq!(a, b, "{}", text[i]);
+            // And the same histories (a report names only a site's first race; the marks
+            // left behind name the lanes and bytes of every later one).
+            let history = |lds: &Lds, at: u64| lds.shadow.as_ref().and_then(|s| s.history(at));
+            for at in (base..base + SIZE).step_by(4) {
+                let (a, b) = (history(&lds_wide, at), history(&lds_per_lane, at));
+                assert_eq!(a, b, "{} at +{:#x}", text[i], at - base);
+            }
         }
         let found = |m: &mut Memory| m.check_state().unwrap().findings.take();
         let (got, want) = (found(&mut wide), found(&mut per_lane));
