@@ -263,7 +263,7 @@ impl<'a> Worker<'a> {
         }
         Worker {
             waves: (0..n).map(|i| Wave::with_file(i, d.regs)).collect(),
-            lds: Lds::new(d.launch.lds_size).with_waves(n as u32),
+            lds: Lds::new(d.launch.lds_size).with_waves(n),
             launch,
             hazards: d
                 .hazards
