@@ -145,16 +145,17 @@ impl GroupShadow {
         self.synced.get(wave as usize) == Some(&(epoch + 1))
     }
 
-    /// Drops the chunks kept for use again, for when the next epochs may equal those of the
-    /// histories in them.
+    /// Clears the LDS histories and drops the chunks kept for use again, for when the next
+    /// epochs may equal those of the histories in them.
     pub fn forget(&mut self) {
+        self.lds.reset();
         self.chunks.truncate(self.live);
     }
 
-    /// Starts the next workgroup, whose epochs are all above those of the accesses recorded so
-    /// far.
-    pub fn reset(&mut self) {
-        self.lds.reset();
+    /// Starts the next workgroup, whose epochs start at `base`, above those of the accesses
+    /// recorded so far.
+    pub fn reset(&mut self, base: u32) {
+        self.lds.start(base);
         self.index.clear();
         self.live = 0;
         self.dirty = 0;
@@ -366,7 +367,7 @@ mod tests {
         assert!(touch(&mut g, 7, 2));
         assert!(touch(&mut g, MAX_CHUNKS as u64 + 1, 2));
         assert_eq!(g.live, 2);
-        g.reset();
+        g.reset(3);
         assert!(touch(&mut g, MAX_CHUNKS as u64, 3));
     }
 
@@ -412,7 +413,7 @@ mod tests {
                 }
             }
             base = newest + 2;
-            g.reset();
+            g.reset(base);
         }
         assert!(pruned > 0 && races > 100, "{pruned} prunes, {races} races");
     }

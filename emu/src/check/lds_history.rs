@@ -30,6 +30,13 @@ pub struct LdsHistory {
     whole: Vec<u64>,
     /// Per block of [`BLOCK`] dwords, what its histories hold of the newest interval in them.
     newest: Vec<Newest>,
+    /// The workgroup's first barrier interval: histories of earlier ones are left over from
+    /// the workgroups before ([`LdsHistory::start`]), and their writes wrote nothing of this
+    /// workgroup's LDS.
+    base: u32,
+    /// A load to LDS wrote since the histories were last cleared: its marks are of no
+    /// interval, so they are not told apart from this workgroup's by `base`.
+    loaded: bool,
 }
 
 /// Dwords a [`Newest`] covers: a row of 64 lanes' dwords. (Tests use small blocks, so that
@@ -91,15 +98,29 @@ impl LdsHistory {
             bytes: vec![Cell::default(); size],
             whole: vec![0; (size / 4).div_ceil(64)],
             newest: vec![Newest::default(); size.div_ceil(4).div_ceil(BLOCK)],
+            base: 0,
+            loaded: false,
         };
         h.reset();
         h
+    }
+
+    /// Starts the workgroup whose barrier intervals start at `base`, above those of every
+    /// history kept: what they hold is of no interval of it, so they race with nothing and wrote
+    /// nothing it reads, as cleared ones would; they are not cleared (eight kilobytes for a
+    /// kilobyte of LDS, every workgroup). Unless a load to LDS wrote some.
+    pub fn start(&mut self, base: u32) {
+        if self.loaded {
+            self.reset();
+        }
+        self.base = base;
     }
 
     /// Nothing has accessed any byte: every whole dword's history is cleared (the bytes of a
     /// dword are not read until it is split, which copies its history over them), a last
     /// partial dword's bytes one by one.
     pub fn reset(&mut self) {
+        self.loaded = false;
         let dwords = self.dwords.len();
         self.dwords.fill(Cell::default());
         self.bytes[4 * dwords..].fill(Cell::default());
@@ -141,8 +162,9 @@ impl LdsHistory {
     ) -> (Option<usize>, Option<Conflict>) {
         let reads = access != Access::Store;
         if self.is_whole(d) {
+            let base = self.base;
             let cell = &mut self.dwords[d];
-            let u = (reads && !cell.write.valid()).then_some(0);
+            let u = (reads && !cell.write.since(base)).then_some(0);
             return (u, cell.access(me, access));
         }
         self.access_split(d, me, access)
@@ -157,13 +179,14 @@ impl LdsHistory {
         me: Mark,
         access: Access,
     ) -> (Option<usize>, Option<Conflict>) {
+        let base = self.base;
         let cells = &mut self.bytes[4 * d..4 * d + 4];
         if cells[1..].iter().all(|c| *c == cells[0]) {
             self.dwords[d] = cells[0];
             self.whole[d / 64] |= 1 << (d % 64);
             return self.access_dword(d, me, access);
         }
-        access_run(cells, me, access)
+        access_run(cells, me, access, base)
     }
 
     /// Records access `me` of each byte of `[addr, addr + len)` (inside the LDS) and returns
@@ -186,7 +209,7 @@ impl LdsHistory {
         }
         if !addr.is_multiple_of(4) || !len.is_multiple_of(4) {
             self.split(addr, len);
-            return access_run(&mut self.bytes[addr..addr + len], me, access);
+            return access_run(&mut self.bytes[addr..addr + len], me, access, self.base);
         }
         let (mut unwritten, mut conflict) = (None, None);
         for k in 0..len / 4 {
@@ -215,7 +238,7 @@ impl LdsHistory {
             self.record_quiet(exec, parts, mark, access, found);
             return;
         }
-        let reads = access != Access::Store;
+        let (reads, base) = (access != Access::Store, self.base);
         if let [addrs] = parts {
             if let Some(d0) = self.whole_row(addrs, exec) {
                 // A row (`sdata[threadIdx.x]`) of whole dwords: consecutive histories, with
@@ -227,7 +250,7 @@ impl LdsHistory {
                     let l = lanes.trailing_zeros() as usize;
                     lanes &= lanes - 1;
                     let Some(cell) = cells.get_mut(l) else { break };
-                    let unwritten = reads && !cell.write.valid();
+                    let unwritten = reads && !cell.write.since(base);
                     match cell.access(mark.with_lane(l as u8), access) {
                         None if !unwritten => {}
                         c => found.push((l as u8, 0, unwritten.then_some(0), c)),
@@ -253,7 +276,7 @@ impl LdsHistory {
                 // The result looked at only when there is one: built into a pair and tested
                 // after, it went through the stack, stored in parts and read back whole.
                 let cell = &mut self.dwords[d];
-                let unwritten = reads && !cell.write.valid();
+                let unwritten = reads && !cell.write.since(base);
                 match cell.access(me, access) {
                     None if !unwritten => {}
                     c => found.push((l as u8, p as u8, unwritten.then_some(0), c)),
@@ -322,7 +345,7 @@ impl LdsHistory {
         access: Access,
         found: &mut Vec<Found>,
     ) {
-        let reads = access != Access::Store;
+        let (reads, base) = (access != Access::Store, self.base);
         if let [addrs] = parts {
             if let Some(d0) = self.whole_row(addrs, exec) {
                 // A row of whole dwords: consecutive histories, nothing to look at per lane
@@ -333,7 +356,7 @@ impl LdsHistory {
                     let l = lanes.trailing_zeros() as usize;
                     lanes &= lanes - 1;
                     let Some(cell) = cells.get_mut(l) else { break };
-                    if reads && !cell.write.valid() {
+                    if reads && !cell.write.since(base) {
                         found.push((l as u8, 0, Some(0), None));
                     }
                     let me = mark.with_lane(l as u8);
@@ -357,7 +380,7 @@ impl LdsHistory {
                     continue;
                 }
                 let cell = &mut self.dwords[d];
-                if reads && !cell.write.valid() {
+                if reads && !cell.write.since(base) {
                     found.push((l as u8, p as u8, Some(0), None));
                 }
                 cell.record_own(me, me, me.mask(), access);
@@ -396,6 +419,7 @@ impl LdsHistory {
 
     /// Sets the write history of `[addr, addr + len)` (clamped to the LDS) to `mark`.
     pub fn set_write(&mut self, addr: usize, len: usize, mark: Mark) {
+        self.loaded = true;
         let end = (addr + len).min(self.bytes.len());
         let addr = addr.min(end);
         self.split(addr, end - addr);
@@ -420,8 +444,19 @@ impl LdsHistory {
 mod tests {
     use super::*;
 
+    /// A history as it stands for the workgroup whose intervals start at `base`: what is left
+    /// of earlier workgroups is as no access.
+    fn as_of(c: Cell, base: u32) -> Cell {
+        let keep = |m: Mark| if m.since(base) { m } else { Mark::default() };
+        Cell {
+            write: keep(c.write),
+            read: keep(c.read),
+        }
+    }
+
     /// Random accesses of every size and alignment by a few waves across barriers give the
-    /// same results and byte histories as a plain history per byte.
+    /// same results and byte histories as a plain history per byte, cleared for each
+    /// workgroup where the history is not (a load to LDS now and then has it cleared).
     #[test]
     fn whole_dwords_agree_with_a_history_per_byte() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -433,8 +468,10 @@ mod tests {
         };
         const SIZE: usize = 70;
         let accesses = [Access::Load, Access::Store, Access::Atomic];
+        let mut h = LdsHistory::new(SIZE);
+        let mut base = 0;
         for round in 0..50 {
-            let mut h = LdsHistory::new(SIZE);
+            h.start(base);
             let mut plain = vec![Cell::default(); SIZE];
             for step in 0..400u32 {
                 let len = [1, 2, 4, 4, 4, 8, 12, 16][(next() % 8) as usize];
@@ -445,9 +482,9 @@ mod tests {
                 };
                 let access = accesses[(next() % 3) as usize];
                 // Now and then a wave one barrier behind the others.
-                let epoch = step / 100 - (step >= 100 && next() % 8 == 0) as u32;
+                let epoch = base + step / 100 - (step >= 100 && next() % 8 == 0) as u32;
                 let me = Mark::new(epoch, step, (next() % 3) as u32, 0, access, 1);
-                if next() % 50 == 0 {
+                if round % 4 == 0 && next() % 50 == 0 {
                     let dma = Mark::new(u32::MAX, 0, 255, 0, Access::Store, 1);
                     h.set_write(addr, len, dma);
                     for c in &mut plain[addr..addr + len] {
@@ -455,17 +492,19 @@ mod tests {
                     }
                     continue;
                 }
-                let want = access_run(&mut plain[addr..addr + len], me, access);
+                let want = access_run(&mut plain[addr..addr + len], me, access, 0);
                 let got = h.access(addr, len, me, access);
                 assert_eq!(got, want, "round {round} step {step}: {len} at {addr}");
                 for (b, c) in plain.iter().enumerate() {
-                    assert_eq!(h.byte(b), *c, "round {round} step {step}: byte {b}");
+                    let got = as_of(h.byte(b), base);
+                    assert_eq!(got, *c, "round {round} step {step}: byte {b}");
                 }
             }
-            h.reset();
-            for b in 0..SIZE {
-                assert_eq!(h.byte(b), Cell::default());
-            }
+            base += 400 / 100 + 2;
+        }
+        h.reset();
+        for b in 0..SIZE {
+            assert_eq!(h.byte(b), Cell::default());
         }
     }
 
@@ -483,18 +522,21 @@ mod tests {
         };
         const SIZE: usize = 64;
         let accesses = [Access::Load, Access::Store, Access::Atomic];
+        // One history for every workgroup, as an `Lds` keeps it.
+        let mut h = LdsHistory::new(SIZE);
+        let mut base = 0;
         for round in 0..30 {
-            let mut h = LdsHistory::new(SIZE);
+            h.start(base);
             let mut plain = vec![Cell::default(); SIZE];
             for step in 0..300u32 {
                 let access = accesses[(next() % 3) as usize];
-                let epoch = step / 60 - (step >= 60 && next() % 8 == 0) as u32;
+                let epoch = base + step / 60 - (step >= 60 && next() % 8 == 0) as u32;
                 let mark = Mark::new(epoch, step, (next() % 3) as u32, 0, access, 1);
                 if next() % 4 == 0 {
                     // A narrow or unaligned access, which splits the dwords it touches.
                     let len = [1, 2, 4][(next() % 3) as usize];
                     let addr = (next() as usize) % (SIZE - len + 1);
-                    let want = access_run(&mut plain[addr..addr + len], mark, access);
+                    let want = access_run(&mut plain[addr..addr + len], mark, access, 0);
                     assert_eq!(h.access(addr, len, mark, access), want);
                     continue;
                 }
@@ -522,7 +564,7 @@ mod tests {
                     for (p, row) in rows.iter().enumerate() {
                         let a = row[l] as usize;
                         let me = mark.with_lane(l as u8);
-                        let (u, c) = access_run(&mut plain[a..a + 4], me, access);
+                        let (u, c) = access_run(&mut plain[a..a + 4], me, access, 0);
                         if u.is_some() || c.is_some() {
                             want.push((l as u8, p as u8, u, c));
                         }
@@ -533,9 +575,11 @@ mod tests {
                 h.access_dwords(exec, &parts, mark, access, &mut got);
                 assert_eq!(got, want, "round {round} step {step}");
                 for (b, c) in plain.iter().enumerate() {
-                    assert_eq!(h.byte(b), *c, "round {round} step {step}: byte {b}");
+                    let got = as_of(h.byte(b), base);
+                    assert_eq!(got, *c, "round {round} step {step}: byte {b}");
                 }
             }
+            base += 300 / 60 + 2;
         }
     }
 }

@@ -105,6 +105,13 @@ impl Mark {
         self.flags() & VALID != 0
     }
 
+    /// Whether it is a valid access of barrier interval `base` or a later one (of the
+    /// workgroup whose first interval is `base`, for initcheck's writes).
+    #[inline]
+    pub fn since(self, base: u32) -> bool {
+        self.valid() && self.epoch() >= base
+    }
+
     /// Whether it is an access of barrier interval `epoch` (one that may race with another of
     /// it).
     #[inline]
@@ -302,7 +309,8 @@ fn raced(mark: Mark, access: Access) -> Option<Conflict> {
 }
 
 /// Records access `me` of each of the locations `cells` (the bytes of one LDS access), and
-/// returns the index of the first no one had written (for a load or an atomic, which reads) and
+/// returns the index of the first no one had written since interval `base` (for a load or an
+/// atomic, which reads) and
 /// the first race, as recording them one by one does. Locations with one history — the bytes an
 /// earlier access of the same size left, the usual case — are recorded once and copied: the
 /// same history and the same access give the same result. Always in line, so that `me` stays
@@ -312,13 +320,14 @@ pub fn access_run(
     cells: &mut [Cell],
     me: Mark,
     access: Access,
+    base: u32,
 ) -> (Option<usize>, Option<Conflict>) {
     let reads = access != Access::Store;
     let Some((first, rest)) = cells.split_first_mut() else {
         return (None, None);
     };
     if rest.iter().all(|c| c == first) {
-        let unwritten = (reads && !first.write.valid()).then_some(0);
+        let unwritten = (reads && !first.write.since(base)).then_some(0);
         let conflict = first.access(me, access);
         rest.fill(*first);
         return (unwritten, conflict);
@@ -326,7 +335,7 @@ pub fn access_run(
     let mut unwritten = None;
     let mut conflict = None;
     for (i, cell) in cells.iter_mut().enumerate() {
-        if reads && !cell.write.valid() && unwritten.is_none() {
+        if reads && !cell.write.since(base) && unwritten.is_none() {
             unwritten = Some(i);
         }
         let c = cell.access(me, access);
@@ -424,7 +433,7 @@ mod tests {
                 }
                 conflict = conflict.or(c.access(me, access));
             }
-            let got = access_run(&mut cells, me, access);
+            let got = access_run(&mut cells, me, access, 0);
             assert_eq!(got, (unwritten, conflict), "round {round}");
             assert_eq!(cells, one, "round {round}");
         }
