@@ -106,14 +106,15 @@ impl Lds {
         let next = self
             .base
             .checked_add(passed + 2)
-            .filter(|&b| b < u32::MAX / 2);
+            .filter(|&b| b < crate::check::race::EPOCHS / 2);
         self.barriers = [0; MAX_WAVES];
         self.writes = self.writes.wrapping_add(1);
         self.base = next.unwrap_or(0);
         if let Some(s) = &mut self.shadow {
             s.reset(self.base);
-            // Epochs start again from 0 (after some two billion barriers): the histories of
-            // the workgroups before could be of this one's intervals.
+            // Epochs start again from 0 (after some eight million barriers, over the
+            // workgroups): the histories of the workgroups before could be of this one's
+            // intervals.
             if next.is_none() {
                 s.forget();
             }

@@ -8,19 +8,30 @@
 
 use super::Access;
 
-/// One access remembered for a location.
+/// One access remembered for a location, in one word: a history of two is 16 bytes, so that a
+/// chunk of them (one per dword) takes a kilobyte and a row of 64 lanes' marks four cache lines.
+/// (At 32 bytes a history, racecheck's stores of a row of `p[i]`'s marks were most of a checked
+/// streaming kernel's time beyond the functional run's.) One field, so that a mark is stored
+/// with one store and the next lane's access of the location reads it back at once: a load of
+/// a mark stored in parts waits for them to reach the cache.
+///
+/// Bits: the wave's barrier epoch [23:0] ([`EPOCHS`] of them), the instruction's index
+/// [46:24] (saturated at 2^23 - 1: an instruction past it is named as that one in a report),
+/// the wave [50:47], the lane [56:51], the flags [59:57] and the bytes of the location it
+/// touched [63:60] (bit i: byte i).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Mark {
-    /// The wave's barrier epoch [31:0] and the instruction's index [63:32]. One field, for the
-    /// reason `who` is one: an instruction's mark stored as two 32-bit halves and read back as
-    /// one 64-bit word by the next lane's access stalled every access.
-    when: u64,
-    /// The wave [7:0], the lane [15:8], the flags [23:16] and the bytes of the location it
-    /// touched [31:24] (bit i: byte i). One field, so that a mark is stored with whole stores:
-    /// the next lane's access of the location reads it back at once, and a load of bytes
-    /// stored one by one waits for them to reach the cache.
-    who: u32,
-}
+pub struct Mark(u64);
+
+/// Barrier epochs a mark tells apart. A workgroup's epochs start where the last one's ended
+/// ([`crate::lds::Lds::epoch`]), so this bounds the barriers of many workgroups, not of one;
+/// the LDS starts again from 0 (clearing the histories) before its epochs reach half of it.
+/// The last one is of no wave: loads to LDS are written in it.
+pub const EPOCHS: u32 = 1 << 24;
+const INDEX: u32 = 24;
+const WAVE: u32 = 47;
+const LANE: u32 = 51;
+const FLAGS: u32 = 57;
+const MASK: u32 = 60;
 
 pub const VALID: u8 = 1;
 pub const ATOMIC: u8 = 2;
@@ -30,74 +41,70 @@ pub const MANY: u8 = 4;
 impl Mark {
     pub fn new(epoch: u32, index: u32, wave: u32, lane: u8, access: Access, mask: u8) -> Mark {
         let flags = VALID | if access == Access::Atomic { ATOMIC } else { 0 };
-        Mark {
-            when: epoch as u64 | (index as u64) << 32,
-            who: (wave as u8) as u32
-                | (lane as u32) << 8
-                | (flags as u32) << 16
-                | (mask as u32) << 24,
-        }
+        Mark(
+            (epoch & (EPOCHS - 1)) as u64
+                | (index.min((1 << (WAVE - INDEX)) - 1) as u64) << INDEX
+                | ((wave & 0xf) as u64) << WAVE
+                | ((lane & 0x3f) as u64) << LANE
+                | (flags as u64) << FLAGS
+                | ((mask & 0xf) as u64) << MASK,
+        )
     }
 
     /// The wave's barrier epoch at the access.
     #[inline]
     pub fn epoch(self) -> u32 {
-        self.when as u32
+        self.0 as u32 & (EPOCHS - 1)
     }
 
     /// The instruction's index.
     #[inline]
     pub fn index(self) -> u32 {
-        (self.when >> 32) as u32
+        (self.0 >> INDEX) as u32 & ((1 << (WAVE - INDEX)) - 1)
     }
 
     #[inline]
     pub fn wave(self) -> u8 {
-        self.who as u8
+        (self.0 >> WAVE) as u8 & 0xf
     }
 
     #[inline]
     pub fn lane(self) -> u8 {
-        (self.who >> 8) as u8
+        (self.0 >> LANE) as u8 & 0x3f
     }
 
     #[inline]
     pub fn flags(self) -> u8 {
-        (self.who >> 16) as u8
+        (self.0 >> FLAGS) as u8 & 0x7
     }
 
     /// The bytes of the location it touched (bit i: byte i).
     #[inline]
     pub fn mask(self) -> u8 {
-        (self.who >> 24) as u8
+        (self.0 >> MASK) as u8
     }
 
     /// The same access by lane `lane`.
     #[inline]
     pub fn with_lane(self, lane: u8) -> Mark {
-        Mark {
-            who: self.who & !0xff00 | (lane as u32) << 8,
-            ..self
-        }
+        Mark(self.0 & !(0x3f << LANE) | ((lane & 0x3f) as u64) << LANE)
     }
 
     /// The same access by lane `lane` of bytes `mask` of the location.
     #[inline]
     pub fn with_lane_and_mask(self, lane: u8, mask: u8) -> Mark {
-        Mark {
-            who: self.who & !0xff00_ff00 | (lane as u32) << 8 | (mask as u32) << 24,
-            ..self
-        }
+        let fields = 0x3f << LANE | 0xf << MASK;
+        Mark(self.0 & !fields | ((lane & 0x3f) as u64) << LANE | ((mask & 0xf) as u64) << MASK)
     }
 
     #[inline]
     fn add_flags(&mut self, flags: u8) {
-        self.who |= (flags as u32) << 16;
+        self.0 |= ((flags & 0x7) as u64) << FLAGS;
     }
 
     #[inline]
     fn add_mask(&mut self, mask: u8) {
-        self.who |= (mask as u32) << 24;
+        self.0 |= ((mask & 0xf) as u64) << MASK;
     }
 
     #[inline]
@@ -116,7 +123,7 @@ impl Mark {
     /// it).
     #[inline]
     pub fn of_epoch(self, epoch: u32) -> bool {
-        self.valid() && self.epoch() == epoch
+        self.valid() && self.epoch() == epoch & (EPOCHS - 1)
     }
 
     /// What the access did, as the report names it.
@@ -146,8 +153,8 @@ pub struct Cell {
 impl Cell {
     /// No access: [`Cell::default`], as a constant.
     pub const EMPTY: Cell = Cell {
-        write: Mark { when: 0, who: 0 },
-        read: Mark { when: 0, who: 0 },
+        write: Mark(0),
+        read: Mark(0),
     };
 
     /// Records access `me` (a load, a store, or an atomic checked once as both) and returns the
