@@ -81,8 +81,8 @@ pub struct GroupShadow {
     /// The first `live` are in use. The rest, kept from earlier workgroups, are used again as
     /// they are: their histories are of intervals older than any to come (each workgroup's
     /// epochs start past the last one's, [`crate::lds::Lds::epoch`]), which no access races
-    /// with, as with a cleared history. (Clearing them, two kilobytes a chunk, was a tenth of
-    /// a checked `p[i]` kernel's time.) Those a prune left are cleared (`dirty`).
+    /// with, as with a cleared history. (Clearing them was a tenth of a checked `p[i]` kernel's
+    /// time.) Those a prune left are cleared (`dirty`).
     chunks: Vec<[Cell; CHUNK]>,
     /// Chunks from `live` up to this one hold histories of the workgroup's own intervals,
     /// left by a prune that moved them down, and are cleared before use.
@@ -237,8 +237,7 @@ impl GroupShadow {
             return None;
         }
         match self.chunks.get_mut(self.live) {
-            // Copied from a cleared chunk, padding and all, which is a block copy: filled cell
-            // by cell, the fields are stored one by one around the padding.
+            // Copied from a cleared chunk, which is a block copy.
             Some(chunk) if self.live < self.dirty => chunk.copy_from_slice(&EMPTY_CHUNK),
             Some(_) => {}
             None => self.chunks.push(EMPTY_CHUNK),

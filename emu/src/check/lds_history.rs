@@ -107,7 +107,7 @@ impl LdsHistory {
 
     /// Starts the workgroup whose barrier intervals start at `base`, above those of every
     /// history kept: what they hold is of no interval of it, so they race with nothing and wrote
-    /// nothing it reads, as cleared ones would; they are not cleared (eight kilobytes for a
+    /// nothing it reads, as cleared ones would; they are not cleared (four kilobytes for a
     /// kilobyte of LDS, every workgroup). Unless a load to LDS wrote some.
     pub fn start(&mut self, base: u32) {
         if self.loaded {
