@@ -36,7 +36,13 @@ impl Memory {
         let Some(p) = self.window(lo, hi) else {
             return false;
         };
-        let lanes = || (0..64).filter(move |&l| exec >> l & 1 != 0);
+        // The set bits of `exec`, lowest first: a filter over all 64 mispredicted a branch for
+        // each lane of a random EXEC (a histogram's `if (count) atomicAdd(...)`).
+        let lanes = || {
+            std::iter::successors(Some(exec), |&m| Some(m & m.wrapping_sub(1)))
+                .take_while(|&m| m != 0)
+                .map(|m| m.trailing_zeros() as usize)
+        };
         // The host address of lane `l`.
         let at = |l: usize| p.wrapping_add((addrs[l] - lo) as usize);
         // `bytes` is 4 or 8: a mask, not a division per lane; every lane's host address is
