@@ -143,8 +143,10 @@ fn in_range_at_once(
     if cx.mem.checking() {
         // `bytes` is 4 or 8: a mask, not a division per lane.
         let odd = bytes as u32 - 1;
-        let misaligned = (0..WAVE_SIZE).fold(0, |m, l| m | ((addr[l] & odd != 0) as u64) << l);
-        let misaligned = misaligned & exec != 0;
+        // (An OR of the active lanes' low bits, which vectorises.)
+        let misaligned = (0..WAVE_SIZE).fold(0, |m, l| {
+            m | addr[l] & odd & (exec >> l & 1).wrapping_neg() as u32
+        }) != 0;
         if misaligned && cx.mem.checks().has(Check::Memcheck) {
             return false;
         }
