@@ -576,9 +576,12 @@ fn at_once(
     {
         return false;
     }
-    for (l, old) in olds.iter().enumerate() {
-        out[0][l] = *old as u32;
-        out[1][l] = (*old >> 32) as u32;
+    // (Without glc nothing reads the old values.)
+    if rtn {
+        for (l, old) in olds.iter().enumerate() {
+            out[0][l] = *old as u32;
+            out[1][l] = (*old >> 32) as u32;
+        }
     }
     true
 }
