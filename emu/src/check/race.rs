@@ -25,7 +25,8 @@ pub struct Mark(u64);
 /// Barrier epochs a mark tells apart. A workgroup's epochs start where the last one's ended
 /// ([`crate::lds::Lds::epoch`]), so this bounds the barriers of many workgroups, not of one;
 /// the LDS starts again from 0 (clearing the histories) before its epochs reach half of it.
-/// The last one is of no wave: loads to LDS are written in it.
+/// The last one is of no wave: loads to LDS are written in it. (One workgroup passing some
+/// eight million barriers would see its epochs wrap, and its reports be unreliable from there.)
 pub const EPOCHS: u32 = 1 << 24;
 const INDEX: u32 = 24;
 const WAVE: u32 = 47;
