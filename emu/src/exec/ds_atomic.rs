@@ -103,7 +103,7 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Op, bytes: usize, rtn: bool) -> Res {
     let exec = cx.wave.exec();
     let words = bytes / 4;
     let mut out = [[0u32; WAVE_SIZE]; 2];
-    if !in_range_at_once(cx, d, op, bytes, exec, &mut out) {
+    if !in_range_at_once(cx, d, (op, rtn), bytes, exec, &mut out) {
         for l in 0..WAVE_SIZE {
             if exec >> l & 1 == 0 {
                 continue;
@@ -125,13 +125,13 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Op, bytes: usize, rtn: bool) -> Res {
 }
 
 /// The lanes of a DS atomic with every address in range, in lane order straight over the LDS
-/// bytes (no per-lane lookup), old values into `out`; false (nothing done) when a lane is out
+/// bytes (no per-lane lookup), old values into `out` when `rtn`; false (nothing done) when a lane is out
 /// of range, for the per-lane path to name it. With sanitizers on, the same once they have
 /// recorded the lanes; an atomic memcheck would report as misaligned goes lane by lane.
 fn in_range_at_once(
     cx: &mut Cx,
     d: &Decoded,
-    op: Op,
+    (op, rtn): (Op, bool),
     bytes: usize,
     exec: u64,
     out: &mut [[u32; WAVE_SIZE]; 2],
@@ -201,9 +201,12 @@ fn in_range_at_once(
             )
         }
     }
-    for (l, old) in olds.iter().enumerate() {
-        out[0][l] = *old as u32;
-        out[1][l] = (*old >> 32) as u32;
+    // (Without a return nothing reads the old values.)
+    if rtn {
+        for (l, old) in olds.iter().enumerate() {
+            out[0][l] = *old as u32;
+            out[1][l] = (*old >> 32) as u32;
+        }
     }
     true
 }
