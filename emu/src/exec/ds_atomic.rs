@@ -125,9 +125,10 @@ fn atomic(cx: &mut Cx, d: &Decoded, op: Op, bytes: usize, rtn: bool) -> Res {
 }
 
 /// The lanes of a DS atomic with every address in range, in lane order straight over the LDS
-/// bytes (no per-lane lookup), old values into `out` when `rtn`; false (nothing done) when a lane is out
-/// of range, for the per-lane path to name it. With sanitizers on, the same once they have
-/// recorded the lanes; an atomic memcheck would report as misaligned goes lane by lane.
+/// bytes (no per-lane lookup), old values into `out` when `rtn`; false (nothing done) when a
+/// lane is out of range, for the per-lane path to name it. With sanitizers on, the same once
+/// they have recorded the lanes; an atomic memcheck would report as misaligned goes lane by
+/// lane.
 fn in_range_at_once(
     cx: &mut Cx,
     d: &Decoded,
