@@ -345,15 +345,14 @@ fn race_row(
                 let me = mark.with_lane_and_mask(0, 0xf);
                 for (k, cell) in cells.iter_mut().enumerate() {
                     let l = lo + k;
-                    if part >> l & 1 == 0 {
-                        continue;
-                    }
                     let me = me.with_lane(l as u8);
+                    let mut new = *cell;
                     match (access, mine) {
                         // No read of the interval to add the bytes to.
-                        (Access::Load, Mine::Nothing) => cell.read = me,
-                        _ => cell.record_own(me, me, 0xf, access),
+                        (Access::Load, Mine::Nothing) => new.read = me,
+                        _ => new.record_own(me, me, 0xf, access),
                     }
+                    cell.select(part >> l & 1 != 0, new);
                 }
                 continue;
             }
