@@ -235,9 +235,33 @@ impl LdsHistory {
         found: &mut Vec<Found>,
     ) {
         if self.note_lanes(exec, parts, mark, access) {
-            self.record_quiet(exec, parts, mark, access, found);
-            return;
+            // Nothing to race with: each history becomes what `Cell::record_own` makes of it,
+            // which is what `Cell::access` makes of a history with nothing to race with, and
+            // only initcheck's unwritten bytes are looked for.
+            self.visit(exec, parts, mark, access, found, |cell, me| {
+                cell.record_own(me, me, me.mask(), access);
+                None
+            });
+        } else {
+            self.visit(exec, parts, mark, access, found, |cell, me| {
+                cell.access(me, access)
+            });
         }
+    }
+
+    /// [`LdsHistory::access_dwords`]'s walk over the lanes' whole dwords, each history
+    /// recorded by `record` (which returns the race it found); split dwords by
+    /// [`LdsHistory::access_split`].
+    #[inline(always)]
+    fn visit(
+        &mut self,
+        exec: u64,
+        parts: &[&[u32; 64]],
+        mark: Mark,
+        access: Access,
+        found: &mut Vec<Found>,
+        mut record: impl FnMut(&mut Cell, Mark) -> Option<Conflict>,
+    ) {
         let (reads, base) = (access != Access::Store, self.base);
         if let [addrs] = parts {
             if let Some(d0) = self.whole_row(addrs, exec) {
@@ -251,7 +275,7 @@ impl LdsHistory {
                     lanes &= lanes - 1;
                     let Some(cell) = cells.get_mut(l) else { break };
                     let unwritten = reads && !cell.write.since(base);
-                    match cell.access(mark.with_lane(l as u8), access) {
+                    match record(cell, mark.with_lane(l as u8)) {
                         None if !unwritten => {}
                         c => found.push((l as u8, 0, unwritten.then_some(0), c)),
                     }
@@ -277,7 +301,7 @@ impl LdsHistory {
                 // after, it went through the stack, stored in parts and read back whole.
                 let cell = &mut self.dwords[d];
                 let unwritten = reads && !cell.write.since(base);
-                match cell.access(me, access) {
+                match record(cell, me) {
                     None if !unwritten => {}
                     c => found.push((l as u8, p as u8, unwritten.then_some(0), c)),
                 }
@@ -330,62 +354,6 @@ impl LdsHistory {
             }
         }
         quiet
-    }
-
-    /// [`LdsHistory::access_dwords`] when none of the accesses can race
-    /// ([`LdsHistory::note_lanes`]): each history becomes what [`Cell::record_own`] makes of
-    /// it, which is what [`Cell::access`] makes of a history with nothing to race with, and
-    /// only initcheck's unwritten bytes are looked for.
-    #[inline]
-    fn record_quiet(
-        &mut self,
-        exec: u64,
-        parts: &[&[u32; 64]],
-        mark: Mark,
-        access: Access,
-        found: &mut Vec<Found>,
-    ) {
-        let (reads, base) = (access != Access::Store, self.base);
-        if let [addrs] = parts {
-            if let Some(d0) = self.whole_row(addrs, exec) {
-                // A row of whole dwords: consecutive histories, nothing to look at per lane
-                // but the write initcheck reads.
-                let cells = &mut self.dwords[d0..];
-                let mut lanes = exec;
-                while lanes != 0 {
-                    let l = lanes.trailing_zeros() as usize;
-                    lanes &= lanes - 1;
-                    let Some(cell) = cells.get_mut(l) else { break };
-                    if reads && !cell.write.since(base) {
-                        found.push((l as u8, 0, Some(0), None));
-                    }
-                    let me = mark.with_lane(l as u8);
-                    cell.record_own(me, me, me.mask(), access);
-                }
-                return;
-            }
-        }
-        let mut lanes = exec;
-        while lanes != 0 {
-            let l = lanes.trailing_zeros() as usize;
-            lanes &= lanes - 1;
-            let me = mark.with_lane(l as u8);
-            for (p, addrs) in parts.iter().enumerate() {
-                let d = addrs[l] as usize / 4;
-                if !self.is_whole(d) {
-                    let (u, c) = self.access_split(d, me, access);
-                    if u.is_some() || c.is_some() {
-                        found.push((l as u8, p as u8, u, c));
-                    }
-                    continue;
-                }
-                let cell = &mut self.dwords[d];
-                if reads && !cell.write.since(base) {
-                    found.push((l as u8, p as u8, Some(0), None));
-                }
-                cell.record_own(me, me, me.mask(), access);
-            }
-        }
     }
 
     /// The first dword of the row lane `l` of `exec` at dword `d0 + l` (the addresses
