@@ -20,9 +20,25 @@ use crate::launch::Stop;
 use crate::memory::Memory;
 use crate::wave::{RegFile, Row, Wave, SCALAR_CODES, VGPRS, WAVE_SIZE};
 
-/// SGPR codes from here up (flat_scratch, xnack_mask, VCC, trap registers, M0, EXEC) go into
-/// every snapshot: instructions read some of them implicitly.
-const SPECIAL_SGPRS: usize = 102;
+/// The special SGPR codes every snapshot holds, as instructions read some of them implicitly:
+/// flat_scratch, xnack_mask and VCC (102–107), then M0, code 125 and EXEC (124–127). The trap
+/// registers between (TTMP0–15) are read only where named, and go with the general ones then.
+const SPECIAL_LOW: std::ops::Range<usize> = 102..108;
+const SPECIAL_HIGH: std::ops::Range<usize> = 124..SCALAR_CODES;
+const SPECIALS: usize = SPECIAL_LOW.end - SPECIAL_LOW.start + SPECIAL_HIGH.end - SPECIAL_HIGH.start;
+
+/// The first trap register's code, and one past the last's.
+const TTMPS: std::ops::Range<u16> = 108..124;
+
+/// Words of a snapshot's header: the counts (`low` and VGPRs named), CSP and SCC, MODE,
+/// TRAPSTS, the wave's index and lanes, `pc`, the register file's layout, then the specials.
+const HEADER: usize = 8 + SPECIALS;
+
+/// Set in a VGPR number of a snapshot whose row's lanes all hold one value, kept as that one
+/// word: the offset row of 0 and the uniform comparands and bases that atomics and stores name
+/// (histogram's atomics to one address name one such row each). With thousands of requests in
+/// flight, their rows are most of a timed launch's heap beside the waves' registers.
+const UNIFORM: u32 = 1 << 31;
 
 /// Spent snapshots a CU keeps for reuse. In the steady state a window's issues take about
 /// as many as the requests run before it gave back, so a few suffice; a burst (every wave's
@@ -36,119 +52,137 @@ const SNAPSHOTS_KEPT: usize = 16;
 /// names, not the whole file, and only the vector registers it names: every wave's first
 /// scalar loads, in flight all at once, copy none.
 ///
-/// The copied registers are one buffer, read in order when the request runs a window or more
+/// Everything is one buffer of words, read in order when the request runs a window or more
 /// later, by which time the other CUs' windows have pushed it out of the host's caches: one
 /// buffer is one miss and the hardware prefetcher's sequential lines, where a buffer per kind
 /// of register (behind a box for the vector ones) was a chain of misses, each waiting on the
-/// one before.
+/// one before. The scalar state is a [`HEADER`] in the buffer rather than fields beside it,
+/// which a request would have to keep behind a box of its own.
+///
+/// After the header: `low` SGPRs, the VGPR numbers (with [`UNIFORM`] set for a row kept as
+/// one word), their rows, then per AGPR its row in the wave's file and the row's values (a row
+/// is [`WAVE_SIZE`] words).
 pub struct Snapshot {
-    /// `low` SGPRs, `vgprs` VGPR numbers, their rows, then per AGPR its row in the wave's file
-    /// and the row's values (a row is [`WAVE_SIZE`] words).
     words: Vec<u32>,
-    low: u16,
-    vgprs: u16,
-    agprs: u16,
-    sgpr_special: [u32; SCALAR_CODES - SPECIAL_SGPRS],
-    scc: bool,
-    mode: u32,
-    trapsts: u32,
-    csp: u8,
-    index: u32,
-    lanes: u32,
-    /// Instruction index after the memory instruction (what `pc` was when it ran).
-    pc: u32,
-    /// The wave's register file layout.
-    file: RegFile,
 }
 
 impl Snapshot {
     /// An empty snapshot, to be filled by [`Snapshot::fill`].
-    pub fn empty() -> Box<Snapshot> {
-        Box::new(Snapshot {
-            words: Vec::new(),
-            low: 0,
-            vgprs: 0,
-            agprs: 0,
-            sgpr_special: [0; SCALAR_CODES - SPECIAL_SGPRS],
-            scc: false,
-            mode: 0,
-            trapsts: 0,
-            csp: 0,
-            index: 0,
-            lanes: 0,
-            pc: 0,
-            file: RegFile::vgprs_only(0),
-        })
+    pub fn empty() -> Snapshot {
+        Snapshot { words: Vec::new() }
     }
 
     /// Copies from `w` the scalar state and the VGPRs of `regs` (operand codes): those the
     /// instruction reads, and for a d16 load its destination (it keeps the other half).
     /// Fills in place, so a recycled snapshot costs no allocation.
     pub fn fill(&mut self, w: &Wave, regs: RegSet) {
-        let low = regs.end_below(SPECIAL_SGPRS as u16) as usize;
+        let low = match regs.end_below(TTMPS.end) > TTMPS.start {
+            true => TTMPS.end,
+            false => regs.end_below(SPECIAL_LOW.start as u16),
+        } as usize;
         let vgprs = || regs.vgpr_numbers().filter(|&v| (v as usize) < VGPRS);
         let agpr_rows = regs
             .agpr_numbers()
             .filter(|&a| w.vgpr.agpr_row(a as usize).is_some());
+        // Which of the (first 64) named rows are uniform: an OR of each lane's difference from
+        // lane 0, which vectorises.
+        let uniform_row = |row: &Row| row.iter().fold(0, |m, &x| m | (x ^ row[0])) == 0;
+        let uniform = vgprs().take(64).enumerate().fold(0u64, |m, (i, v)| {
+            m | (uniform_row(&w.vgpr[v as usize]) as u64) << i
+        });
+        let is_uniform = |i: usize| i < 64 && uniform >> i & 1 != 0;
+        let named = vgprs().count();
+        let rows = named - uniform.count_ones() as usize;
+        let agprs = agpr_rows.count();
         // Exactly what it holds: grown by doubling, a snapshot held up to twice its words, and
         // a launch holds one for each memory instruction in flight.
-        let len = low + vgprs().count() * (1 + WAVE_SIZE) + agpr_rows.count() * (1 + WAVE_SIZE);
+        let len = HEADER
+            + low
+            + named
+            + rows * WAVE_SIZE
+            + uniform.count_ones() as usize
+            + agprs * (1 + WAVE_SIZE);
         let words = &mut self.words;
         words.clear();
         words.reserve_exact(len);
+        let file = w.vgpr.file();
+        words.extend_from_slice(&[
+            low as u32 | (named as u32) << 16,
+            (w.csp as u32) << 16 | (w.scc as u32) << 24,
+            w.mode,
+            w.trapsts,
+            w.index,
+            w.lanes,
+            w.pc,
+            file.rows as u32 | (file.agpr_base as u32) << 16,
+        ]);
+        words.extend_from_slice(&w.sgpr[SPECIAL_LOW]);
+        words.extend_from_slice(&w.sgpr[SPECIAL_HIGH]);
         words.extend_from_slice(&w.sgpr[..low]);
-        self.low = low as u16;
-        self.sgpr_special.copy_from_slice(&w.sgpr[SPECIAL_SGPRS..]);
-        self.scc = w.scc;
-        self.mode = w.mode;
-        self.trapsts = w.trapsts;
-        self.csp = w.csp;
-        self.index = w.index;
-        self.lanes = w.lanes;
-        self.pc = w.pc;
-        self.file = w.vgpr.file();
-        words.extend(vgprs().map(u32::from));
-        self.vgprs = (words.len() - low) as u16;
-        for v in vgprs() {
-            words.extend_from_slice(&w.vgpr[v as usize]);
+        words.extend(
+            vgprs()
+                .enumerate()
+                .map(|(i, v)| u32::from(v) | if is_uniform(i) { UNIFORM } else { 0 }),
+        );
+        for (i, v) in vgprs().enumerate() {
+            let row = &w.vgpr[v as usize];
+            match is_uniform(i) {
+                true => words.push(row[0]),
+                false => words.extend_from_slice(row),
+            }
         }
-        let mut agprs = 0;
         for a in regs.agpr_numbers() {
             if let Some(row) = w.vgpr.agpr_row(a as usize) {
                 words.push(row as u32);
                 words.extend_from_slice(w.vgpr.row(row).unwrap_or(&[0; WAVE_SIZE]));
-                agprs += 1;
             }
         }
-        self.agprs = agprs;
+    }
+
+    /// The wave's position in its workgroup.
+    fn wave_index(&self) -> u32 {
+        self.words[4]
     }
 
     /// Loads the copy into `w` (a scratch wave; registers the instruction does not read keep
     /// whatever they held, which it does not look at).
     fn restore(&self, w: &mut Wave) {
-        let low = self.low as usize;
-        let (sgprs, rest) = self.words.split_at(low);
+        let (header, rest) = self.words.split_at(HEADER);
+        let low = (header[0] & 0xffff) as usize;
+        let named = (header[0] >> 16) as usize;
+        let (sgprs, rest) = rest.split_at(low);
         w.sgpr[..low].copy_from_slice(sgprs);
         // What the instruction does not name is left over from an earlier request; debug
         // builds (the tests) poison it, so a read the register model missed shows.
         #[cfg(debug_assertions)]
-        w.sgpr[low..SPECIAL_SGPRS].fill(0xdead_5bad);
-        w.sgpr[SPECIAL_SGPRS..].copy_from_slice(&self.sgpr_special);
-        w.scc = self.scc;
-        w.mode = self.mode;
-        w.trapsts = self.trapsts;
-        w.csp = self.csp;
-        w.index = self.index;
-        w.lanes = self.lanes;
-        w.pc = self.pc;
+        w.sgpr[low.min(SPECIAL_LOW.start)..SPECIAL_LOW.start].fill(0xdead_5bad);
+        let (special_low, special_high) = header[8..].split_at(SPECIAL_LOW.len());
+        w.sgpr[SPECIAL_LOW].copy_from_slice(special_low);
+        w.sgpr[SPECIAL_HIGH].copy_from_slice(special_high);
+        w.csp = (header[1] >> 16) as u8;
+        w.scc = header[1] >> 24 & 1 != 0;
+        w.mode = header[2];
+        w.trapsts = header[3];
+        w.index = header[4];
+        w.lanes = header[5];
+        w.pc = header[6];
         // The AGPRs are rows past the VGPRs, where this wave's file puts them.
-        w.ensure_file(self.file);
-        let (ids, rest) = rest.split_at(self.vgprs as usize);
-        let (rows, agprs) = rest.split_at(ids.len() * WAVE_SIZE);
-        for (&v, row) in ids.iter().zip(rows.chunks_exact(WAVE_SIZE)) {
-            w.vgpr[v as usize].copy_from_slice(row);
+        w.ensure_file(RegFile {
+            rows: (header[7] & 0xffff) as usize,
+            agpr_base: (header[7] >> 16) as usize,
+        });
+        let (ids, mut rest) = rest.split_at(named);
+        for &id in ids {
+            let v = (id & !UNIFORM) as usize;
+            let n = if id & UNIFORM != 0 { 1 } else { WAVE_SIZE };
+            let (row, after) = rest.split_at(n);
+            match n {
+                1 => w.vgpr[v] = [row[0]; WAVE_SIZE],
+                _ => w.vgpr[v].copy_from_slice(row),
+            }
+            rest = after;
         }
-        for agpr in agprs.chunks_exact(WAVE_SIZE + 1) {
+        for agpr in rest.chunks_exact(WAVE_SIZE + 1) {
             let row: &Row = agpr[1..].try_into().expect("a row's words");
             w.write_file_row(agpr[0] as usize, row, u64::MAX);
         }
@@ -169,7 +203,7 @@ pub struct Request {
     /// instruction's model's, looked up when needed rather than carried (a register set is
     /// larger than the rest of a request, and thousands are in flight).
     pub lands: bool,
-    pub snap: Box<Snapshot>,
+    pub snap: Snapshot,
 }
 
 impl Request {
@@ -224,7 +258,7 @@ pub fn run(
     };
     let result = crate::exec::issue::execute(&mut cx, d);
     group.outstanding -= 1;
-    let wave = r.snap.index;
+    let wave = r.snap.wave_index();
     if sim.snapshots.len() < SNAPSHOTS_KEPT {
         sim.snapshots.push(r.snap);
     }

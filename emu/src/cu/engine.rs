@@ -256,7 +256,7 @@ pub struct CuSim<'a> {
     pub requests: Box<super::requests::Requests>,
     // Boxed: a snapshot moves between a request and this pool without copying its registers.
     #[allow(clippy::vec_box)]
-    pub snapshots: Vec<Box<super::deferred::Snapshot>>,
+    pub snapshots: Vec<super::deferred::Snapshot>,
     /// Landings for reuse.
     pub spare: Spare,
     /// Issue order of memory instructions on this CU (the tie-break of equal completions).
