@@ -97,6 +97,14 @@ impl Lds {
         self.data.len() as u32
     }
 
+    /// Frees the bytes, once nothing can access them again (the workgroup has ended and no
+    /// request of its waves that may reach its LDS is left): the timing model holds a group
+    /// until its last memory request has run, which may be long after the hardware gave its
+    /// LDS to the next.
+    pub fn release(&mut self) {
+        self.data = Vec::new();
+    }
+
     /// Zeroes the contents for the next workgroup (LDS is not preserved between workgroups).
     pub fn reset(&mut self) {
         self.data.fill(0);

@@ -34,17 +34,24 @@ const TTMPS: std::ops::Range<u16> = 108..124;
 /// TRAPSTS, the wave's index and lanes, `pc`, the register file's layout, then the specials.
 const HEADER: usize = 8 + SPECIALS;
 
-/// Set in a VGPR number of a snapshot whose row's lanes all hold one value, kept as that one
-/// word: the offset row of 0 and the uniform comparands and bases that atomics and stores name
-/// (histogram's atomics to one address name one such row each). With thousands of requests in
-/// flight, their rows are most of a timed launch's heap beside the waves' registers.
+/// Set in a VGPR number of a snapshot whose row's lanes all hold one value (all the lanes
+/// EXEC enables, for an instruction that reads no other), kept as that one word: the offset
+/// row of 0 and the uniform comparands and bases that atomics and stores name (histogram's
+/// atomics to one address name one such row each). With thousands of requests in flight,
+/// their rows are most of a timed launch's heap beside the waves' registers.
 const UNIFORM: u32 = 1 << 31;
+
+/// Set in a VGPR number of a snapshot whose row is kept as the values of the lanes EXEC
+/// enables only, in lane order: for global, scratch, FLAT and buffer instructions, which read
+/// no other lane (a reduction's one lane that adds its sum to global memory keeps a word a
+/// row, not 64).
+const ACTIVE_LANES: u32 = 1 << 30;
 
 /// Spent snapshots a CU keeps for reuse. In the steady state a window's issues take about
 /// as many as the requests run before it gave back, so a few suffice; a burst (every wave's
 /// first scalar loads at once, 120 per CU) would otherwise stay held for the rest of the
 /// launch, into its later peak of memory.
-const SNAPSHOTS_KEPT: usize = 16;
+const SNAPSHOTS_KEPT: usize = 4;
 
 /// The wave state a memory instruction reads, copied at issue (its destination only when it
 /// keeps part of it, [`super::facts::InstTiming::keeps_dst`]). Thousands are in flight at
@@ -59,9 +66,9 @@ const SNAPSHOTS_KEPT: usize = 16;
 /// one before. The scalar state is a [`HEADER`] in the buffer rather than fields beside it,
 /// which a request would have to keep behind a box of its own.
 ///
-/// After the header: `low` SGPRs, the VGPR numbers (with [`UNIFORM`] set for a row kept as
-/// one word), their rows, then per AGPR its row in the wave's file and the row's values (a row
-/// is [`WAVE_SIZE`] words).
+/// After the header: `low` SGPRs, the VGPR numbers (with [`UNIFORM`] or [`ACTIVE_LANES`] set
+/// for a row kept in fewer words), their rows, then per AGPR its row in the wave's file and the
+/// row's values (a row is [`WAVE_SIZE`] words).
 pub struct Snapshot {
     words: Vec<u32>,
 }
@@ -74,8 +81,9 @@ impl Snapshot {
 
     /// Copies from `w` the scalar state and the VGPRs of `regs` (operand codes): those the
     /// instruction reads, and for a d16 load its destination (it keeps the other half).
-    /// Fills in place, so a recycled snapshot costs no allocation.
-    pub fn fill(&mut self, w: &Wave, regs: RegSet) {
+    /// `exec_lanes_only`: the instruction reads only the lanes EXEC enables, and the rows may
+    /// keep only those. Fills in place, so a recycled snapshot costs no allocation.
+    pub fn fill(&mut self, w: &Wave, regs: RegSet, exec_lanes_only: bool) {
         let low = match regs.end_below(TTMPS.end) > TTMPS.start {
             true => TTMPS.end,
             false => regs.end_below(SPECIAL_LOW.start as u16),
@@ -84,24 +92,35 @@ impl Snapshot {
         let agpr_rows = regs
             .agpr_numbers()
             .filter(|&a| w.vgpr.agpr_row(a as usize).is_some());
-        // Which of the (first 64) named rows are uniform: an OR of each lane's difference from
-        // lane 0, which vectorises.
-        let uniform_row = |row: &Row| row.iter().fold(0, |m, &x| m | (x ^ row[0])) == 0;
-        let uniform = vgprs().take(64).enumerate().fold(0u64, |m, (i, v)| {
-            m | (uniform_row(&w.vgpr[v as usize]) as u64) << i
-        });
-        let is_uniform = |i: usize| i < 64 && uniform >> i & 1 != 0;
-        let named = vgprs().count();
-        let rows = named - uniform.count_ones() as usize;
+        let lanes = match exec_lanes_only {
+            true => w.exec(),
+            false => u64::MAX,
+        };
+        // How each named row is kept: one word, the active lanes' words, or all 64.
+        let kept = |v: u16| -> (u32, usize) {
+            let row = &w.vgpr[v as usize];
+            match uniform_in(row, lanes) {
+                true => (UNIFORM, 1),
+                false if lanes != u64::MAX => (ACTIVE_LANES, lanes.count_ones() as usize),
+                false => (0, WAVE_SIZE),
+            }
+        };
+        // (Each row looked at once, up to 64 of them; an instruction names far fewer.)
+        let mut how = [0u32; 64];
+        let mut named = 0;
+        let mut row_words = 0;
+        for v in vgprs() {
+            let (h, n) = kept(v);
+            if let Some(x) = how.get_mut(named) {
+                *x = h;
+            }
+            named += 1;
+            row_words += n;
+        }
         let agprs = agpr_rows.count();
         // Exactly what it holds: grown by doubling, a snapshot held up to twice its words, and
         // a launch holds one for each memory instruction in flight.
-        let len = HEADER
-            + low
-            + named
-            + rows * WAVE_SIZE
-            + uniform.count_ones() as usize
-            + agprs * (1 + WAVE_SIZE);
+        let len = HEADER + low + named + row_words + agprs * (1 + WAVE_SIZE);
         let words = &mut self.words;
         words.clear();
         words.reserve_exact(len);
@@ -119,16 +138,22 @@ impl Snapshot {
         words.extend_from_slice(&w.sgpr[SPECIAL_LOW]);
         words.extend_from_slice(&w.sgpr[SPECIAL_HIGH]);
         words.extend_from_slice(&w.sgpr[..low]);
-        words.extend(
-            vgprs()
-                .enumerate()
-                .map(|(i, v)| u32::from(v) | if is_uniform(i) { UNIFORM } else { 0 }),
-        );
+        let first = len - agprs * (1 + WAVE_SIZE) - row_words;
+        words.resize(first, 0);
         for (i, v) in vgprs().enumerate() {
             let row = &w.vgpr[v as usize];
-            match is_uniform(i) {
-                true => words.push(row[0]),
-                false => words.extend_from_slice(row),
+            let how = if i < 64 { how[i] } else { kept(v).0 };
+            words[first - named + i] = u32::from(v) | how;
+            match how {
+                UNIFORM => words.push(row[lanes.trailing_zeros() as usize % WAVE_SIZE]),
+                ACTIVE_LANES => {
+                    let mut e = lanes;
+                    while e != 0 {
+                        words.push(row[e.trailing_zeros() as usize]);
+                        e &= e - 1;
+                    }
+                }
+                _ => words.extend_from_slice(row),
             }
         }
         for a in regs.agpr_numbers() {
@@ -172,21 +197,47 @@ impl Snapshot {
             agpr_base: (header[7] >> 16) as usize,
         });
         let (ids, mut rest) = rest.split_at(named);
+        let exec = w.exec();
         for &id in ids {
-            let v = (id & !UNIFORM) as usize;
-            let n = if id & UNIFORM != 0 { 1 } else { WAVE_SIZE };
-            let (row, after) = rest.split_at(n);
-            match n {
-                1 => w.vgpr[v] = [row[0]; WAVE_SIZE],
-                _ => w.vgpr[v].copy_from_slice(row),
-            }
-            rest = after;
+            let row = &mut w.vgpr[(id & !(UNIFORM | ACTIVE_LANES)) as usize];
+            rest = match id & (UNIFORM | ACTIVE_LANES) {
+                UNIFORM => {
+                    *row = [rest[0]; WAVE_SIZE];
+                    &rest[1..]
+                }
+                ACTIVE_LANES => {
+                    // The other lanes are left over from an earlier request; debug builds
+                    // poison them, so a read of one shows.
+                    #[cfg(debug_assertions)]
+                    row.fill(0xdead_5bad);
+                    let n = exec.count_ones() as usize;
+                    let mut e = exec;
+                    for &x in &rest[..n] {
+                        row[e.trailing_zeros() as usize] = x;
+                        e &= e - 1;
+                    }
+                    &rest[n..]
+                }
+                _ => {
+                    row.copy_from_slice(&rest[..WAVE_SIZE]);
+                    &rest[WAVE_SIZE..]
+                }
+            };
         }
         for agpr in rest.chunks_exact(WAVE_SIZE + 1) {
             let row: &Row = agpr[1..].try_into().expect("a row's words");
             w.write_file_row(agpr[0] as usize, row, u64::MAX);
         }
     }
+}
+
+/// Whether the lanes of `lanes` all hold one value in `row` (an OR of each one's difference
+/// from the first, which vectorises).
+fn uniform_in(row: &Row, lanes: u64) -> bool {
+    let first = row[lanes.trailing_zeros() as usize % WAVE_SIZE];
+    (0..WAVE_SIZE).fold(0, |m, l| {
+        m | (row[l] ^ first) & (lanes >> l & 1).wrapping_neg() as u32
+    }) == 0
 }
 
 /// A memory instruction waiting to run.
@@ -258,6 +309,12 @@ pub fn run(
     };
     let result = crate::exec::issue::execute(&mut cx, d);
     group.outstanding -= 1;
+    if super::engine::may_reach_lds(d.inst.format()) {
+        group.lds_requests -= 1;
+        if group.alive == 0 && group.lds_requests == 0 {
+            group.lds.release();
+        }
+    }
     let wave = r.snap.wave_index();
     if sim.snapshots.len() < SNAPSHOTS_KEPT {
         sim.snapshots.push(r.snap);
@@ -289,6 +346,64 @@ mod tests {
     /// A d16 load keeps the other half of its destination (its snapshot copies it) and a
     /// plain load overwrites all of it (its snapshot does not), each in the lanes active at
     /// issue only: in the other lanes both registers keep what they held.
+    /// A snapshot keeps a uniform row as one word and, for an instruction that reads only the
+    /// lanes EXEC enables, a row as those lanes: restored, every lane the instruction reads
+    /// holds what the wave held, and the scalar state comes back whole.
+    #[test]
+    fn compact_rows_restore_the_lanes_an_instruction_reads() {
+        use super::{Snapshot, HEADER, WAVE_SIZE};
+        use crate::hazard::regs::RegSet;
+        use crate::wave::Wave;
+        use gcn_isa::operand::VGPR0;
+        let mut w = Wave::new(3);
+        for v in 0..8 {
+            w.vgpr[v] = std::array::from_fn(|l| (v * 1000 + l * 7) as u32);
+        }
+        w.vgpr[2] = [0; WAVE_SIZE];
+        // Uniform in the active lanes only.
+        w.vgpr[3] = std::array::from_fn(|l| if l % 2 == 0 { 42 } else { l as u32 });
+        for (i, s) in w.sgpr.iter_mut().enumerate() {
+            *s = 0x1000 + i as u32;
+        }
+        let exec = 0x5555_0000_0000_5555u64;
+        w.set_exec(exec);
+        w.scc = true;
+        w.csp = 2;
+        w.mode = 0x3f0;
+        w.pc = 77;
+        let mut regs = RegSet::one(5); // s5
+        regs.insert(VGPR0 + 1, 3); // v1, v2, v3
+        regs.insert(VGPR0 + 6, 1); // v6
+        for exec_lanes_only in [false, true] {
+            let mut snap = Snapshot::empty();
+            snap.fill(&w, regs, exec_lanes_only);
+            // Rows v1 and v6 whole or as their 16 lanes; v2 one word; v3 one word only when
+            // the inactive lanes do not count.
+            let rows = match exec_lanes_only {
+                true => 16 + 1 + 1 + 16,
+                false => WAVE_SIZE + 1 + WAVE_SIZE + WAVE_SIZE,
+            };
+            assert_eq!(snap.words.len(), HEADER + 6 + 4 + rows);
+            let mut back = Wave::new(0);
+            snap.restore(&mut back);
+            assert_eq!(back.exec(), exec);
+            assert_eq!(&back.sgpr[..6], &w.sgpr[..6]);
+            assert_eq!(&back.sgpr[102..108], &w.sgpr[102..108]);
+            assert_eq!(&back.sgpr[124..], &w.sgpr[124..]);
+            assert_eq!(
+                (back.scc, back.csp, back.mode, back.pc, back.index),
+                (true, 2, 0x3f0, 77, 3)
+            );
+            for v in [1, 2, 3, 6] {
+                for l in 0..WAVE_SIZE {
+                    if !exec_lanes_only || exec >> l & 1 != 0 {
+                        assert_eq!(back.vgpr[v][l], w.vgpr[v][l], "v{v} lane {l}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn loads_land_in_their_issue_lanes_and_d16_keeps_the_other_half() {
         let text = "

@@ -130,14 +130,13 @@ pub fn run_timed(
         demand,
         ahead_code: r.ahead_code.as_deref(),
     };
-    let waves_per_cu = occ.waves_per_cu as usize;
     // Where the launch's buffers are, for the caches to see them by allocation and offset.
     let placement = std::sync::Arc::new(match config.memory {
         Some(_) => super::memory::Placement::new(mem.serials()),
         None => super::memory::Placement::default(),
     });
     let mut sims: Vec<CuSim> = (0..config.cus)
-        .map(|c| new_sim(&env, c, hazards, waves_per_cu, mem.gws_only(), &placement))
+        .map(|c| new_sim(&env, c, hazards, mem.gws_only(), &placement))
         .collect();
     let threads = config.threads.clamp(1, 256);
     let workers = if threads > 1 {
@@ -267,21 +266,20 @@ pub fn run_timed(
     })
 }
 
-/// CU `c`'s simulation; it holds at most `waves_per_cu` waves at once.
+/// CU `c`'s simulation.
 fn new_sim<'a>(
     env: &'a Env<'a>,
     c: u32,
     hazards: HazardMode,
-    waves_per_cu: usize,
     no_memory: Memory,
     placement: &std::sync::Arc<super::memory::Placement>,
 ) -> CuSim<'a> {
     CuSim {
         e: env,
         cu: Cu::new(c, env.demand.vgprs_per_simd),
-        // Sized once: vectors grown by doubling would hold room for 64 waves where 40 fit.
-        slots: Vec::with_capacity(waves_per_cu),
-        hot: Vec::with_capacity(waves_per_cu),
+        // Grown as workgroups are placed ([`CuSim::start_group`]).
+        slots: Vec::new(),
+        hot: Vec::new(),
         groups: Vec::new(),
         free_slots: Vec::new(),
         free_groups: Vec::new(),
@@ -318,7 +316,7 @@ fn new_sim<'a>(
         lead_until: 0,
         held: None,
         bulk: Default::default(),
-        aheads: Vec::with_capacity(waves_per_cu),
+        aheads: Vec::new(),
         queued: 0,
         barrier_min: u64::MAX,
         bulk_window: false,

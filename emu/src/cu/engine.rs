@@ -106,6 +106,8 @@ pub struct Group {
     pub barrier_since: u64,
     /// Memory requests issued by its waves and not yet executed.
     pub outstanding: u32,
+    /// Those of them that may read or write its LDS ([`may_reach_lds`]).
+    pub lds_requests: u32,
     pub retired: bool,
     /// The cycle its last wave ended (u64::MAX while one runs): a CU running windows ahead
     /// ([`super::lead`]) may have ended them after the window whose requests the dispatcher
@@ -788,6 +790,9 @@ impl<'a> CuSim<'a> {
             // The hardware frees the LDS and barrier now; the group's storage stays until
             // its last memory request has run.
             cu.room.release_group(&demand);
+            if group.lds_requests == 0 {
+                group.lds.release();
+            }
             self.retire_if_done(g);
         } else {
             self.check_barrier(g, now);
@@ -824,4 +829,12 @@ impl<'a> CuSim<'a> {
             }
         }
     }
+}
+
+/// Whether instruction format `f` may read or write a workgroup's LDS: DS, and FLAT (whose
+/// addresses may fall in the LDS aperture), buffer (with `lds`) and image ops; not scalar,
+/// global or scratch ones.
+pub fn may_reach_lds(f: gcn_isa::Format) -> bool {
+    use gcn_isa::Format;
+    !matches!(f, Format::Smem | Format::Global | Format::Scratch)
 }

@@ -8,7 +8,7 @@
 //! register between issue and completion would be overwritten. No compiler emits that.)
 
 use crate::hazard::regs::{RegSet, AGPR0};
-use crate::wave::{Row, WaitCounters, Wave, SCALAR_CODES, VGPRS};
+use crate::wave::{Row, WaitCounters, Wave, SCALAR_CODES, VGPRS, WAVE_SIZE};
 use gcn_isa::class::Counters;
 use gcn_isa::operand::VGPR0;
 
@@ -17,7 +17,10 @@ use gcn_isa::operand::VGPR0;
 pub struct Landing {
     /// EXEC at issue: the lanes the load writes.
     exec: u64,
-    vgprs: Vec<(u16, Row)>,
+    /// Each VGPR written, then its values: a row, or the lanes of `exec` only when it leaves
+    /// some out (a reduction's one lane, whose compare-and-swap loop keeps a landing in
+    /// flight for a word, not a row).
+    vgprs: Vec<u32>,
     /// AGPRs (a gfx90a load into them): their rows in the wave's register file.
     agprs: Vec<(u16, Row)>,
     sgprs: Vec<(u16, u32)>,
@@ -44,9 +47,14 @@ impl Landing {
         self.vgprs.clear();
         self.agprs.clear();
         self.sgprs.clear();
-        // Exactly the rows this load writes (a first push would make room for four, 1 KiB,
-        // and thousands are in flight).
-        self.vgprs.reserve_exact(writes.vgprs().codes().count());
+        // Exactly the words this load writes (a first push would make room for more, and
+        // thousands are in flight).
+        let rows = writes.vgprs().codes().count();
+        let lanes = match exec {
+            u64::MAX => WAVE_SIZE,
+            _ => exec.count_ones() as usize,
+        };
+        self.vgprs.reserve_exact(rows * (1 + lanes));
         for code in writes.codes() {
             if code >= AGPR0 {
                 let row = w.vgpr.agpr_row((code - AGPR0) as usize);
@@ -56,7 +64,18 @@ impl Landing {
             } else if code >= VGPR0 {
                 let v = code - VGPR0;
                 if (v as usize) < VGPRS {
-                    self.vgprs.push((v, w.vgpr[v as usize]));
+                    self.vgprs.push(v as u32);
+                    let row = &w.vgpr[v as usize];
+                    match exec {
+                        u64::MAX => self.vgprs.extend_from_slice(row),
+                        _ => {
+                            let mut e = exec;
+                            while e != 0 {
+                                self.vgprs.push(row[e.trailing_zeros() as usize]);
+                                e &= e - 1;
+                            }
+                        }
+                    }
                 }
             } else if (code as usize) < SCALAR_CODES {
                 self.sgprs.push((code, w.sgpr[code as usize]));
@@ -67,8 +86,22 @@ impl Landing {
 
 impl Landing {
     fn land(&self, w: &mut Wave) {
-        for (v, row) in &self.vgprs {
-            w.write_row(*v as usize, row, self.exec);
+        match self.exec {
+            u64::MAX => {
+                for row in self.vgprs.chunks_exact(1 + WAVE_SIZE) {
+                    w.vgpr[row[0] as usize].copy_from_slice(&row[1..]);
+                }
+            }
+            exec => {
+                for row in self.vgprs.chunks_exact(1 + exec.count_ones() as usize) {
+                    let dst = &mut w.vgpr[row[0] as usize];
+                    let mut e = exec;
+                    for &x in &row[1..] {
+                        dst[e.trailing_zeros() as usize] = x;
+                        e &= e - 1;
+                    }
+                }
+            }
         }
         for (r, row) in &self.agprs {
             w.write_file_row(*r as usize, row, self.exec);
@@ -149,7 +182,7 @@ pub type Spare = Vec<Box<Landing>>;
 
 /// Landings a CU keeps for reuse: enough that a memory-bound launch seldom frees one to
 /// allocate it again, few enough that the pools add little to a timed run's peak memory.
-pub const SPARE_MAX: usize = 64;
+pub const SPARE_MAX: usize = 16;
 
 /// Keeps landing `l` for reuse if the pool has room.
 fn keep(spare: &mut Spare, l: Box<Landing>) {

@@ -97,7 +97,16 @@ fn issue_one(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
                 reads.insert(v, room as u8);
             }
         }
-        snap.fill(&slot.wave, reads);
+        // Vector memory other than DS and image ops reads only the lanes EXEC enables.
+        let exec_lanes_only = matches!(
+            d.inst.format(),
+            gcn_isa::Format::Flat
+                | gcn_isa::Format::Global
+                | gcn_isa::Format::Scratch
+                | gcn_isa::Format::Mubuf
+                | gcn_isa::Format::Mtbuf
+        );
+        snap.fill(&slot.wave, reads, exec_lanes_only);
         slot.wave.counters.issue(counters);
         let seq = m.seq;
         let done = completion(m, s, &f, d, now, seq);
@@ -115,10 +124,9 @@ fn issue_one(m: &mut CuSim, s: usize, now: u64) -> Result<(), (Stop, [u32; 3])> 
             landing: None,
         });
         let group = slot.group;
-        m.groups[group]
-            .as_mut()
-            .expect("resident group")
-            .outstanding += 1;
+        let g = m.groups[group].as_mut().expect("resident group");
+        g.outstanding += 1;
+        g.lds_requests += super::engine::may_reach_lds(d.inst.format()) as u32;
         let q = Request {
             done,
             issued: now,

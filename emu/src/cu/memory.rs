@@ -29,8 +29,11 @@ pub const PENDING: u64 = u64::MAX;
 /// What an instruction waits for from the shared memory system.
 #[derive(Clone, Debug)]
 enum Shared {
-    /// Vector: its requests `to_l2[range]` (none when it is only behind a pending one).
-    Vector(std::ops::Range<usize>),
+    /// Vector: its requests `to_l2[from..to]` (none when it is only behind a pending one).
+    Vector {
+        from: u32,
+        to: u32,
+    },
     Scalar {
         addr: u64,
         bytes: u32,
@@ -42,14 +45,15 @@ enum Shared {
 struct Pending {
     /// The CU's issue number of the request ([`super::deferred::Request::seq`]).
     seq: u64,
-    slot: usize,
+    slot: u32,
     issued: u64,
     /// Completion as far as the CU knows it: its L1 hits, the wave's previous vector memory.
     known: u64,
     vm: bool,
     shared: Shared,
-    /// Its completion once the shared part has answered.
-    resolved: Option<u64>,
+    /// Its completion once the shared part has answered ([`PENDING`] until then). (Kept in
+    /// eight bytes, and the slot and range in four each: a CU holds a hundred of these.)
+    resolved: u64,
 }
 
 /// The launch's allocations by address, to name an address by allocation and offset.
@@ -189,12 +193,15 @@ impl CuSim<'_> {
         };
         state.pending.push(Pending {
             seq,
-            slot: s,
+            slot: s as u32,
             issued: now,
             known,
             vm: true,
-            shared: Shared::Vector(from..state.to_l2.len()),
-            resolved: None,
+            shared: Shared::Vector {
+                from: from as u32,
+                to: state.to_l2.len() as u32,
+            },
+            resolved: PENDING,
         });
         Some(PENDING)
     }
@@ -222,12 +229,12 @@ impl CuSim<'_> {
         let addr = state.placement.stable(addr, &mut 0);
         state.pending.push(Pending {
             seq,
-            slot: s,
+            slot: s as u32,
             issued: now,
             known: now,
             vm: false,
             shared: Shared::Scalar { addr, bytes },
-            resolved: None,
+            resolved: PENDING,
         });
         Some(PENDING)
     }
@@ -239,7 +246,7 @@ impl CuSim<'_> {
         let Some(state) = self.memory.as_mut() else {
             return;
         };
-        if !state.pending.iter().any(|p| p.resolved.is_some()) {
+        if !state.pending.iter().any(|p| p.resolved != PENDING) {
             return;
         }
         self.bulk_leave_all();
@@ -250,27 +257,29 @@ impl CuSim<'_> {
         let mut kept = std::mem::take(&mut state.kept);
         let mut pending = std::mem::take(&mut state.pending);
         for p in pending.drain(..) {
-            let Some(mut done) = p.resolved else {
+            if p.resolved == PENDING {
                 kept.push(p);
                 continue;
-            };
+            }
+            let mut done = p.resolved;
+            let slot = p.slot as usize;
             if p.vm {
-                if let Some(&(_, prev)) = last.iter().find(|(s, _)| *s == p.slot) {
+                if let Some(&(_, prev)) = last.iter().find(|(s, _)| *s == slot) {
                     done = done.max(prev);
                 }
             }
             // The wave may have ended meanwhile (its operations are gone; operations are
             // found by issue number).
-            let alive = self.slots[p.slot].out.resolve(p.seq, done);
+            let alive = self.slots[slot].out.resolve(p.seq, done);
             if p.vm && alive {
-                match last.iter_mut().find(|(s, _)| *s == p.slot) {
+                match last.iter_mut().find(|(s, _)| *s == slot) {
                     Some(e) => e.1 = done,
-                    None => last.push((p.slot, done)),
+                    None => last.push((slot, done)),
                 }
             }
             self.requests.resolve(p.seq, done);
             self.drain = self.drain.max(done);
-            woken.push(p.slot);
+            woken.push(slot);
         }
         let state = self.memory.as_mut().expect("checked");
         state.pending = kept;
@@ -283,7 +292,7 @@ impl CuSim<'_> {
             state.to_l2.clear();
         }
         for &(s, done) in &last {
-            let still = state.pending.iter().any(|p| p.vm && p.slot == s);
+            let still = state.pending.iter().any(|p| p.vm && p.slot as usize == s);
             if !still {
                 self.slots[s].out.settle_last_vm(done);
             }
@@ -321,7 +330,7 @@ pub fn resolve(
     for (c, s) in sims.iter().enumerate() {
         if let Some(m) = &s.memory {
             for (k, p) in m.pending.iter().enumerate() {
-                if p.issued < stop && p.resolved.is_none() {
+                if p.issued < stop && p.resolved == PENDING {
                     order.push((p.issued, c, k));
                 }
             }
@@ -339,9 +348,9 @@ pub fn resolve(
             .expect("pending instructions have a memory state");
         let p = &m.pending[k];
         let done = match &p.shared {
-            Shared::Vector(range) => {
+            Shared::Vector { from, to } => {
                 let mut done = p.known;
-                for r in &m.to_l2[range.clone()] {
+                for r in &m.to_l2[*from as usize..*to as usize] {
                     let at = shared.l2(cu, r);
                     m.l1.filled(r, at);
                     done = done.max(at);
@@ -350,7 +359,7 @@ pub fn resolve(
             }
             Shared::Scalar { addr, bytes } => shared.scalar(cu, p.issued, *addr, *bytes),
         };
-        m.pending[k].resolved = Some(done);
+        m.pending[k].resolved = done;
     }
     for s in sims.iter_mut() {
         s.settle_memory(stop);

@@ -56,6 +56,13 @@ impl CuSim<'_> {
             let s = match self.free_slots.pop() {
                 Some(s) => s,
                 None => {
+                    // Grown by the group's waves, not doubled and not sized for a full CU at
+                    // once: a launch of fewer waves than the CUs hold (collatz's 16 a CU where
+                    // 40 fit) holds slots only for those.
+                    let more = simds.len() - i;
+                    self.slots.reserve_exact(more);
+                    self.hot.reserve_exact(more);
+                    self.aheads.reserve_exact(more);
                     self.slots.push(spare.pop().unwrap_or_else(new_slot));
                     self.hot.push(Hot::FREE);
                     self.aheads.push(Default::default());
@@ -112,6 +119,7 @@ impl CuSim<'_> {
             scratch,
             barrier_since: u64::MAX,
             outstanding: 0,
+            lds_requests: 0,
             retired: false,
             ended_at: u64::MAX,
         });

@@ -19,9 +19,16 @@ pub struct Cache {
     /// Dirty bits of `tags`, for a write-back cache.
     dirty: Vec<bool>,
     /// When each line's fill arrives (a line is present from its miss on, but a request that
-    /// hits it before then waits for the data).
-    ready: Vec<u64>,
+    /// hits it before then waits for the data), as cycles after `base`: 0 for a fill that has
+    /// arrived, [`UNKNOWN`] for [`super::FILL_UNKNOWN`]. Four bytes where a cycle takes eight:
+    /// the L2's arrays are a large part of a timed launch's heap.
+    ready: Vec<u32>,
+    /// The cycle `ready` counts from, moved on when a fill lies too far past it.
+    base: u64,
 }
+
+/// A `ready` entry standing for [`super::FILL_UNKNOWN`].
+const UNKNOWN: u32 = u32::MAX;
 
 /// The rank of an entry with no line: past every line's.
 const EMPTY: u8 = u8::MAX;
@@ -51,6 +58,7 @@ impl Cache {
             rank: vec![EMPTY; entries],
             dirty: vec![false; entries],
             ready: vec![0; entries],
+            base: 0,
         }
     }
 
@@ -99,20 +107,46 @@ impl Cache {
         let set = self.sets.remainder(line) as usize * self.ways;
         (set..set + self.ways)
             .find(|&i| self.tags[i] == line)
-            .map_or(0, |i| self.ready[i])
+            .map_or(0, |i| match self.ready[i] {
+                0 => 0,
+                UNKNOWN => super::FILL_UNKNOWN,
+                r => self.base + r as u64,
+            })
     }
 
     /// Records when `line`'s fill arrives.
     pub fn set_fill_ready(&mut self, line: u64, at: u64) {
         let set = self.sets.remainder(line) as usize * self.ways;
         if let Some(i) = (set..set + self.ways).find(|&i| self.tags[i] == line) {
-            self.ready[i] = at;
+            self.ready[i] = match at {
+                super::FILL_UNKNOWN => UNKNOWN,
+                _ => self.since_base(at),
+            };
         }
+    }
+
+    /// `at` as cycles after `base`, moving `base` on when `at` lies too far past it. Entries
+    /// before the new base are fills that arrived long ago (a fill arrives within a memory
+    /// latency of its miss), and become 0.
+    fn since_base(&mut self, at: u64) -> u32 {
+        const ROOM: u64 = 1 << 31;
+        if at.saturating_sub(self.base) >= UNKNOWN as u64 {
+            let base = at - ROOM;
+            let moved = base - self.base;
+            for r in &mut self.ready {
+                if *r != UNKNOWN {
+                    *r = (*r as u64).saturating_sub(moved) as u32;
+                }
+            }
+            self.base = base;
+        }
+        at.saturating_sub(self.base) as u32
     }
 
     /// Every fill has arrived (a new launch counts its cycles from 0 again).
     pub fn settle_fills(&mut self) {
         self.ready.fill(0);
+        self.base = 0;
     }
 
     /// Empties the cache (`buffer_wbinvl1`, a new dispatch's L1).
@@ -176,5 +210,27 @@ mod tests {
             }
         );
         assert!(c.holds(4) && !c.holds(0));
+    }
+
+    /// Fill times are kept in four bytes from a base that moves: launches longer than 2^32
+    /// cycles still read back each fill's cycle, and fills from long before as arrived.
+    #[test]
+    fn fill_times_read_back_across_billions_of_cycles() {
+        let mut c = Cache::new(16 << 10, 64, 4);
+        for l in 0..3 {
+            c.access(l, false);
+        }
+        c.set_fill_ready(0, 1_000);
+        c.set_fill_ready(2, super::super::FILL_UNKNOWN);
+        assert_eq!(c.fill_ready(0), 1_000);
+        let late = 3 << 32;
+        c.set_fill_ready(1, late);
+        assert_eq!(c.fill_ready(1), late);
+        assert_eq!(c.fill_ready(0), 0, "a fill long before reads as arrived");
+        assert_eq!(c.fill_ready(2), super::super::FILL_UNKNOWN);
+        c.set_fill_ready(0, late + 5);
+        assert_eq!(c.fill_ready(0), late + 5);
+        assert_eq!(c.fill_ready(1), late);
+        assert_eq!(c.fill_ready(3), 0, "a line not held");
     }
 }
