@@ -238,6 +238,12 @@ impl LdsHistory {
             // Nothing to race with: each history becomes what `Cell::record_own` makes of it,
             // which is what `Cell::access` makes of a history with nothing to race with, and
             // only initcheck's unwritten bytes are looked for.
+            if let (u64::MAX, [addrs]) = (exec, parts) {
+                if let Some(d0) = self.whole_row(addrs, exec) {
+                    self.quiet_row(d0, mark, access, found);
+                    return;
+                }
+            }
             self.visit(exec, parts, mark, access, found, |cell, me| {
                 cell.record_own(me, me, me.mask(), access);
                 None
@@ -246,6 +252,47 @@ impl LdsHistory {
             self.visit(exec, parts, mark, access, found, |cell, me| {
                 cell.access(me, access)
             });
+        }
+    }
+
+    /// [`LdsHistory::access_dwords`] of a row of 64 lanes on the whole dwords from `d0`, none
+    /// of which can race: what [`LdsHistory::visit`] does with `Cell::record_own`, in loops
+    /// with no branch per lane (a reduction's tree and its loads and stores of `sdata[tid]`).
+    fn quiet_row(&mut self, d0: usize, mark: Mark, access: Access, found: &mut Vec<Found>) {
+        let base = self.base;
+        let Some(cells) = self.dwords.get_mut(d0..d0 + 64) else {
+            return;
+        };
+        // initcheck: the lanes whose dword no wave of the workgroup has written.
+        let unwritten = match access {
+            Access::Store => 0,
+            _ => cells
+                .iter()
+                .enumerate()
+                .fold(0u64, |m, (l, c)| m | (!c.write.since(base) as u64) << l),
+        };
+        match access {
+            Access::Load => {
+                let epoch = mark.epoch();
+                for (l, cell) in cells.iter_mut().enumerate() {
+                    let me = mark.with_lane(l as u8);
+                    cell.read = match cell.read.of_epoch(epoch) {
+                        true => cell.read.with_bytes_added(me.mask()),
+                        false => me,
+                    };
+                }
+            }
+            Access::Store | Access::Atomic => {
+                for (l, cell) in cells.iter_mut().enumerate() {
+                    cell.write = mark.with_lane(l as u8);
+                }
+            }
+        }
+        let mut lanes = unwritten;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as u8;
+            lanes &= lanes - 1;
+            found.push((l, 0, Some(0), None));
         }
     }
 
@@ -488,7 +535,10 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        const SIZE: usize = 64;
+        // Room for a row of 64 lanes from any of the first 9 dwords; the lanes here and there
+        // crowd the first 24.
+        const SIZE: usize = 72 * 4;
+        const CROWD: u64 = 24;
         let accesses = [Access::Load, Access::Store, Access::Atomic];
         // One history for every workgroup, as an `Lds` keeps it.
         let mut h = LdsHistory::new(SIZE);
@@ -499,24 +549,30 @@ mod tests {
             for step in 0..300u32 {
                 let access = accesses[(next() % 3) as usize];
                 let epoch = base + step / 60 - (step >= 60 && next() % 8 == 0) as u32;
-                let mark = Mark::new(epoch, step, (next() % 3) as u32, 0, access, 1);
+                // In every other workgroup, one wave at a time for a while: its accesses race
+                // with nothing, and go the ways that look at no race.
+                let wave = match round % 2 {
+                    0 => step / 25 % 3,
+                    _ => (next() % 3) as u32,
+                };
+                let mark = Mark::new(epoch, step, wave, 0, access, 1);
                 if next() % 4 == 0 {
                     // A narrow or unaligned access, which splits the dwords it touches.
                     let len = [1, 2, 4][(next() % 3) as usize];
-                    let addr = (next() as usize) % (SIZE - len + 1);
+                    let addr = (next() as usize) % (4 * CROWD as usize - len + 1);
                     let want = access_run(&mut plain[addr..addr + len], mark, access, 0);
                     assert_eq!(h.access(addr, len, mark, access), want);
                     continue;
                 }
                 // Lanes on dwords here and there, or a row (`sdata[threadIdx.x]`) with the
                 // lanes past the end outside EXEC.
-                let start = 4 * (next() % (SIZE as u64 / 4)) as u32;
+                let start = 4 * (next() % 12) as u32;
                 let row = next() % 2 == 0;
                 let rows: Vec<[u32; 64]> = (0..1 + next() % 2)
                     .map(|_| {
                         std::array::from_fn(|l| match row {
                             true => start + 4 * l as u32,
-                            false => 4 * (next() % (SIZE as u64 / 4)) as u32,
+                            false => 4 * (next() % CROWD) as u32,
                         })
                     })
                     .collect();
