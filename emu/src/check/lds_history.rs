@@ -28,6 +28,8 @@ pub struct LdsHistory {
     bytes: Vec<Cell>,
     /// Bit `d % 64` of word `d / 64`: dword `d`'s bytes share the history in `dwords[d]`.
     whole: Vec<u64>,
+    /// Dwords of `dwords` not set in `whole`: with none, a lane's dword is whole unlooked.
+    splits: usize,
     /// Per block of [`BLOCK`] dwords, what its histories hold of the newest interval in them.
     newest: Vec<Newest>,
     /// The workgroup's first barrier interval: histories of earlier ones are left over from
@@ -97,6 +99,7 @@ impl LdsHistory {
             dwords: vec![Cell::default(); size / 4],
             bytes: vec![Cell::default(); size],
             whole: vec![0; (size / 4).div_ceil(64)],
+            splits: 0,
             newest: vec![Newest::default(); size.div_ceil(4).div_ceil(BLOCK)],
             base: 0,
             loaded: false,
@@ -125,6 +128,7 @@ impl LdsHistory {
         self.dwords.fill(Cell::default());
         self.bytes[4 * dwords..].fill(Cell::default());
         self.whole.fill(u64::MAX);
+        self.splits = 0;
         self.newest.fill(Newest::default());
         if let Some(last) = self.whole.last_mut() {
             if !dwords.is_multiple_of(64) {
@@ -146,6 +150,7 @@ impl LdsHistory {
                 let first = self.dwords[d];
                 self.bytes[4 * d..4 * d + 4].fill(first);
                 self.whole[d / 64] &= !(1 << (d % 64));
+                self.splits += 1;
             }
         }
     }
@@ -184,6 +189,7 @@ impl LdsHistory {
         if cells[1..].iter().all(|c| *c == cells[0]) {
             self.dwords[d] = cells[0];
             self.whole[d / 64] |= 1 << (d % 64);
+            self.splits -= 1;
             return self.access_dword(d, me, access);
         }
         access_run(cells, me, access, base)
@@ -244,6 +250,11 @@ impl LdsHistory {
                     return;
                 }
             }
+            if let [addrs] = parts {
+                if self.quiet_lanes(exec, addrs, mark, access, found) {
+                    return;
+                }
+            }
             self.visit(exec, parts, mark, access, found, |cell, me| {
                 cell.record_own(me, me, me.mask(), access);
                 None
@@ -294,6 +305,48 @@ impl LdsHistory {
             lanes &= lanes - 1;
             found.push((l, 0, Some(0), None));
         }
+    }
+
+    /// [`LdsHistory::access_dwords`] of lanes anywhere (a histogram's bins), none of which can
+    /// race, when no dword is split: what [`LdsHistory::visit`] does with `Cell::record_own`,
+    /// with no dword's split looked at and a loop for each kind of access. False, with nothing
+    /// recorded, when a dword is split.
+    fn quiet_lanes(
+        &mut self,
+        exec: u64,
+        addrs: &[u32; 64],
+        mark: Mark,
+        access: Access,
+        found: &mut Vec<Found>,
+    ) -> bool {
+        // (A last partial dword has only byte histories.)
+        let len = self.dwords.len() as u32;
+        let outside = (0..64).fold(0, |m, l| m | (addrs[l] / 4 >= len) as u64 & exec >> l & 1);
+        if self.splits != 0 || outside != 0 {
+            return false;
+        }
+        let (base, epoch) = (self.base, mark.epoch());
+        let cells = &mut self.dwords[..];
+        let mut lanes = exec;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let cell = &mut cells[addrs[l] as usize / 4];
+            let me = mark.with_lane(l as u8);
+            if access != Access::Store && !cell.write.since(base) {
+                found.push((l as u8, 0, Some(0), None));
+            }
+            match access {
+                Access::Load => {
+                    cell.read = match cell.read.of_epoch(epoch) {
+                        true => cell.read.with_bytes_added(me.mask()),
+                        false => me,
+                    }
+                }
+                Access::Store | Access::Atomic => cell.write = me,
+            }
+        }
+        true
     }
 
     /// [`LdsHistory::access_dwords`]'s walk over the lanes' whole dwords, each history
