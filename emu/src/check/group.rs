@@ -89,6 +89,13 @@ pub struct GroupShadow {
     dirty: usize,
     /// What each chunk's histories hold of the newest barrier interval in them.
     seen: Vec<Seen>,
+    /// Per chunk, the read and the write mark of a whole row of dwords (`p[i]`, lane `k` on
+    /// dword `k`) not yet stored in its histories: dword `k`'s is the mark with lane `k`. An
+    /// invalid mark: the histories hold it. A chunk is read and written one mark each, a
+    /// lane's row at a time, where storing 64 marks into a chunk the host's caches no longer
+    /// held was most of a checked `p[i]` kernel's cost; anything else that looks at the chunk
+    /// has them stored first ([`GroupShadow::chunk`]).
+    rows: Vec<(Mark, Mark)>,
     live: usize,
     /// The chunk last used: (chunk address, index).
     last: Option<(u64, u32)>,
@@ -116,6 +123,7 @@ impl GroupShadow {
             chunks: Vec::new(),
             dirty: 0,
             seen: Vec::new(),
+            rows: Vec::new(),
             live: 0,
             last: None,
             glc: None,
@@ -150,6 +158,7 @@ impl GroupShadow {
     pub fn forget(&mut self) {
         self.lds.reset();
         self.chunks.truncate(self.live);
+        self.rows.truncate(self.live);
     }
 
     /// Starts the next workgroup, whose epochs start at `base`, above those of the accesses
@@ -173,7 +182,7 @@ impl GroupShadow {
     pub fn global_cell(&mut self, addr: u64, epoch: u32, wave: u32) -> Option<&mut Cell> {
         let slot = (addr / 4) as usize % CHUNK;
         let i = self.global_chunk(addr / (4 * CHUNK as u64), epoch, wave)?;
-        Some(&mut self.chunks[i as usize][slot])
+        Some(&mut self.chunk(i)[slot])
     }
 
     /// Which chunk holds the histories of the [`CHUNK`] global dwords from `key * 4 * CHUNK`
@@ -214,14 +223,56 @@ impl GroupShadow {
     /// an access; `None` when the group has none.
     #[cfg(test)]
     pub fn history(&self, addr: u64) -> Option<Cell> {
-        let i = *self.index.get(&(addr / (4 * CHUNK as u64)))?;
-        Some(self.chunks[i as usize][(addr / 4) as usize % CHUNK])
+        let i = *self.index.get(&(addr / (4 * CHUNK as u64)))? as usize;
+        let k = (addr / 4) as usize % CHUNK;
+        let mut cell = self.chunks[i][k];
+        let (read, write) = self.rows[i];
+        if read.valid() {
+            cell.read = read.with_lane(k as u8);
+        }
+        if write.valid() {
+            cell.write = write.with_lane(k as u8);
+        }
+        Some(cell)
     }
 
-    /// The histories of chunk `i` ([`GroupShadow::global_chunk`]).
+    /// The histories of chunk `i` ([`GroupShadow::global_chunk`]), its row marks stored.
     #[inline]
     pub fn chunk(&mut self, i: u32) -> &mut [Cell; CHUNK] {
-        &mut self.chunks[i as usize]
+        let i = i as usize;
+        if self.rows[i] != (Mark::default(), Mark::default()) {
+            self.store_rows(i);
+        }
+        &mut self.chunks[i]
+    }
+
+    /// Makes `read` (if valid) every dword's read and `write` (if valid) every dword's write
+    /// in chunk `i`, lane `k` on dword `k`, as storing them one by one would: for a row of 64
+    /// lanes on the chunk's dwords that nothing of the interval can race with, whose store
+    /// replaces every dword's write, and whose first load of the interval every dword's read.
+    #[inline]
+    pub fn set_rows(&mut self, i: u32, read: Mark, write: Mark) {
+        let r = &mut self.rows[i as usize];
+        if read.valid() {
+            r.0 = read.with_lane(0);
+        }
+        if write.valid() {
+            r.1 = write.with_lane(0);
+        }
+    }
+
+    /// Stores chunk `i`'s row marks into its histories.
+    #[cold]
+    fn store_rows(&mut self, i: usize) {
+        let (read, write) = std::mem::take(&mut self.rows[i]);
+        for (k, cell) in self.chunks[i].iter_mut().enumerate() {
+            if read.valid() {
+                cell.read = read.with_lane(k as u8);
+            }
+            if write.valid() {
+                cell.write = write.with_lane(k as u8);
+            }
+        }
     }
 
     #[cold]
@@ -246,6 +297,13 @@ impl GroupShadow {
             Some(seen) => *seen = Seen::default(),
             None => self.seen.push(Seen::default()),
         }
+        // (A chunk used again keeps its old histories, of intervals no access races with, and
+        // its row marks would be of those too; they go, so that a chunk's marks are all of
+        // the key it holds.)
+        match self.rows.get_mut(self.live) {
+            Some(rows) => *rows = Default::default(),
+            None => self.rows.push(Default::default()),
+        }
         self.live += 1;
         let i = self.live as u32 - 1;
         self.index.insert(key, i);
@@ -255,6 +313,9 @@ impl GroupShadow {
     /// Drops the chunks no access to come can race with: every wave still running is at most
     /// one barrier behind the newest epoch, so what is older is ordered before it.
     fn prune(&mut self) {
+        for i in 0..self.live {
+            self.store_rows(i);
+        }
         let oldest = self.newest_epoch.saturating_sub(1);
         let alive = |c: &[Cell; CHUNK]| {
             c.iter().any(|m| {

@@ -302,6 +302,23 @@ fn race_row(
             continue;
         };
         let slot = (at_lo / 4) as usize % CHUNK;
+        if per == 1 && hi - lo == CHUNK && part == u64::MAX && mine != Mine::Unknown {
+            // A row of dwords on the whole chunk, every lane on, that nothing can race with:
+            // one mark for the chunk, stored into its histories only when something else
+            // looks at them (below, with the same marks).
+            let none = Mark::default();
+            match (access, mine) {
+                (Access::Load, Mine::Nothing) => {
+                    shadow.set_rows(i, mark.with_lane_and_mask(0, 0xf), none);
+                    continue;
+                }
+                (Access::Store | Access::Atomic, _) => {
+                    shadow.set_rows(i, none, mark.with_lane_and_mask(0, 0xf));
+                    continue;
+                }
+                _ => {}
+            }
+        }
         let cells = &mut shadow.chunk(i)[slot..slot + (hi - lo)];
         // Lanes [l0, l0 + per) on cells[k]: their marks, the bytes of them all.
         let group = |k: usize| {
