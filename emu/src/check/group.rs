@@ -36,9 +36,10 @@ pub enum Mine {
     Unknown,
 }
 
-/// The newest barrier epoch of any access in a chunk, and whether one wave alone made the
-/// chunk's accesses of it. Waves one barrier behind add accesses of older epochs, which change
-/// nothing about the newest; only an access of the newest by another wave does.
+/// The newest barrier epoch of any access in a chunk, whether one wave alone made the chunk's
+/// accesses of it, and which of its dwords they touched. Waves one barrier behind add accesses
+/// of older epochs, which change nothing about the newest (an access races only with one of
+/// its own interval); only an access of the newest by another wave does.
 #[derive(Clone, Copy, Debug, Default)]
 struct Seen {
     /// No access yet.
@@ -46,29 +47,36 @@ struct Seen {
     epoch: u32,
     wave: u32,
     alone: bool,
+    /// Bit k: dword k has an access of `epoch`. The four waves of a workgroup reading its
+    /// row of bytes (a quarter of a chunk each) find nothing of the interval in theirs.
+    touched: u64,
 }
 
 impl Seen {
-    /// Notes accesses by `wave` in `epoch`, and returns what the chunk held of `epoch` before.
+    /// Notes accesses by `wave` in `epoch` of the dwords of `dwords`, and returns what the
+    /// chunk held of `epoch` before in those dwords.
     #[inline]
-    fn note(&mut self, epoch: u32, wave: u32) -> Mine {
+    fn note(&mut self, epoch: u32, wave: u32, dwords: u64) -> Mine {
         if !self.any || epoch > self.epoch {
             *self = Seen {
                 any: true,
                 epoch,
                 wave,
                 alone: true,
+                touched: dwords,
             };
             return Mine::Nothing;
         }
         if epoch < self.epoch {
             return Mine::Unknown;
         }
+        let fresh = self.touched & dwords == 0;
+        self.touched |= dwords;
         self.alone &= self.wave == wave;
-        if self.alone {
-            Mine::Own
-        } else {
-            Mine::Unknown
+        match (fresh, self.alone) {
+            (true, _) => Mine::Nothing,
+            (false, true) => Mine::Own,
+            (false, false) => Mine::Unknown,
         }
     }
 }
@@ -191,16 +199,24 @@ impl GroupShadow {
     /// caller going through a chunk's dwords.
     #[inline]
     pub fn global_chunk(&mut self, key: u64, epoch: u32, wave: u32) -> Option<u32> {
-        self.global_chunk_seen(key, epoch, wave).map(|(i, _)| i)
+        self.global_chunk_seen(key, epoch, wave, u64::MAX)
+            .map(|(i, _)| i)
     }
 
-    /// [`GroupShadow::global_chunk`], and what the chunk's histories held of barrier interval
-    /// `epoch` before these accesses ([`Mine`]). Every access of a chunk's histories is by one
-    /// wave's instruction that looked it up here first, so that what the chunk holds is known.
+    /// [`GroupShadow::global_chunk`], and what the chunk's histories of the dwords of `dwords`
+    /// (bit k: dword k) held of barrier interval `epoch` before these accesses ([`Mine`]).
+    /// Every access of a chunk's histories is by one wave's instruction that looked it up here
+    /// first, with the dwords it accesses, so that what the chunk holds is known.
     #[inline]
-    pub fn global_chunk_seen(&mut self, key: u64, epoch: u32, wave: u32) -> Option<(u32, Mine)> {
+    pub fn global_chunk_seen(
+        &mut self,
+        key: u64,
+        epoch: u32,
+        wave: u32,
+        dwords: u64,
+    ) -> Option<(u32, Mine)> {
         let i = self.chunk_index(key, epoch)?;
-        Some((i, self.seen[i as usize].note(epoch, wave)))
+        Some((i, self.seen[i as usize].note(epoch, wave, dwords)))
     }
 
     #[inline]
@@ -380,7 +396,14 @@ mod tests {
             let epoch = newest - (behind == Some(wave) && newest > 0) as u32;
             let access = accesses[(next() % 3) as usize];
             let key = next() % 2;
-            let Some((i, mine)) = g.global_chunk_seen(key, epoch, wave) else {
+            // A run of dwords, or the whole chunk (a caller that does not say which).
+            let (first, len) = match next() % 4 {
+                0 => (0, CHUNK),
+                _ => ((next() % CHUNK as u64) as usize, 1 + (next() % 16) as usize),
+            };
+            let last = (first + len).min(CHUNK);
+            let dwords = (first..last).fold(0u64, |m, k| m | 1 << k);
+            let Some((i, mine)) = g.global_chunk_seen(key, epoch, wave, dwords) else {
                 panic!("no room");
             };
             let me = Mark::new(epoch, step, wave, 0, access, 0xf);
@@ -389,7 +412,7 @@ mod tests {
                 Mine::Nothing => {
                     said[0] += 1;
                     let of = |c: &Cell| c.write.of_epoch(epoch) || c.read.of_epoch(epoch);
-                    assert!(!cells.iter().any(of), "step {step}");
+                    assert!(!cells[first..last].iter().any(of), "step {step}");
                 }
                 Mine::Own => {
                     said[1] += 1;
@@ -400,7 +423,8 @@ mod tests {
                 Mine::Unknown => said[2] += 1,
             }
             for _ in 0..1 + next() % 4 {
-                cells[(next() % CHUNK as u64) as usize].access(me, access);
+                let k = first + (next() % (last - first) as u64) as usize;
+                cells[k].access(me, access);
             }
         }
         assert!(said.iter().all(|&n| n > 200), "{said:?}");

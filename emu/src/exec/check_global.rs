@@ -298,10 +298,11 @@ fn race_row(
         }
         let at_lo = row.wrapping_add(4 * lo as u64);
         let key = at_lo / (4 * CHUNK as u64);
-        let Some((i, mine)) = shadow.global_chunk_seen(key, epoch, first.wave) else {
+        let slot = (at_lo / 4) as usize % CHUNK;
+        let dwords = u64::MAX >> (64 - (hi - lo)) << slot;
+        let Some((i, mine)) = shadow.global_chunk_seen(key, epoch, first.wave, dwords) else {
             continue;
         };
-        let slot = (at_lo / 4) as usize % CHUNK;
         if per == 1 && hi - lo == CHUNK && part == u64::MAX && mine != Mine::Unknown {
             // A row of dwords on the whole chunk, every lane on, that nothing can race with:
             // one mark for the chunk, stored into its histories only when something else
