@@ -99,10 +99,10 @@ pub struct GroupShadow {
     seen: Vec<Seen>,
     /// Per chunk, the read and the write mark of a whole row of dwords (`p[i]`, lane `k` on
     /// dword `k`) not yet stored in its histories: dword `k`'s is the mark with lane `k`. An
-    /// invalid mark: the histories hold it. A chunk is read and written one mark each, a
-    /// lane's row at a time, where storing 64 marks into a chunk the host's caches no longer
-    /// held was most of a checked `p[i]` kernel's cost; anything else that looks at the chunk
-    /// has them stored first ([`GroupShadow::chunk`]).
+    /// invalid mark: the histories hold it. A row that races with nothing is one mark, where
+    /// storing 64 into a chunk the host's caches no longer held was most of what checking a
+    /// `p[i]` kernel cost; anything else that looks at the chunk has them stored first
+    /// ([`GroupShadow::chunk`]).
     rows: Vec<(Mark, Mark)>,
     live: usize,
     /// The chunk last used: (chunk address, index).

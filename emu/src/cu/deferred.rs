@@ -343,9 +343,6 @@ mod tests {
     use crate::memory::{AllocKind, Memory};
     use gcn_isa::{assemble, Target};
 
-    /// A d16 load keeps the other half of its destination (its snapshot copies it) and a
-    /// plain load overwrites all of it (its snapshot does not), each in the lanes active at
-    /// issue only: in the other lanes both registers keep what they held.
     /// A snapshot keeps a uniform row as one word and, for an instruction that reads only the
     /// lanes EXEC enables, a row as those lanes: restored, every lane the instruction reads
     /// holds what the wave held, and the scalar state comes back whole.
@@ -404,6 +401,9 @@ mod tests {
         }
     }
 
+    /// A d16 load keeps the other half of its destination (its snapshot copies it) and a
+    /// plain load overwrites all of it (its snapshot does not), each in the lanes active at
+    /// issue only: in the other lanes both registers keep what they held.
     #[test]
     fn loads_land_in_their_issue_lanes_and_d16_keeps_the_other_half() {
         let text = "

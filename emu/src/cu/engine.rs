@@ -253,11 +253,10 @@ pub struct CuSim<'a> {
     /// ends when its stores have reached memory, not at the last s_endpgm.
     pub drain: u64,
     /// Memory instructions issued and not yet executed, by completion (boxed: the CU's
-    /// fields that every turn reads stay as close together as they were), and spent
-    /// snapshots for reuse.
+    /// fields that every turn reads stay as close together as they were).
     pub requests: Box<super::requests::Requests>,
-    // Boxed: a snapshot moves between a request and this pool without copying its registers.
-    #[allow(clippy::vec_box)]
+    /// Spent snapshots for reuse (a snapshot moves between a request and this pool with its
+    /// buffer, without copying its registers).
     pub snapshots: Vec<super::deferred::Snapshot>,
     /// Landings for reuse.
     pub spare: Spare,
