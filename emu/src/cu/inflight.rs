@@ -24,8 +24,6 @@ pub struct Landing {
     /// AGPRs (a gfx90a load into them): their rows in the wave's register file.
     agprs: Vec<(u16, Row)>,
     sgprs: Vec<(u16, u32)>,
-    /// Every register written, as operand codes (VGPRs from 256).
-    pub regs: RegSet,
 }
 
 impl Landing {
@@ -35,7 +33,6 @@ impl Landing {
             vgprs: Vec::new(),
             agprs: Vec::new(),
             sgprs: Vec::new(),
-            regs: RegSet::EMPTY,
         })
     }
 
@@ -43,7 +40,6 @@ impl Landing {
     /// Fills in place, so a recycled landing costs no allocation.
     fn capture(&mut self, w: &Wave, writes: RegSet, exec: u64) {
         self.exec = exec;
-        self.regs = writes;
         self.vgprs.clear();
         self.agprs.clear();
         self.sgprs.clear();
