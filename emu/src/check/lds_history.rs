@@ -267,7 +267,7 @@ impl LdsHistory {
     }
 
     /// [`LdsHistory::access_dwords`] of a row of 64 lanes on the whole dwords from `d0`, none
-    /// of which can race: what [`LdsHistory::visit`] does with `Cell::record_own`, in loops
+    /// of which can race: what [`LdsHistory::visit`] does with `Cell::record_own`, in a loop
     /// with no branch per lane (a reduction's tree and its loads and stores of `sdata[tid]`).
     fn quiet_row(&mut self, d0: usize, mark: Mark, access: Access, found: &mut Vec<Found>) {
         let base = self.base;
@@ -282,22 +282,9 @@ impl LdsHistory {
                 .enumerate()
                 .fold(0u64, |m, (l, c)| m | (!c.write.since(base) as u64) << l),
         };
-        match access {
-            Access::Load => {
-                let epoch = mark.epoch();
-                for (l, cell) in cells.iter_mut().enumerate() {
-                    let me = mark.with_lane(l as u8);
-                    cell.read = match cell.read.of_epoch(epoch) {
-                        true => cell.read.with_bytes_added(me.mask()),
-                        false => me,
-                    };
-                }
-            }
-            Access::Store | Access::Atomic => {
-                for (l, cell) in cells.iter_mut().enumerate() {
-                    cell.write = mark.with_lane(l as u8);
-                }
-            }
+        for (l, cell) in cells.iter_mut().enumerate() {
+            let me = mark.with_lane(l as u8);
+            cell.record_own(me, me, me.mask(), access);
         }
         let mut lanes = unwritten;
         while lanes != 0 {
@@ -309,7 +296,7 @@ impl LdsHistory {
 
     /// [`LdsHistory::access_dwords`] of lanes anywhere (a histogram's bins), none of which can
     /// race, when no dword is split: what [`LdsHistory::visit`] does with `Cell::record_own`,
-    /// with no dword's split looked at and a loop for each kind of access. False, with nothing
+    /// with no dword's split looked at. False, with nothing
     /// recorded, when a dword is split.
     fn quiet_lanes(
         &mut self,
@@ -325,7 +312,7 @@ impl LdsHistory {
         if self.splits != 0 || outside != 0 {
             return false;
         }
-        let (base, epoch) = (self.base, mark.epoch());
+        let base = self.base;
         let cells = &mut self.dwords[..];
         let mut lanes = exec;
         while lanes != 0 {
@@ -336,15 +323,7 @@ impl LdsHistory {
             if access != Access::Store && !cell.write.since(base) {
                 found.push((l as u8, 0, Some(0), None));
             }
-            match access {
-                Access::Load => {
-                    cell.read = match cell.read.of_epoch(epoch) {
-                        true => cell.read.with_bytes_added(me.mask()),
-                        false => me,
-                    }
-                }
-                Access::Store | Access::Atomic => cell.write = me,
-            }
+            cell.record_own(me, me, me.mask(), access);
         }
         true
     }

@@ -103,13 +103,6 @@ impl Mark {
         self.0 |= ((flags & 0x7) as u64) << FLAGS;
     }
 
-    /// The same access with bytes `mask` of the location added to its own.
-    #[inline]
-    pub fn with_bytes_added(mut self, mask: u8) -> Mark {
-        self.add_mask(mask);
-        self
-    }
-
     #[inline]
     fn add_mask(&mut self, mask: u8) {
         self.0 |= ((mask & 0xf) as u64) << MASK;
