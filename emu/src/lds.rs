@@ -277,17 +277,12 @@ impl Lds {
     /// The 64 dwords of the row at `start` ([`Lds::dword_row`]).
     #[inline]
     fn row_words(&self, start: usize) -> [u32; 64] {
-        let bytes = self.row_bytes(start);
-        // Indexed over arrays of known length, so the loop vectorises (an iterator over chunks
-        // kept its state on the stack).
-        std::array::from_fn(|l| {
-            u32::from_le_bytes([
-                bytes[4 * l],
-                bytes[4 * l + 1],
-                bytes[4 * l + 2],
-                bytes[4 * l + 3],
-            ])
-        })
+        // As 4-byte chunks of an array of known length, so the loop is plain vector loads (the
+        // bytes gathered one by one into each dword compiled to shuffles and blends on an AVX2
+        // host).
+        let (words, _) = self.row_bytes(start).as_chunks::<4>();
+        let words: &[[u8; 4]; 64] = words.try_into().expect("64 dwords");
+        std::array::from_fn(|l| u32::from_le_bytes(words[l]))
     }
 
     /// The 256 bytes from `start`, which the caller has checked ([`Lds::dword_row`]).
@@ -303,13 +298,15 @@ impl Lds {
     #[inline]
     pub fn store_row(&mut self, start: usize, exec: u64, row: &[u32; 64]) {
         self.writes = self.writes.wrapping_add(1);
-        let mut merged = self.row_words(start);
-        crate::wave::lane_masks::merge_lanes(&mut merged, row, exec);
-        let bytes: &mut [u8; 256] = (&mut self.data[start..start + 256])
-            .try_into()
-            .expect("256 bytes");
+        let mut merged = *row;
+        if exec != u64::MAX {
+            merged = self.row_words(start);
+            crate::wave::lane_masks::merge_lanes(&mut merged, row, exec);
+        }
+        let (words, _) = self.data[start..start + 256].as_chunks_mut::<4>();
+        let words: &mut [[u8; 4]; 64] = words.try_into().expect("64 dwords");
         for l in 0..64 {
-            bytes[4 * l..4 * l + 4].copy_from_slice(&merged[l].to_le_bytes());
+            words[l] = merged[l].to_le_bytes();
         }
     }
 

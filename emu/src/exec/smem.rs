@@ -24,34 +24,54 @@ pub fn offset(cx: &Cx, d: &Decoded) -> u64 {
     off
 }
 
-/// S_LOAD_DWORD*: SDATA = MEM[(SBASE + offset) & ~3], `n` dwords.
-fn load(cx: &mut Cx, d: &Decoded, n: usize) -> Res {
+/// S_LOAD_DWORD*: SDATA = MEM[(SBASE + offset) & ~3], `N` dwords. One function per width, so
+/// the load and the register writes are straight-line code: a kernel's first instructions are
+/// scalar loads of its arguments, paid by every wave (about 200 host instructions each with
+/// the width a variable, the words staged in a buffer and each register write checked).
+#[inline(always)]
+fn load<const N: usize>(cx: &mut Cx, d: &Decoded) -> Res {
     let base = cx.wave.pair(d.regs[0] & 126);
     let addr = base.wrapping_add(offset(cx, d)) & !3;
     let dst = d.sdst as usize;
-    let mut words = [0u32; 16];
-    let words = &mut words[..n];
-    if cx.mem.load_words(addr, words).is_err() {
-        if cx.mem.checking() && super::check_global::scalar_outside(cx, addr, 4 * n) {
-            // Reported and dropped by memcheck: the load reads 0.
-            for i in dst..(dst + n).min(128) {
-                cx.wave.sgpr[i] = 0;
+    let loaded = match cx.wave.sgpr.get_mut(dst..dst + N) {
+        // SDATA names SGPRs only (a destination past s127 drops its dwords, below).
+        Some(regs) if dst + N <= 128 => cx.mem.load_words(addr, regs),
+        _ => {
+            let mut words = [0u32; N];
+            let r = cx.mem.load_words(addr, &mut words);
+            if r.is_ok() {
+                for (i, &w) in words.iter().enumerate() {
+                    if dst + i < 128 {
+                        cx.wave.sgpr[dst + i] = w;
+                    }
+                }
             }
-            return Ok(Flow::Continue);
+            r
         }
-        return Err(Fault::ScalarMemory {
-            what: "load",
-            addr,
-            len: 4 * n as u32,
-            detail: cx.mem.describe(addr),
-        });
-    }
-    for (i, &w) in words.iter().enumerate() {
-        if dst + i < 128 {
-            cx.wave.sgpr[dst + i] = w;
-        }
+    };
+    if loaded.is_err() {
+        return load_failed(cx, addr, dst, N);
     }
     Ok(Flow::Continue)
+}
+
+/// A scalar load outside device memory: memcheck reports it and the registers read 0, else
+/// the fault.
+#[cold]
+fn load_failed(cx: &mut Cx, addr: u64, dst: usize, n: usize) -> Res {
+    if cx.mem.checking() && super::check_global::scalar_outside(cx, addr, 4 * n) {
+        // Reported and dropped by memcheck: the load reads 0.
+        for i in dst..(dst + n).min(128) {
+            cx.wave.sgpr[i] = 0;
+        }
+        return Ok(Flow::Continue);
+    }
+    Err(Fault::ScalarMemory {
+        what: "load",
+        addr,
+        len: 4 * n as u32,
+        detail: cx.mem.describe(addr),
+    })
 }
 
 /// S_BUFFER_LOAD_DWORD*: like `load`, with the base and size from the V# in SBASE; dwords past
@@ -128,11 +148,11 @@ fn nothing(_: &mut Cx, _: &Decoded) -> Res {
 }
 
 semantics! {
-    S_LOAD_DWORD => |cx, d| load(cx, d, 1);
-    S_LOAD_DWORDX2 => |cx, d| load(cx, d, 2);
-    S_LOAD_DWORDX4 => |cx, d| load(cx, d, 4);
-    S_LOAD_DWORDX8 => |cx, d| load(cx, d, 8);
-    S_LOAD_DWORDX16 => |cx, d| load(cx, d, 16);
+    S_LOAD_DWORD => load::<1>;
+    S_LOAD_DWORDX2 => load::<2>;
+    S_LOAD_DWORDX4 => load::<4>;
+    S_LOAD_DWORDX8 => load::<8>;
+    S_LOAD_DWORDX16 => load::<16>;
     S_BUFFER_LOAD_DWORD => |cx, d| buffer_load(cx, d, 1);
     S_BUFFER_LOAD_DWORDX2 => |cx, d| buffer_load(cx, d, 2);
     S_BUFFER_LOAD_DWORDX4 => |cx, d| buffer_load(cx, d, 4);

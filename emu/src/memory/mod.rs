@@ -360,8 +360,9 @@ impl Memory {
             Ok(hit) => return Some(hit),
             Err(i) => i,
         };
-        (end <= self.allocs[i].end()).then(|| {
-            self.last.hit(i);
+        let a = &self.allocs[i];
+        (end <= a.end()).then(|| {
+            self.last.hit(i, a.base, a.end());
             i
         })
     }
@@ -575,15 +576,8 @@ impl Memory {
     /// the end against; `None` when none starts there.
     #[inline]
     fn candidate(&self, addr: u64, end: u64) -> Option<Result<usize, usize>> {
-        for (way, i) in self.last.ways().into_iter().enumerate() {
-            if let Some(a) = self.allocs.get(i) {
-                if addr >= a.base && end <= a.end() {
-                    if way != 0 {
-                        self.last.hit(i);
-                    }
-                    return Some(Ok(i));
-                }
-            }
+        if let Some(i) = self.last.find(addr, end) {
+            return Some(Ok(i));
         }
         let i = self
             .allocs
@@ -607,7 +601,7 @@ impl Memory {
         if end > a.end() {
             self.note_padding(addr, len, a);
         } else {
-            self.last.hit(i);
+            self.last.hit(i, a.base, a.end());
         }
         Some(i)
     }
