@@ -251,17 +251,28 @@ impl Lds {
         }
     }
 
-    /// Where the wave's 256 bytes start when lane `l` addresses `addr[0] + 4l` for every lane
-    /// (what `sdata[threadIdx.x]` compiles to) and all 64 dwords lie inside the LDS, EXEC or
-    /// not: [`Lds::load_row`] and [`Lds::store_row`] then move the row as one block.
+    /// Where the wave's 256 bytes start when each lane `l` in `exec` addresses the dword `4l`
+    /// bytes after a common start (what `sdata[threadIdx.x]` compiles to; lanes outside EXEC
+    /// may hold anything, as a tree reduction's `sdata[tid + s]` computed under the EXEC of
+    /// `tid < s` does) and all 64 dwords from that start lie inside the LDS: [`Lds::load_row`]
+    /// and [`Lds::store_row`] then move the row as one block, under EXEC.
     #[inline]
-    pub fn dword_row(&self, addr: &[u32; 64]) -> Option<usize> {
+    pub fn dword_row(&self, addr: &[u32; 64], exec: u64) -> Option<usize> {
         #[cfg(test)]
         if PER_LANE.get() {
             return None;
         }
-        let first = addr[0];
-        let apart = (0..64).fold(0, |m, l| m | addr[l] ^ first.wrapping_add(4 * l as u32));
+        // (No lane in EXEC: lane 0's address stands for the start, and nothing moves.)
+        let lane = exec.trailing_zeros() as usize % 64;
+        let first = addr[lane].wrapping_sub(4 * lane as u32);
+        let off = |l: usize| addr[l] ^ first.wrapping_add(4 * l as u32);
+        let mut apart = (0..64).fold(0, |m, l| m | off(l));
+        if apart != 0 {
+            // Again over the lanes in EXEC only, their masks from a table (a shift of EXEC per
+            // lane cost more than the compares): every lane's is the common case.
+            let active = crate::wave::lane_masks::lanes_of(exec);
+            apart = (0..64).fold(0, |m, l| m | off(l) & active[l]);
+        }
         let start = first as usize;
         (apart == 0 && start + 256 <= self.data.len()).then_some(start)
     }

@@ -79,7 +79,7 @@ fn read(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     let base = vaddr(d);
     let addr = lane_addresses(cx, base, offset16(d));
     if bytes == 4 {
-        if let Some(start) = cx.lds.dword_row(&addr) {
+        if let Some(start) = cx.lds.dword_row(&addr, exec) {
             checked(cx, exec, &[(&addr, bytes)], Access::Load);
             let vdst = &mut cx.wave.vgpr[d.vdst as usize % VGPRS];
             cx.lds.load_row(start, exec, vdst);
@@ -163,7 +163,7 @@ fn write(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     {
         let addr = lane_addresses(cx, vaddr(d), offset16(d));
         if bytes == 4 {
-            if let Some(start) = cx.lds.dword_row(&addr) {
+            if let Some(start) = cx.lds.dword_row(&addr, exec) {
                 checked(cx, exec, &[(&addr, bytes)], Access::Store);
                 cx.lds.store_row(start, exec, &cx.wave.vgpr[data0(d) % 256]);
                 return Ok(Flow::Continue);
@@ -433,7 +433,8 @@ mod tests {
 
     /// A wave whose lanes address consecutive dwords (`sdata[threadIdx.x]`, moved as one block)
     /// reads and writes what lane-by-lane accesses under EXEC give, for rows anywhere in the
-    /// LDS (aligned or not, the last lanes past its end while outside EXEC) and any EXEC.
+    /// LDS (aligned or not, the last lanes past its end while outside EXEC) and any EXEC, and
+    /// so does a wave whose lanes outside EXEC address anything else.
     #[test]
     fn dword_rows_agree_with_lane_by_lane_accesses() {
         let text = [
@@ -448,7 +449,7 @@ mod tests {
         let mut rng = crate::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut next = move || rng.next_u64();
         let env = DispatchEnv::default();
-        let mut blocks = 0;
+        let (mut blocks, mut scattered_blocks) = (0, 0);
         for round in 0..2000 {
             let write = round % 2 == 0;
             let d = &program.insts[round % 2];
@@ -459,8 +460,14 @@ mod tests {
                 1 => next(),
                 _ => u64::MAX >> (next() % 64),
             };
+            // In half the rounds the lanes outside EXEC address anything (an address computed
+            // under EXEC): the active lanes' row moves as one block all the same.
+            let scattered = round % 4 >= 2;
             for l in 0..WAVE_SIZE {
-                wave.vgpr[0][l] = start + 4 * l as u32;
+                wave.vgpr[0][l] = match scattered && exec >> l & 1 == 0 {
+                    true => next() as u32,
+                    false => start + 4 * l as u32,
+                };
                 wave.vgpr[2][l] = next() as u32;
                 wave.vgpr[6][l] = next() as u32;
             }
@@ -470,6 +477,7 @@ mod tests {
                 continue;
             }
             blocks += (start + 4 + 256 <= SIZE) as u32;
+            scattered_blocks += (scattered && exec != u64::MAX && start + 4 + 256 <= SIZE) as u32;
             wave.set_exec(exec);
             let before = lds.bytes(0, SIZE as usize).unwrap().to_vec();
             let (mut bytes, mut v6) = (before.clone(), wave.vgpr[6]);
@@ -497,6 +505,10 @@ mod tests {
             );
         }
         assert!(blocks > 500, "{blocks} rows took the block path");
+        assert!(
+            scattered_blocks > 100,
+            "{scattered_blocks} scattered rows took it"
+        );
     }
 
     /// DS reads and writes of every width give the same registers and LDS with every lane in
