@@ -507,7 +507,7 @@ mod tests {
         assert!(blocks > 500, "{blocks} rows took the block path");
         assert!(
             scattered_blocks > 100,
-            "{scattered_blocks} scattered rows took it"
+            "{scattered_blocks} scattered rows fit in the LDS"
         );
     }
 
