@@ -177,9 +177,6 @@ lane_ops! {
     v_fma_f64: f64_3 |a, b, c| a.mul_add(b, c);
     v_div_fixup_f64: f64_3 |a, b, c| fp::div_fixup_f64(a, b, c);
 
-    // 64-bit shifts: D.u64 = S1.u64 shifted by S0.u[5:0].
-    v_lshrrev_b64: u64_rev_shift |a, b| b >> (a & 63);
-    v_ashrrev_i64: u64_rev_shift |a, b| ((b as i64) >> (a & 63)) as u64;
 }
 
 semantics! {
@@ -373,32 +370,15 @@ fn blend(m: u64, a: &crate::wave::Row, b: &crate::wave::Row) -> crate::wave::Row
     })
 }
 
-/// D.u64 = S1.u64 << S0.u[5:0]. A plain one by a constant or SGPR of a VGPR pair (the
-/// `idx << 2` of an address) in 32-bit halves: on a host without AVX-512 the 64-bit lanes the
-/// general path builds, shifts and splits again are half as many per vector instruction.
+// 64-bit shifts: D.u64 = S1.u64 shifted by S0.u[5:0].
 fn v_lshlrev_b64(cx: &mut Cx, d: &Decoded) -> Res {
-    if let (true, Src::Vgpr(r)) = (is_plain(d), d.src[1]) {
-        if let Plain::All(a) = plain_operand(cx, d, 0) {
-            let (lo, hi) = (
-                &cx.wave.vgpr[r as usize],
-                &cx.wave.vgpr[(r as usize + 1) % VGPRS],
-            );
-            let s = a & 63;
-            let (lo, hi): (Row, Row) = match s {
-                0 => (*lo, *hi),
-                1..32 => (
-                    std::array::from_fn(|l| lo[l] << s),
-                    std::array::from_fn(|l| hi[l] << s | lo[l] >> (32 - s)),
-                ),
-                _ => ([0; WAVE_SIZE], std::array::from_fn(|l| lo[l] << (s - 32))),
-            };
-            let exec = cx.wave.exec();
-            cx.wave.write_row(d.vdst as usize, &lo, exec);
-            cx.wave.write_row(d.vdst as usize + 1, &hi, exec);
-            return Ok(Flow::Continue);
-        }
-    }
-    u64_rev_shift(cx, d, |a, b| b << (a & 63))
+    u64_rev_shift(cx, d, Shift64::Left)
+}
+fn v_lshrrev_b64(cx: &mut Cx, d: &Decoded) -> Res {
+    u64_rev_shift(cx, d, Shift64::Right)
+}
+fn v_ashrrev_i64(cx: &mut Cx, d: &Decoded) -> Res {
+    u64_rev_shift(cx, d, Shift64::RightSigned)
 }
 
 /// D.u = S0.u + S1.u; VCC = carry out.
