@@ -114,6 +114,48 @@ impl Addresser {
         }
     }
 
+    /// The first lane's global address when the lanes address a row, lane `l` the `step` bytes
+    /// at `base + step * l` (`p[threadIdx.x]`), read off the address VGPRs' 32-bit rows
+    /// without making the 64 addresses: the low dwords count up by `step` and do not carry
+    /// out, and the high dwords of a VGPR pair all agree. `None` for any other access (such a
+    /// row across a 4 GiB boundary included), which [`Addresser::global_all`] then looks at.
+    #[inline]
+    fn row_base(&self, cx: &Cx, step: usize) -> Option<u64> {
+        if matches!(self.how, Addressing::Scratch { .. }) {
+            return None;
+        }
+        let v = &cx.wave.vgpr;
+        let lo = &v[self.vaddr];
+        let step = step as u32;
+        let first = lo[0];
+        first.checked_add(63 * step)?;
+        let apart = (0..WAVE_SIZE).fold(0, |m, l| m | lo[l] ^ first.wrapping_add(step * l as u32));
+        if apart != 0 {
+            return None;
+        }
+        let pair = |off: u64| {
+            let hi = &v[(self.vaddr + 1) % 256];
+            let apart = hi.iter().fold(0, |m, &h| m | h ^ hi[0]);
+            (apart == 0).then(|| (first as u64 | (hi[0] as u64) << 32).wrapping_add(off))
+        };
+        match self.how {
+            Addressing::Global {
+                off,
+                sbase: Some(s),
+            } => Some(s.wrapping_add(first as u64).wrapping_add(off)),
+            Addressing::Global { off, sbase: None } => pair(off),
+            Addressing::Flat { off } => {
+                // An aperture (4 GiB) is far wider than a row, so a row whose two ends are
+                // global memory has no lane in an aperture.
+                let base = pair(off)?;
+                let last = base.checked_add(WAVE_SIZE as u64 * step as u64 - 1)?;
+                let global = |a| matches!(flat_target(a), FlatTarget::Global(_));
+                (global(base) && global(last)).then_some(base)
+            }
+            Addressing::Scratch { .. } => None,
+        }
+    }
+
     /// Each lane's private-segment offset into `out` when the instruction is a SCRATCH access
     /// ([`super::private_rows`] then tries it with one lookup); false otherwise.
     fn private_offsets(&self, cx: &Cx, out: &mut [u32; WAVE_SIZE]) -> bool {
@@ -209,11 +251,60 @@ fn checked(cx: &mut Cx, addrs: &[u64; WAVE_SIZE], exec: u64, bytes: usize, acces
     !cx.mem.checking() || check_global::lanes(cx, addrs, exec, bytes, access)
 }
 
+/// The first lane's address when a global access of every lane, `bytes` each, is a row
+/// ([`Addresser::row_base`]) and no sanitizer needs the lanes' addresses: the access is then
+/// one block with one lookup, its 64 addresses never made.
+#[inline]
+fn full_row(cx: &Cx, addr: &Addresser, exec: u64, bytes: usize) -> Option<u64> {
+    if exec != u64::MAX || cx.mem.checking() {
+        return None;
+    }
+    addr.row_base(cx, bytes)
+}
+
+/// Writes loaded rows `out` (a narrow value zero-extended in `out[0]`) to VDST's registers in
+/// the lanes of `exec`, sign-extending a narrow signed load.
+fn write_loaded(
+    cx: &mut Cx,
+    d: &Decoded,
+    bytes: usize,
+    signed: bool,
+    out: &mut [[u32; WAVE_SIZE]; 4],
+    exec: u64,
+) {
+    if signed && bytes < 4 {
+        let shift = 32 - 8 * bytes as u32;
+        out[0]
+            .iter_mut()
+            .for_each(|v| *v = ((*v << shift) as i32 >> shift) as u32);
+    }
+    for (i, row) in out.iter().enumerate().take(bytes.div_ceil(4)) {
+        cx.wave.write_row(d.vdst as usize + i, row, exec);
+    }
+}
+
 /// Loads of `bytes` per lane into VDST (narrow loads extend into one dword).
 fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
     lds_bit(cx, d)?;
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
+    if let Some(base) = full_row(cx, &addr, exec, bytes) {
+        let done = if bytes == 4 {
+            // Straight into VDST, as below.
+            let vdst = &mut cx.wave.vgpr[d.vdst as usize % VGPRS];
+            cx.mem.load_dword_row(base, vdst)
+        } else {
+            let mut out = [[0u32; WAVE_SIZE]; 4];
+            let done = cx.mem.load_row_lanes(base, bytes, &mut out);
+            if done {
+                write_loaded(cx, d, bytes, signed, &mut out, exec);
+            }
+            done
+        };
+        if done {
+            return Ok(Flow::Continue);
+        }
+    }
     let mut addrs = CacheLine([0u64; WAVE_SIZE]);
     if addr.global_all(cx, exec, &mut addrs) && checked(cx, &addrs, exec, bytes, Access::Load) {
         if bytes == 4 {
@@ -227,15 +318,7 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
         } else {
             let mut out = [[0u32; WAVE_SIZE]; 4];
             if cx.mem.load_lanes(&addrs, exec, bytes, &mut out) {
-                if signed && bytes < 4 {
-                    let shift = 32 - 8 * bytes as u32;
-                    out[0]
-                        .iter_mut()
-                        .for_each(|v| *v = ((*v << shift) as i32 >> shift) as u32);
-                }
-                for (i, row) in out.iter().enumerate().take(bytes.div_ceil(4)) {
-                    cx.wave.write_row(d.vdst as usize + i, row, exec);
-                }
+                write_loaded(cx, d, bytes, signed, &mut out, exec);
                 return Ok(Flow::Continue);
             }
         }
@@ -387,6 +470,12 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     let exec = cx.wave.exec();
     let addr = Addresser::new(cx, d);
     let data = d.regs[1].saturating_sub(256) as usize;
+    if let Some(base) = full_row(cx, &addr, exec, bytes) {
+        let rows: [&[u32; WAVE_SIZE]; 4] = std::array::from_fn(|i| &cx.wave.vgpr[(data + i) % 256]);
+        if cx.mem.store_row_lanes(base, bytes, rows) {
+            return Ok(Flow::Continue);
+        }
+    }
     let mut addrs = CacheLine([0u64; WAVE_SIZE]);
     if addr.global_all(cx, exec, &mut addrs) && checked(cx, &addrs, exec, bytes, Access::Store) {
         let rows: [&[u32; WAVE_SIZE]; 4] = std::array::from_fn(|i| &cx.wave.vgpr[(data + i) % 256]);
@@ -940,6 +1029,11 @@ mod tests {
             "global_store_dwordx4 v[0:1], v[4:7], off",
             "global_store_short_d16_hi v[0:1], v4, off offset:2",
             "global_store_byte_d16_hi v[0:1], v4, off offset:1",
+            // SADDR base plus a VGPR offset: `s[2:3]` holds the buffer's high dword.
+            "global_load_dword v4, v0, s[2:3] offset:-4",
+            "global_load_ushort v4, v0, s[2:3]",
+            "global_store_dword v0, v4, s[2:3] offset:4",
+            "global_store_dwordx2 v0, v[4:5], s[2:3]",
         ];
         let code = assemble(&text.join("\n"), Target::Gfx900).unwrap();
         let program = Program::decode(&code.bytes, 0, Target::Gfx900);
@@ -962,6 +1056,7 @@ mod tests {
         for round in 0..2000 {
             let d = &program.insts[round % text.len()];
             let mut wave = Wave::new(0);
+            wave.sgpr[3] = (base >> 32) as u32;
             // Every fourth round a row: lane `l` at `start + width * l`, all lanes on; every
             // fourth, two rounds later, every lane at one place.
             let row = round % 4 == 0;
@@ -1007,6 +1102,40 @@ mod tests {
             slow.load(base, &mut b).unwrap();
             assert_eq!(a, b, "{}", text[round % text.len()]);
         }
+    }
+
+    /// A row of SADDR-plus-offset lanes whose 32-bit offsets carry out halfway (lane 32's
+    /// offset wraps to 0) is not one block: the lanes from 32 on address 4 GiB below the
+    /// others, outside the buffer, and the load faults as the per-lane path finds.
+    #[test]
+    fn a_row_whose_offsets_carry_out_is_not_one_block() {
+        let code = assemble("global_load_dword v4, v0, s[2:3]", Target::Gfx900).unwrap();
+        let program = Program::decode(&code.bytes, 0, Target::Gfx900);
+        let mut mem = Memory::default();
+        let base = mem.alloc(4096, AllocKind::Buffer).unwrap();
+        let first = 0xffff_ff80u32;
+        let sbase = base.wrapping_sub(first as u64);
+        let mut wave = Wave::new(0);
+        wave.sgpr[2] = sbase as u32;
+        wave.sgpr[3] = (sbase >> 32) as u32;
+        for l in 0..WAVE_SIZE {
+            wave.vgpr[0][l] = first.wrapping_add(4 * l as u32);
+        }
+        wave.set_exec(u64::MAX);
+        let env = DispatchEnv::default();
+        let mut lds = Lds::new(0);
+        let mut cx = Cx {
+            wave: &mut wave,
+            mem: &mut mem,
+            lds: &mut lds,
+            program: &program,
+            env: &env,
+        };
+        let got = crate::exec::issue::execute(&mut cx, &program.insts[0]);
+        assert!(got.is_err(), "{got:?}");
+        // The lanes before the carry alone are a row in the buffer, and load.
+        cx.wave.set_exec(u32::MAX as u64);
+        crate::exec::issue::execute(&mut cx, &program.insts[0]).unwrap();
     }
 
     /// Atomics whose lanes name several addresses of one buffer give the same registers and

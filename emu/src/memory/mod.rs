@@ -272,6 +272,54 @@ fn in_a_row(addrs: &[u64; 64], step: u64) -> bool {
     apart == 0
 }
 
+/// Loads a row of 64 lanes of `bytes` (1, 2, 4, 8, 12 or 16) each from `p` on into `out`, as
+/// little-endian dwords (a narrow value zero-extended), each lane's value with the host accesses
+/// [`relaxed::load`] makes for its width, bytes and shorts a quadword at a time.
+///
+/// # Safety
+/// The `64 * bytes` bytes from `p` on lie in one allocation.
+#[inline(always)]
+unsafe fn load_row_of(p: *mut u8, bytes: usize, out: &mut [[u32; 64]; 4]) {
+    match bytes {
+        1 | 2 => relaxed::load_row_narrow(p, bytes, &mut out[0]),
+        4 => relaxed::load_row(p, &mut out[0]),
+        8 => (0..64).for_each(|l| {
+            let v = relaxed::load_u64(p.add(8 * l));
+            out[0][l] = v as u32;
+            out[1][l] = (v >> 32) as u32;
+        }),
+        // 12 or 16: dword by dword, as `relaxed::load` reads them.
+        _ => (0..64).for_each(|l| {
+            for (i, row) in out.iter_mut().enumerate().take(bytes / 4) {
+                row[l] = relaxed::load_u32(p.add(bytes * l + 4 * i));
+            }
+        }),
+    }
+}
+
+/// Stores the low `bytes` of each lane's dwords `rows[..][l]` as a row from `p` on, as
+/// [`load_row_of`] loads them.
+///
+/// # Safety
+/// As [`load_row_of`].
+#[inline(always)]
+unsafe fn store_row_of(p: *mut u8, bytes: usize, rows: [&[u32; 64]; 4]) {
+    match bytes {
+        1 | 2 => relaxed::store_row_narrow(p, bytes, rows[0]),
+        4 => relaxed::store_row(p, rows[0]),
+        8 => (0..64).for_each(|l| {
+            let v = rows[0][l] as u64 | (rows[1][l] as u64) << 32;
+            relaxed::store_u64(p.add(8 * l), v)
+        }),
+        // 12 or 16: dword by dword, as `relaxed::store` writes them.
+        _ => (0..64).for_each(|l| {
+            for (i, row) in rows.iter().enumerate().take(bytes / 4) {
+                relaxed::store_u32(p.add(bytes * l + 4 * i), row[l]);
+            }
+        }),
+    }
+}
+
 /// An access that ran past the end of an allocation but stayed in its last page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PaddingAccess {
@@ -884,25 +932,57 @@ impl Memory {
     ) -> bool {
         if let Some(row) = self.row(addrs, exec, bytes as u64) {
             let Some(p) = row else { return false };
-            // SAFETY (every arm): the lanes' bytes from `p` on lie in one allocation.
-            match bytes {
-                1 | 2 => unsafe { relaxed::load_row_narrow(p, bytes, &mut out[0]) },
-                4 => unsafe { relaxed::load_row(p, &mut out[0]) },
-                8 => (0..64).for_each(|l| {
-                    let v = unsafe { relaxed::load_u64(p.add(8 * l)) };
-                    out[0][l] = v as u32;
-                    out[1][l] = (v >> 32) as u32;
-                }),
-                // 12 or 16: dword by dword, as `relaxed::load` reads them.
-                _ => (0..64).for_each(|l| {
-                    for (i, row) in out.iter_mut().enumerate().take(bytes / 4) {
-                        row[l] = unsafe { relaxed::load_u32(p.add(bytes * l + 4 * i)) };
-                    }
-                }),
-            }
+            // SAFETY: the lanes' bytes from `p` on lie in one allocation.
+            unsafe { load_row_of(p, bytes, out) };
             return true;
         }
         self.load_lanes_apart(addrs, exec, bytes, out)
+    }
+
+    /// Guest loads of a full wave's row of `bytes` per lane from `base` on (lane `l` at
+    /// `base + bytes * l`), as [`Memory::load_lanes`] loads such a row, for a caller that knows
+    /// the lanes form a row without their 64 addresses. False (nothing loaded) when the row
+    /// does not lie in one allocation.
+    #[inline]
+    pub fn load_row_lanes(&self, base: u64, bytes: usize, out: &mut [[u32; 64]; 4]) -> bool {
+        let Some(p) = self.row_window(base, bytes) else {
+            return false;
+        };
+        // SAFETY: the lanes' bytes from `p` on lie in one allocation.
+        unsafe { load_row_of(p, bytes, out) };
+        true
+    }
+
+    /// [`Memory::load_row_lanes`] of dwords, straight into `out`.
+    #[inline]
+    pub fn load_dword_row(&self, base: u64, out: &mut [u32; 64]) -> bool {
+        let Some(p) = self.row_window(base, 4) else {
+            return false;
+        };
+        // SAFETY: the lanes' 256 bytes from `p` on lie in one allocation.
+        unsafe { relaxed::load_row(p, out) };
+        true
+    }
+
+    /// Guest stores of a full wave's row (as [`Memory::load_row_lanes`]), with the host
+    /// accesses of [`Memory::store_lanes`].
+    #[inline]
+    pub fn store_row_lanes(&mut self, base: u64, bytes: usize, rows: [&[u32; 64]; 4]) -> bool {
+        let Some(p) = self.row_window(base, bytes) else {
+            return false;
+        };
+        self.writes = self.writes.wrapping_add(1);
+        // SAFETY: the lanes' bytes from `p` on lie in one allocation; lanes in a row do not
+        // overlap, so their order does not matter.
+        unsafe { store_row_of(p, bytes, rows) };
+        true
+    }
+
+    /// The host address of a row of 64 lanes of `bytes` each from guest `base` on, when the
+    /// whole row lies in one allocation (not its page padding).
+    #[inline]
+    fn row_window(&self, base: u64, bytes: usize) -> Option<*mut u8> {
+        self.window(base, base.checked_add(64 * bytes as u64)?)
     }
 
     /// [`Memory::load_lanes`] of lanes not in a row: each lane's address looked at.
@@ -959,22 +1039,9 @@ impl Memory {
         if let Some(row) = self.row(addrs, exec, bytes as u64) {
             let Some(p) = row else { return false };
             self.writes = self.writes.wrapping_add(1);
-            // SAFETY (every arm): the lanes' bytes from `p` on lie in one allocation; lanes in
-            // a row do not overlap, so their order does not matter.
-            match bytes {
-                1 | 2 => unsafe { relaxed::store_row_narrow(p, bytes, rows[0]) },
-                4 => unsafe { relaxed::store_row(p, rows[0]) },
-                8 => (0..64).for_each(|l| {
-                    let v = rows[0][l] as u64 | (rows[1][l] as u64) << 32;
-                    unsafe { relaxed::store_u64(p.add(8 * l), v) }
-                }),
-                // 12 or 16: dword by dword, as `relaxed::store` writes them.
-                _ => (0..64).for_each(|l| {
-                    for (i, row) in rows.iter().enumerate().take(bytes / 4) {
-                        unsafe { relaxed::store_u32(p.add(bytes * l + 4 * i), row[l]) };
-                    }
-                }),
-            }
+            // SAFETY: the lanes' bytes from `p` on lie in one allocation; lanes in a row do
+            // not overlap, so their order does not matter.
+            unsafe { store_row_of(p, bytes, rows) };
             return true;
         }
         self.store_lanes_apart(addrs, exec, bytes, rows)
