@@ -129,20 +129,21 @@ impl Addresser {
         let step = step as u32;
         let first = lo[0];
         first.checked_add(63 * step)?;
-        let apart = (0..WAVE_SIZE).fold(0, |m, l| m | lo[l] ^ first.wrapping_add(step * l as u32));
-        if apart != 0 {
-            return None;
-        }
+        let counts = |l: usize| lo[l] ^ first.wrapping_add(step * l as u32);
+        // A VGPR pair's high dwords, checked in the same pass as the low ones.
         let pair = |off: u64| {
             let hi = &v[(self.vaddr + 1) % 256];
-            let apart = hi.iter().fold(0, |m, &h| m | h ^ hi[0]);
+            let apart = (0..WAVE_SIZE).fold(0, |m, l| m | counts(l) | hi[l] ^ hi[0]);
             (apart == 0).then(|| (first as u64 | (hi[0] as u64) << 32).wrapping_add(off))
         };
         match self.how {
             Addressing::Global {
                 off,
                 sbase: Some(s),
-            } => Some(s.wrapping_add(first as u64).wrapping_add(off)),
+            } => {
+                let apart = (0..WAVE_SIZE).fold(0, |m, l| m | counts(l));
+                (apart == 0).then(|| s.wrapping_add(first as u64).wrapping_add(off))
+            }
             Addressing::Global { off, sbase: None } => pair(off),
             Addressing::Flat { off } => {
                 // An aperture (4 GiB) is far wider than a row, so a row whose two ends are
@@ -738,16 +739,11 @@ fn one_address_folded(
     // `step` applies a lane's operand to the value before it (for the returned values).
     macro_rules! applied {
         ($total:expr, |$c:ident, $v:ident| $step:expr) => {{
-            let total = $total;
-            let (mut olds, one) = ([0u64; WAVE_SIZE], [at; WAVE_SIZE]);
-            if !cx
-                .mem
-                .fetch_lanes(&one, 1, bytes, op, &[total; WAVE_SIZE], &mut olds)
-            {
+            let Some(old) = cx.mem.fetch_one(at, bytes, op, $total) else {
                 return false;
-            }
+            };
             if rtn {
-                let mut $c = olds[0];
+                let mut $c = old;
                 for l in lanes() {
                     out[0][l] = $c as u32;
                     out[1][l] = ($c >> 32) as u32;

@@ -8,6 +8,80 @@ use gcn_isa::Atomic;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
 use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64};
 
+/// The operations [`Memory::fetch_lanes`] and [`Memory::fetch_one`] take, at the widths they
+/// take them.
+fn taken(op: Atomic, bytes: usize) -> bool {
+    use Atomic::*;
+    matches!(
+        op,
+        Add | Sub | And | Or | Xor | Swap | Umin | Umax | Smin | Smax
+    ) && (bytes == 4 || bytes == 8)
+}
+
+/// `op` (one [`taken`] at `bytes`) for each lane `l` of `lanes`, in order, on the host bytes
+/// at `at(l)` with operand `data(l)`, each old value handed to `old(l, value)`: one host
+/// atomic per lane, or, `alone`, a load and a store. One loop per operation and width, the
+/// match outside it.
+///
+/// # Safety
+/// Each lane's bytes lie in one live allocation and are aligned for the width.
+#[inline(always)]
+unsafe fn fetch_each(
+    lanes: impl Iterator<Item = usize>,
+    at: impl Fn(usize) -> *mut u8,
+    data: impl Fn(usize) -> u64,
+    mut old: impl FnMut(usize, u64),
+    (op, bytes): (Atomic, usize),
+    alone: bool,
+) {
+    use Atomic::*;
+    macro_rules! each {
+        ($atomic:ty, $int:ty, $rmw:ident, |$o:ident, $v:ident| $f:expr) => {{
+            let width = u64::MAX >> (64 - 8 * bytes);
+            // Guest memory is only ever accessed through atomics or relaxed copies (see
+            // `relaxed`).
+            if alone {
+                for l in lanes {
+                    let a = <$atomic>::from_ptr(at(l).cast());
+                    let $v = data(l) as $int;
+                    let $o = <$int>::from_le(a.load(Acquire));
+                    a.store(<$int>::to_le($f), Release);
+                    old(l, $o as u64 & width);
+                }
+            } else {
+                for l in lanes {
+                    let a = <$atomic>::from_ptr(at(l).cast());
+                    let v = <$int>::to_le(data(l) as $int);
+                    old(l, <$int>::from_le(a.$rmw(v, AcqRel)) as u64 & width);
+                }
+            }
+        }};
+    }
+    match (op, bytes) {
+        (Add, 4) => each!(AtomicU32, u32, fetch_add, |o, v| o.wrapping_add(v)),
+        (Sub, 4) => each!(AtomicU32, u32, fetch_sub, |o, v| o.wrapping_sub(v)),
+        (And, 4) => each!(AtomicU32, u32, fetch_and, |o, v| o & v),
+        (Or, 4) => each!(AtomicU32, u32, fetch_or, |o, v| o | v),
+        (Xor, 4) => each!(AtomicU32, u32, fetch_xor, |o, v| o ^ v),
+        (Swap, 4) => each!(AtomicU32, u32, swap, |_o, v| v),
+        (Umin, 4) => each!(AtomicU32, u32, fetch_min, |o, v| o.min(v)),
+        (Umax, 4) => each!(AtomicU32, u32, fetch_max, |o, v| o.max(v)),
+        (Smin, 4) => each!(AtomicI32, i32, fetch_min, |o, v| o.min(v)),
+        (Smax, 4) => each!(AtomicI32, i32, fetch_max, |o, v| o.max(v)),
+        (Add, _) => each!(AtomicU64, u64, fetch_add, |o, v| o.wrapping_add(v)),
+        (Sub, _) => each!(AtomicU64, u64, fetch_sub, |o, v| o.wrapping_sub(v)),
+        (And, _) => each!(AtomicU64, u64, fetch_and, |o, v| o & v),
+        (Or, _) => each!(AtomicU64, u64, fetch_or, |o, v| o | v),
+        (Xor, _) => each!(AtomicU64, u64, fetch_xor, |o, v| o ^ v),
+        (Swap, _) => each!(AtomicU64, u64, swap, |_o, v| v),
+        (Umin, _) => each!(AtomicU64, u64, fetch_min, |o, v| o.min(v)),
+        (Umax, _) => each!(AtomicU64, u64, fetch_max, |o, v| o.max(v)),
+        (Smin, _) => each!(AtomicI64, i64, fetch_min, |o, v| o.min(v)),
+        (Smax, _) => each!(AtomicI64, i64, fetch_max, |o, v| o.max(v)),
+        _ => {}
+    }
+}
+
 impl Memory {
     /// Integer atomic `op` (add, sub, and, or, xor, swap, signed and unsigned min and max) of
     /// `bytes` (4 or 8) for the lanes set in `exec`, in lane order, lane `l` at `addrs[l]` with
@@ -22,12 +96,7 @@ impl Memory {
         data: &[u64; 64],
         olds: &mut [u64; 64],
     ) -> bool {
-        use Atomic::*;
-        if !matches!(
-            op,
-            Add | Sub | And | Or | Xor | Swap | Umin | Umax | Smin | Smax
-        ) || !(bytes == 4 || bytes == 8)
-        {
+        if !taken(op, bytes) {
             return false;
         }
         let Some((lo, hi)) = span(addrs, exec, bytes as u64) else {
@@ -38,13 +107,9 @@ impl Memory {
         };
         // The set bits of `exec`, lowest first: a filter over all 64 mispredicted a branch for
         // each lane of a random EXEC (a histogram's `if (count) atomicAdd(...)`).
-        let lanes = || {
-            std::iter::successors(Some(exec), |&m| Some(m & m.wrapping_sub(1)))
-                .take_while(|&m| m != 0)
-                .map(|m| m.trailing_zeros() as usize)
-        };
-        // The host address of lane `l`.
-        let at = |l: usize| p.wrapping_add((addrs[l] - lo) as usize);
+        let lanes = std::iter::successors(Some(exec), |&m| Some(m & m.wrapping_sub(1)))
+            .take_while(|&m| m != 0)
+            .map(|m| m.trailing_zeros() as usize);
         // `bytes` is 4 or 8: a mask, not a division per lane; every lane's host address is
         // looked at (wrapping for those below `lo`, which are not in `exec`), so the loop
         // vectorises.
@@ -56,58 +121,51 @@ impl Memory {
         }
         self.writes = self.writes.wrapping_add(1);
         // No other thread reaches memory ([`Memory::alone`]): each lane a host load and a host
-        // store (atomic ones, as every guest access is) in lane order, which no one can tell
-        // from one read-modify-write, and which costs a fraction of one.
+        // store in lane order, which no one can tell from one read-modify-write, and which
+        // costs a fraction of one.
         let alone = self.alone();
-        // One loop per operation and width: each lane one host atomic (`$rmw`), or alone a
-        // load, `$f` of the old value and the operand, and a store.
-        macro_rules! each {
-            ($atomic:ty, $int:ty, $rmw:ident, |$o:ident, $v:ident| $f:expr) => {{
-                let width = u64::MAX >> (64 - 8 * bytes);
-                // SAFETY (both loops): `window` checked every lane's bytes lie in one live
-                // allocation, and the address is aligned for the type; guest memory is only
-                // ever accessed through atomics or relaxed copies (see `relaxed`).
-                if alone {
-                    for l in lanes() {
-                        let a = unsafe { <$atomic>::from_ptr(at(l).cast()) };
-                        let $v = data[l] as $int;
-                        let $o = <$int>::from_le(a.load(Acquire));
-                        a.store(<$int>::to_le($f), Release);
-                        olds[l] = $o as u64 & width;
-                    }
-                } else {
-                    for l in lanes() {
-                        let a = unsafe { <$atomic>::from_ptr(at(l).cast()) };
-                        let v = <$int>::to_le(data[l] as $int);
-                        olds[l] = <$int>::from_le(a.$rmw(v, AcqRel)) as u64 & width;
-                    }
-                }
-            }};
-        }
-        match (op, bytes) {
-            (Add, 4) => each!(AtomicU32, u32, fetch_add, |o, v| o.wrapping_add(v)),
-            (Sub, 4) => each!(AtomicU32, u32, fetch_sub, |o, v| o.wrapping_sub(v)),
-            (And, 4) => each!(AtomicU32, u32, fetch_and, |o, v| o & v),
-            (Or, 4) => each!(AtomicU32, u32, fetch_or, |o, v| o | v),
-            (Xor, 4) => each!(AtomicU32, u32, fetch_xor, |o, v| o ^ v),
-            (Swap, 4) => each!(AtomicU32, u32, swap, |_o, v| v),
-            (Umin, 4) => each!(AtomicU32, u32, fetch_min, |o, v| o.min(v)),
-            (Umax, 4) => each!(AtomicU32, u32, fetch_max, |o, v| o.max(v)),
-            (Smin, 4) => each!(AtomicI32, i32, fetch_min, |o, v| o.min(v)),
-            (Smax, 4) => each!(AtomicI32, i32, fetch_max, |o, v| o.max(v)),
-            (Add, _) => each!(AtomicU64, u64, fetch_add, |o, v| o.wrapping_add(v)),
-            (Sub, _) => each!(AtomicU64, u64, fetch_sub, |o, v| o.wrapping_sub(v)),
-            (And, _) => each!(AtomicU64, u64, fetch_and, |o, v| o & v),
-            (Or, _) => each!(AtomicU64, u64, fetch_or, |o, v| o | v),
-            (Xor, _) => each!(AtomicU64, u64, fetch_xor, |o, v| o ^ v),
-            (Swap, _) => each!(AtomicU64, u64, swap, |_o, v| v),
-            (Umin, _) => each!(AtomicU64, u64, fetch_min, |o, v| o.min(v)),
-            (Umax, _) => each!(AtomicU64, u64, fetch_max, |o, v| o.max(v)),
-            (Smin, _) => each!(AtomicI64, i64, fetch_min, |o, v| o.min(v)),
-            (Smax, _) => each!(AtomicI64, i64, fetch_max, |o, v| o.max(v)),
-            _ => return false,
+        let at = |l: usize| p.wrapping_add((addrs[l] - lo) as usize);
+        // SAFETY: `window` checked every lane's bytes lie in one live allocation, and each is
+        // aligned for the width.
+        unsafe {
+            fetch_each(
+                lanes,
+                at,
+                |l| data[l],
+                |l, o| olds[l] = o,
+                (op, bytes),
+                alone,
+            );
         }
         true
+    }
+
+    /// [`Memory::fetch_lanes`] of one access: `op` with operand `data` on the `bytes` at
+    /// `addr`, the old value returned; `None` (nothing done) where `fetch_lanes` declines.
+    /// What the lanes of a wave on one address come to once their operands are combined.
+    pub fn fetch_one(&mut self, addr: u64, bytes: usize, op: Atomic, data: u64) -> Option<u64> {
+        if !taken(op, bytes) {
+            return None;
+        }
+        let p = self.window(addr, addr.checked_add(bytes as u64)?)?;
+        if (p as usize) & (bytes - 1) != 0 {
+            return None;
+        }
+        self.writes = self.writes.wrapping_add(1);
+        let alone = self.alone();
+        let mut old = 0;
+        // SAFETY: `window` checked the bytes lie in one live allocation; they are aligned.
+        unsafe {
+            fetch_each(
+                std::iter::once(0),
+                |_| p,
+                |_| data,
+                |_, o| old = o,
+                (op, bytes),
+                alone,
+            );
+        }
+        Some(old)
     }
 }
 
@@ -209,6 +267,20 @@ mod tests {
             past[0] = a + 4096;
             assert!(!fast.fetch_lanes(&past, 1, bytes, op, &data, &mut of));
             assert!(!fast.fetch_lanes(&fa, exec, bytes, Atomic::CmpSwap, &data, &mut of));
+            // One access: what one lane alone does on the general path, and the same declines.
+            let (one_f, one_s) = (fa[0], sa[0]);
+            let got = fast.fetch_one(one_f, bytes, op, data[0]).unwrap();
+            assert!(slow.rmw_lanes(&[one_s; 64], 1, bytes, new, &mut os));
+            assert_eq!(got, os[0], "{op:?} {bytes} one");
+            fast.load(a, &mut mf).unwrap();
+            slow.load(b, &mut ms).unwrap();
+            assert_eq!(mf, ms, "{op:?} {bytes} one");
+            assert_eq!(fast.fetch_one(one_f + 2, bytes, op, 1), None);
+            assert_eq!(fast.fetch_one(a + 4096, bytes, op, 1), None);
+            assert_eq!(fast.fetch_one(a + 256, bytes, op, 1), None);
+            assert_eq!(fast.fetch_one(one_f, bytes, Atomic::CmpSwap, 1), None);
+            fast.load(a, &mut mf).unwrap();
+            assert_eq!(mf, ms, "{op:?} {bytes}: a declined access changed nothing");
         }
     }
 }
