@@ -119,8 +119,10 @@ impl Addresser {
     /// without making the 64 addresses: the low dwords count up by `step` and do not carry
     /// out, and the high dwords of a VGPR pair all agree. `None` for any other access (such a
     /// row across a 4 GiB boundary included), which [`Addresser::global_all`] then looks at.
+    /// With `step` 0: every lane at one address. `len` is the bytes the access spans from the
+    /// first lane's address on (for FLAT, to see that none of them is in an aperture).
     #[inline]
-    fn row_base(&self, cx: &Cx, step: usize) -> Option<u64> {
+    fn row_base(&self, cx: &Cx, step: usize, len: u64) -> Option<u64> {
         if matches!(self.how, Addressing::Scratch { .. }) {
             return None;
         }
@@ -149,7 +151,7 @@ impl Addresser {
                 // An aperture (4 GiB) is far wider than a row, so a row whose two ends are
                 // global memory has no lane in an aperture.
                 let base = pair(off)?;
-                let last = base.checked_add(WAVE_SIZE as u64 * step as u64 - 1)?;
+                let last = base.checked_add(len - 1)?;
                 let global = |a| matches!(flat_target(a), FlatTarget::Global(_));
                 (global(base) && global(last)).then_some(base)
             }
@@ -260,7 +262,18 @@ fn full_row(cx: &Cx, addr: &Addresser, exec: u64, bytes: usize) -> Option<u64> {
     if exec != u64::MAX || cx.mem.checking() {
         return None;
     }
-    addr.row_base(cx, bytes)
+    addr.row_base(cx, bytes, WAVE_SIZE as u64 * bytes as u64)
+}
+
+/// The one global address every lane of an access addresses (`stats[3] = i`, `x = a[0]`), when
+/// the address VGPRs hold the same value in every lane (those outside EXEC included, as
+/// uniform values computed before a branch are) and no sanitizer needs the lanes' addresses.
+#[inline]
+fn one_place(cx: &Cx, addr: &Addresser, exec: u64, bytes: usize) -> Option<u64> {
+    if exec == 0 || cx.mem.checking() {
+        return None;
+    }
+    addr.row_base(cx, 0, bytes as u64)
 }
 
 /// Writes loaded rows `out` (a narrow value zero-extended in `out[0]`) to VDST's registers in
@@ -303,6 +316,13 @@ fn load(cx: &mut Cx, d: &Decoded, bytes: usize, signed: bool) -> Res {
             done
         };
         if done {
+            return Ok(Flow::Continue);
+        }
+    }
+    if let Some(at) = one_place(cx, &addr, exec, bytes) {
+        if let Some(vals) = cx.mem.load_one(at, bytes) {
+            let mut out = vals.map(|v| [v; WAVE_SIZE]);
+            write_loaded(cx, d, bytes, signed, &mut out, exec);
             return Ok(Flow::Continue);
         }
     }
@@ -474,6 +494,14 @@ fn store(cx: &mut Cx, d: &Decoded, bytes: usize) -> Res {
     if let Some(base) = full_row(cx, &addr, exec, bytes) {
         let rows: [&[u32; WAVE_SIZE]; 4] = std::array::from_fn(|i| &cx.wave.vgpr[(data + i) % 256]);
         if cx.mem.store_row_lanes(base, bytes, rows) {
+            return Ok(Flow::Continue);
+        }
+    }
+    if let Some(at) = one_place(cx, &addr, exec, bytes) {
+        // Lane order leaves the last lane's value.
+        let last = 63 - exec.leading_zeros() as usize;
+        let vals = std::array::from_fn(|i| cx.wave.vgpr[(data + i) % 256][last]);
+        if cx.mem.store_one(at, bytes, vals) {
             return Ok(Flow::Continue);
         }
     }

@@ -978,6 +978,42 @@ impl Memory {
         true
     }
 
+    /// The `bytes` (1 to 16) at guest `addr`, as little-endian dwords (a narrow value
+    /// zero-extended), read with the host accesses [`relaxed::load`] makes for the width:
+    /// what every lane of a wave whose lanes all address `addr` loads. `None` (nothing loaded)
+    /// unless the bytes lie inside one allocation.
+    #[inline]
+    pub fn load_one(&self, addr: u64, bytes: usize) -> Option<[u32; 4]> {
+        let p = self.window(addr, addr.checked_add(bytes as u64)?)?;
+        let mut buf = [0u8; 16];
+        // SAFETY: the bytes lie in one allocation.
+        unsafe { relaxed::load(p, &mut buf[..bytes]) };
+        Some(std::array::from_fn(|i| {
+            u32::from_le_bytes([buf[4 * i], buf[4 * i + 1], buf[4 * i + 2], buf[4 * i + 3]])
+        }))
+    }
+
+    /// Stores the low `bytes` (1 to 16) of `vals` at guest `addr`, as [`Memory::load_one`]
+    /// loads them: what a wave whose lanes all store to `addr` leaves (its last lane's
+    /// value). False (nothing stored) unless the bytes lie inside one allocation.
+    #[inline]
+    pub fn store_one(&mut self, addr: u64, bytes: usize, vals: [u32; 4]) -> bool {
+        let Some(p) = addr
+            .checked_add(bytes as u64)
+            .and_then(|end| self.window(addr, end))
+        else {
+            return false;
+        };
+        self.writes = self.writes.wrapping_add(1);
+        let mut buf = [0u8; 16];
+        for (i, v) in vals.iter().enumerate() {
+            buf[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        // SAFETY: the bytes lie in one allocation.
+        unsafe { relaxed::store(p, &buf[..bytes]) };
+        true
+    }
+
     /// The host address of a row of 64 lanes of `bytes` each from guest `base` on, when the
     /// whole row lies in one allocation (not its page padding).
     #[inline]
