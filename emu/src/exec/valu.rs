@@ -1137,7 +1137,7 @@ fn shift_halves(kind: Shift64, s: u32, lo: &Row, hi: &Row) -> (Row, Row) {
 /// A 32-bit op with carry: `f(a, b, carry_in) -> (result, carry_out)`; carry-in from src2 (or VCC),
 /// carry-out to sdst (or VCC).
 #[inline]
-pub fn carry(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, bool) -> (u32, bool)) -> Res {
+pub fn carry(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, u32) -> (u32, u32)) -> Res {
     if is_plain(d) {
         let cin = mask_src(cx, d.src[2]);
         let exec = cx.wave.exec();
@@ -1167,15 +1167,11 @@ pub fn carry(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, bool) -> (u32, bool)
     Ok(Flow::Continue)
 }
 
-/// `f` over the lanes of `a` and `b` with the carry-in bits of `cin`: the result row and the
-/// carry-out bits (a lane's carries as whole-lane masks, so the loop stays a vector loop).
+/// `f` over the lanes of `a` and `b` with the carry-in bits of `cin` (each lane's 0 or 1): the
+/// result row and the carry-out bits, each the top bit of the word `f` gives with the result
+/// (so the loop stays a vector loop, and the bits are gathered from the words as they are).
 #[inline(always)]
-fn carry_rows(
-    a: &Row,
-    b: &Row,
-    cin: u64,
-    f: &impl Fn(u32, u32, bool) -> (u32, bool),
-) -> (Row, u64) {
+fn carry_rows(a: &Row, b: &Row, cin: u64, f: &impl Fn(u32, u32, u32) -> (u32, u32)) -> (Row, u64) {
     carry_lanes(|l| a[l], |l| b[l], cin, f)
 }
 
@@ -1186,15 +1182,15 @@ fn carry_lanes(
     a: impl Fn(usize) -> u32,
     b: impl Fn(usize) -> u32,
     cin: u64,
-    f: &impl Fn(u32, u32, bool) -> (u32, bool),
+    f: &impl Fn(u32, u32, u32) -> (u32, u32),
 ) -> (Row, u64) {
     let cin = lane_masks::lanes_of(cin);
     let mut r = [0u32; WAVE_SIZE];
     let mut cout = [0u32; WAVE_SIZE];
     for l in 0..WAVE_SIZE {
-        let (v, c) = f(a(l), b(l), cin[l] != 0);
+        let (v, c) = f(a(l), b(l), cin[l] & 1);
         r[l] = v;
-        cout[l] = (c as u32).wrapping_neg();
+        cout[l] = c;
     }
     (r, lane_masks::sign_bits(&cout))
 }
