@@ -380,8 +380,8 @@ impl Lds {
 
     /// Read-modify-writes of `bytes` (4 or 8) at `addr[l]` of every lane in `exec`, in lane
     /// order (lanes on one address see each other's results): the value becomes `new(l, old)`
-    /// and `old` goes to `olds[l]`. The caller has checked the range
-    /// ([`Lds::bytes_in_range`]). The DS atomics' fast path.
+    /// and `old` goes to `olds[l]` when `olds` is given (a DS atomic that returns its values).
+    /// The caller has checked the range ([`Lds::bytes_in_range`]). The DS atomics' fast path.
     #[inline]
     pub fn rmw_lanes(
         &mut self,
@@ -389,15 +389,17 @@ impl Lds {
         exec: u64,
         bytes: usize,
         mut new: impl FnMut(usize, u64) -> u64,
-        olds: &mut [u64; 64],
+        olds: Option<&mut [u64; 64]>,
     ) {
         self.writes = self.writes.wrapping_add(1);
-        // One loop per width, each lane's value read and written whole: a copy of a length
-        // known only at run time is a call to `memcpy` per lane.
-        match bytes {
-            4 => self.rmw_lanes_of::<4>(addr, exec, new, olds),
-            8 => self.rmw_lanes_of::<8>(addr, exec, new, olds),
-            _ => {
+        // One loop per width and per return, each lane's value read and written whole: a copy
+        // of a length known only at run time is a call to `memcpy` per lane.
+        match (bytes, olds) {
+            (4, Some(o)) => self.rmw_lanes_of::<4>(addr, exec, new, |l, old| o[l] = old),
+            (4, None) => self.rmw_lanes_of::<4>(addr, exec, new, |_, _| {}),
+            (8, Some(o)) => self.rmw_lanes_of::<8>(addr, exec, new, |l, old| o[l] = old),
+            (8, None) => self.rmw_lanes_of::<8>(addr, exec, new, |_, _| {}),
+            (_, mut olds) => {
                 for (l, &a) in addr.iter().enumerate() {
                     if exec >> l & 1 == 0 {
                         continue;
@@ -407,7 +409,9 @@ impl Lds {
                     buf[..bytes].copy_from_slice(lane);
                     let old = u64::from_le_bytes(buf);
                     lane.copy_from_slice(&new(l, old).to_le_bytes()[..bytes]);
-                    olds[l] = old;
+                    if let Some(o) = olds.as_deref_mut() {
+                        o[l] = old;
+                    }
                 }
             }
         }
@@ -419,19 +423,33 @@ impl Lds {
         addr: &[u32; 64],
         exec: u64,
         mut new: impl FnMut(usize, u64) -> u64,
-        olds: &mut [u64; 64],
+        mut keep: impl FnMut(usize, u64),
     ) {
+        // Every lane's bytes in the LDS, checked once for the wave (a fold that vectorises)
+        // rather than at each lane's access: lanes on data-dependent addresses (a histogram's
+        // bins) then cost a load, the operation and a store each.
+        let len = self.data.len();
+        let past = (0..64).fold(0u64, |m, l| m | ((addr[l] as usize + N > len) as u64) << l);
+        assert!(
+            past & exec == 0,
+            "a DS atomic's lanes outside the LDS (the caller checks the range)"
+        );
+        let data = self.data.as_mut_ptr();
         let mut lanes = exec;
         while lanes != 0 {
             let l = lanes.trailing_zeros() as usize;
             lanes &= lanes - 1;
-            let at = addr[l] as usize;
-            let lane: &mut [u8; N] = (&mut self.data[at..at + N]).try_into().expect("N bytes");
+            // SAFETY: `addr[l] + N <= len` for every lane in `exec`, asserted above.
+            let p = unsafe { data.add(addr[l] as usize) }.cast::<[u8; N]>();
+            let bytes = unsafe { p.read_unaligned() };
             let mut buf = [0u8; 8];
-            buf[..N].copy_from_slice(lane);
+            buf[..N].copy_from_slice(&bytes);
             let old = u64::from_le_bytes(buf);
-            lane.copy_from_slice(&new(l, old).to_le_bytes()[..N]);
-            olds[l] = old;
+            let mut out = [0u8; N];
+            out.copy_from_slice(&new(l, old).to_le_bytes()[..N]);
+            // SAFETY: as for the read.
+            unsafe { p.write_unaligned(out) };
+            keep(l, old);
         }
     }
 

@@ -178,7 +178,7 @@ fn in_range_at_once(
                     let $v = d0[l];
                     $f
                 },
-                &mut olds,
+                rtn.then_some(&mut olds),
             )
         };
     }
@@ -198,7 +198,7 @@ fn in_range_at_once(
                 exec,
                 bytes,
                 |l, old| op.apply(old, d0[l], d1[l], bits),
-                &mut olds,
+                rtn.then_some(&mut olds),
             )
         }
     }

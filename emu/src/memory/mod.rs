@@ -775,8 +775,10 @@ impl Memory {
 
     /// A guest load of `out.len()` little-endian dwords at `addr` (a multiple of 4), with the
     /// host accesses [`Memory::load`] makes for their bytes, into dwords rather than bytes: a
-    /// scalar load's registers.
-    #[inline]
+    /// scalar load's registers. (Always inlined: each scalar load's width is then a constant
+    /// here, and the copy straight-line code; left to the inliner, it was not inlined in
+    /// some builds, a call and a loop of a length known at run time.)
+    #[inline(always)]
     pub fn load_words(&self, addr: u64, out: &mut [u32]) -> Result<(), MemError> {
         let p = self.guest_ptr(addr, 4 * out.len())?;
         // SAFETY: `p` is valid for the range; guest accesses are all atomic.
