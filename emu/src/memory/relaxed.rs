@@ -258,16 +258,25 @@ pub unsafe fn store_u64(dst: *mut u8, v: u64) {
 /// As [`load`], for `64 * bytes` bytes.
 #[inline(always)]
 pub unsafe fn load_row_narrow(src: *mut u8, bytes: usize, out: &mut [u32; 64]) {
-    let per_word = 8 / bytes;
+    // One loop per width, so the lanes of each quadword are unpacked with constant shifts (with
+    // the width a variable, a loop of a shift and a mask per lane).
+    match bytes {
+        1 => load_row_narrow_of::<1>(src, out),
+        _ => load_row_narrow_of::<2>(src, out),
+    }
+}
+
+#[inline(always)]
+unsafe fn load_row_narrow_of<const N: usize>(src: *mut u8, out: &mut [u32; 64]) {
+    let bits = 8 * N as u32;
     if (src as usize).is_multiple_of(8) {
-        let bits = 8 * bytes as u32;
-        for (i, lanes) in out.chunks_exact_mut(per_word).enumerate() {
+        for (i, lanes) in out.chunks_exact_mut(8 / N).enumerate() {
             let v = u64::from_le(AtomicU64::from_ptr(src.add(8 * i).cast()).load(Acquire));
             for (k, o) in lanes.iter_mut().enumerate() {
                 *o = (v >> (bits * k as u32)) as u32 & (u32::MAX >> (32 - bits));
             }
         }
-    } else if bytes == 1 {
+    } else if N == 1 {
         for (l, o) in out.iter_mut().enumerate() {
             *o = load_u8(src.add(l)) as u32;
         }
@@ -285,16 +294,23 @@ pub unsafe fn load_row_narrow(src: *mut u8, bytes: usize, out: &mut [u32; 64]) {
 /// As [`store`], for `64 * bytes` bytes.
 #[inline(always)]
 pub unsafe fn store_row_narrow(dst: *mut u8, bytes: usize, row: &[u32; 64]) {
-    let per_word = 8 / bytes;
+    match bytes {
+        1 => store_row_narrow_of::<1>(dst, row),
+        _ => store_row_narrow_of::<2>(dst, row),
+    }
+}
+
+#[inline(always)]
+unsafe fn store_row_narrow_of<const N: usize>(dst: *mut u8, row: &[u32; 64]) {
+    let bits = 8 * N as u32;
     if (dst as usize).is_multiple_of(8) {
-        let bits = 8 * bytes as u32;
-        for (i, lanes) in row.chunks_exact(per_word).enumerate() {
+        for (i, lanes) in row.chunks_exact(8 / N).enumerate() {
             let v = lanes.iter().enumerate().fold(0u64, |v, (k, &x)| {
                 v | ((x & (u32::MAX >> (32 - bits))) as u64) << (bits * k as u32)
             });
             AtomicU64::from_ptr(dst.add(8 * i).cast()).store(v.to_le(), Release);
         }
-    } else if bytes == 1 {
+    } else if N == 1 {
         for (l, &v) in row.iter().enumerate() {
             store_u8(dst.add(l), v as u8);
         }
