@@ -800,16 +800,29 @@ fn one_address_folded(
     }
     // Signed minimum and maximum over the operands sign-extended, the identity the largest or
     // the smallest i64.
+    // 32-bit operands fold as i32 lanes, which the host compares eight at a time (AVX2 has no
+    // 64-bit minimum or maximum: a compare and a blend for every four lanes).
     macro_rules! signed_folded {
-        ($identity:expr, $fold:ident) => {{
-            let operands: [i64; WAVE_SIZE] = std::array::from_fn(|l| {
-                if exec >> l & 1 != 0 {
-                    signed(value[l])
-                } else {
-                    $identity
-                }
-            });
-            let total = operands.iter().fold($identity, |a, &b| a.$fold(b));
+        ($identity:ident, $fold:ident) => {{
+            let total = if bytes == 4 {
+                let operands: [i32; WAVE_SIZE] = std::array::from_fn(|l| {
+                    if exec >> l & 1 != 0 {
+                        value[l] as u32 as i32
+                    } else {
+                        i32::$identity
+                    }
+                });
+                operands.iter().fold(i32::$identity, |a, &b| a.$fold(b)) as i64
+            } else {
+                let operands: [i64; WAVE_SIZE] = std::array::from_fn(|l| {
+                    if exec >> l & 1 != 0 {
+                        signed(value[l])
+                    } else {
+                        i64::$identity
+                    }
+                });
+                operands.iter().fold(i64::$identity, |a, &b| a.$fold(b))
+            };
             applied!(total as u64 & mask, |c, v| signed(c).$fold(signed(v))
                 as u64)
         }};
@@ -823,8 +836,8 @@ fn one_address_folded(
         Atomic::Xor => folded!(0, |a, b| a ^ b, |c, v| c ^ v),
         Atomic::Umin => folded!(mask, |a, b| a.min(b), |c, v| c.min(v)),
         Atomic::Umax => folded!(0, |a, b| a.max(b), |c, v| c.max(v)),
-        Atomic::Smin => signed_folded!(i64::MAX, min),
-        Atomic::Smax => signed_folded!(i64::MIN, max),
+        Atomic::Smin => signed_folded!(MAX, min),
+        Atomic::Smax => signed_folded!(MIN, max),
         // The last lane's value stays; each lane gets the one before it.
         Atomic::Swap => applied!(value[63 - exec.leading_zeros() as usize] & mask, |_c, v| v),
         _ => false,
