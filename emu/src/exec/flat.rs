@@ -799,9 +799,8 @@ fn one_address_folded(
         }};
     }
     // Signed minimum and maximum over the operands sign-extended, the identity the largest or
-    // the smallest i64.
-    // 32-bit operands fold as i32 lanes, which the host compares eight at a time (AVX2 has no
-    // 64-bit minimum or maximum: a compare and a blend for every four lanes).
+    // the smallest value. 32-bit operands fold as i32 lanes, which the host compares eight at a
+    // time (AVX2 has no 64-bit minimum or maximum: a compare and a blend for every four lanes).
     macro_rules! signed_folded {
         ($identity:ident, $fold:ident) => {{
             let total = if bytes == 4 {
