@@ -1134,8 +1134,9 @@ fn shift_halves(kind: Shift64, s: u32, lo: &Row, hi: &Row) -> (Row, Row) {
     }
 }
 
-/// A 32-bit op with carry: `f(a, b, carry_in) -> (result, carry_out)`; carry-in from src2 (or VCC),
-/// carry-out to sdst (or VCC).
+/// A 32-bit op with carry: `f(a, b, carry_in) -> (result, carry_out)`, the carry-in 0 or 1 and
+/// the carry-out the top bit of its word; carry-in from src2 (or VCC), carry-out to sdst (or
+/// VCC).
 #[inline]
 pub fn carry(cx: &mut Cx, d: &Decoded, f: impl Fn(u32, u32, u32) -> (u32, u32)) -> Res {
     if is_plain(d) {
