@@ -81,8 +81,29 @@ fn merge_bytes_of_lanes(row: &mut Row, vals: &Row, mask: u64) {
     let (vals, _) = vals.as_chunks::<8>();
     for (i, (d, s)) in rows.iter_mut().zip(vals).enumerate() {
         let m = byte_lanes(mask, i);
-        let old = *d;
-        *d = std::array::from_fn(|l| (s[l] & m[l]) | (old[l] & !m[l]));
+        // With AVX2, one blend on the masks' top bits, where the bitwise merge is three
+        // operations (and, and-not, or) for every 8 lanes.
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        {
+            use std::arch::x86_64::{
+                _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_loadu_si256,
+                _mm256_storeu_si256,
+            };
+            // SAFETY: the build enables AVX2; each load and the store are of the 8 lanes of
+            // one chunk of `row`, `vals` or the mask table.
+            unsafe {
+                let old = _mm256_castsi256_ps(_mm256_loadu_si256(d.as_ptr().cast()));
+                let new = _mm256_castsi256_ps(_mm256_loadu_si256(s.as_ptr().cast()));
+                let m = _mm256_castsi256_ps(_mm256_loadu_si256(m.as_ptr().cast()));
+                let v = _mm256_castps_si256(_mm256_blendv_ps(old, new, m));
+                _mm256_storeu_si256(d.as_mut_ptr().cast(), v);
+            }
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        {
+            let old = *d;
+            *d = std::array::from_fn(|l| (s[l] & m[l]) | (old[l] & !m[l]));
+        }
     }
 }
 
@@ -175,8 +196,10 @@ mod tests {
 
     #[test]
     fn conversions_agree_with_bit_by_bit_definitions() {
-        let old: Row = std::array::from_fn(|l| 0x1000 + l as u32);
-        let new: Row = std::array::from_fn(|l| 0xabcd_0000 | l as u32);
+        // Signalling NaNs' bits among them: a merge that went through float operations
+        // would quiet them.
+        let old: Row = std::array::from_fn(|l| 0x7f80_0001 + l as u32);
+        let new: Row = std::array::from_fn(|l| 0xff80_0000 | l as u32);
         for m in masks() {
             let bit = |l: usize| m >> l & 1 != 0;
             let mut row = old;
