@@ -850,8 +850,7 @@ impl Memory {
         if exec != u64::MAX || !in_a_row(addrs, bytes) {
             return None;
         }
-        let hi = addrs[0].checked_add(64 * bytes);
-        Some(hi.and_then(|hi| self.window(addrs[0], hi)))
+        Some(self.row_window(addrs[0], bytes as usize))
     }
 
     /// Guest dword loads of the lanes set in `exec` from `addrs` into `out`, when they all lie
