@@ -220,15 +220,17 @@ fn run_stretch(m: &mut CuSim, s: usize) -> bool {
             .filter(|_| cx.wave.mode & SLOW_MODES == 0)
         {
             let left = AHEAD - n;
-            let indices = ahead.index[n..].as_mut_ptr().cast();
+            // (Each instruction's code is its `bulk_code`, written by the region.)
+            let mut out = compiled::AheadOut {
+                index: ahead.index[n..].as_mut_ptr(),
+                code: ahead.code[n..].as_mut_ptr(),
+            };
+            let to = (&mut out as *mut compiled::AheadOut).cast();
             // SAFETY: the region calls the semantic functions of the program's instructions
-            // with `cx`, as `execute` does below, and writes at most `left` indices from
-            // `index[n]` ([`compiled::Region::compile_ahead`]).
-            let out = unsafe { code(&mut cx, at as u64, left as u64, indices) };
+            // with `cx`, as `execute` does below, and writes at most `left` indices and codes
+            // from `index[n]` and `code[n]` ([`compiled::Region::compile_ahead`]).
+            let out = unsafe { code(&mut cx, at as u64, left as u64, to) };
             let (k, code, stopped) = compiled::unpack(out);
-            for j in n..n + k as usize {
-                ahead.code[j] = facts[ahead.index[j] as usize].bulk_code;
-            }
             n += k as usize;
             match code {
                 // Where the wave goes next is not pure, the run is full, or MODE asks for

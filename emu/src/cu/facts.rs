@@ -112,6 +112,15 @@ pub struct InstTiming {
     pub issue_limit: WaitCounters,
 }
 
+impl InstTiming {
+    /// What the run-ahead's compiled region writes for the instruction as it runs it (its
+    /// [`InstTiming::bulk_code`]), or `None` if the run-ahead may not run it (not
+    /// [`InstTiming::pure`]).
+    pub fn ahead_code(&self) -> Option<super::bulk::Code> {
+        self.pure.then_some(self.bulk_code)
+    }
+}
+
 /// The timing of every instruction of `program`, by instruction index.
 pub fn program_facts(program: &Program) -> Vec<InstTiming> {
     program

@@ -62,10 +62,15 @@ impl Module {
     }
 
     /// As [`Module::hot_region`], the code the timing model's run-ahead runs
-    /// ([`HotRegion::ahead`]): the kernel's pure instructions ([`InstTiming::pure`]).
+    /// ([`HotRegion::ahead`]): the kernel's pure instructions ([`InstTiming::pure`]), each with
+    /// its code for the bulk turns ([`InstTiming::ahead_code`]).
     pub fn ahead_region(&self, entry: u32, compile: Compile) -> Option<Arc<HotRegion>> {
         self.region_for(entry, compile, true, || {
-            let runs = self.timing_facts().iter().map(|f| f.pure).collect();
+            let runs = self
+                .timing_facts()
+                .iter()
+                .map(InstTiming::ahead_code)
+                .collect();
             HotRegion::ahead(&self.program, entry, compile, runs)
         })
     }

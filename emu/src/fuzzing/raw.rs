@@ -342,7 +342,10 @@ fn launch_timed(
         config,
         ahead_code: compiled
             .then(|| {
-                let runs = facts.iter().map(|f| f.pure).collect();
+                let runs = facts
+                    .iter()
+                    .map(crate::cu::facts::InstTiming::ahead_code)
+                    .collect();
                 HotRegion::ahead(program, 0, Compile::Always, runs)
             })
             .flatten()

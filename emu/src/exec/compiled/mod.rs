@@ -43,7 +43,8 @@
 //! **The timing model's run-ahead** ([`crate::cu::ahead`]) runs a wave's pure ALU
 //! instructions before they issue, and needs their indices: its regions
 //! ([`Region::compile_ahead`]) hold only the instructions it may run, write each one's index
-//! to an array, and return at a backward jump ([`BACK_EDGE`]).
+//! and its code for the bulk turns to arrays ([`AheadOut`]), and return at a backward jump
+//! ([`BACK_EDGE`]).
 //!
 //! **When**: compiling costs about as much as interpreting 2,000 instructions for each
 //! instruction compiled, which a kernel run a few times on small inputs (most of a library's
@@ -100,9 +101,19 @@ pub const OUTCOME: u64 = 3;
 pub const HOT_RUNS_AHEAD_PER_INSTRUCTION: u32 = 128;
 
 /// A region's code: the [`Cx`], the instruction to start at, how many instructions it may
-/// run, the engine's state for [`JumpedFn`] (a run-ahead region: where it writes the index
-/// of each instruction it runs, one `u32` each); the result [`pack`]ed.
+/// run, the engine's state for [`JumpedFn`] (a run-ahead region: the [`AheadOut`] it writes
+/// each instruction it runs to); the result [`pack`]ed.
 pub type RegionFn = unsafe extern "C-unwind" fn(*mut Cx, u64, u64, *mut c_void) -> u64;
+
+/// Where a run-ahead region writes the instructions it runs, from the first at position 0:
+/// each one's index, and the byte its caller keeps with it (the timing model's issue unit and
+/// kind of the instruction, [`crate::cu::bulk::Code`]), both known when it is compiled, so the
+/// code stores them as constants where its caller looked each byte up after the run.
+#[repr(C)]
+pub struct AheadOut {
+    pub index: *mut u32,
+    pub code: *mut u8,
+}
 
 /// What the region calls when the wave at the [`Cx`] left instruction `at` (the third
 /// argument) for its `pc`: the engine counts the straight run it leaves and shows a backward
@@ -172,8 +183,9 @@ pub struct HotRegion {
     /// Quanta (runs ahead) run interpreted before it is compiled.
     after: u32,
     quanta: AtomicU32,
-    /// For the timing model's run-ahead: the instructions it runs (see [`Region::compile_ahead`]).
-    ahead: Option<Arc<[bool]>>,
+    /// For the timing model's run-ahead: the instructions it runs, with the byte it writes
+    /// for each (see [`Region::compile_ahead`]).
+    ahead: Option<Arc<[Option<u8>]>>,
     /// Set by the thread that compiled it.
     region: Arc<OnceLock<Option<Region>>>,
     /// The thread compiling a hot region in the background (see [`HotRegion::get`]), once
@@ -197,13 +209,13 @@ impl HotRegion {
     }
 
     /// The run-ahead region ([`Region::compile_ahead`]) of the kernel entered at instruction
-    /// `entry`, made of the instructions `runs` marks, compiled when `compile` says (counting
+    /// `entry`, made of the instructions `runs` gives a byte, compiled when `compile` says (counting
     /// runs ahead, [`HOT_RUNS_AHEAD_PER_INSTRUCTION`]); `None` as [`HotRegion::of`].
     pub fn ahead(
         program: &Program,
         entry: u32,
         compile: Compile,
-        runs: Box<[bool]>,
+        runs: Box<[Option<u8>]>,
     ) -> Option<HotRegion> {
         let after = match compile {
             Compile::Never => return None,
@@ -213,7 +225,7 @@ impl HotRegion {
                 let n = inside
                     .iter()
                     .zip(runs.iter())
-                    .filter(|&(&i, &r)| i && r)
+                    .filter(|&(&i, r)| i && r.is_some())
                     .count();
                 (n as u32).saturating_mul(HOT_RUNS_AHEAD_PER_INSTRUCTION)
             }
@@ -270,7 +282,7 @@ impl HotRegion {
     /// Counts a quantum until it is hot, then compiles, or starts compiling.
     #[cold]
     fn when_hot(&self, program: &Program, jumped: JumpedFn) -> Option<&Region> {
-        let mode = |runs: &Option<Arc<[bool]>>| match runs {
+        let mode = |runs: &Option<Arc<[Option<u8>]>>| match runs {
             Some(runs) => Mode::Ahead(runs.clone()),
             None => Mode::Run(jumped),
         };
@@ -439,14 +451,14 @@ impl Region {
     }
 
     /// Compiles the region of the timing model's run-ahead ([`crate::cu::ahead`]): the
-    /// instructions reachable from `entry` that `runs` marks. It differs from a
+    /// instructions reachable from `entry` that `runs` gives a byte. It differs from a
     /// [`Region::compile`]d one in that it
-    /// - writes the index of each instruction it runs to the `u32` array its caller passes
-    ///   (in place of the state for [`JumpedFn`], which it does not call), the first at
-    ///   index 0, before running it;
+    /// - writes the index of each instruction it runs, and its byte, to the [`AheadOut`] its
+    ///   caller passes (in place of the state for [`JumpedFn`], which it does not call), the
+    ///   first at position 0, before running it;
     /// - returns [`BACK_EDGE`] after an instruction that jumped backwards (to or before
     ///   itself), for the caller to decide whether the run goes on.
-    pub fn compile_ahead(program: &Program, entry: u32, runs: &[bool]) -> Option<Region> {
+    pub fn compile_ahead(program: &Program, entry: u32, runs: &[Option<u8>]) -> Option<Region> {
         Region::compile_as(
             &program.insts,
             &program.bad,
@@ -466,7 +478,7 @@ impl Region {
         let mut inside = reachable(insts, entry)?;
         if let Mode::Ahead(runs) = &mode {
             for (i, inside) in inside.iter_mut().enumerate() {
-                *inside &= runs.get(i).copied().unwrap_or(false);
+                *inside &= runs.get(i).is_some_and(Option::is_some);
             }
         }
         let mut flags = settings::builder();
@@ -486,7 +498,10 @@ impl Region {
         let mut module = JITModule::new(builder);
         let mut ctx = module.make_context();
         let mut fbc = FunctionBuilderContext::new();
-        let ahead = matches!(mode, Mode::Ahead(_));
+        let ahead = match &mode {
+            Mode::Ahead(runs) => Some(runs.clone()),
+            Mode::Run(_) => None,
+        };
         // (Words that did not decode stand as `s_nop`s whose semantic function faults.)
         let mut undecodable = vec![false; insts.len()];
         for &(i, _) in bad {
@@ -498,7 +513,13 @@ impl Region {
             span: &span,
             undecodable: &undecodable,
         };
-        build(&mut module, &mut ctx.func, &mut fbc, &region, ahead)?;
+        build(
+            &mut module,
+            &mut ctx.func,
+            &mut fbc,
+            &region,
+            ahead.as_deref(),
+        )?;
         let id = module
             .declare_anonymous_function(&ctx.func.signature)
             .ok()?;
@@ -531,8 +552,9 @@ impl std::fmt::Debug for Region {
 enum Mode {
     /// The functional engine, whose [`JumpedFn`] the code calls at each jump.
     Run(JumpedFn),
-    /// The timing model's run-ahead, of the instructions marked ([`Region::compile_ahead`]).
-    Ahead(Arc<[bool]>),
+    /// The timing model's run-ahead, of the instructions given a byte
+    /// ([`Region::compile_ahead`]).
+    Ahead(Arc<[Option<u8>]>),
 }
 
 /// The instructions reachable from `entry`, or `None` past [`MAX_REGION`] of them.
@@ -588,14 +610,14 @@ struct Blocks<'a> {
     undecodable: &'a [bool],
 }
 
-/// Builds the region's function (see the module doc) into `func`; `ahead` for the timing
-/// model's run-ahead ([`Region::compile_ahead`]).
+/// Builds the region's function (see the module doc) into `func`; `ahead` (each instruction's
+/// byte) for the timing model's run-ahead ([`Region::compile_ahead`]).
 fn build(
     module: &mut JITModule,
     func: &mut cranelift_codegen::ir::Function,
     fbc: &mut FunctionBuilderContext,
     region: &Blocks,
-    ahead: bool,
+    ahead: Option<&[Option<u8>]>,
 ) -> Option<()> {
     let (insts, span) = (region.insts, region.span);
     let ptr = module.target_config().pointer_type();
@@ -613,8 +635,8 @@ fn build(
         jumped_sig.params.push(AbiParam::new(ty));
     }
     let jumped_ref = match ahead {
-        true => None,
-        false => {
+        Some(_) => None,
+        None => {
             let id = module
                 .declare_function("gcnemu_jumped", Linkage::Import, &jumped_sig)
                 .ok()?;
@@ -727,12 +749,23 @@ fn build(
         b.ins().brif(full, stop, &[], run, &[]);
         b.switch_to_block(run);
         b.seal_block(run);
-        // (Run ahead: the instruction's index, at its position in the caller's array.)
-        if ahead {
+        // (Run ahead: the instruction's index and byte, at its position in the caller's
+        // arrays.)
+        if let Some(codes) = ahead {
+            let indices = b
+                .ins()
+                .load(ptr, mem, jumps, offset_of!(AheadOut, index) as i32);
             let offset = b.ins().ishl_imm_u(n, 2);
-            let slot = b.ins().iadd(jumps, offset);
+            let slot = b.ins().iadd(indices, offset);
             let index = b.ins().iconst(types::I32, i);
             b.ins().store(mem, index, slot, 0);
+            let bytes = b
+                .ins()
+                .load(ptr, mem, jumps, offset_of!(AheadOut, code) as i32);
+            let slot = b.ins().iadd(bytes, n);
+            let code = codes.get(i as usize).copied().flatten().unwrap_or(0);
+            let code = b.ins().iconst(types::I8, code as i64);
+            b.ins().store(mem, code, slot, 0);
         }
         let written = match region.undecodable[i as usize] {
             true => None,
