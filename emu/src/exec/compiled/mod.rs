@@ -209,8 +209,8 @@ impl HotRegion {
     }
 
     /// The run-ahead region ([`Region::compile_ahead`]) of the kernel entered at instruction
-    /// `entry`, made of the instructions `runs` gives a byte, compiled when `compile` says (counting
-    /// runs ahead, [`HOT_RUNS_AHEAD_PER_INSTRUCTION`]); `None` as [`HotRegion::of`].
+    /// `entry`, made of the instructions `runs` gives a byte, compiled when `compile` says
+    /// (counting runs ahead, [`HOT_RUNS_AHEAD_PER_INSTRUCTION`]); `None` as [`HotRegion::of`].
     pub fn ahead(
         program: &Program,
         entry: u32,
@@ -763,6 +763,7 @@ fn build(
                 .ins()
                 .load(ptr, mem, jumps, offset_of!(AheadOut, code) as i32);
             let slot = b.ins().iadd(bytes, n);
+            // (Every instruction in the region has its byte: `compile_as` keeps only those.)
             let code = codes.get(i as usize).copied().flatten().unwrap_or(0);
             let code = b.ins().iconst(types::I8, code as i64);
             b.ins().store(mem, code, slot, 0);
