@@ -1,4 +1,4 @@
-//! The allocations the last few lookups hit, newest first: a kernel's lanes almost always hit
+//! The allocations the last few lookups missed and found: a kernel's lanes almost always hit
 //! one buffer per instruction, but its instructions take turns among a few (saxpy's `x`, `y`,
 //! its kernel arguments and its dispatch packet), and one remembered allocation would miss at
 //! every turn.
@@ -8,82 +8,82 @@
 //! way (a bounds check and two loads from an `Allocation` each) and remapping the empty ways
 //! made the lookup about 60 host instructions, paid by every scalar load and every vector
 //! access of a wave.
+//!
+//! A hit writes nothing. The ways used to be kept newest first, a hit on an older way
+//! rewriting all of them; the next lookup's read of the ways then waited for those stores to
+//! reach the cache (the host cannot forward several narrow stores to one wide load), and in
+//! saxpy, whose instructions turn among its four allocations, that wait was about a fifth of
+//! the functional run. Now the ways stay where they are, all of them are compared at once,
+//! and a miss replaces the ways in turn (first in, first out), which keeps any four
+//! allocations a kernel turns among.
 
 use std::cell::Cell;
 
 /// How many allocations are remembered.
 const WAYS: usize = 4;
 
-/// One remembered allocation: its guest range `[base, end)` and its index in
-/// [`super::Memory`]'s sorted allocations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Way {
-    base: u64,
-    end: u64,
-    index: usize,
-}
-
-/// An empty way: no access lies in it (`end` is never above `base`).
-const EMPTY: Way = Way {
-    base: u64::MAX,
-    end: 0,
-    index: usize::MAX,
-};
-
-/// The remembered allocations, newest first. Valid while the allocation table is unchanged:
-/// [`super::Memory`] clears it whenever it adds or removes an allocation.
+/// The remembered allocations: way `k` holds the guest range `[base[k], end[k])` of the
+/// allocation at `index[k]` in [`super::Memory`]'s sorted allocations. An empty way has
+/// `end` below `base`, so no access lies in it. Valid while the allocation table is
+/// unchanged: [`super::Memory`] clears it whenever it adds or removes an allocation.
 #[derive(Debug)]
-pub(super) struct Recent(Cell<[Way; WAYS]>);
+pub(super) struct Recent {
+    base: [Cell<u64>; WAYS],
+    end: [Cell<u64>; WAYS],
+    index: [Cell<usize>; WAYS],
+    /// The way the next miss replaces.
+    next: Cell<usize>,
+}
 
 impl Default for Recent {
     fn default() -> Recent {
-        Recent(Cell::new([EMPTY; WAYS]))
+        Recent {
+            base: std::array::from_fn(|_| Cell::new(u64::MAX)),
+            end: std::array::from_fn(|_| Cell::new(0)),
+            index: std::array::from_fn(|_| Cell::new(usize::MAX)),
+            next: Cell::new(0),
+        }
     }
 }
 
 impl Recent {
-    /// The index of the remembered allocation holding `[addr, end)`, if one does; a hit on an
-    /// older way makes it the newest.
+    /// The index of the remembered allocation holding `[addr, end)`, if one does.
     #[inline]
     pub fn find(&self, addr: u64, end: u64) -> Option<usize> {
-        let w = self.0.get();
-        if addr >= w[0].base && end <= w[0].end {
-            return Some(w[0].index);
+        // Every way compared, branch-free, then the first that holds the range (ranges of
+        // distinct allocations do not overlap, so at most one does).
+        let mut holds = 0u32;
+        for k in 0..WAYS {
+            let inside = (addr >= self.base[k].get()) & (end <= self.end[k].get());
+            holds |= u32::from(inside) << k;
         }
-        let at = (1..WAYS).find(|&k| addr >= w[k].base && end <= w[k].end)?;
-        self.0.set(to_front(w, at, w[at]));
-        Some(w[at].index)
+        (holds != 0).then(|| self.index[holds.trailing_zeros() as usize].get())
     }
 
-    /// Allocation `index`, holding `[base, end)`, was hit: it becomes the newest, the others
-    /// move down, the oldest goes.
+    /// Allocation `index`, holding `[base, end)`, was found in the table after a miss: it
+    /// takes the way whose turn it is, unless a way holds it already.
     #[inline]
     pub fn hit(&self, index: usize, base: u64, end: u64) {
-        let w = self.0.get();
-        if w[0].index == index {
+        if self.index.iter().any(|i| i.get() == index) {
             return;
         }
-        let at = w.iter().position(|x| x.index == index).unwrap_or(WAYS - 1);
-        self.0.set(to_front(w, at, Way { base, end, index }));
+        let k = self.next.get();
+        self.base[k].set(base);
+        self.end[k].set(end);
+        self.index[k].set(index);
+        self.next.set((k + 1) % WAYS);
     }
 
     /// Forgets every allocation (the indices change when one is added or removed).
     #[inline]
     pub fn clear(&self) {
-        self.0.set([EMPTY; WAYS]);
+        for k in 0..WAYS {
+            self.base[k].set(u64::MAX);
+            self.end[k].set(0);
+            self.index[k].set(usize::MAX);
+        }
+        self.next.set(0);
     }
-}
-
-/// The ways with `new` first and the ways before `at` moved down one, made whole and stored at
-/// once: moved in place, the ways were stored in pieces, and the next lookup's read of all of
-/// them waited for the pieces to reach the cache.
-#[inline]
-fn to_front(w: [Way; WAYS], at: usize, new: Way) -> [Way; WAYS] {
-    std::array::from_fn(|k| match k {
-        0 => new,
-        k if k <= at => w[k - 1],
-        k => w[k],
-    })
 }
 
 #[cfg(test)]
@@ -95,33 +95,35 @@ mod tests {
         r.hit(i, 100 * i as u64, 100 * i as u64 + 50);
     }
 
-    fn order(r: &Recent) -> [usize; WAYS] {
-        r.0.get().map(|w| w.index)
+    fn ways(r: &Recent) -> [usize; WAYS] {
+        std::array::from_fn(|k| r.index[k].get())
     }
 
-    /// A hit moves its allocation to the front and keeps the others in order; a fifth one
-    /// pushes out the oldest.
+    /// Misses fill the ways in turn, an allocation already held takes no second way, and a
+    /// fifth one replaces the first in.
     #[test]
-    fn the_newest_hit_comes_first() {
+    fn misses_fill_the_ways_in_turn() {
         let r = Recent::default();
-        assert_eq!(order(&r), [usize::MAX; 4]);
+        assert_eq!(ways(&r), [usize::MAX; 4]);
         for i in [1, 2, 3] {
             hit(&r, i);
         }
-        assert_eq!(order(&r), [3, 2, 1, usize::MAX]);
+        assert_eq!(ways(&r), [1, 2, 3, usize::MAX]);
         hit(&r, 1);
-        assert_eq!(order(&r), [1, 3, 2, usize::MAX]);
+        assert_eq!(ways(&r), [1, 2, 3, usize::MAX]);
         hit(&r, 7);
         hit(&r, 8);
-        assert_eq!(order(&r), [8, 7, 1, 3]);
-        hit(&r, 8);
-        assert_eq!(order(&r), [8, 7, 1, 3]);
+        assert_eq!(ways(&r), [8, 2, 3, 7]);
+        hit(&r, 9);
+        assert_eq!(ways(&r), [8, 9, 3, 7]);
         r.clear();
-        assert_eq!(order(&r), [usize::MAX; 4]);
+        assert_eq!(ways(&r), [usize::MAX; 4]);
+        hit(&r, 5);
+        assert_eq!(ways(&r), [5, usize::MAX, usize::MAX, usize::MAX]);
     }
 
     /// A lookup finds a range only inside a remembered allocation (never in an empty way, nor
-    /// across an allocation's end), and a hit on an older way brings it to the front.
+    /// across an allocation's end), in whichever way holds it, and changes no way.
     #[test]
     fn lookups_hit_inside_remembered_ranges_only() {
         let r = Recent::default();
@@ -135,9 +137,8 @@ mod tests {
         assert_eq!(r.find(99, 104), None, "before the start");
         assert_eq!(r.find(150, 154), None, "between allocations");
         assert_eq!(r.find(104, 108), Some(1));
-        assert_eq!(order(&r), [1, 3, 2, usize::MAX]);
         assert_eq!(r.find(200, 204), Some(2));
-        assert_eq!(order(&r), [2, 1, 3, usize::MAX]);
+        assert_eq!(ways(&r), [1, 2, 3, usize::MAX]);
         r.clear();
         assert_eq!(r.find(104, 108), None);
     }
