@@ -13,9 +13,9 @@
 //! rewriting all of them; the next lookup's read of the ways then waited for those stores to
 //! reach the cache (the host cannot forward several narrow stores to one wide load): in
 //! saxpy, whose instructions turn among its four allocations, the scalar loads' lookup alone
-//! had a quarter of the functional run's samples. Now the ways stay where they are, all of them are compared at once,
-//! and a miss replaces the ways in turn (first in, first out), which keeps any four
-//! allocations a kernel turns among.
+//! had a quarter of the samples of its emulation. Now the ways stay where they are, all of
+//! them are compared at once, and a miss replaces the ways in turn (first in, first out),
+//! which keeps any four allocations a kernel turns among.
 
 use std::cell::Cell;
 
