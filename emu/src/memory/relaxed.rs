@@ -172,7 +172,8 @@ pub unsafe fn load_row(src: *mut u8, out: &mut [u32; 64]) {
     // enough other work that the host's own prefetchers did not keep up: saxpy over 2^24
     // elements, its rows far out of the host's caches, ran in about 0.85 of the time with
     // this, fastest runs compared (in the bench's 2^22, whose buffers were just written and
-    // are still cached, the same). A prefetch never faults, and one past the allocation only fetches a line.
+    // are still cached, the same). A prefetch never faults, and one past the allocation only
+    // fetches a line.
     #[cfg(target_arch = "x86_64")]
     for k in 0..4 {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
