@@ -17,7 +17,7 @@
 //! move with it.
 
 use super::engine::{Block, CuSim};
-use crate::memsys::{Access, CuMemory, L2Request, SharedMemory, VectorRequest};
+use crate::memsys::{Access, CuMemory, L2Request, Lanes, Row, SharedMemory, VectorRequest};
 use gcn_isa::MemKind;
 
 /// Pending instructions whose room a CU keeps between settlings.
@@ -81,6 +81,20 @@ impl Placement {
         }
         let (base, _, serial) = self.ranges[*hint];
         ((serial + 1) << 40) + (addr - base)
+    }
+
+    /// `row` with its addresses moved as [`Placement::stable_lanes`] would move them, when
+    /// they all lie in one allocation (`None` otherwise: its lanes may move apart).
+    pub fn stable_row(&self, row: &Row, bytes: u32) -> Option<Row> {
+        let mut hint = 0;
+        let first = row.addr;
+        let moved = self.stable(first, &mut hint);
+        let last = first + (row.count as u64 - 1) * bytes.max(1) as u64;
+        let &(base, end, _) = self.ranges.get(hint)?;
+        (moved != first && first >= base && last < end).then_some(Row {
+            addr: moved,
+            ..*row
+        })
     }
 
     /// [`Placement::stable`] of every lane's address: when they all lie in the allocation of
@@ -167,7 +181,21 @@ impl CuSim<'_> {
             env: self.e.env,
         };
         let access = crate::exec::lanes::vector(&cx, d, &mut state.lanes)?;
-        state.placement.stable_lanes(&mut state.lanes);
+        // A row within one allocation moves whole; any other is listed lane by lane.
+        let row = access.row.and_then(|r| {
+            let moved = state.placement.stable_row(&r, access.bytes);
+            if moved.is_none() {
+                state.lanes.extend(r.lanes(access.bytes));
+            }
+            moved
+        });
+        let lanes = match row {
+            Some(r) => Lanes::Row(r),
+            None => {
+                state.placement.stable_lanes(&mut state.lanes);
+                Lanes::Each(&state.lanes)
+            }
+        };
         let req = VectorRequest {
             cu,
             at: now,
@@ -176,7 +204,7 @@ impl CuSim<'_> {
                 MemKind::Store => Access::Store,
                 _ => Access::Atomic,
             },
-            lanes: &state.lanes,
+            lanes,
             bytes: access.bytes,
             glc: access.glc,
         };
@@ -392,6 +420,34 @@ mod tests {
                 .collect();
             p.stable_lanes(&mut lanes);
             assert_eq!(lanes, want, "case {case}");
+        }
+    }
+
+    /// A row moves as its lanes would, or is left to them when they might not move together.
+    #[test]
+    fn stable_row_agrees_with_its_lanes() {
+        let p = Placement::new(vec![(0x1000, 0x2000, 3), (0x2000, 0x2800, 7)]);
+        for (addr, count, bytes) in [
+            (0x1000, 64, 4),
+            (0x1f00, 64, 4),
+            (0x1f00, 60, 4),
+            (0x1ffc, 1, 4),
+            (0x27c0, 16, 4),
+            (0x27c0, 17, 4),
+            (0x800, 64, 1),
+        ] {
+            let row = super::Row {
+                first: 2,
+                count,
+                addr,
+            };
+            let mut lanes: Vec<(usize, u64)> = row.lanes(bytes).collect();
+            p.stable_lanes(&mut lanes);
+            match p.stable_row(&row, bytes) {
+                Some(moved) => assert_eq!(moved.lanes(bytes).collect::<Vec<_>>(), lanes),
+                // Only a row that leaves its allocation, or lies in none, is refused.
+                None => assert!(addr + (count as u64 - 1) * bytes as u64 >= 0x2000 || addr < 0x1000),
+            }
         }
     }
 }

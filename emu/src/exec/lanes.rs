@@ -15,12 +15,15 @@ pub struct VectorAccess {
     pub kind: MemKind,
     /// The GLC bit: a load that bypasses the vector L1.
     pub glc: bool,
+    /// The active lanes as a row, when they make one (and none were listed).
+    pub row: Option<crate::memsys::Row>,
 }
 
 /// The access of a FLAT, GLOBAL, SCRATCH, MUBUF or MTBUF instruction, with its active lanes'
 /// device-memory addresses appended to `out` (lanes that reach the LDS, and buffer lanes out
-/// of range, are left out). `None` for other instructions and for cache controls, which
-/// move no data.
+/// of range, are left out), or, for a FLAT or GLOBAL row, told by its ends in
+/// [`VectorAccess::row`]. `None` for other instructions and for cache controls, which move no
+/// data.
 pub fn vector(cx: &Cx, d: &Decoded, out: &mut Vec<(usize, u64)>) -> Option<VectorAccess> {
     let info = d.inst.info();
     let kind = info.facts.mem.filter(|k| *k != MemKind::Other)?;
@@ -29,9 +32,13 @@ pub fn vector(cx: &Cx, d: &Decoded, out: &mut Vec<(usize, u64)>) -> Option<Vecto
         (0, c) => 4 * c as u32,
         (b, _) => b as u32,
     };
+    let mut row = None;
     let glc = match info.format {
         Format::Flat | Format::Global | Format::Scratch => {
-            super::flat::timing_lanes(cx, d, out);
+            row = super::flat::timing_row(cx, d, bytes);
+            if row.is_none() {
+                super::flat::timing_lanes(cx, d, out);
+            }
             d.inst.bits(0, 16, 1) != 0
         }
         Format::Mubuf | Format::Mtbuf => {
@@ -40,7 +47,12 @@ pub fn vector(cx: &Cx, d: &Decoded, out: &mut Vec<(usize, u64)>) -> Option<Vecto
         }
         _ => return None,
     };
-    Some(VectorAccess { bytes, kind, glc })
+    Some(VectorAccess {
+        bytes,
+        kind,
+        glc,
+        row,
+    })
 }
 
 /// The device-memory address and size of a scalar load (`s_load_*`, `s_buffer_load_*`).

@@ -126,13 +126,42 @@ fn coalesce_contiguous(
     reach: u64,
     out: &mut Coalesced,
 ) {
-    let line_of = |k: usize| addrs[k].1 >> shift;
-    let end_line_of = |k: usize| (addrs[k].1 + reach) >> shift;
-    out.lines.extend(line_of(0)..=end_line_of(addrs.len() - 1));
+    let row = |k: usize| addrs[k];
+    coalesce_span(addrs.len(), row, shift, per_group, reach, out);
+}
+
+/// [`coalesce`] of the lanes of `row` (each `bytes` bytes on from the one before), with no
+/// list of them made.
+pub fn coalesce_row(row: &super::Row, bytes: u32, line: u32, out: &mut Coalesced) {
+    out.lines.clear();
+    out.seen.clear();
+    out.ascending = true;
+    out.cycles = 0;
+    let per_group = (GROUP_BYTES / bytes.clamp(1, GROUP_BYTES)) as usize;
+    let step = bytes.max(1) as u64;
+    let lane = |k: usize| (row.first + k, row.addr + k as u64 * step);
+    let shift = line.trailing_zeros();
+    coalesce_span(row.count, lane, shift, per_group, step - 1, out);
+}
+
+/// The lines and TA cycles of `n` lanes, lane `k` being `lane(k)` (its number and address),
+/// at consecutive lanes and accesses (`n` at least 1).
+#[inline(always)]
+fn coalesce_span(
+    n: usize,
+    lane: impl Fn(usize) -> (usize, u64),
+    shift: u32,
+    per_group: usize,
+    reach: u64,
+    out: &mut Coalesced,
+) {
+    let line_of = |k: usize| lane(k).1 >> shift;
+    let end_line_of = |k: usize| (lane(k).1 + reach) >> shift;
+    out.lines.extend(line_of(0)..=end_line_of(n - 1));
     let mut k = 0;
-    while k < addrs.len() {
-        let lane = addrs[k].0;
-        let next = (k + (lane / per_group + 1) * per_group - lane).min(addrs.len());
+    while k < n {
+        let l = lane(k).0;
+        let next = (k + (l / per_group + 1) * per_group - l).min(n);
         out.cycles += (end_line_of(next - 1) - line_of(k) + 1) as u32;
         k = next;
     }
@@ -149,6 +178,42 @@ mod tests {
         let mut c = Coalesced::default();
         coalesce(&addrs, bytes, 64, &mut c);
         c
+    }
+
+    /// A row coalesces as the list of its lanes does, for every width, alignment and run of
+    /// lanes; its atomics count the lanes that start in each line as the list does.
+    #[test]
+    fn a_row_coalesces_as_its_lanes() {
+        let mut rng = crate::rng::Rng::new(5);
+        for case in 0..4000 {
+            let bytes = [1u32, 2, 4, 8, 12, 16][case % 6];
+            let first = rng.below(64) as usize;
+            let count = 1 + rng.below(64 - first as u64) as usize;
+            let exec = (u64::MAX >> (64 - count)) << first;
+            let lane0 = match case % 7 {
+                0 => u64::MAX - 64 * bytes as u64 - rng.below(4),
+                _ => 0x1000 + rng.below(300),
+            };
+            let row = crate::memsys::Row::of(exec, lane0, bytes).expect("a row");
+            assert_eq!((row.first, row.count), (first, count), "case {case}");
+            let lanes: Vec<(usize, u64)> = row.lanes(bytes).collect();
+            let want: Vec<(usize, u64)> = (first..first + count)
+                .map(|l| (l, lane0 + l as u64 * bytes as u64))
+                .collect();
+            assert_eq!(lanes, want, "case {case}");
+            let (mut a, mut b) = (Coalesced::default(), Coalesced::default());
+            coalesce(&lanes, bytes, 64, &mut a);
+            coalesce_row(&row, bytes, 64, &mut b);
+            assert_eq!((&a.lines, a.cycles), (&b.lines, b.cycles), "case {case}");
+            for &line in &a.lines {
+                let each = lanes.iter().filter(|&&(_, x)| x >> 6 == line).count();
+                assert_eq!(row.lanes_starting_in(line, 6, bytes), each, "case {case}");
+            }
+        }
+        // Lanes not in one run, or reaching past the top, make no row.
+        assert_eq!(crate::memsys::Row::of(0b1011, 0, 4), None);
+        assert_eq!(crate::memsys::Row::of(0, 0, 4), None);
+        assert_eq!(crate::memsys::Row::of(1, u64::MAX - 2, 4), None);
     }
 
     #[test]

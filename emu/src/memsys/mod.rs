@@ -44,7 +44,7 @@ pub mod params;
 pub mod timeline;
 
 use cache::{Cache, Lookup};
-use coalesce::{coalesce, Coalesced};
+use coalesce::{coalesce, coalesce_row, Coalesced};
 pub use counters::Counters;
 use divisor::Divisor;
 use dram::DeviceMemory;
@@ -66,12 +66,67 @@ pub struct VectorRequest<'a> {
     /// The cycle it issues.
     pub at: u64,
     pub access: Access,
-    /// The active lanes and their byte addresses, in lane order.
-    pub lanes: &'a [(usize, u64)],
+    pub lanes: Lanes<'a>,
     /// Bytes per lane.
     pub bytes: u32,
     /// `glc`: the load bypasses the L1.
     pub glc: bool,
+}
+
+/// The active lanes of a vector access and their byte addresses.
+#[derive(Clone, Copy, Debug)]
+pub enum Lanes<'a> {
+    /// Each active lane and its address, in lane order.
+    Each(&'a [(usize, u64)]),
+    /// A row (`p[threadIdx.x]`, the common case), told by its ends: the lanes of `Row::lanes`
+    /// at consecutive accesses.
+    Row(Row),
+}
+
+/// Lanes `first..first + count`, lane `first + k` at `addr + k * bytes` for an access of
+/// `bytes` bytes a lane, none reaching past the top of the address space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Row {
+    pub first: usize,
+    pub count: usize,
+    pub addr: u64,
+}
+
+impl Row {
+    /// The row of an access of `bytes` a lane by the lanes `exec` when they are consecutive
+    /// (`exec` one run of ones) and lane `l` is at `lane0 + l * bytes`: `None` otherwise, or
+    /// when the last byte would pass the top of the address space.
+    pub fn of(exec: u64, lane0: u64, bytes: u32) -> Option<Row> {
+        let first = exec.trailing_zeros() as usize;
+        let run = exec.checked_shr(first as u32)?;
+        if run & run.wrapping_add(1) != 0 {
+            return None;
+        }
+        let count = run.count_ones() as usize;
+        let bytes = bytes.max(1) as u64;
+        let addr = lane0.checked_add(first as u64 * bytes)?;
+        addr.checked_add(count as u64 * bytes - 1)?;
+        Some(Row { first, count, addr })
+    }
+
+    /// Each lane and its address, in lane order (what [`Lanes::Each`] would list).
+    pub fn lanes(&self, bytes: u32) -> impl Iterator<Item = (usize, u64)> + '_ {
+        let bytes = bytes.max(1) as u64;
+        (0..self.count).map(move |k| (self.first + k, self.addr + k as u64 * bytes))
+    }
+
+    /// The lanes whose access starts in line `line` (of `1 << shift` bytes).
+    fn lanes_starting_in(&self, line: u64, shift: u32, bytes: u32) -> usize {
+        let bytes = bytes.max(1) as u64;
+        let start = line << shift;
+        let end = start.saturating_add((1u64 << shift) - 1);
+        if end < self.addr {
+            return 0;
+        }
+        let lo = start.saturating_sub(self.addr).div_ceil(bytes);
+        let hi = ((end - self.addr) / bytes).min(self.count as u64 - 1);
+        (hi + 1).saturating_sub(lo) as usize
+    }
 }
 
 /// One request for a line that the vector L1 sends on to the L2 (a miss, a store, an atomic).
@@ -122,7 +177,10 @@ impl CuMemory {
     /// (`req.at` if none), and appends what goes on to the L2 to `out`.
     pub fn issue(&mut self, req: &VectorRequest, out: &mut Vec<L2Request>) -> u64 {
         let mut c = std::mem::take(&mut self.scratch);
-        coalesce(req.lanes, req.bytes, self.line, &mut c);
+        match req.lanes {
+            Lanes::Each(lanes) => coalesce(lanes, req.bytes, self.line, &mut c),
+            Lanes::Row(row) => coalesce_row(&row, req.bytes, self.line, &mut c),
+        }
         self.counters.vector_instructions += 1;
         self.counters.ta_busy_cycles += c.cycles as u64;
         let start = req.at.max(self.ta_free);
@@ -163,11 +221,10 @@ impl CuMemory {
                 }
                 Access::Atomic => {
                     self.counters.tcp_tcc_atomic_req += 1;
-                    let lanes = req
-                        .lanes
-                        .iter()
-                        .filter(|&&(_, a)| a >> shift == line)
-                        .count();
+                    let lanes = match req.lanes {
+                        Lanes::Each(lanes) => lanes.iter().filter(|&&(_, a)| a >> shift == line).count(),
+                        Lanes::Row(row) => row.lanes_starting_in(line, shift, req.bytes),
+                    };
                     out.push(to_l2(Access::Atomic, lanes.max(1) as u32));
                 }
             }

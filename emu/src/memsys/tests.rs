@@ -68,7 +68,7 @@ fn load(m: &mut MemorySystem, at: u64, lanes: &[(usize, u64)]) -> u64 {
         cu: 0,
         at,
         access: Access::Load,
-        lanes,
+        lanes: Lanes::Each(lanes),
         bytes: 4,
         glc: false,
     })
@@ -103,7 +103,7 @@ fn glc_loads_skip_the_l1_and_hit_the_l2() {
         cu: 0,
         at: first,
         access: Access::Load,
-        lanes: &a,
+        lanes: Lanes::Each(&a),
         bytes: 4,
         glc: true,
     };
@@ -156,7 +156,7 @@ fn a_footprint_larger_than_the_l2_goes_back_to_memory() {
                     cu: pass % 4,
                     at: 0,
                     access: Access::Load,
-                    lanes: &l,
+                    lanes: Lanes::Each(&l),
                     bytes: 4,
                     glc: true,
                 });
@@ -196,7 +196,7 @@ fn a_footprint_beyond_the_l2_but_within_the_mall_is_read_from_the_mall() {
                 cu: 0,
                 at: 1_000_000 * pass as u64,
                 access: Access::Load,
-                lanes: &l,
+                lanes: Lanes::Each(&l),
                 bytes: 4,
                 glc: true,
             }) - 1_000_000 * pass as u64;
@@ -238,7 +238,7 @@ fn atomics_to_one_address_from_many_cus_queue_on_one_channel() {
                     cu,
                     at,
                     access: Access::Atomic,
-                    lanes: &l,
+                    lanes: Lanes::Each(&l),
                     bytes: 4,
                     glc: true,
                 };
@@ -265,7 +265,7 @@ fn stores_do_not_allocate_in_the_l1_and_dirty_lines_are_written_back() {
         cu: 0,
         at: 0,
         access: Access::Store,
-        lanes: &a,
+        lanes: Lanes::Each(&a),
         bytes: 4,
         glc: false,
     });
@@ -280,7 +280,7 @@ fn stores_do_not_allocate_in_the_l1_and_dirty_lines_are_written_back() {
             cu: 1,
             at: 2000,
             access: Access::Load,
-            lanes: &l,
+            lanes: Lanes::Each(&l),
             bytes: 4,
             glc: true,
         });
@@ -377,4 +377,35 @@ fn a_new_launch_keeps_the_l2_lines_but_not_the_queues() {
     m.cus.iter_mut().for_each(CuMemory::new_launch);
     // The next launch counts from 0: its load of the same lines hits the L2 at once.
     assert_eq!(load(&mut m, 0, &a), 3 + 200);
+}
+
+/// A row and the list of its lanes cost the same and count the same, for loads, stores and
+/// atomics, cold and warm, aligned or not.
+#[test]
+fn a_row_costs_what_its_lanes_cost() {
+    for (access, bytes, lane0) in [
+        (Access::Load, 4, 0x1000),
+        (Access::Load, 16, 0x1004),
+        (Access::Store, 4, 0x2002),
+        (Access::Atomic, 4, 0x3000),
+        (Access::Atomic, 8, 0x3010),
+    ] {
+        let exec = u64::MAX << 3 >> 1;
+        let row = Row::of(exec, lane0, bytes).expect("a row");
+        let listed: Vec<(usize, u64)> = row.lanes(bytes).collect();
+        let (mut a, mut b) = (system(), system());
+        for at in [0, 5_000] {
+            let req = |lanes| VectorRequest {
+                cu: 0,
+                at,
+                access,
+                lanes,
+                bytes,
+                glc: false,
+            };
+            let want = a.vector(&req(Lanes::Each(&listed)));
+            assert_eq!(b.vector(&req(Lanes::Row(row))), want, "{access:?} {bytes}");
+        }
+        assert_eq!(a.counters(), b.counters());
+    }
 }
