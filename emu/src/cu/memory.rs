@@ -446,7 +446,9 @@ mod tests {
             match p.stable_row(&row, bytes) {
                 Some(moved) => assert_eq!(moved.lanes(bytes).collect::<Vec<_>>(), lanes),
                 // Only a row that leaves its allocation, or lies in none, is refused.
-                None => assert!(addr + (count as u64 - 1) * bytes as u64 >= 0x2000 || addr < 0x1000),
+                None => {
+                    assert!(addr + (count as u64 - 1) * bytes as u64 >= 0x2000 || addr < 0x1000)
+                }
             }
         }
     }

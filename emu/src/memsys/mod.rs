@@ -222,7 +222,9 @@ impl CuMemory {
                 Access::Atomic => {
                     self.counters.tcp_tcc_atomic_req += 1;
                     let lanes = match req.lanes {
-                        Lanes::Each(lanes) => lanes.iter().filter(|&&(_, a)| a >> shift == line).count(),
+                        Lanes::Each(lanes) => {
+                            lanes.iter().filter(|&&(_, a)| a >> shift == line).count()
+                        }
                         Lanes::Row(row) => row.lanes_starting_in(line, shift, req.bytes),
                     };
                     out.push(to_l2(Access::Atomic, lanes.max(1) as u32));
