@@ -146,6 +146,11 @@ impl CuSim<'_> {
     /// that does not fit a [`Mark`]: the lead ends before this window.
     pub(crate) fn cut_mark(&mut self) -> bool {
         let (last, issued) = &self.cut.lead_last;
+        // Nothing issued in the window before (every count grows with `issued`).
+        if *issued == self.issued {
+            self.cut.marks.push([0; CATEGORIES.len() + 2]);
+            return true;
+        }
         // Counts only grow during a lead (a stop ends it before anything is taken back).
         let now = self
             .counts
@@ -166,6 +171,13 @@ impl CuSim<'_> {
         self.cut.marks.push(mark);
         self.cut.lead_last = (self.counts.clone(), self.issued);
         true
+    }
+
+    /// `windows` windows of the lead pass with nothing issued in them (the one before them
+    /// marked already, [`CuSim::cut_mark`]).
+    pub(crate) fn cut_idle(&mut self, windows: u64) {
+        let none = [0; CATEGORIES.len() + 2];
+        self.cut.marks.extend((0..windows).map(|_| none));
     }
 
     /// The launch stopped with the dispatcher at boundary `b`: if this CU ran windows ahead

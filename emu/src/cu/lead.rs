@@ -28,6 +28,11 @@
 //! stops before a lead's end counts only what the CU issued up to the dispatcher's window
 //! ([`super::cut`]).
 //!
+//! Windows in which the CU has no turn (every wave waits past their end) change nothing of the
+//! above but the requests coming due, so a lead passes a run of them at once when none due
+//! before the run's end stops it ([`CuSim::idle_until`]), marking each as having issued
+//! nothing.
+//!
 //! What a lead does not see: the device's write count, which the spin detector compares at
 //! each taken backward branch, stays at the lead's first window (the LDS's count is the
 //! group's own, and exact). A wave that spins on memory waits for loads, whose completions end
@@ -60,6 +65,19 @@ impl CuSim<'_> {
             if !self.cut_mark() {
                 break;
             }
+            let idle = self.idle_until(b, rules);
+            if idle > b + rules.window {
+                // The windows after the first each begin with nothing issued since the last.
+                let windows = (idle - b) / rules.window;
+                self.cut_idle(windows - 1);
+                self.lead_until = idle;
+                #[cfg(test)]
+                tests::LEAD_WINDOWS.with(|n| n.set(n.get() + windows));
+                #[cfg(test)]
+                tests::IDLE_WINDOWS.with(|n| n.set(n.get() + windows));
+                b = idle;
+                continue;
+            }
             let stop = b + rules.window;
             let ran = self.run_window(b, stop);
             self.lead_until = stop;
@@ -71,6 +89,31 @@ impl CuSim<'_> {
             }
             b = stop;
         }
+    }
+
+    /// The end of the windows from `b` that the lead may pass together, when there are at
+    /// least two (else the first one's end): windows with no turn in them (every wave waits
+    /// past their end: the CU's next turn, `Cu::next`, is later) change nothing
+    /// [`CuSim::may_lead`] looks at but the requests coming due, so they pass while none due
+    /// before their end stops the lead.
+    fn idle_until(&self, b: u64, rules: &LeadRules) -> u64 {
+        let w = rules.window;
+        let stop = b + w;
+        let next = self.cu.next;
+        if next < stop + w {
+            return stop;
+        }
+        let end = (b + (next - b) / w * w).min(rules.until);
+        match end > stop && self.requests.due_before(end).all(|q| self.passes(q)) {
+            true => end,
+            false => stop,
+        }
+    }
+
+    /// Whether request `q` may come due in a window run ahead: it writes no register and its
+    /// group has a wave that has not ended.
+    fn passes(&self, q: &super::deferred::Request) -> bool {
+        q.writes(self.e.models).is_empty() && self.alive(q.group)
     }
 
     /// Whether nothing the dispatcher does at the boundary `b` and in the window from it
@@ -87,10 +130,7 @@ impl CuSim<'_> {
                     .room
                     .place(&self.e.demand, self.cu.slots.len())
                     .is_some())
-            && self
-                .requests
-                .due_before(due)
-                .all(|q| q.writes(self.e.models).is_empty() && self.alive(q.group))
+            && self.requests.due_before(due).all(|q| self.passes(q))
     }
 
     /// Whether group `g` has a wave that has not ended.
@@ -125,6 +165,8 @@ mod tests {
     thread_local! {
         /// Windows run ahead on this thread (a one-thread launch runs on the caller's).
         pub static LEAD_WINDOWS: Cell<u64> = const { Cell::new(0) };
+        /// Of those, windows passed together with no turn in them.
+        pub static IDLE_WINDOWS: Cell<u64> = const { Cell::new(0) };
     }
 
     /// Waves looping over vector and scalar ALU work with a store every eighth turn of the
@@ -198,6 +240,82 @@ mod tests {
                 assert_eq!(run(text, true, 2, arbitration, u64::MAX), in_step);
             }
         }
+    }
+
+    /// Waves that sleep in their loop leave windows with no turn in them, which a lead passes
+    /// together: the results and statistics, and a budget that runs out meanwhile, are those
+    /// of windows in step.
+    #[test]
+    fn windows_passed_together_give_what_windows_in_step_give() {
+        let sleepy = STORING_LOOP.replace("again:", "again:\n s_sleep 4");
+        let in_step = run(&sleepy, false, 1, Arbitration::OldestFirst, u64::MAX);
+        assert!(in_step.0.is_ok(), "{:?}", in_step.0);
+        let before = IDLE_WINDOWS.with(Cell::get);
+        assert_eq!(
+            run(&sleepy, true, 1, Arbitration::OldestFirst, u64::MAX),
+            in_step
+        );
+        assert!(
+            IDLE_WINDOWS.with(Cell::get) > before,
+            "no windows passed together"
+        );
+        let forever = sleepy.replace("s_cmp_lg_u32 s4, 200", "s_cmp_lg_u32 s4, 0");
+        let budget = 600_000;
+        let in_step = run(&forever, false, 1, Arbitration::OldestFirst, budget);
+        assert!(
+            in_step.0.as_ref().is_err_and(|e| e.starts_with("Budget")),
+            "{:?}",
+            in_step.0
+        );
+        let before = IDLE_WINDOWS.with(Cell::get);
+        assert_eq!(
+            run(&forever, true, 1, Arbitration::OldestFirst, budget),
+            in_step
+        );
+        assert!(
+            IDLE_WINDOWS.with(Cell::get) > before,
+            "no windows passed together"
+        );
+        // A trap on one CU while the other has passed windows ahead: what that one issued
+        // past the stop is taken back, window by window.
+        let trapping = sleepy
+            .replace(
+                "again:",
+                "s_load_dword s6, s[2:3], 0x8\n s_waitcnt lgkmcnt(0)\nagain:",
+            )
+            .replace(
+                "skip:",
+                "skip:\n s_cmp_eq_u32 s4, 150\n s_cbranch_scc0 go\n \
+                 s_cmp_eq_u32 s6, 0\n s_cbranch_scc1 go\n s_trap 2\ngo:",
+            );
+        let in_step = run(&trapping, false, 1, Arbitration::OldestFirst, u64::MAX);
+        assert!(
+            in_step.0.as_ref().is_err_and(|e| e.contains("Trap")),
+            "{:?}",
+            in_step.0
+        );
+        let before = IDLE_WINDOWS.with(Cell::get);
+        assert_eq!(
+            run(&trapping, true, 1, Arbitration::OldestFirst, u64::MAX),
+            in_step
+        );
+        assert!(
+            IDLE_WINDOWS.with(Cell::get) > before,
+            "no windows passed together"
+        );
+        // A store that faults as it runs, between windows, with the other CU ahead of it
+        // (its lead is taken back to the stop's boundary).
+        let faulting = sleepy.replace(
+            "skip:",
+            "skip:\n s_cmp_lg_u32 s4, 100\n s_cbranch_scc1 keep\n \
+             v_add_co_u32 v4, vcc, 0x100000, v4\nkeep:",
+        );
+        let in_step = run(&faulting, false, 1, Arbitration::OldestFirst, u64::MAX);
+        assert!(in_step.0.is_err(), "{:?}", in_step.0);
+        assert_eq!(
+            run(&faulting, true, 1, Arbitration::OldestFirst, u64::MAX),
+            in_step
+        );
     }
 
     /// A budget that runs out while the waves loop: leads run while it is far and stop before
