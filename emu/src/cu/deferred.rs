@@ -123,7 +123,11 @@ impl Snapshot {
         let len = HEADER + low + named + row_words + agprs * (1 + WAVE_SIZE);
         let words = &mut self.words;
         words.clear();
-        words.reserve_exact(len);
+        if words.capacity() < len {
+            // A new buffer, not the old one grown: nothing in it is kept, and growing it in
+            // place copied it.
+            *words = Vec::with_capacity(len);
+        }
         let file = w.vgpr.file();
         words.extend_from_slice(&[
             low as u32 | (named as u32) << 16,
