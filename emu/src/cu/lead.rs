@@ -243,65 +243,37 @@ mod tests {
     }
 
     /// Waves that sleep in their loop leave windows with no turn in them, which a lead passes
-    /// together: the results and statistics, and a budget that runs out meanwhile, are those
-    /// of windows in step.
+    /// together: the results and statistics, and the stop of a budget that runs out, a trap
+    /// or a store that faults meanwhile, are those of windows in step.
     #[test]
     fn windows_passed_together_give_what_windows_in_step_give() {
-        let sleepy = STORING_LOOP.replace("again:", "again:\n s_sleep 4");
-        let in_step = run(&sleepy, false, 1, Arbitration::OldestFirst, u64::MAX);
-        assert!(in_step.0.is_ok(), "{:?}", in_step.0);
-        let before = IDLE_WINDOWS.with(Cell::get);
-        assert_eq!(
-            run(&sleepy, true, 1, Arbitration::OldestFirst, u64::MAX),
-            in_step
-        );
-        assert!(
-            IDLE_WINDOWS.with(Cell::get) > before,
-            "no windows passed together"
-        );
-        let forever = sleepy.replace("s_cmp_lg_u32 s4, 200", "s_cmp_lg_u32 s4, 0");
-        let budget = 600_000;
-        let in_step = run(&forever, false, 1, Arbitration::OldestFirst, budget);
-        assert!(
-            in_step.0.as_ref().is_err_and(|e| e.starts_with("Budget")),
-            "{:?}",
-            in_step.0
-        );
-        let before = IDLE_WINDOWS.with(Cell::get);
-        assert_eq!(
-            run(&forever, true, 1, Arbitration::OldestFirst, budget),
-            in_step
-        );
-        assert!(
-            IDLE_WINDOWS.with(Cell::get) > before,
-            "no windows passed together"
-        );
-        // A trap on one CU while the other has passed windows ahead: what that one issued
-        // past the stop is taken back, window by window.
-        let trapping = sleepy
-            .replace(
-                "again:",
-                "s_load_dword s6, s[2:3], 0x8\n s_waitcnt lgkmcnt(0)\nagain:",
-            )
-            .replace(
-                "skip:",
-                "skip:\n s_cmp_eq_u32 s4, 150\n s_cbranch_scc0 go\n \
-                 s_cmp_eq_u32 s6, 0\n s_cbranch_scc1 go\n s_trap 2\ngo:",
+        // The outcome in step, after checking that a lead passing windows together gives it.
+        let as_in_step = |text: &str, budget: u64| {
+            let in_step = run(text, false, 1, Arbitration::OldestFirst, budget);
+            let before = IDLE_WINDOWS.with(Cell::get);
+            assert_eq!(
+                run(text, true, 1, Arbitration::OldestFirst, budget),
+                in_step
             );
-        let in_step = run(&trapping, false, 1, Arbitration::OldestFirst, u64::MAX);
-        assert!(
-            in_step.0.as_ref().is_err_and(|e| e.contains("Trap")),
-            "{:?}",
-            in_step.0
-        );
-        let before = IDLE_WINDOWS.with(Cell::get);
-        assert_eq!(
-            run(&trapping, true, 1, Arbitration::OldestFirst, u64::MAX),
+            let passed = IDLE_WINDOWS.with(Cell::get) - before;
+            assert!(passed > 0, "no windows passed together");
             in_step
-        );
+        };
+        let sleepy = STORING_LOOP.replace("again:", "again:\n s_sleep 4");
+        let done = as_in_step(&sleepy, u64::MAX);
+        assert!(done.0.is_ok(), "{:?}", done.0);
+        let forever = sleepy.replace("s_cmp_lg_u32 s4, 200", "s_cmp_lg_u32 s4, 0");
+        let budget = as_in_step(&forever, 600_000);
         assert!(
-            IDLE_WINDOWS.with(Cell::get) > before,
-            "no windows passed together"
+            budget.0.as_ref().is_err_and(|e| e.starts_with("Budget")),
+            "{:?}",
+            budget.0
+        );
+        let trap = as_in_step(&with_trap(&sleepy), u64::MAX);
+        assert!(
+            trap.0.as_ref().is_err_and(|e| e.contains("Trap")),
+            "{:?}",
+            trap.0
         );
         // A store that faults as it runs, between windows, with the other CU ahead of it
         // (its lead is taken back to the stop's boundary).
@@ -310,12 +282,8 @@ mod tests {
             "skip:\n s_cmp_lg_u32 s4, 100\n s_cbranch_scc1 keep\n \
              v_add_co_u32 v4, vcc, 0x100000, v4\nkeep:",
         );
-        let in_step = run(&faulting, false, 1, Arbitration::OldestFirst, u64::MAX);
-        assert!(in_step.0.is_err(), "{:?}", in_step.0);
-        assert_eq!(
-            run(&faulting, true, 1, Arbitration::OldestFirst, u64::MAX),
-            in_step
-        );
+        let fault = as_in_step(&faulting, u64::MAX);
+        assert!(fault.0.is_err(), "{:?}", fault.0);
     }
 
     /// A budget that runs out while the waves loop: leads run while it is far and stop before
@@ -336,21 +304,26 @@ mod tests {
         assert_eq!(ahead, in_step);
     }
 
+    /// `text` whose waves trap in their loop's 150th turn, those of the workgroups that start
+    /// after the buffer's third word was stored.
+    fn with_trap(text: &str) -> String {
+        text.replace(
+            "again:",
+            "s_load_dword s6, s[2:3], 0x8\n s_waitcnt lgkmcnt(0)\nagain:",
+        )
+        .replace(
+            "skip:",
+            "skip:\n s_cmp_eq_u32 s4, 150\n s_cbranch_scc0 go\n \
+             s_cmp_eq_u32 s6, 0\n s_cbranch_scc1 go\n s_trap 2\ngo:",
+        )
+    }
+
     /// Waves of the workgroups that start after the buffer's third word was stored trap at
     /// issue in their loop's 150th turn, in a window the other CU may have run ahead of: the
     /// stop, and the counts and budget of what issued before it, are those of windows in step.
     #[test]
     fn a_trap_stops_the_launch_where_it_would_in_step() {
-        let trapping = STORING_LOOP
-            .replace(
-                "again:",
-                "s_load_dword s6, s[2:3], 0x8\n s_waitcnt lgkmcnt(0)\nagain:",
-            )
-            .replace(
-                "skip:",
-                "skip:\n s_cmp_eq_u32 s4, 150\n s_cbranch_scc0 go\n \
-                 s_cmp_eq_u32 s6, 0\n s_cbranch_scc1 go\n s_trap 2\ngo:",
-            );
+        let trapping = with_trap(STORING_LOOP);
         let in_step = run(&trapping, false, 1, Arbitration::OldestFirst, u64::MAX);
         assert!(
             in_step.0.as_ref().is_err_and(|e| e.contains("Trap")),

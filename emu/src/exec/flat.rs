@@ -203,9 +203,6 @@ impl Addresser {
     }
 }
 
-/// The device-memory address of every active lane's access, for the timing model's memory
-/// system ([`super::lanes`]): LDS lanes of a FLAT access are left out, private ones placed in
-/// the scratch backing as the access path places them.
 /// The active lanes of a FLAT or GLOBAL access of `bytes` a lane as a row
 /// ([`crate::memsys::Row`]) when they make one, read off the address registers with no lane's
 /// address made; `None` otherwise ([`timing_lanes`] then lists them).
@@ -215,6 +212,9 @@ pub(super) fn timing_row(cx: &Cx, d: &Decoded, bytes: u32) -> Option<crate::mems
     crate::memsys::Row::of(cx.wave.exec(), lane0, bytes)
 }
 
+/// The device-memory address of every active lane's access, for the timing model's memory
+/// system ([`super::lanes`]): LDS lanes of a FLAT access are left out, private ones placed in
+/// the scratch backing as the access path places them.
 pub(super) fn timing_lanes(cx: &Cx, d: &Decoded, out: &mut Vec<(usize, u64)>) {
     let a = Addresser::new(cx, d);
     let exec = cx.wave.exec();
